@@ -1,0 +1,91 @@
+"""What the runner needs from a model: small protocols, one per capability.
+
+A backend declares the methods it can run in ``capabilities``; the runner
+checks them when the config loads (an ``error:`` line lists what the backend
+*can* run) and only then calls the matching protocol.  No base class forces
+a backend to implement what it cannot do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from enade_bench.prompts.builder import PromptParts
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Decoding settings (``temperature=None`` means greedy)."""
+
+    max_new_tokens: int
+    temperature: float | None = None
+    n_samples: int = 1
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Outputs for one prompt: one text per sample (one when greedy)."""
+
+    texts: list[str]
+    error: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ContinuationScore:
+    """Log-probability of one continuation given the context."""
+
+    sum_logprob: float
+    n_tokens: int
+    token_logprobs: list[float]
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Every backend: who it is and what it can do."""
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """Model identity for results: weights hash or hub revision, or provider + model."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """Subset of ``{"generation", "log_prob", "first_token"}``."""
+        ...
+
+    def render(self, prompt: PromptParts) -> str:
+        """The exact text the model reads (for records and prompt hashes)."""
+        ...
+
+
+@runtime_checkable
+class GenerationBackend(Backend, Protocol):
+    def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
+        """Generate for a batch of prompts."""
+        ...
+
+
+@runtime_checkable
+class LogProbBackend(Backend, Protocol):
+    def continuation_logprobs(
+        self, prompt: PromptParts, continuations: Sequence[str]
+    ) -> list[ContinuationScore]:
+        """Score each continuation after the prompt (the prompt is computed once)."""
+        ...
+
+
+@runtime_checkable
+class FirstTokenBackend(Backend, Protocol):
+    def letter_logprobs(
+        self, prompts: Sequence[PromptParts], letters: str, variants: str
+    ) -> list[list[float]]:
+        """Next-token log-probability of each letter after each prompt.
+
+        ``variants``: ``"bare"`` (``A``), ``"space"`` (`` A``) or ``"both"`` (their
+        probabilities added).  Prompts sharing a prefix share its computation.
+        """
+        ...

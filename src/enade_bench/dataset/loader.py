@@ -1,0 +1,222 @@
+"""Turn raw rows into validated :class:`Question` objects and apply the filters.
+
+Nothing is dropped silently: :attr:`LoadedDataset.counts` records how many items
+each step removed (annulled, image-dependent, cannot-fix, year, course,
+component), and every validation problem is an ``error:`` naming the file, line
+and column.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from enade_bench.config import DatasetConfig
+from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, Question
+from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
+from enade_bench.errors import UserError
+
+#: Built-in column mappings (canonical field -> source column).
+PRESETS: dict[str, dict[str, str]] = {
+    "enade": {name: name for name in CANONICAL_FIELDS},
+    "enem": {
+        "year": "year",
+        "component": "test",
+        "stem": "body",
+        **{letter: letter for letter in LETTERS},
+        "answer": "answer",
+    },
+}
+PRESET_ID_TEMPLATES = {"enem": "{file_stem}:{question_number}:{language}"}
+PRESET_CONSTANTS: dict[str, dict[str, str | int]] = {"enem": {"course": "ENEM"}}
+
+_TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
+_FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
+
+
+@dataclass
+class LoadedDataset:
+    """The questions that survived the filters, and what each filter removed."""
+
+    questions: list[Question]
+    counts: dict[str, int]
+    sources: list[dict[str, str]] = field(default_factory=list)
+
+
+def _bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+
+
+def _template_fields(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+class _RowMapper:
+    """Applies the column mapping of one config to rows of one file."""
+
+    def __init__(self, cfg: DatasetConfig) -> None:
+        self.mapping = dict(PRESETS[cfg.preset])
+        self.mapping.update(cfg.columns or {})
+        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)
+        if unknown:
+            raise UserError(
+                f"dataset.columns: unknown field(s) {sorted(unknown)} "
+                f"(canonical fields: {', '.join(CANONICAL_FIELDS)})"
+            )
+        self.constants = dict(PRESET_CONSTANTS.get(cfg.preset, {}))
+        self.constants.update(cfg.constants or {})
+        self.id_template = cfg.id_template or PRESET_ID_TEMPLATES.get(cfg.preset)
+        if self.id_template:
+            self.mapping.pop("id", None)
+        self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
+
+    def check_header(self, row: RawRow) -> None:
+        columns = set(row.values)
+        missing = []
+        for name in REQUIRED_FIELDS:
+            if name in self.constants or (name == "id" and self.id_template):
+                continue
+            if self.mapping.get(name) not in columns:
+                missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
+        if self.id_template:
+            missing += [
+                f"'{n}' (in id_template)"
+                for n in _template_fields(self.id_template)
+                if n not in columns and n != "file_stem"
+            ]
+        if missing:
+            raise UserError(
+                f"{row.source}: missing column(s) {', '.join(missing)}; "
+                f"columns present: {', '.join(sorted(columns))}"
+            )
+
+    def get(self, row: RawRow, name: str) -> str:
+        if name in self.constants:
+            return str(self.constants[name])
+        column = self.mapping.get(name)
+        return row.values.get(column, "") if column else ""
+
+    def is_annulled(self, row: RawRow) -> bool:
+        return self.get(row, "answer").strip().lower() in self.annulled
+
+    def to_question(self, row: RawRow) -> Question:
+        where = f"{row.source}: line {row.line}"
+
+        def col(name: str) -> str:
+            return f"{where}, column '{self.mapping.get(name, name)}'"
+
+        if self.id_template:
+            values = {**row.values, "file_stem": Path(row.source).stem}
+            qid = self.id_template.format_map(values)
+        else:
+            qid = self.get(row, "id").strip()
+            if not qid:
+                raise UserError(f"{col('id')}: empty question id")
+        stem = self.get(row, "stem").strip()
+        if not stem:
+            raise UserError(f"{col('stem')}: empty stem")
+        raw_options = [self.get(row, letter).strip() for letter in LETTERS]
+        n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
+        options = tuple(raw_options[:n_options])
+        if n_options < 2:
+            raise UserError(f"{where}: fewer than two non-empty options")
+        gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
+        if gaps:
+            raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
+        answer = self.get(row, "answer").strip().upper()
+        if answer not in LETTERS[:n_options] or not answer:
+            raise UserError(
+                f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
+                f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
+            )
+        year_text = self.get(row, "year").strip()
+        try:
+            year = int(float(year_text)) if year_text else None
+        except ValueError:
+            raise UserError(f"{col('year')}: year '{year_text}' is not an integer") from None
+        used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
+        extra = tuple((k, v) for k, v in row.values.items() if k not in used)
+        return Question(
+            id=qid,
+            stem=stem,
+            options=options,
+            answer=answer,
+            year=year,
+            course=self.get(row, "course").strip(),
+            component=self.get(row, "component").strip(),
+            has_image=_bool(self.get(row, "has_image"), col("has_image")),
+            cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
+            extra=(*extra, ("source_file", Path(row.source).name)),
+        )
+
+
+def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[str, int]) -> list[Question]:
+    steps: list[tuple[str, bool, object]] = [
+        ("has_image", cfg.filter_images, lambda q: not q.has_image),
+        ("cannot_fix", cfg.filter_cannot_fix, lambda q: not q.cannot_fix),
+        ("year", cfg.anos is not None, lambda q: q.year in set(cfg.anos or [])),
+        ("course", cfg.cursos is not None, lambda q: q.course in set(cfg.cursos or [])),
+        ("component", cfg.componentes is not None, lambda q: q.component in set(cfg.componentes or [])),
+    ]
+    for name, active, keep in steps:
+        before = len(questions)
+        if active:
+            questions = [q for q in questions if keep(q)]  # type: ignore[operator]
+        counts[f"removed_{name}"] = before - len(questions)
+    return questions
+
+
+def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedDataset:
+    """Load, validate and filter the questions a config names.
+
+    Parameters
+    ----------
+    cfg
+        The ``dataset`` block of the experiment config.
+    base_dir
+        Directory against which a relative ``cfg.path`` is resolved (default: the
+        current directory).
+    """
+    mapper = _RowMapper(cfg)
+    sources: list[dict[str, str]] = []
+    row_groups: list[Iterable[RawRow]] = []
+    if cfg.path.startswith("hf://") or cfg.format == "hf":
+        row_groups.append(read_hf(cfg.path if cfg.path.startswith("hf://") else "hf://" + cfg.path))
+        sources.append({"path": cfg.path})
+    else:
+        for path in expand_paths(cfg.path, base_dir):
+            row_groups.append(read_rows(path, cfg.format))
+            sources.append({"path": str(path), "sha256": file_sha256(path)})
+    questions: list[Question] = []
+    seen: dict[str, str] = {}
+    counts = {"loaded": 0, "removed_annulled": 0}
+    for rows in row_groups:
+        first = True
+        for row in rows:
+            if first:
+                mapper.check_header(row)
+                first = False
+            counts["loaded"] += 1
+            if mapper.is_annulled(row):
+                counts["removed_annulled"] += 1
+                continue
+            question = mapper.to_question(row)
+            if question.id in seen:
+                raise UserError(
+                    f"{row.source}: line {row.line}, column '{mapper.mapping.get('id', 'id')}': "
+                    f"duplicate id '{question.id}' (first seen at {seen[question.id]})"
+                )
+            seen[question.id] = f"{row.source}: line {row.line}"
+            questions.append(question)
+    questions = _apply_filters(questions, cfg, counts)
+    counts["kept"] = len(questions)
+    if not questions:
+        raise UserError(f"dataset '{cfg.path}': no question left after the filters ({counts})")
+    return LoadedDataset(questions=questions, counts=counts, sources=sources)

@@ -1,0 +1,131 @@
+"""Read raw rows from CSV, JSONL and Hugging Face datasets (no validation here)."""
+
+from __future__ import annotations
+
+import csv
+import glob
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from enade_bench.errors import UserError
+
+
+@dataclass(frozen=True)
+class RawRow:
+    """One row as read from the source, with where it came from (for error messages)."""
+
+    source: str
+    line: int
+    values: dict[str, str]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def read_csv(path: Path) -> Iterator[RawRow]:
+    """Rows of a CSV file, every cell as text; the header gives the column names."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
+    with handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+            if not header:
+                raise UserError(f"{path}: empty file (expected a header row)")
+            names = [h.strip() for h in header]
+            dupes = {n for n in names if names.count(n) > 1}
+            if dupes:
+                raise UserError(f"{path}: line 1: duplicate column names {sorted(dupes)}")
+            for row in reader:
+                if not row or all(not c.strip() for c in row):
+                    continue
+                if len(row) != len(names):
+                    raise UserError(
+                        f"{path}: line {reader.line_num}: {len(row)} fields, expected {len(names)} "
+                        f"as in the header (unbalanced quotes or a stray comma?)"
+                    )
+                yield RawRow(str(path), reader.line_num, dict(zip(names, row, strict=True)))
+        except csv.Error as exc:
+            raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+
+
+def read_jsonl(path: Path) -> Iterator[RawRow]:
+    """Rows of a JSON-lines file (one object per line)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise UserError(f"{path}: line {number}: expected a JSON object")
+        yield RawRow(str(path), number, {str(k): _cell(v) for k, v in obj.items()})
+
+
+def read_hf(spec: str) -> Iterator[RawRow]:
+    """Rows of a Hugging Face dataset, ``hf://org/name`` or ``hf://org/name:split``."""
+    name = spec.removeprefix("hf://")
+    name, _, split = name.partition(":")
+    try:
+        import datasets  # imported lazily: heavy, and only needed for hub datasets
+    except ImportError:
+        raise UserError(f"{spec}: the 'datasets' package is needed for hf:// paths") from None
+    try:
+        table = datasets.load_dataset(name, split=split or "train")
+    except Exception as exc:  # noqa: BLE001 - network, auth, missing dataset: all user-facing
+        raise UserError(f"{spec}: cannot load Hugging Face dataset ({type(exc).__name__}: {exc})") from None
+    for number, obj in enumerate(table, start=1):
+        yield RawRow(spec, number, {str(k): _cell(v) for k, v in dict(obj).items()})
+
+
+def expand_paths(path: str, base: Path | None = None) -> list[Path]:
+    """Files named by ``path`` (a file or a glob), relative to ``base`` if given."""
+    candidate = Path(path)
+    if not candidate.is_absolute() and base is not None:
+        candidate = base / candidate
+    if any(ch in path for ch in "*?["):
+        matches = sorted(Path(p) for p in glob.glob(str(candidate)))
+        if not matches:
+            raise UserError(f"dataset.path: no file matches '{candidate}'")
+        return matches
+    if not candidate.exists():
+        raise UserError(f"dataset.path: file not found '{candidate}'")
+    return [candidate]
+
+
+def read_rows(path: Path, fmt: str) -> Iterator[RawRow]:
+    """Dispatch on the format (``auto`` = by file extension)."""
+    if fmt == "auto":
+        suffix = path.suffix.lower()
+        fmt = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl"}.get(suffix, "")
+        if not fmt:
+            raise UserError(f"{path}: unknown dataset format '{suffix}' (expected .csv or .jsonl)")
+    return read_csv(path) if fmt == "csv" else read_jsonl(path)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

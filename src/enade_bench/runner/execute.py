@@ -1,0 +1,122 @@
+"""Run one chunk of work items through a backend, for each method."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from enade_bench.backends.base import (
+    Backend,
+    FirstTokenBackend,
+    GenerationBackend,
+    GenerationParams,
+    LogProbBackend,
+)
+from enade_bench.config import EvaluationConfig
+from enade_bench.dataset.schema import LETTERS
+from enade_bench.prompts.builder import PromptParts, build_prompt
+from enade_bench.prompts.templates import PromptSet
+from enade_bench.results.records import QuestionRecord
+from enade_bench.runner.work import WorkItem, build_record, majority
+from enade_bench.scoring.choice import choose_first_token, choose_log_prob
+from enade_bench.scoring.extraction import Extraction, extract_answer
+from enade_bench.strategies.registry import Strategy
+
+#: Builds the prompt of a work item (ENADE default: :func:`build_prompt`).
+PromptFn = Callable[[WorkItem], PromptParts]
+#: Extracts the answer from generated text: (text, valid letters, options) -> Extraction.
+ExtractFn = Callable[[str, str, Sequence[str]], Extraction]
+
+
+class ChunkExecutor:
+    """Turns chunks of work items into records with one backend and one strategy."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        strategy: Strategy,
+        prompts: PromptSet | None,
+        evaluation: EvaluationConfig,
+        prompt_fn: PromptFn | None = None,
+        extract_fn: ExtractFn = extract_answer,
+    ) -> None:
+        self.backend = backend
+        self.strategy = strategy
+        self.prompts = prompts
+        self.evaluation = evaluation
+        self.prompt_fn = prompt_fn
+        self.extract_fn = extract_fn
+
+    def prompt_for(self, item: WorkItem) -> PromptParts:
+        if self.prompt_fn is not None:
+            return self.prompt_fn(item)
+        assert self.prompts is not None, "either prompts or prompt_fn is needed"
+        return build_prompt(
+            item.question,
+            item.options,
+            self.strategy.method,
+            self.strategy.n_examples,
+            self.prompts,
+            chain_of_thought=self.strategy.chain_of_thought,
+        )
+
+    def run(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
+        method = self.strategy.method
+        if method == "generation":
+            return self._generation(chunk, chunk_index)
+        if method == "log_prob":
+            return [self._log_prob(item) for item in chunk]
+        return self._first_token(chunk)
+
+    def _generation(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
+        backend = cast(GenerationBackend, self.backend)
+        prompts = [self.prompt_for(item) for item in chunk]
+        params = GenerationParams(
+            max_new_tokens=self.evaluation.max_new_tokens,
+            temperature=self.evaluation.temperature,
+            n_samples=self.evaluation.n_samples,
+            seed=self.evaluation.seed + chunk_index,
+        )
+        generations = backend.generate(prompts, params)
+        records = []
+        for item, prompt, gen in zip(chunk, prompts, generations, strict=True):
+            letters = LETTERS[: item.question.n_options]
+            outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
+            displayed, _ = majority([e.letter for _, e in outputs])
+            records.append(
+                build_record(
+                    item,
+                    self.strategy,
+                    backend.render(prompt),
+                    displayed,
+                    outputs=outputs,
+                    error=gen.error,
+                )
+            )
+        return records
+
+    def _log_prob(self, item: WorkItem) -> QuestionRecord:
+        backend = cast(LogProbBackend, self.backend)
+        prompt = self.prompt_for(item)
+        scores = backend.continuation_logprobs(prompt, [" " + text for text in item.options])
+        choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
+        return build_record(item, self.strategy, backend.render(prompt), choice.letter, scores=choice)
+
+    def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
+        backend = cast(FirstTokenBackend, self.backend)
+        records: list[QuestionRecord] = []
+        # Items with the same number of options are scored together (same letter set).
+        by_n: dict[int, list[int]] = {}
+        for i, item in enumerate(chunk):
+            by_n.setdefault(item.question.n_options, []).append(i)
+        results: dict[int, QuestionRecord] = {}
+        for n, indices in by_n.items():
+            prompts = [self.prompt_for(chunk[i]) for i in indices]
+            letter_lps = backend.letter_logprobs(prompts, LETTERS[:n], self.evaluation.letter_variants)
+            for i, prompt, lps in zip(indices, prompts, letter_lps, strict=True):
+                choice = choose_first_token(lps)
+                results[i] = build_record(
+                    chunk[i], self.strategy, backend.render(prompt), choice.letter, scores=choice
+                )
+        records = [results[i] for i in range(len(chunk))]
+        return records

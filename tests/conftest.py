@@ -1,0 +1,28 @@
+"""Shared test fixtures: paths to the real data beside the checkout."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: ``../shared/data`` beside the checkout (present in CI, maybe absent elsewhere).
+SHARED_DATA = Path(os.environ.get("ENADE_BENCH_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+
+
+def require_shared(*parts: str) -> Path:
+    """Return ``SHARED_DATA/parts…`` or skip the test with the reason."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{path} is missing in CI; tests that need ../shared/data must run there")
+        pytest.skip(f"needs {path} (../shared/data beside the checkout); absent here")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The ``../shared/data`` folder, or skip."""
+    return require_shared()
