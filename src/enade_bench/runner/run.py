@@ -24,7 +24,7 @@ from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.results.environment import environment
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
-from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.execute import ChunkExecutor, ExtractFn, PromptFn
 from enade_bench.runner.work import WorkItem, work_items
 from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy, from_config, get_strategy
 
@@ -58,6 +58,9 @@ class Experiment:
     prompts: PromptSet
     backend: Backend
     output_dir: Path
+    #: Optional hooks for other benchmarks (E-EVAL): prompt builder per strategy, extractor.
+    prompt_fn_for: Callable[[Strategy], PromptFn] | None = None
+    extract_fn: ExtractFn | None = None
 
 
 def plan_strategies(cfg: ExperimentConfig, options: RunOptions) -> list[Strategy]:
@@ -127,7 +130,7 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
             log.ensure_header()
         else:
             log.start_fresh()
-    executor = ChunkExecutor(exp.backend, strategy, exp.prompts, cfg.evaluation)
+    executor = make_executor(exp, strategy)
     todo = sum(1 for item in items if item.key not in done)
     label = strategy.id or cfg.name
     started = time.perf_counter()
@@ -144,15 +147,37 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
             bar.update(len(new))
     elapsed = time.perf_counter() - started
     records = [done[item.key] for item in items]
-    result = assemble_result(exp, strategy, records)
-    atomic_write_text(paths["results"], dump_json(result.model_dump(mode="json")))
-    atomic_write_text(paths["summary"], summary_csv(records))
     timing = {
         "seconds": elapsed,
         "items_computed": todo,
         "items_per_second": todo / elapsed if elapsed else None,
     }
-    atomic_write_text(paths["timing"], dump_json(timing))
+    return write_results(exp, strategy, records, options, timing)
+
+
+def make_executor(exp: Experiment, strategy: Strategy) -> ChunkExecutor:
+    """The chunk executor for one strategy (ENADE prompts unless the experiment has hooks)."""
+    prompt_fn = exp.prompt_fn_for(strategy) if exp.prompt_fn_for else None
+    evaluation = exp.config.evaluation
+    if exp.extract_fn is not None:
+        return ChunkExecutor(exp.backend, strategy, exp.prompts, evaluation, prompt_fn, exp.extract_fn)
+    return ChunkExecutor(exp.backend, strategy, exp.prompts, evaluation, prompt_fn)
+
+
+def write_results(
+    exp: Experiment,
+    strategy: Strategy,
+    records: list[QuestionRecord],
+    options: RunOptions,
+    timing: dict[str, Any] | None = None,
+) -> RunResult:
+    """Write the results JSON, the summary CSV (and timing) atomically; return the result."""
+    paths = result_paths(exp.output_dir, exp.config.name, strategy.id)
+    result = assemble_result(exp, strategy, records)
+    atomic_write_text(paths["results"], dump_json(result.model_dump(mode="json")))
+    atomic_write_text(paths["summary"], summary_csv(records))
+    if timing is not None:
+        atomic_write_text(paths["timing"], dump_json(timing))
     options.written += [paths["results"], paths["summary"]]
     return result
 
