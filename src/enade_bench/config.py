@@ -30,7 +30,7 @@ class DatasetConfig(StrictModel):
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
-    preset: Literal["enade", "enem"] = "enade"
+    preset: Literal["enade", "enem", "eeval"] = "enade"
     columns: dict[str, str] | None = Field(
         default=None, description="canonical field -> column in the file (overrides the preset)"
     )
@@ -41,6 +41,10 @@ class DatasetConfig(StrictModel):
         default=None, description="canonical fields that are constant for the whole file"
     )
     annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
+    skip_invalid: bool = Field(
+        default=False,
+        description="skip rows that fail validation (counted and listed in results) instead of an error",
+    )
     filter_images: bool = True
     filter_cannot_fix: bool = True
     anos: list[int] | None = None
@@ -62,6 +66,12 @@ class ApiConfig(StrictModel):
     max_retries: int = Field(default=6, ge=0)
     completions_endpoint: bool = Field(
         default=False, description="openai_compatible: use /v1/completions (needed for log_prob)"
+    )
+    retry_base_delay_s: float = Field(default=1.0, ge=0, description="first backoff delay (doubles)")
+    retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest single wait, Retry-After incl.")
+    top_logprobs: int = Field(default=20, ge=1, description="first_token: alternatives asked per position")
+    extra_params: dict[str, Any] | None = Field(
+        default=None, description="provider-specific request parameters merged into every request"
     )
 
 
@@ -105,6 +115,9 @@ class EvaluationConfig(StrictModel):
     n_shuffles: int = Field(default=1, ge=1, description="seeded shuffles per question")
     seed: int = 42
     max_new_tokens: int = Field(default=10, ge=1)
+    cot_max_new_tokens: int = Field(
+        default=512, ge=1, description="generation budget of chain-of-thought strategies (S7, E-EVAL cot)"
+    )
     temperature: float | None = Field(default=None, ge=0)
     n_samples: int = Field(default=1, ge=1)
     batch_size: int = Field(default=8, ge=1)

@@ -43,6 +43,8 @@ class LoadedDataset:
     questions: list[Question]
     counts: dict[str, int]
     sources: list[dict[str, str]] = field(default_factory=list)
+    #: Rows skipped with ``skip_invalid: true``, each with the reason.
+    invalid: list[str] = field(default_factory=list)
 
 
 def _bool(value: str, where: str) -> bool:
@@ -196,7 +198,8 @@ def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedData
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, str] = {}
-    counts = {"loaded": 0, "removed_annulled": 0}
+    counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
+    invalid: list[str] = []
     for rows in row_groups:
         first = True
         for row in rows:
@@ -207,7 +210,14 @@ def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedData
             if mapper.is_annulled(row):
                 counts["removed_annulled"] += 1
                 continue
-            question = mapper.to_question(row)
+            try:
+                question = mapper.to_question(row)
+            except UserError as exc:
+                if not cfg.skip_invalid:
+                    raise
+                counts["removed_invalid"] += 1
+                invalid.append(str(exc))
+                continue
             if question.id in seen:
                 raise UserError(
                     f"{row.source}: line {row.line}, column '{mapper.mapping.get('id', 'id')}': "
@@ -219,4 +229,4 @@ def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedData
     counts["kept"] = len(questions)
     if not questions:
         raise UserError(f"dataset '{cfg.path}': no question left after the filters ({counts})")
-    return LoadedDataset(questions=questions, counts=counts, sources=sources)
+    return LoadedDataset(questions=questions, counts=counts, sources=sources, invalid=invalid)

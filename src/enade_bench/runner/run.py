@@ -136,6 +136,15 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
     started = time.perf_counter()
     with tqdm(total=len(items), initial=len(items) - todo, desc=label, unit="item",
               disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
+        if strategy.method == "generation" and hasattr(exp.backend, "generate_stream"):
+            # API backends: each answer is logged the moment it arrives (no chunk barrier).
+            def keep(record: QuestionRecord) -> None:
+                if cfg.output.save_intermediate:
+                    log.append([record])
+                done[record.key] = record
+                bar.update(1)
+
+            executor.run_streaming([item for item in items if item.key not in done], keep)
         for index, chunk in enumerate(_chunks(items, strategy, cfg.evaluation.batch_size)):
             if all(item.key in done for item in chunk):
                 continue
@@ -196,6 +205,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         dataset={
             "sources": exp.dataset.sources,
             "filter_counts": exp.dataset.counts,
+            "invalid_rows": exp.dataset.invalid,
             "n_evaluated": len({r.id for r in records}),
         },
         prompts=_prompt_files(exp.prompts),
@@ -224,12 +234,34 @@ def table1_csv(results: Sequence[RunResult]) -> str:
     return buffer.getvalue()
 
 
+def input_base(relative: str, config_path: Path) -> Path | None:
+    """Directory against which a relative input path of a config is resolved.
+
+    The current directory first, then the config file's directory and its ancestors,
+    nearest first (configs usually live in ``configs/`` under the project root);
+    ``None`` (the current directory, for the error message) when none holds it.
+    """
+    if Path(relative).is_absolute() or any(ch in relative for ch in "*?[") or relative.startswith("hf://"):
+        return None
+    config_dir = config_path.resolve().parent
+    for base in (Path.cwd(), config_dir, *config_dir.parents):
+        if (base / relative).exists():
+            return base
+    return None
+
+
 def load_experiment(config_path: Path, options: RunOptions) -> tuple[Experiment, list[Strategy]]:
     """Load and check everything before any model call."""
     cfg = load_config(config_path)
+    if cfg.dataset.preset == "eeval":  # E-EVAL: its own loader, prompts and settings
+        from enade_bench.eeval.experiment import load_eeval_experiment
+
+        return load_eeval_experiment(cfg, options)
     strategies = plan_strategies(cfg, options)
-    dataset = load_dataset(cfg.dataset)
-    prompts = load_prompt_set(Path(cfg.prompts.dir), cfg.prompts.template, cfg.prompts.examples)
+    dataset = load_dataset(cfg.dataset, input_base(cfg.dataset.path, config_path))
+    template = str(Path(cfg.prompts.dir) / cfg.prompts.template)
+    prompt_base = input_base(template, config_path) or Path.cwd()
+    prompts = load_prompt_set(prompt_base / cfg.prompts.dir, cfg.prompts.template, cfg.prompts.examples)
     factory = options.backend_factory or (lambda c: create_backend(c.model))
     backend = factory(cfg)
     check_capabilities(backend, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
@@ -240,6 +272,10 @@ def load_experiment(config_path: Path, options: RunOptions) -> tuple[Experiment,
 def run_experiment(config_path: Path, options: RunOptions) -> list[RunResult]:
     """Run every planned strategy of a config; write Table 1 when several ran."""
     exp, strategies = load_experiment(config_path, options)
+    if exp.config.dataset.preset == "eeval":
+        from enade_bench.eeval.experiment import run_loaded
+
+        return run_loaded(exp, strategies, options)
     results = [run_strategy(exp, s, options) for s in strategies]
     if len(strategies) > 1:
         path = exp.output_dir / f"{exp.config.name}_table1.csv"

@@ -1,0 +1,125 @@
+"""``enade-bench irt``: IRT scoring and calibration with fixed or estimated items.
+
+``irt score`` (a stable contract; scripts call it)::
+
+    enade-bench irt score --items ITEMS.csv --responses RESPONSES.csv --out OUT.csv
+        [--method eap|map|ml|wle] [--quadpts N] [--theta-lim L] [--preset mirt|inep]
+        [--scale enem:AREA]
+
+writes ``respondent_id,theta,se,lz,lz_star,n_items,n_correct`` (plus ``score``
+with ``--scale``). ``irt calibrate`` estimates item parameters (MML-EM, 2PL
+with priors by default) and writes an ITEMS.csv that ``irt score`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from enade_bench.errors import UserError
+from enade_bench.psychometrics.calibration import Priors, calibrate
+from enade_bench.psychometrics.enem import AREAS, enem_score
+from enade_bench.psychometrics.estimation import METHODS, PRESETS, Quadrature, estimate_theta
+from enade_bench.psychometrics.io import read_calibration_responses, read_items, read_responses, write_csv
+from enade_bench.psychometrics.personfit import person_fit
+from enade_bench.psychometrics.tidy import aggregate_shuffles
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``irt`` command (``score``, ``calibrate``) to the main parser."""
+    irt = subparsers.add_parser("irt", help="IRT ability, person fit and item calibration")
+    sub = irt.add_subparsers(dest="irt_command", required=True, parser_class=type(irt))
+
+    score = sub.add_parser("score", help="estimate theta, SE, l_z and l_z* with fixed item parameters")
+    score.add_argument("--items", required=True, help="ITEMS.csv: item_id,a,b[,c]")
+    score.add_argument(
+        "--responses", required=True, help="RESPONSES.csv: respondent_id + one column per item"
+    )
+    score.add_argument("--out", required=True, help="OUT.csv to write")
+    score.add_argument("--method", choices=METHODS, default="eap", help="theta estimator (default eap)")
+    score.add_argument(
+        "--preset", choices=sorted(PRESETS), default="mirt", help="quadrature preset (default mirt)"
+    )
+    score.add_argument("--quadpts", type=int, help="quadrature points (default: the preset's, mirt 121)")
+    score.add_argument("--theta-lim", type=float, help="theta range [-L, L] (default: the preset's, mirt 6)")
+    score.add_argument("--scale", help="add an ENEM 'score' column: enem:CH|CN|LC|MT")
+    score.set_defaults(handler=run_score)
+
+    cal = sub.add_parser("calibrate", help="estimate item parameters by MML-EM (2PL with priors by default)")
+    cal.add_argument("--responses", required=True, help="wide (respondent_id + items) or tidy responses CSV")
+    cal.add_argument("--out", required=True, help="ITEMS.csv to write (item_id,a,b,c,SEs, S-X2 fit)")
+    cal.add_argument(
+        "--model", choices=("1pl", "2pl", "3pl"), default="2pl", help="response model (default 2pl)"
+    )
+    cal.add_argument("--no-priors", action="store_true", help="plain MML without item-parameter priors")
+    cal.set_defaults(handler=run_calibrate)
+
+
+def _quadrature(args: argparse.Namespace) -> Quadrature:
+    base = PRESETS[args.preset]
+    npts = base.npts if args.quadpts is None else args.quadpts
+    lim = base.lim if args.theta_lim is None else args.theta_lim
+    if npts < 2:
+        raise UserError(f"--quadpts {npts}: expected an integer >= 2")
+    if not (np.isfinite(lim) and lim > 0):
+        raise UserError(f"--theta-lim {lim}: expected a positive number")
+    return Quadrature(npts=npts, lim=lim)
+
+
+def _scale_area(text: str | None) -> str | None:
+    if text is None:
+        return None
+    kind, _, area = text.partition(":")
+    if kind.lower() != "enem" or area.upper() not in AREAS:
+        raise UserError(f"--scale {text!r}: expected enem:AREA with AREA one of {', '.join(AREAS)}")
+    return area.upper()
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """Handler of ``irt score``."""
+    quad = _quadrature(args)
+    area = _scale_area(args.scale)
+    items = read_items(args.items)
+    ids, x = read_responses(args.responses, items)
+    est = estimate_theta(x, items, args.method, quad)
+    fit = person_fit(x, est, items)
+    out = pd.DataFrame(
+        {
+            "respondent_id": ids,
+            "theta": est.theta,
+            "se": est.se,
+            "lz": fit["lz"].to_numpy(),
+            "lz_star": fit["lz_star"].to_numpy(),
+            "n_items": est.n_items,
+            "n_correct": est.n_correct,
+        }
+    )
+    if area is not None:
+        out["score"] = enem_score(est.theta, area)
+    write_csv(out, args.out)
+    if args.method == "eap":
+        print(
+            "note: lz_star left empty: Snijders' correction needs an ML, MAP or WLE theta (--method)",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Handler of ``irt calibrate``."""
+    data = read_calibration_responses(args.responses)
+    wide = aggregate_shuffles(data) if "shuffle" in data.columns else data
+    if len(wide) < 2:
+        raise UserError(f"{args.responses}: calibration needs at least 2 respondents")
+    try:
+        result = calibrate(wide, model=args.model, priors=Priors.flat() if args.no_priors else Priors())
+    except ValueError as exc:
+        raise UserError(f"{args.responses}: {exc}") from None
+    write_csv(result.table, args.out)
+    if not result.converged:
+        print(f"note: EM stopped after {result.iterations} cycles without converging", file=sys.stderr)
+    return 0

@@ -1,0 +1,40 @@
+"""Item response theory for model runs: ability, person fit, information, calibration.
+
+Public entry points (see ``docs/psychometrics.md`` for every formula and
+reference):
+
+* :mod:`~enade_bench.psychometrics.irt`: :class:`ItemParams`, :func:`prob`,
+  :func:`item_information`, :func:`test_information`.
+* :mod:`~enade_bench.psychometrics.estimation`: :func:`estimate_theta`
+  (EAP, MAP, ML, WLE), presets :data:`MIRT` and :data:`INEP`.
+* :mod:`~enade_bench.psychometrics.personfit`: :func:`lz`, :func:`lz_star`,
+  :func:`person_fit`, :func:`bootstrap_cutoff`.
+* :mod:`~enade_bench.psychometrics.information`: :func:`measurement_position`.
+* :mod:`~enade_bench.psychometrics.enem`: booklets, linking, ENEM scale.
+* :mod:`~enade_bench.psychometrics.calibration`: :func:`calibrate` (MML-EM).
+* :mod:`~enade_bench.psychometrics.tidy`, :mod:`~enade_bench.psychometrics.shuffles`,
+  :mod:`~enade_bench.psychometrics.classical`, :mod:`~enade_bench.psychometrics.baseline`,
+  :mod:`~enade_bench.psychometrics.simulation`, :mod:`~enade_bench.psychometrics.mink`:
+  analyses of tidy model output (``respondent, shuffle, item_id, correct``).
+"""
+
+from enade_bench.psychometrics.estimation import INEP, MIRT, Quadrature, ThetaEstimates, estimate_theta
+from enade_bench.psychometrics.irt import ItemParams, item_information, prob, test_information
+from enade_bench.psychometrics.personfit import NoCorrectionError, bootstrap_cutoff, lz, lz_star, person_fit
+
+__all__ = [
+    "INEP",
+    "MIRT",
+    "ItemParams",
+    "NoCorrectionError",
+    "Quadrature",
+    "ThetaEstimates",
+    "bootstrap_cutoff",
+    "estimate_theta",
+    "item_information",
+    "lz",
+    "lz_star",
+    "person_fit",
+    "prob",
+    "test_information",
+]

@@ -1,0 +1,177 @@
+"""Figures of the accuracy and position-bias results (matplotlib, PNG and PDF).
+
+All figures are readable in black and white: bars carry hatch patterns,
+series carry distinct markers and line styles, and colours are greys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from enade_bench.report.loader import RunEntry, experiments, strategies
+
+HATCHES = ("", "///", "...", "xxx", "\\\\\\", "++", "oo", "--")
+GREYS = ("0.25", "0.85", "0.55", "1.0", "0.7", "0.4", "0.95", "0.15")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+STYLE: dict[Any, Any] = {
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "savefig.dpi": 150,
+    "pdf.fonttype": 42,
+}
+
+
+@dataclass
+class FigureFile:
+    """A saved figure: its name, caption and the PNG and PDF paths."""
+
+    name: str
+    caption: str
+    png: Path
+    pdf: Path
+
+
+def save(fig: Figure, folder: Path, name: str, caption: str) -> FigureFile:
+    """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` in ``folder`` and close it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    png, pdf = folder / f"{name}.png", folder / f"{name}.pdf"
+    fig.savefig(png, bbox_inches="tight")
+    fig.savefig(pdf, bbox_inches="tight")
+    plt.close(fig)
+    return FigureFile(name, caption, png, pdf)
+
+
+def _bar(ax: plt.Axes, x: float, height: float, width: float, k: int, **kw: object) -> None:
+    ax.bar(x, height, width, color=GREYS[k % len(GREYS)], hatch=HATCHES[k % len(HATCHES)],
+           edgecolor="black", linewidth=0.6, **kw)  # type: ignore[arg-type]  # fmt: skip
+
+
+def _errors(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    return np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
+
+
+def position_figure(entry: RunEntry) -> Figure | None:
+    """Share of predictions at each displayed position vs. the correct answer's share."""
+    blocks = entry.result.position_bias or {}
+    if not blocks:
+        return None
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(blocks), figsize=(3.4 * len(blocks), 2.8), squeeze=False)
+        for ax, (k, block) in zip(axes[0], blocks.items(), strict=True):
+            x = np.arange(len(block["positions"]))
+            pred = np.asarray(block.get("prediction_shares") or [0.0] * x.size, dtype=float)
+            _bar(ax, x - 0.2, pred, 0.4, 0, label="predictions")  # type: ignore[arg-type]
+            _bar(ax, x + 0.2, np.asarray(block["answer_shares"]), 0.4, 1, label="correct answer")  # type: ignore[arg-type]
+            ax.axhline(1 / x.size, color="black", linestyle=":", linewidth=1, label="uniform")
+            ax.set_xticks(x, block["positions"])
+            ax.set_ylim(0, 1)
+            ax.set_xlabel("displayed position")
+            ax.set_title(f"{k} options: BPC {block['bpc_tvd']:.2f} (n={block['n_answered']})")
+        axes[0][0].set_ylabel("share")
+        axes[0][0].legend(frameon=False, fontsize=7)
+        fig.suptitle(f"{entry.experiment} {entry.strategy}: position of predictions")
+    return fig
+
+
+def summary_figure(runs: Sequence[RunEntry]) -> Figure:
+    """Four panels for one experiment: accuracy per strategy, per course, per year; position bias."""
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(2, 2, figsize=(9, 6.5))
+        ax = axes[0][0]
+        acc = np.array([e.result.totals["accuracy"] for e in runs])
+        lo = np.array([e.result.totals["ci95"][0] for e in runs])
+        hi = np.array([e.result.totals["ci95"][1] for e in runs])
+        for k in range(len(runs)):
+            _bar(ax, k, acc[k], 0.7, k)  # type: ignore[arg-type]
+        ax.errorbar(range(len(runs)), acc, _errors(acc, lo, hi), fmt="none", ecolor="black", capsize=3)
+        ax.set_xticks(range(len(runs)), [e.strategy for e in runs])
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("accuracy (95% CI)")
+        ax.set_title("accuracy per strategy")
+        _breakdown_panel(axes[0][1], runs, "course", "accuracy per course")
+        _breakdown_panel(axes[1][0], runs, "year", "accuracy per exam year")
+        ax = axes[1][1]
+        biased = [(e, k, b) for e in runs for k, b in (e.result.position_bias or {}).items()]
+        for j, (_, _, block) in enumerate(biased):
+            _bar(ax, j, block["bpc_tvd"], 0.7, j)  # type: ignore[arg-type]
+        ax.set_xticks(range(len(biased)), [f"{e.strategy}\n{k} opt." for e, k, _ in biased])
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("BPC (TVD from uniform)")
+        ax.set_title("position bias")
+        fig.suptitle(runs[0].experiment)
+        fig.tight_layout()
+    return fig
+
+
+def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: str) -> None:
+    values = sorted({v for e in runs for v in e.result.breakdowns.get(key, {})})
+    width = 0.8 / max(len(runs), 1)
+    for k, e in enumerate(runs):
+        blocks = e.result.breakdowns.get(key, {})
+        heights = [blocks[v]["accuracy"] if v in blocks else np.nan for v in values]
+        _bar(ax, np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width, heights, width, k,  # type: ignore[arg-type]
+             label=e.strategy)  # fmt: skip
+    ax.set_xticks(range(len(values)), values, rotation=30, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy")
+    ax.set_title(title)
+    if key == "course":
+        ax.legend(frameon=False, fontsize=6, ncol=min(len(runs), 4))
+
+
+def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
+    """Accuracy with 95 % intervals: one group per strategy, one bar per model."""
+    exps, strats = experiments(entries), strategies(entries)
+    index = {(e.experiment, e.strategy): e for e in entries}
+    width = 0.8 / len(exps)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(strats) * max(1, len(exps) / 2)), 3.4))
+        for k, name in enumerate(exps):
+            xs, acc, lo, hi = [], [], [], []
+            for j, s in enumerate(strats):
+                e = index.get((name, s))
+                if e is None:
+                    continue
+                xs.append(j + (k - (len(exps) - 1) / 2) * width)
+                acc.append(e.result.totals["accuracy"])
+                lo.append(e.result.totals["ci95"][0])
+                hi.append(e.result.totals["ci95"][1])
+            _bar(ax, np.array(xs), np.array(acc), width, k, label=name)  # type: ignore[arg-type]
+            a = np.array(acc)
+            ax.errorbar(xs, a, _errors(a, np.array(lo), np.array(hi)), fmt="none", ecolor="black", capsize=2)
+        ax.set_xticks(range(len(strats)), strats)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("accuracy (95% Wilson CI)")
+        ax.set_title("models compared across strategies")
+        ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def core_figures(entries: Sequence[RunEntry], folder: Path) -> list[FigureFile]:
+    """Comparison chart, one 4-panel summary per experiment and position plots; saved to ``folder``."""
+    out = [
+        save(comparison_figure(entries), folder, "comparison", "Accuracy per strategy and model (95% CI).")
+    ]
+    for name in experiments(entries):
+        runs = [e for e in entries if e.experiment == name]
+        out.append(save(summary_figure(runs), folder, f"summary_{name}",
+                        f"{name}: accuracy per strategy, course and year; position bias."))  # fmt: skip
+        for e in runs:
+            fig = position_figure(e)
+            if fig is not None:
+                out.append(save(fig, folder, f"positions_{name}_{e.strategy}",
+                                f"{name} {e.strategy}: share of predictions per displayed position "
+                                "vs. share of correct answers."))  # fmt: skip
+    return out

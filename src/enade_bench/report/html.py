@@ -1,0 +1,85 @@
+"""The self-contained ``index.html``: tables as HTML, figures embedded as base64 PNG."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import importlib.metadata
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from enade_bench.report.figures import FigureFile
+from enade_bench.report.loader import RunEntry, experiments
+from enade_bench.report.table import Table
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("enade-bench")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def manifest(entries: Sequence[RunEntry]) -> dict[str, Any]:
+    """Runs (one row per results file) and experiments (config, versions, data) for the report."""
+    runs = []
+    for e in entries:
+        identity = e.result.model
+        ident = identity.get("weights_sha256") or identity.get("revision") or identity.get("model") or ""
+        source = identity.get("file") or identity.get("name") or identity.get("source") or ""
+        git = e.result.environment.get("git", {})
+        commit = (git.get("commit") or "")[:12] + (" (dirty)" if git.get("dirty") else "")
+        runs.append({
+            "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
+            "identity": f"{source} {str(ident)[:16]}".strip(), "seed": e.result.seed,
+            "n": e.result.totals.get("n"), "python": e.result.environment.get("python", ""),
+            "commit": commit, "path": str(e.path),
+        })  # fmt: skip
+    exps = []
+    for name in experiments(entries):
+        first = next(e for e in entries if e.experiment == name)
+        libs = {k: v for k, v in first.result.environment.get("libraries", {}).items() if v}
+        exps.append({
+            "name": name, "libraries": libs,
+            "sources": first.result.dataset.get("sources", []),
+            "filter_counts": first.result.dataset.get("filter_counts", {}),
+            "config": yaml.safe_dump(first.result.config, sort_keys=False, allow_unicode=True),
+        })  # fmt: skip
+    return {"runs": runs, "experiments": exps}
+
+
+def render_html(
+    entries: Sequence[RunEntry],
+    tables: Sequence[Table],
+    figures: Sequence[FigureFile],
+    folders: Sequence[Path],
+    skipped: Sequence[str] = (),
+    title: str = "enade-bench report",
+) -> str:
+    """Render the report page (no external resources, no scripts)."""
+    text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    template = env.from_string(text)
+    return template.render(
+        title=title,
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        version=_version(),
+        n_runs=len(entries),
+        folders=[str(f) for f in folders],
+        skipped=list(skipped),
+        tables=[{"name": t.name, "title": t.title, "notes": t.notes, "html": t.to_html()} for t in tables],
+        figures=[
+            {
+                "name": f.name,
+                "caption": f.caption,
+                "data": base64.b64encode(f.png.read_bytes()).decode("ascii"),
+            }
+            for f in figures
+        ],
+        **manifest(entries),
+    )

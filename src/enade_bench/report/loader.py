@@ -1,0 +1,167 @@
+"""Find and read the results files of one or more results folders.
+
+Every ``*_results.json`` under the given folders is read (recursively), except
+in folders whose name ends in ``_old`` (kept by hand as superseded runs).  Each
+file becomes one :class:`RunEntry`: one experiment × one strategy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from enade_bench.errors import UserError
+from enade_bench.results.records import RunResult
+
+#: Strategy order in tables and figures; anything else comes after, by name.
+STRATEGY_ORDER = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
+#: Column name of a run written without a strategy id (the config's own settings).
+NO_STRATEGY = "run"
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """One results file: an experiment run with one strategy.
+
+    Attributes
+    ----------
+    path : Path
+        The ``*_results.json`` file.
+    result : RunResult
+        Its parsed content.
+    """
+
+    path: Path
+    result: RunResult
+
+    @property
+    def experiment(self) -> str:
+        """The config's ``name``."""
+        return self.result.experiment
+
+    @property
+    def strategy(self) -> str:
+        """Strategy id (``S1``…), or :data:`NO_STRATEGY` for a run without one."""
+        sid = self.result.strategy.get("id")
+        return str(sid) if sid else NO_STRATEGY
+
+    @property
+    def label(self) -> str:
+        """Human-readable strategy description (method, shots, shuffles)."""
+        return str(self.result.strategy.get("label") or self.result.strategy.get("method") or "")
+
+    @property
+    def model(self) -> str:
+        """The model's name as the config gives it (or the API model)."""
+        model_cfg: dict[str, Any] = self.result.config.get("model", {})
+        api = model_cfg.get("api") or {}
+        name = model_cfg.get("name") or api.get("model") or self.result.model.get("name")
+        return str(name or "unknown")
+
+    @property
+    def training_cutoff(self) -> str | None:
+        """``model.training_cutoff`` of the config (``YYYY`` or ``YYYY-MM``), if given."""
+        value = self.result.config.get("model", {}).get("training_cutoff")
+        return str(value) if value else None
+
+    @property
+    def n_shuffles(self) -> int:
+        """Number of option shuffles per question in this run."""
+        return int(self.result.strategy.get("n_shuffles") or 1)
+
+
+def strategy_sort_key(strategy: str) -> tuple[int, str]:
+    """Order S1…S7 first, then other ids alphabetically."""
+    if strategy in STRATEGY_ORDER:
+        return (STRATEGY_ORDER.index(strategy), strategy)
+    return (len(STRATEGY_ORDER), strategy)
+
+
+def find_results(folders: Iterable[Path]) -> list[Path]:
+    """All ``*_results.json`` files under ``folders``, skipping ``*_old`` folders.
+
+    Raises
+    ------
+    UserError
+        If a folder does not exist.
+    """
+    found: list[Path] = []
+    for folder in folders:
+        root = Path(folder)
+        if not root.is_dir():
+            raise UserError(f"{root}: not a folder")
+        if root.name.endswith("_old"):
+            continue
+        for path in sorted(root.rglob("*_results.json")):
+            relative = path.relative_to(root).parts[:-1]
+            if any(part.endswith("_old") for part in relative):
+                continue
+            found.append(path)
+    return found
+
+
+def read_result(path: Path) -> RunResult:
+    """Parse one results file; ``UserError`` naming the file when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable results file ({exc})") from None
+    try:
+        return RunResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
+
+
+def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
+    """Read every run under ``folders``, ordered by experiment then strategy.
+
+    Parameters
+    ----------
+    folders : sequence of path
+        Results folders (``output.dir`` of one or more runs).
+
+    Returns
+    -------
+    list of RunEntry
+        One per results file.
+
+    Raises
+    ------
+    UserError
+        If a folder is missing, holds no results file, or a file is not valid.
+        The same experiment and strategy found twice is also an error (two
+        copies of one run would be counted twice).
+    """
+    paths = find_results(Path(f) for f in folders)
+    if not paths:
+        shown = ", ".join(str(f) for f in folders)
+        raise UserError(f"no *_results.json files under {shown} (folders ending in _old are skipped)")
+    entries = [RunEntry(path, read_result(path)) for path in paths]
+    seen: dict[tuple[str, str], Path] = {}
+    for entry in entries:
+        key = (entry.experiment, entry.strategy)
+        if key in seen:
+            raise UserError(
+                f"{entry.path}: experiment {key[0]!r}, strategy {key[1]!r} also in {seen[key]}; "
+                "rename one folder with an _old suffix to skip it"
+            )
+        seen[key] = entry.path
+    entries.sort(key=lambda e: (e.experiment, strategy_sort_key(e.strategy)))
+    return entries
+
+
+def experiments(entries: Sequence[RunEntry]) -> list[str]:
+    """Experiment names in order of first appearance."""
+    return list(dict.fromkeys(e.experiment for e in entries))
+
+
+def strategies(entries: Sequence[RunEntry]) -> list[str]:
+    """Strategy ids present, in table order."""
+    return sorted({e.strategy for e in entries}, key=strategy_sort_key)

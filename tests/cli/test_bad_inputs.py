@@ -1,0 +1,54 @@
+"""Every bad input gives exit status 2 and exactly one ``error:`` line, never a traceback."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from enade_bench.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).parent / "bad_inputs"
+EXPECTED: dict[str, str] = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bad_input_corpus(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(CORPUS)
+    status = main(["run", name, "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2
+    assert len(err) == 1 and err[0].startswith("error: ")
+    assert EXPECTED[name] in err[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["cfg_bad_letter.yaml"], "answer 'E' is not among"),
+        (["unknown_key.yaml", "--strategy", "S9"], "unknown key"),
+        (["../../../configs/demo.yaml", "--strategy", "S9"], "unknown strategy 'S9'"),
+        (["../../../configs/demo.yaml", "--limit", "0"], "--limit: expected a positive integer"),
+        (["../../../configs/demo.yaml", "--bogus"], "unrecognized arguments: --bogus"),
+        (["does_not_exist.yaml"], "config file not found"),
+    ],
+)
+def test_run_py_process_prints_one_line(args: list[str], expected: str) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=CORPUS,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert expected in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_lists_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    assert "run" in capsys.readouterr().out

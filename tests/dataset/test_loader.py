@@ -1,0 +1,143 @@
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import DEMO_CSV, require_shared
+
+from enade_bench.config import DatasetConfig
+from enade_bench.dataset import load_dataset
+from enade_bench.errors import UserError
+
+HEADER = "id,year,course,component,stem,A,B,C,D,E,answer,has_image,cannot_fix\n"
+
+
+def write(tmp_path: Path, body: str, name: str = "q.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def test_demo_questions_load_with_filter_counts() -> None:
+    data = load_dataset(DatasetConfig(path=str(DEMO_CSV)))
+    with DEMO_CSV.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    n_image = sum(r["has_image"] == "true" for r in rows)
+    n_flawed = sum(r["cannot_fix"] == "true" for r in rows)
+    assert data.counts["loaded"] == len(rows)
+    assert data.counts["removed_has_image"] == n_image == 1
+    assert data.counts["removed_cannot_fix"] == n_flawed == 1
+    assert data.counts["kept"] == len(rows) - 2 == len(data.questions)
+    four = [q for q in data.questions if q.n_options == 4]
+    assert four and all(q.letters == "ABCD" for q in four)
+    assert {q.component for q in data.questions} == {"Formação Geral", "Componente Específico"}
+    assert len({q.year for q in data.questions}) >= 4
+
+
+def test_filters_by_year_course_component_are_counted() -> None:
+    cfg = DatasetConfig(path=str(DEMO_CSV), anos=[2019, 2022], cursos=["Medicina", "Enfermagem"],
+                        componentes=["Componente Específico"])  # fmt: skip
+    data = load_dataset(cfg)
+    assert all(q.year in (2019, 2022) and q.course in ("Medicina", "Enfermagem") for q in data.questions)
+    assert all(q.component == "Componente Específico" for q in data.questions)
+    c = data.counts
+    removed = sum(v for k, v in c.items() if k.startswith("removed_"))
+    assert c["loaded"] - removed == c["kept"] == len(data.questions)
+    assert c["removed_year"] > 0 and c["removed_course"] > 0
+
+
+def test_no_filters_keeps_flagged_items() -> None:
+    data = load_dataset(DatasetConfig(path=str(DEMO_CSV), filter_images=False, filter_cannot_fix=False))
+    assert data.counts["kept"] == data.counts["loaded"]
+
+
+def test_jsonl_loads_the_same_questions(tmp_path: Path) -> None:
+    with DEMO_CSV.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    path = tmp_path / "demo.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    from_csv = load_dataset(DatasetConfig(path=str(DEMO_CSV))).questions
+    from_jsonl = load_dataset(DatasetConfig(path=str(path))).questions
+    assert [(q.id, q.options, q.answer) for q in from_csv] == [
+        (q.id, q.options, q.answer) for q in from_jsonl
+    ]
+
+
+def test_column_mapping_and_constants(tmp_path: Path) -> None:
+    path = write(tmp_path, "qid,texto,a1,a2,a3,gab\nx1,Qual?,um,dois,tres,B\n")
+    cfg = DatasetConfig(path=str(path), columns={"id": "qid", "stem": "texto", "A": "a1", "B": "a2",
+                        "C": "a3", "answer": "gab"}, constants={"course": "Medicina", "year": 2020})  # fmt: skip
+    (q,) = load_dataset(cfg).questions
+    assert (q.id, q.stem, q.options, q.answer, q.course, q.year) == (
+        "x1", "Qual?", ("um", "dois", "tres"), "B", "Medicina", 2020)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("id,stem,A,B\nq1,x,a,b\n", "missing column(s) 'answer'"),
+        (
+            HEADER + "q1,2019,Med,FG,Texto,a,b,c,d,,E,false,false\n",
+            "line 2, column 'answer': answer 'E' is not among the non-empty options (A–D)",
+        ),
+        (HEADER + "q1,2019,Med,FG,Texto,a,b,c,d,e,Z,false,false\n", "column 'answer': answer 'Z'"),
+        (HEADER + "q1,2019,Med,FG,,a,b,c,d,e,A,false,false\n", "line 2, column 'stem': empty stem"),
+        (
+            HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,false,false\nq1,2019,Med,FG,T,a,b,c,d,e,A,false,false\n",
+            "line 3, column 'id': duplicate id 'q1'",
+        ),
+        (
+            HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,talvez,false\n",
+            "column 'has_image': 'talvez' is not a boolean",
+        ),
+        (
+            HEADER + "q1,dois mil,Med,FG,T,a,b,c,d,e,A,false,false\n",
+            "column 'year': year 'dois mil' is not an integer",
+        ),
+        (HEADER + "q1,2019,Med,FG,T,a,,c,d,e,A,false,false\n", "empty option before a non-empty one"),
+        (HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,false\n", "line 2: 12 fields, expected 13"),
+        (HEADER + 'q1,2019,Med,FG,"T,a,b,c,d,e,A,false,false\n', "q.csv: line"),
+        ("", "empty file"),
+    ],
+)
+def test_bad_datasets_name_file_line_and_column(tmp_path: Path, body: str, expected: str) -> None:
+    path = write(tmp_path, body)
+    with pytest.raises(UserError) as info:
+        load_dataset(DatasetConfig(path=str(path)))
+    assert expected in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_bad_jsonl_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "\n{not json}\n", "q.jsonl")
+    with pytest.raises(UserError, match=r"q.jsonl: line 2: invalid JSON"):
+        load_dataset(DatasetConfig(path=str(path)))
+
+
+def test_missing_file_and_unknown_mapping(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="file not found"):
+        load_dataset(DatasetConfig(path=str(tmp_path / "absent.csv")))
+    with pytest.raises(UserError, match="unknown field"):
+        load_dataset(DatasetConfig(path=str(DEMO_CSV), columns={"enunciado": "stem"}))
+
+
+def test_enem_files_load_through_the_column_mapping() -> None:
+    folder = require_shared("enem", "questions", "pt-br")
+    pattern = str(folder / "ENEM_20*.csv")
+    with pytest.raises(UserError, match="ENEM_2013_CH_CO_PROVA_187.csv: line 20, column 'body': empty stem"):
+        load_dataset(DatasetConfig(path=pattern, preset="enem"))
+    data = load_dataset(DatasetConfig(path=pattern, preset="enem", skip_invalid=True))
+    assert data.counts["removed_invalid"] == len(data.invalid) == 1
+    total = 0
+    annulled = 0
+    for path in sorted(folder.glob("ENEM_20*.csv")):
+        with path.open(encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        total += len(rows)
+        annulled += sum(r["answer"].strip().lower() == "anulada" for r in rows)
+    assert data.counts["loaded"] == total
+    assert data.counts["removed_annulled"] == annulled > 0
+    assert data.counts["kept"] == total - annulled - 1
+    lc = [q for q in data.questions if q.extra_value("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
+    assert len({q.id for q in lc}) == len(lc)  # English and Spanish items 1–5 get distinct ids
+    assert all(q.course == "ENEM" and q.component in {"CH", "CN", "LC", "MT"} for q in data.questions)

@@ -1,0 +1,69 @@
+from pathlib import Path
+
+import pytest
+
+from enade_bench.dataset.schema import Question
+from enade_bench.errors import UserError
+from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+Q5 = Question(
+    id="q", stem="Qual é o princípio?", options=("um", "dois", "três", "quatro", "cinco"), answer="B"
+)
+Q4 = Question(id="q4", stem="Qual?", options=("um", "dois", "três", "quatro"), answer="D")
+
+
+def test_zero_shot_generation_layout() -> None:
+    parts = build_prompt(Q5, Q5.options, "generation", 0, PROMPTS)
+    assert "A, B, C, D ou E" in parts.user
+    assert parts.user.endswith("Qual é o princípio?\nA) um\nB) dois\nC) três\nD) quatro\nE) cinco")
+    assert "Exemplo:" not in parts.user and not parts.prefill
+    assert parts.plain_text().endswith("E) cinco\nResposta:")
+    assert parts.system and "ENADE" in parts.system
+
+
+def test_four_option_items_list_four_valid_letters() -> None:
+    parts = build_prompt(Q4, Q4.options, "generation", 0, PROMPTS)
+    assert "A, B, C ou D" in parts.user and "E)" not in parts.user
+
+
+@pytest.mark.parametrize(("shots", "n_examples"), [(1, 1), (2, 2)])
+def test_examples_are_bracketed_and_precede_the_question(shots: int, n_examples: int) -> None:
+    parts = build_prompt(Q5, Q5.options, "generation", shots, PROMPTS)
+    assert parts.user.count("Exemplo:") == n_examples
+    assert parts.user.count("Agora responda:") == 1
+    for example in PROMPTS.examples[:n_examples]:
+        assert f"{example.stem}\n" in parts.user
+        assert f"Resposta: {example.answer}\n\n" in parts.user
+    assert parts.user.index("Exemplo:") < parts.user.index("Agora responda:") < parts.user.index(Q5.stem)
+
+
+def test_log_prob_prompt_has_no_options_and_example_answer_text() -> None:
+    parts = build_prompt(Q5, Q5.options, "log_prob", 1, PROMPTS)
+    assert "A) um" not in parts.user
+    example = PROMPTS.examples[0]
+    assert f"Resposta: {example.options[example.answer]}" in parts.user
+    assert parts.prefill and parts.user.endswith(Q5.stem)
+
+
+def test_shuffled_options_are_relabelled() -> None:
+    shown = option_view(Q5, [4, 3, 2, 1, 0])
+    parts = build_prompt(Q5, shown, "first_token", 0, PROMPTS)
+    assert "A) cinco\nB) quatro" in parts.user and parts.prefill
+
+
+def test_too_many_shots_and_bad_templates(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="3 worked examples needed"):
+        build_prompt(Q5, Q5.options, "generation", 3, PROMPTS)
+    (tmp_path / "t.yaml").write_text("instruction: x\ninstruction_log_prob: y\nbogus: 1\n")
+    (tmp_path / "e.yaml").write_text("examples: []\n")
+    with pytest.raises(UserError, match="t.yaml: key 'bogus': unknown key"):
+        load_prompt_set(tmp_path, "t.yaml", "e.yaml")
+    (tmp_path / "t.yaml").write_text("instruction: 'x {nope}'\ninstruction_log_prob: y\n")
+    bad = load_prompt_set(tmp_path, "t.yaml", "e.yaml")
+    with pytest.raises(UserError, match="unknown placeholder"):
+        build_prompt(Q5, Q5.options, "generation", 0, bad)
+    (tmp_path / "e.yaml").write_text("examples:\n- {id: x, stem: s, options: {A: a, B: b}, answer: C}\n")
+    with pytest.raises(UserError, match="e.yaml: key 'examples.0'"):
+        load_prompt_set(tmp_path, "t.yaml", "e.yaml")
