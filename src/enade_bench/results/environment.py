@@ -1,0 +1,62 @@
+"""What a results file records about the machine and code that produced it."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+PACKAGES = (
+    "enade-bench",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "accelerate",
+    "gguf",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pydantic",
+    "openai",
+    "anthropic",
+    "google-genai",
+)
+
+
+def library_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit(start: Path | None = None) -> dict[str, Any]:
+    """HEAD commit of the repository holding this package (and whether it is dirty)."""
+    where = start or Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=where, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": head, "dirty": bool(dirty)}
+
+
+def environment() -> dict[str, Any]:
+    """Python, platform, library versions and git commit."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "libraries": library_versions(),
+        "git": git_commit(),
+    }

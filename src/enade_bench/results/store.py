@@ -1,0 +1,130 @@
+"""Files on disk: atomic writes and the append-only, resumable intermediate log.
+
+The intermediate log ``{name}_{strategy}_intermediate.jsonl`` starts with a header
+line holding a fingerprint of everything that determines the answers (config
+minus output settings, strategy, data and prompt hashes, model identity).  Each
+completed record is appended as one line and flushed to disk.  On resume the
+log is read back; a torn last line (a crash mid-write) is cut off, and records
+already present are not recomputed.  A log written by a different experiment is
+refused rather than mixed in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from enade_bench.errors import UserError
+from enade_bench.results.records import QuestionRecord
+
+
+def result_paths(output_dir: Path, name: str, strategy_id: str | None) -> dict[str, Path]:
+    """Paths of the files one run writes."""
+    stem = f"{name}_{strategy_id}" if strategy_id else name
+    return {
+        "results": output_dir / f"{stem}_results.json",
+        "summary": output_dir / f"{stem}_summary.csv",
+        "intermediate": output_dir / f"{stem}_intermediate.jsonl",
+        "timing": output_dir / f"{stem}_timing.json",
+    }
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+class IntermediateLog:
+    """Append-only JSONL log of completed records, safe to resume after SIGKILL."""
+
+    def __init__(self, path: Path, fingerprint: str) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+
+    def load(self) -> dict[tuple[str, int], QuestionRecord]:
+        """Records already completed (empty when there is no log).
+
+        Cuts a torn last line off the file so that later appends stay well-formed.
+        """
+        if not self.path.exists():
+            return {}
+        data = self.path.read_bytes()
+        good_end = 0
+        records: dict[tuple[str, int], QuestionRecord] = {}
+        offset = 0
+        for raw in data.splitlines(keepends=True):
+            line_end = offset + len(raw)
+            complete = raw.endswith(b"\n")
+            try:
+                obj = json.loads(raw) if complete else None
+            except json.JSONDecodeError:
+                obj = None
+            if obj is None:
+                if line_end == len(data):  # a torn last line: drop it
+                    break
+                raise UserError(f"{self.path}: byte {offset}: corrupt line in the middle of the log")
+            if offset == 0:
+                if obj.get("kind") != "header":
+                    raise UserError(f"{self.path}: first line is not a header")
+                if obj.get("fingerprint") != self.fingerprint:
+                    raise UserError(
+                        f"{self.path}: holds results of a different experiment setup "
+                        "(config, data, prompts or model changed); rerun with --no-resume "
+                        "or choose another output.dir"
+                    )
+            else:
+                try:
+                    record = QuestionRecord.model_validate(obj["record"])
+                except (KeyError, ValidationError):
+                    raise UserError(f"{self.path}: byte {offset}: not a result record") from None
+                records[record.key] = record
+            good_end = line_end
+            offset = line_end
+        if good_end != len(data):
+            with self.path.open("r+b") as handle:
+                handle.truncate(good_end)
+        if good_end == 0:
+            self.path.unlink()
+        return records
+
+    def start_fresh(self) -> None:
+        """Replace any existing log by one holding only the header."""
+        header = {"kind": "header", "fingerprint": self.fingerprint}
+        atomic_write_text(self.path, json.dumps(header) + "\n")
+
+    def ensure_header(self) -> None:
+        if not self.path.exists():
+            self.start_fresh()
+
+    def append(self, records: list[QuestionRecord]) -> None:
+        """Append records and flush them to disk before returning."""
+        if not records:
+            return
+        lines = "".join(
+            json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False)
+            + "\n"
+            for r in records
+        )
+        with self.path.open("a", encoding="utf-8", newline="") as handle:
+            handle.write(lines)
+            handle.flush()
+            os.fsync(handle.fileno())
