@@ -7,7 +7,7 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
-from enade_bench.backends.hf_local import common_prefix_length
+from enade_bench.backends.hf_generate import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
@@ -123,3 +123,23 @@ def test_packaged_gemma_base_model_loads_and_scores() -> None:
     assert backend.render(prompt).endswith("Resposta:")
     (lps,) = backend.letter_logprobs([prompt], "ABCD", "space")
     assert len(lps) == 4 and all(lp < 0 for lp in lps)
+
+
+def test_shared_prefix_generation_equals_transformers_generate(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    from transformers import GenerationConfig
+
+    from enade_bench.backends.hf_generate import generate_shared
+
+    backend = smollm2_backend
+    prompts = [build_prompt(Q, option_view(Q, perm), "generation", 1, PROMPTS)
+               for perm in ([0, 1, 2, 3], [2, 3, 0, 1])]  # fmt: skip
+    seqs = [backend.encode(backend.render(p)) for p in prompts]
+    eos = {backend.tokenizer.eos_token_id}
+    ours = generate_shared(backend.model, seqs, GenerationParams(max_new_tokens=8), backend.pad_id, eos)
+    config = GenerationConfig(max_new_tokens=8, do_sample=False, pad_token_id=backend.pad_id,
+                              eos_token_id=backend.tokenizer.eos_token_id)  # fmt: skip
+    for seq, got in zip(seqs, ours, strict=True):  # reference: one prompt at a time, no padding
+        with torch.inference_mode():
+            ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[0, len(seq):]
+        expected = [t for t in ref.tolist() if t not in eos]
+        assert got == expected

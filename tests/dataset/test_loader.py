@@ -141,3 +141,18 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     lc = [q for q in data.questions if q.extra_value("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
     assert len({q.id for q in lc}) == len(lc)  # English and Spanish items 1–5 get distinct ids
     assert all(q.course == "ENEM" and q.component in {"CH", "CN", "LC", "MT"} for q in data.questions)
+
+
+def test_hf_datasets_path_goes_through_datasets(tmp_path: Path) -> None:
+    # No hub is reachable here: a local folder is a valid `datasets.load_dataset` source, so the
+    # real hf:// code path runs on it (same rows as the CSV).
+    folder = tmp_path / "enade_hf"
+    folder.mkdir()
+    (folder / "train.csv").write_bytes(DEMO_CSV.read_bytes())
+    from_hf = load_dataset(DatasetConfig(path=f"hf://{folder}:train"))
+    from_csv = load_dataset(DatasetConfig(path=str(DEMO_CSV)))
+    assert [(q.id, q.options, q.answer, q.year) for q in from_hf.questions] == [
+        (q.id, q.options, q.answer, q.year) for q in from_csv.questions
+    ]
+    with pytest.raises(UserError, match="cannot load Hugging Face dataset"):
+        load_dataset(DatasetConfig(path=f"hf://{tmp_path}/absent-dataset"))

@@ -44,9 +44,9 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
     for res in results:
         data = json.loads((out / f"e2e_{res.strategy['id']}_results.json").read_text())
         records = data["records"]
-        assert len(records) == 4
+        assert len(records) == 3
         correct = sum(r["correct"] for r in records)
-        assert data["totals"]["correct"] == correct and data["totals"]["n"] == 4
+        assert data["totals"]["correct"] == correct and data["totals"]["n"] == 3
         assert data["model"]["weights_sha256"] == smollm2_backend.identity["weights_sha256"]
         assert data["environment"]["libraries"]["transformers"]
         assert data["dataset"]["filter_counts"]["removed_has_image"] == 1

@@ -21,22 +21,10 @@ from typing import Any
 import torch
 
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
+from enade_bench.backends.hf_generate import common_prefix_length, generate_shared, prefill
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-
-
-def common_prefix_length(seqs: Sequence[Sequence[int]]) -> int:
-    """Length of the longest common prefix of token sequences."""
-    if not seqs:
-        return 0
-    shortest = min(len(s) for s in seqs)
-    first = seqs[0]
-    for i in range(shortest):
-        token = first[i]
-        if any(s[i] != token for s in seqs[1:]):
-            return i
-    return shortest
 
 
 class HFLocalBackend:
@@ -95,6 +83,15 @@ class HFLocalBackend:
         from transformers import GenerationConfig
 
         encoded = [self.encode(self.render(p)) for p in prompts]
+        if not self.seq2seq:
+            eos = self.model.generation_config.eos_token_id
+            eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
+            if self.tokenizer.eos_token_id is not None:
+                eos_ids.add(int(self.tokenizer.eos_token_id))
+            tokens = generate_shared(self.model, encoded, params, self.pad_id, eos_ids)
+            texts = self.tokenizer.batch_decode(tokens, skip_special_tokens=True)
+            per = len(texts) // len(prompts)
+            return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(len(prompts))]
         width = max(len(e) for e in encoded)
         if self.seq2seq:  # encoder inputs: right padding
             ids = [e + [self.pad_id] * (width - len(e)) for e in encoded]
@@ -136,38 +133,13 @@ class HFLocalBackend:
         """
         min_query = min(min(q) for q in queries)
         shared = min(common_prefix_length(seqs), min(len(s) for s in seqs) - 1, min_query + 1)
-        batch = len(seqs)
-        if shared >= 1:
-            prefix = torch.tensor([seqs[0][:shared]], device=self.device)
-            out = self.model(input_ids=prefix, use_cache=True, logits_to_keep=1)
-            cache = out.past_key_values
-            prefix_logits = out.logits[0, -1].float()
-            cache.batch_repeat_interleave(batch)
-        else:
-            cache, prefix_logits = None, None
-        suffixes = [s[shared:] for s in seqs]
-        width = max(len(s) for s in suffixes)
-        ids = torch.tensor([s + [self.pad_id] * (width - len(s)) for s in suffixes], device=self.device)
-        mask = torch.tensor(
-            [[1] * shared + [1] * len(s) + [0] * (width - len(s)) for s in suffixes], device=self.device
-        )
         keep = sorted({q - shared for qs in queries for q in qs if q >= shared})
+        _, prefix_logits, logits, _ = prefill(self.model, seqs, shared, self.pad_id, keep)
         results: list[torch.Tensor] = []
-        if keep:
-            positions = torch.arange(shared, shared + width, device=self.device).expand(batch, -1)
-            out = self.model(
-                input_ids=ids,
-                attention_mask=mask,
-                position_ids=positions,
-                past_key_values=cache,
-                use_cache=cache is not None,
-                logits_to_keep=torch.tensor(keep, device=self.device),
-            )
-            logits = out.logits.float()
         index = {k: j for j, k in enumerate(keep)}
         for i, qs in enumerate(queries):
-            rows = [
-                prefix_logits if q == shared - 1 else logits[i, index[q - shared]]  # type: ignore[index]
+            rows: list[torch.Tensor] = [
+                prefix_logits if q == shared - 1 else logits[i, index[q - shared]]  # type: ignore[index,misc]
                 for q in qs
             ]
             results.append(torch.log_softmax(torch.stack(rows), dim=-1))
