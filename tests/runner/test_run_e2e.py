@@ -36,7 +36,7 @@ def write_config(tmp_path: Path, name: str, **evaluation: object) -> Path:
 def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     cfg = write_config(tmp_path, "e2e")
     options = RunOptions(
-        all_strategies=True, limit=4, progress=False, backend_factory=lambda c: smollm2_backend
+        all_strategies=True, limit=3, progress=False, backend_factory=lambda c: smollm2_backend
     )
     results = run_experiment(cfg, options)
     assert [r.strategy["id"] for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
