@@ -64,6 +64,10 @@ class _RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
     def __init__(self, cfg: DatasetConfig) -> None:
+        if cfg.preset not in PRESETS:  # e.g. "eeval": read by its own loader (enade_bench.eeval)
+            raise UserError(
+                f"dataset.preset: '{cfg.preset}' has its own loader; this loader takes {', '.join(PRESETS)}"
+            )
         self.mapping = dict(PRESETS[cfg.preset])
         self.mapping.update(cfg.columns or {})
         unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)

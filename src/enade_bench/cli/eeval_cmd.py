@@ -1,0 +1,110 @@
+"""``enade-bench eeval …``: run E-EVAL, print the leaderboard, write a submission.
+
+* ``eeval run CONFIG [--setting ao0|ao5|cot5 …] [--limit N]`` — settings default to
+  the leaderboard's three; ``--limit`` keeps the first N questions of each subject.
+* ``eeval leaderboard RESULTS_DIR [--format markdown|csv] [--out FILE]``
+* ``eeval submit RESULTS_DIR --out submission.json [--setting S] [--experiment NAME]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from enade_bench.errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("eeval", help="E-EVAL (Chinese K-12): run, leaderboard, submission")
+    eeval = parser.add_subparsers(dest="eeval_command", required=True, parser_class=type(parser))
+
+    run = eeval.add_parser("run", help="run an E-EVAL config (dataset.preset: eeval)")
+    run.add_argument("config", type=Path, help="experiment YAML file")
+    run.add_argument(
+        "--setting", action="append", metavar="S", help="ao0, ao5, cot5, ao<k>, cot<k> (repeatable)"
+    )
+    run.add_argument("--limit", type=int, help="only the first N questions of each subject")
+    run.add_argument("--output-dir", type=Path, help="override output.dir")
+    run.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(handler=handle_run)
+
+    board = eeval.add_parser("leaderboard", help="0-shot AO, 5-shot AO, 5-shot CoT and Average per model")
+    board.add_argument("results_dir", type=Path)
+    board.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    board.add_argument("--out", type=Path, help="also write the table to this file")
+    board.set_defaults(handler=handle_leaderboard)
+
+    submit = eeval.add_parser("submit", help="write test-split predictions in the official JSON layout")
+    submit.add_argument("results_dir", type=Path, help="results folder (or one results JSON file)")
+    submit.add_argument("--out", type=Path, required=True, help="submission JSON to write")
+    submit.add_argument("--setting", help="which setting's predictions (when several were run)")
+    submit.add_argument("--experiment", help="which experiment (when several were run)")
+    submit.add_argument("--data", type=Path, help="E-EVAL root or test folder (default: from the results)")
+    submit.add_argument("--fill-unanswered", metavar="LETTER", help="letter for unanswered questions")
+    submit.set_defaults(handler=handle_submit)
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    from enade_bench.config import load_config
+    from enade_bench.eeval.report import eval_split, subject_summary
+    from enade_bench.runner.run import RunOptions, run_experiment
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
+    if load_config(args.config).dataset.preset != "eeval":
+        raise UserError(
+            f"{args.config}: dataset.preset must be 'eeval' for `eeval run` (use `run` otherwise)"
+        )
+    options = RunOptions(
+        strategies=args.setting,
+        limit=args.limit,
+        output_dir=args.output_dir,
+        resume=not args.no_resume,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    for res in run_experiment(args.config, options):
+        data = res.model_dump(mode="json")
+        if eval_split(data["dataset"]["sources"]) == "test":
+            print(
+                f"{res.strategy['id']}: {res.totals['n']} test predictions (answers private; use `eeval submit`)"
+            )
+            continue
+        summary = subject_summary(data)
+        levels = ", ".join(f"{lv} {b['accuracy']:.3f}" for lv, b in summary["by_level"].items())
+        t = res.totals
+        print(f"{res.strategy['id']}: accuracy {t['accuracy']:.3f} on {t['n']} items "
+              f"({t['unanswered']} unanswered); by level: {levels}")  # fmt: skip
+    for path in options.written:
+        print(f"wrote {path}")
+    return 0
+
+
+def handle_leaderboard(args: argparse.Namespace) -> int:
+    from enade_bench.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown
+    from enade_bench.results.store import atomic_write_text
+
+    rows = leaderboard(args.results_dir)
+    text = leaderboard_markdown(rows) if args.format == "markdown" else leaderboard_csv(rows)
+    print(text, end="")
+    if args.out:
+        atomic_write_text(args.out, text)
+    return 0
+
+
+def handle_submit(args: argparse.Namespace) -> int:
+    from enade_bench.eeval.submission import write_submission
+
+    submission, result = write_submission(
+        args.results_dir,
+        args.out,
+        setting=args.setting,
+        experiment=args.experiment,
+        data_dir=args.data,
+        fill_unanswered=args.fill_unanswered,
+    )
+    n = sum(len(v) for v in submission.values())
+    print(f"wrote {args.out}: {n} predictions, {len(submission)} subjects "
+          f"({result['experiment']}, {result['strategy'].get('id')})")  # fmt: skip
+    return 0
