@@ -7,7 +7,6 @@ by one ``enade-bench report`` command over a folder that also holds an
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -55,9 +54,6 @@ def enem_available() -> bool:
 @pytest.fixture(scope="session")
 def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``results/demo`` (S1–S6), ``results/enem`` (K shuffles) and ``results/demo_old`` (a stale copy)."""
-    reuse = os.environ.get("ENADE_BENCH_REPORT_TEST_RESULTS")
-    if reuse:  # development only: a folder made earlier by this fixture
-        return Path(reuse)
     root = tmp_path_factory.mktemp("results")
     work = tmp_path_factory.mktemp("configs")
     demo_cfg = _write_config(

@@ -8,6 +8,7 @@ from typing import cast
 from enade_bench.backends.base import (
     Backend,
     FirstTokenBackend,
+    Generation,
     GenerationBackend,
     GenerationParams,
     LogProbBackend,
@@ -68,32 +69,47 @@ class ChunkExecutor:
             return [self._log_prob(item) for item in chunk]
         return self._first_token(chunk)
 
-    def _generation(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
-        backend = cast(GenerationBackend, self.backend)
-        prompts = [self.prompt_for(item) for item in chunk]
-        params = GenerationParams(
-            max_new_tokens=self.evaluation.max_new_tokens,
+    def generation_params(self, chunk_index: int) -> GenerationParams:
+        """Decoding settings of one chunk (the seed varies with the chunk)."""
+        return GenerationParams(
+            max_new_tokens=(
+                self.evaluation.cot_max_new_tokens
+                if self.strategy.chain_of_thought
+                else self.evaluation.max_new_tokens
+            ),
             temperature=self.evaluation.temperature,
             n_samples=self.evaluation.n_samples,
             seed=self.evaluation.seed + chunk_index,
         )
-        generations = backend.generate(prompts, params)
-        records = []
-        for item, prompt, gen in zip(chunk, prompts, generations, strict=True):
-            letters = LETTERS[: item.question.n_options]
-            outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
-            displayed, _ = majority([e.letter for _, e in outputs])
-            records.append(
-                build_record(
-                    item,
-                    self.strategy,
-                    backend.render(prompt),
-                    displayed,
-                    outputs=outputs,
-                    error=gen.error,
-                )
-            )
-        return records
+
+    def _generation(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
+        backend = cast(GenerationBackend, self.backend)
+        prompts = [self.prompt_for(item) for item in chunk]
+        generations = backend.generate(prompts, self.generation_params(chunk_index))
+        return [
+            self.generation_record(item, prompt, gen)
+            for item, prompt, gen in zip(chunk, prompts, generations, strict=True)
+        ]
+
+    def generation_record(self, item: WorkItem, prompt: PromptParts, gen: Generation) -> QuestionRecord:
+        """The record of one generated answer (every sample extracted, majority vote)."""
+        letters = LETTERS[: item.question.n_options]
+        outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
+        displayed, _ = majority([e.letter for _, e in outputs])
+        return build_record(
+            item, self.strategy, self.backend.render(prompt), displayed, outputs=outputs, error=gen.error
+        )
+
+    def run_streaming(self, items: Sequence[WorkItem], on_record: Callable[[QuestionRecord], None]) -> None:
+        """Generation through a backend with ``generate_stream`` (API backends).
+
+        ``on_record`` receives each record the moment its answer arrives, so an
+        interrupted run loses only the requests in flight.
+        """
+        stream = getattr(self.backend, "generate_stream")  # noqa: B009 - optional capability
+        prompts = [self.prompt_for(item) for item in items]
+        for index, gen in stream(prompts, self.generation_params(0)):
+            on_record(self.generation_record(items[index], prompts[index], gen))
 
     def _log_prob(self, item: WorkItem) -> QuestionRecord:
         backend = cast(LogProbBackend, self.backend)

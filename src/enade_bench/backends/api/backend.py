@@ -1,0 +1,285 @@
+"""One backend class for every provider: generation everywhere, log-probabilities where served.
+
+Requests run on a thread pool of ``max_concurrency`` workers under a
+requests-per-minute budget, each one through :func:`.resilience.call_with_retries`.
+:meth:`ApiBackend.generate_stream` yields each prompt's :class:`Generation` as soon
+as its samples are in, so the runner can write every answer to the intermediate
+file the moment it arrives.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+from enade_bench.backends.api import wire
+from enade_bench.backends.api.clients import base_url_for, make_sdk_client
+from enade_bench.backends.api.keys import redact
+from enade_bench.backends.api.resilience import (
+    PermanentFailure,
+    RateLimiter,
+    RetryPolicy,
+    call_with_retries,
+)
+from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
+from enade_bench.config import ApiConfig
+from enade_bench.errors import UserError
+from enade_bench.prompts.builder import PromptParts
+
+T = TypeVar("T")
+
+
+def capabilities_for(cfg: ApiConfig) -> frozenset[str]:
+    """Methods a provider can run.
+
+    ``first_token`` needs ``top_logprobs`` (OpenAI chat, OpenAI-compatible servers);
+    ``log_prob`` needs prompt log-probabilities (``echo``), which only
+    OpenAI-compatible *completions* servers such as vLLM return.
+    """
+    if cfg.provider == "openai_compatible":
+        extra = {"first_token", "log_prob"} if cfg.completions_endpoint else {"first_token"}
+        return frozenset({"generation", *extra})
+    if cfg.provider == "openai":
+        return frozenset({"generation", "first_token"})
+    return frozenset({"generation"})
+
+
+class ApiBackend:
+    """A model behind a provider's API (see :func:`capabilities_for` for what it can run)."""
+
+    def __init__(self, cfg: ApiConfig, api_key: str, client: Any | None = None) -> None:
+        self.cfg = cfg
+        self._secrets = [api_key]
+        self.client = client if client is not None else make_sdk_client(cfg, api_key)
+        self.completions = cfg.provider == "openai_compatible" and cfg.completions_endpoint
+        self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
+        self.limiter = RateLimiter(cfg.requests_per_minute)
+        self._identity: dict[str, Any] = {
+            "type": "api",
+            "provider": cfg.provider,
+            "model": cfg.model,
+            "base_url": base_url_for(cfg),
+            "endpoint": "completions" if self.completions else "chat",
+        }
+
+    # -- Backend protocol -------------------------------------------------------------
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self._identity
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return capabilities_for(self.cfg)
+
+    def render(self, prompt: PromptParts) -> str:
+        """What is sent: the plain-text prompt (completions) or the messages, as JSON."""
+        if self.completions:
+            return prompt.plain_text()
+        if self.cfg.provider == "google":
+            request = wire.gemini_request(self.cfg, prompt, temperature=None, seed=None)
+            shown: Any = {"system_instruction": prompt.system, "contents": request["contents"]}
+        elif self.cfg.provider == "anthropic":
+            shown = {"system": prompt.system, "messages": [{"role": "user", "content": prompt.user}]}
+        else:
+            shown = wire.chat_messages(prompt, prefill=self.cfg.provider == "openai_compatible")
+        return json.dumps(shown, ensure_ascii=False)
+
+    def redact(self, text: str) -> str:
+        """``text`` with this backend's key (and fragments of it) removed."""
+        return redact(text, self._secrets)
+
+    # -- requests -----------------------------------------------------------------------
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run one request through the rate budget and the retry policy."""
+        label = f"{self.cfg.provider} ({self.cfg.model})"
+        return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
+
+    def request_body(
+        self, prompt: PromptParts, temperature: float | None, seed: int | None, max_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """The generation request for one sample (also the body of a batch line).
+
+        ``max_tokens``: the larger of ``model.api.max_tokens`` and this value (the
+        evaluation's budget, larger for chain of thought).
+        """
+        cfg = self.cfg
+        limit = max(cfg.max_tokens, max_tokens or 0)
+        if cfg.provider == "anthropic":
+            return wire.anthropic_body(cfg, prompt, temperature=temperature, max_tokens=limit)
+        if cfg.provider == "google":
+            return wire.gemini_request(cfg, prompt, temperature=temperature, seed=seed, max_tokens=limit)
+        if self.completions:
+            body = wire.openai_completion_body(cfg, prompt.plain_text(), max_tokens=limit, logprobs=None)
+            if wire.sampling(temperature):
+                body.update(temperature=temperature, seed=seed)
+            return body
+        return wire.openai_chat_body(cfg, prompt, temperature=temperature, seed=seed, max_tokens=limit)
+
+    def send(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Send one request body once (no retries); the response as plain data."""
+        rest = dict(body)
+        if self.cfg.provider == "anthropic":
+            model, max_tokens, messages = rest.pop("model"), rest.pop("max_tokens"), rest.pop("messages")
+            resp = self.client.messages.create(
+                model=model, max_tokens=max_tokens, messages=messages, extra_body=rest
+            )
+            return dict(resp.model_dump())
+        if self.cfg.provider == "google":
+            from google.genai import types
+
+            resp = self.client.models.generate_content(
+                model=self.cfg.model,
+                contents=rest["contents"],
+                config=types.GenerateContentConfig(**rest["config"]),
+            )
+            return dict(resp.model_dump(mode="json", exclude_none=True))
+        model = rest.pop("model")
+        if "prompt" in rest:
+            resp = self.client.completions.create(model=model, prompt=rest.pop("prompt"), extra_body=rest)
+        else:
+            messages = rest.pop("messages")
+            resp = self.client.chat.completions.create(model=model, messages=messages, extra_body=rest)
+        return dict(resp.model_dump())
+
+    def parse(self, data: dict[str, Any]) -> wire.Outcome:
+        """The answer in a generation response (live or from a batch file)."""
+        if self.cfg.provider == "anthropic":
+            return wire.parse_anthropic(data)
+        if self.cfg.provider == "google":
+            return wire.parse_gemini(data)
+        if self.completions:
+            choices = data.get("choices") or []
+            return wire.Outcome(choices[0].get("text") or "") if choices else wire.Outcome(None, "no choices")
+        return wire.parse_openai_chat(data)[0]
+
+    def _sample(
+        self, prompt: PromptParts, temperature: float | None, seed: int | None, max_tokens: int
+    ) -> wire.Outcome:
+        body = self.request_body(prompt, temperature, seed, max_tokens)
+
+        def once() -> wire.Outcome:
+            outcome = self.parse(self.send(body))
+            if outcome.error is not None:
+                raise PermanentFailure(outcome.error)
+            return outcome
+
+        try:
+            return self.call(once)
+        except PermanentFailure as exc:
+            return wire.Outcome(None, str(exc))
+
+    def _pool_map(self, tasks: Sequence[Callable[[], T]]) -> Iterator[tuple[int, T]]:
+        """Run tasks concurrently; yield ``(index, result)`` as each finishes.
+
+        The first exception cancels what has not started and propagates.
+        """
+        pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
+        futures: dict[Future[T], int] = {pool.submit(task): i for i, task in enumerate(tasks)}
+        try:
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield futures[future], future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- generation ---------------------------------------------------------------------
+    def generate_stream(
+        self, prompts: Sequence[PromptParts], params: GenerationParams
+    ) -> Iterator[tuple[int, Generation]]:
+        """Yield ``(prompt index, Generation)`` as soon as all samples of a prompt are in.
+
+        ``n_samples`` independent requests per prompt when sampling (seeds
+        ``seed + k``), one request when greedy.  Permanent failures become
+        ``Generation(texts=[...], error=reason)``.
+        """
+        n = params.n_samples if wire.sampling(params.temperature) else 1
+        tasks: list[Callable[[], wire.Outcome]] = []
+        for prompt in prompts:
+            for k in range(n):
+                tasks.append(
+                    functools.partial(
+                        self._sample, prompt, params.temperature, params.seed + k, params.max_new_tokens
+                    )
+                )
+        got: dict[int, dict[int, wire.Outcome]] = {}
+        for index, outcome in self._pool_map(tasks):
+            i, k = divmod(index, n)
+            got.setdefault(i, {})[k] = outcome
+            if len(got[i]) == n:
+                yield i, assemble_generation([got[i][k] for k in range(n)])
+
+    def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
+        results = dict(self.generate_stream(prompts, params))
+        return [results[i] for i in range(len(prompts))]
+
+    # -- log-probabilities (openai / openai_compatible) ---------------------------------
+    def _scoring_call(self, body: dict[str, Any], what: str) -> dict[str, Any]:
+        try:
+            return self.call(lambda: self.send(body))
+        except PermanentFailure as exc:
+            raise UserError(
+                f"model.api: {what} request refused by the server ({exc}); does it return logprobs?"
+            ) from None
+
+    def letter_logprobs(
+        self, prompts: Sequence[PromptParts], letters: str, variants: str
+    ) -> list[list[float]]:
+        """Next-token log-probability of each letter from ``top_logprobs``."""
+        k = self.cfg.top_logprobs
+
+        def one(prompt: PromptParts) -> list[float]:
+            if self.completions:
+                body = wire.openai_completion_body(self.cfg, prompt.plain_text(), max_tokens=1, logprobs=k)
+                tops = wire.completion_top_logprobs(self._scoring_call(body, "first_token"))
+            else:
+                body = wire.openai_chat_body(
+                    self.cfg, prompt, temperature=None, seed=None, max_tokens=1, top_logprobs=k
+                )
+                tops = wire.openai_chat_top_logprobs(self._scoring_call(body, "first_token"))
+            if not tops:
+                raise UserError(
+                    f"model.api: the server at {self._identity['base_url']} returned no logprobs; "
+                    "first_token needs top_logprobs (vLLM, llama.cpp server, OpenAI)"
+                )
+            return wire.letter_scores(tops, letters, variants)
+
+        results = dict(self._pool_map([functools.partial(one, p) for p in prompts]))
+        return [results[i] for i in range(len(prompts))]
+
+    def continuation_logprobs(
+        self, prompt: PromptParts, continuations: Sequence[str]
+    ) -> list[ContinuationScore]:
+        """Prompt log-probabilities of each continuation via ``echo`` (one request for all)."""
+        context = prompt.plain_text()
+        texts = [context] + [context + c for c in continuations]
+        body = wire.openai_completion_body(self.cfg, texts, max_tokens=0, logprobs=0, echo=True)
+        data = self._scoring_call(body, "log_prob")
+        choices = sorted(data.get("choices") or [], key=lambda c: c.get("index") or 0)
+        if len(choices) != len(texts):
+            raise UserError(
+                f"model.api: log_prob: expected {len(texts)} choices, the server sent {len(choices)}"
+            )
+        ctx_tokens, _ = wire.echo_tokens(choices[0], context)
+        scores = []
+        for text, choice in zip(texts[1:], choices[1:], strict=True):
+            tokens, values = wire.echo_tokens(choice, text)
+            if not tokens or all(v is None for v in values[1:]):
+                raise UserError(
+                    "model.api: the server returned no prompt logprobs; log_prob needs a completions "
+                    "server that honours echo + logprobs (e.g. vLLM)"
+                )
+            token_lp = wire.continuation_from_echo(ctx_tokens, tokens, values)
+            scores.append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
+        return scores
+
+
+def assemble_generation(outcomes: Sequence[wire.Outcome]) -> Generation:
+    """One Generation from a prompt's samples: every text kept, errors joined."""
+    texts = [o.text for o in outcomes if o.text is not None]
+    errors = sorted({o.error for o in outcomes if o.error})
+    return Generation(texts=texts, error="; ".join(errors) if errors else None)

@@ -1,0 +1,311 @@
+"""``--batch-submit`` / ``--batch-fetch``: run an API experiment through the provider's batch API.
+
+Submit builds every generation request of the run (every planned strategy, every
+shuffle, every sample), skips what the intermediate files already hold and what
+an earlier submit already sent, and writes ``{name}_batch_manifest.json`` in the
+output folder: the job ids and, for each request id, its strategy, question,
+shuffle, permutation, sample and prompt hash.  No prompt text and no key are
+stored there.
+
+Fetch polls every job not yet collected, downloads the results of ended jobs,
+records answers and permanent errors in the manifest, re-queues transient
+failures (rate limits, 5xx, expired or cancelled requests) as a new job, appends
+every completed question to the strategy's intermediate file, and, once a
+strategy is complete, writes exactly the files a live run writes.  Running it
+again downloads nothing twice and rewrites the same files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from enade_bench.backends.api.backend import ApiBackend, assemble_generation
+from enade_bench.backends.api.batch_clients import BatchClient, BatchResult, JobStatus, make_batch_client
+from enade_bench.backends.api.resilience import PermanentFailure
+from enade_bench.backends.api.wire import Outcome, sampling
+from enade_bench.errors import UserError
+from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.records import QuestionRecord, RunResult
+from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
+from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.run import (
+    Experiment,
+    RunOptions,
+    _fingerprint,
+    load_experiment,
+    make_executor,
+    table1_csv,
+    write_results,
+)
+from enade_bench.runner.work import WorkItem, sha256_text, work_items
+from enade_bench.strategies.registry import Strategy
+
+T = TypeVar("T")
+MANIFEST_FORMAT = "enade_bench.batch/1"
+#: Requests per job (well under every provider's limit: OpenAI 50k, Anthropic 100k).
+MAX_REQUESTS_PER_JOB = 10_000
+#: Times a request is sent before a transient failure is recorded as its error.
+MAX_ATTEMPTS = 4
+
+
+@dataclass
+class _Plan:
+    """One strategy's work: items, prompts, what is already done, and its log."""
+
+    strategy: Strategy
+    executor: ChunkExecutor
+    items: list[WorkItem]
+    prompts: list[PromptParts]
+    log: IntermediateLog
+    done: dict[tuple[str, int], QuestionRecord]
+    n_samples: int
+
+    @property
+    def sid(self) -> str:
+        return self.strategy.id or "run"
+
+    def request_id(self, index: int, sample: int) -> str:
+        return f"{self.sid}-{index:05d}-{sample}"
+
+
+@dataclass
+class _Manifest:
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path, exp: Experiment) -> _Manifest:
+        if not path.exists():
+            api = exp.config.model.api
+            assert api is not None
+            return cls(path, {"format": MANIFEST_FORMAT, "experiment": exp.config.name,
+                              "provider": api.provider, "model": api.model,
+                              "jobs": [], "requests": {}, "outcomes": {}})  # fmt: skip
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"{path}: unreadable batch manifest ({exc})") from None
+        if data.get("format") != MANIFEST_FORMAT or data.get("experiment") != exp.config.name:
+            raise UserError(f"{path}: not a batch manifest of experiment '{exp.config.name}'")
+        return cls(path, data)
+
+    def save(self) -> None:
+        atomic_write_text(self.path, dump_json(self.data))
+
+
+class _SafeClient:
+    """The provider's batch client, each call retried like a live request; refusals are errors."""
+
+    def __init__(self, backend: ApiBackend, client: BatchClient) -> None:
+        self.backend = backend
+        self.client = client
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        try:
+            return self.backend.call(fn)
+        except PermanentFailure as exc:
+            raise UserError(f"batch API ({self.backend.cfg.provider}): {what} refused: {exc}") from None
+
+    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+        return self._call("submit", lambda: self.client.submit(requests, label))
+
+    def status(self, job_id: str) -> JobStatus:
+        return self._call(f"status of {job_id}", lambda: self.client.status(job_id))
+
+    def results(self, job_id: str, request_ids: Sequence[str]) -> dict[str, BatchResult]:
+        return self._call(f"results of {job_id}", lambda: self.client.results(job_id, request_ids))
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _plans(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions) -> list[_Plan]:
+    cfg = exp.config
+    questions = exp.dataset.questions[: options.limit] if options.limit else exp.dataset.questions
+    n_samples = cfg.evaluation.n_samples if sampling(cfg.evaluation.temperature) else 1
+    plans = []
+    for strategy in strategies:
+        executor = make_executor(exp, strategy)
+        items = work_items(questions, strategy, cfg.evaluation.seed)
+        path = result_paths(exp.output_dir, cfg.name, strategy.id)["intermediate"]
+        log = IntermediateLog(path, _fingerprint(exp, strategy))
+        done = log.load() if options.resume else {}
+        prompts = [executor.prompt_for(item) for item in items]
+        plans.append(_Plan(strategy, executor, items, prompts, log, done, n_samples))
+    return plans
+
+
+def _body(backend: ApiBackend, plan: _Plan, index: int, sample: int) -> dict[str, Any]:
+    params = plan.executor.generation_params(0)
+    return backend.request_body(
+        plan.prompts[index], params.temperature, params.seed + sample, params.max_new_tokens
+    )
+
+
+def _submit_jobs(
+    client: BatchClient, manifest: _Manifest, requests: list[tuple[str, dict[str, Any]]], label: str
+) -> list[str]:
+    ids = []
+    for start in range(0, len(requests), MAX_REQUESTS_PER_JOB):
+        part = requests[start : start + MAX_REQUESTS_PER_JOB]
+        job_id = client.submit(part, label)
+        manifest.data["jobs"].append({"id": job_id, "request_ids": [rid for rid, _ in part],
+                                      "submitted_at": _now(), "collected": False})  # fmt: skip
+        manifest.save()  # a crash between jobs must not lose a job id
+        ids.append(job_id)
+    return ids
+
+
+def submit_requests(
+    exp: Experiment, plans: list[_Plan], client: BatchClient, manifest: _Manifest
+) -> list[str]:
+    """Submit every request not yet done nor already submitted; print what was sent."""
+    backend = exp.backend
+    assert isinstance(backend, ApiBackend)
+    known = manifest.data["requests"]
+    new: list[tuple[str, dict[str, Any]]] = []
+    for plan in plans:
+        for index, item in enumerate(plan.items):
+            if item.key in plan.done:
+                continue
+            prompt_hash = sha256_text(backend.render(plan.prompts[index]))
+            for sample in range(plan.n_samples):
+                rid = plan.request_id(index, sample)
+                if rid in known:
+                    continue
+                known[rid] = {"strategy": plan.strategy.id, "question_id": item.question.id,
+                              "shuffle": item.shuffle, "permutation": list(item.permutation or []) or None,
+                              "sample": sample, "prompt_hash": prompt_hash, "attempts": 1}  # fmt: skip
+                new.append((rid, _body(backend, plan, index, sample)))
+    if not new:
+        print(f"nothing to submit ({len(known)} requests already submitted); run --batch-fetch")
+        return []
+    jobs = _submit_jobs(client, manifest, new, exp.config.name)
+    print(f"submitted {len(new)} requests in {len(jobs)} job(s): {', '.join(jobs)}")
+    print(f"wrote {manifest.path}; collect with --batch-fetch")
+    return jobs
+
+
+def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest: _Manifest) -> int:
+    """Poll and download ended jobs; re-queue transient failures. Returns pending job count."""
+    backend = exp.backend
+    assert isinstance(backend, ApiBackend)
+    requests, outcomes = manifest.data["requests"], manifest.data["outcomes"]
+    requeue: list[str] = []
+    pending = 0
+    for job in manifest.data["jobs"]:
+        if job["collected"]:
+            continue
+        status = client.status(job["id"])
+        if status.state == "pending":
+            pending += 1
+            print(f"job {job['id']}: {status.detail}")
+            continue
+        results = client.results(job["id"], job["request_ids"])
+        for rid in job["request_ids"]:
+            result = results.get(rid, BatchResult(error="missing from the batch results", retry=True))
+            if result.retry and requests[rid]["attempts"] < MAX_ATTEMPTS:
+                requeue.append(rid)
+            else:
+                error = None if result.error is None else backend.redact(result.error)
+                outcomes[rid] = {"text": result.text, "error": error}
+        job["collected"], job["status"] = True, status.detail
+        manifest.save()
+        print(f"job {job['id']}: {status.detail}, collected")
+    if requeue:
+        by_rid = {plan.request_id(i, k): (plan, i, k) for plan in plans for i in range(len(plan.items))
+                  for k in range(plan.n_samples)}  # fmt: skip
+        bodies = []
+        for rid in requeue:
+            plan, index, sample = by_rid[rid]
+            requests[rid]["attempts"] += 1
+            bodies.append((rid, _body(backend, plan, index, sample)))
+        jobs = _submit_jobs(client, manifest, bodies, exp.config.name)
+        pending += len(jobs)
+        print(f"re-queued {len(requeue)} failed requests in job(s) {', '.join(jobs)}")
+    return pending
+
+
+def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest, options: RunOptions) -> list[RunResult]:
+    """Log every completed question; write the result files of complete strategies."""
+    outcomes, requests = manifest.data["outcomes"], manifest.data["requests"]
+    backend = exp.backend
+    results = []
+    for plan in plans:
+        new: list[QuestionRecord] = []
+        missing = 0
+        for index, item in enumerate(plan.items):
+            if item.key in plan.done:
+                continue
+            rids = [plan.request_id(index, k) for k in range(plan.n_samples)]
+            if not all(rid in outcomes for rid in rids):
+                missing += 1
+                continue
+            if requests[rids[0]]["prompt_hash"] != sha256_text(backend.render(plan.prompts[index])):
+                raise UserError(
+                    f"{manifest.path}: the prompt of {item.question.id} changed since --batch-submit "
+                    "(config, data or prompts edited); submit again into a new output dir"
+                )
+            gen = assemble_generation([Outcome(outcomes[r]["text"], outcomes[r]["error"]) for r in rids])
+            new.append(plan.executor.generation_record(item, plan.prompts[index], gen))
+        if exp.config.output.save_intermediate and new:
+            plan.log.ensure_header()
+            plan.log.append(new)
+        plan.done.update({r.key: r for r in new})
+        label = plan.strategy.id or exp.config.name
+        if missing:
+            print(
+                f"{label}: {len(plan.items) - missing}/{len(plan.items)} items answered; waiting for the rest"
+            )
+            continue
+        timing = {
+            "mode": "batch",
+            "items_computed": len(new),
+            "jobs": [j["id"] for j in manifest.data["jobs"]],
+        }
+        records = [plan.done[item.key] for item in plan.items]
+        results.append(write_results(exp, plan.strategy, records, options, timing if new else None))
+    return results
+
+
+def run_batch(config_path: Path, options: RunOptions, submit: bool) -> int:
+    """``--batch-submit`` (``submit=True``) or ``--batch-fetch``; returns the exit status."""
+    exp, strategies = load_experiment(config_path, options)
+    if not isinstance(exp.backend, ApiBackend):
+        raise UserError("--batch-submit/--batch-fetch: need model.type 'api' with a provider's batch API")
+    scoring = [s.id or exp.config.name for s in strategies if s.method != "generation"]
+    if scoring:
+        raise UserError(
+            f"--batch-submit/--batch-fetch: batch APIs run generation only; {', '.join(scoring)} "
+            "need log-probabilities (choose --strategy S1..S4 or S7)"
+        )
+    client = _SafeClient(exp.backend, make_batch_client(exp.backend))
+    manifest = _Manifest.load(exp.output_dir / f"{exp.config.name}_batch_manifest.json", exp)
+    plans = _plans(exp, strategies, options)
+    if submit:
+        submit_requests(exp, plans, client, manifest)
+        return 0
+    if not manifest.path.exists():
+        raise UserError(f"{manifest.path}: no batch manifest; run --batch-submit first")
+    pending = _collect(exp, plans, client, manifest)
+    results = _finish(exp, plans, manifest, options)
+    for res in results:
+        t = res.totals
+        low, high = t["ci95"]
+        print(f"{res.strategy['id'] or res.experiment}: accuracy {t['accuracy']:.3f} "
+              f"[{low:.3f}, {high:.3f}] on {t['n']} items ({t['unanswered']} unanswered)")  # fmt: skip
+    if len(results) == len(plans) > 1:
+        path = exp.output_dir / f"{exp.config.name}_table1.csv"
+        atomic_write_text(path, table1_csv(results))
+        options.written.append(path)
+    for path in options.written:
+        print(f"wrote {path}")
+    if pending:
+        print(f"pending: {pending} job(s) still running; run --batch-fetch again later")
+    return 0

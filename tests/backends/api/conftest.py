@@ -1,0 +1,8 @@
+"""Put the loopback fakes on ``sys.path`` (tests import ``api_fakes``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

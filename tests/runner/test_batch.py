@@ -1,0 +1,121 @@
+"""--batch-submit / --batch-fetch against loopback fakes of each provider's batch API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from api_fakes import FAKE_KEY, FakeServer, write_config
+from batch_fakes import AnthropicBatchFake, GeminiBatchFake, OpenAIBatchFake
+
+from enade_bench.cli.main import main
+
+FAIL_FIRST = {"S1-00001-0": "server_error", "S4-00002-0": "expired"}
+RUN = ["--strategy", "S1", "--strategy", "S4", "--limit", "5", "--quiet"]
+
+
+def _setup(provider: str, url: str) -> tuple[Any, dict[str, Any]]:
+    if provider in {"openai", "maritaca"}:
+        prefix = "/v1" if provider == "openai" else "/api"
+        return OpenAIBatchFake(prefix, dict(FAIL_FIRST)), {"base_url": url + prefix, "model": "gpt-4o-mini"}
+    if provider == "anthropic":
+        return AnthropicBatchFake(url, dict(FAIL_FIRST)), {"base_url": url, "model": "claude-sonnet-4-6"}
+    return GeminiBatchFake(dict(FAIL_FIRST)), {"base_url": url, "model": "gemini-2.5-flash"}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("provider", ["openai", "maritaca", "anthropic", "google"])
+def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    fake: Any = None
+    with FakeServer(lambda req: fake(req)) as server:  # noqa: PLW0108 - fake is bound below
+        fake, api = _setup(provider, server.url)
+        cfg = write_config(tmp_path, {"provider": provider, "api_key": FAKE_KEY, **api})
+        out = tmp_path / "out"
+        manifest_path = out / "api_test_batch_manifest.json"
+
+        assert main(["run", str(cfg), "--batch-submit", *RUN]) == 0
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        assert len(manifest["jobs"]) == 1 and len(manifest["requests"]) == 10
+        s4 = manifest["requests"]["S4-00002-0"]
+        assert s4["strategy"] == "S4" and s4["permutation"] and s4["question_id"]
+        assert manifest["requests"]["S1-00000-0"]["question_id"] == s4["question_id"].replace(
+            s4["question_id"], manifest["requests"]["S1-00000-0"]["question_id"]
+        )
+        assert main(["run", str(cfg), "--batch-submit", *RUN]) == 0  # idempotent: nothing new
+        assert len(json.loads(manifest_path.read_text(encoding="utf-8"))["jobs"]) == 1
+        capsys.readouterr()
+
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # still running
+        assert "pending" in capsys.readouterr().out
+        assert not (out / "api_test_S1_results.json").exists()
+
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # collects, re-queues 2
+        text = capsys.readouterr().out
+        assert "re-queued 2" in text and "pending" in text
+        assert not (out / "api_test_S1_results.json").exists()
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # the re-queued job
+        assert "pending" not in capsys.readouterr().out
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        assert len(manifest["jobs"]) == 2 and sorted(manifest["jobs"][1]["request_ids"]) == sorted(FAIL_FIRST)
+        batch_files = _files(out)
+
+        downloads = fake.downloads
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # idempotent
+        assert fake.downloads == downloads
+        assert _files(out) == batch_files
+
+        live = tmp_path / "live"
+        assert main(["run", str(cfg), *RUN, "--output-dir", str(live)]) == 0
+    live_files = _files(live)
+    for name in ("api_test_S1_results.json", "api_test_S4_results.json", "api_test_S1_summary.csv",
+                 "api_test_S4_summary.csv", "api_test_table1.csv"):  # fmt: skip
+        assert batch_files[name] == live_files[name], name
+    for sid in ("S1", "S4"):  # the manifest maps request ids to the right question and permutation
+        for i, record in enumerate(json.loads(batch_files[f"api_test_{sid}_results.json"])["records"]):
+            entry = manifest["requests"][f"{sid}-{i:05d}-0"]
+            assert (entry["question_id"], entry["permutation"]) == (record["id"], record["permutation"])
+    result = json.loads(batch_files["api_test_S1_results.json"])
+    errors = [r for r in result["records"] if r["error"]]
+    assert len(errors) == 1 and errors[0]["error"].startswith("HTTP 400: ")
+    assert all(r["raw_output"] for r in result["records"] if not r["error"])
+    for blob in [*batch_files.values(), *live_files.values()]:
+        text = blob.decode("utf-8")
+        assert all(FAKE_KEY[i : i + 12] not in text for i in range(len(FAKE_KEY) - 12))
+
+
+def test_batch_rejects_scoring_strategies_and_providers_without_batch(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY},
+                       {"run_all_strategies": True})  # fmt: skip
+    assert main(["run", str(cfg), "--batch-submit", "--strategy", "S1", "--strategy", "S5"]) == 2
+    assert "S5" in capsys.readouterr().err
+    cfg = write_config(tmp_path, {"provider": "nvidia", "model": "m", "api_key": FAKE_KEY}, name="nv")
+    assert main(["run", str(cfg), "--batch-submit"]) == 2
+    assert "no batch API" in capsys.readouterr().err
+    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY}, name="nf")
+    assert main(["run", str(cfg), "--batch-fetch"]) == 2
+    assert "--batch-submit first" in capsys.readouterr().err
+
+
+def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: Path) -> None:
+    fake = OpenAIBatchFake("/v1")
+    fake.failure = lambda rid: "server_error" if rid == "run-00000-0" else None  # type: ignore[method-assign]
+    fake.complete = True
+    with FakeServer(fake) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        assert main(["run", str(cfg), "--batch-submit", "--limit", "2", "--quiet"]) == 0
+        for _ in range(6):
+            assert main(["run", str(cfg), "--batch-fetch", "--limit", "2", "--quiet"]) == 0
+    from enade_bench.runner.batch import MAX_ATTEMPTS
+
+    manifest = json.loads((tmp_path / "out" / "api_test_batch_manifest.json").read_text(encoding="utf-8"))
+    assert len(manifest["jobs"]) == MAX_ATTEMPTS
+    result = json.loads((tmp_path / "out" / "api_test_results.json").read_text(encoding="utf-8"))
+    first = result["records"][0]
+    assert first["error"] == "HTTP 500: The server had an error" and first["prediction"] is None
