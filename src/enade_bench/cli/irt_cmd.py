@@ -57,6 +57,9 @@ def register(subparsers: Any) -> None:
     )
     cal.add_argument("--no-priors", action="store_true", help="plain MML without item-parameter priors")
     cal.set_defaults(handler=run_calibrate)
+    from enade_bench.cli.irt_patterns import register as register_patterns
+
+    register_patterns(sub)
 
 
 def _quadrature(args: argparse.Namespace) -> Quadrature:

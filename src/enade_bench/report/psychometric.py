@@ -14,6 +14,7 @@ tests.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -108,7 +109,13 @@ def _question_file(stem: str, entry: RunEntry, enem_dir: Path) -> Path | None:
             for candidate in (path, entry.path.parent / path):
                 if candidate.is_file():
                     return candidate
+    # Relative source paths may not resolve from here: find the file by name, and among
+    # same-named files (pt-br/ and en/ share names) take the one with the recorded sha256.
+    digests = {str(s.get("sha256")) for s in entry.result.dataset.get("sources", [])}
     found = sorted((enem_dir / "questions").rglob(f"{stem}.csv"))
+    for candidate in found:
+        if hashlib.sha256(candidate.read_bytes()).hexdigest() in digests:
+            return candidate
     return found[0] if found else None
 
 

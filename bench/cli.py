@@ -1,0 +1,70 @@
+"""Command-line options of the benchmark, shared by ``bench/run_bench.py`` and ``enade-bench bench``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
+from bench.report import table
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the benchmark's options to ``parser``."""
+    d = BenchOptions()
+    parser.add_argument("--questions", default=DEFAULT_QUESTIONS, help="CSV glob (ENEM preset)")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--out", type=Path, default=d.out, help="JSON output file")
+    parser.add_argument("--threads", type=int, default=d.threads, help="torch threads, both engines")
+    parser.add_argument("--block", type=int, default=d.block, help="questions per interleaved block")
+    parser.add_argument("--batch-size", type=int, default=d.batch_size, help="our first_token batch")
+    parser.add_argument("--lmeval-batch-size", type=int, default=d.lmeval_batch_size)
+    parser.add_argument("--no-lmeval", action="store_true", help="skip the lm-eval side")
+    parser.add_argument("--n-shuffles", type=int, default=d.n_shuffles)
+    parser.add_argument("--shuffle-questions", type=int, default=d.shuffle_questions,
+                        help="questions in the shuffle measurement (0: skip)")  # fmt: skip
+    parser.add_argument("--gen-questions", type=int, default=d.gen_questions,
+                        help="questions in the generation measurement (0: skip)")  # fmt: skip
+    parser.add_argument("--gen-batch", type=int, default=d.gen_batch)
+    parser.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
+
+
+def options_from(args: argparse.Namespace) -> BenchOptions:
+    """:class:`BenchOptions` from parsed arguments (checks lm-eval is importable when needed)."""
+    for name in ("limit", "threads", "block", "batch_size", "lmeval_batch_size", "gen_batch"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    lmeval = not args.no_lmeval
+    if lmeval:
+        try:
+            import lm_eval  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "lm-eval is not installed: pip install -e '.[bench]' (or pass --no-lmeval)"
+            ) from None
+    return BenchOptions(
+        questions=args.questions,
+        limit=args.limit,
+        out=args.out,
+        threads=args.threads,
+        block=args.block,
+        batch_size=args.batch_size,
+        lmeval_batch_size=args.lmeval_batch_size,
+        lmeval=lmeval,
+        n_shuffles=args.n_shuffles,
+        shuffle_questions=args.shuffle_questions,
+        gen_questions=args.gen_questions,
+        gen_batch=args.gen_batch,
+        max_new_tokens=args.max_new_tokens,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark, print the table and the JSON path."""
+    opts = options_from(args)
+    report = run_bench(opts, log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(table(report))
+    print(f"wrote {opts.out}")
+    return 0

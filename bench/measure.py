@@ -1,0 +1,104 @@
+"""Measuring one phase of work: wall time, peak memory (RSS) and tokens through the model."""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+
+
+def rss_mb() -> float:
+    """Resident set size of this process, in MiB."""
+    return float(psutil.Process().memory_info().rss) / 2**20
+
+
+def max_rss_mb() -> float:
+    """Peak resident set size of this process since it started, in MiB (``ru_maxrss``)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class TokenCounter:
+    """Counts the positions fed to a model (``input_ids.numel()``, padding included).
+
+    Installed as a forward pre-hook, so it sees every call: our scorer's calls,
+    lm-eval's ``self.model(inps)`` and each step of ``generate``.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.tokens = 0
+        self.calls = 0
+        self._handle = model.register_forward_pre_hook(self._hook, with_kwargs=True)
+
+    def _hook(self, module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        ids = args[0] if args else kwargs.get("input_ids")
+        if ids is not None:
+            self.tokens += int(ids.numel())
+        self.calls += 1
+
+    def remove(self) -> None:
+        self._handle.remove()
+
+
+@dataclass
+class Phase:
+    """Figures of one measured phase."""
+
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    start_rss_mb: float = 0.0
+    tokens: int = 0
+    model_calls: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seconds": self.seconds,
+            "peak_rss_mb": self.peak_rss_mb,
+            "start_rss_mb": self.start_rss_mb,
+            "tokens": self.tokens,
+            "model_calls": self.model_calls,
+            **self.extra,
+        }
+
+
+class _RssSampler(threading.Thread):
+    """Samples the RSS every ``interval`` seconds and keeps the maximum."""
+
+    def __init__(self, interval: float = 0.01) -> None:
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.peak = rss_mb()
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval):
+            self.peak = max(self.peak, rss_mb())
+
+    def stop(self) -> float:
+        self._stop_event.set()
+        self.join()
+        self.peak = max(self.peak, rss_mb())
+        return self.peak
+
+
+@contextmanager
+def measured(counter: TokenCounter) -> Iterator[Phase]:
+    """Measure the body: wall time, peak RSS (sampled every 10 ms), tokens through the model."""
+    phase = Phase(start_rss_mb=rss_mb())
+    tokens0, calls0 = counter.tokens, counter.calls
+    sampler = _RssSampler()
+    sampler.start()
+    start = time.perf_counter()
+    try:
+        yield phase
+    finally:
+        phase.seconds = time.perf_counter() - start
+        phase.peak_rss_mb = sampler.stop()
+        phase.tokens = counter.tokens - tokens0
+        phase.model_calls = counter.calls - calls0

@@ -1,0 +1,181 @@
+"""Derived figures (throughput, ratios, agreement, targets), the JSON file and the table."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+#: Targets of issue 7 (ratios from one run).
+TARGETS = {
+    "log_prob_speedup": 4.0,
+    "first_token_speedup": 1.0,
+    "prediction_agreement": 0.99,
+    "shuffle_time_ratio": 0.5,
+    "peak_memory_mb": 2048.0,
+}
+
+
+def machine_info(threads: int) -> dict[str, Any]:
+    """The machine and library versions the figures come from."""
+    import psutil
+    import torch
+    import transformers
+
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        import lm_eval
+
+        lm_version: str | None = lm_eval.__version__
+    except ImportError:
+        lm_version = None
+    return {
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "lm_eval": lm_version,
+        "threads": threads,
+        "load_average_start": list(os.getloadavg()),
+    }
+
+
+def _throughput(entry: dict[str, Any]) -> None:
+    if entry.get("seconds"):
+        entry["questions_per_second"] = entry["questions"] / entry["seconds"]
+        entry["tokens_per_second"] = entry["tokens"] / entry["seconds"]
+    if entry.get("model_seconds"):
+        entry["questions_per_second_model_only"] = entry["questions"] / entry["model_seconds"]
+
+
+def _agreement(per_question: dict[str, Any]) -> dict[str, Any]:
+    both = {q: e for q, e in per_question.items() if "ours" in e and "lm_eval" in e}
+    differ = []
+    max_diff = 0.0
+    token_mismatch = 0
+    for qid, e in both.items():
+        a, b = e["ours"].get("scores") or [], e["lm_eval"].get("scores") or []
+        if len(a) == len(b):
+            max_diff = max([max_diff, *(abs(x - y) for x, y in zip(a, b, strict=True))])
+        if e["ours"].get("n_tokens") != e["lm_eval"].get("n_tokens"):
+            token_mismatch += 1
+        if e["ours"]["prediction"] != e["lm_eval"]["prediction"]:
+            ranked = sorted(a, reverse=True)
+            differ.append(
+                {
+                    "id": qid,
+                    "ours": e["ours"]["prediction"],
+                    "lm_eval": e["lm_eval"]["prediction"],
+                    "ours_scores": a,
+                    "lm_eval_scores": b,
+                    "ours_top2_gap": ranked[0] - ranked[1] if len(ranked) > 1 else None,
+                }
+            )
+    n = len(both)
+    return {
+        "n": n,
+        "agree": n - len(differ),
+        "agreement": (n - len(differ)) / n if n else None,
+        "max_abs_score_diff": max_diff,
+        "token_count_mismatches": token_mismatch,
+        "differences": differ,
+    }
+
+
+def summarise(report: dict[str, Any]) -> None:
+    """Add throughput, ours/lm-eval ratios, agreement and the target check to ``report``."""
+    scoring = report.get("scoring", {})
+    targets: dict[str, Any] = {}
+    for method, sides in scoring.items():
+        for engine in ("ours", "lm_eval"):
+            _throughput(sides.get(engine, {}))
+        ours, lm = sides.get("ours", {}), sides.get("lm_eval", {})
+        if ours.get("seconds") and lm.get("seconds"):
+            # Speed-up = our throughput / lm-eval's.  Primary: lm-eval's time inside
+            # HFLM.loglikelihood only (its task/dataset overhead excluded, in its favour).
+            sides["speedup_vs_lm_eval_model_time"] = lm["model_seconds"] / ours["seconds"]
+            sides["speedup_vs_lm_eval_end_to_end"] = lm["seconds"] / ours["seconds"]
+            sides["token_ratio_lm_eval_over_ours"] = lm["tokens"] / max(1, ours["tokens"])
+        sides["agreement"] = _agreement(report.get("per_question", {}).get(method, {}))
+        if "speedup_vs_lm_eval_model_time" in sides:
+            goal = TARGETS[f"{method}_speedup"]
+            value = sides["speedup_vs_lm_eval_model_time"]
+            targets[f"{method}_speedup"] = {"target": f">= {goal}", "value": value, "met": value >= goal}
+        agreement = sides["agreement"]["agreement"]
+        if agreement is not None:
+            goal = TARGETS["prediction_agreement"]
+            targets[f"{method}_agreement"] = {
+                "target": f">= {goal}",
+                "value": agreement,
+                "met": agreement >= goal,
+            }
+    shuffles = report.get("shuffles")
+    if shuffles:
+        value = shuffles["time_ratio_shared_over_independent"]
+        goal = TARGETS["shuffle_time_ratio"]
+        targets["shuffle_time_ratio"] = {"target": f"<= {goal}", "value": value, "met": value <= goal}
+    memory = report.get("memory", {}).get("ours")
+    if memory:
+        value = memory["max_rss_mb"]
+        goal = TARGETS["peak_memory_mb"]
+        targets["peak_memory_mb"] = {"target": f"< {goal}", "value": value, "met": value < goal}
+    report["targets"] = targets
+
+
+def write_json(path: Path, report: dict[str, Any]) -> None:
+    """Write ``report`` atomically (indented JSON)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def table(report: dict[str, Any]) -> str:
+    """A plain-text summary table of ``report``."""
+    lines = []
+    m = report.get("machine", {})
+    lines.append(f"machine: {m.get('cpu')} ({m.get('logical_cpus')} CPUs), {m.get('threads')} threads")
+    lines.append(
+        f"{'method':12s} {'engine':8s} {'q':>5s} {'seconds':>9s} {'q/s':>8s} {'tokens':>9s} {'peak MB':>8s}"
+    )
+    for method, sides in report.get("scoring", {}).items():
+        for engine in ("ours", "lm_eval"):
+            e = sides.get(engine) or {}
+            if not e.get("seconds"):
+                continue
+            lines.append(
+                f"{method:12s} {engine:8s} {e['questions']:5d} {e['seconds']:9.1f} "
+                f"{e['questions_per_second']:8.3f} {e['tokens']:9d} {e.get('peak_rss_mb', 0):8.0f}"
+            )
+        if "speedup_vs_lm_eval_model_time" in sides:
+            agree = sides["agreement"]
+            lines.append(
+                f"  speed-up ours/lm-eval: {sides['speedup_vs_lm_eval_model_time']:.2f}x (lm-eval model time), "
+                f"{sides['speedup_vs_lm_eval_end_to_end']:.2f}x (end to end); "
+                f"agreement {agree['agree']}/{agree['n']}"
+            )
+    s = report.get("shuffles")
+    if s:
+        lines.append(
+            f"shuffles: {s['n_questions']} q x {s['n_shuffles']}: shared {s['shared']['seconds']:.1f}s, "
+            f"independent {s['independent']['seconds']:.1f}s, ratio {s['time_ratio_shared_over_independent']:.2f}"
+        )
+    g = report.get("generation")
+    if g:
+        parts = [f"{k}: {v['items_per_second']:.3f} items/s" for k, v in g.items() if k.startswith("batch_")]
+        lines.append("generation: " + ", ".join(parts))
+    for name, t in report.get("targets", {}).items():
+        lines.append(f"target {name}: {t['value']:.3f} ({t['target']}) {'met' if t['met'] else 'NOT met'}")
+    return "\n".join(lines)

@@ -1,0 +1,81 @@
+"""Smoke test of the performance benchmark on a few ENEM 2022 questions with the real model.
+
+No timing is asserted (the machine is shared); the test checks that the run
+completes, the JSON has every section, and both engines score the same
+quantities.  The lm-eval part is skipped when lm-eval is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import REPO_ROOT, require_shared
+
+pytestmark = pytest.mark.slow
+
+HAS_LMEVAL = importlib.util.find_spec("lm_eval") is not None
+
+
+def _questions() -> str:
+    folder = require_shared("enem", "questions", "pt-br")
+    return str(folder / "ENEM_2022_*.csv")
+
+
+def _run(tmp_path: Path, *extra: str) -> dict:
+    from enade_bench.cli.main import main
+
+    out = tmp_path / "bench.json"
+    args = ["bench", "--questions", _questions(), "--out", str(out), "--block", "2", *extra]
+    assert main(args) == 0
+    return json.loads(out.read_text())
+
+
+def test_bench_ours_only(tmp_path: Path) -> None:
+    """Our methods, shuffles and generation, without lm-eval."""
+    report = _run(
+        tmp_path, "--no-lmeval", "--limit", "2", "--shuffle-questions", "1", "--n-shuffles", "3",
+        "--gen-questions", "2", "--gen-batch", "2", "--max-new-tokens", "2",
+    )  # fmt: skip
+    assert report["status"] == "complete"
+    assert report["machine"]["threads"] == 2
+    for method in ("log_prob", "first_token"):
+        ours = report["scoring"][method]["ours"]
+        assert ours["questions"] == 2 and ours["tokens"] > 0
+    shuffles = report["shuffles"]
+    assert shuffles["shared"]["items"] == shuffles["independent"]["items"] == 3
+    # the stem is shared across shuffles: fewer tokens through the model
+    assert shuffles["shared"]["tokens"] < shuffles["independent"]["tokens"]
+    assert shuffles["prediction_agreement"] == 1.0
+    assert report["generation"]["batch_1"]["items"] == report["generation"]["batch_2"]["items"] == 2
+    assert report["memory"]["ours"]["max_rss_mb"] > 0
+    assert "peak_memory_mb" in report["targets"]
+
+
+@pytest.mark.skipif(not HAS_LMEVAL, reason="lm-eval is not installed (pip install -e '.[bench]')")
+def test_bench_against_lm_eval(tmp_path: Path) -> None:
+    """Both engines on the same 2 questions: same prompts, same scores, same predictions."""
+    report = _run(tmp_path, "--limit", "2", "--shuffle-questions", "0", "--gen-questions", "0")
+    for method in ("log_prob", "first_token"):
+        sides = report["scoring"][method]
+        assert sides["lm_eval"]["contexts_identical"] == 2  # lm-eval saw our exact prompts
+        agreement = sides["agreement"]
+        assert agreement["n"] == 2
+        assert agreement["max_abs_score_diff"] < 1e-2
+        assert agreement["token_count_mismatches"] == 0
+        assert agreement["agreement"] == 1.0
+        assert sides["ours"]["tokens"] < sides["lm_eval"]["tokens"] or method == "first_token"
+
+
+def test_bench_script_help() -> None:
+    """``python bench/run_bench.py --help`` works from anywhere."""
+    import subprocess
+
+    script = REPO_ROOT / "bench" / "run_bench.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "--questions" in done.stdout
