@@ -140,6 +140,8 @@ def test_shared_prefix_generation_equals_transformers_generate(smollm2_backend) 
                               eos_token_id=backend.tokenizer.eos_token_id)  # fmt: skip
     for seq, got in zip(seqs, ours, strict=True):  # reference: one prompt at a time, no padding
         with torch.inference_mode():
-            ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[0, len(seq):]
+            ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[
+                0, len(seq) :
+            ]
         expected = [t for t in ref.tolist() if t not in eos]
         assert got == expected

@@ -44,7 +44,10 @@ def git_commit(start: Path | None = None) -> dict[str, Any]:
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=where, capture_output=True, text=True, check=True,
+            cwd=where,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return {"commit": None, "dirty": None}

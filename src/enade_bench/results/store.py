@@ -120,8 +120,7 @@ class IntermediateLog:
         if not records:
             return
         lines = "".join(
-            json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False)
-            + "\n"
+            json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records
         )
         with self.path.open("a", encoding="utf-8", newline="") as handle:
