@@ -145,3 +145,21 @@ def test_shared_prefix_generation_equals_transformers_generate(smollm2_backend) 
             ]
         expected = [t for t in ref.tolist() if t not in eos]
         assert got == expected
+
+
+def test_log_prob_batch_over_questions_equals_one_question_at_a_time(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    backend = smollm2_backend
+    q2 = Question(
+        id="q2", stem="Qual órgão produz a insulina?", options=("Fígado", "Pâncreas", "Baço"), answer="B"
+    )
+    q3 = Question(id="q3", stem="Em adultos, a frequência cardíaca normal em repouso, em batimentos por minuto, é de",
+                  options=("20 a 40", "60 a 100", "120 a 160", "180 a 220", "mais de 250"), answer="B")  # fmt: skip
+    items = []
+    for q, shots in ((Q, 0), (q2, 0), (q3, 1)):
+        items.append((build_prompt(q, q.options, "log_prob", shots, PROMPTS), [" " + o for o in q.options]))
+    batched = backend.continuation_logprobs_batch(items)
+    for (prompt, conts), got in zip(items, batched, strict=True):
+        single = backend.continuation_logprobs(prompt, conts)
+        assert [s.n_tokens for s in got] == [s.n_tokens for s in single]
+        for a, b in zip(got, single, strict=True):
+            assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=2e-3)

@@ -151,14 +151,9 @@ class HFLocalBackend:
         context = self.render(prompt)
         if self.seq2seq:
             return self._seq2seq_continuations(context, continuations)
-        ctx = self.encode(context)
-        seqs, starts = [], []
-        for cont in continuations:
-            whole = self.encode(context + cont)
-            if whole[: len(ctx)] != ctx or len(whole) == len(ctx):  # tokenizer merged across the boundary
-                whole = ctx + self.tokenizer(cont, add_special_tokens=False)["input_ids"]
-            seqs.append(whole)
-            starts.append(len(ctx))
+        ctx, tails = self._continuation_tokens(context, continuations)
+        seqs = [ctx + tail for tail in tails]
+        starts = [len(ctx)] * len(seqs)
         queries = [list(range(start - 1, len(seq) - 1)) for seq, start in zip(seqs, starts, strict=True)]
         scores = []
         for seq, start, lp in zip(seqs, starts, self._logprobs_at(seqs, queries), strict=True):
@@ -166,6 +161,73 @@ class HFLocalBackend:
             token_lp = lp.gather(1, target[:, None])[:, 0].tolist()
             scores.append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
         return scores
+
+    def _continuation_tokens(
+        self, context: str, continuations: Sequence[str]
+    ) -> tuple[list[int], list[list[int]]]:
+        """Context ids and each continuation's ids, split as lm-eval does (whole minus context)."""
+        ctx = self.encode(context)
+        tails = []
+        for cont in continuations:
+            whole = self.encode(context + cont)
+            if whole[: len(ctx)] != ctx or len(whole) == len(ctx):  # merged across the boundary
+                tails.append(self.tokenizer(cont, add_special_tokens=False)["input_ids"])
+            else:
+                tails.append(whole[len(ctx) :])
+        return ctx, tails
+
+    @torch.inference_mode()
+    def continuation_logprobs_batch(
+        self, items: Sequence[tuple[PromptParts, Sequence[str]]]
+    ) -> list[list[ContinuationScore]]:
+        """:meth:`continuation_logprobs` for several questions in two model calls.
+
+        The contexts run as one batch (their common prefix once); then every option of
+        every question runs as one batch on a copy of its own question's cache.  Fewer,
+        larger calls: on a CPU the fixed cost of a call matters as much as its tokens.
+        """
+        if self.seq2seq or len(items) == 1:
+            return [self.continuation_logprobs(p, c) for p, c in items]
+        split = [self._continuation_tokens(self.render(p), c) for p, c in items]
+        contexts = [ctx for ctx, _ in split]
+        lengths = [len(c) for c in contexts]
+        shared = min(common_prefix_length(contexts), min(lengths) - 1)
+        last = sorted({n - 1 - shared for n in lengths})
+        cache, _, ctx_logits, mask = prefill(self.model, contexts, shared, self.pad_id, last)
+        assert ctx_logits is not None
+        index = {k: j for j, k in enumerate(last)}
+        first = torch.log_softmax(
+            torch.stack([ctx_logits[i, index[n - 1 - shared]] for i, n in enumerate(lengths)]), dim=-1
+        )
+        rows = [(q, tail) for q, (_, tails) in enumerate(split) for tail in tails]
+        width = max(len(t) for _, t in rows)
+        rest = None
+        if width > 1:
+            owner = torch.tensor([q for q, _ in rows], device=self.device)
+            cache.batch_select_indices(owner)
+            ids = torch.tensor([t + [self.pad_id] * (width - len(t)) for _, t in rows], device=self.device)
+            tail_mask = torch.tensor(
+                [[1] * len(t) + [0] * (width - len(t)) for _, t in rows], device=self.device
+            )
+            positions = torch.tensor(
+                [[lengths[q] + j for j in range(width)] for q, _ in rows], device=self.device
+            )
+            out = self.model(
+                input_ids=ids,
+                attention_mask=torch.cat([mask[owner], tail_mask], dim=1),
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=torch.arange(width - 1, device=self.device),
+            )
+            rest = torch.log_softmax(out.logits.float(), dim=-1)
+        results: list[list[ContinuationScore]] = [[] for _ in items]
+        for r, (q, tail) in enumerate(rows):
+            token_lp = [float(first[q, tail[0]])]
+            if rest is not None:
+                token_lp += [float(rest[r, j - 1, tail[j]]) for j in range(1, len(tail))]
+            results[q].append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
+        return results
 
     def letter_token_ids(self, letters: str, variants: str) -> list[list[int]]:
         """Single-token ids standing for each letter (``A`` and/or `` A``)."""

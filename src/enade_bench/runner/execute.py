@@ -66,6 +66,8 @@ class ChunkExecutor:
         if method == "generation":
             return self._generation(chunk, chunk_index)
         if method == "log_prob":
+            if hasattr(self.backend, "continuation_logprobs_batch"):  # several questions per call
+                return self._log_prob_batch(chunk)
             return [self._log_prob(item) for item in chunk]
         return self._first_token(chunk)
 
@@ -117,6 +119,19 @@ class ChunkExecutor:
         scores = backend.continuation_logprobs(prompt, [" " + text for text in item.options])
         choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
         return build_record(item, self.strategy, backend.render(prompt), choice.letter, scores=choice)
+
+    def _log_prob_batch(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
+        prompts = [self.prompt_for(item) for item in chunk]
+        batch = self.backend.continuation_logprobs_batch(  # type: ignore[attr-defined]
+            [(p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)]
+        )
+        records = []
+        for item, prompt, scores in zip(chunk, prompts, batch, strict=True):
+            choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
+            records.append(
+                build_record(item, self.strategy, self.backend.render(prompt), choice.letter, scores=choice)
+            )
+        return records
 
     def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(FirstTokenBackend, self.backend)
