@@ -6,6 +6,7 @@ series carry distinct markers and line styles, and colours are greys.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from enade_bench.report.loader import RunEntry, experiments, strategies
+from enade_bench.report.table import fmt
 
 HATCHES = ("", "///", "...", "xxx", "\\\\\\", "++", "oo", "--")
 GREYS = ("0.25", "0.85", "0.55", "1.0", "0.7", "0.4", "0.95", "0.15")
@@ -78,7 +80,7 @@ def position_figure(entry: RunEntry) -> Figure | None:
             ax.set_xticks(x, block["positions"])
             ax.set_ylim(0, 1)
             ax.set_xlabel("displayed position")
-            ax.set_title(f"{k} options: BPC {block['bpc_tvd']:.2f} (n={block['n_answered']})")
+            ax.set_title(f"{k} options: BPC {fmt(block['bpc_tvd'], 2)} (n={block['n_answered']})")
         axes[0][0].set_ylabel("share")
         axes[0][0].legend(frameon=False, fontsize=7)
         fig.suptitle(f"{entry.experiment} {entry.strategy}: position of predictions")
@@ -105,7 +107,9 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
         ax = axes[1][1]
         biased = [(e, k, b) for e in runs for k, b in (e.result.position_bias or {}).items()]
         for j, (_, _, block) in enumerate(biased):
-            _bar(ax, j, block["bpc_tvd"], 0.7, j)  # type: ignore[arg-type]
+            # no answered prediction in a stratum: BPC undefined (null in JSON), drawn as 0
+            bpc = block["bpc_tvd"]
+            _bar(ax, j, bpc if bpc is not None and math.isfinite(bpc) else 0.0, 0.7, j)
         ax.set_xticks(range(len(biased)), [f"{e.strategy}\n{k} opt." for e, k, _ in biased])
         ax.set_ylim(0, 1)
         ax.set_ylabel("BPC (TVD from uniform)")
