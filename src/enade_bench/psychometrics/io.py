@@ -92,6 +92,20 @@ def read_items(path: str | Path) -> ItemParams:
 _VALUES = {"1": 1.0, "0": 0.0, "1.0": 1.0, "0.0": 0.0, "": np.nan}
 
 
+def _binary_column(frame: pd.DataFrame, col: str, path: str | Path) -> FloatArray:
+    """A response column as floats: 1, 0, or NaN for empty; anything else is an ``error:``."""
+    values = frame[col].str.strip()
+    mapped = values.map(_VALUES)
+    bad = mapped.isna() & (values != "")
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise UserError(
+            f"{path}: line {row + 2}, column {col!r}: {values.iloc[row]!r}; expected 1, 0 or empty"
+        )
+    result: FloatArray = np.asarray(mapped.to_numpy(dtype=np.float64), dtype=np.float64)
+    return result
+
+
 def read_responses(path: str | Path, items: ItemParams) -> tuple[list[str], FloatArray]:
     """Read wide RESPONSES.csv; return respondent ids and the matrix over ``items``.
 
@@ -123,15 +137,7 @@ def read_responses(path: str | Path, items: ItemParams) -> tuple[list[str], Floa
     for col in columns:
         if col == "respondent_id":
             continue
-        values = frame[col].str.strip()
-        mapped = values.map(_VALUES)
-        bad = mapped.isna() & (values != "")
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise UserError(
-                f"{path}: line {row + 2}, column {col!r}: {values.iloc[row]!r}; expected 1, 0 or empty"
-            )
-        x[:, position[col]] = mapped.to_numpy(dtype=np.float64)
+        x[:, position[col]] = _binary_column(frame, col, path)
     ids = frame["respondent_id"].str.strip().tolist()
     return ids, x
 
@@ -162,15 +168,7 @@ def read_calibration_responses(path: str | Path) -> pd.DataFrame:
         raise UserError(f"{path}: no item columns")
     out = pd.DataFrame(index=frame["respondent_id"].str.strip())
     for col in items:
-        values = frame[col].str.strip()
-        mapped = values.map(_VALUES)
-        bad = mapped.isna() & (values != "")
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise UserError(
-                f"{path}: line {row + 2}, column {col!r}: {values.iloc[row]!r}; expected 1, 0 or empty"
-            )
-        out[col] = mapped.to_numpy(dtype=np.float64)
+        out[col] = _binary_column(frame, col, path)
     return out
 
 
