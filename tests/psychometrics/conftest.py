@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from tests.conftest import require_shared
 
 from enade_bench.psychometrics.enem import load_inep_items
 
@@ -14,14 +14,9 @@ from .oracle import Oracle, load_oracle
 
 
 @pytest.fixture(scope="session")
-def enem_dir(shared_data: Path) -> Path:
-    """``../shared/data/enem`` (the root ``shared_data`` fixture skips, or fails in CI, when absent)."""
-    path = shared_data / "enem"
-    if not path.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is missing in CI")
-        pytest.skip(f"needs {path}; absent here")
-    return path
+def enem_dir() -> Path:
+    """``../shared/data/enem`` (skipped, or failed in CI, when absent)."""
+    return require_shared("enem")
 
 
 @pytest.fixture(scope="session")

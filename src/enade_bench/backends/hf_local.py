@@ -27,6 +27,12 @@ from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 
 
+def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
+    """Group decoded texts (``n_samples`` consecutive rows per prompt) by prompt."""
+    per = len(texts) // n_prompts
+    return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(n_prompts)]
+
+
 class HFLocalBackend:
     """A causal (decoder-only) or seq2seq model from ``transformers``, run locally."""
 
@@ -89,16 +95,11 @@ class HFLocalBackend:
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
             tokens = generate_shared(self.model, encoded, params, self.pad_id, eos_ids)
-            texts = self.tokenizer.batch_decode(tokens, skip_special_tokens=True)
-            per = len(texts) // len(prompts)
-            return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(len(prompts))]
+            return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
+        # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
-        if self.seq2seq:  # encoder inputs: right padding
-            ids = [e + [self.pad_id] * (width - len(e)) for e in encoded]
-            mask = [[1] * len(e) + [0] * (width - len(e)) for e in encoded]
-        else:  # decoder-only: left padding so every prompt ends at the same position
-            ids = [[self.pad_id] * (width - len(e)) + e for e in encoded]
-            mask = [[0] * (width - len(e)) + [1] * len(e) for e in encoded]
+        ids = [e + [self.pad_id] * (width - len(e)) for e in encoded]
+        mask = [[1] * len(e) + [0] * (width - len(e)) for e in encoded]
         sampling = params.temperature is not None and params.temperature > 0
         config = GenerationConfig(
             max_new_tokens=params.max_new_tokens,
@@ -118,10 +119,7 @@ class HFLocalBackend:
             attention_mask=torch.tensor(mask, device=self.device),
             generation_config=config,
         )
-        new = out if self.seq2seq else out[:, width:]
-        texts = self.tokenizer.batch_decode(new, skip_special_tokens=True)
-        per = params.n_samples if sampling else 1
-        return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(len(prompts))]
+        return _per_prompt(self.tokenizer.batch_decode(out, skip_special_tokens=True), len(prompts))
 
     # -- scoring ------------------------------------------------------------------------
     @torch.inference_mode()

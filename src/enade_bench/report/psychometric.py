@@ -14,7 +14,6 @@ tests.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from enade_bench.dataset.sources import file_sha256
 from enade_bench.psychometrics.baseline import random_responses
 from enade_bench.psychometrics.classical import attribute_tests, discrimination_index, item_attributes
 from enade_bench.psychometrics.enem import (
@@ -114,7 +114,7 @@ def _question_file(stem: str, entry: RunEntry, enem_dir: Path) -> Path | None:
     digests = {str(s.get("sha256")) for s in entry.result.dataset.get("sources", [])}
     found = sorted((enem_dir / "questions").rglob(f"{stem}.csv"))
     for candidate in found:
-        if hashlib.sha256(candidate.read_bytes()).hexdigest() in digests:
+        if file_sha256(candidate) in digests:
             return candidate
     return found[0] if found else None
 

@@ -66,9 +66,7 @@ class ChunkExecutor:
         if method == "generation":
             return self._generation(chunk, chunk_index)
         if method == "log_prob":
-            if hasattr(self.backend, "continuation_logprobs_batch"):  # several questions per call
-                return self._log_prob_batch(chunk)
-            return [self._log_prob(item) for item in chunk]
+            return self._log_prob(chunk)
         return self._first_token(chunk)
 
     def generation_params(self, chunk_index: int) -> GenerationParams:
@@ -113,29 +111,24 @@ class ChunkExecutor:
         for index, gen in stream(prompts, self.generation_params(0)):
             on_record(self.generation_record(items[index], prompts[index], gen))
 
-    def _log_prob(self, item: WorkItem) -> QuestionRecord:
+    def _log_prob(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(LogProbBackend, self.backend)
-        prompt = self.prompt_for(item)
-        scores = backend.continuation_logprobs(prompt, [" " + text for text in item.options])
-        choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
-        return build_record(item, self.strategy, backend.render(prompt), choice.letter, scores=choice)
-
-    def _log_prob_batch(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         prompts = [self.prompt_for(item) for item in chunk]
-        batch = self.backend.continuation_logprobs_batch(  # type: ignore[attr-defined]
-            [(p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)]
-        )
+        requests = [
+            (p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)
+        ]
+        batch_fn = getattr(backend, "continuation_logprobs_batch", None)  # several questions per call
+        batch = batch_fn(requests) if batch_fn else [backend.continuation_logprobs(p, c) for p, c in requests]
         records = []
         for item, prompt, scores in zip(chunk, prompts, batch, strict=True):
             choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
             records.append(
-                build_record(item, self.strategy, self.backend.render(prompt), choice.letter, scores=choice)
+                build_record(item, self.strategy, backend.render(prompt), choice.letter, scores=choice)
             )
         return records
 
     def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(FirstTokenBackend, self.backend)
-        records: list[QuestionRecord] = []
         # Items with the same number of options are scored together (same letter set).
         by_n: dict[int, list[int]] = {}
         for i, item in enumerate(chunk):
@@ -149,5 +142,4 @@ class ChunkExecutor:
                 results[i] = build_record(
                     chunk[i], self.strategy, backend.render(prompt), choice.letter, scores=choice
                 )
-        records = [results[i] for i in range(len(chunk))]
-        return records
+        return [results[i] for i in range(len(chunk))]

@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,11 @@ class Experiment:
     prompt_fn_for: Callable[[Strategy], PromptFn] | None = None
     extract_fn: ExtractFn | None = None
 
+    @cached_property
+    def prompt_files(self) -> dict[str, Any]:
+        """Path, sha256 and text of the prompt files (read once, used by every strategy)."""
+        return _prompt_files(self.prompts)
+
 
 def plan_strategies(cfg: ExperimentConfig, options: RunOptions) -> list[Strategy]:
     if options.all_strategies or (cfg.evaluation.run_all_strategies and not options.strategies):
@@ -89,7 +95,7 @@ def _fingerprint(exp: Experiment, strategy: Strategy) -> str:
         "config": cfg,
         "strategy": strategy.__dict__,
         "data": exp.dataset.sources,
-        "prompts": {k: v["sha256"] for k, v in _prompt_files(exp.prompts).items()},
+        "prompts": {k: v["sha256"] for k, v in exp.prompt_files.items()},
         "model": exp.backend.identity,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
@@ -208,7 +214,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
             "invalid_rows": exp.dataset.invalid,
             "n_evaluated": len({r.id for r in records}),
         },
-        prompts=_prompt_files(exp.prompts),
+        prompts=exp.prompt_files,
         totals=summarize(records),
         breakdowns={
             "year": breakdown(records, lambda r: r.year),
