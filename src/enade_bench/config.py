@@ -30,7 +30,11 @@ class DatasetConfig(StrictModel):
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
-    preset: Literal["enade", "enem", "eeval"] = "enade"
+    preset: str = Field(
+        default="enade",
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="the benchmark whose file layout the data follow (enade, enem, eeval, …)",
+    )
     columns: dict[str, str] | None = Field(
         default=None, description="canonical field -> column in the file (overrides the preset)"
     )
@@ -134,6 +138,12 @@ class EvaluationConfig(StrictModel):
 
 
 class PromptsConfig(StrictModel):
+    """The prompt files: a shipped prompt set by name (``preset``), or a template file in ``dir``."""
+
+    preset: str | None = Field(
+        default=None,
+        description="a prompt set shipped with the benchmark, e.g. enade_qa (replaces dir/template)",
+    )
     dir: str = "prompts"
     template: str = "default.yaml"
     examples: str = "few_shot_examples.yaml"

@@ -70,12 +70,20 @@ def test_bench_against_lm_eval(tmp_path: Path) -> None:
         assert sides["ours"]["tokens"] < sides["lm_eval"]["tokens"] or method == "first_token"
 
 
-def test_bench_script_help() -> None:
-    """``python bench/run_bench.py --help`` works from anywhere."""
+def test_bench_module_help() -> None:
+    """``python -m enade_bench.bench --help`` works from anywhere (no sys.path editing)."""
     import subprocess
 
-    script = REPO_ROOT / "bench" / "run_bench.py"
     done = subprocess.run(
-        [sys.executable, str(script), "--help"], capture_output=True, text=True, check=False
-    )
+        [sys.executable, "-m", "enade_bench.bench", "--help"],
+        capture_output=True, text=True, check=False, cwd="/",
+    )  # fmt: skip
     assert done.returncode == 0 and "--questions" in done.stdout
+
+
+def test_bench_needs_no_checkout_folder() -> None:
+    """The installed package does not import a ``bench`` folder of the checkout."""
+    import enade_bench.bench as pkg
+
+    assert Path(pkg.__file__).parent.parent.name == "enade_bench"
+    assert not (REPO_ROOT / "bench" / "cli.py").exists()

@@ -11,7 +11,8 @@ from tests.eeval.helpers import FixedLetterBackend, raw_rows, write_config
 
 from enade_bench.cli.main import main
 from enade_bench.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.benchmarks import run_experiment
+from enade_bench.runner.run import RunOptions
 
 
 def _answers(eeval_root: Path) -> dict[str, list[str]]:

@@ -49,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def handle_run(args: argparse.Namespace) -> int:
     from enade_bench.config import load_config
     from enade_bench.eeval.report import eval_split, subject_summary
-    from enade_bench.runner.run import RunOptions, run_experiment
+    from enade_bench.benchmarks import run_experiment
+    from enade_bench.runner.run import RunOptions
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")

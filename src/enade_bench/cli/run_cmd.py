@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
-    from enade_bench.runner.run import RunOptions, run_experiment
+    from enade_bench.benchmarks import load_experiment
+    from enade_bench.runner.run import RunOptions
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -37,11 +38,12 @@ def handle(args: argparse.Namespace) -> int:
         resume=not args.no_resume,
         progress=not args.quiet and sys.stderr.isatty(),
     )
+    benchmark, exp, strategies = load_experiment(args.config, options)
     if args.batch_submit or args.batch_fetch:
         from enade_bench.runner.batch import run_batch
 
-        return run_batch(args.config, options, submit=args.batch_submit)
-    results = run_experiment(args.config, options)
+        return run_batch(exp, strategies, options, submit=args.batch_submit)
+    results = benchmark.run(exp, strategies, options)
     for res in results:
         t = res.totals
         low, high = t["ci95"]

@@ -14,23 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
+from enade_bench.dataset.presets import BUILTIN, DatasetPreset
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
-
-#: Built-in column mappings (canonical field -> source column).
-PRESETS: dict[str, dict[str, str]] = {
-    "enade": {name: name for name in CANONICAL_FIELDS},
-    "enem": {
-        "year": "year",
-        "component": "test",
-        "stem": "body",
-        **{letter: letter for letter in LETTERS},
-        "answer": "answer",
-    },
-}
-PRESET_ID_TEMPLATES = {"enem": "{file_stem}:{question_number}:{language}"}
-PRESET_CONSTANTS: dict[str, dict[str, str | int]] = {"enem": {"course": "ENEM"}}
 
 _TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
 _FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
@@ -63,12 +50,15 @@ def _template_fields(template: str) -> list[str]:
 class _RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
-    def __init__(self, cfg: DatasetConfig) -> None:
-        if cfg.preset not in PRESETS:  # e.g. "eeval": read by its own loader (enade_bench.eeval)
-            raise UserError(
-                f"dataset.preset: '{cfg.preset}' has its own loader; this loader takes {', '.join(PRESETS)}"
-            )
-        self.mapping = dict(PRESETS[cfg.preset])
+    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset | None = None) -> None:
+        if preset is None:
+            if cfg.preset not in BUILTIN:  # e.g. "eeval": read by its own benchmark's loader
+                raise UserError(
+                    f"dataset.preset: '{cfg.preset}' has its own loader; this loader takes "
+                    f"{', '.join(BUILTIN)} or a benchmark's preset"
+                )
+            preset = BUILTIN[cfg.preset]
+        self.mapping = dict(preset.columns)
         self.mapping.update(cfg.columns or {})
         unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)
         if unknown:
@@ -76,9 +66,9 @@ class _RowMapper:
                 f"dataset.columns: unknown field(s) {sorted(unknown)} "
                 f"(canonical fields: {', '.join(CANONICAL_FIELDS)})"
             )
-        self.constants = dict(PRESET_CONSTANTS.get(cfg.preset, {}))
+        self.constants = dict(preset.constants)
         self.constants.update(cfg.constants or {})
-        self.id_template = cfg.id_template or PRESET_ID_TEMPLATES.get(cfg.preset)
+        self.id_template = cfg.id_template or preset.id_template
         if self.id_template:
             self.mapping.pop("id", None)
         self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
@@ -179,7 +169,9 @@ def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[s
     return questions
 
 
-def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedDataset:
+def load_dataset(
+    cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset | None = None
+) -> LoadedDataset:
     """Load, validate and filter the questions a config names.
 
     Parameters
@@ -189,8 +181,11 @@ def load_dataset(cfg: DatasetConfig, base_dir: Path | None = None) -> LoadedData
     base_dir
         Directory against which a relative ``cfg.path`` is resolved (default: the
         current directory).
+    preset
+        The benchmark's column mapping; ``None``: the built-in preset that
+        ``cfg.preset`` names (``enade`` or ``enem``).
     """
-    mapper = _RowMapper(cfg)
+    mapper = _RowMapper(cfg, preset)
     sources: list[dict[str, str]] = []
     row_groups: list[Iterable[RawRow]] = []
     if cfg.path.startswith("hf://") or cfg.format == "hf":

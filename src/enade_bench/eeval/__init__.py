@@ -3,10 +3,9 @@
 Loader of the E-EVAL layout, the benchmark's answer-only and chain-of-thought
 prompts with k-shot dev demonstrations, the Chinese answer-extraction cascade,
 per-subject / per-level reports, the leaderboard table and the submission
-writer.  See the README (E-EVAL).
+writer.  The plug-in that runs it is :mod:`enade_bench.benchmarks.eeval`.
 """
 
-from enade_bench.eeval.experiment import load_eeval_experiment, run_loaded
 from enade_bench.eeval.extraction import EEVAL_RULES, extract_chinese
 from enade_bench.eeval.loader import Demo, EEvalData, load_eeval
 from enade_bench.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
@@ -38,12 +37,10 @@ __all__ = [
     "leaderboard_csv",
     "leaderboard_markdown",
     "load_eeval",
-    "load_eeval_experiment",
     "load_templates",
     "parse_setting",
     "parse_subject_file",
     "plan_settings",
-    "run_loaded",
     "subject_from_key",
     "subject_summary",
     "write_submission",

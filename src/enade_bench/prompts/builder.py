@@ -78,13 +78,24 @@ def _format_options(options: Sequence[str], prompts: PromptSet) -> str:
     return "\n".join(fmt.format(letter=LETTERS[i], text=text) for i, text in enumerate(options))
 
 
+def _body(stem: str, options: Sequence[str] | None, prompts: PromptSet) -> str:
+    """The question as shown: optional ``Questão:`` line, stem, optional ``Alternativas:``, options."""
+    labels = prompts.templates.labels
+    lines = [labels.question] if labels.question else []
+    lines.append(stem)
+    if options is not None:
+        lines += [labels.options] if labels.options else []
+        lines.append(_format_options(options, prompts))
+    return "\n".join(lines)
+
+
 def _example_block(example: Example, method: Method, prompts: PromptSet) -> str:
     labels = prompts.templates.labels
     if method == "log_prob":
-        body = example.stem
+        body = _body(example.stem, None, prompts)
         answer = example.options[example.answer]
     else:
-        body = f"{example.stem}\n{_format_options(list(example.options.values()), prompts)}"
+        body = _body(example.stem, list(example.options.values()), prompts)
         answer = example.answer
     return f"{labels.example}\n{body}\n{labels.answer} {answer}"
 
@@ -107,10 +118,10 @@ def build_prompt(
     letters = valid_letters_text(LETTERS[: len(options)], prompts)
     if method == "log_prob":
         instruction = t.instruction_log_prob
-        body = question.stem
+        body = _body(question.stem, None, prompts)
     else:
         instruction = t.instruction_cot if chain_of_thought else t.instruction
-        body = f"{question.stem}\n{_format_options(options, prompts)}"
+        body = _body(question.stem, options, prompts)
     try:
         instruction = instruction.format(valid_letters=letters)
     except (KeyError, IndexError, ValueError) as exc:
@@ -125,7 +136,7 @@ def build_prompt(
     else:
         blocks.append(body)
     return PromptParts(
-        system=t.system.strip() if t.system else None,
+        system=t.system.strip().replace("{valid_letters}", letters) if t.system else None,
         user="\n\n".join(blocks),
         answer_label=t.labels.answer,
         prefill=method != "generation",

@@ -21,6 +21,8 @@ class Labels(_Strict):
     now_answer: str = "Agora responda:"
     answer: str = "Resposta:"
     cot_start: str = "Vamos pensar passo a passo."
+    question: str = ""  # a line before the stem, e.g. "Questão:" (empty: none)
+    options: str = ""  # a line before the options, e.g. "Alternativas:" (empty: none)
 
 
 class Templates(_Strict):
@@ -93,9 +95,14 @@ def _validate(model: type[_Strict], data: Any, path: Path) -> Any:
         raise UserError(f"{path}: key '{loc}': {msg.removeprefix('Value error, ')}") from None
 
 
-def load_prompt_set(directory: Path, template_file: str, examples_file: str) -> PromptSet:
-    """Read ``template_file`` and ``examples_file`` from ``directory``."""
-    template_path = directory / template_file
+def load_prompt_set(
+    directory: Path, template_file: str, examples_file: str, template_path: Path | None = None
+) -> PromptSet:
+    """Read ``template_file`` and ``examples_file`` from ``directory``.
+
+    ``template_path`` (a shipped prompt preset) replaces ``directory / template_file``.
+    """
+    template_path = template_path or directory / template_file
     examples_path = directory / examples_file
     templates = _validate(Templates, _read_yaml(template_path), template_path)
     examples = _validate(Examples, _read_yaml(examples_path), examples_path)

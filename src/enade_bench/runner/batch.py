@@ -37,7 +37,6 @@ from enade_bench.runner.run import (
     Experiment,
     RunOptions,
     _fingerprint,
-    load_experiment,
     make_executor,
     table1_csv,
     write_results,
@@ -274,9 +273,8 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest, options: R
     return results
 
 
-def run_batch(config_path: Path, options: RunOptions, submit: bool) -> int:
+def run_batch(exp: Experiment, strategies: list[Strategy], options: RunOptions, submit: bool) -> int:
     """``--batch-submit`` (``submit=True``) or ``--batch-fetch``; returns the exit status."""
-    exp, strategies = load_experiment(config_path, options)
     if not isinstance(exp.backend, ApiBackend):
         raise UserError("--batch-submit/--batch-fetch: need model.type 'api' with a provider's batch API")
     scoring = [s.id or exp.config.name for s in strategies if s.method != "generation"]

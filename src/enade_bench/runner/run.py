@@ -7,7 +7,7 @@ import hashlib
 import io
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -19,6 +19,8 @@ from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import check_capabilities, create_backend
 from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
+from enade_bench.dataset.presets import DatasetPreset
+from enade_bench.errors import UserError
 from enade_bench.metrics.accuracy import breakdown, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.prompts.templates import PromptSet, load_prompt_set
@@ -256,18 +258,38 @@ def input_base(relative: str, config_path: Path) -> Path | None:
     return None
 
 
-def load_experiment(config_path: Path, options: RunOptions) -> tuple[Experiment, list[Strategy]]:
-    """Load and check everything before any model call."""
-    cfg = load_config(config_path)
-    if cfg.dataset.preset == "eeval":  # E-EVAL: its own loader, prompts and settings
-        from enade_bench.eeval.experiment import load_eeval_experiment
+@dataclass(frozen=True)
+class ExamSpec:
+    """What a benchmark hands the runner: its file layout and its shipped prompt sets."""
 
-        return load_eeval_experiment(cfg, options)
-    strategies = plan_strategies(cfg, options)
-    dataset = load_dataset(cfg.dataset, input_base(cfg.dataset.path, config_path))
+    preset: DatasetPreset | None = None
+    #: Shipped prompt templates by name (``prompts.preset`` selects one).
+    prompt_presets: Mapping[str, Path] = field(default_factory=dict)
+
+
+def load_prompts(cfg: ExperimentConfig, config_path: Path, spec: ExamSpec) -> PromptSet:
+    """The prompt set a config names: a shipped preset, or the template file in ``prompts.dir``."""
+    preset_path = None
+    if cfg.prompts.preset is not None:
+        if cfg.prompts.preset not in spec.prompt_presets:
+            known = ", ".join(sorted(spec.prompt_presets)) or "none for this benchmark"
+            raise UserError(f"{config_path}: prompts.preset: unknown '{cfg.prompts.preset}' (known: {known})")
+        preset_path = spec.prompt_presets[cfg.prompts.preset]
+    examples = str(Path(cfg.prompts.dir) / cfg.prompts.examples)
     template = str(Path(cfg.prompts.dir) / cfg.prompts.template)
-    prompt_base = input_base(template, config_path) or Path.cwd()
-    prompts = load_prompt_set(prompt_base / cfg.prompts.dir, cfg.prompts.template, cfg.prompts.examples)
+    prompt_base = input_base(examples if preset_path else template, config_path) or Path.cwd()
+    return load_prompt_set(prompt_base / cfg.prompts.dir, cfg.prompts.template, cfg.prompts.examples, preset_path)
+
+
+def load_experiment(
+    config_path: Path, options: RunOptions, cfg: ExperimentConfig | None = None, spec: ExamSpec | None = None
+) -> tuple[Experiment, list[Strategy]]:
+    """Load and check everything before any model call (``cfg``: already loaded by the caller)."""
+    cfg = cfg or load_config(config_path)
+    spec = spec or ExamSpec()
+    strategies = plan_strategies(cfg, options)
+    dataset = load_dataset(cfg.dataset, input_base(cfg.dataset.path, config_path), spec.preset)
+    prompts = load_prompts(cfg, config_path, spec)
     factory = options.backend_factory or (lambda c: create_backend(c.model))
     backend = factory(cfg)
     check_capabilities(backend, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
@@ -275,13 +297,8 @@ def load_experiment(config_path: Path, options: RunOptions) -> tuple[Experiment,
     return Experiment(cfg, dataset, prompts, backend, output_dir), strategies
 
 
-def run_experiment(config_path: Path, options: RunOptions) -> list[RunResult]:
-    """Run every planned strategy of a config; write Table 1 when several ran."""
-    exp, strategies = load_experiment(config_path, options)
-    if exp.config.dataset.preset == "eeval":
-        from enade_bench.eeval.experiment import run_loaded
-
-        return run_loaded(exp, strategies, options)
+def run_loaded(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions) -> list[RunResult]:
+    """Run every planned strategy of a loaded experiment; write Table 1 when several ran."""
     results = [run_strategy(exp, s, options) for s in strategies]
     if len(strategies) > 1:
         path = exp.output_dir / f"{exp.config.name}_table1.csv"

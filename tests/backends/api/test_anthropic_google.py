@@ -23,7 +23,8 @@ from enade_bench.backends.base import GenerationParams
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.benchmarks import run_experiment
+from enade_bench.runner.run import RunOptions
 
 PROMPT = PromptParts(system="Sistema.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:", prefill=False)
 GREEDY = GenerationParams(max_new_tokens=5)

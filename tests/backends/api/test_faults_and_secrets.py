@@ -21,7 +21,8 @@ from api_fakes import (
 )
 
 from enade_bench.cli.main import main
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.benchmarks import run_experiment
+from enade_bench.runner.run import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 
 

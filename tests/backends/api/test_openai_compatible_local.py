@@ -23,7 +23,8 @@ from enade_bench.config import ApiConfig, DatasetConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.builder import build_prompt
 from enade_bench.prompts.templates import load_prompt_set
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.benchmarks import run_experiment
+from enade_bench.runner.run import RunOptions
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]

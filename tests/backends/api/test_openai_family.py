@@ -24,7 +24,8 @@ from enade_bench.backends.base import GenerationParams
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.benchmarks import run_experiment
+from enade_bench.runner.run import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 
 PROMPT = PromptParts(system="Você é um avaliador.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:",

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
-from bench.report import table
+from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
+from enade_bench.bench.report import table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

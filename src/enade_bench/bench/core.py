@@ -19,18 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.engines import worker_main
-from bench.report import machine_info, summarise, write_json
+from enade_bench.bench.engines import worker_main
+from enade_bench.bench.report import machine_info, summarise, write_json
 
-DEFAULT_QUESTIONS = str(
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "enem"
-    / "questions"
-    / "pt-br"
-    / "ENEM_2022_*.csv"
-)
+#: The first ENEM 2022 booklets in ``../shared/data`` beside the checkout (run from its root).
+DEFAULT_QUESTIONS = "../shared/data/enem/questions/pt-br/ENEM_2022_*.csv"
 
 
 @dataclass

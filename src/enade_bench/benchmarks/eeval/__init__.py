@@ -1,18 +1,19 @@
-"""Run E-EVAL through the core runner (:mod:`enade_bench.runner.run`).
+"""E-EVAL as a benchmark plug-in: its loader, prompts and extraction on the core runner.
 
 An E-EVAL experiment is an ordinary :class:`~enade_bench.config.ExperimentConfig`
 with ``dataset.preset: eeval`` and ``dataset.path`` naming the E-EVAL root or a
-split folder.  :func:`load_eeval_experiment` builds a core
+split folder.  :class:`EEvalBenchmark` builds a core
 :class:`~enade_bench.runner.run.Experiment` whose hooks put E-EVAL prompts
 (``prompt_fn_for``) and the Chinese extraction cascade (``extract_fn``) in place
 of ENADE's, so resume, the intermediate log, results JSON/CSV and the
 per-subject (``course``) and per-level (``component``) breakdowns all come
-from the core.  :func:`run_loaded` adds the E-EVAL summary files.
+from the core; :meth:`EEvalBenchmark.run` adds the E-EVAL summary files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from enade_bench.prompts.templates import PromptSet, Templates
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text, dump_json, result_paths
 from enade_bench.runner.execute import PromptFn
-from enade_bench.runner.run import Experiment, RunOptions, run_strategy, table1_csv
+from enade_bench.runner.run import Experiment, RunOptions, run_loaded, run_strategy
 from enade_bench.runner.work import WorkItem
 from enade_bench.strategies.registry import Strategy
 
@@ -90,22 +91,23 @@ def load_eeval_experiment(cfg: ExperimentConfig, options: RunOptions) -> tuple[E
     return exp, list(settings)
 
 
-def run_loaded(exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
+def run_eeval(exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
     """Run each setting with the core runner; write the E-EVAL summary of each.
 
     Besides the core files, each setting writes ``{name}_{setting}_subjects.csv``
     and ``{name}_{setting}_eeval.json`` (per-subject and per-level accuracy,
-    extraction shares) when the split has answers (val, dev).
+    extraction shares) when the split has answers (val, dev); Table 1 likewise.
     """
     # The limit was applied per subject when loading; the core would cut the whole list.
     per_run = dataclasses.replace(options, limit=None)
     split = eval_split(exp.dataset.sources)
-    results = []
-    for strategy in strategies:
-        result = run_strategy(exp, strategy, per_run)
-        results.append(result)
-        if split == "test":
-            continue
+    if split != "test":
+        results = run_loaded(exp, strategies, per_run)
+    else:
+        results = [run_strategy(exp, s, per_run) for s in strategies]
+    if split == "test":
+        return results
+    for strategy, result in zip(strategies, results, strict=True):
         paths = result_paths(exp.output_dir, exp.config.name, strategy.id)
         stem = paths["results"].name.removesuffix("_results.json")
         summary = subject_summary(result.model_dump(mode="json"))
@@ -115,8 +117,22 @@ def run_loaded(exp: Experiment, strategies: list[Strategy], options: RunOptions)
         ):
             atomic_write_text(path, text)
             options.written.append(path)
-    if len(strategies) > 1 and split != "test":
-        path = exp.output_dir / f"{exp.config.name}_table1.csv"
-        atomic_write_text(path, table1_csv(results))
-        options.written.append(path)
     return results
+
+
+@dataclass(frozen=True)
+class EEvalBenchmark:
+    """``dataset.preset: eeval``: settings ``ao<k>``/``cot<k>`` instead of S1–S7."""
+
+    name: str = "eeval"
+
+    def load(
+        self, cfg: ExperimentConfig, config_path: Path, options: RunOptions
+    ) -> tuple[Experiment, list[Strategy]]:
+        return load_eeval_experiment(cfg, options)
+
+    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
+        return run_eeval(exp, strategies, options)
+
+
+BENCHMARK = EEvalBenchmark()

@@ -1,0 +1,46 @@
+"""The registry of benchmarks: ``dataset.preset`` -> the benchmark that runs it.
+
+Registering an exam is one line in :data:`BENCHMARKS` (and its folder beside this
+file); nothing else changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from enade_bench.benchmarks import eeval, enade, enem
+from enade_bench.benchmarks.base import Benchmark
+from enade_bench.config import ExperimentConfig, load_config
+from enade_bench.errors import UserError
+from enade_bench.results.records import RunResult
+from enade_bench.runner.run import Experiment, RunOptions
+from enade_bench.strategies.registry import Strategy
+
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b for b in (enade.BENCHMARK, enem.BENCHMARK, eeval.BENCHMARK)
+}
+
+
+def benchmark_for(cfg: ExperimentConfig, source: str) -> Benchmark:
+    """The benchmark that ``cfg.dataset.preset`` names (an ``error:`` naming the key otherwise)."""
+    try:
+        return BENCHMARKS[cfg.dataset.preset]
+    except KeyError:
+        raise UserError(
+            f"{source}: key 'dataset.preset': got '{cfg.dataset.preset}'; "
+            f"expected one of {', '.join(BENCHMARKS)}"
+        ) from None
+
+
+def load_experiment(config_path: Path, options: RunOptions) -> tuple[Benchmark, Experiment, list[Strategy]]:
+    """Load a config with its benchmark; everything is checked before any model call."""
+    cfg = load_config(config_path)
+    benchmark = benchmark_for(cfg, str(config_path))
+    exp, strategies = benchmark.load(cfg, config_path, options)
+    return benchmark, exp, strategies
+
+
+def run_experiment(config_path: Path, options: RunOptions) -> list[RunResult]:
+    """Run every planned strategy of a config with its benchmark (``enade-bench run``)."""
+    benchmark, exp, strategies = load_experiment(config_path, options)
+    return benchmark.run(exp, strategies, options)
