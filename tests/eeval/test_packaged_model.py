@@ -11,9 +11,9 @@ import pytest
 from tests.conftest import REPO_ROOT
 from tests.eeval.helpers import write_config
 
+from enade_bench.benchmarks import run_experiment
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.eeval.extraction import EEVAL_RULES
-from enade_bench.benchmarks import run_experiment
 from enade_bench.runner.run import RunOptions
 from enade_bench.scoring.extraction import EXTRACTION_RULES
 

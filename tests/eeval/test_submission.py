@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from tests.eeval.helpers import FixedLetterBackend, raw_rows, write_config
 
-from enade_bench.cli.main import main
 from enade_bench.benchmarks import run_experiment
+from enade_bench.cli.main import main
 from enade_bench.runner.run import RunOptions
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from enade_bench.dataset.schema import LETTERS
 from enade_bench.benchmarks import run_experiment
+from enade_bench.dataset.schema import LETTERS
 from enade_bench.runner.run import RunOptions
 
 ROOT = Path(__file__).resolve().parents[2]

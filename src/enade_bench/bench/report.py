@@ -20,9 +20,9 @@ TARGETS = {
 
 def machine_info(threads: int) -> dict[str, Any]:
     """The machine and library versions the figures come from."""
-    import psutil
-    import torch
-    import transformers
+    import psutil  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+    import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     cpu = platform.processor()
     try:
@@ -33,7 +33,7 @@ def machine_info(threads: int) -> dict[str, Any]:
     except OSError:
         pass
     try:
-        import lm_eval
+        import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         lm_version: str | None = lm_eval.__version__
     except ImportError:

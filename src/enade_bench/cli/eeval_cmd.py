@@ -12,7 +12,19 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.benchmarks import run_experiment
+from enade_bench.config import load_config
+from enade_bench.eeval.report import (
+    eval_split,
+    leaderboard,
+    leaderboard_csv,
+    leaderboard_markdown,
+    subject_summary,
+)
+from enade_bench.eeval.submission import write_submission
 from enade_bench.errors import UserError
+from enade_bench.results.store import atomic_write_text
+from enade_bench.runner.run import RunOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,10 +59,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle_run(args: argparse.Namespace) -> int:
-    from enade_bench.config import load_config
-    from enade_bench.eeval.report import eval_split, subject_summary
-    from enade_bench.benchmarks import run_experiment
-    from enade_bench.runner.run import RunOptions
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -83,8 +91,6 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def handle_leaderboard(args: argparse.Namespace) -> int:
-    from enade_bench.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown
-    from enade_bench.results.store import atomic_write_text
 
     rows = leaderboard(args.results_dir)
     text = leaderboard_markdown(rows) if args.format == "markdown" else leaderboard_csv(rows)
@@ -95,7 +101,6 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 
 
 def handle_submit(args: argparse.Namespace) -> int:
-    from enade_bench.eeval.submission import write_submission
 
     submission, result = write_submission(
         args.results_dir,

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from enade_bench.cli.irt_patterns import register as register_patterns
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.calibration import Priors, calibrate
 from enade_bench.psychometrics.enem import AREAS, enem_score
@@ -57,7 +58,6 @@ def register(subparsers: Any) -> None:
     )
     cal.add_argument("--no-priors", action="store_true", help="plain MML without item-parameter priors")
     cal.set_defaults(handler=run_calibrate)
-    from enade_bench.cli.irt_patterns import register as register_patterns
 
     register_patterns(sub)
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from enade_bench.errors import UserError
+from enade_bench.report.build import write_report
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("report", help="tables (CSV, LaTeX), figures and index.html from results")
@@ -19,8 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
-    from enade_bench.errors import UserError
-    from enade_bench.report.build import write_report
 
     if args.enem_data is not None and not (args.enem_data / "inep_items.csv").is_file():
         raise UserError(f"--enem-data: {args.enem_data} holds no inep_items.csv")

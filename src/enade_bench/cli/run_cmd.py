@@ -6,7 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.benchmarks import load_experiment
 from enade_bench.errors import UserError
+from enade_bench.runner.batch import run_batch
+from enade_bench.runner.run import RunOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,8 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
-    from enade_bench.benchmarks import load_experiment
-    from enade_bench.runner.run import RunOptions
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -40,8 +41,6 @@ def handle(args: argparse.Namespace) -> int:
     )
     benchmark, exp, strategies = load_experiment(args.config, options)
     if args.batch_submit or args.batch_fetch:
-        from enade_bench.runner.batch import run_batch
-
         return run_batch(exp, strategies, options, submit=args.batch_submit)
     results = benchmark.run(exp, strategies, options)
     for res in results:

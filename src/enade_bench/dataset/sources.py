@@ -87,7 +87,7 @@ def read_hf(spec: str) -> Iterator[RawRow]:
     name = spec.removeprefix("hf://")
     name, _, split = name.partition(":")
     try:
-        import datasets  # imported lazily: heavy, and only needed for hub datasets
+        import datasets  # imported lazily: heavy, and only needed for hub datasets  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     except ImportError:
         raise UserError(f"{spec}: the 'datasets' package is needed for hf:// paths") from None
     try:

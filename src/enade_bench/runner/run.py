@@ -278,7 +278,9 @@ def load_prompts(cfg: ExperimentConfig, config_path: Path, spec: ExamSpec) -> Pr
     examples = str(Path(cfg.prompts.dir) / cfg.prompts.examples)
     template = str(Path(cfg.prompts.dir) / cfg.prompts.template)
     prompt_base = input_base(examples if preset_path else template, config_path) or Path.cwd()
-    return load_prompt_set(prompt_base / cfg.prompts.dir, cfg.prompts.template, cfg.prompts.examples, preset_path)
+    return load_prompt_set(
+        prompt_base / cfg.prompts.dir, cfg.prompts.template, cfg.prompts.examples, preset_path
+    )
 
 
 def load_experiment(

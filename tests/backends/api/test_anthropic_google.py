@@ -20,10 +20,10 @@ from api_fakes import (
 
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.base import GenerationParams
+from enade_bench.benchmarks import run_experiment
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.benchmarks import run_experiment
 from enade_bench.runner.run import RunOptions
 
 PROMPT = PromptParts(system="Sistema.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:", prefill=False)

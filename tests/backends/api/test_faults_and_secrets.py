@@ -20,8 +20,8 @@ from api_fakes import (
     write_config,
 )
 
-from enade_bench.cli.main import main
 from enade_bench.benchmarks import run_experiment
+from enade_bench.cli.main import main
 from enade_bench.runner.run import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 

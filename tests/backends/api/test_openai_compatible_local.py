@@ -19,11 +19,11 @@ from local_openai_server import LocalOpenAIServer
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_local import HFLocalBackend
+from enade_bench.benchmarks import run_experiment
 from enade_bench.config import ApiConfig, DatasetConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.builder import build_prompt
 from enade_bench.prompts.templates import load_prompt_set
-from enade_bench.benchmarks import run_experiment
 from enade_bench.runner.run import RunOptions
 
 pytestmark = pytest.mark.slow

@@ -21,10 +21,10 @@ from api_fakes import (
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.api.clients import base_url_for
 from enade_bench.backends.base import GenerationParams
+from enade_bench.benchmarks import run_experiment
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.benchmarks import run_experiment
 from enade_bench.runner.run import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 

@@ -128,7 +128,7 @@ class ApiBackend:
             )
             return dict(resp.model_dump())
         if self.cfg.provider == "google":
-            from google.genai import types
+            from google.genai import types  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
             resp = self.client.models.generate_content(
                 model=self.cfg.model,

@@ -29,16 +29,16 @@ def make_sdk_client(cfg: ApiConfig, key: str) -> Any:
     """
     base_url = base_url_for(cfg)
     if cfg.provider in OPENAI_FAMILY:
-        import openai
+        import openai  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         return openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=cfg.timeout_s)
     if cfg.provider == "anthropic":
-        import anthropic
+        import anthropic  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         return anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=0, timeout=cfg.timeout_s)
     if cfg.provider == "google":
-        from google import genai
-        from google.genai import types
+        from google import genai  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+        from google.genai import types  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         options = types.HttpOptions(
             base_url=base_url,

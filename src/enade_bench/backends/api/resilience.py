@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from enade_bench.backends.api.keys import redact
 from enade_bench.errors import UserError
 
 T = TypeVar("T")
@@ -186,7 +187,6 @@ def call_with_retries(
     ApiUnavailableError
         Retries are exhausted, or the quota is gone.
     """
-    from enade_bench.backends.api.keys import redact
 
     secrets = list(secrets)
 

@@ -13,8 +13,8 @@ from the core; :meth:`EEvalBenchmark.run` adds the E-EVAL summary files.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from enade_bench.backends.factory import check_capabilities, create_backend
