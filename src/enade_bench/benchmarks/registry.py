@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from enade_bench.benchmarks import eeval, enade, enem
+from enade_bench.benchmarks import eeval, enade, enem, progress_test
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.errors import UserError
@@ -17,7 +17,7 @@ from enade_bench.runner.run import Experiment, RunOptions
 from enade_bench.strategies.registry import Strategy
 
 BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b for b in (enade.BENCHMARK, enem.BENCHMARK, eeval.BENCHMARK)
+    b.name: b for b in (enade.BENCHMARK, enem.BENCHMARK, eeval.BENCHMARK, progress_test.BENCHMARK)
 }
 
 

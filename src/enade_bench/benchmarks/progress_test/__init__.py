@@ -1,0 +1,36 @@
+"""Teste de Progresso: the medical-school progress test (four options, A–D).
+
+An example of an exam added as a plug-in: a preset (the file's own column names)
+and a prompt file, nothing else. ``sample.csv`` holds eight questions written by
+the enade-bench team in the test's style (not items of a real edition).
+"""
+
+from pathlib import Path
+
+from enade_bench.benchmarks.base import CsvExam
+from enade_bench.dataset.presets import DatasetPreset
+
+HERE = Path(__file__).parent
+
+PRESET = DatasetPreset(
+    name="progress_test",
+    columns={
+        "stem": "enunciado",
+        "A": "alternativa_a",
+        "B": "alternativa_b",
+        "C": "alternativa_c",
+        "D": "alternativa_d",
+        "answer": "gabarito",
+        "year": "ano",
+        "component": "grande_area",
+    },
+    id_template="tp{ano}_{numero}",
+    constants={"course": "Medicina"},
+)
+
+BENCHMARK = CsvExam(
+    name="progress_test",
+    preset=PRESET,
+    prompt_presets={"progress_test": HERE / "prompt.yaml"},
+    default_prompts="progress_test",
+)
