@@ -2,7 +2,7 @@
 
 The benchmark lives in the checkout's ``bench/`` folder (it needs ``lm-eval``, a
 benchmark-only extra), so this sub-command finds that folder beside ``src/`` and
-runs it; see the README (Performance).
+runs it; see docs/performance.md.
 """
 
 from __future__ import annotations

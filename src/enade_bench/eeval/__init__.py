@@ -3,7 +3,7 @@
 Loader of the E-EVAL layout, the benchmark's answer-only and chain-of-thought
 prompts with k-shot dev demonstrations, the Chinese answer-extraction cascade,
 per-subject / per-level reports, the leaderboard table and the submission
-writer.  See the README (E-EVAL).
+writer.  See docs/eeval.md.
 """
 
 from enade_bench.eeval.experiment import load_eeval_experiment, run_loaded
