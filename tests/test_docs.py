@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import pytest
@@ -188,13 +189,20 @@ def test_pending_docs_are_linked_from_the_readme() -> None:
     assert PENDING_DOCS <= targets
 
 
+def config_examples(path: Path) -> list[dict[str, Any]]:
+    """The YAML blocks of ``path`` that are whole experiment configs (start with ``name:``)."""
+    blocks = re.findall(r"^```yaml\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
+    return [yaml.safe_load(b) for b in blocks if b.startswith("name:")]
+
+
+def test_readme_config_example_is_valid() -> None:
+    (data,) = config_examples(README)
+    parse_config(data, "README.md")
+
+
 def test_full_config_reference_is_a_valid_config() -> None:
-    """The annotated YAML in docs/configuration.md validates: the reference names real keys."""
-    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```yaml\n(.*?)^```", text, re.S | re.M)
-    full = [b for b in blocks if b.startswith("name:")]
-    assert len(full) == 1
-    data = yaml.safe_load(full[0])
+    """The annotated YAML in docs/configuration.md validates and names every key."""
+    (data,) = config_examples(REPO / "docs" / "configuration.md")
     config = parse_config(data, "docs/configuration.md")
     assert set(data) == set(type(config).model_fields)
     for block in ("dataset", "model", "evaluation", "prompts", "output"):
