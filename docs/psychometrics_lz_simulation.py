@@ -1,6 +1,6 @@
 """Null behaviour of l_z and l_z* per θ estimator on a real ENEM booklet.
 
-Quoted in the README (Psychometrics). Run from the repository root:
+Quoted in docs/psychometrics.md. Run from the repository root:
 
     PYTHONPATH=src python docs/psychometrics_lz_simulation.py [--n 2000] [--seed 2024]
 

@@ -180,7 +180,7 @@ def _describe_error(err: Any, root: type[BaseModel]) -> str:
     kind = err["type"]
     if kind == "extra_forbidden":
         parent = _model_at(root, err["loc"][:-1])
-        allowed = ", ".join(parent.model_fields) if parent else "see the README"
+        allowed = ", ".join(parent.model_fields) if parent else "see docs/configuration.md"
         return f"unknown key '{loc}' (allowed here: {allowed})"
     if kind == "missing":
         return f"missing required key '{loc}'"

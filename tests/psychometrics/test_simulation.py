@@ -21,7 +21,7 @@ def test_population_tracks_true_theta() -> None:
 
 
 def test_lz_with_eap_is_conservative_at_high_theta() -> None:
-    """The README's claim: at high θ, l_z with EAP θ flags far fewer than α; l_z* with ML does not."""
+    """docs/psychometrics.md's claim: at high θ, l_z with EAP θ flags far fewer than α; l_z* with ML does not."""
     rng = np.random.default_rng(2)
     table = lz_null_study(_items(rng), [0.0, 2.5], 3000, rng, methods=("eap", "ml"))
     eap_high = table.query("method == 'eap' and statistic == 'lz' and true_theta == 2.5").iloc[0]

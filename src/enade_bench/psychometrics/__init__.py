@@ -1,6 +1,6 @@
 """Item response theory for model runs: ability, person fit, information, calibration.
 
-Public entry points (see the README (Psychometrics) for every formula and
+Public entry points (see docs/psychometrics.md for every formula and
 reference):
 
 * :mod:`~enade_bench.psychometrics.irt`: :class:`ItemParams`, :func:`prob`,

@@ -3,7 +3,7 @@
 Written here rather than taken from a library: girth is unmaintained and its
 3PL fails on NumPy 2, py-irt needs torch + pyro and Python < 3.12, and the
 few dozen lines of EM below are checked against direct maximisation of the
-marginal posterior and against simulated data (see the README (Psychometrics)).
+marginal posterior and against simulated data (see docs/psychometrics.md).
 
 Model: θ ~ N(0, 1) (fixes the scale), responses 3PL / 2PL / 1PL. The
 default is the 2PL with priors: with tens of models as examinees the

@@ -4,7 +4,7 @@ All estimators are vectorised over respondents; missing responses (``NaN``,
 item not administered) are skipped. Each returns its standard error.
 
 Conventions for the patterns where an estimator has no interior solution
-(documented in the README (Psychometrics)):
+(documented in docs/psychometrics.md):
 
 * all-correct / all-wrong: EAP and MAP are finite (the prior keeps them
   finite); ML is ``+inf`` / ``-inf`` with SE ``NaN`` (as R mirt reports); WLE

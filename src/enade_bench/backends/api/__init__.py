@@ -1,7 +1,7 @@
 """API backends: Anthropic, OpenAI, Maritaca, Google Gemini, NVIDIA NIM, OpenAI-compatible servers.
 
 ``create_api_backend(cfg)`` is what :func:`enade_bench.backends.factory.create_backend`
-calls for ``model.type: api``.  See the README (API models) for configs, keys, capabilities,
+calls for ``model.type: api``.  See docs/providers.md for configs, keys, capabilities,
 retries and the batch workflow.
 """
 
