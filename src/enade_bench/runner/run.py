@@ -92,7 +92,11 @@ def _fingerprint(exp: Experiment, strategy: Strategy) -> str:
     cfg.pop("output", None)
     cfg.pop("description", None)
     cfg["evaluation"].pop("run_all_strategies", None)
-    cfg["evaluation"].pop("batch_size", None)
+    sampled = strategy.method == "generation" and bool(exp.config.evaluation.temperature)
+    if not sampled:
+        # Greedy and scoring runs give the same answers at any batch size; a sampled run's
+        # seed follows its chunk (seed + chunk index), so there the batch size is kept.
+        cfg["evaluation"].pop("batch_size", None)
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,

