@@ -7,11 +7,20 @@ ignored setting.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from enade_bench.errors import UserError
 
@@ -23,6 +32,33 @@ class StrictModel(BaseModel):
     """Base for config blocks: unknown keys are an error, values are not coerced silently."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OptionsInTextConfig(StrictModel):
+    """Options printed inside the question text ("… (A) … (B) …"), split by their markers.
+
+    See :mod:`enade_bench.dataset.inline_options` and docs/bring_your_own_exam.md.
+    """
+
+    enabled: bool = True
+    pattern: str | None = Field(
+        default=None,
+        description="regex of one option marker with a named group 'letter' (default: (A), A), A., a))",
+    )
+    min_options: int = Field(default=2, ge=2, le=5, description="fewer options found is an error")
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            compiled = re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression ({exc})") from None
+        if "letter" not in compiled.groupindex:
+            raise ValueError("the pattern needs a named group (?P<letter>...) capturing the option letter")
+        return value
 
 
 class DatasetConfig(StrictModel):
@@ -41,6 +77,9 @@ class DatasetConfig(StrictModel):
         default=None, description="canonical fields that are constant for the whole file"
     )
     annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
+    options_in_text: OptionsInTextConfig | None = Field(
+        default=None, description="split options printed inside the stem column (no A..E columns)"
+    )
     skip_invalid: bool = Field(
         default=False,
         description="skip rows that fail validation (counted and listed in results) instead of an error",
