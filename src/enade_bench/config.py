@@ -12,15 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from enade_bench.errors import UserError
 
@@ -47,18 +39,17 @@ class OptionsInTextConfig(StrictModel):
     )
     min_options: int = Field(default=2, ge=2, le=5, description="fewer options found is an error")
 
-    @field_validator("pattern")
-    @classmethod
-    def _pattern_compiles(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> OptionsInTextConfig:
+        if self.pattern is None:
+            return self
         try:
-            compiled = re.compile(value)
+            compiled = re.compile(self.pattern)
         except re.error as exc:
-            raise ValueError(f"not a valid regular expression ({exc})") from None
+            raise ValueError(f"pattern is not a valid regular expression ({exc})") from None
         if "letter" not in compiled.groupindex:
-            raise ValueError("the pattern needs a named group (?P<letter>...) capturing the option letter")
-        return value
+            raise ValueError("pattern needs a named group (?P<letter>...) capturing the option letter")
+        return self
 
 
 class DatasetConfig(StrictModel):

@@ -37,7 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.results.writable import check_output_file
+
     cli = _bench_cli()
+    if getattr(args, "out", None) is not None:
+        check_output_file(args.out, "--out")
     try:
         status: int = cli.run(args)
     except ValueError as exc:

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--limit", type=int, help="only the first N questions of each subject")
     run.add_argument("--output-dir", type=Path, help="override output.dir")
     run.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     run.set_defaults(handler=handle_run)
 
     board = eeval.add_parser("leaderboard", help="0-shot AO, 5-shot AO, 5-shot CoT and Average per model")
@@ -47,6 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    from enade_bench.backends.quiet import quiet_libraries
+
+    with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from enade_bench.config import load_config
     from enade_bench.eeval.report import eval_split, subject_summary
     from enade_bench.runner.run import RunOptions, run_experiment
@@ -84,7 +91,10 @@ def handle_run(args: argparse.Namespace) -> int:
 def handle_leaderboard(args: argparse.Namespace) -> int:
     from enade_bench.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown
     from enade_bench.results.store import atomic_write_text
+    from enade_bench.results.writable import check_output_file
 
+    if args.out:
+        check_output_file(args.out, "--out")
     rows = leaderboard(args.results_dir)
     text = leaderboard_markdown(rows) if args.format == "markdown" else leaderboard_csv(rows)
     print(text, end="")
@@ -95,7 +105,9 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 
 def handle_submit(args: argparse.Namespace) -> int:
     from enade_bench.eeval.submission import write_submission
+    from enade_bench.results.writable import check_output_file
 
+    check_output_file(args.out, "--out")
     submission, result = write_submission(
         args.results_dir,
         args.out,

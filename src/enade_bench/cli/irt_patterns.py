@@ -34,7 +34,9 @@ def run_patterns(args: argparse.Namespace) -> int:
     from enade_bench.psychometrics.tidy import to_wide
     from enade_bench.report.loader import load_results
     from enade_bench.report.psychometric import RANDOM, analyse
+    from enade_bench.results.writable import check_output_dir
 
+    check_output_dir(args.out, "--out")
     entries = load_results(args.results)
     result = analyse(entries, args.enem_data)
     if not result.exams:

@@ -18,13 +18,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--output-dir", type=Path, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     parser.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     parser.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.backends.quiet import quiet_libraries
+
+    with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from enade_bench.runner.run import RunOptions, run_experiment
 
     if args.limit is not None and args.limit < 1:

@@ -25,6 +25,7 @@ from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.results.environment import environment
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
+from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.execute import ChunkExecutor, ExtractFn, PromptFn
 from enade_bench.runner.work import WorkItem, work_items
 from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy, from_config, get_strategy
@@ -259,6 +260,10 @@ def input_base(relative: str, config_path: Path) -> Path | None:
 def load_experiment(config_path: Path, options: RunOptions) -> tuple[Experiment, list[Strategy]]:
     """Load and check everything before any model call."""
     cfg = load_config(config_path)
+    check_output_dir(
+        options.output_dir or Path(cfg.output.dir),
+        "--output-dir" if options.output_dir else f"{config_path}: output.dir",
+    )
     if cfg.dataset.preset == "eeval":  # E-EVAL: its own loader, prompts and settings
         from enade_bench.eeval.experiment import load_eeval_experiment
 
