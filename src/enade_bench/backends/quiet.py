@@ -67,19 +67,19 @@ def _quiet_datasets() -> Callable[[], None]:
                 os.environ[_DATASETS_ENV] = previous
 
         return restore_env
+    import datasets
     from datasets.utils import logging as ds_logging
-    from datasets.utils import tqdm as ds_tqdm
 
     verbosity = ds_logging.get_verbosity()
-    disabled = ds_tqdm.are_progress_bars_disabled()
+    disabled = datasets.are_progress_bars_disabled()
     ds_logging.set_verbosity(logging.ERROR)
     if not disabled:
-        ds_tqdm.disable_progress_bars()
+        datasets.disable_progress_bars()
 
     def restore() -> None:
         ds_logging.set_verbosity(verbosity)
         if not disabled:
-            ds_tqdm.enable_progress_bars()
+            datasets.enable_progress_bars()
 
     return restore
 

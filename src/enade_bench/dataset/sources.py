@@ -128,8 +128,12 @@ def read_rows(path: Path, fmt: str) -> Iterator[RawRow]:
 
 
 def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes; ``UserError`` (with the reason) if it cannot be read."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return digest.hexdigest()
