@@ -46,7 +46,7 @@ class OptionsInTextConfig(StrictModel):
         try:
             compiled = re.compile(self.pattern)
         except re.error as exc:
-            raise ValueError(f"pattern is not a valid regular expression ({exc})") from None
+            raise ValueError(f"pattern {self.pattern!r} is not a valid regular expression ({exc})") from None
         if "letter" not in compiled.groupindex:
             raise ValueError("pattern needs a named group (?P<letter>...) capturing the option letter")
         return self
