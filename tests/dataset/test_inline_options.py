@@ -118,3 +118,33 @@ def test_disabled_block_reads_option_columns(tmp_path: Path) -> None:
 def test_option_columns_and_options_in_text_conflict() -> None:
     with pytest.raises(UserError, match=r"dataset.columns: maps option column\(s\) \['A'\]"):
         load_dataset(DatasetConfig(path=str(EXAM / "*.csv"), columns={"A": "x"}, options_in_text={}))
+
+
+def test_example_config_loads_the_exam() -> None:
+    from enade_bench.config import load_config
+    from enade_bench.runner.run import input_base
+
+    config = Path(__file__).resolve().parents[2] / "configs" / "examples" / "options_in_text.yaml"
+    cfg = load_config(config)
+    data = load_dataset(cfg.dataset, input_base(cfg.dataset.path, config))
+    assert (data.counts["kept"], len(data.invalid)) == (8, 3)
+
+
+@pytest.mark.slow
+def test_run_with_the_packaged_model_lists_the_skipped_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from enade_bench.cli.main import main
+
+    config = Path(__file__).resolve().parents[2] / "configs" / "examples" / "options_in_text.yaml"
+    assert main(["run", str(config), "--output-dir", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "on 8 items" in out
+    assert "note: 3 invalid row(s) skipped" in out
+    assert "residencia_2021.csv: line 11, column 'Texto': cannot split the options" in out
+    result = json.loads((tmp_path / "residencia_options_in_text_results.json").read_text(encoding="utf-8"))
+    assert len(result["dataset"]["invalid_rows"]) == 3
+    assert {r["id"] for r in result["records"]} == {
+        "residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
+        "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3",
+    }  # fmt: skip

@@ -58,4 +58,18 @@ def _run(args: argparse.Namespace) -> int:
         )
     for path in options.written:
         print(f"wrote {path}")
+    if results:
+        _print_skipped(results[0].dataset.get("invalid_rows") or [])
     return 0
+
+
+def _print_skipped(rows: list[str], shown: int = 10) -> None:
+    """List the rows ``dataset.skip_invalid`` skipped (all are in the results file)."""
+    if not rows:
+        return
+    print(f"note: {len(rows)} invalid row(s) skipped (dataset.skip_invalid); "
+          "all are listed under dataset.invalid_rows in the results file:")  # fmt: skip
+    for row in rows[:shown]:
+        print(f"  {row}")
+    if len(rows) > shown:
+        print(f"  … and {len(rows) - shown} more")
