@@ -84,3 +84,36 @@ def test_bad_command_corpus(
     assert len(err) == 1 and err[0].startswith("error: "), err
     assert case["expected"] in err[0]
     assert _tree(CORPUS) == before and _tree(tmp_path) == outside  # nothing written, not even a probe
+
+
+def test_a_late_write_failure_is_one_line_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A disk filling up during the report cannot be produced for real here; the OSError is what
+    # matplotlib/pandas raise then.
+    def disk_full(*_: object) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "rep" / "figures" / "bpc.png"))
+
+    monkeypatch.setattr("enade_bench.report.build.write_report", disk_full)
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {tmp_path / 'rep' / 'figures' / 'bpc.png'}: No space left on device"]
+
+
+#: Cases caught by the backend factory itself (before any weights are read).
+FACTORY_CASES = {"unknown_packaged_model.yaml", "api_capability.yaml"}
+
+
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - FACTORY_CASES))
+def test_bad_input_corpus_fails_before_the_model(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_model(*_: object) -> None:
+        pytest.fail("the model was loaded for a bad input")
+
+    monkeypatch.setattr("enade_bench.runner.run.create_backend", no_model)
+    monkeypatch.chdir(CORPUS)
+    before = _tree(CORPUS)
+    assert main(["run", name]) == 2
+    assert EXPECTED[name] in capsys.readouterr().err
+    assert _tree(CORPUS) == before
