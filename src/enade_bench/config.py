@@ -81,6 +81,14 @@ class DatasetConfig(StrictModel):
     cursos: list[str] | None = None
     componentes: list[str] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _options_in_text_shorthand(cls, data: Any) -> Any:
+        """``options_in_text: true`` (or ``false``) is short for ``{enabled: true}``."""
+        if isinstance(data, dict) and isinstance(data.get("options_in_text"), bool):
+            data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        return data
+
 
 class ApiConfig(StrictModel):
     """An API model (the providers' issue builds on this block)."""

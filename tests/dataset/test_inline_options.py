@@ -148,3 +148,10 @@ def test_run_with_the_packaged_model_lists_the_skipped_rows(
         "residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
         "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3",
     }  # fmt: skip
+
+
+def test_true_is_short_for_enabled() -> None:
+    on = DatasetConfig(path="x.csv", options_in_text=True)  # type: ignore[arg-type]
+    off = DatasetConfig(path="x.csv", options_in_text=False)  # type: ignore[arg-type]
+    assert on.options_in_text is not None and on.options_in_text.enabled
+    assert off.options_in_text is not None and not off.options_in_text.enabled
