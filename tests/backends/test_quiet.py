@@ -30,6 +30,25 @@ def test_quiet_libraries_switches_off_and_restores() -> None:
         assert tf_logging.is_progress_bar_enabled()
 
 
+def test_restores_libraries_first_imported_inside_the_block() -> None:
+    # A fresh interpreter: transformers is imported under --quiet and must come back with its bars on.
+    code = (
+        "import sys\n"
+        "from enade_bench.backends.quiet import quiet_libraries\n"
+        "assert 'transformers' not in sys.modules\n"
+        "with quiet_libraries(True):\n"
+        "    pass\n"
+        "from transformers.utils import logging\n"
+        "import huggingface_hub.utils as hub\n"
+        "print(logging.is_progress_bar_enabled(), hub.are_progress_bars_disabled())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("HF_HUB_DISABLE_PROGRESS_BARS", None)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False"]
+
+
 def test_quiet_keeps_library_errors() -> None:
     import logging
 

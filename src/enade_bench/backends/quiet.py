@@ -99,7 +99,8 @@ def quiet_libraries(quiet: bool = True) -> Iterator[None]:
         return
     restores: list[Callable[[], None]] = []
     try:
-        for silence in (_quiet_hub, _quiet_transformers, _quiet_datasets):
+        # transformers first: on import it copies huggingface_hub's switch as its own default.
+        for silence in (_quiet_transformers, _quiet_hub, _quiet_datasets):
             try:
                 restores.append(silence())
             except ImportError:  # a library that is not installed prints nothing either
