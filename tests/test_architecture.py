@@ -79,10 +79,11 @@ def _graph() -> dict[str, set[str]]:
         targets = set()
         for imported in _imports(path):
             # `from pkg import module` names a module; otherwise the longest known prefix
-            while imported and imported not in modules:
-                imported = imported.rpartition(".")[0]
-            if imported and imported != name:
-                targets.add(imported)
+            target = imported
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                targets.add(target)
         graph[name] = targets
     return graph
 
@@ -102,7 +103,9 @@ def test_no_import_runs_up_a_layer(module: str) -> None:
         other = _part(target)
         if other is None or other == own:
             continue
-        assert LAYERS[other] < LAYERS[own], f"{module} (layer {LAYERS[own]}) imports {target} ({LAYERS[other]})"
+        assert LAYERS[other] < LAYERS[own], (
+            f"{module} (layer {LAYERS[own]}) imports {target} ({LAYERS[other]})"
+        )
         assert other not in PURE.get(own, set()), f"{module} must stay pure but imports {target}"
 
 
@@ -121,7 +124,7 @@ def test_no_circle() -> None:
         state[node] = 1
         for nxt in graph.get(node, ()):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt) :] + [nxt]
+                cycle = [*stack[stack.index(nxt) :], nxt]
                 pytest.fail("import circle: " + " -> ".join(cycle))
             if nxt in graph and state.get(nxt) is None:
                 visit(nxt, [*stack, nxt])

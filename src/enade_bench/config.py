@@ -7,6 +7,7 @@ ignored setting.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +24,32 @@ class StrictModel(BaseModel):
     """Base for config blocks: unknown keys are an error, values are not coerced silently."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OptionsInTextConfig(StrictModel):
+    """Options printed inside the question text ("… (A) … (B) …"), split by their markers.
+
+    See :mod:`enade_bench.dataset.inline_options` and docs/bring_your_own_exam.md.
+    """
+
+    enabled: bool = True
+    pattern: str | None = Field(
+        default=None,
+        description="regex of one option marker with a named group 'letter' (default: (A), A), A., a))",
+    )
+    min_options: int = Field(default=2, ge=2, le=5, description="fewer options found is an error")
+
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> OptionsInTextConfig:
+        if self.pattern is None:
+            return self
+        try:
+            compiled = re.compile(self.pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {self.pattern!r} is not a valid regular expression ({exc})") from None
+        if "letter" not in compiled.groupindex:
+            raise ValueError("pattern needs a named group (?P<letter>...) capturing the option letter")
+        return self
 
 
 class DatasetConfig(StrictModel):
@@ -45,6 +72,9 @@ class DatasetConfig(StrictModel):
         default=None, description="canonical fields that are constant for the whole file"
     )
     annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
+    options_in_text: OptionsInTextConfig | None = Field(
+        default=None, description="split options printed inside the stem column (no A..E columns)"
+    )
     skip_invalid: bool = Field(
         default=False,
         description="skip rows that fail validation (counted and listed in results) instead of an error",
@@ -54,6 +84,14 @@ class DatasetConfig(StrictModel):
     anos: list[int] | None = None
     cursos: list[str] | None = None
     componentes: list[str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _options_in_text_shorthand(cls, data: Any) -> Any:
+        """``options_in_text: true`` (or ``false``) is short for ``{enabled: true}``."""
+        if isinstance(data, dict) and isinstance(data.get("options_in_text"), bool):
+            data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        return data
 
 
 class ApiConfig(StrictModel):

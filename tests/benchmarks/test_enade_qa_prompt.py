@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT
 
 from enade_bench.benchmarks.enade import BENCHMARK as ENADE
 from enade_bench.config import load_config
 from enade_bench.prompts.builder import build_prompt
 from enade_bench.runner.run import RunOptions
-from tests.conftest import DEMO_CSV, REPO_ROOT
 
 SYSTEM = (
     "Você é um especialista em questões do ENADE (Exame Nacional de Desempenho dos Estudantes), "
@@ -35,7 +36,7 @@ class _NoBackend:
     """Loading stops before any model: a backend that can run every method and is never called."""
 
     capabilities = frozenset({"generation", "log_prob", "first_token"})
-    identity: dict[str, str] = {}
+    identity: ClassVar[dict[str, str]] = {}
 
 
 def test_published_layout_zero_shot(tmp_path: Path) -> None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks import BENCHMARKS
 from enade_bench.cli.main import main
-from tests.conftest import DEMO_CSV
 
 
 def _config(tmp_path: Path, **dataset: object) -> Path:

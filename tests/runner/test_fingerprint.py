@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT
 
 from enade_bench.benchmarks import load_experiment
 from enade_bench.runner.run import RunOptions, _fingerprint
-from tests.conftest import DEMO_CSV, REPO_ROOT
 
 
 class _Unused:
     capabilities = frozenset({"generation", "log_prob", "first_token"})
-    identity = {"model": "fixed"}
+    identity: ClassVar[dict[str, str]] = {"model": "fixed"}
 
 
 def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.errors import UserError
@@ -187,9 +188,10 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     assert source.gguf_file is not None
-    model = transformers.AutoModelForCausalLM.from_pretrained(
-        source.location, gguf_file=source.gguf_file, dtype=dtype
-    )
+    with gguf_conversion_bar():
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            source.location, gguf_file=source.gguf_file, dtype=dtype
+        )
     tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
     # The weights are dequantised on load; drop the GGUF "quantizer" so they can be saved.
     model.hf_quantizer = None  # type: ignore[assignment]

@@ -13,6 +13,7 @@ from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.errors import UserError
 from enade_bench.results.records import RunResult
+from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.run import Experiment, RunOptions
 from enade_bench.strategies.registry import Strategy
 
@@ -35,6 +36,10 @@ def benchmark_for(cfg: ExperimentConfig, source: str) -> Benchmark:
 def load_experiment(config_path: Path, options: RunOptions) -> tuple[Benchmark, Experiment, list[Strategy]]:
     """Load a config with its benchmark; everything is checked before any model call."""
     cfg = load_config(config_path)
+    check_output_dir(
+        options.output_dir or Path(cfg.output.dir),
+        "--output-dir" if options.output_dir else f"{config_path}: output.dir",
+    )
     benchmark = benchmark_for(cfg, str(config_path))
     exp, strategies = benchmark.load(cfg, config_path, options)
     return benchmark, exp, strategies

@@ -11,6 +11,7 @@ import argparse
 
 from enade_bench.bench import cli as bench_cli
 from enade_bench.errors import UserError
+from enade_bench.results.writable import check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
+    if getattr(args, "out", None) is not None:
+        check_output_file(args.out, "--out")
     try:
         status: int = bench_cli.run(args)
     except ValueError as exc:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks import run_experiment
 from enade_bench.config import load_config
 from enade_bench.eeval.report import (
@@ -24,6 +25,7 @@ from enade_bench.eeval.report import (
 from enade_bench.eeval.submission import write_submission
 from enade_bench.errors import UserError
 from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_file
 from enade_bench.runner.run import RunOptions
 
 
@@ -39,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--limit", type=int, help="only the first N questions of each subject")
     run.add_argument("--output-dir", type=Path, help="override output.dir")
     run.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     run.set_defaults(handler=handle_run)
 
     board = eeval.add_parser("leaderboard", help="0-shot AO, 5-shot AO, 5-shot CoT and Average per model")
@@ -59,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -92,6 +99,8 @@ def handle_run(args: argparse.Namespace) -> int:
 
 def handle_leaderboard(args: argparse.Namespace) -> int:
 
+    if args.out:
+        check_output_file(args.out, "--out")
     rows = leaderboard(args.results_dir)
     text = leaderboard_markdown(rows) if args.format == "markdown" else leaderboard_csv(rows)
     print(text, end="")
@@ -102,6 +111,7 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 
 def handle_submit(args: argparse.Namespace) -> int:
 
+    check_output_file(args.out, "--out")
     submission, result = write_submission(
         args.results_dir,
         args.out,

@@ -28,6 +28,7 @@ from enade_bench.psychometrics.estimation import METHODS, PRESETS, Quadrature, e
 from enade_bench.psychometrics.io import read_calibration_responses, read_items, read_responses, write_csv
 from enade_bench.psychometrics.personfit import person_fit
 from enade_bench.psychometrics.tidy import aggregate_shuffles
+from enade_bench.results.writable import check_output_file
 
 
 def register(subparsers: Any) -> None:
@@ -84,6 +85,7 @@ def _scale_area(text: str | None) -> str | None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Handler of ``irt score``."""
+    check_output_file(args.out, "--out", create_parent=False)
     quad = _quadrature(args)
     area = _scale_area(args.scale)
     items = read_items(args.items)
@@ -114,6 +116,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def run_calibrate(args: argparse.Namespace) -> int:
     """Handler of ``irt calibrate``."""
+    check_output_file(args.out, "--out", create_parent=False)
     data = read_calibration_responses(args.responses)
     wide = aggregate_shuffles(data) if "shuffle" in data.columns else data
     if len(wide) < 2:

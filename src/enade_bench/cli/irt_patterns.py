@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench.errors import UserError
+from enade_bench.results.writable import check_output_dir
 
 
 def register(sub: Any) -> None:
@@ -35,6 +36,7 @@ def run_patterns(args: argparse.Namespace) -> int:
     from enade_bench.report.loader import load_results  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
     from enade_bench.report.psychometric import RANDOM, analyse  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
 
+    check_output_dir(args.out, "--out")
     entries = load_results(args.results)
     result = analyse(entries, args.enem_data)
     if not result.exams:

@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return UserError.exit_code
+    except OSError as exc:  # an OS failure after the up-front checks (disk full, folder removed)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return UserError.exit_code
     except KeyboardInterrupt:
         print("error: interrupted (partial results are kept; rerun to resume)", file=sys.stderr)
         return 130

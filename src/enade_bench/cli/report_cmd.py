@@ -7,6 +7,7 @@ from pathlib import Path
 
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
+from enade_bench.results.writable import check_output_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def handle(args: argparse.Namespace) -> int:
 
+    check_output_dir(args.out, "--out")
     if args.enem_data is not None and not (args.enem_data / "inep_items.csv").is_file():
         raise UserError(f"--enem-data: {args.enem_data} holds no inep_items.csv")
     report = write_report(

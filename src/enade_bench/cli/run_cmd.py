@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks import load_experiment
 from enade_bench.errors import UserError
 from enade_bench.runner.batch import run_batch
@@ -21,13 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--limit", type=int, help="only the first N questions")
     parser.add_argument("--output-dir", type=Path, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     parser.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     parser.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -52,4 +58,18 @@ def handle(args: argparse.Namespace) -> int:
         )
     for path in options.written:
         print(f"wrote {path}")
+    if results:
+        _print_skipped(results[0].dataset.get("invalid_rows") or [])
     return 0
+
+
+def _print_skipped(rows: list[str], shown: int = 10) -> None:
+    """List the rows ``dataset.skip_invalid`` skipped (all are in the results file)."""
+    if not rows:
+        return
+    print(f"note: {len(rows)} invalid row(s) skipped (dataset.skip_invalid); "
+          "all are listed under dataset.invalid_rows in the results file:")  # fmt: skip
+    for row in rows[:shown]:
+        print(f"  {row}")
+    if len(rows) > shown:
+        print(f"  … and {len(rows) - shown} more")

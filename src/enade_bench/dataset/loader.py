@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
+from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import BUILTIN, DatasetPreset
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
@@ -72,12 +73,24 @@ class _RowMapper:
         if self.id_template:
             self.mapping.pop("id", None)
         self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
+        self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
+        if self.inline:
+            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
+            if mapped:
+                raise UserError(
+                    f"dataset.columns: maps option column(s) {mapped}, but dataset.options_in_text is on "
+                    "(the options come from the stem column); remove one of the two"
+                )
+            for letter in LETTERS:
+                self.mapping.pop(letter, None)
 
     def check_header(self, row: RawRow) -> None:
         columns = set(row.values)
         missing = []
         for name in REQUIRED_FIELDS:
             if name in self.constants or (name == "id" and self.id_template):
+                continue
+            if self.inline and name in LETTERS:
                 continue
             if self.mapping.get(name) not in columns:
                 missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
@@ -110,7 +123,14 @@ class _RowMapper:
 
         if self.id_template:
             values = {**row.values, "file_stem": Path(row.source).stem}
-            qid = self.id_template.format_map(values)
+            try:
+                qid = self.id_template.format_map(values).strip()
+            except (KeyError, ValueError, IndexError, AttributeError) as exc:
+                raise UserError(
+                    f"{where}: dataset.id_template '{self.id_template}' cannot be filled ({exc})"
+                ) from None
+            if not qid:
+                raise UserError(f"{where}: dataset.id_template '{self.id_template}' gives an empty id")
         else:
             qid = self.get(row, "id").strip()
             if not qid:
@@ -118,7 +138,15 @@ class _RowMapper:
         stem = self.get(row, "stem").strip()
         if not stem:
             raise UserError(f"{col('stem')}: empty stem")
-        raw_options = [self.get(row, letter).strip() for letter in LETTERS]
+        if self.inline:
+            try:
+                split = split_options(stem, self.inline.pattern, self.inline.min_options)
+            except OptionSplitError as exc:
+                raise UserError(f"{col('stem')}: cannot split the options in the text: {exc}") from None
+            stem = split.stem
+            raw_options = list(split.options)
+        else:
+            raw_options = [self.get(row, letter).strip() for letter in LETTERS]
         n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
         options = tuple(raw_options[:n_options])
         if n_options < 2:
@@ -169,6 +197,30 @@ def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[s
     return questions
 
 
+def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMapper) -> UserError:
+    """The error for a repeated id; across files it says how to make the ids unique per file.
+
+    Ids are never renamed silently: a repeat across files may as well be the same
+    file matched twice by a glob, so the user chooses (and the config records) the
+    scheme, typically ``id_template: '{file_stem}:{<id column>}'``.
+    """
+    if mapper.id_template:
+        where, id_part = "id_template", mapper.id_template
+    else:
+        id_column = mapper.mapping.get("id", "id")
+        where, id_part = f"column '{id_column}'", f"{{{id_column}}}"
+    message = f"{row.source}: line {row.line}, {where}: duplicate id '{qid}' (first seen at {first[0]}: line {first[1]})"
+    if first[0] != row.source:
+        if "{file_stem}" in id_part:
+            message += "; two data files have the same name: rename one"
+        else:
+            message += (
+                "; ids repeat across the files of this dataset: make them unique per file with "
+                f"dataset.id_template, e.g. '{{file_stem}}:{id_part}'"
+            )
+    return UserError(message)
+
+
 def load_dataset(
     cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset | None = None
 ) -> LoadedDataset:
@@ -196,7 +248,7 @@ def load_dataset(
             row_groups.append(read_rows(path, cfg.format))
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, int]] = {}
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
     for rows in row_groups:
@@ -218,11 +270,8 @@ def load_dataset(
                 invalid.append(str(exc))
                 continue
             if question.id in seen:
-                raise UserError(
-                    f"{row.source}: line {row.line}, column '{mapper.mapping.get('id', 'id')}': "
-                    f"duplicate id '{question.id}' (first seen at {seen[question.id]})"
-                )
-            seen[question.id] = f"{row.source}: line {row.line}"
+                raise _duplicate_id(question.id, row, seen[question.id], mapper)
+            seen[question.id] = (row.source, row.line)
             questions.append(question)
     questions = _apply_filters(questions, cfg, counts)
     counts["kept"] = len(questions)

@@ -47,15 +47,19 @@ def read_csv(path: Path) -> Iterator[RawRow]:
             dupes = {n for n in names if names.count(n) > 1}
             if dupes:
                 raise UserError(f"{path}: line 1: duplicate column names {sorted(dupes)}")
-            for row in reader:
+            while True:
+                start = reader.line_num + 1  # a quoted field may span lines: report where the row starts
+                row = next(reader, None)
+                if row is None:
+                    break
                 if not row or all(not c.strip() for c in row):
                     continue
                 if len(row) != len(names):
                     raise UserError(
-                        f"{path}: line {reader.line_num}: {len(row)} fields, expected {len(names)} "
+                        f"{path}: line {start}: {len(row)} fields, expected {len(names)} "
                         f"as in the header (unbalanced quotes or a stray comma?)"
                     )
-                yield RawRow(str(path), reader.line_num, dict(zip(names, row, strict=True)))
+                yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
         except UnicodeDecodeError:
@@ -124,8 +128,12 @@ def read_rows(path: Path, fmt: str) -> Iterator[RawRow]:
 
 
 def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes; ``UserError`` (with the reason) if it cannot be read."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return digest.hexdigest()

@@ -65,6 +65,7 @@ def read_items(path: str | Path) -> ItemParams:
     if frame.empty:
         raise UserError(f"{path}: no item rows; expected item_id,a,b[,c]")
     ids: list[str] = []
+    first_line: dict[str, int] = {}
     a: list[float] = []
     b: list[float] = []
     c: list[float] = []
@@ -73,8 +74,12 @@ def read_items(path: str | Path) -> ItemParams:
         item = str(record["item_id"]).strip()
         if not item:
             raise UserError(f"{path}: line {line}, column item_id: empty item id")
-        if item in ids:
-            raise UserError(f"{path}: line {line}, column item_id: item {item!r} appears twice")
+        if item in first_line:
+            raise UserError(
+                f"{path}: line {line}, column item_id: item {item!r} appears twice "
+                f"(first at line {first_line[item]})"
+            )
+        first_line[item] = line
         ids.append(item)
         a_val = _number(path, line, "a", str(record["a"]).strip())
         if a_val <= 0:
@@ -106,6 +111,27 @@ def _binary_column(frame: pd.DataFrame, col: str, path: str | Path) -> FloatArra
     return result
 
 
+def _respondent_ids(frame: pd.DataFrame, path: str | Path) -> list[str]:
+    """The ``respondent_id`` column, stripped; an empty or repeated id is an ``error:``.
+
+    A repeated id would be scored twice (or, in calibration, count as two
+    examinees) without anyone noticing, so it is refused like a repeated item id.
+    """
+    ids: list[str] = frame["respondent_id"].str.strip().tolist()
+    first_line: dict[str, int] = {}
+    for k, rid in enumerate(ids):
+        line = k + 2
+        if not rid:
+            raise UserError(f"{path}: line {line}, column respondent_id: empty respondent id")
+        if rid in first_line:
+            raise UserError(
+                f"{path}: line {line}, column respondent_id: respondent {rid!r} appears twice "
+                f"(first at line {first_line[rid]})"
+            )
+        first_line[rid] = line
+    return ids
+
+
 def read_responses(path: str | Path, items: ItemParams) -> tuple[list[str], FloatArray]:
     """Read wide RESPONSES.csv; return respondent ids and the matrix over ``items``.
 
@@ -114,8 +140,9 @@ def read_responses(path: str | Path, items: ItemParams) -> tuple[list[str], Floa
     Raises
     ------
     UserError
-        No ``respondent_id`` column, a column naming an unknown item, a
-        repeated column, or a value other than 1, 0 or empty.
+        No ``respondent_id`` column, an empty or repeated respondent id, a
+        column naming an unknown item, a repeated column, or a value other
+        than 1, 0 or empty.
     """
     frame = read_csv_text(path)
     columns = [str(col).strip() for col in frame.columns]
@@ -132,13 +159,13 @@ def read_responses(path: str | Path, items: ItemParams) -> tuple[list[str], Floa
         if col != "respondent_id" and col not in known:
             raise UserError(f"{path}: line 1: column {col!r} is not an item of the items file")
     frame.columns = columns
+    ids = _respondent_ids(frame, path)
     x = np.full((len(frame), len(items)), np.nan)
     position = {item: k for k, item in enumerate(items.item_ids)}
     for col in columns:
         if col == "respondent_id":
             continue
         x[:, position[col]] = _binary_column(frame, col, path)
-    ids = frame["respondent_id"].str.strip().tolist()
     return ids, x
 
 
@@ -166,7 +193,7 @@ def read_calibration_responses(path: str | Path) -> pd.DataFrame:
     items = [c for c in frame.columns if c != "respondent_id"]
     if not items:
         raise UserError(f"{path}: no item columns")
-    out = pd.DataFrame(index=frame["respondent_id"].str.strip())
+    out = pd.DataFrame(index=pd.Index(_respondent_ids(frame, path), name="respondent_id"))
     for col in items:
         out[col] = _binary_column(frame, col, path)
     return out
@@ -180,4 +207,4 @@ def write_csv(frame: pd.DataFrame, path: str | Path) -> None:
     try:
         frame.to_csv(target, index=False, float_format="%.10g", na_rep="")
     except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror})") from None
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None

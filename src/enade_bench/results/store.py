@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from enade_bench.errors import UserError
 from enade_bench.results.records import QuestionRecord
+from enade_bench.results.writable import os_reason
 
 
 def result_paths(output_dir: Path, name: str, strategy_id: str | None) -> dict[str, Path]:
@@ -35,15 +36,28 @@ def result_paths(output_dir: Path, name: str, strategy_id: str | None) -> dict[s
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``text`` to ``path`` so that readers see the old or the new file, never half.
+
+    Raises
+    ------
+    UserError
+        The file cannot be written, with the reason (e.g. ``Not a directory``,
+        ``No space left on device``); nothing is left behind.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -123,7 +137,10 @@ class IntermediateLog:
             json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records
         )
-        with self.path.open("a", encoding="utf-8", newline="") as handle:
-            handle.write(lines)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with self.path.open("a", encoding="utf-8", newline="") as handle:
+                handle.write(lines)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot append results ({os_reason(exc)})") from None

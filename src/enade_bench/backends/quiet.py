@@ -1,0 +1,135 @@
+"""``--quiet``: silence the model libraries' progress bars and chatter, keep their errors.
+
+``transformers`` draws a "Loading weights" bar and logs warnings, ``huggingface_hub``
+and ``datasets`` draw download and conversion bars; none of them look at our
+``--quiet``.  :func:`quiet_libraries` turns their progress bars off and their
+loggers down to errors for the duration of a command, and puts the previous
+settings back afterwards (so an in-process caller, such as the tests, is left
+as it was).  Errors still reach stderr: the ``error:`` line of the command, and
+the libraries' own error-level log records.
+
+``datasets`` is only imported for ``hf://`` paths and takes seconds to import,
+so when it is not loaded yet its switch is the environment variable
+``HF_DATASETS_DISABLE_PROGRESS_BARS`` (read when it is imported; restored here,
+but a ``datasets`` imported under ``--quiet`` keeps its bars off in that process).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+_DATASETS_ENV = "HF_DATASETS_DISABLE_PROGRESS_BARS"
+
+
+def _quiet_transformers() -> Callable[[], None]:
+    from transformers.utils import logging as tf_logging  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    verbosity = tf_logging.get_verbosity()
+    bars = tf_logging.is_progress_bar_enabled()
+    tf_logging.set_verbosity_error()
+    tf_logging.disable_progress_bar()
+
+    def restore() -> None:
+        tf_logging.set_verbosity(verbosity)
+        if bars:
+            tf_logging.enable_progress_bar()
+
+    return restore
+
+
+def _quiet_hub() -> Callable[[], None]:
+    from huggingface_hub import utils as hub_utils  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    disabled = hub_utils.are_progress_bars_disabled()
+    hub_utils.disable_progress_bars()
+
+    def restore() -> None:
+        if not disabled:
+            hub_utils.enable_progress_bars()
+
+    return restore
+
+
+def _quiet_datasets() -> Callable[[], None]:
+    if "datasets" not in sys.modules:
+        previous = os.environ.get(_DATASETS_ENV)
+        os.environ[_DATASETS_ENV] = "1"
+
+        def restore_env() -> None:
+            if previous is None:
+                os.environ.pop(_DATASETS_ENV, None)
+            else:
+                os.environ[_DATASETS_ENV] = previous
+
+        return restore_env
+    import datasets  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+    from datasets.utils import logging as ds_logging  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    verbosity = ds_logging.get_verbosity()
+    disabled = datasets.are_progress_bars_disabled()
+    ds_logging.set_verbosity(logging.ERROR)
+    if not disabled:
+        datasets.disable_progress_bars()
+
+    def restore() -> None:
+        ds_logging.set_verbosity(verbosity)
+        if not disabled:
+            datasets.enable_progress_bars()
+
+    return restore
+
+
+@contextmanager
+def quiet_libraries(quiet: bool = True) -> Iterator[None]:
+    """Within the block, no progress bars or warnings from transformers, huggingface_hub, datasets.
+
+    Parameters
+    ----------
+    quiet
+        ``False`` makes this a no-op (so callers can write
+        ``with quiet_libraries(args.quiet):``).
+    """
+    if not quiet:
+        yield
+        return
+    restores: list[Callable[[], None]] = []
+    try:
+        # transformers first: on import it copies huggingface_hub's switch as its own default.
+        for silence in (_quiet_transformers, _quiet_hub, _quiet_datasets):
+            try:
+                restores.append(silence())
+            except ImportError:  # a library that is not installed prints nothing either
+                continue
+        yield
+    finally:
+        for restore in reversed(restores):
+            restore()
+
+
+@contextmanager
+def gguf_conversion_bar() -> Iterator[None]:
+    """Make transformers' GGUF conversion bar follow transformers' own progress-bar switch.
+
+    ``transformers.modeling_gguf_pytorch_utils`` draws "Converting and
+    de-quantizing GGUF tensors" with ``tqdm`` directly, ignoring
+    ``transformers.utils.logging.disable_progress_bar()``; under ``--quiet``
+    (:func:`quiet_libraries`) the bar is disabled for the duration of the block.
+    """
+    from transformers.utils import logging as tf_logging  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    if tf_logging.is_progress_bar_enabled():
+        yield
+        return
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    original = gguf_utils.tqdm
+    gguf_utils.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original

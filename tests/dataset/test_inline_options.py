@@ -1,0 +1,157 @@
+"""Options inside the question text: the splitter (golden cases) and the loader on a team-written exam."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enade_bench.config import DatasetConfig
+from enade_bench.dataset import load_dataset
+from enade_bench.dataset.inline_options import OptionSplitError, split_options
+from enade_bench.errors import UserError
+
+DATA = Path(__file__).parent / "data"
+CASES: list[dict[str, Any]] = json.loads((DATA / "inline_options_cases.json").read_text(encoding="utf-8"))
+EXAM = DATA / "options_in_text"  # two files of a team-written residency exam, with real-world defects
+COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta Correta", "year": "Ano", "course": "Área"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["why"] for c in CASES])
+def test_split_options_golden_cases(case: dict[str, Any]) -> None:
+    args = (case["text"], case.get("pattern"), case.get("min_options", 2))
+    if "error" in case:
+        with pytest.raises(OptionSplitError) as info:
+            split_options(*args)
+        assert case["error"] in str(info.value)
+    else:
+        result = split_options(*args)
+        assert (result.stem, list(result.options)) == (case["stem"], case["options"])
+        assert result.letters == "ABCDE"[: len(case["options"])]
+
+
+def _exam(**extra: Any) -> DatasetConfig:
+    return DatasetConfig(path=str(EXAM / "*.csv"), columns=COLUMNS, options_in_text={}, **extra)
+
+
+def test_first_broken_row_is_an_error_by_default() -> None:
+    with pytest.raises(UserError) as info:
+        load_dataset(_exam(id_template="{file_stem}:{Número}"))
+    assert str(info.value) == (
+        f"{EXAM / 'residencia_2021.csv'}: line 9, column 'Resposta Correta': answer 'D' is not among the "
+        "non-empty options (A–C)"
+    )
+
+
+def test_ids_repeating_across_files_point_at_id_template() -> None:
+    with pytest.raises(UserError) as info:
+        load_dataset(_exam(skip_invalid=True))
+    message = str(info.value)
+    assert message.startswith(f"{EXAM / 'residencia_2022.csv'}: line 2, column 'Número': duplicate id '1'")
+    assert f"first seen at {EXAM / 'residencia_2021.csv'}: line 2" in message
+    assert "dataset.id_template, e.g. '{file_stem}:{Número}'" in message
+
+
+def test_skip_invalid_loads_the_rest_and_lists_each_broken_row_by_line() -> None:
+    data = load_dataset(_exam(skip_invalid=True, id_template="{file_stem}:{Número}"))
+    source = EXAM / "residencia_2021.csv"
+    # Rows as written in the files (a quoted text may span lines; the line is where the row starts).
+    assert data.invalid == [
+        f"{source}: line 9, column 'Resposta Correta': answer 'D' is not among the non-empty options (A–C)",
+        f"{source}: line 10, column 'Texto': cannot split the options in the text: no option markers found "
+        "(expected (A), A), A. or a) before each option)",
+        f"{source}: line 11, column 'Texto': cannot split the options in the text: options out of order "
+        "(A, B, E, C, D); expected A, B, C, D, E",
+    ]
+    assert data.counts["loaded"] == 12
+    assert data.counts["removed_annulled"] == 1
+    assert data.counts["removed_invalid"] == 3
+    by_id = {q.id: q for q in data.questions}
+    assert list(by_id) == ["residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
+                           "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3"]  # fmt: skip
+    first = by_id["residencia_2021:1"]
+    assert first.stem.startswith("Homem de 58 anos") and first.stem.endswith(
+        "Qual é a conduta inicial mais adequada?"
+    )
+    assert first.options[1] == "Prescrever ácido acetilsalicílico e encaminhar para reperfusão imediata."
+    assert (first.letters, first.answer, first.year, first.course) == ("ABCDE", "B", 2021, "Clínica Médica")
+    assert by_id["residencia_2021:6"].options[0] == "Metformina."  # a) style
+    assert by_id["residencia_2021:7"].stem.endswith(
+        "hepatite A. Qual é a conduta?"
+    )  # stray 'A.' kept in the stem
+    assert by_id["residencia_2021:8"].letters == "ABC"
+
+
+def test_min_options_catches_a_truncated_question() -> None:
+    data = load_dataset(
+        DatasetConfig(
+            path=str(EXAM / "residencia_2021.csv"),
+            columns=COLUMNS,
+            skip_invalid=True,
+            options_in_text={"min_options": 4},
+        )
+    )
+    truncated = [r for r in data.invalid if "only 3 option(s) found (A, B, C); expected at least 4" in r]
+    assert [r.split(", column")[0].rsplit(": ", 1)[1] for r in truncated] == ["line 9", "line 18"]
+    assert all(q.n_options >= 4 for q in data.questions)
+
+
+def test_custom_pattern(tmp_path: Path) -> None:
+    path = tmp_path / "q.csv"
+    path.write_text("Número,Texto,Resposta Correta\n1,Qual? [A] um [B] dois,B\n", encoding="utf-8")
+    cfg = DatasetConfig(
+        path=str(path), columns=COLUMNS, options_in_text={"pattern": r"\[(?P<letter>[A-E])\]"}
+    )
+    (q,) = load_dataset(cfg).questions
+    assert (q.stem, q.options, q.answer) == ("Qual?", ("um", "dois"), "B")
+
+
+def test_disabled_block_reads_option_columns(tmp_path: Path) -> None:
+    path = tmp_path / "q.csv"
+    path.write_text("id,stem,A,B,answer\nq1,Qual? (A) x (B) y,um,dois,A\n", encoding="utf-8")
+    (q,) = load_dataset(DatasetConfig(path=str(path), options_in_text={"enabled": False})).questions
+    assert q.options == ("um", "dois") and q.stem == "Qual? (A) x (B) y"
+
+
+def test_option_columns_and_options_in_text_conflict() -> None:
+    with pytest.raises(UserError, match=r"dataset.columns: maps option column\(s\) \['A'\]"):
+        load_dataset(DatasetConfig(path=str(EXAM / "*.csv"), columns={"A": "x"}, options_in_text={}))
+
+
+def test_example_config_loads_the_exam() -> None:
+    from enade_bench.config import load_config
+    from enade_bench.runner.run import input_base
+
+    config = Path(__file__).resolve().parents[2] / "configs" / "examples" / "options_in_text.yaml"
+    cfg = load_config(config)
+    data = load_dataset(cfg.dataset, input_base(cfg.dataset.path, config))
+    assert (data.counts["kept"], len(data.invalid)) == (8, 3)
+
+
+@pytest.mark.slow
+def test_run_with_the_packaged_model_lists_the_skipped_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from enade_bench.cli.main import main
+
+    config = Path(__file__).resolve().parents[2] / "configs" / "examples" / "options_in_text.yaml"
+    assert main(["run", str(config), "--output-dir", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "on 8 items" in out
+    assert "note: 3 invalid row(s) skipped" in out
+    assert "residencia_2021.csv: line 11, column 'Texto': cannot split the options" in out
+    result = json.loads((tmp_path / "residencia_options_in_text_results.json").read_text(encoding="utf-8"))
+    assert len(result["dataset"]["invalid_rows"]) == 3
+    assert {r["id"] for r in result["records"]} == {
+        "residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
+        "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3",
+    }  # fmt: skip
+
+
+def test_true_is_short_for_enabled() -> None:
+    on = DatasetConfig(path="x.csv", options_in_text=True)  # type: ignore[arg-type]
+    off = DatasetConfig(path="x.csv", options_in_text=False)  # type: ignore[arg-type]
+    assert on.options_in_text is not None and on.options_in_text.enabled
+    assert off.options_in_text is not None and not off.options_in_text.enabled
