@@ -469,7 +469,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.fail("the model was loaded for a bad input")
 
     monkeypatch.setattr("enade_bench.runner.run.create_backend", fail)
-    monkeypatch.setattr("enade_bench.eeval.experiment.create_backend", fail)
+    monkeypatch.setattr("enade_bench.benchmarks.eeval.create_backend", fail)
 
 
 def test_corpus_is_large_and_ids_unique() -> None:
