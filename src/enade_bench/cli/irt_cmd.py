@@ -60,10 +60,10 @@ def register(subparsers: Any) -> None:
     from enade_bench.cli.irt_patterns import register as register_patterns
 
     register_patterns(sub)
-    from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd
+    from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_prior_cmd
 
-    irt_cat_cmd.register(sub)
-    irt_baseline_cmd.register(sub)
+    for module in (irt_baseline_cmd, irt_cat_cmd, irt_prior_cmd):
+        module.register(sub)
 
 
 def _quadrature(args: argparse.Namespace) -> Quadrature:

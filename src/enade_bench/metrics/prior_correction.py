@@ -112,7 +112,7 @@ class PriorCorrection:
 
 
 def question_priors(records: Sequence[QuestionRecord], min_shuffles: int = 2) -> dict[str, np.ndarray]:
-    """Per-question letter prior :math:`\hat P_{prior}(d \mid q)`: normalised geometric mean over its orders.
+    r"""Per-question letter prior :math:`\hat P_{prior}(d \mid q)`: normalised geometric mean over its orders.
 
     Questions seen in fewer than ``min_shuffles`` orders are skipped (their
     content does not average out).
@@ -170,7 +170,7 @@ def correct_record(record: QuestionRecord, prior: np.ndarray) -> QuestionRecord:
 def prior_correction(
     records: Sequence[QuestionRecord], scope: Scope = "question", min_shuffles: int = 2
 ) -> PriorCorrection:
-    """Estimate one model's letter prior from its shuffled records and rescore them.
+    r"""Estimate one model's letter prior from its shuffled records and rescore them.
 
     Parameters
     ----------

@@ -170,7 +170,7 @@ def expected_human(
     quadrature: Quadrature = MIRT,
     exclude: ArrayLike | None = None,
 ) -> FloatArray:
-    """The human 3PL probability :math:`\pi_{ij}` of each cell (see the module docstring).
+    r"""The human 3PL probability :math:`\pi_{ij}` of each cell (see the module docstring).
 
     ``exclude`` (bool, shape ``(J,)``) leaves items out of every
     respondent's matching (purification); each item is always left out of
