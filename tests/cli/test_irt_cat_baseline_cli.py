@@ -11,7 +11,9 @@ from tests.conftest import require_shared
 
 from enade_bench.cli.main import main
 
-ITEMS_CSV = "item_id,a,b,c\n" + "".join(f"q{k},{1 + 0.1 * k:.2f},{-1.5 + 0.3 * k:.2f},0.15\n" for k in range(12))
+ITEMS_CSV = "item_id,a,b,c\n" + "".join(
+    f"q{k},{1 + 0.1 * k:.2f},{-1.5 + 0.3 * k:.2f},0.15\n" for k in range(12)
+)
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -27,7 +29,18 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
 def test_cat_on_a_patterns_file_writes_per_pattern_csv_and_figure(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     items, responses = _files(tmp_path)
     out = tmp_path / "cat"
-    args = ["irt", "cat", "--items", str(items), "--responses", str(responses), "--target-se", "0.6", "--out", str(out)]
+    args = [
+        "irt",
+        "cat",
+        "--items",
+        str(items),
+        "--responses",
+        str(responses),
+        "--target-se",
+        "0.6",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "CAT over 6 patterns" in text and "items used: median" in text

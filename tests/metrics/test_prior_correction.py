@@ -35,7 +35,9 @@ def record(qid: str, shuffle: int, perm: list[int], content: np.ndarray, prior: 
     )  # fmt: skip
 
 
-def synthetic(method: str, seed: int = 0, n_questions: int = 40, k: int = 20) -> tuple[list[QuestionRecord], np.ndarray]:
+def synthetic(
+    method: str, seed: int = 0, n_questions: int = 40, k: int = 20
+) -> tuple[list[QuestionRecord], np.ndarray]:
     rng = np.random.default_rng(seed)
     prior = np.array([0.6, 0.05, 0.1, 0.05, 0.2])
     records = []
@@ -100,8 +102,12 @@ def test_real_shuffled_smollm2_run(tmp_path: Path) -> None:
     require_shared("enem", "questions")
     from enade_bench.cli.main import main
 
-    config = yaml.safe_load((REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml").read_text(encoding="utf-8"))
-    config["dataset"]["path"] = str(require_shared("enem", "questions", "pt-br", "ENEM_2022_MT_CO_PROVA_1082.csv"))
+    config = yaml.safe_load(
+        (REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml").read_text(encoding="utf-8")
+    )
+    config["dataset"]["path"] = str(
+        require_shared("enem", "questions", "pt-br", "ENEM_2022_MT_CO_PROVA_1082.csv")
+    )
     config["prompts"]["dir"] = str(REPO_ROOT / config["prompts"]["dir"])
     config["evaluation"]["n_shuffles"] = 10
     path = tmp_path / "cfg.yaml"

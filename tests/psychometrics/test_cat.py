@@ -113,7 +113,7 @@ def test_live_mode_asks_only_the_selected_items_and_matches_post_hoc() -> None:
     trace = run_cat(answer, items, config)
     assert list(trace.items) == asked and len(set(asked)) == len(asked)
     assert trace.n_items <= 30
-    assert trace.stopped_by == "rule" and trace.se[-1] <= 0.3 or trace.n_items == 30
+    assert (trace.stopped_by == "rule" and trace.se[-1] <= 0.3) or trace.n_items == 30
     post = simulate_cat(pattern[None, :], items, config)
     assert post.n_items[0] == trace.n_items
     assert list(post.order[0, : trace.n_items]) == list(trace.items)
@@ -127,7 +127,10 @@ def test_live_mode_recovers_a_simulated_respondent() -> None:
         rng = np.random.default_rng(seed)
         true = rng.normal()
         trace = run_cat(
-            lambda j, t=true, r=rng: bool(r.random() < float(items.c[j] + (1 - items.c[j]) / (1 + np.exp(-items.a[j] * (t - items.b[j]))))),
+            lambda j, t=true, r=rng: bool(
+                r.random()
+                < float(items.c[j] + (1 - items.c[j]) / (1 + np.exp(-items.a[j] * (t - items.b[j]))))
+            ),
             items,
             CatConfig(target_se=0.3, max_items=40, randomesque=2),
             rng,

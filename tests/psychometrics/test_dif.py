@@ -38,7 +38,10 @@ def test_shift_estimate_matches_a_glm_fit_with_offset() -> None:
         d = res.loc[j, "delta"]
         assert np.sum(x[:, j] - logistic(off + d)) == pytest.approx(0.0, abs=1e-8)
         grid = np.linspace(d - 0.5, d + 0.5, 2001)
-        ll = [np.sum(x[:, j] * np.log(logistic(off + g)) + (1 - x[:, j]) * np.log1p(-logistic(off + g))) for g in grid]
+        ll = [
+            np.sum(x[:, j] * np.log(logistic(off + g)) + (1 - x[:, j]) * np.log1p(-logistic(off + g)))
+            for g in grid
+        ]
         ll0 = np.sum(x[:, j] * np.log(p[:, j]) + (1 - x[:, j]) * np.log1p(-p[:, j]))
         assert res.loc[j, "g2"] == pytest.approx(2 * (max(ll) - ll0), rel=1e-5)
         assert res.loc[j, "p"] == pytest.approx(stats.chi2.sf(res.loc[j, "g2"], 1))

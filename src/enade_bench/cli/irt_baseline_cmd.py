@@ -38,7 +38,9 @@ def register(sub: Any) -> None:
     p.add_argument("--items", type=Path, help="ITEMS.csv (item_id,a,b[,c]) instead of ENEM data")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv (default ../shared/data/enem)")
     p.add_argument("--options", type=int, default=5, help="options per item (default 5)")
-    p.add_argument("--shuffles", type=int, default=30, help="shuffles (response patterns) per area (default 30)")
+    p.add_argument(
+        "--shuffles", type=int, default=30, help="shuffles (response patterns) per area (default 30)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--seeds", type=int, help="also run seeds 0..K-1 and report the seed-to-seed spread")
     p.add_argument("--shuffle-counts", default="5,10,20,30,50,100,200,300",
@@ -51,7 +53,13 @@ def register(sub: Any) -> None:
 
 def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """(label, ItemParams) per exam to score."""
-    from enade_bench.psychometrics.enem import AREAS, booklet_items, load_booklets, load_inep_items, scored_params
+    from enade_bench.psychometrics.enem import (
+        AREAS,
+        booklet_items,
+        load_booklets,
+        load_inep_items,
+        scored_params,
+    )
     from enade_bench.psychometrics.io import read_items
 
     if args.items is not None:
@@ -82,7 +90,9 @@ def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
             cands = booklets[(booklets["ano"] == args.year) & (booklets["area"] == area)]["CO_PROVA"]
             known = sorted(int(c) for c in cands if int(c) in have)
             if not known:
-                raise UserError(f"{folder / 'inep_items.csv'}: no {area} {args.year} booklet with INEP parameters")
+                raise UserError(
+                    f"{folder / 'inep_items.csv'}: no {area} {args.year} booklet with INEP parameters"
+                )
             codes.append((area, known[0]))  # booklets of one area and year hold the same items
     return [(label, scored_params(booklet_items(inep, code))) for label, code in codes]
 
@@ -99,7 +109,9 @@ def _check(args: argparse.Namespace) -> list[int]:
     try:
         counts = sorted({int(v) for v in str(args.shuffle_counts).split(",") if v.strip()})
     except ValueError:
-        raise UserError(f"--shuffle-counts {args.shuffle_counts!r}: expected integers separated by commas") from None
+        raise UserError(
+            f"--shuffle-counts {args.shuffle_counts!r}: expected integers separated by commas"
+        ) from None
     if not counts or counts[0] < 1:
         raise UserError(f"--shuffle-counts {args.shuffle_counts!r}: expected integers >= 1")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
@@ -170,4 +182,7 @@ def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[t
             atomic_write_text(folder / "baseline_seed_spread.json", json.dumps(summary, indent=2) + "\n")
     except OSError as exc:
         raise UserError(f"{folder}: cannot write ({exc.strerror})") from None
-    print(f"\nwrote {folder}/baseline.csv, baseline_shuffles.csv" + (", baseline_seed_spread.csv/.json" if spreads else ""))
+    print(
+        f"\nwrote {folder}/baseline.csv, baseline_shuffles.csv"
+        + (", baseline_seed_spread.csv/.json" if spreads else "")
+    )

@@ -38,7 +38,9 @@ def register(sub: Any) -> None:
     p.add_argument("--max-shift", type=float, help="also require the predicted θ shift SD <= this")
     p.add_argument("--max-items", type=int, help="item budget (default: all)")
     p.add_argument("--min-items", type=int, default=1, help="never stop before this many items")
-    p.add_argument("--randomesque", type=int, default=1, help="choose among the k most informative (default 1)")
+    p.add_argument(
+        "--randomesque", type=int, default=1, help="choose among the k most informative (default 1)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the randomesque draw")
     p.add_argument("--tolerance", type=float, default=0.15, help="|θ_CAT - θ_full| tolerance (default 0.15)")
     p.add_argument("--out", type=Path, help="folder for cat_patterns.csv, cat_curve.csv and the figure")

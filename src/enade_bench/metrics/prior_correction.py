@@ -141,6 +141,8 @@ def estimate_prior(
         per_k[len(prior)].append(prior)
     priors = {k: np.mean(v, axis=0) for k, v in per_k.items()}
     return priors, {k: len(v) for k, v in per_k.items()}
+
+
 def correct_record(record: QuestionRecord, prior: np.ndarray) -> QuestionRecord:
     """A copy of ``record`` predicted by :math:`\\arg\\max_i P_{obs}(d_i)/P_{prior}(d_i)`."""
     probs = display_probabilities(record)

@@ -71,7 +71,14 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from enade_bench.psychometrics.estimation import MIRT, Quadrature, eap
-from enade_bench.psychometrics.irt import EPS, FloatArray, ItemParams, as_response_matrix, item_information, prob
+from enade_bench.psychometrics.irt import (
+    EPS,
+    FloatArray,
+    ItemParams,
+    as_response_matrix,
+    item_information,
+    prob,
+)
 
 StopReason = Literal["rule", "budget", "exhausted"]
 
@@ -198,7 +205,9 @@ def predicted_shift(se: ArrayLike, remaining_information: ArrayLike) -> FloatArr
     return out
 
 
-def _rules_hold(se: FloatArray, shift: FloatArray, target: FloatArray, config: CatConfig) -> NDArray[np.bool_]:
+def _rules_hold(
+    se: FloatArray, shift: FloatArray, target: FloatArray, config: CatConfig
+) -> NDArray[np.bool_]:
     """Both configured stopping rules hold (element-wise); False when none is configured."""
     if config.target_se is None and config.max_shift is None:
         return np.zeros(np.shape(se), dtype=bool)
