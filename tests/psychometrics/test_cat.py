@@ -9,13 +9,12 @@ import pytest
 
 from enade_bench.psychometrics.cat import (
     CatConfig,
-    cat_curve,
-    cat_summary,
     predicted_shift,
     run_cat,
     select_item,
     simulate_cat,
 )
+from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.estimation import eap
 from enade_bench.psychometrics.irt import ItemParams, item_information
 from enade_bench.psychometrics.personfit import simulate_responses
