@@ -3,7 +3,8 @@
 ::
 
     enade-bench irt cat [--items ITEMS.csv --responses RESPONSES.csv | --enem-data DIR]
-        [--target-se 0.35] [--full-se-margin 0.05] [--max-shift S] [--max-items N]
+        [--target-se 0.35] [--full-se-margin 0.05] [--margin-kind additive|quadrature]
+        [--max-shift S] [--max-items N]
         [--min-items N] [--randomesque K] [--seed S] [--tolerance 0.15] [--out DIR]
 
 Without ``--items/--responses`` it replays the 2,400 published patterns of the
@@ -32,9 +33,20 @@ def register(sub: Any) -> None:
     p.add_argument("--items", type=Path, help="ITEMS.csv: item_id,a,b[,c] (with --responses)")
     p.add_argument("--responses", type=Path, help="RESPONSES.csv: respondent_id + one column per item")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv and the published patterns")
-    p.add_argument("--target-se", type=float, default=0.35, help="stop at SE <= this (default 0.35)")
+    p.add_argument(
+        "--target-se",
+        type=float,
+        default=0.35,
+        help="stop at SE <= this (default 0.35; negative: no SE rule)",
+    )
     p.add_argument("--full-se-margin", type=float, default=0.05,
                    help="per-pattern target max(target, full-test SE + margin); negative = off (default 0.05)")  # fmt: skip
+    p.add_argument(
+        "--margin-kind",
+        choices=("additive", "quadrature"),
+        default="additive",
+        help="full SE + margin (default) or sqrt(full SE² + margin²)",
+    )
     p.add_argument("--max-shift", type=float, help="also require the predicted θ shift SD <= this")
     p.add_argument("--max-items", type=int, help="item budget (default: all)")
     p.add_argument("--min-items", type=int, default=1, help="never stop before this many items")
@@ -89,14 +101,15 @@ def _config(args: argparse.Namespace) -> Any:
             raise UserError(f"--{name.replace('_', '-')} {value}: expected an integer >= 1")
     if args.min_items < 0:
         raise UserError(f"--min-items {args.min_items}: expected an integer >= 0")
-    for name in ("target_se", "max_shift", "tolerance"):
+    target = args.target_se if args.target_se >= 0 else None
+    for name in ("max_shift", "tolerance"):
         value = getattr(args, name)
         if value is not None and not (np.isfinite(value) and value >= 0):
             raise UserError(f"--{name.replace('_', '-')} {value}: expected a number >= 0")
     margin = args.full_se_margin if args.full_se_margin >= 0 else None
     return CatConfig(
-        target_se=args.target_se, max_shift=args.max_shift, max_items=args.max_items,
-        min_items=args.min_items, randomesque=args.randomesque, full_se_margin=margin,
+        target_se=target, max_shift=args.max_shift, max_items=args.max_items,
+        min_items=args.min_items, randomesque=args.randomesque, full_se_margin=margin, margin_kind=args.margin_kind,
     )  # fmt: skip
 
 
@@ -117,10 +130,7 @@ def run_cat_command(args: argparse.Namespace) -> int:
     )  # fmt: skip
     curve = cat_curve(full_path, args.tolerance)
     s = cat_summary(sim, args.tolerance)
-    rule = f"SE <= {args.target_se:g}" if config.full_se_margin is None else (
-        f"SE <= max({args.target_se:g}, full-test SE + {config.full_se_margin:g})")  # fmt: skip
-    if config.max_shift is not None:
-        rule += f" and predicted shift <= {config.max_shift:g}"
+    rule = _rule_text(config)
     print(f"CAT over {s.n_patterns} patterns; stop at {rule}"
           + (f", budget {config.max_items}" if config.max_items else "")
           + (f", randomesque {config.randomesque}" if config.randomesque > 1 else ""))  # fmt: skip
@@ -139,11 +149,29 @@ def run_cat_command(args: argparse.Namespace) -> int:
                   f"{r['abs_error_median']:12.3f}  {r['abs_error_mean']:10.3f}  {r['within_tol']:6.2f}  "
                   f"{r['stopped']:7.2f}")  # fmt: skip
     if args.out is not None:
-        _write(args.out, ids, sim, curve, args.tolerance, args.target_se)
+        _write(args.out, ids, sim, curve, args.tolerance, config.target_se)
     return 0
 
 
-def _write(folder: Path, ids: list[str], sim: Any, curve: pd.DataFrame, tol: float, target: float) -> None:
+def _rule_text(config: Any) -> str:
+    parts = []
+    if config.target_se is not None:
+        m = config.full_se_margin
+        if m is None:
+            parts.append(f"SE <= {config.target_se:g}")
+        elif config.margin_kind == "additive":
+            parts.append(f"SE <= max({config.target_se:g}, full-test SE + {m:g})")
+        else:
+            parts.append(f"SE <= max({config.target_se:g}, sqrt(full-test SE² + {m:g}²))")
+    if config.max_shift is not None:
+        parts.append(f"predicted shift <= {config.max_shift:g}")
+    text = " and ".join(parts) or "the budget"
+    return text + (f" (at least {config.min_items} items)" if config.min_items > 1 else "")
+
+
+def _write(
+    folder: Path, ids: list[str], sim: Any, curve: pd.DataFrame, tol: float, target: float | None
+) -> None:
     from enade_bench.report.cat_figures import cat_curve_figure
     from enade_bench.report.figures import save
     from enade_bench.results.store import atomic_write_text

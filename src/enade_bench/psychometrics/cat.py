@@ -104,7 +104,13 @@ class CatConfig:
         Draw the next item among the ``k`` most informative (1 = pure maximum
         information).
     full_se_margin : float or None
-        Post-hoc only: per-pattern target ``max(target_se, SE_full + margin)``.
+        Post-hoc only: per-pattern target ``max(target_se, SE_full + margin)``
+        (``margin_kind="additive"``) or ``max(target_se, sqrt(SE_full² + margin²))``
+        (``"quadrature"``: the CAT estimate is then expected within about
+        ``margin`` (one SD) of the full-test one, since
+        :math:`\operatorname{Var}(\hat\theta_{full} - \hat\theta_k) \approx SE_k^2 - SE_{full}^2`).
+    margin_kind : {"additive", "quadrature"}
+        How ``full_se_margin`` combines with the full-test SE.
     quadrature : Quadrature
         Prior and grid of the EAP (default :data:`~enade_bench.psychometrics.estimation.MIRT`).
     """
@@ -115,6 +121,7 @@ class CatConfig:
     min_items: int = 1
     randomesque: int = 1
     full_se_margin: float | None = None
+    margin_kind: Literal["additive", "quadrature"] = "additive"
     quadrature: Quadrature = MIRT
 
     def __post_init__(self) -> None:
@@ -442,7 +449,9 @@ def simulate_cat(
         shift_path[act, step] = predicted_shift(sd, rest)
     target = np.full(n, np.inf if config.target_se is None else config.target_se)
     if config.full_se_margin is not None and config.target_se is not None:
-        target = np.maximum(target, full.se + config.full_se_margin)
+        m = config.full_se_margin
+        relative = full.se + m if config.margin_kind == "additive" else np.sqrt(full.se**2 + m**2)
+        target = np.maximum(target, relative)
     n_items, reason = _stop(se_path, shift_path, n_avail, target, config)
     idx = n_items - 1
     return CatSimulation(
