@@ -85,7 +85,7 @@ StopReason = Literal["rule", "budget", "exhausted"]
 
 @dataclass(frozen=True)
 class CatConfig:
-    """Settings of an adaptive test.
+    r"""Settings of an adaptive test.
 
     Parameters
     ----------
