@@ -12,8 +12,8 @@ from enade_bench.psychometrics.cat import (
     predicted_shift,
     run_cat,
     select_item,
-    simulate_cat,
 )
+from enade_bench.psychometrics.cat_posthoc import simulate_cat
 from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.estimation import eap
 from enade_bench.psychometrics.irt import ItemParams, item_information

@@ -115,7 +115,8 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run_cat_command(args: argparse.Namespace) -> int:
     """Handler of ``irt cat``."""
-    from enade_bench.psychometrics.cat import CatConfig, simulate_cat
+    from enade_bench.psychometrics.cat import CatConfig
+    from enade_bench.psychometrics.cat_posthoc import simulate_cat
     from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 
     config = _config(args)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from enade_bench.psychometrics.cat import CatSimulation
+from enade_bench.psychometrics.cat_posthoc import CatSimulation
 
 
 def cat_curve(sim: CatSimulation, tolerance: float = 0.15) -> pd.DataFrame:
