@@ -8,7 +8,8 @@
 
 Prints, per area, accuracy, θ (EAP, mirt preset), SE, l_z and the ENEM score of
 a respondent that picks one of the 5 options uniformly at random (mean and
-2.5-97.5 % range over the shuffles). ``--seeds K`` adds the seed-to-seed
+2.5-97.5 % range over the shuffles; exam ``i`` draws from
+``default_rng([seed, i])``). ``--seeds K`` adds the seed-to-seed
 spread of the mean against the number of shuffles and the number of shuffles
 after which the mean stops depending on the seed (SD over seeds of the mean
 accuracy < ``--threshold``, default 0.5 percentage points). ``--out`` writes
@@ -136,8 +137,9 @@ def run_baseline(args: argparse.Namespace) -> int:
     counts = _check(args)
     exams = _exams(args)
     per_area, per_shuffle, spreads = [], [], []
-    for label, items in exams:
-        per = random_baseline(items, np.random.default_rng(args.seed), args.shuffles, args.options)
+    for index, (label, items) in enumerate(exams):
+        # one stream per exam, so areas with as many items do not get the same draws
+        per = random_baseline(items, np.random.default_rng([args.seed, index]), args.shuffles, args.options)
         area = label.split(" ")[0]
         per["score"] = enem_score(per["theta"].to_numpy(), area) if area in AREAS else np.nan
         per.insert(0, "exam", label)
@@ -148,7 +150,7 @@ def run_baseline(args: argparse.Namespace) -> int:
             "ENEM score": _fmt(per["score"], 0),
         })  # fmt: skip
         if args.seeds:
-            spread = seed_spread(items, range(args.seeds), counts, args.options, args.threshold)
+            spread = seed_spread(items, range(args.seeds), counts, args.options, args.threshold, stream=index)
             spreads.append((label, spread))
     table = pd.DataFrame(per_area)
     print(f"Random baseline (uniform guessing among {args.options} options), seed {args.seed}: "

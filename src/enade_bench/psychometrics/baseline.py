@@ -109,13 +109,15 @@ def seed_spread(
     n_options: int = 5,
     threshold: float = 0.005,
     quadrature: Quadrature = MIRT,
+    stream: int = 0,
 ) -> SeedSpread:
     r"""Seed-to-seed spread of the random baseline's mean against the number of shuffles.
 
     For each seed :math:`s` the guesser answers :math:`K_{max}` shuffles
     (:func:`random_responses` with ``default_rng(s)``); the mean over the
     first :math:`K` shuffles is the baseline a run with :math:`K` shuffles
-    would report. Its SD over seeds measures the seed dependence; the
+    would report (``stream`` gives each exam its own draws: the generator is
+    ``default_rng([s, stream])``). Its SD over seeds measures the seed dependence; the
     criterion is ``accuracy_sd < threshold``. For accuracy the answer is
     known in closed form: the mean of :math:`JK` Bernoulli(:math:`1/m`)
     answers has SD :math:`\sqrt{p(1-p)/(JK)}`, :math:`p = 1/m`.
@@ -128,7 +130,9 @@ def seed_spread(
     k_max = counts[-1]
     means: dict[int, list[tuple[float, float, float]]] = {k: [] for k in counts}
     for seed in seeds:
-        per = random_baseline(items, np.random.default_rng(seed), k_max, n_options, "eap", quadrature)
+        per = random_baseline(
+            items, np.random.default_rng([seed, stream]), k_max, n_options, "eap", quadrature
+        )
         per = per.sort_values("shuffle")
         for k in counts:
             head = per[per["shuffle"] < k]
