@@ -94,3 +94,12 @@ def test_bad_input_is_one_error_line(args: list[str], message: str, capsys) -> N
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+
+
+def test_cat_live_refuses_a_config_whose_questions_are_not_enem(capsys) -> None:  # type: ignore[no-untyped-def]
+    from tests.conftest import REPO_ROOT
+
+    require_shared("enem")
+    assert main(["irt", "cat-live", str(REPO_ROOT / "configs" / "demo.yaml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "dataset.path" in err[0] and "ENEM_2019_MT_CO_PROVA_522" in err[0]

@@ -60,9 +60,9 @@ def register(subparsers: Any) -> None:
     from enade_bench.cli.irt_patterns import register as register_patterns
 
     register_patterns(sub)
-    from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_dif_cmd, irt_prior_cmd
+    from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd
 
-    for module in (irt_baseline_cmd, irt_cat_cmd, irt_dif_cmd, irt_prior_cmd):
+    for module in (irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd):
         module.register(sub)
 
 
