@@ -61,6 +61,10 @@ def register(subparsers: Any) -> None:
     cal.set_defaults(handler=run_calibrate)
 
     register_patterns(sub)
+    from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd
+
+    for module in (irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd):
+        module.register(sub)
 
 
 def _quadrature(args: argparse.Namespace) -> Quadrature:

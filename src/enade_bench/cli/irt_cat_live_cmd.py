@@ -1,0 +1,95 @@
+"""``enade-bench irt cat-live``: adaptive test of a model, asking only the selected ENEM items.
+
+::
+
+    enade-bench irt cat-live CONFIG.yaml [--target-se 0.35] [--max-items 20] [--min-items 1]
+        [--randomesque K] [--seed S] [--enem-data DIR] [--out DIR]
+
+CONFIG is an experiment whose dataset is one ENEM exam file (any backend and
+method). Prints every step (item, answer, θ, SE) and the final θ, SE and ENEM
+score; ``--out`` writes ``cat_live.csv`` atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from enade_bench.cli.irt_cat_cmd import _enem_dir
+from enade_bench.errors import UserError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "cat-live", help="adaptive test of a model on an ENEM exam (only selected items asked)"
+    )
+    p.add_argument("config", type=Path, help="experiment YAML whose dataset is one ENEM exam file")
+    p.add_argument("--target-se", type=float, default=0.35, help="stop at SE <= this (default 0.35)")
+    p.add_argument("--max-items", type=int, default=20, help="item budget (default 20)")
+    p.add_argument("--min-items", type=int, default=1, help="never stop before this many items")
+    p.add_argument(
+        "--randomesque", type=int, default=1, help="choose among the k most informative (default 1)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomesque draw")
+    p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv (default ../shared/data/enem)")
+    p.add_argument("--out", type=Path, help="folder for cat_live.csv")
+    p.set_defaults(handler=run_cat_live)
+
+
+def run_cat_live(args: argparse.Namespace) -> int:
+    """Handler of ``irt cat-live``."""
+    from enade_bench.config import load_config
+    from enade_bench.psychometrics.cat import CatConfig
+    from enade_bench.psychometrics.enem import AREAS, enem_score, parse_exam_filename
+    from enade_bench.results.store import atomic_write_text
+    from enade_bench.runner.adaptive import enem_item_bank, live_cat
+    from enade_bench.runner.run import RunOptions, input_base, load_experiment, make_executor
+    from enade_bench.strategies.registry import from_config
+
+    if args.max_items < 1 or args.randomesque < 1 or args.min_items < 0:
+        raise UserError("irt cat-live: --max-items and --randomesque must be >= 1, --min-items >= 0")
+    if not (np.isfinite(args.target_se) and args.target_se >= 0):
+        raise UserError(f"--target-se {args.target_se}: expected a number >= 0")
+    folder = _enem_dir(args.enem_data)
+    cfg = load_config(args.config)  # cheap checks before the model is loaded
+    base = input_base(cfg.dataset.path, args.config)
+    csv = Path(cfg.dataset.path) if base is None else base / cfg.dataset.path
+    try:
+        exam = parse_exam_filename(csv)
+    except ValueError as exc:
+        raise UserError(f"{args.config}: dataset.path: {exc}") from None
+    exp, _ = load_experiment(args.config, RunOptions())
+    try:
+        bank = enem_item_bank(exp.dataset.questions, csv, folder)
+    except ValueError as exc:
+        raise UserError(f"{args.config}: dataset.path: {exc}") from None
+    executor = make_executor(exp, from_config(exp.config.evaluation))
+    config = CatConfig(target_se=args.target_se, max_items=args.max_items, min_items=args.min_items,
+                       randomesque=args.randomesque)  # fmt: skip
+    result = live_cat(executor, bank, config, np.random.default_rng(args.seed))
+    trace = result.trace
+    rows = pd.DataFrame({
+        "step": np.arange(1, trace.n_items + 1),
+        "item_id": [bank.items.item_ids[j] for j in trace.items],
+        "question": [r.id for r in result.records],
+        "prediction": [r.prediction for r in result.records],
+        "correct": list(trace.responses), "theta": trace.theta, "se": trace.se,
+    })  # fmt: skip
+    print(
+        f"{exp.config.name}: ENEM {exam.year} {exam.area} booklet {bank.booklet}, {len(bank.items)} items in the bank"
+    )
+    print(rows.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    score = enem_score(trace.theta[-1], exam.area) if exam.area in AREAS else float("nan")
+    print(f"stopped by {trace.stopped_by} after {trace.n_items} items: θ {trace.theta[-1]:.3f}, "
+          f"SE {trace.se[-1]:.3f}, ENEM score {float(score):.0f}")  # fmt: skip
+    if args.out is not None:
+        try:
+            atomic_write_text(args.out / "cat_live.csv", rows.to_csv(index=False, float_format="%.6g"))
+        except OSError as exc:
+            raise UserError(f"{args.out}: cannot write ({exc.strerror})") from None
+        print(f"wrote {args.out / 'cat_live.csv'}")
+    return 0
