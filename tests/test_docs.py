@@ -31,7 +31,6 @@ MAX_README_LINES = 320
 PENDING_DOCS = {
     "docs/vllm.md",
     "docs/enem_study.md",
-    "docs/psychometrics_cat_dif.md",
 }
 
 #: The README opens with exactly these two commands; .ci/run runs them.

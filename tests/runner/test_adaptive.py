@@ -9,10 +9,11 @@ import pytest
 import yaml
 from tests.conftest import REPO_ROOT, require_shared
 
+from enade_bench.benchmarks import load_experiment
 from enade_bench.psychometrics.cat import CatConfig
 from enade_bench.psychometrics.estimation import eap
 from enade_bench.runner.adaptive import enem_item_bank, live_cat
-from enade_bench.runner.run import RunOptions, load_experiment, make_executor
+from enade_bench.runner.run import RunOptions, make_executor
 from enade_bench.strategies.registry import from_config
 
 
@@ -26,7 +27,7 @@ def test_live_cat_asks_only_the_selected_items(tmp_path: Path) -> None:
     config["prompts"]["dir"] = str(REPO_ROOT / config["prompts"]["dir"])
     config["evaluation"]["shuffle_alternatives"] = False
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    exp, _ = load_experiment(tmp_path / "cfg.yaml", RunOptions())
+    _, exp, _ = load_experiment(tmp_path / "cfg.yaml", RunOptions())
     executor = make_executor(exp, from_config(exp.config.evaluation))
     bank = enem_item_bank(exp.dataset.questions, csv, require_shared("enem"))
     assert bank.booklet == 1082 and len(bank.items) == 42  # 45 minus annulled / unparameterised items

@@ -29,6 +29,18 @@ import pandas as pd
 
 from enade_bench.cli.irt_cat_cmd import _enem_dir
 from enade_bench.errors import UserError
+from enade_bench.psychometrics.baseline import random_baseline, seed_spread
+from enade_bench.psychometrics.enem import (
+    AREAS,
+    booklet_items,
+    enem_score,
+    load_booklets,
+    load_inep_items,
+    scored_params,
+)
+from enade_bench.psychometrics.io import read_items
+from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_dir
 
 
 def register(sub: Any) -> None:
@@ -54,14 +66,6 @@ def register(sub: Any) -> None:
 
 def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """(label, ItemParams) per exam to score."""
-    from enade_bench.psychometrics.enem import (
-        AREAS,
-        booklet_items,
-        load_booklets,
-        load_inep_items,
-        scored_params,
-    )
-    from enade_bench.psychometrics.io import read_items
 
     if args.items is not None:
         if args.year or args.booklet or args.area:
@@ -115,8 +119,8 @@ def _check(args: argparse.Namespace) -> list[int]:
         ) from None
     if not counts or counts[0] < 1:
         raise UserError(f"--shuffle-counts {args.shuffle_counts!r}: expected integers >= 1")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise UserError(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None:
+        check_output_dir(args.out, "--out")  # before any work: creatable and writable
     return counts
 
 
@@ -131,8 +135,6 @@ def _fmt(values: pd.Series, digits: int) -> str:
 
 def run_baseline(args: argparse.Namespace) -> int:
     """Handler of ``irt baseline``."""
-    from enade_bench.psychometrics.baseline import random_baseline, seed_spread
-    from enade_bench.psychometrics.enem import AREAS, enem_score
 
     counts = _check(args)
     exams = _exams(args)
@@ -170,7 +172,6 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 
 def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[tuple[str, Any]]) -> None:
-    from enade_bench.results.store import atomic_write_text
 
     try:
         atomic_write_text(folder / "baseline.csv", table.to_csv(index=False))

@@ -24,6 +24,15 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.errors import UserError
+from enade_bench.psychometrics.cat import CatConfig
+from enade_bench.psychometrics.cat_posthoc import simulate_cat
+from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
+from enade_bench.psychometrics.io import read_items, read_responses
+from enade_bench.psychometrics.published import PUBLISHED_FILE, load_published
+from enade_bench.report.cat_figures import cat_curve_figure
+from enade_bench.report.figures import save
+from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_dir
 
 DEFAULT_ENEM = Path("..") / "shared" / "data" / "enem"
 
@@ -73,8 +82,6 @@ def _enem_dir(explicit: Path | None) -> Path:
 
 
 def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
-    from enade_bench.psychometrics.io import read_items, read_responses
-    from enade_bench.psychometrics.published import PUBLISHED_FILE, load_published
 
     if (args.items is None) != (args.responses is None):
         raise UserError("irt cat: --items and --responses go together")
@@ -93,7 +100,6 @@ def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from enade_bench.psychometrics.cat import CatConfig
 
     for name in ("max_items", "randomesque"):
         value = getattr(args, name)
@@ -115,13 +121,10 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run_cat_command(args: argparse.Namespace) -> int:
     """Handler of ``irt cat``."""
-    from enade_bench.psychometrics.cat import CatConfig
-    from enade_bench.psychometrics.cat_posthoc import simulate_cat
-    from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 
     config = _config(args)
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise UserError(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None:
+        check_output_dir(args.out, "--out")  # before any work: creatable and writable
     ids, items, x = _patterns(args)
     rng = np.random.default_rng(args.seed)
     sim = simulate_cat(x, items, config, rng)
@@ -173,10 +176,6 @@ def _rule_text(config: Any) -> str:
 def _write(
     folder: Path, ids: list[str], sim: Any, curve: pd.DataFrame, tol: float, target: float | None
 ) -> None:
-    from enade_bench.report.cat_figures import cat_curve_figure
-    from enade_bench.report.figures import save
-    from enade_bench.results.store import atomic_write_text
-
     per = pd.DataFrame({
         "respondent_id": ids, "n_items": sim.n_items, "n_available": sim.n_available,
         "theta_cat": sim.theta, "se_cat": sim.se, "theta_full": sim.theta_full, "se_full": sim.se_full,

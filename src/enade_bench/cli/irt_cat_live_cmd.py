@@ -19,8 +19,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from enade_bench.benchmarks import load_experiment
 from enade_bench.cli.irt_cat_cmd import _enem_dir
+from enade_bench.config import load_config
 from enade_bench.errors import UserError
+from enade_bench.psychometrics.cat import CatConfig
+from enade_bench.psychometrics.enem import AREAS, enem_score, parse_exam_filename
+from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_dir
+from enade_bench.runner.adaptive import enem_item_bank, live_cat
+from enade_bench.runner.run import RunOptions, input_base, make_executor
+from enade_bench.strategies.registry import from_config
 
 
 def register(sub: Any) -> None:
@@ -42,14 +51,8 @@ def register(sub: Any) -> None:
 
 def run_cat_live(args: argparse.Namespace) -> int:
     """Handler of ``irt cat-live``."""
-    from enade_bench.config import load_config
-    from enade_bench.psychometrics.cat import CatConfig
-    from enade_bench.psychometrics.enem import AREAS, enem_score, parse_exam_filename
-    from enade_bench.results.store import atomic_write_text
-    from enade_bench.runner.adaptive import enem_item_bank, live_cat
-    from enade_bench.runner.run import RunOptions, input_base, load_experiment, make_executor
-    from enade_bench.strategies.registry import from_config
-
+    if args.out is not None:
+        check_output_dir(args.out, "--out")  # before the model loads
     if args.max_items < 1 or args.randomesque < 1 or args.min_items < 0:
         raise UserError("irt cat-live: --max-items and --randomesque must be >= 1, --min-items >= 0")
     if not (np.isfinite(args.target_se) and args.target_se >= 0):
@@ -62,7 +65,7 @@ def run_cat_live(args: argparse.Namespace) -> int:
         exam = parse_exam_filename(csv)
     except ValueError as exc:
         raise UserError(f"{args.config}: dataset.path: {exc}") from None
-    exp, _ = load_experiment(args.config, RunOptions())
+    _, exp, _ = load_experiment(args.config, RunOptions())
     try:
         bank = enem_item_bank(exp.dataset.questions, csv, folder)
     except ValueError as exc:

@@ -21,6 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench.errors import UserError
+from enade_bench.metrics.prior_correction import prior_correction
+from enade_bench.psychometrics.dif import machine_human_dif
+from enade_bench.psychometrics.tidy import to_wide
+from enade_bench.report.loader import load_results
+from enade_bench.report.psychometric import RANDOM, analyse
+from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_dir
 
 
 def register(sub: Any) -> None:
@@ -38,7 +45,6 @@ def register(sub: Any) -> None:
 
 def debiased_entries(entries: list[Any]) -> list[Any]:
     """Entries whose shuffled first_token/log_prob records are replaced by prior-corrected ones."""
-    from enade_bench.metrics.prior_correction import prior_correction
 
     out = []
     for entry in entries:
@@ -53,18 +59,13 @@ def debiased_entries(entries: list[Any]) -> list[Any]:
 
 def run_dif(args: argparse.Namespace) -> int:
     """Handler of ``irt dif``."""
-    from enade_bench.psychometrics.dif import machine_human_dif
-    from enade_bench.psychometrics.tidy import to_wide
-    from enade_bench.report.loader import load_results
-    from enade_bench.report.psychometric import RANDOM, analyse
-    from enade_bench.results.store import atomic_write_text
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha {args.alpha}: expected a number in (0, 1)")
     if args.min_n < 1:
         raise UserError(f"--min-n {args.min_n}: expected an integer >= 1")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise UserError(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None:
+        check_output_dir(args.out, "--out")  # before any work: creatable and writable
     entries = load_results(args.results)
     if args.debias:
         entries = debiased_entries(entries)

@@ -20,6 +20,10 @@ from typing import Any
 import pandas as pd
 
 from enade_bench.errors import UserError
+from enade_bench.metrics.prior_correction import SCORED_METHODS, prior_correction
+from enade_bench.report.loader import load_results
+from enade_bench.results.store import atomic_write_text
+from enade_bench.results.writable import check_output_dir
 
 
 def register(sub: Any) -> None:
@@ -33,12 +37,9 @@ def register(sub: Any) -> None:
 
 def run_debias(args: argparse.Namespace) -> int:
     """Handler of ``irt debias``."""
-    from enade_bench.metrics.prior_correction import SCORED_METHODS, prior_correction
-    from enade_bench.report.loader import load_results
-    from enade_bench.results.store import atomic_write_text
 
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise UserError(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None:
+        check_output_dir(args.out, "--out")  # before any work: creatable and writable
     entries = load_results(args.results)
     done = 0
     for entry in entries:

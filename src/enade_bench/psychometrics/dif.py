@@ -87,7 +87,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from enade_bench.psychometrics.estimation import MIRT, Quadrature, grid_log_likelihood
-from enade_bench.psychometrics.irt import EPS, FloatArray, ItemParams, as_response_matrix, prob
+from enade_bench.psychometrics.irt import EPS, FloatArray, ItemParams, as_response_matrix, logistic, prob
 
 EASIER = "easier for machines"
 HARDER = "harder for machines"
@@ -368,7 +368,6 @@ def simulate_dif(
     P_j(\\theta) + \\delta_j` (δ = ±shift, random sign, on the planted items;
     0 elsewhere) and runs :func:`machine_human_dif` with its defaults.
     """
-    from enade_bench.psychometrics.irt import logistic
 
     hits = np.zeros(4)
     counts = np.zeros(2, dtype=np.int64)
