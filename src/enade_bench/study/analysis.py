@@ -20,6 +20,7 @@ import pandas as pd
 
 from enade_bench.psychometrics.classical import attribute_tests
 from enade_bench.psychometrics.information import measurement_position
+from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.personfit import bootstrap_cutoff
 from enade_bench.report.loader import RunEntry, read_result
 from enade_bench.report.psychometric import RANDOM, ExamAnalysis, analyse
@@ -95,33 +96,51 @@ def analyse_exam(
     return study, psy.skipped
 
 
+def respondent_verdict(
+    shuffles: pd.DataFrame, items: ItemParams, scale: tuple[float, float], rule: VerdictRule,
+    rng: np.random.Generator,
+) -> dict[str, float | int | str]:
+    """The verdict quantities of one respondent from its per-shuffle scores.
+
+    ``shuffles`` holds one row per shuffle with ``theta`` (EAP), ``se``,
+    ``lz_star`` (at the WLE θ), ``accuracy`` and ``n_items``
+    (:func:`~enade_bench.psychometrics.shuffles.score_shuffles` plus the WLE
+    ``lz_star``).  θ's interval is the 2.5-97.5 % percentile range over
+    shuffles; the l_z* cut-off is bootstrapped with abilities resampled from
+    the shuffles' θ (:func:`~enade_bench.psychometrics.personfit.bootstrap_cutoff`,
+    WLE, ``rule.alpha``).
+    """
+    k, d = scale
+    theta = shuffles["theta"].to_numpy(dtype=np.float64)
+    finite = theta[np.isfinite(theta)]
+    mean = float(finite.mean())
+    low, high = (float(v) for v in np.quantile(finite, [0.025, 0.975]))
+    cut = bootstrap_cutoff(items, rng, method="wle", statistic="lz_star", theta=finite,
+                           n_respondents=rule.n_respondents, n_boot=rule.n_boot, alpha=rule.alpha)  # fmt: skip
+    share, n_ok = aberrant_share(shuffles["lz_star"].to_numpy(), cut.value)
+    position = measurement_position([mean], items, threshold=rule.min_relative_information)
+    return {
+        "n_shuffles": len(shuffles), "n_items": int(shuffles["n_items"].max()),
+        "accuracy": float(shuffles["accuracy"].mean()), "theta": mean, "theta_low": low, "theta_high": high,
+        "se": float(shuffles["se"].mean()), "score": k * mean + d, "score_low": k * low + d,
+        "score_high": k * high + d, "lz_star_cutoff": cut.value, "n_assessable": n_ok,
+        "aberrant_share": share, "relative_information": float(position["relative_information"].iloc[0]),
+        "side": str(position["side"].iloc[0]),
+    }  # fmt: skip
+
+
 def verdict_rows(exam: StudyExam, scale: tuple[float, float], rule: VerdictRule, seed: int) -> pd.DataFrame:
     """One verdict row per respondent (models and the random baseline) of one exam.
 
-    The l_z* cut-off is bootstrapped per respondent with abilities resampled
-    from its per-shuffle θ (:func:`~enade_bench.psychometrics.personfit.bootstrap_cutoff`,
-    WLE, ``rule.alpha``), seeded by ``seed``, the exam and the respondent's rank.
+    Each respondent's bootstrap is seeded by ``seed``, the exam and its rank.
     """
-    k, d = scale
     rows = []
-    summary = exam.summary.set_index("respondent")
     for rank, (name, shuffles) in enumerate(exam.per_shuffle.groupby("respondent", sort=True)):
-        s = summary.loc[name]
         rng = np.random.default_rng([seed, exam.exam.year, exam.booklet, rank])
-        cut = bootstrap_cutoff(exam.items, rng, method="wle", statistic="lz_star",
-                               theta=shuffles["theta"].to_numpy(), n_respondents=rule.n_respondents,
-                               n_boot=rule.n_boot, alpha=rule.alpha)  # fmt: skip
-        share, n_ok = aberrant_share(shuffles["lz_star"].to_numpy(), cut.value)
-        position = measurement_position([s["theta_mean"]], exam.items, threshold=rule.min_relative_information)
         rows.append({
             "model": name, "year": exam.exam.year, "area": exam.exam.area, "language": exam.language,
-            "booklet": exam.booklet, "baseline": name == RANDOM, "n_shuffles": int(s["n_shuffles"]),
-            "n_items": int(shuffles["n_items"].max()), "accuracy": s["accuracy_mean"],
-            "theta": s["theta_mean"], "theta_low": s["theta_low"], "theta_high": s["theta_high"],
-            "se": s["se_mean"], "score": k * s["theta_mean"] + d, "score_low": k * s["theta_low"] + d,
-            "score_high": k * s["theta_high"] + d, "lz_star_cutoff": cut.value, "n_assessable": n_ok,
-            "aberrant_share": share, "relative_information": float(position["relative_information"].iloc[0]),
-            "side": str(position["side"].iloc[0]),
+            "booklet": exam.booklet, "baseline": name == RANDOM,
+            **respondent_verdict(shuffles, exam.items, scale, rule, rng),
         })  # fmt: skip
     return add_verdicts(pd.DataFrame(rows), rule)
 

@@ -86,7 +86,8 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
 def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
     """θ of every model (and the random baseline) per area, one panel per language."""
     languages = list(dict.fromkeys(verdict["language"]))
-    models = list(dict.fromkeys(verdict["model"]))
+    order = verdict.sort_values("baseline", kind="stable")
+    models = list(dict.fromkeys(order["model"]))
     areas = list(dict.fromkeys(verdict["area"]))
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, len(languages), figsize=(4.8 * len(languages), 3.6), squeeze=False,
@@ -106,6 +107,7 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
                 ax.scatter(x[~filled], y[~filled], marker=marker, label=None if filled.any() else model, **hollow)
             ax.axhline(0, color="0.6", linewidth=0.8, linestyle=":")
             ax.set_xticks(range(len(areas)), areas)
+            ax.set_xlim(-0.6, len(areas) - 0.4)
             ax.set_title(f"{language}")
             ax.set_xlabel("area")
         axes[0][0].set_ylabel("θ (EAP), 95% over shuffles")
