@@ -50,15 +50,15 @@ def derive_attributes(exams: Sequence[ExamSource], year: int | None = None) -> p
     return out.reset_index(drop=True)
 
 
-def read_attribute_csv(path: Path, exams: Sequence[ExamSource], year: int) -> pd.DataFrame:
+def read_attribute_csv(path: Path, known: set[str], year: int) -> pd.DataFrame:
     """Read a user's attribute CSV and check it against the study's items.
 
     Raises
     ------
     UserError
         On a missing ``item_id`` column, a value other than 0/1/true/false, no
-        attribute column, or an item id (of the study's year) that no exam of
-        the study holds.
+        attribute column, or an item id (of the study's year) not in ``known``
+        (the INEP items of that year's booklets).
     """
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -71,13 +71,12 @@ def read_attribute_csv(path: Path, exams: Sequence[ExamSource], year: int) -> pd
         raise UserError(f"{path}: no attribute column besides {', '.join(KEY_COLUMNS)}")
     if "year" in frame.columns:
         frame = frame[frame["year"].str.strip() == str(year)]
-    known = {str(i) for exam in exams for i in exam.items["item_id"].dropna()}
     out = {"item_id": frame["item_id"].str.strip().to_list()}
     for line, item in zip(frame.index, out["item_id"], strict=True):
         if item not in known:
             raise UserError(
-                f"{path}: line {line + 2}: item_id {item!r} is not an item of the study's ENEM {year} "
-                f"booklets (expected an INEP CO_ITEM such as {sorted(known)[0]!r})"
+                f"{path}: line {line + 2}: item_id {item!r} is not an item of the ENEM {year} "
+                f"booklets in inep_items.csv (expected an INEP CO_ITEM such as {sorted(known)[0]!r})"
             )
     for name in names:
         values = frame[name].str.strip().str.lower()

@@ -207,7 +207,9 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
     ]
     if cfg.attributes is not None:
         path = _resolve(cfg.attributes, study_path)
-        attributes = read_attribute_csv(path, exams, cfg.year)
+        year_booklets = booklets.loc[booklets["ano"] == cfg.year, "CO_PROVA"]
+        known = set(inep.loc[inep["CO_PROVA"].isin(year_booklets), "CO_ITEM"].dropna().astype(str))
+        attributes = read_attribute_csv(path, known, cfg.year)
         source = str(path)
     else:
         from enade_bench.study.attributes import derive_attributes
