@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 
 from enade_bench.cli.main import main
-from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 
 SHIPPED = REPO_ROOT / "data" / "enem_item_attributes.csv"
 

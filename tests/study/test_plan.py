@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 
 from enade_bench.cli.main import main
 from enade_bench.errors import UserError
 from enade_bench.study.plan import plan_study
-from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 
 MODEL = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
 

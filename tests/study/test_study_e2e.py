@@ -13,12 +13,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
+from tests.report.test_html_browser import CHROMIUM, load_page
 
 from enade_bench.cli.main import main
 from enade_bench.study.report import EXAM_FIGURES
 from enade_bench.study.verdict import VERDICTS
-from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
-from tests.report.test_html_browser import CHROMIUM, load_page
 
 MODEL = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
 
@@ -78,7 +78,9 @@ def test_html_loads_in_chromium(study_dir: Path, tmp_path: Path) -> None:
     result, console = load_page(index, tmp_path)
     assert result["errors"] == [] and console == [], (result["errors"], console)
     images = result["images"]
-    assert isinstance(images, list) and len(images) == len(list((study_dir / "report" / "figures").glob("*.png")))
+    assert isinstance(images, list) and len(images) == len(
+        list((study_dir / "report" / "figures").glob("*.png"))
+    )
     assert all(img["complete"] and img["w"] > 0 and img["h"] > 0 for img in images), images
 
 
@@ -94,7 +96,13 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
     run = tmp_path / "study" / "runs" / "smollm2" / "2022_MT_pt-br"
     log = run / "smollm2_2022_MT_pt-br_intermediate.jsonl"
     env = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()", "study", str(config)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from enade_bench.cli.main import entry_point; entry_point()",
+        "study",
+        str(config),
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:

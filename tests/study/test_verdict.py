@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import require_shared
 
 from enade_bench.psychometrics.enem import booklet_items, load_inep_items, scored_params
 from enade_bench.psychometrics.information import information_peak
@@ -15,8 +16,14 @@ from enade_bench.psychometrics.personfit import simulate_responses
 from enade_bench.psychometrics.shuffles import score_shuffles
 from enade_bench.study.analysis import respondent_verdict
 from enade_bench.study.config import VerdictRule
-from enade_bench.study.verdict import MEASURED, OUTSIDE, UNRELIABLE, aberrant_share, add_verdicts, verdict_word
-from tests.conftest import require_shared
+from enade_bench.study.verdict import (
+    MEASURED,
+    OUTSIDE,
+    UNRELIABLE,
+    aberrant_share,
+    add_verdicts,
+    verdict_word,
+)
 
 RULE = VerdictRule(n_boot=50, n_respondents=300)
 

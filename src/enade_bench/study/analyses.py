@@ -66,31 +66,56 @@ def model_patterns(exam: StudyExam) -> tuple[FloatArray, FloatArray, list[tuple[
     return wide.to_numpy(dtype=np.float64), theta, [(str(r), int(s)) for r, s in wide.index]
 
 
-def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
-    """Machine–human item differences (DIF) per exam: the models' patterns against the 3PL humans."""
-    for exam in study.exams:
-        responses, theta, _ = model_patterns(exam)  # noqa: F841 (inputs of the call below)
-        # WIRE: result = machine_human_dif(responses, theta, exam.items, list(exam.items.item_ids), alpha)
-        #       (enade_bench.psychometrics.dif) and turn result's per-item table into a Table here.
+def machine_human_dif_table(exam: StudyExam, responses: FloatArray, theta: FloatArray, alpha: float) -> Table:
+    """The per-item DIF table of one exam (models' patterns vs. 3PL humans of the same θ).
+
+    WIRE: ``result = machine_human_dif(responses, theta, exam.items, list(exam.items.item_ids), alpha)``
+    from :mod:`enade_bench.psychometrics.dif`, then return its per-item table as a :class:`Table`.
+    """
     raise StepSkipped("machine-human DIF is not wired into this build (psychometrics.dif)")
+
+
+def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
+    """Machine–human item differences (DIF) per exam, over all models and shuffles."""
+    out = StepOutput()
+    for exam in study.exams:
+        responses, theta, _ = model_patterns(exam)
+        out.tables.append(machine_human_dif_table(exam, responses, theta, alpha=0.05))
+    if not out.tables:
+        raise StepSkipped("no exam with model responses")
+    return out
 
 
 def prior_correction_step(study: StudyAnalysis, folder: Path) -> StepOutput:
     """Letter-prior debiasing of first_token / log_prob records: raw vs corrected, BPC before/after."""
     methods = {str(e.result.strategy.get("method")) for e in study.entries}
     if not methods & {"first_token", "log_prob"}:
-        raise StepSkipped(f"letter-prior correction needs first_token or log_prob records (have {sorted(methods)})")
+        raise StepSkipped(
+            f"letter-prior correction needs first_token or log_prob records (have {sorted(methods)})"
+        )
     # WIRE: per run, enade_bench.psychometrics.prior_correction on entry.result.records → corrected
     #       predictions; re-score θ and the verdict on them and add the BPC before/after table here.
     raise StepSkipped("letter-prior correction is not wired into this build (psychometrics.prior_correction)")
 
 
-def cat_step(study: StudyAnalysis, folder: Path) -> StepOutput:
-    """Post-hoc adaptive testing on the study's response patterns (items used, SE, θ_CAT − θ_full)."""
-    for exam in study.exams:
-        model_patterns(exam)
-        # WIRE: enade_bench.psychometrics.cat post-hoc simulation on these patterns with exam.items.
+def posthoc_cat_table(exam: StudyExam, responses: FloatArray, theta: FloatArray) -> Table:
+    """Post-hoc adaptive testing on one exam's patterns: items used, final SE, θ_CAT − θ_full.
+
+    WIRE: the post-hoc simulation of :mod:`enade_bench.psychometrics.cat` on ``responses`` with
+    ``exam.items`` (``theta`` is the full-test EAP), returned as a :class:`Table`.
+    """
     raise StepSkipped("adaptive testing is not wired into this build (psychometrics.cat)")
+
+
+def cat_step(study: StudyAnalysis, folder: Path) -> StepOutput:
+    """Post-hoc adaptive testing on the study's response patterns."""
+    out = StepOutput()
+    for exam in study.exams:
+        responses, theta, _ = model_patterns(exam)
+        out.tables.append(posthoc_cat_table(exam, responses, theta))
+    if not out.tables:
+        raise StepSkipped("no exam with model responses")
+    return out
 
 
 def record_items(exam: StudyExam) -> dict[str, str]:
@@ -112,7 +137,9 @@ def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
                 values = (record.extra or {}).get(TOKEN_LOGPROBS_KEY)
                 if values and record.id in ids:
                     mink = min_k_prob(np.asarray(values, dtype=float))
-                    rows.append((name, exam.exam.area, exam.language, ids[record.id], mink, int(record.correct)))
+                    rows.append(
+                        (name, exam.exam.area, exam.language, ids[record.id], mink, int(record.correct))
+                    )
     return pd.DataFrame(rows, columns=["model", "area", "language", "item_id", "mink", "correct"])
 
 

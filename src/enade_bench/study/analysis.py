@@ -89,7 +89,9 @@ def analyse_exam(
     if not psy.exams:
         return None, psy.skipped
     base = psy.exams[0]
-    study = StudyExam(**{f.name: getattr(base, f.name) for f in fields(ExamAnalysis)}, language=exam.language, source=exam)
+    study = StudyExam(
+        **{f.name: getattr(base, f.name) for f in fields(ExamAnalysis)}, language=exam.language, source=exam
+    )
     attrs = attributes_for(study.items.item_ids, plan.attributes)
     poor = study.discrimination.set_index("item_id").loc[list(attrs.index), "poor"].to_numpy(dtype=bool)
     study.attributes = attribute_tests(poor, attrs)
@@ -97,7 +99,10 @@ def analyse_exam(
 
 
 def respondent_verdict(
-    shuffles: pd.DataFrame, items: ItemParams, scale: tuple[float, float], rule: VerdictRule,
+    shuffles: pd.DataFrame,
+    items: ItemParams,
+    scale: tuple[float, float],
+    rule: VerdictRule,
     rng: np.random.Generator,
 ) -> dict[str, float | int | str]:
     """The verdict quantities of one respondent from its per-shuffle scores.
@@ -155,7 +160,9 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
         if study is None:
             continue
         exams.append(study)
-        frames.append(verdict_rows(study, plan.scale[exam.area], plan.config.verdict, plan.config.analysis_seed))
+        frames.append(
+            verdict_rows(study, plan.scale[exam.area], plan.config.verdict, plan.config.analysis_seed)
+        )
     verdict = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return StudyAnalysis([e for _, e in runs], exams, verdict, notes)
 

@@ -71,8 +71,8 @@ def read_attribute_csv(path: Path, known: set[str], year: int) -> pd.DataFrame:
         raise UserError(f"{path}: no attribute column besides {', '.join(KEY_COLUMNS)}")
     if "year" in frame.columns:
         frame = frame[frame["year"].str.strip() == str(year)]
-    out = {"item_id": frame["item_id"].str.strip().to_list()}
-    for line, item in zip(frame.index, out["item_id"], strict=True):
+    out: dict[str, list[str] | list[int]] = {"item_id": frame["item_id"].str.strip().to_list()}
+    for line, item in zip(frame.index, frame["item_id"].str.strip(), strict=True):
         if item not in known:
             raise UserError(
                 f"{path}: line {line + 2}: item_id {item!r} is not an item of the ENEM {year} "

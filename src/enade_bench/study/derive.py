@@ -36,7 +36,9 @@ def derived_attribute_table(years: Sequence[int], enem_dir: Path) -> pd.DataFram
     booklets = load_booklets(enem_dir / "inep_booklets.csv")
     frames = []
     for year in sorted(set(years)):
-        exams = [find_exam(enem_dir, inep, booklets, year, area, "pt-br", Path(f"--year {year}")) for area in AREAS]
+        exams = [
+            find_exam(enem_dir, inep, booklets, year, area, "pt-br", Path(f"--year {year}")) for area in AREAS
+        ]
         frames.append(derive_attributes(exams, year))
     return pd.concat(frames, ignore_index=True)
 

@@ -56,9 +56,13 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
         backend = backends[run.model]
         strategies = plan_strategies(cfg, RunOptions())
         check_capabilities(backend, {s.method for s in strategies}, [cfg.name])
-        atomic_write_text(run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True))
+        atomic_write_text(
+            run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True)
+        )
         exp = Experiment(cfg, dataset, prompts, backend, run.folder)
-        opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress)
+        opts = RunOptions(
+            limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
+        )
         for strategy in strategies:
             out.append((run, run_strategy(exp, strategy, opts)))
         options.written += opts.written

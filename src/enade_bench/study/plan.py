@@ -97,9 +97,12 @@ def read_scale(enem_dir: Path) -> dict[str, tuple[float, float]]:
     """``area -> (k, d)`` from ``inep_scale_constants.csv`` (score = k·θ + d)."""
     path = enem_dir / "inep_scale_constants.csv"
     try:
-        frame = pd.read_csv(path)
-        return {str(r.area): (float(r.k), float(r.d)) for r in frame.itertuples()}
-    except (OSError, AttributeError, ValueError) as exc:
+        frame = pd.read_csv(path, dtype={"area": str, "k": float, "d": float})
+        return {
+            str(a): (float(k), float(d))
+            for a, k, d in zip(frame["area"], frame["k"], frame["d"], strict=True)
+        }
+    except (OSError, KeyError, ValueError) as exc:
         raise UserError(f"{path}: expected columns area, d, k ({exc})") from None
 
 
@@ -161,7 +164,9 @@ def available_languages(enem_dir: Path, year: int, areas: list[str]) -> list[str
     """Study languages with a question file of ``year`` for every area."""
     out = []
     for language, folder in LANGUAGE_DIRS.items():
-        files = [list((enem_dir / "questions" / folder).glob(f"ENEM_{year}_{a}_CO_PROVA_*.csv")) for a in areas]
+        files = [
+            list((enem_dir / "questions" / folder).glob(f"ENEM_{year}_{a}_CO_PROVA_*.csv")) for a in areas
+        ]
         if all(files):
             out.append(language)
     return out
@@ -200,8 +205,13 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
                         f"{sorted({x for x in labels if labels.count(x) > 1})}; set 'name'")  # fmt: skip
     output = Path(cfg.output).resolve()
     runs = [
-        PlannedRun(label, exam.area, exam.language, _experiment(cfg, label, parts, exam),
-                   output / "runs" / label / f"{cfg.year}_{exam.area}_{exam.language}")  # fmt: skip
+        PlannedRun(
+            label,
+            exam.area,
+            exam.language,
+            _experiment(cfg, label, parts, exam),
+            output / "runs" / label / f"{cfg.year}_{exam.area}_{exam.language}",
+        )
         for label, parts in models
         for exam in exams
     ]

@@ -98,13 +98,19 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
                 rows = part[part["model"] == model].set_index("area").reindex(areas)
                 x = np.arange(len(areas)) + (k - (len(models) - 1) / 2) * 0.8 / max(len(models), 1)
                 y = rows["theta"].to_numpy(float)
-                err = np.vstack([y - rows["theta_low"].to_numpy(float), rows["theta_high"].to_numpy(float) - y])
+                err = np.vstack(
+                    [y - rows["theta_low"].to_numpy(float), rows["theta_high"].to_numpy(float) - y]
+                )
                 filled = (rows["verdict"] == MEASURED).to_numpy()
                 marker = "x" if bool(rows["baseline"].fillna(False).any()) else MARKERS[k % len(MARKERS)]
                 ax.errorbar(x, y, yerr=np.clip(err, 0, None), fmt="none", ecolor="0.3", capsize=2)
                 ax.scatter(x[filled], y[filled], marker=marker, color="black", label=model)
-                hollow = {"color": "0.55"} if marker == "x" else {"facecolors": "white", "edgecolors": "black"}
-                ax.scatter(x[~filled], y[~filled], marker=marker, label=None if filled.any() else model, **hollow)
+                hollow = (
+                    {"color": "0.55"} if marker == "x" else {"facecolors": "white", "edgecolors": "black"}
+                )
+                ax.scatter(
+                    x[~filled], y[~filled], marker=marker, label=None if filled.any() else model, **hollow
+                )
             ax.axhline(0, color="0.6", linewidth=0.8, linestyle=":")
             ax.set_xticks(range(len(areas)), areas)
             ax.set_xlim(-0.6, len(areas) - 0.4)
@@ -127,9 +133,13 @@ def exam_figures(exams: Sequence[StudyExam], folder: Path) -> list[FigureFile]:
 
 def _attribute_notes(tables: list[Table], source: str) -> list[Table]:
     return [
-        replace(t, notes=f"Attributes: {source}. Items the table does not list are left out. "
-                         "The χ² approximation asks for min E ≥ 5.")  # fmt: skip
-        if t.name == "psychometrics_attributes" else t
+        replace(
+            t,
+            notes=f"Attributes: {source}. Items the table does not list are left out. "
+            "The χ² approximation asks for min E ≥ 5.",
+        )
+        if t.name == "psychometrics_attributes"
+        else t
         for t in tables
     ]
 
