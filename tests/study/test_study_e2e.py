@@ -125,3 +125,36 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
     kept = {(r["id"], r["shuffle"]): r["prediction"] for r in result["records"]}
     assert all(kept[k] == v for k, v in before.items())
     assert (tmp_path / "study" / "report" / "verdict.csv").is_file()
+
+
+@pytest.mark.slow
+def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, tmp_path: Path) -> None:
+    """Records with question-token log-probs (no method writes them yet) give the Min-K% table."""
+    import numpy as np
+
+    from enade_bench.psychometrics.mink import min_k_prob
+    from enade_bench.study.analyses import TOKEN_LOGPROBS_KEY, mink_step, record_items
+    from enade_bench.study.analysis import analyse_study
+    from enade_bench.study.plan import plan_study
+
+    study = analyse_study(plan_study(study_dir.parent / "tiny.yaml"))
+    exam = study.exams[0]
+    rng = np.random.default_rng(0)
+    entry = exam.respondents["smollm2"]
+    for record in entry.result.records:
+        record.extra = {TOKEN_LOGPROBS_KEY: (-rng.exponential(2.0, 40)).tolist()}
+    out = mink_step(study, tmp_path)
+    table = out.tables[0].data.set_index("model")
+    ids = record_items(exam)
+    per_item = pd.DataFrame(
+        [(ids[r.id], min_k_prob(r.extra[TOKEN_LOGPROBS_KEY]), int(r.correct))  # type: ignore[index]
+         for r in entry.result.records if r.id in ids],
+        columns=["item_id", "mink", "correct"],
+    ).groupby("item_id").mean()  # fmt: skip
+    assert table.loc["smollm2", "items"] == len(per_item) == 6
+    expected = (
+        np.corrcoef(per_item["mink"], per_item["correct"])[0, 1] if per_item["correct"].std() > 0 else np.nan
+    )
+    assert np.isclose(table.loc["smollm2", "r"], expected, equal_nan=True)
+    assert "smollm2_bare" not in table.index  # its records carry none
+    assert (tmp_path / "mink_smollm2_MT_pt-br.png").is_file()

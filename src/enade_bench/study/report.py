@@ -117,7 +117,7 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
             ax.set_title(f"{language}")
             ax.set_xlabel("area")
         axes[0][0].set_ylabel("θ (EAP), 95% over shuffles")
-        axes[0][-1].legend(frameon=False, fontsize=7, loc="best")
+        axes[0][-1].legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         fig.suptitle("Ability per model and area (filled: measured; open: not)")
     return fig
 
