@@ -62,7 +62,7 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
         share = "n/a" if not np.isfinite(r["aberrant_share"]) else f"{100 * r['aberrant_share']:.0f}%"
         rows.append({
             "model": r["model"], "area": r["area"], "language": r["language"],
-            "K": int(r["n_shuffles"]), "items": int(r["n_items"]),
+            "K": int(r["n_shuffles"]), "items": int(r["n_items"]), "accuracy": fmt(r["accuracy"], 2),
             "θ [95%]": fmt_interval(r["theta"], r["theta_low"], r["theta_high"], 2),
             "SE": fmt(r["se"], 2),
             "ENEM score [95%]": fmt_interval(r["score"], r["score_low"], r["score_high"], 0),
@@ -72,7 +72,7 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
         })  # fmt: skip
     display = pd.DataFrame(rows).set_index(["model", "area", "language"])
     notes = (
-        f"θ: mean EAP over the K option shuffles [2.5%, 97.5% percentiles]; SE: mean posterior SD; "
+        f"accuracy: mean share correct over the K shuffles (the booklet's items; LC with the Spanish set). θ: mean EAP over the K option shuffles [2.5%, 97.5% percentiles]; SE: mean posterior SD; "
         f"ENEM score = k·θ + d (inep_scale_constants.csv). l_z* < cut-off: share of assessable shuffles "
         f"whose l_z* (WLE) is below the {rule.alpha:g} parametric-bootstrap cut-off ({rule.n_boot} "
         f"replications of {rule.n_respondents} patterns, θ resampled from the model's shuffles). "
