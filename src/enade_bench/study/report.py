@@ -104,7 +104,9 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
                 filled = (rows["verdict"] == MEASURED).to_numpy()
                 marker = "x" if bool(rows["baseline"].fillna(False).any()) else MARKERS[k % len(MARKERS)]
                 ax.errorbar(x, y, yerr=np.clip(err, 0, None), fmt="none", ecolor="0.3", capsize=2)
-                ax.scatter(x[filled], y[filled], marker=marker, color="black", label=model)
+                ax.scatter(
+                    x[filled], y[filled], marker=marker, color="black", label=model if filled.any() else None
+                )
                 hollow = (
                     {"color": "0.55"} if marker == "x" else {"facecolors": "white", "edgecolors": "black"}
                 )
