@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from enade_bench.config import ExperimentConfig, load_config, parse_config
+from enade_bench.config import ExperimentConfig, PromptsConfig, load_config, parse_config
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.enem import (
     load_booklets,
@@ -110,8 +110,10 @@ def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str,
     """Label and the model/prompts/batch-size part of an experiment config."""
     key = f"{study_path}: key 'models.{index}'"
     if entry.model is not None:
-        prompts = entry.prompts.model_dump() if entry.prompts else {}
-        return str(entry.name), {"model": entry.model.model_dump(mode="json"), "prompts": prompts,
+        block = entry.prompts or PromptsConfig()
+        base = input_base(str(Path(block.dir) / block.template), study_path) or Path.cwd()
+        prompts = block.model_dump() | {"dir": str((base / block.dir).resolve())}
+        return str(entry.name), {"model": entry.model.model_dump(mode="python"), "prompts": prompts,
                                  "batch_size": entry.batch_size or 8}  # fmt: skip
     path = _resolve(str(entry.config), study_path)
     if not path.is_file():
@@ -126,9 +128,7 @@ def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str,
     template = str(Path(exp.prompts.dir) / exp.prompts.template)
     prompt_base = input_base(template, path) or Path.cwd()
     prompts = exp.prompts.model_dump() | {"dir": str((prompt_base / exp.prompts.dir).resolve())}
-    model = exp.model.model_dump(mode="json")
-    if exp.model.hf_token is not None or (exp.model.api and exp.model.api.api_key is not None):
-        model = exp.model.model_dump(mode="python")  # secrets stay SecretStr
+    model = exp.model.model_dump(mode="python")  # secrets stay SecretStr (masked only when written)
     return entry.name or exp.name, {"model": model, "prompts": prompts,
                                     "batch_size": entry.batch_size or exp.evaluation.batch_size,
                                     "letter_variants": exp.evaluation.letter_variants}  # fmt: skip
