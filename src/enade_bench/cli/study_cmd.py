@@ -37,8 +37,12 @@ def handle(args: argparse.Namespace) -> int:
         raise UserError("study: give a study YAML file (or --derive-attributes OUT_CSV)")
     from enade_bench.study.run import run_study
 
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
     result = run_study(args.config, run_models=not args.report_only,
-                       progress=not args.quiet and sys.stderr.isatty())  # fmt: skip
+                       progress=not args.quiet and sys.stderr.isatty(), log=log)  # fmt: skip
     for note in result.notes:
         print(f"note: {note}")
     print(result.verdict_text)

@@ -32,6 +32,7 @@ class ExecuteOptions:
 
     progress: bool = True
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None
+    log: Callable[[str], None] | None = None
     written: list[Path] = field(default_factory=list)
 
 
@@ -63,6 +64,8 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
         opts = RunOptions(
             limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
         )
+        if options.log is not None:
+            options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
         for strategy in strategies:
             out.append((run, run_strategy(exp, strategy, opts)))
         options.written += opts.written

@@ -41,6 +41,7 @@ def run_study(
     run_models: bool = True,
     progress: bool = False,
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> StudyResult:
     """Run or resume a study and write its report folder.
 
@@ -49,7 +50,7 @@ def run_study(
     """
     plan = plan_study(Path(config))
     if run_models:
-        run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory))
+        run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
     study = analyse_study(plan)
     if study.verdict.empty:
         raise UserError(f"{config}: no run of the study has results under {plan.output / 'runs'}; "
