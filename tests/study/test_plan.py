@@ -137,3 +137,8 @@ def test_checks_come_before_any_model_loads(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="attrs.csv"):
         run_study(write_study(tmp_path, attributes=str(csv)), backend_factory=lambda c: loaded.append(c.name))  # type: ignore[arg-type,func-returns-value]
     assert loaded == [] and not (tmp_path / "out").exists()
+
+
+def test_unknown_key_in_a_model_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = _cli_error(write_study(tmp_path, models=[{"config": MODEL, "nmae": "x"}]), capsys)
+    assert "unknown key 'models.0.nmae'" in line and "config, name, model" in line

@@ -115,4 +115,10 @@ def load_study_config(path: str | Path) -> StudyConfig:
     except ValidationError as exc:
         first = exc.errors()[0]
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UserError(f"{path}: {_describe_error(first, StudyConfig)}{more}") from None
+        loc = first["loc"]
+        if first["type"] == "extra_forbidden" and len(loc) == 3 and loc[0] == "models":
+            where = ".".join(str(p) for p in loc)
+            message = f"unknown key '{where}' (allowed here: {', '.join(StudyModel.model_fields)})"
+        else:
+            message = _describe_error(first, StudyConfig)
+        raise UserError(f"{path}: {message}{more}") from None
