@@ -21,7 +21,7 @@ from typing import NoReturn
 from enade_bench.errors import UserError
 
 #: Sub-command modules, in the order they appear in ``--help``.
-SUBCOMMANDS = ("run", "irt", "eeval", "report", "bench")
+SUBCOMMANDS = ("run", "irt", "eeval", "report", "bench", "study")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

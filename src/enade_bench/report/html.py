@@ -53,6 +53,10 @@ def manifest(entries: Sequence[RunEntry]) -> dict[str, Any]:
     return {"runs": runs, "experiments": exps}
 
 
+def _table(t: Table) -> dict[str, str]:
+    return {"name": t.name, "title": t.title, "notes": t.notes, "html": t.to_html()}
+
+
 def render_html(
     entries: Sequence[RunEntry],
     tables: Sequence[Table],
@@ -60,8 +64,12 @@ def render_html(
     folders: Sequence[Path],
     skipped: Sequence[str] = (),
     title: str = "enade-bench report",
+    lead: Sequence[Table] = (),
 ) -> str:
-    """Render the report page (no external resources, no scripts)."""
+    """Render the report page (no external resources, no scripts).
+
+    ``lead`` tables (a study's verdict) are shown first, in a "Verdict" section.
+    """
     text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(text)
@@ -72,7 +80,8 @@ def render_html(
         n_runs=len(entries),
         folders=[str(f) for f in folders],
         skipped=list(skipped),
-        tables=[{"name": t.name, "title": t.title, "notes": t.notes, "html": t.to_html()} for t in tables],
+        tables=[_table(t) for t in tables],
+        lead=[_table(t) for t in lead],
         figures=[
             {
                 "name": f.name,

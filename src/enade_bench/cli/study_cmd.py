@@ -1,0 +1,50 @@
+"""``enade-bench study STUDY.yaml``: run or resume an ENEM study and write its report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from enade_bench.errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "study", help="ENEM study: models × areas × languages, option shuffles, verdict and report"
+    )
+    parser.add_argument("config", type=Path, nargs="?", help="study YAML file")
+    parser.add_argument("--report-only", action="store_true",
+                        help="do not run models: write the report from the runs already on disk")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
+                        help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
+    parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
+    parser.add_argument("--enem-data", type=Path, help="with --derive-attributes: ENEM data folder")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.derive_attributes is not None:
+        from enade_bench.study.derive import write_derived_attributes
+
+        if not args.year:
+            raise UserError("--derive-attributes: give at least one --year")
+        rows = write_derived_attributes(args.derive_attributes, args.year, args.enem_data)
+        print(f"wrote {args.derive_attributes} ({rows} items)")
+        return 0
+    if args.config is None:
+        raise UserError("study: give a study YAML file (or --derive-attributes OUT_CSV)")
+    from enade_bench.study.run import run_study
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    result = run_study(args.config, run_models=not args.report_only,
+                       progress=not args.quiet and sys.stderr.isatty(), log=log)  # fmt: skip
+    for note in result.notes:
+        print(f"note: {note}")
+    print(result.verdict_text)
+    print(f"wrote {result.index}")
+    return 0

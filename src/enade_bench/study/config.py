@@ -1,0 +1,124 @@
+"""The study config (``enade-bench study STUDY.yaml``), validated by pydantic.
+
+A study names one or more models (each the path of an existing experiment
+YAML, whose ``model`` and ``prompts`` blocks are reused, or an inline
+``model`` block), an ENEM year, the areas and languages, the number of option
+shuffles and the scoring method.  Every block forbids unknown keys.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error
+from enade_bench.errors import UserError
+
+Area = Literal["CH", "CN", "LC", "MT"]
+StudyLanguage = Literal["pt-br", "en"]
+AREAS: tuple[Area, ...] = ("CH", "CN", "LC", "MT")
+_NAME = r"^[A-Za-z0-9_.\-]+$"
+
+
+class StudyModel(StrictModel):
+    """One model of the study: an experiment YAML (``config``) or an inline ``model`` block."""
+
+    config: str | None = Field(default=None, description="experiment YAML whose model/prompts are used")
+    name: str | None = Field(default=None, pattern=_NAME, description="label in tables (default: derived)")
+    model: ModelConfig | None = None
+    prompts: PromptsConfig | None = None
+    batch_size: int | None = Field(default=None, ge=1, description="default: the experiment's, else 8")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _path_shorthand(cls, data: Any) -> Any:
+        return {"config": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StudyModel:
+        if (self.config is None) == (self.model is None):
+            raise ValueError("give exactly one of 'config' (an experiment YAML) or 'model' (an inline block)")
+        if self.model is not None and self.name is None:
+            raise ValueError("an inline model needs a 'name' (its label in the report)")
+        return self
+
+
+class VerdictRule(StrictModel):
+    """Thresholds of the verdict rule (see ``docs/enem_study.md``)."""
+
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the l_z* bootstrap cut-off")
+    n_boot: int = Field(default=200, ge=10, description="bootstrap replications of the cut-off")
+    n_respondents: int = Field(default=1000, ge=50, description="simulated patterns per replication")
+    max_aberrant_share: float = Field(
+        default=0.5, gt=0, le=1, description="unreliable when this share of shuffles (or more) is aberrant"
+    )
+    min_relative_information: float = Field(
+        default=0.25, gt=0, lt=1, description="outside the range when I(θ)/max I is below this"
+    )
+
+
+class StudyConfig(StrictModel):
+    """One study: models × areas × languages of one ENEM year."""
+
+    name: str = Field(pattern=_NAME)
+    description: str = ""
+    models: list[StudyModel] = Field(min_length=1)
+    year: int
+    areas: list[Area] = Field(default_factory=lambda: list(AREAS), min_length=1)
+    languages: list[StudyLanguage] | None = Field(
+        default=None, description="default: the languages with question files for the year"
+    )
+    n_shuffles: int = Field(default=30, ge=1)
+    method: Literal["generation", "log_prob", "first_token"] = "first_token"
+    seed: int = Field(default=42, description="seed of the option shuffles")
+    analysis_seed: int = Field(default=20240101, description="random baseline, humans, bootstrap")
+    output: str = Field(description="study folder: runs/ and report/ are written below it")
+    enem_data: str | None = Field(default=None, description="folder with inep_items.csv and questions/")
+    attributes: str | None = Field(default=None, description="item-attribute CSV (item_id + 0/1 columns)")
+    limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
+    n_humans: int = Field(default=1000, ge=10)
+    verdict: VerdictRule = VerdictRule()
+
+    @field_validator("areas", "languages")
+    @classmethod
+    def _unique(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError("list the same value once")
+        return value
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> StudyConfig:
+        names = [m.name for m in self.models if m.name]
+        if len(set(names)) != len(names):
+            raise ValueError(f"model names must differ; got {names}")
+        return self
+
+
+def load_study_config(path: str | Path) -> StudyConfig:
+    """Read and validate a study YAML (one ``error:`` line on bad input)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: study config not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read study config ({exc})") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a YAML mapping at the top level")
+    try:
+        return StudyConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        loc = first["loc"]
+        if first["type"] == "extra_forbidden" and len(loc) == 3 and loc[0] == "models":
+            where = ".".join(str(p) for p in loc)
+            message = f"unknown key '{where}' (allowed here: {', '.join(StudyModel.model_fields)})"
+        else:
+            message = _describe_error(first, StudyConfig)
+        raise UserError(f"{path}: {message}{more}") from None

@@ -1,0 +1,72 @@
+"""Run (or resume) the experiments of a study plan through the existing runner.
+
+Each planned run is one experiment config (written for provenance as
+``runs/<model>/<year>_<area>_<language>/experiment.yaml``); its records go
+through :func:`enade_bench.runner.run.run_strategy`, whose append-only
+intermediate log makes a rerun of an interrupted study skip every answered
+(question, shuffle).  One backend is loaded per model and shared by its runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from enade_bench.backends.base import Backend
+from enade_bench.backends.factory import check_capabilities, create_backend
+from enade_bench.config import ExperimentConfig
+from enade_bench.dataset.loader import load_dataset
+from enade_bench.prompts.templates import load_prompt_set
+from enade_bench.results.records import RunResult
+from enade_bench.results.store import atomic_write_text
+from enade_bench.runner.run import Experiment, RunOptions, plan_strategies, run_strategy
+from enade_bench.study.plan import PlannedRun, StudyPlan
+
+
+@dataclass
+class ExecuteOptions:
+    """How to run the study's experiments."""
+
+    progress: bool = True
+    backend_factory: Callable[[ExperimentConfig], Backend] | None = None
+    log: Callable[[str], None] | None = None
+    written: list[Path] = field(default_factory=list)
+
+
+def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedRun, RunResult]]:
+    """Run or resume every planned run; return each run's result.
+
+    Datasets and prompts of all runs are loaded before the first model, so a
+    bad file stops the study before any model call.
+    """
+    factory = options.backend_factory or (lambda c: create_backend(c.model))
+    loaded = []
+    for run in plan.runs:
+        cfg = run.config
+        prompts = load_prompt_set(Path(cfg.prompts.dir), cfg.prompts.template, cfg.prompts.examples)
+        loaded.append((load_dataset(cfg.dataset, None), prompts))
+    backends: dict[str, Backend] = {}
+    out = []
+    for run, (dataset, prompts) in zip(plan.runs, loaded, strict=True):
+        cfg = run.config
+        if run.model not in backends:
+            backends[run.model] = factory(cfg)
+        backend = backends[run.model]
+        strategies = plan_strategies(cfg, RunOptions())
+        check_capabilities(backend, {s.method for s in strategies}, [cfg.name])
+        atomic_write_text(
+            run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True)
+        )
+        exp = Experiment(cfg, dataset, prompts, backend, run.folder)
+        opts = RunOptions(
+            limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
+        )
+        if options.log is not None:
+            options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
+        for strategy in strategies:
+            out.append((run, run_strategy(exp, strategy, opts)))
+        options.written += opts.written
+    return out
