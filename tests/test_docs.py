@@ -30,7 +30,6 @@ MAX_README_LINES = 320
 #: exists, remove it from this set (test_pending_docs_are_still_pending says when).
 PENDING_DOCS = {
     "docs/vllm.md",
-    "docs/enem_study.md",
 }
 
 #: The README opens with exactly these two commands; .ci/run runs them.

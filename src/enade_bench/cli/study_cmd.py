@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.study.derive import write_derived_attributes
+from enade_bench.study.run import run_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,8 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def handle(args: argparse.Namespace) -> int:
     if args.derive_attributes is not None:
-        from enade_bench.study.derive import write_derived_attributes
-
         if not args.year:
             raise UserError("--derive-attributes: give at least one --year")
         rows = write_derived_attributes(args.derive_attributes, args.year, args.enem_data)
@@ -35,7 +35,6 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     if args.config is None:
         raise UserError("study: give a study YAML file (or --derive-attributes OUT_CSV)")
-    from enade_bench.study.run import run_study
 
     def log(line: str) -> None:
         if not args.quiet:

@@ -17,12 +17,19 @@ import yaml
 
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import check_capabilities, create_backend
+from enade_bench.benchmarks.enem import BENCHMARK as ENEM
 from enade_bench.config import ExperimentConfig
 from enade_bench.dataset.loader import load_dataset
-from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text
-from enade_bench.runner.run import Experiment, RunOptions, plan_strategies, run_strategy
+from enade_bench.runner.run import (
+    ExamSpec,
+    Experiment,
+    RunOptions,
+    load_prompts,
+    plan_strategies,
+    run_strategy,
+)
 from enade_bench.study.plan import PlannedRun, StudyPlan
 
 
@@ -46,8 +53,10 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
     loaded = []
     for run in plan.runs:
         cfg = run.config
-        prompts = load_prompt_set(Path(cfg.prompts.dir), cfg.prompts.template, cfg.prompts.examples)
-        loaded.append((load_dataset(cfg.dataset, None), prompts))
+        spec = ExamSpec(preset=ENEM.preset, prompt_presets=ENEM.prompt_presets)
+        loaded.append(
+            (load_dataset(cfg.dataset, None, spec.preset), load_prompts(cfg, run.config_path, spec))
+        )
     backends: dict[str, Backend] = {}
     out = []
     for run, (dataset, prompts) in zip(plan.runs, loaded, strict=True):

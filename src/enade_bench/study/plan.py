@@ -26,7 +26,7 @@ from enade_bench.psychometrics.enem import (
     parse_exam_filename,
 )
 from enade_bench.runner.run import input_base
-from enade_bench.study.attributes import read_attribute_csv
+from enade_bench.study.attributes import derive_attributes, read_attribute_csv
 from enade_bench.study.config import StudyConfig, StudyModel, load_study_config
 from enade_bench.study.exams import ExamSource, find_exam
 
@@ -222,8 +222,6 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
         attributes = read_attribute_csv(path, known, cfg.year)
         source = str(path)
     else:
-        from enade_bench.study.attributes import derive_attributes
-
         attributes = derive_attributes(exams)
         source = "derived from the question texts (enade-bench study --derive-attributes)"
     return StudyPlan(cfg, study_path, enem_dir, output, exams, runs, attributes, source, scale)
