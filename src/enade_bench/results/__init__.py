@@ -8,4 +8,11 @@ from enade_bench.results.store import (
     result_paths,
 )
 
-__all__ = ["IntermediateLog", "QuestionRecord", "RunResult", "atomic_write_text", "read_result", "result_paths"]
+__all__ = [
+    "IntermediateLog",
+    "QuestionRecord",
+    "RunResult",
+    "atomic_write_text",
+    "read_result",
+    "result_paths",
+]
