@@ -26,9 +26,9 @@ def test_progress_test_runs_end_to_end(tmp_path: Path, smollm2_backend) -> None:
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     options = RunOptions(strategies=["S1", "S5"], progress=False, backend_factory=lambda c: smollm2_backend)
     results = run_experiment(path, options)
-    assert [r.strategy["id"] for r in results] == ["S1", "S5"]
+    assert [r.strategy.id for r in results] == ["S1", "S5"]
     for result in results:
-        assert result.totals["n"] == 8
+        assert result.totals.n == 8
         ids = [r.id for r in result.records]
         assert ids == [f"tp2024_{n}" for n in range(1, 9)]
         assert {r.n_options for r in result.records} == {4}

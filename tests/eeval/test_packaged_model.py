@@ -85,7 +85,7 @@ def test_enade_s7_chain_of_thought(packaged_model: Any, tmp_path: Path) -> None:
     options = RunOptions(strategies=["S7"], limit=2, output_dir=tmp_path, progress=False,
                          backend_factory=lambda c: packaged_model)  # fmt: skip
     (result,) = run_experiment(path, options)
-    assert result.strategy["chain_of_thought"] is True
+    assert result.strategy.chain_of_thought is True
     assert len(result.records) == 2
     lengths = []
     for r in result.records:

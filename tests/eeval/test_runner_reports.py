@@ -39,7 +39,7 @@ def two_models(eeval_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
         )
         options = RunOptions(progress=False, backend_factory=lambda c, x=letter: FixedLetterBackend(x))
         results = run_experiment(config, options)  # what `python run.py CONFIG` calls
-        assert [r.strategy["id"] for r in results] == ["ao0", "ao5", "cot5"]
+        assert [r.strategy.id for r in results] == ["ao0", "ao5", "cot5"]
     return out
 
 

@@ -29,15 +29,16 @@ def test_wilson_matches_r_prop_test(x: int, n: int, low: float, high: float) -> 
 def test_summary_counts_and_extraction_shares() -> None:
     records = [rec(0, True, 0), rec(1, False, 1), rec(2, False, None), rec(3, True, 0)]
     s = summarize(records)
-    assert (s["n"], s["correct"], s["accuracy"], s["unanswered"]) == (4, 2, 0.5, 1)
-    assert s["extraction"]["resposta"] == {"count": 3, "share": 0.75}
-    assert s["ci95"] == pytest.approx(list(wilson_interval(2, 4)))
+    assert (s.n, s.correct, s.accuracy, s.unanswered) == (4, 2, 0.5, 1)
+    assert s.extraction is not None
+    assert (s.extraction["resposta"].count, s.extraction["resposta"].share) == (3, 0.75)
+    assert s.ci95 == pytest.approx(wilson_interval(2, 4))
 
 
 def test_per_shuffle_summary() -> None:
     records = [rec(i, i % 2 == 0, 0, shuffle=s) for s in range(3) for i in range(4)]
-    block = summarize(records)["per_shuffle"]
-    assert block["n_shuffles"] == 3 and block["mean"] == 0.5
+    block = summarize(records).per_shuffle
+    assert block is not None and block.n_shuffles == 3 and block.mean == 0.5
 
 
 def test_breakdown_groups() -> None:
@@ -47,7 +48,7 @@ def test_breakdown_groups() -> None:
         rec(2, True, 0, course="Nutrição"),
     ]
     out = breakdown(records, lambda r: r.course)
-    assert out["Medicina"]["accuracy"] == 1.0 and out["Nutrição"]["n"] == 2
+    assert out["Medicina"].accuracy == 1.0 and out["Nutrição"].n == 2
 
 
 def test_position_bias_matches_r_chisq_test() -> None:
@@ -57,9 +58,9 @@ def test_position_bias_matches_r_chisq_test() -> None:
     records = [rec(i, False, p, ans_pos=i % 4, k=4) for i, p in enumerate(positions)]
     records.append(rec(99, False, None, k=4))
     bpc = position_bias(records)["4"]
-    assert bpc["n"] == 21 and bpc["n_answered"] == 20
-    assert bpc["prediction_counts"] == [10, 5, 3, 2]
-    assert bpc["chi2"] == pytest.approx(7.6) and bpc["df"] == 3
-    assert bpc["p_value"] == pytest.approx(0.05504, abs=1e-5)
+    assert bpc.n == 21 and bpc.n_answered == 20
+    assert bpc.prediction_counts == [10, 5, 3, 2]
+    assert bpc.chi2 == pytest.approx(7.6) and bpc.df == 3
+    assert bpc.p_value == pytest.approx(0.05504, abs=1e-5)
     # TVD from uniform: 0.5 * (|.5-.25| + |.25-.25| + |.15-.25| + |.1-.25|) = 0.25
-    assert bpc["bpc_tvd"] == pytest.approx(0.25)
+    assert bpc.bpc_tvd == pytest.approx(0.25)

@@ -36,10 +36,12 @@ def write_run(folder: Path, name: str, strategy: str, correct: list[bool], cutof
     records = _records(correct, [i % 3 for i in range(len(correct))])
     result = RunResult(
         experiment=name,
-        strategy={"id": strategy, "label": "generation, zero-shot", "method": "generation", "n_shuffles": 1},
+        strategy={"id": strategy, "label": "generation, zero-shot", "method": "generation", "shot": "zero",
+                  "shuffle": False, "n_shuffles": 1},
         config={"name": name, "model": {"name": f"model-{name}", "training_cutoff": cutoff}},
         seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"name": f"model-{name}"},
-        dataset={"sources": [], "filter_counts": {}}, prompts={}, totals=summarize(records),
+        dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
+        prompts={}, totals=summarize(records),
         breakdowns={k: breakdown(records, lambda r, k=k: getattr(r, k)) for k in ("year", "course", "component")},
         position_bias=position_bias(records), records=records,
     )  # fmt: skip

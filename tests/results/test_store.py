@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from enade_bench.errors import UserError
-from enade_bench.results.records import QuestionRecord
-from enade_bench.results.store import IntermediateLog, atomic_write_text
+from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord
+from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, read_result
 
 
 def rec(i: int) -> QuestionRecord:
@@ -48,3 +48,52 @@ def test_corrupt_middle_line_is_an_error(tmp_path: Path) -> None:
     path.write_text(json.dumps({"kind": "header", "fingerprint": "fp"}) + "\nGARBAGE\n" + "{}\n")
     with pytest.raises(UserError, match="corrupt line"):
         IntermediateLog(path, "fp").load()
+
+
+# -- the one results reader: schema versions and migration --------------------------------
+STORED = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize("name", ["v1_demo_S4_results.json", "v1_demo_S5_results.json"])
+def test_stored_v1_files_load_and_write_back_byte_identical(name: str) -> None:
+    """Files written before the typed contract (SmolLM2, 3 demo questions) still load, unchanged."""
+    path = STORED / name
+    result = read_result(path)
+    assert result.schema_version == SCHEMA_VERSION == 1
+    assert result.totals.n == len(result.records) == result.dataset.n_evaluated == 3
+    assert result.totals.correct == sum(r.correct for r in result.records)
+    assert result.strategy.id == name.split("_")[2]
+    assert dump_json(result.model_dump(mode="json")) == path.read_text(encoding="utf-8")
+
+
+def test_v1_files_from_earlier_builds_are_completed(tmp_path: Path) -> None:
+    """Early version-1 files lack dataset.invalid_rows and totals.n_questions."""
+    data = json.loads((STORED / "v1_demo_S4_results.json").read_text(encoding="utf-8"))
+    del data["dataset"]["invalid_rows"], data["totals"]["n_questions"], data["schema_version"]
+    path = tmp_path / "old_results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = read_result(path)
+    assert result.dataset.invalid_rows == []
+    assert result.totals.n_questions == len({r.id for r in result.records})
+    assert list(result.totals.model_dump())[:7] == [
+        "n", "correct", "accuracy", "ci95", "unanswered", "errors", "n_questions"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(schema_version=SCHEMA_VERSION + 1), "newer than this enade-bench reads"),
+        (lambda d: d.update(schema_version="one"), "schema_version: expected a positive integer"),
+        (lambda d: d["totals"].pop("correct"), "totals.correct"),
+        (lambda d: d["strategy"].update(colour="red"), "strategy.colour"),
+    ],
+)
+def test_bad_results_files_are_one_error_naming_the_file(tmp_path: Path, change, message: str) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads((STORED / "v1_demo_S5_results.json").read_text(encoding="utf-8"))
+    change(data)
+    path = tmp_path / "bad_results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(UserError, match=message) as info:
+        read_result(path)
+    assert str(path) in str(info.value)

@@ -9,7 +9,7 @@ import yaml
 from tests.conftest import DEMO_CSV, REPO_ROOT
 
 from enade_bench.benchmarks import load_experiment
-from enade_bench.runner.run import RunOptions, _fingerprint
+from enade_bench.runner.run import RunOptions, fingerprint
 
 
 class _Unused:
@@ -29,7 +29,7 @@ def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     options = RunOptions(strategies=[strategy], progress=False, backend_factory=lambda c: _Unused())
     _, exp, (planned,) = load_experiment(path, options)
-    return _fingerprint(exp, planned)
+    return fingerprint(exp, planned)
 
 
 def test_batch_size_is_in_the_fingerprint_of_sampled_runs_only(tmp_path: Path) -> None:

@@ -40,10 +40,10 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
         all_strategies=True, limit=3, progress=False, backend_factory=lambda c: smollm2_backend
     )
     results = run_experiment(cfg, options)
-    assert [r.strategy["id"] for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
+    assert [r.strategy.id for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     out = tmp_path / "out"
     for res in results:
-        data = json.loads((out / f"e2e_{res.strategy['id']}_results.json").read_text())
+        data = json.loads((out / f"e2e_{res.strategy.id}_results.json").read_text())
         records = data["records"]
         assert len(records) == 3
         correct = sum(r["correct"] for r in records)
@@ -55,7 +55,7 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
         for r in records:
             assert r["correct"] == (r["prediction"] == r["answer"])
             assert len(r["prompt_hash"]) == 64 and r["prompt"]
-        with (out / f"e2e_{res.strategy['id']}_summary.csv").open() as handle:
+        with (out / f"e2e_{res.strategy.id}_summary.csv").open() as handle:
             assert [row["id"] for row in csv.DictReader(handle)] == [r["id"] for r in records]
     s4 = json.loads((out / "e2e_S4_results.json").read_text())
     assert s4["position_bias"] is not None
@@ -80,7 +80,7 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
         ft_cfg, RunOptions(limit=3, progress=False, backend_factory=lambda c: smollm2_backend)
     )
     assert [(r.id, r.shuffle) for r in ft.records][:3] == [(ft.records[0].id, k) for k in range(3)]
-    assert ft.totals["per_shuffle"]["n_shuffles"] == 3
+    assert ft.totals.per_shuffle.n_shuffles == 3
     for r in ft.records:
         assert r.option_scores is not None and sum(r.option_scores.values()) == pytest.approx(1.0)
 

@@ -8,7 +8,7 @@ a backend to implement what it cannot do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -88,4 +88,30 @@ class FirstTokenBackend(Backend, Protocol):
         ``variants``: ``"bare"`` (``A``), ``"space"`` (`` A``) or ``"both"`` (their
         probabilities added).  Prompts sharing a prefix share its computation.
         """
+        ...
+
+
+@runtime_checkable
+class StreamingBackend(GenerationBackend, Protocol):
+    """A generation backend that hands back each prompt's answer as soon as it is in (APIs)."""
+
+    def generate_stream(
+        self, prompts: Sequence[PromptParts], params: GenerationParams, seeds: Sequence[int] | None = None
+    ) -> Iterator[tuple[int, Generation]]:
+        """Yield ``(prompt index, Generation)`` in the order the answers arrive.
+
+        ``seeds``: one per prompt (default: ``params.seed`` for all); sample ``k``
+        of prompt ``i`` is requested with ``seeds[i] + k``.
+        """
+        ...
+
+
+@runtime_checkable
+class BatchLogProbBackend(LogProbBackend, Protocol):
+    """A log-probability backend that scores several questions in one call."""
+
+    def continuation_logprobs_batch(
+        self, items: Sequence[tuple[PromptParts, Sequence[str]]]
+    ) -> list[list[ContinuationScore]]:
+        """:meth:`LogProbBackend.continuation_logprobs` of each (prompt, continuations) pair."""
         ...

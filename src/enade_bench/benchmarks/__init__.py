@@ -6,6 +6,20 @@ runs it. See ``docs/adding_an_exam.md``.
 """
 
 from enade_bench.benchmarks.base import Benchmark, CsvExam
-from enade_bench.benchmarks.registry import BENCHMARKS, benchmark_for, load_experiment, run_experiment
+from enade_bench.benchmarks.registry import (
+    BENCHMARKS,
+    benchmark_for,
+    load_experiment,
+    run_config,
+    run_experiment,
+)
 
-__all__ = ["BENCHMARKS", "Benchmark", "CsvExam", "benchmark_for", "load_experiment", "run_experiment"]
+__all__ = [
+    "BENCHMARKS",
+    "Benchmark",
+    "CsvExam",
+    "benchmark_for",
+    "load_experiment",
+    "run_config",
+    "run_experiment",
+]

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from enade_bench.config import ExperimentConfig, PromptsConfig
 from enade_bench.dataset.presets import DatasetPreset
-from enade_bench.results.records import RunResult
+from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.run import ExamSpec, Experiment, RunOptions, load_experiment, run_loaded
 from enade_bench.strategies.registry import Strategy
 
@@ -36,8 +36,8 @@ class Benchmark(Protocol):
         """Load data, prompts and model; check everything before any model call."""
         ...
 
-    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
-        """Run (or resume) the strategies and write the result files."""
+    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
+        """Run (or resume) the strategies; the results and the files written."""
         ...
 
 
@@ -74,5 +74,5 @@ class CsvExam:
         spec = ExamSpec(preset=self.preset, prompt_presets=self.prompt_presets)
         return load_experiment(config_path, options, cfg, spec)
 
-    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
+    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
         return run_loaded(exp, strategies, options)

@@ -14,6 +14,7 @@ from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.errors import UserError
 from enade_bench.results.records import RunResult
 from enade_bench.results.writable import check_output_dir
+from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.run import Experiment, RunOptions
 from enade_bench.strategies.registry import Strategy
 
@@ -45,7 +46,12 @@ def load_experiment(config_path: Path, options: RunOptions) -> tuple[Benchmark, 
     return benchmark, exp, strategies
 
 
-def run_experiment(config_path: Path, options: RunOptions) -> list[RunResult]:
-    """Run every planned strategy of a config with its benchmark (``enade-bench run``)."""
+def run_config(config_path: Path, options: RunOptions) -> RunOutcome:
+    """Run every planned strategy of a config with its benchmark; results and files written."""
     benchmark, exp, strategies = load_experiment(config_path, options)
     return benchmark.run(exp, strategies, options)
+
+
+def run_experiment(config_path: Path, options: RunOptions) -> list[RunResult]:
+    """The results of :func:`run_config` (one per strategy)."""
+    return run_config(config_path, options).results

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from enade_bench.backends.quiet import quiet_libraries
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.config import load_config
 from enade_bench.eeval.report import (
     eval_split,
@@ -26,6 +26,7 @@ from enade_bench.eeval.submission import write_submission
 from enade_bench.errors import UserError
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_file
+from enade_bench.runner.outputs import accuracy_line, print_outcome
 from enade_bench.runner.run import RunOptions
 
 
@@ -80,20 +81,17 @@ def _run(args: argparse.Namespace) -> int:
         resume=not args.no_resume,
         progress=not args.quiet and sys.stderr.isatty(),
     )
-    for res in run_experiment(args.config, options):
-        data = res.model_dump(mode="json")
-        if eval_split(data["dataset"]["sources"]) == "test":
-            print(
-                f"{res.strategy['id']}: {res.totals['n']} test predictions (answers private; use `eeval submit`)"
+    outcome = run_config(args.config, options)
+    lines = []
+    for res in outcome.results:
+        if eval_split(res.dataset.sources) == "test":
+            lines.append(
+                f"{res.strategy.id}: {res.totals.n} test predictions (answers private; use `eeval submit`)"
             )
             continue
-        summary = subject_summary(data)
-        levels = ", ".join(f"{lv} {b['accuracy']:.3f}" for lv, b in summary["by_level"].items())
-        t = res.totals
-        print(f"{res.strategy['id']}: accuracy {t['accuracy']:.3f} on {t['n']} items "
-              f"({t['unanswered']} unanswered); by level: {levels}")  # fmt: skip
-    for path in options.written:
-        print(f"wrote {path}")
+        levels = ", ".join(f"{lv} {b.accuracy:.3f}" for lv, b in subject_summary(res).by_level.items())
+        lines.append(f"{accuracy_line(res)}; by level: {levels}")
+    print_outcome(outcome, lines)
     return 0
 
 
@@ -112,7 +110,7 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 def handle_submit(args: argparse.Namespace) -> int:
 
     check_output_file(args.out, "--out")
-    submission, result = write_submission(
+    submission, found = write_submission(
         args.results_dir,
         args.out,
         setting=args.setting,
@@ -122,5 +120,5 @@ def handle_submit(args: argparse.Namespace) -> int:
     )
     n = sum(len(v) for v in submission.values())
     print(f"wrote {args.out}: {n} predictions, {len(submission)} subjects "
-          f"({result['experiment']}, {result['strategy'].get('id')})")  # fmt: skip
+          f"({found.result.experiment}, {found.result.strategy.id})")  # fmt: skip
     return 0

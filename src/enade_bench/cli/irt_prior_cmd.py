@@ -57,8 +57,8 @@ def run_debias(args: argparse.Namespace) -> int:
             shares = ", ".join(f"{letter} {p:.3f}" for letter, p in zip("ABCDEFGH", prior, strict=False))
             print(f"  letter prior ({k} options, {pc.n_questions[k]} questions): {shares}")
             raw, cor = pc.bpc_raw[str(k)], pc.bpc_corrected[str(k)]
-            print(f"  BPC TVD raw {raw['bpc_tvd']:.3f} -> corrected {cor['bpc_tvd']:.3f}; "
-                  f"predicted positions raw {raw['prediction_counts']} -> corrected {cor['prediction_counts']}")  # fmt: skip
+            print(f"  BPC TVD raw {raw.bpc_tvd:.3f} -> corrected {cor.bpc_tvd:.3f}; "
+                  f"predicted positions raw {raw.prediction_counts} -> corrected {cor.prediction_counts}")  # fmt: skip
         print(f"  accuracy raw {pc.raw_accuracy:.3f} -> corrected {pc.corrected_accuracy:.3f}")
         if args.out is not None:
             rows = pd.DataFrame([{

@@ -10,6 +10,7 @@ from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks import load_experiment
 from enade_bench.errors import UserError
 from enade_bench.runner.batch import run_batch
+from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.run import RunOptions
 
 
@@ -48,18 +49,10 @@ def _run(args: argparse.Namespace) -> int:
     benchmark, exp, strategies = load_experiment(args.config, options)
     if args.batch_submit or args.batch_fetch:
         return run_batch(exp, strategies, options, submit=args.batch_submit)
-    results = benchmark.run(exp, strategies, options)
-    for res in results:
-        t = res.totals
-        low, high = t["ci95"]
-        print(
-            f"{res.strategy['id'] or res.experiment}: accuracy {t['accuracy']:.3f} "
-            f"[{low:.3f}, {high:.3f}] on {t['n']} items ({t['unanswered']} unanswered)"
-        )
-    for path in options.written:
-        print(f"wrote {path}")
-    if results:
-        _print_skipped(results[0].dataset.get("invalid_rows") or [])
+    outcome = benchmark.run(exp, strategies, options)
+    print_outcome(outcome)
+    if outcome.results:
+        _print_skipped(outcome.results[0].dataset.invalid_rows)
     return 0
 
 

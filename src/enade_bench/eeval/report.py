@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from enade_bench.eeval.subjects import LEVELS, subject_from_key
 from enade_bench.errors import UserError
 from enade_bench.metrics.accuracy import wilson_interval
+from enade_bench.results.records import RunResult
+from enade_bench.results.store import read_result
+from enade_bench.results.summary import AccuracyCell, ExtractionShare
 
 LEADERBOARD_COLUMNS = (("ao0", "0-shot AO"), ("ao5", "5-shot AO"), ("cot5", "5-shot CoT"))
 
@@ -31,83 +35,118 @@ def eval_split(sources: Sequence[Mapping[str, str]]) -> str:
     return next(iter(evaluated)) if evaluated else ("dev" if splits else "unknown")
 
 
-def _block(correct: int, n: int) -> dict[str, Any]:
-    low, high = wilson_interval(correct, n)
-    return {"n": n, "correct": correct, "accuracy": correct / n if n else math.nan, "ci95": [low, high]}
+def _block(correct: int, n: int) -> AccuracyCell:
+    return AccuracyCell(
+        n=n, correct=correct, accuracy=correct / n if n else math.nan, ci95=wilson_interval(correct, n)
+    )
 
 
-def subject_summary(result: Mapping[str, Any]) -> dict[str, Any]:
-    """Per-subject and per-level accuracy of one results file (as loaded from JSON).
+class LevelCell(AccuracyCell):
+    """Micro accuracy of one level, with the macro average over its subjects."""
 
-    Returns
-    -------
-    dict
-        ``setting``, ``split``, ``overall``, ``by_level`` (micro, plus ``macro``
-        over subjects), ``by_subject`` (with English/Chinese names and level) and
-        the extraction shares (generation settings).
+    macro: float
+
+
+class SubjectCell(BaseModel):
+    """Accuracy of one subject, with its names and level."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name_en: str
+    name_zh: str
+    level: str
+    n: int
+    correct: int
+    accuracy: float
+    ci95: tuple[float, float]
+
+
+class SubjectSummary(BaseModel):
+    """``{name}_{setting}_eeval.json``: per-subject and per-level accuracy of one setting."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    experiment: str
+    setting: str | None
+    split: str
+    method: str
+    overall: AccuracyCell
+    by_level: dict[str, LevelCell]
+    by_subject: dict[str, SubjectCell]
+    extraction: dict[str, ExtractionShare]
+
+
+def subject_summary(result: RunResult) -> SubjectSummary:
+    """Per-subject and per-level accuracy of one results file.
+
+    ``by_level`` is micro (plus ``macro`` over subjects), ``by_subject`` carries
+    English/Chinese names and level, ``extraction`` the extraction shares
+    (generation settings).
     """
     tally: dict[str, list[int]] = {}
-    for record in result["records"]:
-        counts = tally.setdefault(record["course"], [0, 0])
-        counts[0] += bool(record["correct"])
+    for record in result.records:
+        counts = tally.setdefault(record.course, [0, 0])
+        counts[0] += bool(record.correct)
         counts[1] += 1
-    by_subject: dict[str, Any] = {}
+    by_subject: dict[str, SubjectCell] = {}
     for key in sorted(tally, key=lambda k: (LEVELS.index(subject_from_key(k).level), k)):
         subject = subject_from_key(key)
-        by_subject[key] = {
-            "name_en": subject.name_en,
-            "name_zh": subject.name_zh,
-            "level": subject.level,
-            **_block(*tally[key]),
-        }
-    by_level: dict[str, Any] = {}
+        by_subject[key] = SubjectCell(
+            name_en=subject.name_en,
+            name_zh=subject.name_zh,
+            level=subject.level,
+            **_block(*tally[key]).model_dump(),
+        )
+    by_level: dict[str, LevelCell] = {}
     for level in LEVELS:
-        rows = [v for v in by_subject.values() if v["level"] == level]
+        rows = [v for v in by_subject.values() if v.level == level]
         if rows:
-            block = _block(sum(r["correct"] for r in rows), sum(r["n"] for r in rows))
-            block["macro"] = sum(r["accuracy"] for r in rows) / len(rows)
-            by_level[level] = block
-    totals = result["totals"]
-    return {
-        "experiment": result["experiment"],
-        "setting": result["strategy"].get("id"),
-        "split": eval_split(result["dataset"]["sources"]),
-        "method": result["strategy"].get("method"),
-        "overall": _block(totals["correct"], totals["n"]),
-        "by_level": by_level,
-        "by_subject": by_subject,
-        "extraction": totals.get("extraction", {}),
-    }
+            block = _block(sum(r.correct for r in rows), sum(r.n for r in rows))
+            by_level[level] = LevelCell(**block.model_dump(), macro=sum(r.accuracy for r in rows) / len(rows))
+    totals = result.totals
+    return SubjectSummary(
+        experiment=result.experiment,
+        setting=result.strategy.id,
+        split=eval_split(result.dataset.sources),
+        method=result.strategy.method,
+        overall=_block(totals.correct, totals.n),
+        by_level=by_level,
+        by_subject=by_subject,
+        extraction=totals.extraction or {},
+    )
 
 
-def subjects_csv(summary: Mapping[str, Any]) -> str:
+def subjects_csv(summary: SubjectSummary) -> str:
     """One row per subject, then one per level and the overall row."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["group", "key", "name_en", "name_zh", "level", "n", "correct", "accuracy"])
-    for key, row in summary["by_subject"].items():
-        writer.writerow(["subject", key, row["name_en"], row["name_zh"], row["level"], row["n"],
-                         row["correct"], f"{row['accuracy']:.4f}"])  # fmt: skip
-    for level, row in summary["by_level"].items():
-        writer.writerow(["level", level, "", "", level, row["n"], row["correct"], f"{row['accuracy']:.4f}"])
-    o = summary["overall"]
-    writer.writerow(["overall", "", "", "", "", o["n"], o["correct"], f"{o['accuracy']:.4f}"])
+    for key, row in summary.by_subject.items():
+        writer.writerow(["subject", key, row.name_en, row.name_zh, row.level, row.n,
+                         row.correct, f"{row.accuracy:.4f}"])  # fmt: skip
+    for level, cell in summary.by_level.items():
+        writer.writerow(["level", level, "", "", level, cell.n, cell.correct, f"{cell.accuracy:.4f}"])
+    o = summary.overall
+    writer.writerow(["overall", "", "", "", "", o.n, o.correct, f"{o.accuracy:.4f}"])
     return buffer.getvalue()
 
 
-def load_eeval_results(results_dir: Path) -> list[dict[str, Any]]:
-    """Every E-EVAL results file in ``results_dir`` (searched recursively), loaded."""
+class ResultFile(NamedTuple):
+    """A results file and its content."""
+
+    path: Path
+    result: RunResult
+
+
+def load_eeval_results(results_dir: Path) -> list[ResultFile]:
+    """Every E-EVAL results file in ``results_dir`` (searched recursively), read by the one reader."""
     if not results_dir.is_dir():
         raise UserError(f"{results_dir}: results folder not found")
     found = []
     for path in sorted(results_dir.rglob("*_results.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{path}: not a readable results file ({exc})") from None
-        if isinstance(data, dict) and data.get("strategy", {}).get("benchmark") == "eeval":
-            data["_path"] = str(path)
-            found.append(data)
+        result = read_result(path)
+        if result.strategy.benchmark == "eeval":
+            found.append(ResultFile(path, result))
     return found
 
 
@@ -129,16 +168,15 @@ class LeaderboardRow:
         return sum(v for v in values if v is not None) / len(values)
 
 
-def _model_name(identity: Mapping[str, Any]) -> str:
+def _model_name(identity: Mapping[str, JsonValue]) -> str:
     for key in ("package", "name", "model", "path"):
         if identity.get(key):
             return str(identity[key])
     return "?"
 
 
-def _column(strategy: Mapping[str, Any]) -> str | None:
-    kind, k = strategy.get("kind"), strategy.get("k")
-    column = f"{kind}{k}"
+def _column(result: RunResult) -> str | None:
+    column = f"{result.strategy.kind}{result.strategy.k}"
     return column if column in dict(LEADERBOARD_COLUMNS) else None
 
 
@@ -151,19 +189,19 @@ def leaderboard(results_dir: Path) -> list[LeaderboardRow]:
     """
     rows: dict[str, LeaderboardRow] = {}
     exact: dict[tuple[str, str], bool] = {}
-    for result in load_eeval_results(results_dir):
-        if eval_split(result["dataset"]["sources"]) != "val":
+    for _, result in load_eeval_results(results_dir):
+        if eval_split(result.dataset.sources) != "val":
             continue
-        column = _column(result["strategy"])
+        column = _column(result)
         if column is None:
             continue
-        name = result["experiment"]
-        row = rows.setdefault(name, LeaderboardRow(name, _model_name(result.get("model", {}))))
-        is_exact = result["strategy"].get("id") == column
+        name = result.experiment
+        row = rows.setdefault(name, LeaderboardRow(name, _model_name(result.model)))
+        is_exact = result.strategy.id == column
         if column in row.scores and (exact[(name, column)] or not is_exact):
             continue
-        row.scores[column] = result["totals"]["accuracy"]
-        row.n[column] = result["totals"]["n"]
+        row.scores[column] = result.totals.accuracy
+        row.n[column] = result.totals.n
         exact[(name, column)] = is_exact
     if not rows:
         raise UserError(f"{results_dir}: no E-EVAL val results (run `enade-bench eeval run CONFIG` first)")

@@ -10,16 +10,14 @@ anything missing is an ``error:``, never a partial file.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.dataset.sources import read_csv
-from enade_bench.eeval.report import eval_split, load_eeval_results
+from enade_bench.eeval.report import ResultFile, eval_split, load_eeval_results
 from enade_bench.eeval.subjects import parse_subject_file
 from enade_bench.errors import UserError
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.store import atomic_write_text, read_result
 
 Submission = dict[str, dict[str, str]]
 
@@ -36,62 +34,58 @@ def expected_ids(test_dir: Path) -> dict[str, list[str]]:
     return out
 
 
-def select_results(
-    results: Path, setting: str | None = None, experiment: str | None = None
-) -> dict[str, Any]:
+def select_results(results: Path, setting: str | None = None, experiment: str | None = None) -> ResultFile:
     """The one test-split E-EVAL results file that ``results`` (a file or folder) names."""
     if results.is_file():
-        data = json.loads(results.read_text(encoding="utf-8"))
-        data["_path"] = str(results)
-        candidates = [data]
+        candidates = [ResultFile(results, read_result(results))]
     else:
         candidates = load_eeval_results(results)
-    candidates = [c for c in candidates if eval_split(c["dataset"]["sources"]) == "test"]
+    candidates = [c for c in candidates if eval_split(c.result.dataset.sources) == "test"]
     if setting:
-        candidates = [c for c in candidates if c["strategy"].get("id") == setting.lower()]
+        candidates = [c for c in candidates if c.result.strategy.id == setting.lower()]
     if experiment:
-        candidates = [c for c in candidates if c["experiment"] == experiment]
+        candidates = [c for c in candidates if c.result.experiment == experiment]
     if not candidates:
         raise UserError(f"{results}: no E-EVAL test-split results{' for ' + setting if setting else ''}")
     if len(candidates) > 1:
-        names = ", ".join(f"{c['experiment']}/{c['strategy'].get('id')}" for c in candidates)
+        names = ", ".join(f"{c.result.experiment}/{c.result.strategy.id}" for c in candidates)
         raise UserError(
             f"{results}: several test-split results ({names}); choose with --setting/--experiment"
         )
     return candidates[0]
 
 
-def _test_dir(result: Mapping[str, Any]) -> Path:
-    for source in result["dataset"]["sources"]:
+def _test_dir(found: ResultFile) -> Path:
+    for source in found.result.dataset.sources:
         if source.get("split") == "test":
             return Path(source["path"]).parent
-    raise UserError(f"{result['_path']}: no test-split source recorded")
+    raise UserError(f"{found.path}: no test-split source recorded")
 
 
 def build_submission(
-    result: Mapping[str, Any], test_dir: Path | None = None, fill_unanswered: str | None = None
+    found: ResultFile, test_dir: Path | None = None, fill_unanswered: str | None = None
 ) -> Submission:
     """Predictions of one test-split results file, complete and in the official layout.
 
     Parameters
     ----------
-    result
-        A results file as loaded from JSON (see :func:`select_results`).
+    found
+        A results file and its path (see :func:`select_results`).
     test_dir
         The test split folder (default: the folder recorded in the results).
     fill_unanswered
         Letter to submit for questions without an extracted answer (default: refuse).
     """
-    folder = test_dir or _test_dir(result)
+    folder = test_dir or _test_dir(found)
     expected = expected_ids(folder)
     got: dict[str, dict[str, str | None]] = {}
-    for record in result["records"]:
-        subject, _, qid = record["id"].partition("/")
-        got.setdefault(subject, {})[qid] = record["prediction"]
+    for record in found.result.records:
+        subject, _, qid = record.id.partition("/")
+        got.setdefault(subject, {})[qid] = record.prediction
     missing_subjects = [s for s in expected if s not in got]
     if missing_subjects:
         raise UserError(
-            f"{result['_path']}: subject(s) missing from the predictions: {', '.join(missing_subjects)} "
+            f"{found.path}: subject(s) missing from the predictions: {', '.join(missing_subjects)} "
             f"({len(missing_subjects)} of {len(expected)}); run the whole test split"
         )
     submission: Submission = {}
@@ -100,7 +94,7 @@ def build_submission(
         missing = [i for i in ids if i not in got[subject]]
         if missing:
             shown = ", ".join(missing[:10]) + (" …" if len(missing) > 10 else "")
-            raise UserError(f"{result['_path']}: {subject}: {len(missing)} test id(s) missing: {shown}")
+            raise UserError(f"{found.path}: {subject}: {len(missing)} test id(s) missing: {shown}")
         answers: dict[str, str] = {}
         for i in ids:
             letter = got[subject][i]
@@ -113,12 +107,12 @@ def build_submission(
         submission[subject] = answers
     if unanswered:
         raise UserError(
-            f"{result['_path']}: {len(unanswered)} question(s) without an answer (e.g. {unanswered[0]}); "
+            f"{found.path}: {len(unanswered)} question(s) without an answer (e.g. {unanswered[0]}); "
             "pass --fill-unanswered LETTER to submit a letter for them"
         )
     extra = sorted(set(got) - set(expected))
     if extra:
-        raise UserError(f"{result['_path']}: predictions for subjects not in {folder}: {', '.join(extra)}")
+        raise UserError(f"{found.path}: predictions for subjects not in {folder}: {', '.join(extra)}")
     return submission
 
 
@@ -146,22 +140,22 @@ def write_submission(
     experiment: str | None = None,
     data_dir: Path | None = None,
     fill_unanswered: str | None = None,
-) -> tuple[Submission, dict[str, Any]]:
+) -> tuple[Submission, ResultFile]:
     """Select the results, build and check the submission, write it atomically to ``out``.
 
     ``data_dir`` is the E-EVAL root (or its test folder); by default the test
     folder recorded in the results, whose parent may hold ``submission_example.json``.
     """
-    result = select_results(results, setting, experiment)
+    found = select_results(results, setting, experiment)
     test_dir = None
     if data_dir is not None:
         test_dir = data_dir if data_dir.name == "test" else data_dir / "test"
     if fill_unanswered is not None and fill_unanswered.upper() not in LETTERS[:4]:
         raise UserError(f"--fill-unanswered: expected one of A, B, C, D, got '{fill_unanswered}'")
     fill = fill_unanswered.upper() if fill_unanswered else None
-    submission = build_submission(result, test_dir, fill)
-    example = (test_dir or _test_dir(result)).parent / "submission_example.json"
+    submission = build_submission(found, test_dir, fill)
+    example = (test_dir or _test_dir(found)).parent / "submission_example.json"
     if example.exists():
         check_layout(submission, example)
     atomic_write_text(out, json.dumps(submission, ensure_ascii=False, indent=4) + "\n")
-    return submission, result
+    return submission, found

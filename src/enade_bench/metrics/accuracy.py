@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from enade_bench.results.records import QuestionRecord
+from enade_bench.results.summary import AccuracyCell, ExtractionShare, PerShuffle, Totals
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -46,55 +46,57 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return (low, high)
 
 
-def _accuracy_block(records: Sequence[QuestionRecord]) -> dict[str, Any]:
+def accuracy_cell(records: Sequence[QuestionRecord]) -> AccuracyCell:
+    """Accuracy of ``records`` with its 95 % Wilson interval (:func:`wilson_interval`)."""
     n = len(records)
     correct = sum(r.correct for r in records)
-    low, high = wilson_interval(correct, n)
-    return {
-        "n": n,
-        "correct": correct,
-        "accuracy": correct / n if n else math.nan,
-        "ci95": [low, high],
-    }
+    return AccuracyCell(
+        n=n, correct=correct, accuracy=correct / n if n else math.nan, ci95=wilson_interval(correct, n)
+    )
 
 
-def summarize(records: Sequence[QuestionRecord]) -> dict[str, Any]:
+def summarize(records: Sequence[QuestionRecord]) -> Totals:
     """Totals: accuracy with a 95 % Wilson interval, unanswered, errors, extraction shares.
 
     With several shuffles per question, ``per_shuffle`` adds the accuracy of each
     shuffle, their mean and the 2.5–97.5 percentile interval (records of one
     question are not independent, so the pooled Wilson interval is too narrow).
     """
-    block = _accuracy_block(records)
     n = len(records)
     rules = Counter(r.extraction_rule for r in records if r.extraction_rule is not None)
-    block["unanswered"] = sum(r.prediction is None and r.error is None for r in records)
-    block["errors"] = sum(r.error is not None for r in records)
-    block["n_questions"] = len({r.id for r in records})
+    extraction = None
     if rules:
-        block["extraction"] = {
-            rule: {"count": count, "share": count / n} for rule, count in sorted(rules.items())
+        extraction = {
+            rule: ExtractionShare(count=count, share=count / n) for rule, count in sorted(rules.items())
         }
+    per_shuffle = None
     shuffles = sorted({r.shuffle for r in records})
     if len(shuffles) > 1:
         by_shuffle: dict[int, list[bool]] = defaultdict(list)
         for r in records:
             by_shuffle[r.shuffle].append(r.correct)
         accs = np.array([np.mean(by_shuffle[s]) for s in shuffles])
-        block["per_shuffle"] = {
-            "n_shuffles": len(shuffles),
-            "accuracy": [float(a) for a in accs],
-            "mean": float(accs.mean()),
-            "interval95": [float(np.percentile(accs, 2.5)), float(np.percentile(accs, 97.5))],
-        }
-    return block
+        per_shuffle = PerShuffle(
+            n_shuffles=len(shuffles),
+            accuracy=[float(a) for a in accs],
+            mean=float(accs.mean()),
+            interval95=(float(np.percentile(accs, 2.5)), float(np.percentile(accs, 97.5))),
+        )
+    return Totals(
+        **accuracy_cell(records).model_dump(),
+        unanswered=sum(r.prediction is None and r.error is None for r in records),
+        errors=sum(r.error is not None for r in records),
+        n_questions=len({r.id for r in records}),
+        extraction=extraction,
+        per_shuffle=per_shuffle,
+    )
 
 
 def breakdown(
-    records: Iterable[QuestionRecord], key: Callable[[QuestionRecord], Any]
-) -> dict[str, dict[str, Any]]:
+    records: Iterable[QuestionRecord], key: Callable[[QuestionRecord], object]
+) -> dict[str, AccuracyCell]:
     """Accuracy (with Wilson interval) per value of ``key``, sorted by value."""
     groups: dict[str, list[QuestionRecord]] = defaultdict(list)
     for r in records:
         groups[str(key(r))].append(r)
-    return {value: _accuracy_block(groups[value]) for value in sorted(groups)}
+    return {value: accuracy_cell(groups[value]) for value in sorted(groups)}

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.results.records import QuestionRecord
+from enade_bench.results.summary import PositionBias, PositionBiasStratum
 
 
 def total_variation_from_uniform(counts: Sequence[int] | np.ndarray) -> float:
@@ -45,12 +45,12 @@ def total_variation_from_uniform(counts: Sequence[int] | np.ndarray) -> float:
     return float(0.5 * np.abs(arr / total - 1 / len(arr)).sum())
 
 
-def position_bias(records: Sequence[QuestionRecord]) -> dict[str, Any]:
+def position_bias(records: Sequence[QuestionRecord]) -> PositionBias:
     """BPC per number of options (``"4"``, ``"5"``…), from answered predictions."""
     strata: dict[int, list[QuestionRecord]] = defaultdict(list)
     for r in records:
         strata[r.n_options].append(r)
-    out: dict[str, Any] = {}
+    out: PositionBias = {}
     for k in sorted(strata):
         group = strata[k]
         predicted = np.zeros(k, dtype=int)
@@ -65,16 +65,16 @@ def position_bias(records: Sequence[QuestionRecord]) -> dict[str, Any]:
             chi2, p_value = float(test.statistic), float(test.pvalue)
         else:
             chi2, p_value = float("nan"), float("nan")
-        out[str(k)] = {
-            "n": len(group),
-            "n_answered": n_answered,
-            "positions": list(LETTERS[:k]),
-            "prediction_counts": predicted.tolist(),
-            "prediction_shares": (predicted / n_answered).tolist() if n_answered else None,
-            "answer_shares": (keyed / len(group)).tolist(),
-            "bpc_tvd": total_variation_from_uniform(predicted),
-            "chi2": chi2,
-            "df": k - 1,
-            "p_value": p_value,
-        }
+        out[str(k)] = PositionBiasStratum(
+            n=len(group),
+            n_answered=n_answered,
+            positions=list(LETTERS[:k]),
+            prediction_counts=predicted.tolist(),
+            prediction_shares=(predicted / n_answered).tolist() if n_answered else None,
+            answer_shares=(keyed / len(group)).tolist(),
+            bpc_tvd=total_variation_from_uniform(predicted),
+            chi2=chi2,
+            df=k - 1,
+            p_value=p_value,
+        )
     return out

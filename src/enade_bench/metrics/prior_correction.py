@@ -45,13 +45,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import QuestionRecord
+from enade_bench.results.summary import PositionBias
 
 SCORED_METHODS = ("first_token", "log_prob")
 Scope = Literal["question", "model"]
@@ -91,7 +92,7 @@ class PriorCorrection:
         letter scores are copied unchanged.
     raw_accuracy, corrected_accuracy : float
         Share correct over the records.
-    bpc_raw, bpc_corrected : dict
+    bpc_raw, bpc_corrected : PositionBias
         :func:`~enade_bench.metrics.position_bias.position_bias` before and after.
     """
 
@@ -101,14 +102,14 @@ class PriorCorrection:
     records: list[QuestionRecord]
     raw_accuracy: float
     corrected_accuracy: float
-    bpc_raw: dict[str, Any]
-    bpc_corrected: dict[str, Any]
+    bpc_raw: PositionBias
+    bpc_corrected: PositionBias
 
     def tvd(self, corrected: bool = True, n_options: int | None = None) -> float:
         """BPC total-variation distance (of the largest stratum unless ``n_options``)."""
         table = self.bpc_corrected if corrected else self.bpc_raw
-        key = str(n_options) if n_options is not None else max(table, key=lambda k: table[k]["n"])
-        return float(table[key]["bpc_tvd"])
+        key = str(n_options) if n_options is not None else max(table, key=lambda k: table[k].n)
+        return float(table[key].bpc_tvd)
 
 
 def question_priors(records: Sequence[QuestionRecord], min_shuffles: int = 2) -> dict[str, np.ndarray]:

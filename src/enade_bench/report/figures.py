@@ -72,15 +72,15 @@ def position_figure(entry: RunEntry) -> Figure | None:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, len(blocks), figsize=(3.4 * len(blocks), 2.8), squeeze=False)
         for ax, (k, block) in zip(axes[0], blocks.items(), strict=True):
-            x = np.arange(len(block["positions"]))
-            pred = np.asarray(block.get("prediction_shares") or [0.0] * x.size, dtype=float)
+            x = np.arange(len(block.positions))
+            pred = np.asarray(block.prediction_shares or [0.0] * x.size, dtype=float)
             _bar(ax, x - 0.2, pred, 0.4, 0, label="predictions")  # type: ignore[arg-type]
-            _bar(ax, x + 0.2, np.asarray(block["answer_shares"]), 0.4, 1, label="correct answer")  # type: ignore[arg-type]
+            _bar(ax, x + 0.2, np.asarray(block.answer_shares), 0.4, 1, label="correct answer")  # type: ignore[arg-type]
             ax.axhline(1 / x.size, color="black", linestyle=":", linewidth=1, label="uniform")
-            ax.set_xticks(x, block["positions"])
+            ax.set_xticks(x, block.positions)
             ax.set_ylim(0, 1)
             ax.set_xlabel("displayed position")
-            ax.set_title(f"{k} options: BPC {fmt(block['bpc_tvd'], 2)} (n={block['n_answered']})")
+            ax.set_title(f"{k} options: BPC {fmt(block.bpc_tvd, 2)} (n={block.n_answered})")
         axes[0][0].set_ylabel("share")
         axes[0][0].legend(frameon=False, fontsize=7)
         fig.suptitle(f"{entry.experiment} {entry.strategy}: position of predictions")
@@ -92,9 +92,9 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(2, 2, figsize=(9, 6.5))
         ax = axes[0][0]
-        acc = np.array([e.result.totals["accuracy"] for e in runs])
-        lo = np.array([e.result.totals["ci95"][0] for e in runs])
-        hi = np.array([e.result.totals["ci95"][1] for e in runs])
+        acc = np.array([e.result.totals.accuracy for e in runs])
+        lo = np.array([e.result.totals.ci95[0] for e in runs])
+        hi = np.array([e.result.totals.ci95[1] for e in runs])
         for k in range(len(runs)):
             _bar(ax, k, acc[k], 0.7, k)  # type: ignore[arg-type]
         ax.errorbar(range(len(runs)), acc, _errors(acc, lo, hi), fmt="none", ecolor="black", capsize=3)
@@ -108,7 +108,7 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
         biased = [(e, k, b) for e in runs for k, b in (e.result.position_bias or {}).items()]
         for j, (_, _, block) in enumerate(biased):
             # no answered prediction in a stratum: BPC undefined (null in JSON), drawn as 0
-            bpc = block["bpc_tvd"]
+            bpc = block.bpc_tvd
             _bar(ax, j, bpc if bpc is not None and math.isfinite(bpc) else 0.0, 0.7, j)
         ax.set_xticks(range(len(biased)), [f"{e.strategy}\n{k} opt." for e, k, _ in biased])
         ax.set_ylim(0, 1)
@@ -124,7 +124,7 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
     width = 0.8 / max(len(runs), 1)
     for k, e in enumerate(runs):
         blocks = e.result.breakdowns.get(key, {})
-        heights = [blocks[v]["accuracy"] if v in blocks else np.nan for v in values]
+        heights = [blocks[v].accuracy if v in blocks else np.nan for v in values]
         _bar(ax, np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width, heights, width, k,  # type: ignore[arg-type]
              label=e.strategy)  # fmt: skip
     ax.set_xticks(range(len(values)), values, rotation=30, ha="right")
@@ -149,9 +149,9 @@ def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
                 if e is None:
                     continue
                 xs.append(j + (k - (len(exps) - 1) / 2) * width)
-                acc.append(e.result.totals["accuracy"])
-                lo.append(e.result.totals["ci95"][0])
-                hi.append(e.result.totals["ci95"][1])
+                acc.append(e.result.totals.accuracy)
+                lo.append(e.result.totals.ci95[0])
+                hi.append(e.result.totals.ci95[1])
             _bar(ax, np.array(xs), np.array(acc), width, k, label=name)  # type: ignore[arg-type]
             a = np.array(acc)
             ax.errorbar(xs, a, _errors(a, np.array(lo), np.array(hi)), fmt="none", ecolor="black", capsize=2)

@@ -8,7 +8,6 @@ import importlib.metadata
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import jinja2
 import yaml
@@ -16,6 +15,7 @@ import yaml
 from enade_bench.report.figures import FigureFile
 from enade_bench.report.loader import RunEntry, experiments
 from enade_bench.report.table import Table
+from enade_bench.results.summary import as_object
 
 
 def _version() -> str:
@@ -25,29 +25,29 @@ def _version() -> str:
         return "unknown"
 
 
-def manifest(entries: Sequence[RunEntry]) -> dict[str, Any]:
+def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
     """Runs (one row per results file) and experiments (config, versions, data) for the report."""
-    runs = []
+    runs: list[dict[str, object]] = []
     for e in entries:
         identity = e.result.model
         ident = identity.get("weights_sha256") or identity.get("revision") or identity.get("model") or ""
         source = identity.get("file") or identity.get("name") or identity.get("source") or ""
-        git = e.result.environment.get("git", {})
-        commit = (git.get("commit") or "")[:12] + (" (dirty)" if git.get("dirty") else "")
+        git = as_object(e.result.environment.get("git"))
+        commit = str(git.get("commit") or "")[:12] + (" (dirty)" if git.get("dirty") else "")
         runs.append({
             "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
             "identity": f"{source} {str(ident)[:16]}".strip(), "seed": e.result.seed,
-            "n": e.result.totals.get("n"), "python": e.result.environment.get("python", ""),
+            "n": e.result.totals.n, "python": e.result.environment.get("python", ""),
             "commit": commit, "path": str(e.path),
         })  # fmt: skip
-    exps = []
+    exps: list[dict[str, object]] = []
     for name in experiments(entries):
         first = next(e for e in entries if e.experiment == name)
-        libs = {k: v for k, v in first.result.environment.get("libraries", {}).items() if v}
+        libs = {k: v for k, v in as_object(first.result.environment.get("libraries")).items() if v}
         exps.append({
             "name": name, "libraries": libs,
-            "sources": first.result.dataset.get("sources", []),
-            "filter_counts": first.result.dataset.get("filter_counts", {}),
+            "sources": first.result.dataset.sources,
+            "filter_counts": first.result.dataset.filter_counts,
             "config": yaml.safe_dump(first.result.config, sort_keys=False, allow_unicode=True),
         })  # fmt: skip
     return {"runs": runs, "experiments": exps}

@@ -7,16 +7,14 @@ file becomes one :class:`RunEntry`: one experiment × one strategy.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from enade_bench.errors import UserError
 from enade_bench.results.records import RunResult
+from enade_bench.results.store import read_result
+from enade_bench.results.summary import as_object
 
 #: Strategy order in tables and figures; anything else comes after, by name.
 STRATEGY_ORDER = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -47,32 +45,31 @@ class RunEntry:
     @property
     def strategy(self) -> str:
         """Strategy id (``S1``…), or :data:`NO_STRATEGY` for a run without one."""
-        sid = self.result.strategy.get("id")
-        return str(sid) if sid else NO_STRATEGY
+        return self.result.strategy.id or NO_STRATEGY
 
     @property
     def label(self) -> str:
         """Human-readable strategy description (method, shots, shuffles)."""
-        return str(self.result.strategy.get("label") or self.result.strategy.get("method") or "")
+        return self.result.strategy.label or self.result.strategy.method
 
     @property
     def model(self) -> str:
         """The model's name as the config gives it (or the API model)."""
-        model_cfg: dict[str, Any] = self.result.config.get("model", {})
-        api = model_cfg.get("api") or {}
+        model_cfg = as_object(self.result.config.get("model"))
+        api = as_object(model_cfg.get("api"))
         name = model_cfg.get("name") or api.get("model") or self.result.model.get("name")
         return str(name or "unknown")
 
     @property
     def training_cutoff(self) -> str | None:
         """``model.training_cutoff`` of the config (``YYYY`` or ``YYYY-MM``), if given."""
-        value = self.result.config.get("model", {}).get("training_cutoff")
+        value = as_object(self.result.config.get("model")).get("training_cutoff")
         return str(value) if value else None
 
     @property
     def n_shuffles(self) -> int:
         """Number of option shuffles per question in this run."""
-        return int(self.result.strategy.get("n_shuffles") or 1)
+        return self.result.strategy.n_shuffles or 1
 
 
 def strategy_sort_key(strategy: str) -> tuple[int, str]:
@@ -103,20 +100,6 @@ def find_results(folders: Iterable[Path]) -> list[Path]:
                 continue
             found.append(path)
     return found
-
-
-def read_result(path: Path) -> RunResult:
-    """Parse one results file; ``UserError`` naming the file when it is not one."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: not a readable results file ({exc})") from None
-    try:
-        return RunResult.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
 
 
 def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:

@@ -91,7 +91,7 @@ def find_enem_data(entries: Sequence[RunEntry], explicit: Path | None = None) ->
     if os.environ.get("ENADE_BENCH_SHARED_DATA"):
         candidates.append(Path(os.environ["ENADE_BENCH_SHARED_DATA"]) / "enem")
     for entry in entries:
-        for source in entry.result.dataset.get("sources", []):
+        for source in entry.result.dataset.sources:
             path = Path(str(source.get("path", "")))
             candidates += [p for p in path.parents if p != Path(".")]
             candidates += list((entry.path.parent / path).parents)
@@ -103,7 +103,7 @@ def find_enem_data(entries: Sequence[RunEntry], explicit: Path | None = None) ->
 
 
 def _question_file(stem: str, entry: RunEntry, enem_dir: Path) -> Path | None:
-    for source in entry.result.dataset.get("sources", []):
+    for source in entry.result.dataset.sources:
         path = Path(str(source.get("path", "")))
         if path.stem == stem:
             for candidate in (path, entry.path.parent / path):
@@ -111,7 +111,7 @@ def _question_file(stem: str, entry: RunEntry, enem_dir: Path) -> Path | None:
                     return candidate
     # Relative source paths may not resolve from here: find the file by name, and among
     # same-named files (pt-br/ and en/ share names) take the one with the recorded sha256.
-    digests = {str(s.get("sha256")) for s in entry.result.dataset.get("sources", [])}
+    digests = {str(s.get("sha256")) for s in entry.result.dataset.sources}
     found = sorted((enem_dir / "questions").rglob(f"{stem}.csv"))
     for candidate in found:
         if file_sha256(candidate) in digests:

@@ -10,23 +10,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import pandas as pd
 
 from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.report.loader import RunEntry, experiments, strategies
 from enade_bench.report.table import Table, fmt, fmt_interval, fmt_p
+from enade_bench.results.summary import AccuracyCell
 
 _ACC_COLUMNS = ["n", "correct", "accuracy", "ci95_low", "ci95_high"]
+#: One row of a table's long frame.
+Row = dict[str, str | int | float | bool | None]
 
 
-def _acc_row(block: dict[str, Any]) -> dict[str, Any]:
-    low, high = block.get("ci95", [math.nan, math.nan])
+def _acc_row(block: AccuracyCell) -> Row:
+    low, high = block.ci95
     return {
-        "n": int(block["n"]),
-        "correct": int(block["correct"]),
-        "accuracy": float(block["accuracy"]),
+        "n": block.n,
+        "correct": block.correct,
+        "accuracy": block.accuracy,
         "ci95_low": float(low),
         "ci95_high": float(high),
     }
@@ -46,18 +48,18 @@ def table1(entries: Sequence[RunEntry]) -> Table:
     rows = []
     for e in entries:
         t = e.result.totals
-        row: dict[str, Any] = {
+        row: Row = {
             "experiment": e.experiment,
             "model": e.model,
             "strategy": e.strategy,
             "label": e.label,
         }
         row.update(_acc_row(t))
-        row["unanswered"] = int(t.get("unanswered", 0))
-        shuffle = t.get("per_shuffle")
-        row["shuffle_mean"] = shuffle["mean"] if shuffle else math.nan
-        row["shuffle_low"] = shuffle["interval95"][0] if shuffle else math.nan
-        row["shuffle_high"] = shuffle["interval95"][1] if shuffle else math.nan
+        row["unanswered"] = t.unanswered
+        shuffle = t.per_shuffle
+        row["shuffle_mean"] = shuffle.mean if shuffle else math.nan
+        row["shuffle_low"] = shuffle.interval95[0] if shuffle else math.nan
+        row["shuffle_high"] = shuffle.interval95[1] if shuffle else math.nan
         rows.append(row)
     data = pd.DataFrame(rows)
     exps, strats = experiments(entries), strategies(entries)
@@ -91,7 +93,7 @@ def breakdown_table(entries: Sequence[RunEntry], key: str, title: str, name: str
     """Accuracy per value of one breakdown (``course``, ``component``, ``year``, ``n_options``)."""
     rows = []
     for e in entries:
-        for value, block in e.result.breakdowns.get(key, {}).items():
+        for value, block in e.result.breakdowns.get(key, {}).items():  # key: a field of the records
             rows.append({"experiment": e.experiment, "strategy": e.strategy, key: value, **_acc_row(block)})
     data = pd.DataFrame(rows, columns=["experiment", "strategy", key, *_ACC_COLUMNS])
     return _wide(data, key, name or f"accuracy_by_{key}", title, entries)
@@ -153,20 +155,20 @@ def position_bias_table(entries: Sequence[RunEntry]) -> Table | None:
     rows, display_rows = [], []
     for e in entries:
         for k, block in (e.result.position_bias or {}).items():
-            shares = block.get("prediction_shares") or [math.nan] * len(block["positions"])
-            for pos, letter in enumerate(block["positions"]):
+            shares = block.prediction_shares or [math.nan] * len(block.positions)
+            for pos, letter in enumerate(block.positions):
                 rows.append({
                     "experiment": e.experiment, "strategy": e.strategy, "n_options": int(k),
-                    "n": block["n"], "n_answered": block["n_answered"], "position": letter,
-                    "prediction_count": block["prediction_counts"][pos], "prediction_share": shares[pos],
-                    "answer_share": block["answer_shares"][pos], "bpc_tvd": block["bpc_tvd"],
-                    "chi2": block["chi2"], "df": block["df"], "p_value": block["p_value"],
+                    "n": block.n, "n_answered": block.n_answered, "position": letter,
+                    "prediction_count": block.prediction_counts[pos], "prediction_share": shares[pos],
+                    "answer_share": block.answer_shares[pos], "bpc_tvd": block.bpc_tvd,
+                    "chi2": block.chi2, "df": block.df, "p_value": block.p_value,
                 })  # fmt: skip
-            cells: dict[str, Any] = {"experiment": e.experiment, "strategy": e.strategy, "options": int(k)}
-            cells["answered"] = f"{block['n_answered']}/{block['n']}"
+            cells: Row = {"experiment": e.experiment, "strategy": e.strategy, "options": int(k)}
+            cells["answered"] = f"{block.n_answered}/{block.n}"
             for pos, letter in enumerate("ABCDE"):
                 cells[letter] = fmt(shares[pos], 2) if pos < len(shares) else ""
-            cells.update(BPC=fmt(block["bpc_tvd"]), chi2=fmt(block["chi2"], 2), p=fmt_p(block["p_value"]))
+            cells.update(BPC=fmt(block.bpc_tvd), chi2=fmt(block.chi2, 2), p=fmt_p(block.p_value))
             display_rows.append(cells)
     if not rows:
         return None
@@ -188,9 +190,9 @@ def extraction_table(entries: Sequence[RunEntry]) -> Table | None:
     rows = []
     for e in entries:
         t = e.result.totals
-        for rule, block in (t.get("extraction") or {}).items():
+        for rule, share in (t.extraction or {}).items():
             rows.append({"experiment": e.experiment, "strategy": e.strategy, "rule": rule,
-                         "count": int(block["count"]), "share": float(block["share"]), "n": int(t["n"])})  # fmt: skip
+                         "count": share.count, "share": share.share, "n": t.n})  # fmt: skip
     if not rows:
         return None
     data = pd.DataFrame(rows)

@@ -4,7 +4,15 @@ from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import (
     IntermediateLog,
     atomic_write_text,
+    read_result,
     result_paths,
 )
 
-__all__ = ["IntermediateLog", "QuestionRecord", "RunResult", "atomic_write_text", "result_paths"]
+__all__ = [
+    "IntermediateLog",
+    "QuestionRecord",
+    "RunResult",
+    "atomic_write_text",
+    "read_result",
+    "result_paths",
+]

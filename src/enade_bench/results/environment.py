@@ -6,7 +6,8 @@ import importlib.metadata
 import platform
 import subprocess
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 PACKAGES = (
     "enade-bench",
@@ -25,8 +26,8 @@ PACKAGES = (
 )
 
 
-def library_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
+def library_versions() -> dict[str, JsonValue]:
+    versions: dict[str, JsonValue] = {}
     for name in PACKAGES:
         try:
             versions[name] = importlib.metadata.version(name)
@@ -35,7 +36,7 @@ def library_versions() -> dict[str, str | None]:
     return versions
 
 
-def git_commit(start: Path | None = None) -> dict[str, Any]:
+def git_commit(start: Path | None = None) -> dict[str, JsonValue]:
     """HEAD commit of the repository holding this package (and whether it is dirty)."""
     where = start or Path(__file__).resolve().parent
     try:
@@ -54,7 +55,7 @@ def git_commit(start: Path | None = None) -> dict[str, Any]:
     return {"commit": head, "dirty": bool(dirty)}
 
 
-def environment() -> dict[str, Any]:
+def environment() -> dict[str, JsonValue]:
     """Python, platform, library versions and git commit."""
     return {
         "python": platform.python_version(),

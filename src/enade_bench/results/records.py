@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel, ConfigDict, JsonValue
 
-from pydantic import BaseModel, ConfigDict
+from enade_bench.results.summary import (
+    Breakdowns,
+    DatasetInfo,
+    JsonObject,
+    PositionBias,
+    PromptFile,
+    StrategyInfo,
+    Totals,
+)
 
 SCHEMA_VERSION = 1
+
+
+class Sample(BaseModel):
+    """One sampled generation of a record (several samples: majority vote)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    prediction: str | None
+    rule: str
 
 
 class QuestionRecord(BaseModel):
@@ -39,13 +57,13 @@ class QuestionRecord(BaseModel):
     score_details: dict[str, dict[str, float]] | None = None
     raw_output: str | None = None
     extraction_rule: str | None = None
-    samples: list[dict[str, Any]] | None = None
+    samples: list[Sample] | None = None
     agreement: float | None = None
     error: str | None = None
     question_hash: str
     prompt_hash: str
     prompt: str
-    extra: dict[str, Any] | None = None
+    extra: dict[str, JsonValue] | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -59,14 +77,14 @@ class RunResult(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     experiment: str
-    strategy: dict[str, Any]
-    config: dict[str, Any]
+    strategy: StrategyInfo
+    config: JsonObject
     seed: int
-    environment: dict[str, Any]
-    model: dict[str, Any]
-    dataset: dict[str, Any]
-    prompts: dict[str, Any]
-    totals: dict[str, Any]
-    breakdowns: dict[str, Any]
-    position_bias: dict[str, Any] | None
+    environment: JsonObject
+    model: JsonObject
+    dataset: DatasetInfo
+    prompts: dict[str, PromptFile]
+    totals: Totals
+    breakdowns: Breakdowns
+    position_bias: PositionBias | None
     records: list[QuestionRecord]

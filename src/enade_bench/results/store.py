@@ -1,4 +1,8 @@
-"""Files on disk: atomic writes and the append-only, resumable intermediate log.
+"""Files on disk: the one results reader, atomic writes and the resumable intermediate log.
+
+:func:`read_result` is the only reader of ``*_results.json`` files: it checks the
+``schema_version``, brings a file written by an earlier version up to the
+current layout (:data:`MIGRATIONS`) and validates it into a :class:`RunResult`.
 
 The intermediate log ``{name}_{strategy}_intermediate.jsonl`` starts with a header
 line holding a fingerprint of everything that determines the answers (config
@@ -14,14 +18,79 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from enade_bench.errors import UserError
-from enade_bench.results.records import QuestionRecord
+from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
 from enade_bench.results.writable import os_reason
+
+JsonObject = dict[str, JsonValue]
+
+
+def _complete_v1(data: JsonObject) -> JsonObject:
+    """Version 1 files from before ``dataset.invalid_rows`` and ``totals.n_questions`` existed."""
+    dataset, totals, records = data.get("dataset"), data.get("totals"), data.get("records")
+    if isinstance(dataset, dict):
+        dataset.setdefault("invalid_rows", [])
+    if isinstance(totals, dict) and isinstance(records, list) and "n_questions" not in totals:
+        ids = {r.get("id") for r in records if isinstance(r, dict)}
+        # The key order of a file written today: n_questions follows errors.
+        rebuilt: JsonObject = {}
+        for key, value in totals.items():
+            rebuilt[key] = value
+            if key == "errors":
+                rebuilt["n_questions"] = len(ids)
+        rebuilt.setdefault("n_questions", len(ids))
+        data["totals"] = rebuilt
+    return data
+
+
+#: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
+#: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _complete_v1}
+
+
+def migrate(data: JsonObject, source: str) -> JsonObject:
+    """Bring the parsed JSON of a results file to the current :data:`SCHEMA_VERSION`."""
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version < 1:
+        raise UserError(f"{source}: schema_version: expected a positive integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise UserError(
+            f"{source}: schema_version {version} is newer than this enade-bench reads "
+            f"({SCHEMA_VERSION}); upgrade enade-bench"
+        )
+    while version < SCHEMA_VERSION:
+        data = MIGRATIONS[version](data)
+        version += 1
+        data["schema_version"] = version
+    return MIGRATIONS[SCHEMA_VERSION](data)
+
+
+def read_result(path: Path) -> RunResult:
+    """Read one ``*_results.json`` file (any schema version) as a :class:`RunResult`.
+
+    Raises
+    ------
+    UserError
+        Naming the file when it cannot be read, is not JSON, comes from a newer
+        version, or is not a results file (with the first key that is wrong).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable results file ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: not a results file (expected a JSON object)")
+    try:
+        return RunResult.model_validate(migrate(data, str(path)))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
 
 
 def result_paths(output_dir: Path, name: str, strategy_id: str | None) -> dict[str, Path]:
@@ -63,7 +132,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def dump_json(data: Any) -> str:
+def dump_json(data: JsonValue) -> str:
+    """JSON as every results file is written: UTF-8 text, indented, keys in model order."""
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 

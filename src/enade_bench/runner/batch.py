@@ -18,11 +18,12 @@ again downloads nothing twice and rewrites the same files.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from pydantic import JsonValue, ValidationError
 
 from enade_bench.backends.api.backend import ApiBackend, assemble_generation
 from enade_bench.backends.api.batch_clients import BatchClient, BatchResult, JobStatus, make_batch_client
@@ -30,22 +31,20 @@ from enade_bench.backends.api.resilience import PermanentFailure
 from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.results.records import QuestionRecord, RunResult
+from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
+from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
+from enade_bench.results.summary import BatchTiming
 from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.run import (
-    Experiment,
-    RunOptions,
-    _fingerprint,
-    make_executor,
-    table1_csv,
-    write_results,
-)
+from enade_bench.runner.outputs import RunOutcome, print_outcome, write_table1
+from enade_bench.runner.run import Experiment, RunOptions, fingerprint, make_executor, write_results
+from enade_bench.runner.schedule import item_seeds
 from enade_bench.runner.work import WorkItem, sha256_text, work_items
 from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
-MANIFEST_FORMAT = "enade_bench.batch/1"
+#: One request of a batch job: its id and the provider's request body.
+Request = tuple[str, dict[str, JsonValue]]
 #: Requests per job (well under every provider's limit: OpenAI 50k, Anthropic 100k).
 MAX_REQUESTS_PER_JOB = 10_000
 #: Times a request is sent before a transient failure is recorded as its error.
@@ -63,6 +62,8 @@ class _Plan:
     log: IntermediateLog
     done: dict[tuple[str, int], QuestionRecord]
     n_samples: int
+    #: Each item's chunk seed (runner/schedule.py); sample ``k`` is sent with seed + k.
+    seeds: dict[tuple[str, int], int]
 
     @property
     def sid(self) -> str:
@@ -75,26 +76,32 @@ class _Plan:
 @dataclass
 class _Manifest:
     path: Path
-    data: dict[str, Any] = field(default_factory=dict)
+    data: BatchManifest
 
     @classmethod
     def load(cls, path: Path, exp: Experiment) -> _Manifest:
         if not path.exists():
             api = exp.config.model.api
             assert api is not None
-            return cls(path, {"format": MANIFEST_FORMAT, "experiment": exp.config.name,
-                              "provider": api.provider, "model": api.model,
-                              "jobs": [], "requests": {}, "outcomes": {}})  # fmt: skip
+            return cls(
+                path, BatchManifest(experiment=exp.config.name, provider=api.provider, model=api.model)
+            )
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
             raise UserError(f"{path}: unreadable batch manifest ({exc})") from None
-        if data.get("format") != MANIFEST_FORMAT or data.get("experiment") != exp.config.name:
+        try:
+            data = BatchManifest.model_validate_json(text)
+        except ValidationError as exc:
+            if any(e["type"] == "json_invalid" for e in exc.errors()):
+                raise UserError(f"{path}: unreadable batch manifest ({exc.errors()[0]['msg']})") from None
+            data = None
+        if data is None or data.format != MANIFEST_FORMAT or data.experiment != exp.config.name:
             raise UserError(f"{path}: not a batch manifest of experiment '{exp.config.name}'")
         return cls(path, data)
 
     def save(self) -> None:
-        atomic_write_text(self.path, dump_json(self.data))
+        atomic_write_text(self.path, dump_json(self.data.model_dump(mode="json")))
 
 
 class _SafeClient:
@@ -108,9 +115,9 @@ class _SafeClient:
         try:
             return self.backend.call(fn)
         except PermanentFailure as exc:
-            raise UserError(f"batch API ({self.backend.cfg.provider}): {what} refused: {exc}") from None
+            raise UserError(f"batch API ({self.backend.provider}): {what} refused: {exc}") from None
 
-    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+    def submit(self, requests: Sequence[Request], label: str) -> str:
         return self._call("submit", lambda: self.client.submit(requests, label))
 
     def status(self, job_id: str) -> JobStatus:
@@ -133,29 +140,28 @@ def _plans(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions)
         executor = make_executor(exp, strategy)
         items = work_items(questions, strategy, cfg.evaluation.seed)
         path = result_paths(exp.output_dir, cfg.name, strategy.id)["intermediate"]
-        log = IntermediateLog(path, _fingerprint(exp, strategy))
+        log = IntermediateLog(path, fingerprint(exp, strategy))
         done = log.load() if options.resume else {}
         prompts = [executor.prompt_for(item) for item in items]
-        plans.append(_Plan(strategy, executor, items, prompts, log, done, n_samples))
+        seeds = item_seeds(items, strategy, cfg.evaluation.seed, cfg.evaluation.batch_size)
+        plans.append(_Plan(strategy, executor, items, prompts, log, done, n_samples, seeds))
     return plans
 
 
-def _body(backend: ApiBackend, plan: _Plan, index: int, sample: int) -> dict[str, Any]:
+def _body(backend: ApiBackend, plan: _Plan, index: int, sample: int) -> dict[str, JsonValue]:
     params = plan.executor.generation_params(0)
-    return backend.request_body(
-        plan.prompts[index], params.temperature, params.seed + sample, params.max_new_tokens
-    )
+    seed = plan.seeds[plan.items[index].key] + sample
+    return backend.request_body(plan.prompts[index], params.temperature, seed, params.max_new_tokens)
 
 
-def _submit_jobs(
-    client: BatchClient, manifest: _Manifest, requests: list[tuple[str, dict[str, Any]]], label: str
-) -> list[str]:
+def _submit_jobs(client: BatchClient, manifest: _Manifest, requests: list[Request], label: str) -> list[str]:
     ids = []
     for start in range(0, len(requests), MAX_REQUESTS_PER_JOB):
         part = requests[start : start + MAX_REQUESTS_PER_JOB]
         job_id = client.submit(part, label)
-        manifest.data["jobs"].append({"id": job_id, "request_ids": [rid for rid, _ in part],
-                                      "submitted_at": _now(), "collected": False})  # fmt: skip
+        manifest.data.jobs.append(
+            BatchJob(id=job_id, request_ids=[rid for rid, _ in part], submitted_at=_now(), collected=False)
+        )
         manifest.save()  # a crash between jobs must not lose a job id
         ids.append(job_id)
     return ids
@@ -167,8 +173,8 @@ def submit_requests(
     """Submit every request not yet done nor already submitted; print what was sent."""
     backend = exp.backend
     assert isinstance(backend, ApiBackend)
-    known = manifest.data["requests"]
-    new: list[tuple[str, dict[str, Any]]] = []
+    known = manifest.data.requests
+    new: list[Request] = []
     for plan in plans:
         for index, item in enumerate(plan.items):
             if item.key in plan.done:
@@ -178,9 +184,9 @@ def submit_requests(
                 rid = plan.request_id(index, sample)
                 if rid in known:
                     continue
-                known[rid] = {"strategy": plan.strategy.id, "question_id": item.question.id,
-                              "shuffle": item.shuffle, "permutation": list(item.permutation or []) or None,
-                              "sample": sample, "prompt_hash": prompt_hash, "attempts": 1}  # fmt: skip
+                known[rid] = BatchRequest(strategy=plan.strategy.id, question_id=item.question.id,
+                                          shuffle=item.shuffle, permutation=list(item.permutation or []) or None,
+                                          sample=sample, prompt_hash=prompt_hash, attempts=1)  # fmt: skip
                 new.append((rid, _body(backend, plan, index, sample)))
     if not new:
         print(f"nothing to submit ({len(known)} requests already submitted); run --batch-fetch")
@@ -195,35 +201,35 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
     """Poll and download ended jobs; re-queue transient failures. Returns pending job count."""
     backend = exp.backend
     assert isinstance(backend, ApiBackend)
-    requests, outcomes = manifest.data["requests"], manifest.data["outcomes"]
+    requests, outcomes = manifest.data.requests, manifest.data.outcomes
     requeue: list[str] = []
     pending = 0
-    for job in manifest.data["jobs"]:
-        if job["collected"]:
+    for job in manifest.data.jobs:
+        if job.collected:
             continue
-        status = client.status(job["id"])
+        status = client.status(job.id)
         if status.state == "pending":
             pending += 1
-            print(f"job {job['id']}: {status.detail}")
+            print(f"job {job.id}: {status.detail}")
             continue
-        results = client.results(job["id"], job["request_ids"])
-        for rid in job["request_ids"]:
+        results = client.results(job.id, job.request_ids)
+        for rid in job.request_ids:
             result = results.get(rid, BatchResult(error="missing from the batch results", retry=True))
-            if result.retry and requests[rid]["attempts"] < MAX_ATTEMPTS:
+            if result.retry and requests[rid].attempts < MAX_ATTEMPTS:
                 requeue.append(rid)
             else:
                 error = None if result.error is None else backend.redact(result.error)
-                outcomes[rid] = {"text": result.text, "error": error}
-        job["collected"], job["status"] = True, status.detail
+                outcomes[rid] = BatchOutcome(text=result.text, error=error)
+        job.collected, job.status = True, status.detail
         manifest.save()
-        print(f"job {job['id']}: {status.detail}, collected")
+        print(f"job {job.id}: {status.detail}, collected")
     if requeue:
         by_rid = {plan.request_id(i, k): (plan, i, k) for plan in plans for i in range(len(plan.items))
                   for k in range(plan.n_samples)}  # fmt: skip
         bodies = []
         for rid in requeue:
             plan, index, sample = by_rid[rid]
-            requests[rid]["attempts"] += 1
+            requests[rid].attempts += 1
             bodies.append((rid, _body(backend, plan, index, sample)))
         jobs = _submit_jobs(client, manifest, bodies, exp.config.name)
         pending += len(jobs)
@@ -231,11 +237,11 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
     return pending
 
 
-def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest, options: RunOptions) -> list[RunResult]:
+def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutcome:
     """Log every completed question; write the result files of complete strategies."""
-    outcomes, requests = manifest.data["outcomes"], manifest.data["requests"]
+    outcomes, requests = manifest.data.outcomes, manifest.data.requests
     backend = exp.backend
-    results = []
+    done: list[RunOutcome] = []
     for plan in plans:
         new: list[QuestionRecord] = []
         missing = 0
@@ -246,12 +252,12 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest, options: R
             if not all(rid in outcomes for rid in rids):
                 missing += 1
                 continue
-            if requests[rids[0]]["prompt_hash"] != sha256_text(backend.render(plan.prompts[index])):
+            if requests[rids[0]].prompt_hash != sha256_text(backend.render(plan.prompts[index])):
                 raise UserError(
                     f"{manifest.path}: the prompt of {item.question.id} changed since --batch-submit "
                     "(config, data or prompts edited); submit again into a new output dir"
                 )
-            gen = assemble_generation([Outcome(outcomes[r]["text"], outcomes[r]["error"]) for r in rids])
+            gen = assemble_generation([Outcome(outcomes[r].text, outcomes[r].error) for r in rids])
             new.append(plan.executor.generation_record(item, plan.prompts[index], gen))
         if exp.config.output.save_intermediate and new:
             plan.log.ensure_header()
@@ -263,14 +269,10 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest, options: R
                 f"{label}: {len(plan.items) - missing}/{len(plan.items)} items answered; waiting for the rest"
             )
             continue
-        timing = {
-            "mode": "batch",
-            "items_computed": len(new),
-            "jobs": [j["id"] for j in manifest.data["jobs"]],
-        }
+        timing = BatchTiming(items_computed=len(new), jobs=[j.id for j in manifest.data.jobs])
         records = [plan.done[item.key] for item in plan.items]
-        results.append(write_results(exp, plan.strategy, records, options, timing if new else None))
-    return results
+        done.append(write_results(exp, plan.strategy, records, timing if new else None))
+    return RunOutcome.combine(done)
 
 
 def run_batch(exp: Experiment, strategies: list[Strategy], options: RunOptions, submit: bool) -> int:
@@ -292,18 +294,11 @@ def run_batch(exp: Experiment, strategies: list[Strategy], options: RunOptions, 
     if not manifest.path.exists():
         raise UserError(f"{manifest.path}: no batch manifest; run --batch-submit first")
     pending = _collect(exp, plans, client, manifest)
-    results = _finish(exp, plans, manifest, options)
-    for res in results:
-        t = res.totals
-        low, high = t["ci95"]
-        print(f"{res.strategy['id'] or res.experiment}: accuracy {t['accuracy']:.3f} "
-              f"[{low:.3f}, {high:.3f}] on {t['n']} items ({t['unanswered']} unanswered)")  # fmt: skip
-    if len(results) == len(plans) > 1:
-        path = exp.output_dir / f"{exp.config.name}_table1.csv"
-        atomic_write_text(path, table1_csv(results))
-        options.written.append(path)
-    for path in options.written:
-        print(f"wrote {path}")
+    outcome = _finish(exp, plans, manifest)
+    if len(outcome.results) == len(plans):  # every strategy complete
+        table1 = write_table1(exp.output_dir, exp.config.name, outcome.results)
+        outcome = RunOutcome.combine([outcome], *table1)
+    print_outcome(outcome)
     if pending:
         print(f"pending: {pending} job(s) still running; run --batch-fetch again later")
     return 0

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from enade_bench.backends.base import (
     Backend,
+    BatchLogProbBackend,
     FirstTokenBackend,
     Generation,
     GenerationBackend,
     GenerationParams,
     LogProbBackend,
+    StreamingBackend,
 )
 from enade_bench.config import EvaluationConfig
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.prompts.builder import PromptParts, build_prompt
 from enade_bench.prompts.templates import PromptSet
 from enade_bench.results.records import QuestionRecord
+from enade_bench.runner.schedule import chunk_seed
 from enade_bench.runner.work import WorkItem, build_record, majority
 from enade_bench.scoring.choice import choose_first_token, choose_log_prob
 from enade_bench.scoring.extraction import Extraction, extract_answer
@@ -70,7 +73,7 @@ class ChunkExecutor:
         return self._first_token(chunk)
 
     def generation_params(self, chunk_index: int) -> GenerationParams:
-        """Decoding settings of one chunk (the seed varies with the chunk)."""
+        """Decoding settings of one chunk (its seed: :func:`~enade_bench.runner.schedule.chunk_seed`)."""
         return GenerationParams(
             max_new_tokens=(
                 self.evaluation.cot_max_new_tokens
@@ -79,7 +82,7 @@ class ChunkExecutor:
             ),
             temperature=self.evaluation.temperature,
             n_samples=self.evaluation.n_samples,
-            seed=self.evaluation.seed + chunk_index,
+            seed=chunk_seed(self.evaluation.seed, chunk_index),
         )
 
     def _generation(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
@@ -100,15 +103,23 @@ class ChunkExecutor:
             item, self.strategy, self.backend.render(prompt), displayed, outputs=outputs, error=gen.error
         )
 
-    def run_streaming(self, items: Sequence[WorkItem], on_record: Callable[[QuestionRecord], None]) -> None:
-        """Generation through a backend with ``generate_stream`` (API backends).
+    def run_streaming(
+        self,
+        backend: StreamingBackend,
+        items: Sequence[WorkItem],
+        seeds: Mapping[tuple[str, int], int],
+        on_record: Callable[[QuestionRecord], None],
+    ) -> None:
+        """Generation through a streaming backend (API backends).
 
+        ``seeds``: each item's chunk seed (:func:`~enade_bench.runner.schedule.item_seeds`).
         ``on_record`` receives each record the moment its answer arrives, so an
         interrupted run loses only the requests in flight.
         """
-        stream = getattr(self.backend, "generate_stream")  # noqa: B009 - optional capability
         prompts = [self.prompt_for(item) for item in items]
-        for index, gen in stream(prompts, self.generation_params(0)):
+        params = self.generation_params(0)
+        stream = backend.generate_stream(prompts, params, [seeds[item.key] for item in items])
+        for index, gen in stream:
             on_record(self.generation_record(items[index], prompts[index], gen))
 
     def _log_prob(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
@@ -117,8 +128,10 @@ class ChunkExecutor:
         requests = [
             (p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)
         ]
-        batch_fn = getattr(backend, "continuation_logprobs_batch", None)  # several questions per call
-        batch = batch_fn(requests) if batch_fn else [backend.continuation_logprobs(p, c) for p, c in requests]
+        if isinstance(backend, BatchLogProbBackend):  # several questions per call
+            batch = backend.continuation_logprobs_batch(requests)
+        else:
+            batch = [backend.continuation_logprobs(p, c) for p, c in requests]
         records = []
         for item, prompt, scores in zip(chunk, prompts, batch, strict=True):
             choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from tqdm import tqdm
 
-from enade_bench.backends.base import Backend
+from enade_bench.backends.base import Backend, StreamingBackend
 from enade_bench.backends.factory import check_capabilities, create_backend
 from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
@@ -27,15 +24,12 @@ from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.results.environment import environment
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
+from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, PromptFile, StrategyInfo
 from enade_bench.runner.execute import ChunkExecutor, ExtractFn, PromptFn
-from enade_bench.runner.work import WorkItem, work_items
+from enade_bench.runner.outputs import RunOutcome, summary_csv, write_table1
+from enade_bench.runner.schedule import chunks, item_seeds
+from enade_bench.runner.work import work_items
 from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy, from_config, get_strategy
-
-SUMMARY_COLUMNS = (
-    "id", "shuffle", "year", "course", "component", "n_options", "answer", "prediction",
-    "correct", "method", "shot", "strategy", "permutation", "extraction_rule", "error",
-    "question_hash", "prompt_hash",
-)  # fmt: skip
 
 
 @dataclass
@@ -49,7 +43,6 @@ class RunOptions:
     resume: bool = True
     progress: bool = True
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None
-    written: list[Path] = field(default_factory=list)
 
 
 @dataclass
@@ -66,7 +59,7 @@ class Experiment:
     extract_fn: ExtractFn | None = None
 
     @cached_property
-    def prompt_files(self) -> dict[str, Any]:
+    def prompt_files(self) -> dict[str, PromptFile]:
         """Path, sha256 and text of the prompt files (read once, used by every strategy)."""
         return _prompt_files(self.prompts)
 
@@ -79,15 +72,21 @@ def plan_strategies(cfg: ExperimentConfig, options: RunOptions) -> list[Strategy
     return [from_config(cfg.evaluation)]
 
 
-def _prompt_files(prompts: PromptSet) -> dict[str, Any]:
+def _prompt_files(prompts: PromptSet) -> dict[str, PromptFile]:
     out = {}
     for role, path in prompts.source.items():
         text = Path(path).read_text(encoding="utf-8")
-        out[role] = {"path": path, "sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text}
+        out[role] = PromptFile(path=str(path), sha256=hashlib.sha256(text.encode()).hexdigest(), text=text)
     return out
 
 
-def _fingerprint(exp: Experiment, strategy: Strategy) -> str:
+def fingerprint(exp: Experiment, strategy: Strategy) -> str:
+    """sha256 of everything that changes the answers of one strategy (the resume check).
+
+    The config minus output settings and description, the strategy, the data and
+    prompt hashes and the model identity.  ``batch_size`` counts only for sampled
+    generation, whose seeds follow the chunks (:mod:`enade_bench.runner.schedule`).
+    """
     cfg = exp.config.public_dict()
     cfg.pop("output", None)
     cfg.pop("description", None)
@@ -95,46 +94,25 @@ def _fingerprint(exp: Experiment, strategy: Strategy) -> str:
     sampled = strategy.method == "generation" and bool(exp.config.evaluation.temperature)
     if not sampled:
         # Greedy and scoring runs give the same answers at any batch size; a sampled run's
-        # seed follows its chunk (seed + chunk index), so there the batch size is kept.
+        # seed follows its chunk (runner/schedule.py), so there the batch size is kept.
         cfg["evaluation"].pop("batch_size", None)
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,
         "data": exp.dataset.sources,
-        "prompts": {k: v["sha256"] for k, v in exp.prompt_files.items()},
+        "prompts": {k: v.sha256 for k, v in exp.prompt_files.items()},
         "model": exp.backend.identity,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _chunks(items: list[WorkItem], strategy: Strategy, batch_size: int) -> list[list[WorkItem]]:
-    """Fixed chunk boundaries (so a resumed run computes exactly what a fresh one does)."""
-    if strategy.shuffle and strategy.n_shuffles > 1:
-        groups: dict[str, list[WorkItem]] = {}
-        for item in items:
-            groups.setdefault(item.question.id, []).append(item)
-        return list(groups.values())
-    return [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
-
-
-def summary_csv(records: Sequence[QuestionRecord]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(SUMMARY_COLUMNS)
-    for r in records:
-        row = r.model_dump()
-        row["permutation"] = "".join(map(str, r.permutation)) if r.permutation else ""
-        writer.writerow(["" if row[c] is None else row[c] for c in SUMMARY_COLUMNS])
-    return buffer.getvalue()
-
-
-def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> RunResult:
+def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> RunOutcome:
     """Run (or resume) one strategy and write its files."""
     cfg = exp.config
     questions = exp.dataset.questions[: options.limit] if options.limit else exp.dataset.questions
     items = work_items(questions, strategy, cfg.evaluation.seed)
     paths = result_paths(exp.output_dir, cfg.name, strategy.id)
-    log = IntermediateLog(paths["intermediate"], _fingerprint(exp, strategy))
+    log = IntermediateLog(paths["intermediate"], fingerprint(exp, strategy))
     done: dict[tuple[str, int], QuestionRecord] = {}
     if cfg.output.save_intermediate:
         if options.resume:
@@ -148,7 +126,7 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
     started = time.perf_counter()
     with tqdm(total=len(items), initial=len(items) - todo, desc=label, unit="item",
               disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
-        if strategy.method == "generation" and hasattr(exp.backend, "generate_stream"):
+        if strategy.method == "generation" and isinstance(exp.backend, StreamingBackend):
             # API backends: each answer is logged the moment it arrives (no chunk barrier).
             def keep(record: QuestionRecord) -> None:
                 if cfg.output.save_intermediate:
@@ -156,8 +134,9 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
                 done[record.key] = record
                 bar.update(1)
 
-            executor.run_streaming([item for item in items if item.key not in done], keep)
-        for index, chunk in enumerate(_chunks(items, strategy, cfg.evaluation.batch_size)):
+            seeds = item_seeds(items, strategy, cfg.evaluation.seed, cfg.evaluation.batch_size)
+            executor.run_streaming(exp.backend, [item for item in items if item.key not in done], seeds, keep)
+        for index, chunk in enumerate(chunks(items, strategy, cfg.evaluation.batch_size)):
             if all(item.key in done for item in chunk):
                 continue
             records = executor.run(chunk, index)
@@ -168,12 +147,10 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
             bar.update(len(new))
     elapsed = time.perf_counter() - started
     records = [done[item.key] for item in items]
-    timing = {
-        "seconds": elapsed,
-        "items_computed": todo,
-        "items_per_second": todo / elapsed if elapsed else None,
-    }
-    return write_results(exp, strategy, records, options, timing)
+    timing = LiveTiming(
+        seconds=elapsed, items_computed=todo, items_per_second=todo / elapsed if elapsed else None
+    )
+    return write_results(exp, strategy, records, timing)
 
 
 def make_executor(exp: Experiment, strategy: Strategy) -> ChunkExecutor:
@@ -189,18 +166,16 @@ def write_results(
     exp: Experiment,
     strategy: Strategy,
     records: list[QuestionRecord],
-    options: RunOptions,
-    timing: dict[str, Any] | None = None,
-) -> RunResult:
-    """Write the results JSON, the summary CSV (and timing) atomically; return the result."""
+    timing: LiveTiming | BatchTiming | None = None,
+) -> RunOutcome:
+    """Write the results JSON, the summary CSV (and timing) atomically; the result and its files."""
     paths = result_paths(exp.output_dir, exp.config.name, strategy.id)
     result = assemble_result(exp, strategy, records)
     atomic_write_text(paths["results"], dump_json(result.model_dump(mode="json")))
     atomic_write_text(paths["summary"], summary_csv(records))
     if timing is not None:
-        atomic_write_text(paths["timing"], dump_json(timing))
-    options.written += [paths["results"], paths["summary"]]
-    return result
+        atomic_write_text(paths["timing"], dump_json(timing.model_dump(mode="json")))
+    return RunOutcome([result], [paths["results"], paths["summary"]])
 
 
 def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionRecord]) -> RunResult:
@@ -209,17 +184,17 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
     bpc = None if strategy.method == "log_prob" else position_bias(records)
     return RunResult(
         experiment=cfg.name,
-        strategy={"id": strategy.id, "label": strategy.label, **strategy.__dict__},
+        strategy=StrategyInfo(label=strategy.label, **strategy.__dict__),
         config=cfg.public_dict(),
         seed=cfg.evaluation.seed,
         environment=environment(),
         model=exp.backend.identity,
-        dataset={
-            "sources": exp.dataset.sources,
-            "filter_counts": exp.dataset.counts,
-            "invalid_rows": exp.dataset.invalid,
-            "n_evaluated": len({r.id for r in records}),
-        },
+        dataset=DatasetInfo(
+            sources=exp.dataset.sources,
+            filter_counts=exp.dataset.counts,
+            invalid_rows=exp.dataset.invalid,
+            n_evaluated=len({r.id for r in records}),
+        ),
         prompts=exp.prompt_files,
         totals=summarize(records),
         breakdowns={
@@ -231,19 +206,6 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         position_bias=bpc,
         records=records,
     )
-
-
-def table1_csv(results: Sequence[RunResult]) -> str:
-    """Accuracy per strategy (Table 1)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["strategy", "label", "n", "correct", "accuracy", "ci95_low", "ci95_high", "unanswered"])
-    for res in results:
-        t = res.totals
-        writer.writerow([res.strategy["id"], res.strategy["label"], t["n"], t["correct"],
-                         f"{t['accuracy']:.4f}", f"{t['ci95'][0]:.4f}", f"{t['ci95'][1]:.4f}",
-                         t["unanswered"]])  # fmt: skip
-    return buffer.getvalue()
 
 
 def input_base(relative: str, config_path: Path) -> Path | None:
@@ -303,11 +265,14 @@ def load_experiment(
     return Experiment(cfg, dataset, prompts, backend, output_dir), strategies
 
 
-def run_loaded(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions) -> list[RunResult]:
-    """Run every planned strategy of a loaded experiment; write Table 1 when several ran."""
-    results = [run_strategy(exp, s, options) for s in strategies]
-    if len(strategies) > 1:
-        path = exp.output_dir / f"{exp.config.name}_table1.csv"
-        atomic_write_text(path, table1_csv(results))
-        options.written.append(path)
-    return results
+def run_loaded(
+    exp: Experiment, strategies: Sequence[Strategy], options: RunOptions, table1: bool = True
+) -> RunOutcome:
+    """Run every planned strategy of a loaded experiment; write Table 1 when several ran.
+
+    ``table1=False``: no Table 1 (E-EVAL's test split, whose answers are private).
+    """
+    outcome = RunOutcome.combine(run_strategy(exp, s, options) for s in strategies)
+    if not table1:
+        return outcome
+    return RunOutcome.combine([outcome], *write_table1(exp.output_dir, exp.config.name, outcome.results))

@@ -6,11 +6,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
 
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.prompts.builder import option_view
-from enade_bench.results.records import QuestionRecord
+from enade_bench.results.records import QuestionRecord, Sample
 from enade_bench.scoring.choice import OptionScores
 from enade_bench.scoring.extraction import Extraction
 from enade_bench.strategies.registry import Strategy
@@ -80,7 +81,7 @@ def build_record(
     scores: OptionScores | None = None,
     outputs: Sequence[tuple[str, Extraction]] = (),
     error: str | None = None,
-    extra: dict[str, Any] | None = None,
+    extra: dict[str, JsonValue] | None = None,
 ) -> QuestionRecord:
     """Assemble the record of one work item (letters mapped back to the original order)."""
     q = item.question
@@ -95,7 +96,7 @@ def build_record(
         rule = next((e.rule for _, e in outputs if e.letter == displayed), first.rule)
         if len(outputs) > 1:
             samples = [
-                {"text": t, "prediction": item.original_letter(e.letter), "rule": e.rule} for t, e in outputs
+                Sample(text=t, prediction=item.original_letter(e.letter), rule=e.rule) for t, e in outputs
             ]
             _, agreement = majority([e.letter for _, e in outputs])
     return QuestionRecord(

@@ -79,7 +79,7 @@ def test_samples_are_all_recorded_with_majority_and_agreement(tmp_path: Path) ->
         (result,) = run(cfg, limit=2)
     assert sorted(seen) == [42, 42, 43, 43, 44, 44]
     for record in result.records:
-        assert [s["text"] for s in record.samples or []] == ["Resposta: C", "Resposta: A", "Resposta: A"]
+        assert [s.text for s in record.samples or []] == ["Resposta: C", "Resposta: A", "Resposta: A"]
         assert record.displayed_prediction == "A"
         assert record.agreement == pytest.approx(2 / 3)
 
@@ -103,7 +103,7 @@ def test_permanent_errors_are_recorded_not_raised(tmp_path: Path) -> None:
     for record in result.records:
         if record.error:
             assert record.prediction is None and record.raw_output is None
-    assert result.totals["n"] == 5
+    assert result.totals.n == 5
 
 
 def test_unauthorized_is_recorded_and_key_never_echoed(tmp_path: Path) -> None:

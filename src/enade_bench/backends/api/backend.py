@@ -87,6 +87,11 @@ class ApiBackend:
             shown = wire.chat_messages(prompt, prefill=self.cfg.provider == "openai_compatible")
         return json.dumps(shown, ensure_ascii=False)
 
+    @property
+    def provider(self) -> str:
+        """The provider's name (``model.api.provider``)."""
+        return self.cfg.provider
+
     def redact(self, text: str) -> str:
         """``text`` with this backend's key (and fragments of it) removed."""
         return redact(text, self._secrets)
@@ -189,21 +194,23 @@ class ApiBackend:
 
     # -- generation ---------------------------------------------------------------------
     def generate_stream(
-        self, prompts: Sequence[PromptParts], params: GenerationParams
+        self, prompts: Sequence[PromptParts], params: GenerationParams, seeds: Sequence[int] | None = None
     ) -> Iterator[tuple[int, Generation]]:
         """Yield ``(prompt index, Generation)`` as soon as all samples of a prompt are in.
 
         ``n_samples`` independent requests per prompt when sampling (seeds
-        ``seed + k``), one request when greedy.  Permanent failures become
+        ``seeds[i] + k``; ``seeds`` defaults to ``params.seed`` for every prompt),
+        one request when greedy.  Permanent failures become
         ``Generation(texts=[...], error=reason)``.
         """
         n = params.n_samples if wire.sampling(params.temperature) else 1
+        firsts = list(seeds) if seeds is not None else [params.seed] * len(prompts)
         tasks: list[Callable[[], wire.Outcome]] = []
-        for prompt in prompts:
+        for prompt, first in zip(prompts, firsts, strict=True):
             for k in range(n):
                 tasks.append(
                     functools.partial(
-                        self._sample, prompt, params.temperature, params.seed + k, params.max_new_tokens
+                        self._sample, prompt, params.temperature, first + k, params.max_new_tokens
                     )
                 )
         got: dict[int, dict[int, wire.Outcome]] = {}

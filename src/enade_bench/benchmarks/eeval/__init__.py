@@ -27,10 +27,10 @@ from enade_bench.eeval.settings import EEvalSetting, plan_settings
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.prompts.templates import PromptSet, Templates
-from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text, dump_json, result_paths
 from enade_bench.runner.execute import PromptFn
-from enade_bench.runner.run import Experiment, RunOptions, run_loaded, run_strategy
+from enade_bench.runner.outputs import RunOutcome
+from enade_bench.runner.run import Experiment, RunOptions, run_loaded
 from enade_bench.runner.work import WorkItem
 from enade_bench.strategies.registry import Strategy
 
@@ -91,7 +91,7 @@ def load_eeval_experiment(cfg: ExperimentConfig, options: RunOptions) -> tuple[E
     return exp, list(settings)
 
 
-def run_eeval(exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
+def run_eeval(exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
     """Run each setting with the core runner; write the E-EVAL summary of each.
 
     Besides the core files, each setting writes ``{name}_{setting}_subjects.csv``
@@ -101,23 +101,21 @@ def run_eeval(exp: Experiment, strategies: list[Strategy], options: RunOptions) 
     # The limit was applied per subject when loading; the core would cut the whole list.
     per_run = dataclasses.replace(options, limit=None)
     split = eval_split(exp.dataset.sources)
-    if split != "test":
-        results = run_loaded(exp, strategies, per_run)
-    else:
-        results = [run_strategy(exp, s, per_run) for s in strategies]
+    outcome = run_loaded(exp, strategies, per_run, table1=split != "test")
     if split == "test":
-        return results
-    for strategy, result in zip(strategies, results, strict=True):
+        return outcome
+    written: list[Path] = []
+    for strategy, result in zip(strategies, outcome.results, strict=True):
         paths = result_paths(exp.output_dir, exp.config.name, strategy.id)
         stem = paths["results"].name.removesuffix("_results.json")
-        summary = subject_summary(result.model_dump(mode="json"))
+        summary = subject_summary(result)
         for path, text in (
-            (exp.output_dir / f"{stem}_eeval.json", dump_json(summary)),
+            (exp.output_dir / f"{stem}_eeval.json", dump_json(summary.model_dump(mode="json"))),
             (exp.output_dir / f"{stem}_subjects.csv", subjects_csv(summary)),
         ):
             atomic_write_text(path, text)
-            options.written.append(path)
-    return results
+            written.append(path)
+    return RunOutcome.combine([outcome], *written)
 
 
 @dataclass(frozen=True)
@@ -131,7 +129,7 @@ class EEvalBenchmark:
     ) -> tuple[Experiment, list[Strategy]]:
         return load_eeval_experiment(cfg, options)
 
-    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> list[RunResult]:
+    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
         return run_eeval(exp, strategies, options)
 
 

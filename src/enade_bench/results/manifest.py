@@ -1,0 +1,60 @@
+"""``{name}_batch_manifest.json``: what a batch run submitted, and what came back.
+
+No prompt text and no key are stored: each request is named by its strategy,
+question, shuffle, permutation, sample and prompt hash.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MANIFEST_FORMAT = "enade_bench.batch/1"
+
+
+class BatchJob(BaseModel):
+    """One job sent to the provider's batch API."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    request_ids: list[str]
+    submitted_at: str
+    collected: bool
+    status: str | None = Field(default=None, exclude_if=lambda v: v is None)
+
+
+class BatchRequest(BaseModel):
+    """One generation request (one sample of one work item)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: str | None
+    question_id: str
+    shuffle: int
+    permutation: list[int] | None
+    sample: int
+    prompt_hash: str
+    attempts: int
+
+
+class BatchOutcome(BaseModel):
+    """The answer to one request, or its permanent error (already redacted)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None
+    error: str | None
+
+
+class BatchManifest(BaseModel):
+    """Every job, request and outcome of one experiment's batch run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: str = MANIFEST_FORMAT
+    experiment: str
+    provider: str
+    model: str
+    jobs: list[BatchJob] = Field(default_factory=list)
+    requests: dict[str, BatchRequest] = Field(default_factory=dict)
+    outcomes: dict[str, BatchOutcome] = Field(default_factory=dict)

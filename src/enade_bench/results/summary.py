@@ -1,0 +1,150 @@
+"""Typed pieces of a results file besides the records: strategy, totals, breakdowns, BPC, data.
+
+Each model serialises to exactly the JSON layout written since schema version 1
+(same keys, same order); optional blocks that a run does not produce are left
+out of the file rather than written as ``null``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class StrategyInfo(BaseModel):
+    """How the questions were put to the model (``strategy`` in a results file).
+
+    ``kind``, ``k`` and ``benchmark`` are written only by E-EVAL settings.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None
+    label: str
+    method: str
+    shot: str
+    shuffle: bool
+    n_shuffles: int = 1
+    chain_of_thought: bool = False
+    kind: str | None = Field(default=None, exclude_if=_absent)
+    k: int | None = Field(default=None, exclude_if=_absent)
+    benchmark: str | None = Field(default=None, exclude_if=_absent)
+
+
+class AccuracyCell(BaseModel):
+    """Accuracy of a group of records with its 95 % Wilson interval (one breakdown cell)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    correct: int
+    accuracy: float
+    ci95: tuple[float, float]
+
+
+class ExtractionShare(BaseModel):
+    """How many answers one extraction rule found, and their share of the records."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int
+    share: float
+
+
+class PerShuffle(BaseModel):
+    """Accuracy of each option shuffle, their mean and 2.5–97.5 percentile interval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_shuffles: int
+    accuracy: list[float]
+    mean: float
+    interval95: tuple[float, float]
+
+
+class Totals(AccuracyCell):
+    """Overall accuracy plus unanswered, errors, extraction shares and per-shuffle spread."""
+
+    unanswered: int
+    errors: int
+    n_questions: int
+    extraction: dict[str, ExtractionShare] | None = Field(default=None, exclude_if=_absent)
+    per_shuffle: PerShuffle | None = Field(default=None, exclude_if=_absent)
+
+
+#: ``breakdowns[field][value]``: accuracy per year, course, component, number of options…
+Breakdowns = dict[str, dict[str, AccuracyCell]]
+
+
+class PositionBiasStratum(BaseModel):
+    """Position bias (BPC) of the items with one number of options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    n_answered: int
+    positions: list[str]
+    prediction_counts: list[int]
+    prediction_shares: list[float] | None
+    answer_shares: list[float]
+    bpc_tvd: float
+    chi2: float
+    df: int
+    p_value: float
+
+
+#: ``position_bias[k]`` for ``k`` options (``"4"``, ``"5"``…).
+PositionBias = dict[str, PositionBiasStratum]
+
+
+class DatasetInfo(BaseModel):
+    """Which data files were read and what the filters kept."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[dict[str, str]]
+    filter_counts: dict[str, int]
+    invalid_rows: list[str]
+    n_evaluated: int
+
+
+class PromptFile(BaseModel):
+    """A prompt file as read for the run: path, sha256 and full text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    sha256: str
+    text: str
+
+
+class LiveTiming(BaseModel):
+    """``{name}_{strategy}_timing.json`` of a live run: how long the computed part took."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seconds: float
+    items_computed: int
+    items_per_second: float | None
+
+
+class BatchTiming(BaseModel):
+    """``{name}_{strategy}_timing.json`` of a batch run: what was computed, in which jobs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: str = "batch"
+    items_computed: int
+    jobs: list[str]
+
+
+#: Free-form JSON object (config dump, environment, model identity).
+JsonObject = dict[str, JsonValue]
+
+
+def as_object(value: JsonValue) -> JsonObject:
+    """``value`` if it is a JSON object, else an empty one (a key a free-form block lacks)."""
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,89 @@
+"""What a run hands back and prints: its outcome, the summary CSV, Table 1, the accuracy lines.
+
+Live runs, batch runs and every benchmark write Table 1 and print the accuracy
+summary through these functions; nothing else formats them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from enade_bench.results.records import QuestionRecord, RunResult
+from enade_bench.results.store import atomic_write_text
+
+SUMMARY_COLUMNS = (
+    "id", "shuffle", "year", "course", "component", "n_options", "answer", "prediction",
+    "correct", "method", "shot", "strategy", "permutation", "extraction_rule", "error",
+    "question_hash", "prompt_hash",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The results of a run (one per strategy that completed) and the files it wrote, in order."""
+
+    results: list[RunResult] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def combine(cls, outcomes: Iterable[RunOutcome], *written: Path) -> RunOutcome:
+        """One outcome from several (results and files in order), plus further files."""
+        parts = list(outcomes)
+        return cls(
+            [r for o in parts for r in o.results], [p for o in parts for p in o.written] + list(written)
+        )
+
+
+def summary_csv(records: Sequence[QuestionRecord]) -> str:
+    """``{name}_{strategy}_summary.csv``: one row per record, without prompts and outputs."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(SUMMARY_COLUMNS)
+    for r in records:
+        row = r.model_dump()
+        row["permutation"] = "".join(map(str, r.permutation)) if r.permutation else ""
+        writer.writerow(["" if row[c] is None else row[c] for c in SUMMARY_COLUMNS])
+    return buffer.getvalue()
+
+
+def table1_csv(results: Sequence[RunResult]) -> str:
+    """Accuracy per strategy (Table 1)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["strategy", "label", "n", "correct", "accuracy", "ci95_low", "ci95_high", "unanswered"])
+    for res in results:
+        t = res.totals
+        writer.writerow([res.strategy.id, res.strategy.label, t.n, t.correct, f"{t.accuracy:.4f}",
+                         f"{t.ci95[0]:.4f}", f"{t.ci95[1]:.4f}", t.unanswered])  # fmt: skip
+    return buffer.getvalue()
+
+
+def write_table1(output_dir: Path, name: str, results: Sequence[RunResult]) -> list[Path]:
+    """Write ``{name}_table1.csv`` when several strategies ran; the files written (none or one)."""
+    if len(results) < 2:
+        return []
+    path = output_dir / f"{name}_table1.csv"
+    atomic_write_text(path, table1_csv(results))
+    return [path]
+
+
+def accuracy_line(result: RunResult) -> str:
+    """``S1: accuracy 0.500 [0.236, 0.764] on 10 items (1 unanswered)``."""
+    t = result.totals
+    low, high = t.ci95
+    return (
+        f"{result.strategy.id or result.experiment}: accuracy {t.accuracy:.3f} "
+        f"[{low:.3f}, {high:.3f}] on {t.n} items ({t.unanswered} unanswered)"
+    )
+
+
+def print_outcome(outcome: RunOutcome, lines: Sequence[str] | None = None) -> None:
+    """Print one line per result (``accuracy_line`` unless ``lines`` are given), then the files."""
+    for line in lines if lines is not None else [accuracy_line(r) for r in outcome.results]:
+        print(line)
+    for path in outcome.written:
+        print(f"wrote {path}")

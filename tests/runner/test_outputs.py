@@ -1,0 +1,63 @@
+"""A run returns what it wrote; Table 1 and the accuracy lines come from one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from api_fakes import FAKE_KEY, FakeServer, Reply, openai_completion, write_config
+
+from enade_bench.backends.api import create_api_backend
+from enade_bench.backends.base import BatchLogProbBackend, GenerationBackend, StreamingBackend
+from enade_bench.benchmarks import run_config
+from enade_bench.cli.main import main
+from enade_bench.config import ApiConfig
+from enade_bench.results.store import read_result
+from enade_bench.runner.outputs import accuracy_line
+from enade_bench.runner.run import RunOptions
+
+
+def _answer_a(req: Any) -> Reply:
+    return Reply(200, openai_completion("Resposta: A"))
+
+
+def test_outcome_lists_every_file_written_and_the_cli_prints_them(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    with FakeServer(_answer_a) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        outcome = run_config(cfg, RunOptions(strategies=["S1", "S4"], limit=3, progress=False))
+        out = tmp_path / "out"
+        assert outcome.written == [
+            out / "api_test_S1_results.json", out / "api_test_S1_summary.csv",
+            out / "api_test_S4_results.json", out / "api_test_S4_summary.csv",
+            out / "api_test_table1.csv",
+        ]  # fmt: skip
+        assert all(path.is_file() for path in outcome.written)
+        assert [r.strategy.id for r in outcome.results] == ["S1", "S4"]
+        capsys.readouterr()
+        assert main(["run", str(cfg), "--strategy", "S1", "--strategy", "S4", "--limit", "3", "--quiet"]) == 0
+        printed = capsys.readouterr().out.splitlines()
+        one = RunOptions(strategies=["S1"], limit=3, progress=False, output_dir=tmp_path / "one")
+        single = run_config(cfg, one)
+    assert printed == [accuracy_line(r) for r in outcome.results] + [f"wrote {p}" for p in outcome.written]
+    assert [p.name for p in single.written] == ["api_test_S1_results.json", "api_test_S1_summary.csv"]
+
+
+def test_accuracy_line() -> None:
+    data = Path(__file__).resolve().parents[1] / "results" / "data" / "v1_demo_S4_results.json"
+    result = read_result(data)
+    t = result.totals
+    assert accuracy_line(result) == (
+        f"S4: accuracy {t.correct / t.n:.3f} [{t.ci95[0]:.3f}, {t.ci95[1]:.3f}] "
+        f"on {len(result.records)} items ({sum(r.prediction is None for r in result.records)} unanswered)"
+    )
+
+
+def test_optional_abilities_are_protocols(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    api = create_api_backend(ApiConfig(provider="openai", model="m", api_key=FAKE_KEY))
+    assert isinstance(api, StreamingBackend) and isinstance(api, GenerationBackend)
+    assert not isinstance(api, BatchLogProbBackend)
+    assert isinstance(smollm2_backend, BatchLogProbBackend)
+    assert isinstance(smollm2_backend, GenerationBackend) and not isinstance(
+        smollm2_backend, StreamingBackend
+    )
