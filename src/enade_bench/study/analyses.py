@@ -88,7 +88,7 @@ def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
 
 def prior_correction_step(study: StudyAnalysis, folder: Path) -> StepOutput:
     """Letter-prior debiasing of first_token / log_prob records: raw vs corrected, BPC before/after."""
-    methods = {str(e.result.strategy.get("method")) for e in study.entries}
+    methods = {e.result.strategy.method for e in study.entries}
     if not methods & {"first_token", "log_prob"}:
         raise StepSkipped(
             f"letter-prior correction needs first_token or log_prob records (have {sorted(methods)})"
@@ -145,7 +145,7 @@ def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
 
 def mink_step(study: StudyAnalysis, folder: Path) -> StepOutput:
     """Min-K% Prob (Shi et al. 2024) of each item against accuracy, where records carry token log-probs."""
-    methods = sorted({str(e.result.strategy.get("method")) for e in study.entries})
+    methods = sorted({e.result.strategy.method for e in study.entries})
     frame = mink_frame(study)
     if frame.empty:
         raise StepSkipped(

@@ -76,6 +76,7 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
         if options.log is not None:
             options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
         for strategy in strategies:
-            out.append((run, run_strategy(exp, strategy, opts)))
-        options.written += opts.written
+            outcome = run_strategy(exp, strategy, opts)
+            out += [(run, result) for result in outcome.results]
+            options.written += outcome.written
     return out
