@@ -251,19 +251,23 @@ def parse_config(data: Any, source: str) -> ExperimentConfig:
         raise UserError(f"{source}: {_describe_error(first, ExperimentConfig)}{more}") from None
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate a YAML experiment config."""
+def read_yaml(path: str | Path, what: str = "config") -> Any:
+    """Parse a YAML file; a missing, unreadable or malformed file is one ``error:`` line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UserError(f"{path}: config file not found") from None
+        raise UserError(f"{path}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read config ({exc})") from None
+        raise UserError(f"{path}: cannot read {what} ({exc})") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise UserError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    return parse_config(data, str(path))
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML experiment config."""
+    return parse_config(read_yaml(path), str(path))

@@ -11,10 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error
+from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
 
 Area = Literal["CH", "CN", "LC", "MT"]
@@ -100,14 +99,7 @@ class StudyConfig(StrictModel):
 def load_study_config(path: str | Path) -> StudyConfig:
     """Read and validate a study YAML (one ``error:`` line on bad input)."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: study config not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read study config ({exc})") from None
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    data = read_yaml(path, "study config")
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a YAML mapping at the top level")
     try:
