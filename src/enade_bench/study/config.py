@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error
 from enade_bench.errors import UserError
@@ -117,9 +117,14 @@ class StudyConfig(StrictModel):
         names = [m.name for m in self.models if m.name]
         if len(set(names)) != len(names):
             raise ValueError(f"model names must differ; got {names}")
-        if self.predictions == "corrected" and self.method == "generation":
-            raise ValueError("predictions 'corrected' needs method first_token or log_prob (letter scores)")
         return self
+
+    @field_validator("predictions")
+    @classmethod
+    def _scored_method(cls, value: str, info: ValidationInfo) -> str:
+        if value == "corrected" and info.data.get("method") == "generation":
+            raise ValueError("'corrected' needs method first_token or log_prob (letter scores)")
+        return value
 
     @property
     def prediction_sets(self) -> tuple[str, ...]:

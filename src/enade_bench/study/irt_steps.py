@@ -161,7 +161,8 @@ def prior_correction_step(study: StudyAnalysis, folder: Path) -> StepOutput:
 def cat_rows(predictions: str, exam: StudyExam, config: CatConfig) -> list[dict[str, object]]:
     """One row per model × shuffle pattern of ``exam``: the post-hoc CAT against the full test."""
     responses, _, keys = model_patterns(exam)
-    keep: list[bool] = (~np.isnan(responses).all(axis=1)).tolist()
+    answered = np.isfinite(responses).any(axis=1).reshape(-1)
+    keep = [bool(v) for v in answered]
     if not any(keep):
         return []
     sim = simulate_cat(responses[np.asarray(keep)], exam.items, config)
