@@ -52,6 +52,13 @@ def dif_frame(study: StudyAnalysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.concat(items, ignore_index=True) if items else pd.DataFrame(), pd.DataFrame(summary)
 
 
+def _delta(delta: float, low: float, high: float) -> str:
+    """δ with its interval; ±∞ when every pattern got the item right (wrong)."""
+    if np.isinf(delta):
+        return "+∞ (all right)" if delta > 0 else "−∞ (all wrong)"
+    return fmt_interval(delta, low, high, 2)
+
+
 def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
     """Machine-human item differences (DIF) per exam, over all models and shuffles."""
     data, summary = dif_frame(study)
@@ -70,7 +77,7 @@ def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
             "item_id": flagged["item_id"], "direction": flagged["direction"], "b": flagged["b"].map(fmt),
             "observed": flagged["observed"].map(lambda v: fmt(v, 2)),
             "expected (3PL)": flagged["expected"].map(lambda v: fmt(v, 2)),
-            "δ [95%]": [fmt_interval(d, lo, hi, 2) for d, lo, hi
+            "δ [95%]": [_delta(d, lo, hi) for d, lo, hi
                         in zip(flagged["delta"], flagged["delta_low"], flagged["delta_high"], strict=True)],
             "q": flagged["q"].map(lambda v: f"{v:.2g}"),
         }).set_index(["predictions", "area", "language", "item_id"])  # fmt: skip
