@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -29,7 +30,7 @@ def tiny_study(tmp_path: Path, limit: int, models: list[object] | None = None) -
         "areas": ["MT"], "languages": ["pt-br"], "n_shuffles": 2, "limit": limit,
         "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"), "n_humans": 300,
         "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
-        "verdict": {"n_boot": 40, "n_respondents": 300},
+        "verdict": {"n_boot": 40, "n_respondents": 300}, "dif": {"min_n": 4},
     }  # fmt: skip
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -50,7 +51,9 @@ def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None:
     report = study_dir / "report"
     verdict = pd.read_csv(report / "verdict.csv")
-    assert sorted(verdict["model"]) == ["random baseline", "smollm2", "smollm2_bare"]
+    assert sorted(zip(verdict["model"], verdict["predictions"], strict=True)) == [
+        ("random baseline", "raw"), ("smollm2", "corrected"), ("smollm2", "raw"),
+        ("smollm2_bare", "corrected"), ("smollm2_bare", "raw")]  # fmt: skip
     assert set(verdict["verdict"]) <= set(VERDICTS)
     assert (verdict["n_shuffles"] == 2).all() and (verdict["area"] == "MT").all()
     assert ((verdict["theta_low"] <= verdict["theta"]) & (verdict["theta"] <= verdict["theta_high"])).all()
@@ -67,7 +70,83 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     html = (report / "index.html").read_text(encoding="utf-8")
     assert html.index('id="verdict"') < html.index('id="tables"')
     assert "Min-K% is not available for method first_token" in html
-    assert "not wired into this build" in html  # DIF / prior correction / CAT placeholders say so
+    assert "not wired" not in html
+    for title in ("Machine-human item differences (DIF)", "Letter-prior correction: raw vs corrected",
+                  "Adaptive testing (post-hoc CAT)"):  # fmt: skip
+        assert title in html
+
+
+@pytest.mark.slow
+def test_dif_list_has_one_row_per_item_and_matches_the_accuracies(study_dir: Path) -> None:
+    report = study_dir / "report"
+    dif = pd.read_csv(report / "dif.csv", dtype={"item_id": str})
+    items = pd.read_csv(report / "tables" / "psychometrics_discrimination.csv", dtype={"item_id": str})
+    verdict = pd.read_csv(report / "verdict.csv")
+    models = verdict[~verdict["baseline"]]
+    for predictions, part in dif.groupby("predictions"):
+        assert sorted(part["item_id"]) == sorted(items["item_id"])  # one row per item of the exam
+        assert (part["n"] == 4).all()  # 2 models x 2 shuffles, random baseline left out
+        tested = part.dropna(subset=["p"])
+        assert len(tested) == len(part)  # min_n 4
+        assert tested["p"].between(0, 1).all() and tested["q"].between(0, 1).all()
+        assert (tested["q"] >= tested["p"] - 1e-12).all()  # BH never lowers a p-value
+        assert (part["flagged"] == (part["q"] <= 0.05)).all()
+        signs = part.loc[part["delta"] != 0, ["delta", "difference"]]
+        assert (np.sign(signs["delta"]) == np.sign(signs["difference"])).all()
+        # every item is answered by the same patterns: the mean share correct over items is the
+        # models' mean accuracy in the verdict (computed by the ability scoring, not by the DIF)
+        accuracy = models.loc[models["predictions"] == predictions, "accuracy"].mean()
+        assert np.isclose(part["observed"].mean(), accuracy)
+    assert set(dif["predictions"]) == {"raw", "corrected"}
+    shown = pd.read_csv(report / "tables" / "study_dif.csv")
+    assert len(shown) == len(dif)
+
+
+@pytest.mark.slow
+def test_prior_correction_table_shows_raw_and_corrected(study_dir: Path) -> None:
+    from enade_bench.results.store import read_result
+
+    report = study_dir / "report"
+    table = pd.read_csv(report / "prior_correction.csv").set_index("model")
+    assert sorted(table.index) == ["smollm2", "smollm2_bare"]
+    verdict = pd.read_csv(report / "verdict.csv").set_index(["model", "predictions"])
+    for model in table.index:
+        run = study_dir / "runs" / model / "2022_MT_pt-br" / f"{model}_2022_MT_pt-br_results.json"
+        result = read_result(run)
+        row = table.loc[model]
+        assert row["records"] == len(result.records) == 12
+        assert np.isclose(row["accuracy_raw"], result.totals.accuracy)
+        assert np.isclose(row["bpc_tvd_raw"], result.position_bias["5"].bpc_tvd)
+        assert np.isclose(row["theta_raw"], verdict.loc[(model, "raw"), "theta"])
+        assert np.isclose(row["theta_corrected"], verdict.loc[(model, "corrected"), "theta"])
+        assert 0 <= row["bpc_tvd_corrected"] <= 0.8 and 0 <= row["accuracy_corrected"] <= 1
+        prior = row[[f"prior_{x}" for x in "ABCDE"]].to_numpy(float)
+        assert np.isclose(prior.sum(), 1.0) and (prior > 0).all()
+    # SmolLM2's first_token answers lean on one letter; removing its prior lowers the BPC
+    biased = table.loc["smollm2"]
+    assert biased["bpc_tvd_raw"] >= 0.5
+    assert biased["bpc_tvd_corrected"] < biased["bpc_tvd_raw"]
+    assert biased["prior_A"] == max(biased[[f"prior_{x}" for x in "ABCDE"]])
+
+
+@pytest.mark.slow
+def test_cat_table_per_pattern(study_dir: Path) -> None:
+    report = study_dir / "report"
+    cat = pd.read_csv(report / "cat.csv")
+    assert len(cat) == 2 * 2 * 2  # predictions x models x shuffles
+    assert set(cat["model"]) == {"smollm2", "smollm2_bare"}
+    assert ((1 <= cat["items_cat"]) & (cat["items_cat"] <= cat["items_full"])).all()
+    assert np.allclose(cat["error"], cat["theta_cat"] - cat["theta_full"])
+    assert np.allclose(cat["target_se"], np.maximum(0.35, cat["se_full"] + 0.05))
+    by_rule = cat[cat["stopped_by"] == "rule"]
+    assert (by_rule["se_cat"] <= by_rule["target_se"] + 1e-12).all()
+    full = cat[cat["stopped_by"] == "exhausted"]
+    assert np.allclose(full["theta_cat"], full["theta_full"])
+    verdict = pd.read_csv(report / "verdict.csv").set_index(["model", "predictions"])
+    for (model, predictions), part in cat.groupby(["model", "predictions"]):
+        assert np.isclose(part["theta_full"].mean(), verdict.loc[(model, predictions), "theta"])
+    shown = pd.read_csv(report / "tables" / "study_cat.csv")
+    assert len(shown) == len(cat)
 
 
 @pytest.mark.slow
@@ -130,8 +209,6 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, tmp_path: Path) -> None:
     """Records with question-token log-probs (no method writes them yet) give the Min-K% table."""
-    import numpy as np
-
     from enade_bench.psychometrics.mink import min_k_prob
     from enade_bench.study.analyses import TOKEN_LOGPROBS_KEY, mink_step, record_items
     from enade_bench.study.analysis import analyse_study

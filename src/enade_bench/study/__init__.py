@@ -8,8 +8,10 @@ Layers (each module imports only those listed before it):
 * :mod:`~enade_bench.study.plan` — every check, then one experiment config per model × area × language.
 * :mod:`~enade_bench.study.execute` — run or resume them through :mod:`enade_bench.runner`.
 * :mod:`~enade_bench.study.verdict` — the verdict rule (pure).
-* :mod:`~enade_bench.study.analysis` — per-exam psychometrics and the verdict rows.
-* :mod:`~enade_bench.study.analyses` — extra analysis steps (Min-K%, DIF, prior correction, CAT).
+* :mod:`~enade_bench.study.correction` — letter-prior corrected copies of the runs (PriDe).
+* :mod:`~enade_bench.study.analysis` — per-exam psychometrics and the verdict rows (raw, corrected).
+* :mod:`~enade_bench.study.step`, :mod:`~enade_bench.study.irt_steps`,
+  :mod:`~enade_bench.study.analyses` — extra analysis steps (Min-K%, DIF, prior correction, CAT).
 * :mod:`~enade_bench.study.report` — the report folder; :mod:`~enade_bench.study.run` — the command.
 """
 

@@ -1,121 +1,33 @@
-"""Extra analyses of a study, one step each: the place where new psychometrics are wired in.
+"""Extra analyses of a study, one step each (:mod:`enade_bench.study.step`): Min-K%, DIF, prior, CAT.
 
 :data:`STEPS` lists them in report order.  A step takes the
 :class:`~enade_bench.study.analysis.StudyAnalysis` and the figures folder and
-returns tables, figures and notes.  A step that cannot run raises
+returns tables, figures, notes and CSV files.  A step that cannot run raises
 :class:`StepSkipped` with the reason; the report prints the reason, never a
-made-up result.  Steps whose psychometrics are built elsewhere
-(:mod:`enade_bench.psychometrics.dif`, ``prior_correction``, ``cat``) prepare
-their inputs and stop at one call site marked ``WIRE:``.
+made-up result.  The IRT steps (machine-human DIF, letter-prior correction,
+post-hoc CAT) are in :mod:`enade_bench.study.irt_steps`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from enade_bench.psychometrics.irt import FloatArray
 from enade_bench.psychometrics.mink import min_k_prob, mink_accuracy_correlation
-from enade_bench.psychometrics.tidy import to_wide
-from enade_bench.report.figures import STYLE, FigureFile, save
-from enade_bench.report.psychometric import RANDOM
+from enade_bench.report.figures import STYLE, save
 from enade_bench.report.table import Table, fmt, fmt_p
 from enade_bench.study.analysis import StudyAnalysis, StudyExam
+from enade_bench.study.irt_steps import cat_step, dif_step, prior_correction_step
+from enade_bench.study.step import Step, StepOutput, StepSkipped, model_patterns
+
+__all__ = ["STEPS", "TOKEN_LOGPROBS_KEY", "Step", "StepOutput", "StepSkipped", "mink_frame", "mink_step",
+           "model_patterns", "record_items", "run_steps"]  # fmt: skip
 
 #: Where a record keeps the per-token log-probabilities of the question text (Min-K%).
 TOKEN_LOGPROBS_KEY = "question_token_logprobs"
-
-
-class StepSkipped(Exception):
-    """A step that cannot give a result here; the message says why (shown in the report)."""
-
-
-@dataclass
-class StepOutput:
-    """What one step adds to the report."""
-
-    tables: list[Table] = field(default_factory=list)
-    figures: list[FigureFile] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Step:
-    """A named analysis step."""
-
-    name: str
-    title: str
-    run: Callable[[StudyAnalysis, Path], StepOutput]
-
-
-def model_patterns(exam: StudyExam) -> tuple[FloatArray, FloatArray, list[tuple[str, int]]]:
-    """Every model × shuffle pattern of an exam (random baseline left out): responses, θ and keys.
-
-    Returns the ``(n, J)`` 0/1/NaN matrix over ``exam.items`` (in its item
-    order), the EAP θ of each pattern and its ``(respondent, shuffle)``.
-    """
-    tidy = exam.tidy[exam.tidy["respondent"] != RANDOM]
-    wide = to_wide(tidy, items=list(exam.items.item_ids))
-    scored = exam.per_shuffle.set_index(["respondent", "shuffle"])["theta"]
-    theta = scored.reindex(wide.index).to_numpy(dtype=np.float64)
-    return wide.to_numpy(dtype=np.float64), theta, [(str(r), int(s)) for r, s in wide.index]
-
-
-def machine_human_dif_table(exam: StudyExam, responses: FloatArray, theta: FloatArray, alpha: float) -> Table:
-    """The per-item DIF table of one exam (models' patterns vs. 3PL humans of the same θ).
-
-    WIRE: ``result = machine_human_dif(responses, theta, exam.items, list(exam.items.item_ids), alpha)``
-    from :mod:`enade_bench.psychometrics.dif`, then return its per-item table as a :class:`Table`.
-    """
-    raise StepSkipped("machine-human DIF is not wired into this build (psychometrics.dif)")
-
-
-def dif_step(study: StudyAnalysis, folder: Path) -> StepOutput:
-    """Machine–human item differences (DIF) per exam, over all models and shuffles."""
-    out = StepOutput()
-    for exam in study.exams:
-        responses, theta, _ = model_patterns(exam)
-        out.tables.append(machine_human_dif_table(exam, responses, theta, alpha=0.05))
-    if not out.tables:
-        raise StepSkipped("no exam with model responses")
-    return out
-
-
-def prior_correction_step(study: StudyAnalysis, folder: Path) -> StepOutput:
-    """Letter-prior debiasing of first_token / log_prob records: raw vs corrected, BPC before/after."""
-    methods = {e.result.strategy.method for e in study.entries}
-    if not methods & {"first_token", "log_prob"}:
-        raise StepSkipped(
-            f"letter-prior correction needs first_token or log_prob records (have {sorted(methods)})"
-        )
-    # WIRE: per run, enade_bench.psychometrics.prior_correction on entry.result.records → corrected
-    #       predictions; re-score θ and the verdict on them and add the BPC before/after table here.
-    raise StepSkipped("letter-prior correction is not wired into this build (psychometrics.prior_correction)")
-
-
-def posthoc_cat_table(exam: StudyExam, responses: FloatArray, theta: FloatArray) -> Table:
-    """Post-hoc adaptive testing on one exam's patterns: items used, final SE, θ_CAT − θ_full.
-
-    WIRE: the post-hoc simulation of :mod:`enade_bench.psychometrics.cat` on ``responses`` with
-    ``exam.items`` (``theta`` is the full-test EAP), returned as a :class:`Table`.
-    """
-    raise StepSkipped("adaptive testing is not wired into this build (psychometrics.cat)")
-
-
-def cat_step(study: StudyAnalysis, folder: Path) -> StepOutput:
-    """Post-hoc adaptive testing on the study's response patterns."""
-    out = StepOutput()
-    for exam in study.exams:
-        responses, theta, _ = model_patterns(exam)
-        out.tables.append(posthoc_cat_table(exam, responses, theta))
-    if not out.tables:
-        raise StepSkipped("no exam with model responses")
-    return out
 
 
 def record_items(exam: StudyExam) -> dict[str, str]:
@@ -195,4 +107,5 @@ def run_steps(study: StudyAnalysis, folder: Path, steps: tuple[Step, ...] = STEP
         out.tables += part.tables
         out.figures += part.figures
         out.notes += part.notes
+        out.files.update(part.files)
     return out

@@ -6,13 +6,16 @@ the random baseline over the same number of shuffles, simulated humans,
 discrimination index, information curve), on the runs of that exam only,
 with every run named by its model.  The study adds the item-attribute χ²
 tests from its attribute table and, per model, the l_z* bootstrap cut-off
-that the verdict needs.
+that the verdict needs.  With ``predictions: corrected`` or ``both`` every
+exam is analysed a second time on the letter-prior corrected runs
+(:mod:`enade_bench.study.correction`), and the verdict rows carry a
+``predictions`` column (``raw`` / ``corrected``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +29,8 @@ from enade_bench.report.loader import RunEntry, read_result
 from enade_bench.report.psychometric import RANDOM, ExamAnalysis, analyse
 from enade_bench.results.store import result_paths
 from enade_bench.study.attributes import attributes_for
-from enade_bench.study.config import VerdictRule
+from enade_bench.study.config import CatSettings, DifSettings, VerdictRule
+from enade_bench.study.correction import RunCorrection, correct_runs
 from enade_bench.study.exams import ExamSource
 from enade_bench.study.plan import PlannedRun, StudyPlan
 from enade_bench.study.verdict import aberrant_share, add_verdicts
@@ -58,6 +62,16 @@ class StudyAnalysis:
     exams: list[StudyExam]
     verdict: pd.DataFrame
     notes: list[str]
+    corrected: list[StudyExam] = field(default_factory=list)
+    corrections: list[RunCorrection] = field(default_factory=list)
+    prediction_sets: tuple[str, ...] = ("raw",)
+    dif: DifSettings = field(default_factory=DifSettings)
+    cat: CatSettings = field(default_factory=CatSettings)
+
+    def exam_sets(self) -> list[tuple[str, list[StudyExam]]]:
+        """``(predictions, exams)`` for each requested prediction set that has exams."""
+        sets = {"raw": self.exams, "corrected": self.corrected}
+        return [(name, sets[name]) for name in self.prediction_sets if sets[name]]
 
 
 def load_runs(plan: StudyPlan) -> tuple[list[tuple[PlannedRun, RunEntry]], list[str]]:
@@ -134,16 +148,28 @@ def respondent_verdict(
     }  # fmt: skip
 
 
-def verdict_rows(exam: StudyExam, scale: tuple[float, float], rule: VerdictRule, seed: int) -> pd.DataFrame:
-    """One verdict row per respondent (models and the random baseline) of one exam.
+def verdict_rows(
+    exam: StudyExam,
+    scale: tuple[float, float],
+    rule: VerdictRule,
+    seed: int,
+    predictions: str = "raw",
+    baseline: bool = True,
+) -> pd.DataFrame:
+    """One verdict row per respondent (models and, with ``baseline``, the random baseline) of one exam.
 
     Each respondent's bootstrap is seeded by ``seed``, the exam and its rank.
+    The random baseline has no letter scores (nothing to correct); its rows
+    are labelled ``raw``.
     """
     rows = []
     for rank, (name, shuffles) in enumerate(exam.per_shuffle.groupby("respondent", sort=True)):
+        if name == RANDOM and not baseline:
+            continue
         rng = np.random.default_rng([seed, exam.exam.year, exam.booklet, rank])
         rows.append({
-            "model": name, "year": exam.exam.year, "area": exam.exam.area, "language": exam.language,
+            "model": name, "predictions": "raw" if name == RANDOM else predictions,
+            "year": exam.exam.year, "area": exam.exam.area, "language": exam.language,
             "booklet": exam.booklet, "baseline": name == RANDOM,
             **respondent_verdict(shuffles, exam.items, scale, rule, rng),
         })  # fmt: skip
@@ -152,19 +178,32 @@ def verdict_rows(exam: StudyExam, scale: tuple[float, float], rule: VerdictRule,
 
 def analyse_study(plan: StudyPlan) -> StudyAnalysis:
     """Analyse every exam of the study whose runs are on disk."""
+    cfg = plan.config
     runs, notes = load_runs(plan)
-    exams, frames = [], []
+    sets = cfg.prediction_sets
+    fixed, corrections = list(runs), list[RunCorrection]()
+    if "corrected" in sets:
+        fixed, corrections, why = correct_runs(runs, cfg.prior_scope)
+        notes += why
+    exams: dict[str, list[StudyExam]] = {"raw": [], "corrected": []}
+    frames = []
     for exam in plan.exams:
-        study, skipped = analyse_exam(plan, exam, runs)
-        notes += skipped
-        if study is None:
-            continue
-        exams.append(study)
-        frames.append(
-            verdict_rows(study, plan.scale[exam.area], plan.config.verdict, plan.config.analysis_seed)
-        )
+        for name, source in (("raw", runs), ("corrected", fixed if "corrected" in sets else [])):
+            study, skipped = analyse_exam(plan, exam, source)
+            notes += skipped if name == "raw" else []
+            if study is None:
+                continue
+            exams[name].append(study)
+            if name in sets:
+                frames.append(verdict_rows(study, plan.scale[exam.area], cfg.verdict, cfg.analysis_seed,
+                                           name, baseline=name == sets[0]))  # fmt: skip
     verdict = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return StudyAnalysis([e for _, e in runs], exams, verdict, notes)
+    if not verdict.empty:
+        verdict = verdict.sort_values(["area", "language", "baseline", "model", "predictions"],
+                                      ascending=[True, True, False, True, False], kind="stable")  # fmt: skip
+        verdict = verdict.reset_index(drop=True)
+    return StudyAnalysis([e for _, e in runs], exams["raw"], verdict, notes, exams["corrected"],
+                         corrections, sets, cfg.dif, cfg.cat)  # fmt: skip
 
 
 def report_folder(plan: StudyPlan) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
@@ -59,6 +59,21 @@ class VerdictRule(StrictModel):
     )
 
 
+class DifSettings(StrictModel):
+    """Machine-human DIF of the study report (``psychometrics.dif.machine_human_dif``)."""
+
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="false discovery rate (Benjamini-Hochberg)")
+    min_n: int = Field(default=10, ge=1, description="test items answered by at least this many patterns")
+
+
+class CatSettings(StrictModel):
+    """Post-hoc adaptive testing of the study report (``psychometrics.cat_posthoc.simulate_cat``)."""
+
+    target_se: float = Field(default=0.35, gt=0, description="stop at SE <= max(target_se, SE_full + margin)")
+    full_se_margin: float = Field(default=0.05, ge=0, description="margin over the full-test SE")
+    tolerance: float = Field(default=0.15, gt=0, description="|θ_CAT - θ_full| counted as close")
+
+
 class StudyConfig(StrictModel):
     """One study: models × areas × languages of one ENEM year."""
 
@@ -80,6 +95,14 @@ class StudyConfig(StrictModel):
     limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
     n_humans: int = Field(default=1000, ge=10)
     verdict: VerdictRule = VerdictRule()
+    predictions: Literal["raw", "corrected", "both"] = Field(
+        default="both", description="verdict, DIF and CAT on raw and/or letter-prior corrected predictions"
+    )
+    prior_scope: Literal["question", "model"] = Field(
+        default="question", description="letter prior per question (default) or one per model"
+    )
+    dif: DifSettings = DifSettings()
+    cat: CatSettings = CatSettings()
 
     @field_validator("areas", "languages")
     @classmethod
@@ -94,6 +117,18 @@ class StudyConfig(StrictModel):
         if len(set(names)) != len(names):
             raise ValueError(f"model names must differ; got {names}")
         return self
+
+    @field_validator("predictions")
+    @classmethod
+    def _scored_method(cls, value: str, info: ValidationInfo) -> str:
+        if value == "corrected" and info.data.get("method") == "generation":
+            raise ValueError("'corrected' needs method first_token or log_prob (letter scores)")
+        return value
+
+    @property
+    def prediction_sets(self) -> tuple[str, ...]:
+        """``("raw",)``, ``("corrected",)`` or ``("raw", "corrected")``."""
+        return ("raw", "corrected") if self.predictions == "both" else (self.predictions,)
 
 
 def load_study_config(path: str | Path) -> StudyConfig:

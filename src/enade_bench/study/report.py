@@ -1,8 +1,11 @@
 """The study's report folder: verdict (table, CSV), the report's tables and figures per exam, HTML.
 
 Layout of ``<output>/report/``: ``verdict.csv`` (the verdict table, full
-precision), ``tables/<name>.csv|.tex``, ``figures/<name>.png|.pdf`` and the
-self-contained ``index.html`` with the verdict on top.
+precision, one row per model × predictions × area × language),
+``dif.csv``, ``prior_correction.csv``, ``cat.csv`` (the IRT steps,
+:mod:`enade_bench.study.irt_steps`), ``tables/<name>.csv|.tex``,
+``figures/<name>.png|.pdf`` and the self-contained ``index.html`` with the
+verdict on top.
 """
 
 from __future__ import annotations
@@ -61,7 +64,8 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
     for _, r in verdict.iterrows():
         share = "n/a" if not np.isfinite(r["aberrant_share"]) else f"{100 * r['aberrant_share']:.0f}%"
         rows.append({
-            "model": r["model"], "area": r["area"], "language": r["language"],
+            "model": r["model"], "predictions": r["predictions"], "area": r["area"],
+            "language": r["language"],
             "K": int(r["n_shuffles"]), "items": int(r["n_items"]), "accuracy": fmt(r["accuracy"], 2),
             "θ [95%]": fmt_interval(r["theta"], r["theta_low"], r["theta_high"], 2),
             "SE": fmt(r["se"], 2),
@@ -70,8 +74,10 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
             "I(θ)/max": f"{fmt(r['relative_information'], 2)} ({r['side']})",
             "verdict": r["verdict"],
         })  # fmt: skip
-    display = pd.DataFrame(rows).set_index(["model", "area", "language"])
+    display = pd.DataFrame(rows).set_index(["model", "predictions", "area", "language"])
     notes = (
+        "predictions: 'raw' (the model's answers) or 'corrected' (its letter prior removed, PriDe; the "
+        "random baseline has no letter scores, its rows are raw). "
         f"accuracy: mean share correct over the K shuffles (the booklet's items; LC with the Spanish set). θ: mean EAP over the K option shuffles [2.5%, 97.5% percentiles]; SE: mean posterior SD; "
         f"ENEM score = k·θ + d (inep_scale_constants.csv). l_z* < cut-off: share of assessable shuffles "
         f"whose l_z* (WLE) is below the {rule.alpha:g} parametric-bootstrap cut-off ({rule.n_boot} "
@@ -84,7 +90,12 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
 
 
 def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
-    """θ of every model (and the random baseline) per area, one panel per language."""
+    """θ of every model (and the random baseline) per area, one panel per language.
+
+    Corrected-prediction rows are drawn as their own model, ``<model> (corrected)``.
+    """
+    corrected = verdict["predictions"] == "corrected"
+    verdict = verdict.assign(model=verdict["model"].where(~corrected, verdict["model"] + " (corrected)"))
     languages = list(dict.fromkeys(verdict["language"]))
     order = verdict.sort_values("baseline", kind="stable")
     models = list(dict.fromkeys(order["model"]))
@@ -163,6 +174,8 @@ def write_study_report(
     figures += core_figures(study.entries, figures_dir)
     for table in [lead, *tables]:
         table.write(out / "tables")
+    for name, frame in extra.files.items():
+        atomic_write_text(out / name, frame.to_csv(index=False))
     verdict_csv = out / "verdict.csv"
     atomic_write_text(verdict_csv, study.verdict.to_csv(index=False))
     notes = study.notes + extra.notes

@@ -31,7 +31,7 @@ class StudyResult:
         """The verdict as a plain-text table for the terminal."""
         if self.verdict.empty:
             return "no verdict: no run has results yet"
-        cols = ["model", "area", "language", "theta", "se", "score", "aberrant_share",
+        cols = ["model", "predictions", "area", "language", "theta", "se", "score", "aberrant_share",
                 "relative_information", "verdict"]  # fmt: skip
         return self.verdict[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}")
 
