@@ -16,6 +16,10 @@ def create_backend(cfg: ModelConfig) -> Backend:
 
         assert cfg.api is not None
         return create_api_backend(cfg.api)
+    if cfg.type == "vllm":
+        from enade_bench.backends.vllm_local import create_vllm_backend
+
+        return create_vllm_backend(cfg)
     from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source
     from enade_bench.backends.hf_local import HFLocalBackend
 
