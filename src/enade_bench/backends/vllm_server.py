@@ -96,7 +96,9 @@ class VllmServer:
                 return self
             time.sleep(2)
         self.stop()
-        raise VllmServerError(f"vLLM server not healthy after {self.startup_timeout_s:.0f} s:\n{self.log_tail()}")
+        raise VllmServerError(
+            f"vLLM server not healthy after {self.startup_timeout_s:.0f} s:\n{self.log_tail()}"
+        )
 
     def healthy(self) -> bool:
         try:
