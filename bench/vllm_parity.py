@@ -103,14 +103,15 @@ def compare(reference: Sequence[QuestionRecord], other: Sequence[QuestionRecord]
 
 @contextmanager
 def engine(name: str) -> Iterator[tuple[Backend, float]]:
-    """``(backend, startup seconds)`` for ``hf``, ``vllm`` or ``server``."""
+    """``(backend, startup seconds)`` for ``hf``, ``vllm``, ``vllm-nocache`` or ``server``."""
     from enade_bench.backends.factory import create_backend
 
     started = time.perf_counter()
     if name == "hf":
         yield create_backend(ModelConfig(name=MODEL)), time.perf_counter() - started
-    elif name == "vllm":
-        backend = create_backend(ModelConfig(name=MODEL, type="vllm", vllm=VLLM_CPU))
+    elif name in ("vllm", "vllm-nocache"):  # nocache: prefix cache off (log_prob: a full pass per option)
+        settings = VLLM_CPU.model_copy(update={"enable_prefix_caching": name == "vllm"})
+        backend = create_backend(ModelConfig(name=MODEL, type="vllm", vllm=settings))
         try:
             yield backend, time.perf_counter() - started
         finally:
@@ -140,12 +141,17 @@ def serve_smollm2() -> Any:
 
 
 def server_backend(server: Any, **overrides: Any) -> Backend:
-    """``openai_compatible`` on the server, prompts rendered with the model's own tokenizer."""
+    """``openai_compatible`` on the server, prompts rendered with the model's own tokenizer.
+
+    ``max_tokens: 1``: the generation budget is then the evaluation's ``max_new_tokens``, as
+    in-process (API backends use the larger of the two).
+    """
     from enade_bench.backends.api import create_api_backend
 
     cfg = {"provider": "openai_compatible", "model": "smollm2", "base_url": server.base_url,
            "api_key": "local", "completions_endpoint": True, "tokenizer": MODEL,
-           "timeout_s": 600, "max_retries": 0, "max_concurrency": 8, **overrides}  # fmt: skip
+           "timeout_s": 600, "max_retries": 0, "max_concurrency": 8, "max_tokens": 1,
+           **overrides}  # fmt: skip
     return create_api_backend(ApiConfig(**cfg))
 
 

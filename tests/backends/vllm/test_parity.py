@@ -15,7 +15,7 @@ import pytest
 from bench.vllm_parity import compare, questions, run_method, server_backend
 from tests.conftest import require_shared
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test starts the engines
 METHODS = ("S1", "S5", "first_token")
 #: Largest |log-probability difference| accepted between engines (float32; measured ~1e-4).
 SCORE_TOLERANCE = 0.02

@@ -12,7 +12,7 @@ from tests.conftest import REPO_ROOT
 
 from enade_bench.cli.main import main
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test starts the engines
 
 
 def api_config(tmp_path: Path, server: Any, **api: Any) -> Path:
@@ -67,3 +67,24 @@ def test_without_tokenizer_the_record_says_raw(vllm_server) -> None:  # type: ig
     prompt = PromptParts(system="Sistema.", user="Pergunta?", answer_label="Resposta:", prefill=True)
     assert plain.render(prompt) == "Pergunta?\nResposta:"
     assert templated.render(prompt).startswith("<|im_start|>system\nSistema.")
+
+
+def test_chat_endpoint_continues_the_prefilled_assistant_turn(vllm_server, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """Chat messages + ``continue_final_message``: the server's template gives the local prompt."""
+    from bench.vllm_parity import questions
+
+    from enade_bench.prompts.builder import build_prompt
+    from enade_bench.prompts.templates import load_prompt_set
+
+    prompt_set = load_prompt_set(REPO_ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+    qs = questions("demo", 4)
+    prompts = [build_prompt(q, q.options, "first_token", 0, prompt_set) for q in qs]
+    api = server_backend(vllm_server, completions_endpoint=False, tokenizer=None, top_logprobs=20)
+    assert api.prompt_form == "chat_messages"
+    assert api.identity["prefill"] == "assistant turn continued (continue_final_message)"
+    got = api.letter_logprobs(prompts, "ABCDE", "space")
+    want = smollm2_backend.letter_logprobs(prompts, "ABCDE", "space")
+    for g, w in zip(got, want, strict=True):
+        best = max(range(5), key=lambda i: w[i])
+        assert max(range(5), key=lambda i: g[i]) == best
+        assert g[best] == pytest.approx(w[best], abs=2e-3)
