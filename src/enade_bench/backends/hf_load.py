@@ -209,3 +209,38 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, dict[str, Any]]:
+    """What another engine (vLLM) loads: the converted folder of a GGUF (made once), else as given.
+
+    Returns ``(folder or hub id, identity)``; the identity is the one the HF backend records.
+    """
+    import torch  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    if source.kind != "gguf":
+        return source.location, dict(source.identity)
+    target = _converted_dir(source)
+    if not (target / "config.json").exists():
+        try:
+            _convert_gguf(source, target, getattr(torch, cfg.dtype))
+        except (OSError, ValueError) as exc:
+            raise UserError(
+                f"model.name: cannot convert '{cfg.name}' ({type(exc).__name__}: {exc})"
+            ) from None
+    return str(target), dict(source.identity)
+
+
+def load_tokenizer(name: str, key: str = "model.api.tokenizer") -> Any:
+    """The tokenizer of a model folder, hub id or packaged GGUF (its converted folder)."""
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    cfg = ModelConfig(name=name)
+    source = resolve_source(cfg)
+    location, _ = local_folder(cfg, source)
+    try:
+        return transformers.AutoTokenizer.from_pretrained(location)
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"{key}: cannot load a tokenizer from '{name}' ({type(exc).__name__}: {exc})"
+        ) from None

@@ -21,6 +21,12 @@ from typing import Any
 import torch
 
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
+from enade_bench.backends.chat_render import (
+    continuation_tokens,
+    encode_text,
+    letter_token_ids,
+    render_text,
+)
 from enade_bench.backends.hf_generate import common_prefix_length, generate_shared, prefill
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
@@ -54,6 +60,7 @@ class HFLocalBackend:
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
         self._identity["instruct"] = self.instruct
+        self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
         self._identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
 
     # -- Backend protocol -------------------------------------------------------------
@@ -66,22 +73,11 @@ class HFLocalBackend:
         return frozenset({"generation", "log_prob", "first_token"})
 
     def render(self, prompt: PromptParts) -> str:
-        if not self.instruct:
-            return prompt.plain_text()
-        messages = [{"role": "user", "content": prompt.user}]
-        if prompt.system:
-            messages.insert(0, {"role": "system", "content": prompt.system})
-        try:
-            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        except Exception:  # noqa: BLE001 - templates without a system role
-            merged = [{"role": "user", "content": f"{prompt.system}\n\n{prompt.user}"}]
-            text = self.tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
-        return str(text) + (prompt.answer_label if prompt.prefill else "")
+        return render_text(self.tokenizer, prompt, self.instruct)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
-        ids: list[int] = self.tokenizer(text, add_special_tokens=not self.instruct)["input_ids"]
-        return ids
+        return encode_text(self.tokenizer, text, self.instruct)
 
     # -- generation ---------------------------------------------------------------------
     @torch.inference_mode()
@@ -164,15 +160,7 @@ class HFLocalBackend:
         self, context: str, continuations: Sequence[str]
     ) -> tuple[list[int], list[list[int]]]:
         """Context ids and each continuation's ids, split as lm-eval does (whole minus context)."""
-        ctx = self.encode(context)
-        tails = []
-        for cont in continuations:
-            whole = self.encode(context + cont)
-            if whole[: len(ctx)] != ctx or len(whole) == len(ctx):  # merged across the boundary
-                tails.append(self.tokenizer(cont, add_special_tokens=False)["input_ids"])
-            else:
-                tails.append(whole[len(ctx) :])
-        return ctx, tails
+        return continuation_tokens(self.tokenizer, context, list(continuations), self.instruct)
 
     @torch.inference_mode()
     def continuation_logprobs_batch(
@@ -229,21 +217,7 @@ class HFLocalBackend:
 
     def letter_token_ids(self, letters: str, variants: str) -> list[list[int]]:
         """Single-token ids standing for each letter (``A`` and/or `` A``)."""
-        forms = {"bare": ("{}",), "space": (" {}",), "both": ("{}", " {}")}[variants]
-        out = []
-        for letter in letters:
-            ids = []
-            for form in forms:
-                toks = self.tokenizer(form.format(letter), add_special_tokens=False)["input_ids"]
-                if len(toks) == 1:
-                    ids.append(int(toks[0]))
-            if not ids:
-                raise UserError(
-                    f"evaluation.letter_variants: '{variants}': letter {letter} is not a single token "
-                    "for this tokenizer; try 'both'"
-                )
-            out.append(sorted(set(ids)))
-        return out
+        return letter_token_ids(self.tokenizer, letters, variants)
 
     def letter_logprobs(
         self, prompts: Sequence[PromptParts], letters: str, variants: str

@@ -63,6 +63,10 @@ class QuestionRecord(BaseModel):
     question_hash: str
     prompt_hash: str
     prompt: str
+    #: How the prompt reached the model: ``chat_template_rendered`` (the tokenizer's chat
+    #: template applied by us, prefill included), ``chat_messages`` (messages sent to a
+    #: chat API, which applies its own template) or ``raw`` (plain text, no template).
+    prompt_form: str | None = None
     extra: dict[str, JsonValue] | None = None
 
     @property

@@ -51,6 +51,11 @@ class ChunkExecutor:
         self.prompt_fn = prompt_fn
         self.extract_fn = extract_fn
 
+    @property
+    def prompt_form(self) -> str | None:
+        """How the backend sends prompts (``chat_template_rendered``, ``chat_messages``, ``raw``)."""
+        return getattr(self.backend, "prompt_form", None)
+
     def prompt_for(self, item: WorkItem) -> PromptParts:
         if self.prompt_fn is not None:
             return self.prompt_fn(item)
@@ -100,7 +105,13 @@ class ChunkExecutor:
         outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
         displayed, _ = majority([e.letter for _, e in outputs])
         return build_record(
-            item, self.strategy, self.backend.render(prompt), displayed, outputs=outputs, error=gen.error
+            item,
+            self.strategy,
+            self.backend.render(prompt),
+            displayed,
+            outputs=outputs,
+            error=gen.error,
+            prompt_form=self.prompt_form,
         )
 
     def run_streaming(
@@ -136,7 +147,14 @@ class ChunkExecutor:
         for item, prompt, scores in zip(chunk, prompts, batch, strict=True):
             choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
             records.append(
-                build_record(item, self.strategy, backend.render(prompt), choice.letter, scores=choice)
+                build_record(
+                    item,
+                    self.strategy,
+                    backend.render(prompt),
+                    choice.letter,
+                    scores=choice,
+                    prompt_form=self.prompt_form,
+                )
             )
         return records
 
@@ -153,6 +171,11 @@ class ChunkExecutor:
             for i, prompt, lps in zip(indices, prompts, letter_lps, strict=True):
                 choice = choose_first_token(lps)
                 results[i] = build_record(
-                    chunk[i], self.strategy, backend.render(prompt), choice.letter, scores=choice
+                    chunk[i],
+                    self.strategy,
+                    backend.render(prompt),
+                    choice.letter,
+                    scores=choice,
+                    prompt_form=self.prompt_form,
                 )
         return [results[i] for i in range(len(chunk))]

@@ -82,6 +82,7 @@ def build_record(
     outputs: Sequence[tuple[str, Extraction]] = (),
     error: str | None = None,
     extra: dict[str, JsonValue] | None = None,
+    prompt_form: str | None = None,
 ) -> QuestionRecord:
     """Assemble the record of one work item (letters mapped back to the original order)."""
     q = item.question
@@ -126,5 +127,6 @@ def build_record(
         question_hash=q.content_hash(),
         prompt_hash=sha256_text(prompt_text),
         prompt=prompt_text,
+        prompt_form=prompt_form,
         extra=extra,
     )

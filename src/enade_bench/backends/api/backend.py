@@ -25,6 +25,15 @@ from enade_bench.backends.api.resilience import (
     call_with_retries,
 )
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
+from enade_bench.backends.chat_render import (
+    CHAT_MESSAGES,
+    CHAT_TEMPLATE_RENDERED,
+    RAW,
+    has_chat_template,
+    letter_token_ids,
+    render_text,
+)
+from enade_bench.backends.hf_load import load_tokenizer
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
@@ -57,13 +66,39 @@ class ApiBackend:
         self.completions = cfg.provider == "openai_compatible" and cfg.completions_endpoint
         self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
         self.limiter = RateLimiter(cfg.requests_per_minute)
+        self.tokenizer: Any = None
+        if cfg.tokenizer is not None:
+            self.tokenizer = load_tokenizer(cfg.tokenizer)
+        self.prompt_form = self._prompt_form()
         self._identity: dict[str, Any] = {
             "type": "api",
             "provider": cfg.provider,
             "model": cfg.model,
             "base_url": base_url_for(cfg),
             "endpoint": "completions" if self.completions else "chat",
+            "prompt_form": self.prompt_form,
+            "tokenizer": cfg.tokenizer,
+            "prefill": self._prefill_note(),
         }
+
+    def _prompt_form(self) -> str:
+        if not self.completions:
+            return CHAT_MESSAGES
+        return CHAT_TEMPLATE_RENDERED if has_chat_template(self.tokenizer) else RAW
+
+    def _prefill_note(self) -> str:
+        """How scoring prompts end (the local backends prefill ``Resposta:`` in the assistant turn)."""
+        if self.completions:
+            return "in the rendered text" if self.prompt_form == CHAT_TEMPLATE_RENDERED else "plain text"
+        if self.cfg.provider == "openai_compatible":
+            return "assistant turn continued (continue_final_message)"
+        return "none: this provider's chat API cannot continue an assistant turn"
+
+    def text_prompt(self, prompt: PromptParts) -> str:
+        """The text sent to ``/v1/completions``: chat-templated with a tokenizer, else plain."""
+        if self.tokenizer is not None:
+            return render_text(self.tokenizer, prompt, has_chat_template(self.tokenizer))
+        return prompt.plain_text()
 
     # -- Backend protocol -------------------------------------------------------------
     @property
@@ -77,7 +112,7 @@ class ApiBackend:
     def render(self, prompt: PromptParts) -> str:
         """What is sent: the plain-text prompt (completions) or the messages, as JSON."""
         if self.completions:
-            return prompt.plain_text()
+            return self.text_prompt(prompt)
         if self.cfg.provider == "google":
             request = wire.gemini_request(self.cfg, prompt, temperature=None, seed=None)
             shown: Any = {"system_instruction": prompt.system, "contents": request["contents"]}
@@ -117,11 +152,17 @@ class ApiBackend:
         if cfg.provider == "google":
             return wire.gemini_request(cfg, prompt, temperature=temperature, seed=seed, max_tokens=limit)
         if self.completions:
-            body = wire.openai_completion_body(cfg, prompt.plain_text(), max_tokens=limit, logprobs=None)
+            body = wire.openai_completion_body(cfg, self.text_prompt(prompt), max_tokens=limit, logprobs=None)
+            self._exact_tokens(body)
             if wire.sampling(temperature):
                 body.update(temperature=temperature, seed=seed)
             return body
         return wire.openai_chat_body(cfg, prompt, temperature=temperature, seed=seed, max_tokens=limit)
+
+    def _exact_tokens(self, body: dict[str, Any]) -> None:
+        """A rendered chat template carries its own special tokens: the server must add none."""
+        if self.prompt_form == CHAT_TEMPLATE_RENDERED:
+            body.setdefault("add_special_tokens", False)
 
     def send(self, body: dict[str, Any]) -> dict[str, Any]:
         """Send one request body once (no retries); the response as plain data."""
@@ -238,10 +279,18 @@ class ApiBackend:
     ) -> list[list[float]]:
         """Next-token log-probability of each letter from ``top_logprobs``."""
         k = self.cfg.top_logprobs
+        ids: list[int] = []
+        if self.completions and self.tokenizer is not None:
+            ids = sorted({t for group in letter_token_ids(self.tokenizer, letters, variants) for t in group})
 
         def one(prompt: PromptParts) -> list[float]:
             if self.completions:
-                body = wire.openai_completion_body(self.cfg, prompt.plain_text(), max_tokens=1, logprobs=k)
+                body = wire.openai_completion_body(
+                    self.cfg, self.text_prompt(prompt), max_tokens=1, logprobs=k
+                )
+                if ids:  # vLLM: exactly these tokens' log-probabilities (not just the top k)
+                    body["logprob_token_ids"] = ids
+                self._exact_tokens(body)
                 tops = wire.completion_top_logprobs(self._scoring_call(body, "first_token"))
             else:
                 body = wire.openai_chat_body(
@@ -262,9 +311,10 @@ class ApiBackend:
         self, prompt: PromptParts, continuations: Sequence[str]
     ) -> list[ContinuationScore]:
         """Prompt log-probabilities of each continuation via ``echo`` (one request for all)."""
-        context = prompt.plain_text()
+        context = self.text_prompt(prompt)
         texts = [context] + [context + c for c in continuations]
         body = wire.openai_completion_body(self.cfg, texts, max_tokens=0, logprobs=0, echo=True)
+        self._exact_tokens(body)
         data = self._scoring_call(body, "log_prob")
         choices = sorted(data.get("choices") or [], key=lambda c: c.get("index") or 0)
         if len(choices) != len(texts):
