@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from enade_bench.results.summary import (
     Breakdowns,
@@ -66,7 +66,7 @@ class QuestionRecord(BaseModel):
     #: How the prompt reached the model: ``chat_template_rendered`` (the tokenizer's chat
     #: template applied by us, prefill included), ``chat_messages`` (messages sent to a
     #: chat API, which applies its own template) or ``raw`` (plain text, no template).
-    prompt_form: str | None = None
+    prompt_form: str | None = Field(default=None, exclude_if=lambda v: v is None)
     extra: dict[str, JsonValue] | None = None
 
     @property
