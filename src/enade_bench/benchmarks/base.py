@@ -66,13 +66,17 @@ class CsvExam:
     prompt_presets: Mapping[str, Path] = field(default_factory=dict)
     default_prompts: str | None = None
 
+    @property
+    def spec(self) -> ExamSpec:
+        """What the runner needs of this exam: its file layout and shipped prompt sets."""
+        return ExamSpec(preset=self.preset, prompt_presets=self.prompt_presets)
+
     def load(
         self, cfg: ExperimentConfig, config_path: Path, options: RunOptions
     ) -> tuple[Experiment, list[Strategy]]:
         if self.default_prompts and "prompts" not in cfg.model_fields_set:
             cfg = cfg.model_copy(update={"prompts": PromptsConfig(preset=self.default_prompts)})
-        spec = ExamSpec(preset=self.preset, prompt_presets=self.prompt_presets)
-        return load_experiment(config_path, options, cfg, spec)
+        return load_experiment(config_path, options, cfg, self.spec)
 
     def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
         return run_loaded(exp, strategies, options)

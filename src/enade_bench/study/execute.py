@@ -23,7 +23,6 @@ from enade_bench.dataset.loader import load_dataset
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text
 from enade_bench.runner.run import (
-    ExamSpec,
     Experiment,
     RunOptions,
     load_prompts,
@@ -53,7 +52,7 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
     loaded = []
     for run in plan.runs:
         cfg = run.config
-        spec = ExamSpec(preset=ENEM.preset, prompt_presets=ENEM.prompt_presets)
+        spec = ENEM.spec
         loaded.append(
             (load_dataset(cfg.dataset, None, spec.preset), load_prompts(cfg, run.config_path, spec))
         )
