@@ -32,7 +32,9 @@ def test_progress_test_runs_end_to_end(tmp_path: Path, smollm2_backend) -> None:
         ids = [r.id for r in result.records]
         assert ids == [f"tp2024_{n}" for n in range(1, 9)]
         assert {r.n_options for r in result.records} == {4}
-        assert {r.course for r in result.records} == {"Medicina"}
+        assert {r.fields["year"] for r in result.records} == {2024}
+        assert "Pediatria" in {r.fields["area"] for r in result.records}
+        assert list(result.breakdowns) == ["year", "area", "n_options"]
     s1 = json.loads((tmp_path / "out" / "tp_smollm2_S1_results.json").read_text(encoding="utf-8"))
     assert s1["config"]["prompts"]["preset"] == "progress_test"
     assert "Teste de Progresso" in s1["prompts"]["templates"]["text"]

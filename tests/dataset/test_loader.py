@@ -140,7 +140,38 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     assert data.counts["kept"] == total - annulled - 1
     lc = [q for q in data.questions if q.extra_value("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
     assert len({q.id for q in lc}) == len(lc)  # English and Spanish items 1–5 get distinct ids
-    assert all(q.course == "ENEM" and q.component in {"CH", "CN", "LC", "MT"} for q in data.questions)
+    # ENEM's own fields, not ENADE's course/component.
+    assert all(list(q.fields) == ["year", "area", "booklet", "language", "question_number"] for q in data.questions)
+    assert all(q.course == q.component == "" for q in data.questions)
+    assert {q.fields["area"] for q in data.questions} == {"CH", "CN", "LC", "MT"}
+    assert {q.fields["booklet"] for q in lc} == {1072}
+    assert {q.fields["language"] for q in lc if q.fields["question_number"] == 1} == {"english", "spanish"}
+    assert {q.fields["booklet"] for q in data.questions if q.fields["year"] == 2023} == {0}
+    first = next(q for q in data.questions if q.id == "ENEM_2022_LC_CO_PROVA_1072:1:spanish")
+    assert first.fields == {
+        "year": 2022, "area": "LC", "booklet": 1072, "language": "spanish", "question_number": 1
+    }  # fmt: skip
+
+
+def test_preset_fields_come_from_file_name_constants_and_columns(tmp_path: Path) -> None:
+    from enade_bench.dataset.presets import DatasetPreset
+
+    path = tmp_path / "EXAM_B7.csv"
+    path.write_text("id,stem,A,B,answer,year,area,num\nq1,s,a,b,A,2020,bio,3\nq2,s,a,b,B,,chem,x\n", encoding="utf-8")
+    preset = DatasetPreset(
+        "x",
+        fields=("year", "area", "booklet", "kind", "num"),
+        field_columns={"area": "area"},
+        file_fields=r"_B(?P<booklet>\d+)",
+        constants={"kind": "mock"},
+        int_fields=frozenset({"year", "booklet", "num"}),
+    )
+    with pytest.raises(UserError, match=r"EXAM_B7.csv: line 3, column 'num': num 'x' is not an integer"):
+        load_dataset(DatasetConfig(path=str(path)), preset=preset)
+    path.write_text(path.read_text(encoding="utf-8").replace(",x\n", ",\n"), encoding="utf-8")
+    first, second = load_dataset(DatasetConfig(path=str(path)), preset=preset).questions
+    assert first.fields == {"year": 2020, "area": "bio", "booklet": 7, "kind": "mock", "num": 3}
+    assert second.fields == {"year": None, "area": "chem", "booklet": 7, "kind": "mock", "num": None}
 
 
 def test_hf_datasets_path_goes_through_datasets(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_j
 
 
 def rec(i: int) -> QuestionRecord:
-    return QuestionRecord(id=f"q{i}", year=None, course="", component="", n_options=4, answer="A",
+    return QuestionRecord(id=f"q{i}", fields={"year": None, "course": "", "component": ""}, n_options=4, answer="A",
                           prediction="B", correct=False, method="log_prob", shot="zero", strategy="S5",
                           permutation=None, answer_position=0, predicted_position=1, displayed_prediction="B",
                           question_hash="h", prompt_hash="p", prompt="x")  # fmt: skip
@@ -55,15 +55,31 @@ STORED = Path(__file__).resolve().parent / "data"
 
 
 @pytest.mark.parametrize("name", ["v1_demo_S4_results.json", "v1_demo_S5_results.json"])
-def test_stored_v1_files_load_and_write_back_byte_identical(name: str) -> None:
-    """Files written before the typed contract (SmolLM2, 3 demo questions) still load, unchanged."""
+def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str, tmp_path: Path) -> None:
+    """Files written before the typed contract (SmolLM2, 3 demo questions) still load; written
+    back, they differ from the stored file only in the records' fields and the version."""
     path = STORED / name
     result = read_result(path)
-    assert result.schema_version == SCHEMA_VERSION == 1
+    assert result.schema_version == SCHEMA_VERSION == 2
     assert result.totals.n == len(result.records) == result.dataset.n_evaluated == 3
     assert result.totals.correct == sum(r.correct for r in result.records)
     assert result.strategy.id == name.split("_")[2]
-    assert dump_json(result.model_dump(mode="json")) == path.read_text(encoding="utf-8")
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    for record, old in zip(result.records, stored["records"], strict=True):
+        assert record.fields == {k: old[k] for k in ("year", "course", "component")}
+        assert list(record.fields) == ["year", "course", "component"]
+    written = json.loads(dump_json(result.model_dump(mode="json")))
+    for old in stored["records"]:
+        old["fields"] = {k: old.pop(k) for k in ("year", "course", "component")}
+    for new, old in zip(written["records"], stored["records"], strict=True):
+        assert new == old
+    assert list(written["records"][0])[:3] == ["id", "shuffle", "fields"]
+    assert {k: v for k, v in written.items() if k not in ("records", "schema_version")} == {
+        k: v for k, v in stored.items() if k not in ("records", "schema_version")
+    }
+    again = tmp_path / name
+    again.write_text(dump_json(written), encoding="utf-8")
+    assert read_result(again) == result
 
 
 def test_v1_files_from_earlier_builds_are_completed(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ and column.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import BUILTIN, DatasetPreset
-from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, Question
+from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
 
@@ -59,6 +60,8 @@ class _RowMapper:
                     f"{', '.join(BUILTIN)} or a benchmark's preset"
                 )
             preset = BUILTIN[cfg.preset]
+        self.preset = preset
+        self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
         self.mapping = dict(preset.columns)
         self.mapping.update(cfg.columns or {})
         unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)
@@ -115,6 +118,36 @@ class _RowMapper:
     def is_annulled(self, row: RawRow) -> bool:
         return self.get(row, "answer").strip().lower() in self.annulled
 
+    def fields(self, row: RawRow, year: int | None, canonical: dict[str, str]) -> dict[str, FieldValue]:
+        """The preset's grouping fields of one row (sources in the order of :mod:`.presets`)."""
+        match = self.file_fields.search(Path(row.source).name) if self.file_fields else None
+        found = match.groupdict() if match else {}
+        out: dict[str, FieldValue] = {}
+        for name in self.preset.fields:
+            column = self.preset.field_columns.get(name, name)
+            if name in found:
+                text = found[name] or ""
+            elif name in self.constants:
+                text = str(self.constants[name])
+            elif name == "year" and name not in self.preset.field_columns:
+                out[name] = year
+                continue
+            elif name in canonical and name not in self.preset.field_columns:
+                text = canonical[name]
+            else:
+                text = row.values.get(column, "")
+            text = text.strip()
+            if name not in self.preset.int_fields:
+                out[name] = text
+                continue
+            try:
+                out[name] = int(float(text)) if text else None
+            except ValueError:
+                raise UserError(
+                    f"{row.source}: line {row.line}, column '{column}': {name} '{text}' is not an integer"
+                ) from None
+        return out
+
     def to_question(self, row: RawRow) -> Question:
         where = f"{row.source}: line {row.line}"
 
@@ -167,17 +200,19 @@ class _RowMapper:
             raise UserError(f"{col('year')}: year '{year_text}' is not an integer") from None
         used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
+        canonical = {"course": self.get(row, "course").strip(), "component": self.get(row, "component").strip()}
         return Question(
             id=qid,
             stem=stem,
             options=options,
             answer=answer,
             year=year,
-            course=self.get(row, "course").strip(),
-            component=self.get(row, "component").strip(),
+            course=canonical["course"],
+            component=canonical["component"],
             has_image=_bool(self.get(row, "has_image"), col("has_image")),
             cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
             extra=(*extra, ("source_file", Path(row.source).name)),
+            fields=self.fields(row, year, canonical),
         )
 
 

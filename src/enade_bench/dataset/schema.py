@@ -15,6 +15,12 @@ field          meaning
 ``has_image``  the item depends on an image (filtered by default)
 ``cannot_fix`` the item has a known, unfixable flaw (filtered by default)
 =============  =========================================================
+
+Besides these, each question carries its exam's own typed grouping ``fields``
+(ENADE: ``year, course, component``; ENEM: ``year, area, booklet, language,
+question_number``; E-EVAL: ``subject, level``), declared by the exam's
+:class:`~enade_bench.dataset.presets.DatasetPreset`. Records and breakdowns
+carry these fields under their own names.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+
+from enade_bench.results.summary import FieldValue
 
 LETTERS = "ABCDE"
 CANONICAL_FIELDS = (
@@ -58,6 +66,8 @@ class Question:
     has_image: bool = False
     cannot_fix: bool = False
     extra: tuple[tuple[str, str], ...] = field(default=())
+    #: The exam's declared grouping fields, in declared order (see the module docstring).
+    fields: dict[str, FieldValue] = field(default_factory=dict, hash=False)
 
     @property
     def letters(self) -> str:

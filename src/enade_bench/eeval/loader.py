@@ -12,8 +12,8 @@ text: the spreadsheet-mangled values of the upstream release (``1900-01-01
 :class:`~enade_bench.dataset.schema.Question` with
 
 * ``id`` = ``<subject key>/<row id>`` (unique across subjects),
-* ``course`` = the subject key, ``component`` = the level (so the core's
-  ``course``/``component`` breakdowns are the per-subject and per-level ones),
+* ``fields`` = ``subject`` (the subject key) and ``level`` (``primary``,
+  ``middle``, ``high``): the core's breakdowns are per subject and per level,
 * ``answer`` = the key, or ``""`` on the test split (answers are private).
 
 Upstream quirks are kept, never dropped (the submission needs every id), and
@@ -136,9 +136,8 @@ def read_subject_file(path: Path, subject: Subject, split: str) -> Iterable[tupl
             stem=row.values["question"].strip(),
             options=options,
             answer="" if split == "test" else _answer(row, len(options)),
-            course=subject.key,
-            component=subject.level,
             extra=(("subject", subject.key), ("split", split), ("source_file", path.name)),
+            fields={"subject": subject.key, "level": subject.level},
         )
         yield row, question
 

@@ -1,7 +1,7 @@
 """E-EVAL reports: per-subject / per-level accuracy and the leaderboard table.
 
 Both read the core results files (``{name}_{setting}_results.json``): the
-subject is each record's ``course`` and the level its ``component``.
+subject and the level are each record's ``subject`` and ``level`` fields.
 Accuracies are *micro* averages (correct / questions); the per-level block
 also gives the macro average over the level's subjects.
 """
@@ -85,7 +85,7 @@ def subject_summary(result: RunResult) -> SubjectSummary:
     """
     tally: dict[str, list[int]] = {}
     for record in result.records:
-        counts = tally.setdefault(record.course, [0, 0])
+        counts = tally.setdefault(str(record.fields.get("subject", "")), [0, 0])
         counts[0] += bool(record.correct)
         counts[1] += 1
     by_subject: dict[str, SubjectCell] = {}

@@ -80,7 +80,8 @@ def build_submission(
     expected = expected_ids(folder)
     got: dict[str, dict[str, str | None]] = {}
     for record in found.result.records:
-        subject, _, qid = record.id.partition("/")
+        subject = str(record.fields.get("subject", ""))
+        qid = record.id.removeprefix(f"{subject}/")  # ids are <subject key>/<row id>
         got.setdefault(subject, {})[qid] = record.prediction
     missing_subjects = [s for s in expected if s not in got]
     if missing_subjects:

@@ -100,3 +100,8 @@ def breakdown(
     for r in records:
         groups[str(key(r))].append(r)
     return {value: accuracy_cell(groups[value]) for value in sorted(groups)}
+
+
+def field_breakdowns(records: Sequence[QuestionRecord], fields: Iterable[str]) -> dict[str, dict[str, AccuracyCell]]:
+    """:func:`breakdown` by each named grouping field of the records (``None`` for a missing one)."""
+    return {name: breakdown(records, lambda r, name=name: r.fields.get(name)) for name in fields}

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from enade_bench.report.loader import RunEntry, experiments, strategies
+from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, strategies
 from enade_bench.report.table import fmt
 
 HATCHES = ("", "///", "...", "xxx", "\\\\\\", "++", "oo", "--")
@@ -88,7 +88,8 @@ def position_figure(entry: RunEntry) -> Figure | None:
 
 
 def summary_figure(runs: Sequence[RunEntry]) -> Figure:
-    """Four panels for one experiment: accuracy per strategy, per course, per year; position bias."""
+    """Four panels for one experiment: accuracy per strategy, per its first grouping field
+    (ENADE: course; ENEM: area; E-EVAL: subject), per year; position bias."""
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(2, 2, figsize=(9, 6.5))
         ax = axes[0][0]
@@ -102,7 +103,8 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy (95% CI)")
         ax.set_title("accuracy per strategy")
-        _breakdown_panel(axes[0][1], runs, "course", "accuracy per course")
+        group = _main_field(runs)
+        _breakdown_panel(axes[0][1], runs, group, f"accuracy per {group}")
         _breakdown_panel(axes[1][0], runs, "year", "accuracy per exam year")
         ax = axes[1][1]
         biased = [(e, k, b) for e in runs for k, b in (e.result.position_bias or {}).items()]
@@ -119,6 +121,11 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
     return fig
 
 
+def _main_field(runs: Sequence[RunEntry]) -> str:
+    """The first grouping field other than the year (``course`` for ENADE)."""
+    return next((f for f in breakdown_fields(runs) if f != "year"), "course")
+
+
 def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: str) -> None:
     values = sorted({v for e in runs for v in e.result.breakdowns.get(key, {})})
     width = 0.8 / max(len(runs), 1)
@@ -131,7 +138,7 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy")
     ax.set_title(title)
-    if key == "course":
+    if key != "year":
         ax.legend(frameon=False, fontsize=6, ncol=min(len(runs), 4))
 
 
@@ -171,7 +178,7 @@ def core_figures(entries: Sequence[RunEntry], folder: Path) -> list[FigureFile]:
     for name in experiments(entries):
         runs = [e for e in entries if e.experiment == name]
         out.append(save(summary_figure(runs), folder, f"summary_{name}",
-                        f"{name}: accuracy per strategy, course and year; position bias."))  # fmt: skip
+                        f"{name}: accuracy per strategy, {_main_field(runs)} and year; position bias."))  # fmt: skip
         for e in runs:
             fig = position_figure(e)
             if fig is not None:

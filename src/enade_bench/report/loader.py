@@ -148,3 +148,13 @@ def experiments(entries: Sequence[RunEntry]) -> list[str]:
 def strategies(entries: Sequence[RunEntry]) -> list[str]:
     """Strategy ids present, in table order."""
     return sorted({e.strategy for e in entries}, key=strategy_sort_key)
+
+
+def breakdown_fields(entries: Sequence[RunEntry]) -> list[str]:
+    """The grouping fields the runs break accuracy down by, in declared order, ``year`` last.
+
+    Each benchmark declares its own (ENADE ``course, component, year``; ENEM ``area,
+    booklet, language, year``; E-EVAL ``subject, level``); ``n_options`` is not one.
+    """
+    names = list(dict.fromkeys(k for e in entries for k in e.result.breakdowns if k != "n_options"))
+    return [n for n in names if n != "year"] + [n for n in names if n == "year"]

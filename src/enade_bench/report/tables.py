@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from enade_bench.metrics.accuracy import wilson_interval
-from enade_bench.report.loader import RunEntry, experiments, strategies
+from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, strategies
 from enade_bench.report.table import Table, fmt, fmt_interval, fmt_p
 from enade_bench.results.summary import AccuracyCell
 
@@ -90,7 +90,7 @@ def table1(entries: Sequence[RunEntry]) -> Table:
 
 
 def breakdown_table(entries: Sequence[RunEntry], key: str, title: str, name: str | None = None) -> Table:
-    """Accuracy per value of one breakdown (``course``, ``component``, ``year``, ``n_options``)."""
+    """Accuracy per value of one breakdown (a grouping field such as ``course``, or ``n_options``)."""
     rows = []
     for e in entries:
         for value, block in e.result.breakdowns.get(key, {}).items():  # key: a field of the records
@@ -128,7 +128,8 @@ def cutoff_table(entries: Sequence[RunEntry]) -> Table | None:
             continue
         groups: dict[str, list[bool]] = {}
         for r in e.result.records:
-            period = cutoff_period(r.year, cutoff)
+            year = r.fields.get("year")
+            period = cutoff_period(year if isinstance(year, int) else None, cutoff)
             if period is not None:
                 groups.setdefault(period, []).append(r.correct)
         for period in ("before", "after"):
@@ -210,11 +211,23 @@ def extraction_table(entries: Sequence[RunEntry]) -> Table | None:
     )
 
 
+#: Titles of the breakdown tables of the usual fields (others: ``Accuracy per <field>``).
+BREAKDOWN_TITLES = {
+    "course": "Accuracy per course (program)",
+    "component": "Accuracy per component",
+    "year": "Accuracy per exam year",
+}
+
+
+def breakdown_tables(entries: Sequence[RunEntry]) -> list[Table]:
+    """One accuracy table per declared grouping field of the runs."""
+    return [
+        breakdown_table(entries, name, BREAKDOWN_TITLES.get(name, f"Accuracy per {name}"))
+        for name in breakdown_fields(entries)
+    ]
+
+
 TABLE_BUILDERS: tuple[Callable[[Sequence[RunEntry]], Table | None], ...] = (
-    table1,
-    lambda es: breakdown_table(es, "course", "Accuracy per course (program)"),
-    lambda es: breakdown_table(es, "component", "Accuracy per component"),
-    lambda es: breakdown_table(es, "year", "Accuracy per exam year"),
     cutoff_table,
     position_bias_table,
     extraction_table,
@@ -223,4 +236,5 @@ TABLE_BUILDERS: tuple[Callable[[Sequence[RunEntry]], Table | None], ...] = (
 
 def core_tables(entries: Sequence[RunEntry]) -> list[Table]:
     """All non-psychometric tables that the runs support, in report order."""
-    return [t for build in TABLE_BUILDERS if (t := build(entries)) is not None]
+    tables = [table1(entries), *breakdown_tables(entries)]
+    return tables + [t for build in TABLE_BUILDERS if (t := build(entries)) is not None]

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from enade_bench.results.summary import (
     Breakdowns,
     DatasetInfo,
+    FieldValue,
     JsonObject,
     PositionBias,
     PromptFile,
@@ -14,7 +15,8 @@ from enade_bench.results.summary import (
     Totals,
 )
 
-SCHEMA_VERSION = 1
+#: 2: the exam's own grouping ``fields`` replace ``year``/``course``/``component``.
+SCHEMA_VERSION = 2
 
 
 class Sample(BaseModel):
@@ -39,9 +41,10 @@ class QuestionRecord(BaseModel):
 
     id: str
     shuffle: int = 0
-    year: int | None
-    course: str
-    component: str
+    #: The exam's grouping fields under their own names, in the order its preset declares
+    #: (ENADE ``year, course, component``; ENEM ``year, area, booklet, language,
+    #: question_number``; E-EVAL ``subject, level``).
+    fields: dict[str, FieldValue]
     n_options: int
     answer: str
     prediction: str | None

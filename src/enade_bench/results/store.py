@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from pydantic import JsonValue, ValidationError
 
 from enade_bench.errors import UserError
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
+from enade_bench.results.summary import as_object
 from enade_bench.results.writable import os_reason
 
 JsonObject = dict[str, JsonValue]
@@ -48,9 +50,80 @@ def _complete_v1(data: JsonObject) -> JsonObject:
     return data
 
 
+#: Version-1 records held ENADE's ``year``/``course``/``component`` for every exam; the
+#: version-2 field each one becomes, per ``dataset.preset`` (ENEM: see :func:`_enem_fields`).
+_V1_FIELDS: dict[str, dict[str, str]] = {
+    "eeval": {"subject": "course", "level": "component"},
+    "progress_test": {"year": "year", "area": "component"},
+}
+_ENADE_V1 = {"year": "year", "course": "course", "component": "component"}
+_ENEM_ID = re.compile(r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$")
+
+
+def _enem_fields(record: JsonObject) -> JsonObject:
+    """ENEM fields of a version-1 record: the area was ``component``; booklet, position and
+    language were only in the id (``<file stem>:<question_number>:<language>``)."""
+    match = _ENEM_ID.match(str(record.get("id", "")))
+    return {
+        "year": record.get("year"),
+        "area": record.get("component"),
+        "booklet": int(match["booklet"]) if match else None,
+        "language": match["language"] if match else None,
+        "question_number": int(match["number"]) if match else None,
+    }
+
+
+def migrate_record_v1(record: JsonObject, preset: str | None = None) -> JsonObject:
+    """A version-1 record with ``fields`` in place of ``year``/``course``/``component``.
+
+    ``preset`` is the run's ``dataset.preset`` (``None``: ENADE's fields; a resumed run
+    then takes each record's fields from its loaded question, see the runner).
+    """
+    if "fields" in record:
+        return record
+    if preset == "enem":
+        fields = _enem_fields(record)
+    else:
+        fields = {new: record.get(old) for new, old in _V1_FIELDS.get(preset or "", _ENADE_V1).items()}
+    out: JsonObject = {}
+    for key, value in record.items():
+        if key == "year":
+            out["fields"] = fields
+        if key not in ("year", "course", "component"):
+            out[key] = value
+    out.setdefault("fields", fields)
+    return out
+
+
+def _v1_to_v2(data: JsonObject) -> JsonObject:
+    """Each exam's own fields: records' ``year``/``course``/``component`` -> ``fields``.
+
+    Breakdowns keep their cells under the new names (E-EVAL ``course`` -> ``subject``,
+    ``component`` -> ``level``; ENEM ``component`` -> ``area``, its constant ``course``
+    dropped). ENEM's booklet, language and position are read from the record ids here only.
+    """
+    data = _complete_v1(data)
+    config = as_object(data.get("config"))
+    preset = as_object(config.get("dataset")).get("preset")
+    preset = preset if isinstance(preset, str) else None
+    records = data.get("records")
+    if isinstance(records, list):
+        data["records"] = [migrate_record_v1(r, preset) if isinstance(r, dict) else r for r in records]
+    breakdowns = data.get("breakdowns")
+    if isinstance(breakdowns, dict):
+        if preset == "enem":
+            names = {"component": "area"}
+        else:
+            names = {old: new for new, old in _V1_FIELDS.get(preset or "", _ENADE_V1).items()}
+        data["breakdowns"] = {
+            names.get(k, k): v for k, v in breakdowns.items() if k in names or k not in ("course", "component")
+        }
+    return data
+
+
 #: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
 #: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
-MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _complete_v1}
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _v1_to_v2, 2: _complete_v1}
 
 
 def migrate(data: JsonObject, source: str) -> JsonObject:
@@ -177,7 +250,10 @@ class IntermediateLog:
                     )
             else:
                 try:
-                    record = QuestionRecord.model_validate(obj["record"])
+                    raw_record = obj["record"]
+                    if isinstance(raw_record, dict):
+                        raw_record = migrate_record_v1(raw_record)
+                    record = QuestionRecord.model_validate(raw_record)
                 except (KeyError, ValidationError):
                     raise UserError(f"{self.path}: byte {offset}: not a result record") from None
                 records[record.key] = record

@@ -75,7 +75,12 @@ class Totals(AccuracyCell):
     per_shuffle: PerShuffle | None = Field(default=None, exclude_if=_absent)
 
 
-#: ``breakdowns[field][value]``: accuracy per year, course, component, number of options…
+#: The value of one grouping field of a record: text, a whole number, or ``None`` (empty cell).
+FieldValue = str | int | None
+
+#: ``breakdowns[field][value]``: accuracy per value of each of the exam's grouping fields
+#: (ENADE: year, course, component; ENEM: year, area, booklet, language; E-EVAL: subject,
+#: level), then per number of options.
 Breakdowns = dict[str, dict[str, AccuracyCell]]
 
 

@@ -39,7 +39,7 @@ from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, print_outcome, write_table1
 from enade_bench.runner.run import Experiment, RunOptions, fingerprint, make_executor, write_results
 from enade_bench.runner.schedule import item_seeds
-from enade_bench.runner.work import WorkItem, sha256_text, work_items
+from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields, work_items
 from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
@@ -141,7 +141,7 @@ def _plans(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions)
         items = work_items(questions, strategy, cfg.evaluation.seed)
         path = result_paths(exp.output_dir, cfg.name, strategy.id)["intermediate"]
         log = IntermediateLog(path, fingerprint(exp, strategy))
-        done = log.load() if options.resume else {}
+        done = with_current_fields(log.load(), questions) if options.resume else {}
         prompts = [executor.prompt_for(item) for item in items]
         seeds = item_seeds(items, strategy, cfg.evaluation.seed, cfg.evaluation.batch_size)
         plans.append(_Plan(strategy, executor, items, prompts, log, done, n_samples, seeds))

@@ -15,10 +15,10 @@ from pathlib import Path
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text
 
+#: Columns of the summary CSV after ``id``, ``shuffle`` and the exam's grouping fields.
 SUMMARY_COLUMNS = (
-    "id", "shuffle", "year", "course", "component", "n_options", "answer", "prediction",
-    "correct", "method", "shot", "strategy", "permutation", "extraction_rule", "error",
-    "question_hash", "prompt_hash",
+    "n_options", "answer", "prediction", "correct", "method", "shot", "strategy", "permutation",
+    "extraction_rule", "error", "question_hash", "prompt_hash",
 )  # fmt: skip
 
 
@@ -38,15 +38,26 @@ class RunOutcome:
         )
 
 
+def record_fields(records: Iterable[QuestionRecord]) -> list[str]:
+    """The grouping fields the records carry, in first-seen order."""
+    return list(dict.fromkeys(name for r in records for name in r.fields))
+
+
 def summary_csv(records: Sequence[QuestionRecord]) -> str:
-    """``{name}_{strategy}_summary.csv``: one row per record, without prompts and outputs."""
+    """``{name}_{strategy}_summary.csv``: one row per record, without prompts and outputs.
+
+    Columns: ``id``, ``shuffle``, the exam's grouping fields (ENADE: ``year``, ``course``,
+    ``component``), then :data:`SUMMARY_COLUMNS`.
+    """
+    fields = record_fields(records)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(SUMMARY_COLUMNS)
+    writer.writerow(["id", "shuffle", *fields, *SUMMARY_COLUMNS])
     for r in records:
         row = r.model_dump()
         row["permutation"] = "".join(map(str, r.permutation)) if r.permutation else ""
-        writer.writerow(["" if row[c] is None else row[c] for c in SUMMARY_COLUMNS])
+        values = [r.id, r.shuffle, *(r.fields.get(f) for f in fields), *(row[c] for c in SUMMARY_COLUMNS)]
+        writer.writerow(["" if v is None else v for v in values])
     return buffer.getvalue()
 
 

@@ -18,7 +18,7 @@ from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
 from enade_bench.dataset.presets import DatasetPreset
 from enade_bench.errors import UserError
-from enade_bench.metrics.accuracy import breakdown, summarize
+from enade_bench.metrics.accuracy import breakdown, field_breakdowns, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.results.environment import environment
@@ -26,9 +26,9 @@ from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
 from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, PromptFile, StrategyInfo
 from enade_bench.runner.execute import ChunkExecutor, ExtractFn, PromptFn
-from enade_bench.runner.outputs import RunOutcome, summary_csv, write_table1
+from enade_bench.runner.outputs import RunOutcome, record_fields, summary_csv, write_table1
 from enade_bench.runner.schedule import chunks, item_seeds
-from enade_bench.runner.work import work_items
+from enade_bench.runner.work import with_current_fields, work_items
 from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy, from_config, get_strategy
 
 
@@ -57,6 +57,9 @@ class Experiment:
     #: Optional hooks for other benchmarks (E-EVAL): prompt builder per strategy, extractor.
     prompt_fn_for: Callable[[Strategy], PromptFn] | None = None
     extract_fn: ExtractFn | None = None
+    #: The grouping fields accuracy is broken down by (the benchmark's preset declares
+    #: them); ``None``: every field the records carry, in their order.
+    breakdown_fields: tuple[str, ...] | None = None
 
     @cached_property
     def prompt_files(self) -> dict[str, PromptFile]:
@@ -116,7 +119,7 @@ def run_strategy(exp: Experiment, strategy: Strategy, options: RunOptions) -> Ru
     done: dict[tuple[str, int], QuestionRecord] = {}
     if cfg.output.save_intermediate:
         if options.resume:
-            done = log.load()
+            done = with_current_fields(log.load(), questions)
             log.ensure_header()
         else:
             log.start_fresh()
@@ -198,9 +201,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         prompts=exp.prompt_files,
         totals=summarize(records),
         breakdowns={
-            "year": breakdown(records, lambda r: r.year),
-            "course": breakdown(records, lambda r: r.course),
-            "component": breakdown(records, lambda r: r.component),
+            **field_breakdowns(records, exp.breakdown_fields or record_fields(records)),
             "n_options": breakdown(records, lambda r: r.n_options),
         },
         position_bias=bpc,
@@ -262,7 +263,8 @@ def load_experiment(
     backend = factory(cfg)
     check_capabilities(backend, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
     output_dir = options.output_dir or Path(cfg.output.dir)
-    return Experiment(cfg, dataset, prompts, backend, output_dir), strategies
+    fields = spec.preset.breakdown_fields if spec.preset else None
+    return Experiment(cfg, dataset, prompts, backend, output_dir, breakdown_fields=fields), strategies
 
 
 def run_loaded(

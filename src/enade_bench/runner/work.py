@@ -103,9 +103,7 @@ def build_record(
     return QuestionRecord(
         id=q.id,
         shuffle=item.shuffle,
-        year=q.year,
-        course=q.course,
-        component=q.component,
+        fields=dict(q.fields),
         n_options=q.n_options,
         answer=q.answer,
         prediction=prediction,
@@ -130,3 +128,19 @@ def build_record(
         prompt_form=prompt_form,
         extra=extra,
     )
+
+
+def with_current_fields(
+    done: dict[tuple[str, int], QuestionRecord], questions: Sequence[Question]
+) -> dict[tuple[str, int], QuestionRecord]:
+    """Logged records with the grouping fields of the loaded questions.
+
+    A log written before schema version 2 held ENADE's ``year``/``course``/``component``
+    for every exam; the resume fingerprint guarantees the same data, so each resumed
+    record takes its question's fields and the finished file is as if run in one go.
+    """
+    fields_of = {q.id: q.fields for q in questions}
+    return {
+        key: r if fields_of.get(r.id, r.fields) == r.fields else r.model_copy(update={"fields": dict(fields_of[r.id])})
+        for key, r in done.items()
+    }

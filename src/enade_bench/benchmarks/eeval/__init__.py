@@ -6,8 +6,8 @@ split folder.  :class:`EEvalBenchmark` builds a core
 :class:`~enade_bench.runner.run.Experiment` whose hooks put E-EVAL prompts
 (``prompt_fn_for``) and the Chinese extraction cascade (``extract_fn``) in place
 of ENADE's, so resume, the intermediate log, results JSON/CSV and the
-per-subject (``course``) and per-level (``component``) breakdowns all come
-from the core; :meth:`EEvalBenchmark.run` adds the E-EVAL summary files.
+per-subject and per-level breakdowns (the questions' ``subject`` and ``level``
+fields) all come from the core; :meth:`EEvalBenchmark.run` adds the E-EVAL summary files.
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ from enade_bench.runner.work import WorkItem
 from enade_bench.strategies.registry import Strategy
 
 
+#: E-EVAL's grouping fields: the subject key and its level (``primary``, ``middle``, ``high``).
+FIELDS = ("subject", "level")
+
+
 def make_prompt_fn_for(
     data: EEvalData, templates: dict[str, EEvalTemplate]
 ) -> Callable[[Strategy], PromptFn]:
@@ -48,7 +52,7 @@ def make_prompt_fn_for(
         template = templates[strategy.kind]
 
         def build(item: WorkItem) -> PromptParts:
-            subject = data.subjects[item.question.course]
+            subject = data.subjects[str(item.question.fields["subject"])]
             demos = data.demos.get(subject.key, ())
             return build_eeval_prompt(template, subject, item.question.stem, item.options, demos, strategy.k)
 
@@ -87,6 +91,7 @@ def load_eeval_experiment(cfg: ExperimentConfig, options: RunOptions) -> tuple[E
         output_dir=options.output_dir or Path(cfg.output.dir),
         prompt_fn_for=make_prompt_fn_for(data, templates),
         extract_fn=extract_chinese,
+        breakdown_fields=FIELDS,
     )
     return exp, list(settings)
 

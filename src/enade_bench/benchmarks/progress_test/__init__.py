@@ -1,7 +1,8 @@
 """Teste de Progresso: the medical-school progress test (four options, A–D).
 
-An example of an exam added as a plug-in: a preset (the file's own column names)
-and a prompt file, nothing else. ``sample.csv`` holds eight questions written by
+An example of an exam added as a plug-in: a preset (the file's own column names
+and its grouping fields, ``year`` and the ``area`` of medicine) and a prompt
+file, nothing else. ``sample.csv`` holds eight questions written by
 the enade-bench team in the test's style (not items of a real edition).
 """
 
@@ -22,10 +23,10 @@ PRESET = DatasetPreset(
         "D": "alternativa_d",
         "answer": "gabarito",
         "year": "ano",
-        "component": "grande_area",
     },
     id_template="tp{ano}_{numero}",
-    constants={"course": "Medicina"},
+    fields=("year", "area"),
+    field_columns={"area": "grande_area"},
 )
 
 BENCHMARK = CsvExam(
