@@ -141,7 +141,9 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     lc = [q for q in data.questions if q.extra_value("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
     assert len({q.id for q in lc}) == len(lc)  # English and Spanish items 1–5 get distinct ids
     # ENEM's own fields, not ENADE's course/component.
-    assert all(list(q.fields) == ["year", "area", "booklet", "language", "question_number"] for q in data.questions)
+    assert all(
+        list(q.fields) == ["year", "area", "booklet", "language", "question_number"] for q in data.questions
+    )
     assert all(q.course == q.component == "" for q in data.questions)
     assert {q.fields["area"] for q in data.questions} == {"CH", "CN", "LC", "MT"}
     assert {q.fields["booklet"] for q in lc} == {1072}
@@ -157,7 +159,9 @@ def test_preset_fields_come_from_file_name_constants_and_columns(tmp_path: Path)
     from enade_bench.dataset.presets import DatasetPreset
 
     path = tmp_path / "EXAM_B7.csv"
-    path.write_text("id,stem,A,B,answer,year,area,num\nq1,s,a,b,A,2020,bio,3\nq2,s,a,b,B,,chem,x\n", encoding="utf-8")
+    path.write_text(
+        "id,stem,A,B,answer,year,area,num\nq1,s,a,b,A,2020,bio,3\nq2,s,a,b,B,,chem,x\n", encoding="utf-8"
+    )
     preset = DatasetPreset(
         "x",
         fields=("year", "area", "booklet", "kind", "num"),

@@ -30,9 +30,11 @@ def test_val_split_every_row_with_subject_and_level(eeval_root: Path) -> None:
         q = got[qid]
         assert q.answer == row["answer"].strip()
         assert q.options == tuple(row[c].strip() for c in "ABCD" if row[c].strip())
-        assert q.course == qid.split("/")[0]
-        assert q.component in {"primary", "middle", "high"}
-        assert q.course.startswith(q.component + "_school_")
+        assert list(q.fields) == ["subject", "level"]  # E-EVAL's own fields, not ENADE's
+        assert q.course == q.component == ""
+        assert q.fields["subject"] == qid.split("/")[0]
+        assert q.fields["level"] in {"primary", "middle", "high"}
+        assert str(q.fields["subject"]).startswith(f"{q.fields['level']}_school_")
     assert data.dataset.counts["kept"] == len(expected)
 
 
@@ -79,7 +81,7 @@ def test_dev_demonstrations_per_subject(eeval_root: Path) -> None:
 
 def test_level_filter_and_limit_per_subject(eeval_root: Path) -> None:
     data = load_eeval(_cfg(eeval_root / "val", componentes=["primary"]), limit_per_subject=2)
-    assert {q.component for q in data.dataset.questions} == {"primary"}
+    assert {q.fields["level"] for q in data.dataset.questions} == {"primary"}
     assert len(data.dataset.questions) == 2 * len(data.subjects) == 10
 
 

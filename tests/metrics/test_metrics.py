@@ -1,6 +1,6 @@
 import pytest
 
-from enade_bench.metrics import breakdown, position_bias, summarize, wilson_interval
+from enade_bench.metrics import breakdown, field_breakdowns, position_bias, summarize, wilson_interval
 from enade_bench.results.records import QuestionRecord
 
 
@@ -8,7 +8,8 @@ def rec(
     i: int, correct: bool, pred_pos: int | None, ans_pos: int = 0, k: int = 5, **kw: object
 ) -> QuestionRecord:
     letters = "ABCDE"
-    base = dict(id=f"q{i}", year=2019, course="Medicina", component="Formação Geral", n_options=k,
+    fields = {"year": 2019, "course": kw.pop("course", "Medicina"), "component": "Formação Geral"}
+    base = dict(id=f"q{i}", fields=fields, n_options=k,
                 answer="A", prediction=letters[pred_pos] if pred_pos is not None else None, correct=correct,
                 method="generation", shot="zero", strategy="S4", permutation=None, answer_position=ans_pos,
                 predicted_position=pred_pos, displayed_prediction=None, question_hash="h", prompt_hash="p",
@@ -47,8 +48,12 @@ def test_breakdown_groups() -> None:
         rec(1, False, 1, course="Nutrição"),
         rec(2, True, 0, course="Nutrição"),
     ]
-    out = breakdown(records, lambda r: r.course)
+    out = breakdown(records, lambda r: r.fields["course"])
     assert out["Medicina"].accuracy == 1.0 and out["Nutrição"].n == 2
+    by_field = field_breakdowns(records, ["course", "year", "missing"])
+    assert list(by_field) == ["course", "year", "missing"]
+    assert by_field["course"] == out
+    assert by_field["year"]["2019"].n == 3 and list(by_field["missing"]) == ["None"]
 
 
 def test_position_bias_matches_r_chisq_test() -> None:

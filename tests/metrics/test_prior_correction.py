@@ -28,7 +28,7 @@ def record(qid: str, shuffle: int, perm: list[int], content: np.ndarray, prior: 
         scores = {LETTERS[perm[i]]: float(math.log(shown[i]) - 3.0) for i in range(len(perm))}
     prediction = LETTERS[perm[position]]
     return QuestionRecord(
-        id=qid, shuffle=shuffle, year=2022, course="ENEM", component="MT", n_options=len(perm), answer=answer,
+        id=qid, shuffle=shuffle, fields={"year": 2022, "area": "MT"}, n_options=len(perm), answer=answer,
         prediction=prediction, correct=prediction == answer, method=method, shot="zero", strategy=None,
         permutation=perm, answer_position=perm.index(LETTERS.index(answer)), predicted_position=position,
         displayed_prediction=LETTERS[position], option_scores=scores, question_hash="h", prompt_hash="p", prompt="",

@@ -23,7 +23,8 @@ def _records(correct: list[bool], predicted: list[int]) -> list[QuestionRecord]:
     for i, (ok, pos) in enumerate(zip(correct, predicted, strict=True)):
         answer = "ABCDE"[(pos if ok else pos + 1) % 5]
         out.append(QuestionRecord(
-            id=f"q{i}", year=2015 + i % 4, course=["Medicina", "Enfermagem"][i % 2], component="Formação Geral",
+            id=f"q{i}", fields={"year": 2015 + i % 4, "course": ["Medicina", "Enfermagem"][i % 2],
+                                "component": "Formação Geral"},
             n_options=5, answer=answer, prediction="ABCDE"[pos], correct=ok, method="generation", shot="zero",
             strategy="S1", permutation=None, answer_position="ABCDE".index(answer), predicted_position=pos,
             displayed_prediction="ABCDE"[pos], extraction_rule="resposta", question_hash="h", prompt_hash="p",

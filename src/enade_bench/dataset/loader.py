@@ -200,7 +200,10 @@ class _RowMapper:
             raise UserError(f"{col('year')}: year '{year_text}' is not an integer") from None
         used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
-        canonical = {"course": self.get(row, "course").strip(), "component": self.get(row, "component").strip()}
+        canonical = {
+            "course": self.get(row, "course").strip(),
+            "component": self.get(row, "component").strip(),
+        }
         return Question(
             id=qid,
             stem=stem,

@@ -102,6 +102,12 @@ def breakdown(
     return {value: accuracy_cell(groups[value]) for value in sorted(groups)}
 
 
-def field_breakdowns(records: Sequence[QuestionRecord], fields: Iterable[str]) -> dict[str, dict[str, AccuracyCell]]:
+def field_breakdowns(
+    records: Sequence[QuestionRecord], fields: Iterable[str]
+) -> dict[str, dict[str, AccuracyCell]]:
     """:func:`breakdown` by each named grouping field of the records (``None`` for a missing one)."""
-    return {name: breakdown(records, lambda r, name=name: r.fields.get(name)) for name in fields}
+
+    def by(name: str) -> Callable[[QuestionRecord], object]:
+        return lambda r: r.fields.get(name)
+
+    return {name: breakdown(records, by(name)) for name in fields}

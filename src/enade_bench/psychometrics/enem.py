@@ -324,3 +324,55 @@ def exam_items(
     )
     merged = merged.rename(columns={"key_x": "answer", "key_y": "booklet_key"})
     return merged[["row", "position", "answer", "booklet_key", "item_id", "a", "b", "c", "scored"]]
+
+
+@dataclass(frozen=True)
+class LinkedExam:
+    """An exam file linked, once, to its booklet's parameters.
+
+    Attributes
+    ----------
+    exam : ExamFile
+        Year, area and the file's booklet code (0 when unknown).
+    booklet : int
+        The booklet it was linked to (:func:`link_booklet`).
+    questions : DataFrame
+        The exam file's rows.
+    items : DataFrame
+        :func:`exam_items` plus each row's ``question_number`` and ``language``:
+        a question of a run is found by these two fields of its record.
+    """
+
+    exam: ExamFile
+    booklet: int
+    questions: pd.DataFrame
+    items: pd.DataFrame
+
+    def item_of(self) -> dict[tuple[int, str], str]:
+        """``(question_number, language)`` → INEP item id, for the joined questions with an item."""
+        rows = self.items[self.items["item_id"].map(lambda v: isinstance(v, str))]
+        keys = zip(rows["question_number"], rows["language"], strict=True)
+        return dict(zip(keys, rows["item_id"], strict=True))
+
+
+def link_exam(
+    exam: ExamFile, questions: pd.DataFrame, inep_items: pd.DataFrame, booklets: pd.DataFrame
+) -> LinkedExam:
+    """Link an exam file to its booklet (by code, or by answer key when the code is 0) and join
+    its questions to the booklet's parameters (:func:`link_booklet`, :func:`exam_items`).
+
+    The whole file is needed, not only the questions a run answered: the answer
+    key of every common item identifies an unknown booklet, and a question's
+    place in the booklet is its rank among all the file's positions.
+
+    Raises
+    ------
+    LookupError, KeyError
+        If no booklet matches or the booklet is not in the item table.
+    """
+    code = link_booklet(questions, inep_items, booklets, exam.year, exam.area, exam.co_prova)
+    joined = exam_items(questions, inep_items, code)
+    rows = questions.loc[joined["row"]]
+    joined["question_number"] = rows["question_number"].astype(int).to_numpy()
+    joined["language"] = rows["language"].astype(str).to_numpy()
+    return LinkedExam(exam, code, questions, joined)

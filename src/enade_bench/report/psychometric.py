@@ -1,10 +1,12 @@
 """Psychometric analysis of runs on exams with human-calibrated item parameters (ENEM).
 
-A run qualifies when its question ids carry an ENEM exam file stem
-(``ENEM_<year>_<area>_CO_PROVA_<code>:<position>:<language>``, the ``enem``
-dataset preset).  Its records are joined to INEP's 3PL parameters by booklet
-position (:func:`enade_bench.psychometrics.enem.exam_items`); each option
-shuffle is one response pattern.  Everything else is computed by
+A run qualifies when its records carry ENEM's fields (``year``, ``area``,
+``booklet``, ``language``, ``question_number``; the ``enem`` dataset preset).
+Records are grouped by exam (year, area, booklet); each exam's question file is
+linked once to INEP's booklet and 3PL parameters
+(:func:`enade_bench.psychometrics.enem.link_exam`) and each record is joined to
+its item by its ``question_number`` and ``language``; each option shuffle is one
+response pattern.  Everything else is computed by
 :mod:`enade_bench.psychometrics`: θ (EAP, mirt preset) and l_z per shuffle, l_z*
 from a WLE pass (EAP has no correction term), ENEM-scale scores, the random
 baseline over the same number of shuffles, a simulated human population, the
@@ -15,7 +17,7 @@ tests.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,13 +25,15 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.dataset.sources import file_sha256
+from enade_bench.errors import UserError
 from enade_bench.psychometrics.baseline import random_responses
 from enade_bench.psychometrics.classical import attribute_tests, discrimination_index, item_attributes
 from enade_bench.psychometrics.enem import (
+    AREAS,
     ExamFile,
+    LinkedExam,
     enem_score,
-    exam_items,
-    link_booklet,
+    link_exam,
     load_booklets,
     load_inep_items,
     parse_exam_filename,
@@ -40,6 +44,7 @@ from enade_bench.psychometrics.shuffles import score_shuffles, summarise_shuffle
 from enade_bench.psychometrics.simulation import simulate_population
 from enade_bench.psychometrics.tidy import to_wide
 from enade_bench.report.loader import NO_STRATEGY, RunEntry
+from enade_bench.results.records import QuestionRecord
 
 #: Per-shuffle statistics summarised over shuffles (mean and 95 % percentile interval).
 SUMMARY_COLUMNS = ("theta", "se", "lz", "lz_star", "score", "accuracy")
@@ -102,41 +107,72 @@ def find_enem_data(entries: Sequence[RunEntry], explicit: Path | None = None) ->
     return None
 
 
-def _question_file(stem: str, entry: RunEntry, enem_dir: Path) -> Path | None:
+def exam_of(record: QuestionRecord) -> ExamFile | None:
+    """The ENEM exam (year, area, booklet code as loaded) a record answered, from its fields."""
+    year, area, booklet = (record.fields.get(k) for k in ("year", "area", "booklet"))
+    if isinstance(year, int) and isinstance(booklet, int) and area in AREAS:
+        return ExamFile(year, str(area), booklet)
+    return None
+
+
+def item_key(record: QuestionRecord) -> tuple[int, str] | None:
+    """``(question_number, language)`` of an ENEM record: its row in the exam file."""
+    number, language = record.fields.get("question_number"), record.fields.get("language")
+    return (number, language) if isinstance(number, int) and isinstance(language, str) else None
+
+
+def question_file(entry: RunEntry, exam: ExamFile) -> Path:
+    """The exam's question file as the run recorded it (path and sha256 in ``dataset.sources``).
+
+    The records carry each question's answer and position, but the analysis needs
+    the whole file: a booklet code 0 is linked by the answer key of every common
+    item (annulled items and items left out by ``--limit`` are not in the
+    records), an item's place in the booklet is its rank among all the file's
+    positions, and the attribute tests read the item texts.
+
+    Raises
+    ------
+    UserError
+        When no source of the run is that exam's file, or it moved or changed.
+    """
     for source in entry.result.dataset.sources:
         path = Path(str(source.get("path", "")))
-        if path.stem == stem:
-            for candidate in (path, entry.path.parent / path):
-                if candidate.is_file():
-                    return candidate
-    # Relative source paths may not resolve from here: find the file by name, and among
-    # same-named files (pt-br/ and en/ share names) take the one with the recorded sha256.
-    digests = {str(s.get("sha256")) for s in entry.result.dataset.sources}
-    found = sorted((enem_dir / "questions").rglob(f"{stem}.csv"))
-    for candidate in found:
-        if file_sha256(candidate) in digests:
-            return candidate
-    return found[0] if found else None
+        try:
+            named = parse_exam_filename(path)
+        except ValueError:
+            continue
+        if named != exam:
+            continue
+        if not path.is_file():
+            raise UserError(f"{entry.path}: dataset source {path}: file not found")
+        if source.get("sha256") and file_sha256(path) != source["sha256"]:
+            raise UserError(f"{entry.path}: dataset source {path}: changed since the run (sha256 differs)")
+        return path
+    raise UserError(f"{entry.path}: no dataset source named {_file_stem(exam)}.csv")
 
 
-def _exam_stem(record_id: str) -> str | None:
-    stem = record_id.split(":", 1)[0]
-    try:
-        parse_exam_filename(stem)
-    except ValueError:
-        return None
-    return stem
+def _file_stem(exam: ExamFile) -> str:
+    return f"ENEM_{exam.year}_{exam.area}_CO_PROVA_{exam.co_prova}"
 
 
-def _link(stem: str, path: Path, inep: pd.DataFrame, booklets: pd.DataFrame) -> tuple[int, pd.DataFrame]:
-    """Booklet code and question rows joined to parameters, with the record id of each row."""
-    exam = parse_exam_filename(stem)
-    questions = pd.read_csv(path, dtype=str, keep_default_na=False)
-    code = link_booklet(questions, inep, booklets, exam.year, exam.area, exam.co_prova)
-    joined = exam_items(questions, inep, code)
-    ids = stem + ":" + questions["question_number"].astype(str) + ":" + questions["language"].astype(str)
-    joined["record_id"] = ids.loc[joined["row"]].to_numpy()
-    return code, questions.assign(record_id=ids)
+def link_runs(
+    groups: Mapping[ExamFile, Sequence[RunEntry]], inep: pd.DataFrame, booklets: pd.DataFrame
+) -> tuple[dict[ExamFile, LinkedExam], list[str]]:
+    """Each exam's question file (from its first run) linked once to its booklet; notes for the rest."""
+    linked, skipped = {}, []
+    for exam, runs in groups.items():
+        name = _file_stem(exam)
+        try:
+            path = question_file(runs[0], exam)
+        except UserError as exc:
+            skipped.append(f"{name}: question file: {exc}")
+            continue
+        questions = pd.read_csv(path, dtype=str, keep_default_na=False)
+        try:
+            linked[exam] = link_exam(exam, questions, inep, booklets)
+        except (LookupError, KeyError, ValueError) as exc:
+            skipped.append(f"{name}: no INEP item parameters ({exc})")
+    return linked, skipped
 
 
 def analyse(
@@ -144,13 +180,14 @@ def analyse(
     enem_dir: Path | None = None,
     seed: int = 20240101,
     n_humans: int = 1000,
+    linked: Sequence[LinkedExam] = (),
 ) -> Psychometrics:
     """Run the psychometric analysis on every run that answered an ENEM exam.
 
     Parameters
     ----------
     entries : sequence of RunEntry
-        All runs of the report (non-ENEM runs are ignored).
+        All runs of the report (runs without ENEM fields are ignored).
     enem_dir : Path, optional
         Folder with ``inep_items.csv`` and ``inep_booklets.csv`` (found
         automatically when omitted, see :func:`find_enem_data`).
@@ -158,51 +195,47 @@ def analyse(
         Seed of the random baseline and the simulated human population.
     n_humans : int
         Size of the simulated human population.
+    linked : sequence of LinkedExam
+        Exams already linked to their booklets (a study links its exams when it
+        plans them); the others are linked here, once each.
 
     Returns
     -------
     Psychometrics
         One :class:`ExamAnalysis` per booklet, and a note per run or exam skipped.
     """
-    groups: dict[str, list[RunEntry]] = {}
+    groups: dict[ExamFile, list[RunEntry]] = {}
     for entry in entries:
-        stems = {s for r in entry.result.records if (s := _exam_stem(r.id))}
-        for stem in sorted(stems):
-            groups.setdefault(stem, []).append(entry)
+        answered = {e for r in entry.result.records if (e := exam_of(r))}
+        for exam in sorted(answered, key=_file_stem):  # the order of the exams' file names
+            groups.setdefault(exam, []).append(entry)
     if not groups:
         return Psychometrics([], [])
     folder = find_enem_data(entries, enem_dir)
     if folder is None:
         return Psychometrics([], ["no inep_items.csv found (pass --enem-data); psychometrics skipped"])
     inep = load_inep_items(folder / "inep_items.csv")
-    booklets = load_booklets(folder / "inep_booklets.csv")
+    known = {exam.exam: exam for exam in linked}
+    todo = {exam: runs for exam, runs in groups.items() if exam not in known}
+    found, skipped = link_runs(todo, inep, load_booklets(folder / "inep_booklets.csv")) if todo else ({}, [])
+    known.update(found)
     rng = np.random.default_rng(seed)
-    exams, skipped = [], []
-    for stem, runs in groups.items():
-        path = _question_file(stem, runs[0], folder)
-        if path is None:
-            skipped.append(f"{stem}: question file not found under {folder / 'questions'}")
-            continue
-        try:
-            code, questions = _link(stem, path, inep, booklets)
-        except (LookupError, KeyError, ValueError) as exc:
-            skipped.append(f"{stem}: no INEP item parameters ({exc})")
-            continue
-        exams.append(_analyse_exam(stem, code, questions, runs, inep, rng, n_humans))
+    exams = [
+        _analyse_exam(known[exam], runs, rng, n_humans) for exam, runs in groups.items() if exam in known
+    ]
     return Psychometrics(exams, skipped)
 
 
-def _tidy(
-    stem: str, runs: Sequence[RunEntry], joined: pd.DataFrame
-) -> tuple[pd.DataFrame, dict[str, RunEntry]]:
-    item_of = dict(zip(joined["record_id"], joined["item_id"], strict=True))
+def _tidy(exam: LinkedExam, runs: Sequence[RunEntry]) -> tuple[pd.DataFrame, dict[str, RunEntry]]:
+    item_of = exam.item_of()
     rows, names = [], {}
     for entry in runs:
         name = respondent_name(entry)
         names[name] = entry
         for r in entry.result.records:
-            if r.id.startswith(stem + ":") and isinstance(item_of.get(r.id), str):
-                rows.append((name, r.shuffle, item_of[r.id], int(r.correct)))
+            key = item_key(r)
+            if key is not None and key in item_of and exam_of(r) == exam.exam:
+                rows.append((name, r.shuffle, item_of[key], int(r.correct)))
     return pd.DataFrame(rows, columns=["respondent", "shuffle", "item_id", "correct"]), names
 
 
@@ -215,18 +248,10 @@ def _score(tidy: pd.DataFrame, items: ItemParams, area: str) -> pd.DataFrame:
 
 
 def _analyse_exam(
-    stem: str,
-    code: int,
-    questions: pd.DataFrame,
-    runs: Sequence[RunEntry],
-    inep: pd.DataFrame,
-    rng: np.random.Generator,
-    n_humans: int,
+    linked: LinkedExam, runs: Sequence[RunEntry], rng: np.random.Generator, n_humans: int
 ) -> ExamAnalysis:
-    exam = parse_exam_filename(stem)
-    joined = exam_items(questions, inep, code)
-    joined["record_id"] = questions["record_id"].loc[joined["row"]].to_numpy()
-    tidy, names = _tidy(stem, runs, joined)
+    exam, joined, questions = linked.exam, linked.items, linked.questions
+    tidy, names = _tidy(linked, runs)
     scored = joined[joined["scored"] & joined["item_id"].isin(set(tidy["item_id"]))]
     items = ItemParams.from_frame(scored)
     per_shuffle = _score(tidy, items, exam.area)
@@ -245,12 +270,11 @@ def _analyse_exam(
     )
     di = discrimination_index(wide, models["theta"].to_numpy())
     di = di.merge(items.to_frame()[["item_id", "b"]], on="item_id")
-    by_id = questions.set_index("record_id")
-    item_rows = by_id.loc[scored["record_id"]].reset_index(drop=True)
+    item_rows = questions.loc[scored["row"]].reset_index(drop=True)
     attrs = item_attributes(item_rows)
     attrs.index = list(items.item_ids)
     tests = attribute_tests(di.set_index("item_id").loc[list(items.item_ids), "poor"].to_numpy(), attrs)
     return ExamAnalysis(
-        exam, code, items, questions, pd.concat([tidy, guesses], ignore_index=True), per_shuffle, summary, humans, di, tests,
-        information_curve(items), names,
+        exam, linked.booklet, items, questions, pd.concat([tidy, guesses], ignore_index=True), per_shuffle, summary,
+        humans, di, tests, information_curve(items), names,
     )  # fmt: skip

@@ -57,7 +57,9 @@ _V1_FIELDS: dict[str, dict[str, str]] = {
     "progress_test": {"year": "year", "area": "component"},
 }
 _ENADE_V1 = {"year": "year", "course": "course", "component": "component"}
-_ENEM_ID = re.compile(r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$")
+_ENEM_ID = re.compile(
+    r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$"
+)
 
 
 def _enem_fields(record: JsonObject) -> JsonObject:
@@ -116,7 +118,9 @@ def _v1_to_v2(data: JsonObject) -> JsonObject:
         else:
             names = {old: new for new, old in _V1_FIELDS.get(preset or "", _ENADE_V1).items()}
         data["breakdowns"] = {
-            names.get(k, k): v for k, v in breakdowns.items() if k in names or k not in ("course", "component")
+            names.get(k, k): v
+            for k, v in breakdowns.items()
+            if k in names or k not in ("course", "component")
         }
     return data
 

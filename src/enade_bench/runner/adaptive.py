@@ -24,13 +24,7 @@ import pandas as pd
 
 from enade_bench.dataset.schema import Question
 from enade_bench.psychometrics.cat import CatConfig, CatTrace, run_cat
-from enade_bench.psychometrics.enem import (
-    exam_items,
-    link_booklet,
-    load_booklets,
-    load_inep_items,
-    parse_exam_filename,
-)
+from enade_bench.psychometrics.enem import link_exam, load_booklets, load_inep_items, parse_exam_filename
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.results.records import QuestionRecord
 from enade_bench.runner.execute import ChunkExecutor
@@ -49,8 +43,8 @@ class ItemBank:
 def enem_item_bank(questions: Sequence[Question], exam_csv: str | Path, enem_dir: str | Path) -> ItemBank:
     """Join loaded questions of one ENEM exam file to INEP's parameters.
 
-    Question ids are ``<file stem>:<question_number>:<language>`` (the ENEM
-    preset); annulled items and items without parameters are left out.
+    Each question is found by its ``question_number`` and ``language`` fields (the
+    ENEM preset); annulled items and items without parameters are left out.
 
     Raises
     ------
@@ -63,19 +57,22 @@ def enem_item_bank(questions: Sequence[Question], exam_csv: str | Path, enem_dir
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     inep = load_inep_items(folder / "inep_items.csv")
     try:
-        code = link_booklet(frame, inep, load_booklets(folder / "inep_booklets.csv"), exam.year, exam.area,
-                            exam.co_prova)  # fmt: skip
+        linked = link_exam(exam, frame, inep, load_booklets(folder / "inep_booklets.csv"))
     except LookupError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    joined = exam_items(frame, inep, code)
-    ids = path.stem + ":" + frame["question_number"].astype(str) + ":" + frame["language"].astype(str)
-    joined["record_id"] = ids.loc[joined["row"]].to_numpy()
-    by_id = {q.id: q for q in questions}
-    keep = joined[joined["scored"] & joined["record_id"].isin(list(by_id))]
+    joined = linked.items
+    by_key = {
+        (q.fields.get("question_number"), q.fields.get("language")): q
+        for q in questions
+        if q.fields.get("booklet") == exam.co_prova and q.fields.get("area") == exam.area
+    }
+    keys = list(zip(joined["question_number"], joined["language"], strict=True))
+    keep = joined[joined["scored"].to_numpy() & np.array([k in by_key for k in keys], dtype=bool)]
     if keep.empty:
-        raise ValueError(f"{path}: no loaded question has INEP parameters (booklet {code})")
+        raise ValueError(f"{path}: no loaded question has INEP parameters (booklet {linked.booklet})")
     items = ItemParams.from_frame(keep)
-    return ItemBank(tuple(by_id[r] for r in keep["record_id"]), items, code)
+    chosen = zip(keep["question_number"], keep["language"], strict=True)
+    return ItemBank(tuple(by_key[k] for k in chosen), items, linked.booklet)
 
 
 @dataclass(frozen=True)

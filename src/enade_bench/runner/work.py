@@ -141,6 +141,8 @@ def with_current_fields(
     """
     fields_of = {q.id: q.fields for q in questions}
     return {
-        key: r if fields_of.get(r.id, r.fields) == r.fields else r.model_copy(update={"fields": dict(fields_of[r.id])})
+        key: r
+        if fields_of.get(r.id, r.fields) == r.fields
+        else r.model_copy(update={"fields": dict(fields_of[r.id])})
         for key, r in done.items()
     }

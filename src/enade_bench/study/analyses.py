@@ -18,6 +18,7 @@ import pandas as pd
 
 from enade_bench.psychometrics.mink import min_k_prob, mink_accuracy_correlation
 from enade_bench.report.figures import STYLE, save
+from enade_bench.report.psychometric import exam_of, item_key
 from enade_bench.report.table import Table, fmt, fmt_p
 from enade_bench.study.analysis import StudyAnalysis, StudyExam
 from enade_bench.study.irt_steps import cat_step, dif_step, prior_correction_step
@@ -30,13 +31,14 @@ __all__ = ["STEPS", "TOKEN_LOGPROBS_KEY", "Step", "StepOutput", "StepSkipped", "
 TOKEN_LOGPROBS_KEY = "question_token_logprobs"
 
 
-def record_items(exam: StudyExam) -> dict[str, str]:
-    """Record id (``<file stem>:<position>:<language>``) → INEP item id, for the scored items."""
+def record_items(exam: StudyExam) -> dict[tuple[int, str], str]:
+    """``(question_number, language)`` of a record (:func:`item_key`) → INEP item id, scored items only."""
     if exam.source is None:
         return {}
-    joined = exam.source.items[exam.source.items["scored"]]
-    record_ids = exam.questions.loc[joined["row"], "record_id"].astype(str)
-    return dict(zip(record_ids, joined["item_id"].astype(str), strict=True))
+    joined = exam.source.linked.items
+    joined = joined[joined["scored"]]
+    keys = zip(joined["question_number"], joined["language"], strict=True)
+    return dict(zip(keys, joined["item_id"].astype(str), strict=True))
 
 
 def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
@@ -47,11 +49,10 @@ def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
         for name, entry in exam.respondents.items():
             for record in entry.result.records:
                 values = (record.extra or {}).get(TOKEN_LOGPROBS_KEY)
-                if values and record.id in ids:
+                key = item_key(record)
+                if values and key is not None and key in ids and exam_of(record) == exam.exam:
                     mink = min_k_prob(np.asarray(values, dtype=float))
-                    rows.append(
-                        (name, exam.exam.area, exam.language, ids[record.id], mink, int(record.correct))
-                    )
+                    rows.append((name, exam.exam.area, exam.language, ids[key], mink, int(record.correct)))
     return pd.DataFrame(rows, columns=["model", "area", "language", "item_id", "mink", "correct"])
 
 

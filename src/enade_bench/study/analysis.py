@@ -99,7 +99,7 @@ def analyse_exam(
     if not mine:
         return None, []
     cfg = plan.config
-    psy = analyse(mine, plan.enem_dir, cfg.analysis_seed, cfg.n_humans)
+    psy = analyse(mine, plan.enem_dir, cfg.analysis_seed, cfg.n_humans, linked=[exam.linked])
     if not psy.exams:
         return None, psy.skipped
     base = psy.exams[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.enem import exam_items, link_booklet
+from enade_bench.psychometrics.enem import LinkedExam, link_exam, parse_exam_filename
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class ExamSource:
     items : DataFrame
         :func:`~enade_bench.psychometrics.enem.exam_items` of the file, with
         the question rows' text columns (``body``, ``A``..``E``) added.
+    linked : LinkedExam
+        The file linked to its booklet (linked once, here; the analysis reuses it).
     """
 
     area: str
@@ -33,6 +35,7 @@ class ExamSource:
     path: Path
     booklet: int
     items: pd.DataFrame
+    linked: LinkedExam
 
     @property
     def tag(self) -> str:
@@ -64,17 +67,16 @@ def find_exam(
         )
     path = found[0]
     questions = pd.read_csv(path, dtype=str, keep_default_na=False)
-    code_part = path.stem.rsplit("_", 1)[-1]
     try:
-        code = link_booklet(questions, inep, booklets, year, area, int(code_part))
-        joined = exam_items(questions, inep, code)
+        linked = link_exam(parse_exam_filename(path), questions, inep, booklets)
     except (LookupError, ValueError) as exc:
         raise UserError(
             f"{where}: key 'areas': ENEM {year} {area} ({path.name}) has no INEP item parameters in "
             f"{enem_dir / 'inep_items.csv'} ({exc})"
         ) from None
+    joined = linked.items.drop(columns=["question_number", "language"])
     if not joined["scored"].any():
         raise UserError(f"{where}: key 'areas': ENEM {year} {area} has no item with INEP parameters")
     text = questions.loc[joined["row"], [c for c in ("body", "A", "B", "C", "D", "E") if c in questions]]
     joined = pd.concat([joined.reset_index(drop=True), text.reset_index(drop=True)], axis=1)
-    return ExamSource(area, language, path.resolve(), code, joined)
+    return ExamSource(area, language, path.resolve(), linked.booklet, joined, linked)

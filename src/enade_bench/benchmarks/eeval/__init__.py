@@ -34,7 +34,6 @@ from enade_bench.runner.run import Experiment, RunOptions, run_loaded
 from enade_bench.runner.work import WorkItem
 from enade_bench.strategies.registry import Strategy
 
-
 #: E-EVAL's grouping fields: the subject key and its level (``primary``, ``middle``, ``high``).
 FIELDS = ("subject", "level")
 
