@@ -11,7 +11,7 @@ import pytest
 
 from enade_bench.cli.main import main
 from enade_bench.errors import UserError
-from enade_bench.metrics import breakdown, position_bias, summarize
+from enade_bench.metrics import field_breakdowns, position_bias, summarize
 from enade_bench.report import load_results, write_report
 from enade_bench.report.table import Table, latex_escape
 from enade_bench.report.tables import cutoff_period, table1
@@ -43,7 +43,7 @@ def write_run(folder: Path, name: str, strategy: str, correct: list[bool], cutof
         seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"name": f"model-{name}"},
         dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
         prompts={}, totals=summarize(records),
-        breakdowns={k: breakdown(records, lambda r, k=k: getattr(r, k)) for k in ("year", "course", "component")},
+        breakdowns=field_breakdowns(records, ("year", "course", "component")),
         position_bias=position_bias(records), records=records,
     )  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
