@@ -113,3 +113,49 @@ def test_bad_results_files_are_one_error_naming_the_file(tmp_path: Path, change,
     with pytest.raises(UserError, match=message) as info:
         read_result(path)
     assert str(path) in str(info.value)
+
+
+def test_stored_v1_enem_file_gets_enem_fields() -> None:
+    """An ENEM run written by version 1 (SmolLM2, LC 2022, 3 questions x 2 shuffles): area, booklet,
+    language and position, squeezed into course/component and the id, become ENEM's fields."""
+    path = STORED / "v1_enem_results.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert stored["schema_version"] == 1 and {r["course"] for r in stored["records"]} == {"ENEM"}
+    result = read_result(path)
+    assert result.schema_version == SCHEMA_VERSION == 2
+    for record, old in zip(result.records, stored["records"], strict=True):
+        stem, number, language = old["id"].split(":")
+        assert record.fields == {
+            "year": old["year"], "area": old["component"], "booklet": int(stem.split("_")[-1]),
+            "language": language, "question_number": int(number),
+        }  # fmt: skip
+    assert {r.fields["booklet"] for r in result.records} == {1072}
+    assert {r.fields["area"] for r in result.records} == {"LC"}
+    assert list(result.breakdowns) == ["year", "area", "n_options"]  # ENEM's constant 'course' is gone
+    assert result.breakdowns["area"]["LC"].model_dump(mode="json") == stored["breakdowns"]["component"]["LC"]
+
+
+def test_v1_eeval_file_gets_subject_and_level(tmp_path: Path) -> None:
+    """E-EVAL version-1 files kept the subject in course and the level in component."""
+    data = json.loads((STORED / "v1_demo_S4_results.json").read_text(encoding="utf-8"))
+    data["config"]["dataset"]["preset"] = "eeval"
+    for r in data["records"]:
+        r["course"], r["component"] = "high_school_biology", "high"
+    path = tmp_path / "eeval_results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = read_result(path)
+    assert {tuple(r.fields.items()) for r in result.records} == {
+        (("subject", "high_school_biology"), ("level", "high"))
+    }
+    assert list(result.breakdowns) == ["year", "subject", "level", "n_options"]
+
+
+def test_v1_log_records_load_with_enade_fields(tmp_path: Path) -> None:
+    """A version-1 intermediate log still resumes: its records load (the runner then gives each
+    the fields of its loaded question, see tests/runner/test_work.py)."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes((STORED / "v1_enem_intermediate.jsonl").read_bytes())
+    fingerprint = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["fingerprint"]
+    done = IntermediateLog(path, fingerprint).load()
+    assert len(done) == 6
+    assert {tuple(r.fields) for r in done.values()} == {("year", "course", "component")}
