@@ -44,7 +44,8 @@ def _records(out: Path, setting: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("setting", ["ao0", "ao5", "cot5"])
 def test_three_settings_on_two_subjects(model_run: Path, setting: str) -> None:
     records = _records(model_run, setting)
-    assert sorted({r["course"] for r in records}) == SUBJECTS
+    assert sorted({r["fields"]["subject"] for r in records}) == SUBJECTS
+    assert {r["fields"]["level"] for r in records} == {"primary"}
     assert len(records) == PER_SUBJECT * len(SUBJECTS)
     ending = "答案：让我们一步一步思考，\n1. " if setting == "cot5" else "答案："
     shots = 0 if setting == "ao0" else 5
@@ -55,6 +56,10 @@ def test_three_settings_on_two_subjects(model_run: Path, setting: str) -> None:
         assert r["raw_output"] is not None
         assert r["extraction_rule"] in EEVAL_RULES
         assert r["prediction"] is None or r["prediction"] in "ABCD"
+    breakdowns = json.loads((model_run / f"smol_{setting}_results.json").read_text(encoding="utf-8"))[
+        "breakdowns"
+    ]
+    assert list(breakdowns) == ["subject", "level", "n_options"] and sorted(breakdowns["subject"]) == SUBJECTS
     summary = json.loads((model_run / f"smol_{setting}_eeval.json").read_text(encoding="utf-8"))
     assert sorted(summary["by_subject"]) == SUBJECTS and list(summary["by_level"]) == ["primary"]
 

@@ -42,9 +42,11 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def accuracy_groups(records: list[dict[str, Any]], key: str) -> dict[str, dict[str, float]]:
+    """Accuracy per value of one of the records' grouping fields (records without it: none)."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for r in records:
-        groups[str(r[key])].append(bool(r["correct"]))
+        if key in r["fields"]:
+            groups[str(r["fields"][key])].append(bool(r["correct"]))
     out = {}
     for value, hits in groups.items():
         low, high = wilson(sum(hits), len(hits))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from tests.report import oracle
-from tests.report.conftest import DEMO_LIMIT, TEST_CUTOFF
+from tests.report.conftest import DEMO_LIMIT, TEST_CUTOFF, enem_available
 
 pytestmark = pytest.mark.slow
 
@@ -64,8 +64,11 @@ def test_table1_matches_records(results_root: Path, report_dir: Path) -> None:
         assert f"& {row['accuracy']:.3f} [{row['ci95_low']:.3f}, {row['ci95_high']:.3f}]" in tex
 
 
-@pytest.mark.parametrize("key", ["course", "component", "year"])
+@pytest.mark.parametrize("key", ["course", "component", "year", "area", "booklet", "language"])
 def test_breakdowns_match_records(results_root: Path, report_dir: Path, key: str) -> None:
+    """One table per grouping field of the runs' exams: ENADE's and, with the ENEM run, ENEM's."""
+    if key in ("area", "booklet", "language") and not enem_available():
+        pytest.skip("no ENEM run without ../shared/data/enem")
     table = _table(report_dir, f"accuracy_by_{key}")
     table[key] = table[key].astype(str)
     table = table.set_index(["experiment", "strategy", key])
@@ -89,7 +92,7 @@ def test_training_cutoff_split(results_root: Path, report_dir: Path) -> None:
             ("before", lambda y: y < int(TEST_CUTOFF)),
             ("after", lambda y: y >= int(TEST_CUTOFF)),
         ):
-            hits = [r["correct"] for r in run["records"] if keep(r["year"])]
+            hits = [r["correct"] for r in run["records"] if keep(r["fields"]["year"])]
             row = table.loc[(run["experiment"], oracle.strategy(run), period)]
             assert row["n"] == len(hits) and row["correct"] == sum(hits)
             if hits:

@@ -31,14 +31,29 @@ __all__ = ["STEPS", "TOKEN_LOGPROBS_KEY", "Step", "StepOutput", "StepSkipped", "
 TOKEN_LOGPROBS_KEY = "question_token_logprobs"
 
 
-def record_items(exam: StudyExam) -> dict[tuple[int, str], str]:
-    """``(question_number, language)`` of a record (:func:`item_key`) → INEP item id, scored items only."""
+def record_items(exam: StudyExam) -> dict[str, str]:
+    """Record id → INEP item id, for the exam's records that answered a scored item.
+
+    Records are joined to the exam's items by their ``question_number`` and ``language``
+    fields (:func:`~enade_bench.report.psychometric.item_key`).
+    """
     if exam.source is None:
         return {}
     joined = exam.source.linked.items
     joined = joined[joined["scored"]]
-    keys = zip(joined["question_number"], joined["language"], strict=True)
-    return dict(zip(keys, joined["item_id"].astype(str), strict=True))
+    items = dict(
+        zip(
+            zip(joined["question_number"], joined["language"], strict=True),
+            joined["item_id"].astype(str),
+            strict=True,
+        )
+    )
+    return {
+        r.id: items[key]
+        for entry in exam.respondents.values()
+        for r in entry.result.records
+        if (key := item_key(r)) is not None and key in items and exam_of(r) == exam.exam
+    }
 
 
 def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
@@ -49,10 +64,11 @@ def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
         for name, entry in exam.respondents.items():
             for record in entry.result.records:
                 values = (record.extra or {}).get(TOKEN_LOGPROBS_KEY)
-                key = item_key(record)
-                if values and key is not None and key in ids and exam_of(record) == exam.exam:
+                if values and record.id in ids:
                     mink = min_k_prob(np.asarray(values, dtype=float))
-                    rows.append((name, exam.exam.area, exam.language, ids[key], mink, int(record.correct)))
+                    rows.append(
+                        (name, exam.exam.area, exam.language, ids[record.id], mink, int(record.correct))
+                    )
     return pd.DataFrame(rows, columns=["model", "area", "language", "item_id", "mink", "correct"])
 
 
