@@ -127,7 +127,7 @@ def _v1_to_v2(data: JsonObject) -> JsonObject:
 
 #: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
 #: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
-MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _v1_to_v2, 2: _complete_v1}
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _v1_to_v2, 2: lambda data: data}
 
 
 def migrate(data: JsonObject, source: str) -> JsonObject:
