@@ -203,6 +203,8 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
     result = json.loads((run / "smollm2_2022_MT_pt-br_results.json").read_text())
     kept = {(r["id"], r["shuffle"]): r["prediction"] for r in result["records"]}
     assert all(kept[k] == v for k, v in before.items())
+    assert list(result["breakdowns"]) == ["year", "area", "booklet", "language", "n_options"]  # ENEM's fields
+    assert {r["fields"]["area"] for r in result["records"]} == {"MT"}
     assert (tmp_path / "study" / "report" / "verdict.csv").is_file()
 
 

@@ -68,7 +68,9 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
         atomic_write_text(
             run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True)
         )
-        exp = Experiment(cfg, dataset, prompts, backend, run.folder)
+        exp = Experiment(
+            cfg, dataset, prompts, backend, run.folder, breakdown_fields=ENEM.preset.breakdown_fields
+        )
         opts = RunOptions(
             limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
         )
