@@ -64,7 +64,7 @@ def _logged(log: Path) -> list[dict[str, Any]]:
     if not log.exists():
         return []
     lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [json.loads(line) for line in lines[1:]]
+    return [json.loads(line)["record"] for line in lines[1:]]
 
 
 def _kill_tree(pid: int) -> None:
@@ -110,6 +110,7 @@ def test_server_killed_mid_run_then_resume(tmp_path: Path, vllm_server) -> None:
     assert "Traceback" not in err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, err
+    print(errors[0])  # shown by pytest -rA
     assert vllm_server.base_url in errors[0] and "gave up after 3 attempts" in errors[0]
     assert "rerun the same command to resume" in errors[0]
     answered = _logged(log)
