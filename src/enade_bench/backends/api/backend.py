@@ -134,7 +134,8 @@ class ApiBackend:
     # -- requests -----------------------------------------------------------------------
     def call(self, fn: Callable[[], T]) -> T:
         """Run one request through the rate budget and the retry policy."""
-        label = f"{self.cfg.provider} ({self.cfg.model})"
+        endpoint = self._identity["base_url"]
+        label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
         return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
 
     def request_body(
