@@ -185,7 +185,7 @@ class HFLocalBackend:
         split = [self._continuation_tokens(self.render(p), c) for p, c in items]
         if self.tree:
             _, token_lps = score_tree(
-                self.model, [ctx for ctx, _ in split], [tails for _, tails in split], self.prefix_store
+                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, self.pad_id
             )
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
@@ -242,7 +242,7 @@ class HFLocalBackend:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
             dists = list(score_tree(self.model, [self.encode(self.render(p)) for p in prompts],
-                                    [[] for _ in prompts], self.prefix_store)[0])  # fmt: skip
+                                    [[] for _ in prompts], self.prefix_store, self.pad_id)[0])  # fmt: skip
         else:
             seqs = [self.encode(self.render(p)) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

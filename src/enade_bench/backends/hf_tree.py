@@ -10,9 +10,16 @@ each stem's key/value cache), the segments are laid end to end in *one* row:
 Each token attends to the cached prefix, to every token of its ancestor segments
 and causally to its own segment; position ids restart where the parent ends, so
 option 1b sits at the same positions as option 1a.  The mask is block-causal
-(a block lower-triangular matrix over the row).  No padding is computed, no cache
-is copied, and the model is called once per chunk; the output layer runs only at
-the positions whose next-token distribution is asked for (``logits_to_keep``).
+(a block lower-triangular matrix over the row).  The chunk's common prefix comes
+from the run-wide store; each question is a tree ``[stem][option a][option b]…``,
+and questions are packed into rows no wider than the longest one (short questions
+side by side, each restarting its positions), so the model is called once per
+chunk, no key/value cache is copied per option, little padding is computed, and
+the output layer runs only at the positions whose next-token distribution is
+asked for (``logits_to_keep``).  Rows no wider than the longest question rather
+than the whole chunk in one row: attention is quadratic in the row width, and
+almost all of a chunk-long row's scores would be masked out (measured in
+docs/performance.md).
 
 Exactness: each token sees exactly the tokens it would see in its own sequence,
 at the same positions, so only floating-point summation order differs from
@@ -57,7 +64,7 @@ def supports_tree(model: Any) -> bool:
 
 
 def _layout(segments: Sequence[Segment], past: int) -> tuple[list[int], list[int]]:
-    """Start of each segment in the row, and each segment's first position id."""
+    """Start of each segment in its row, and each segment's first position id."""
     starts: list[int] = []
     first_pos: list[int] = []
     flat = 0
@@ -71,65 +78,119 @@ def _layout(segments: Sequence[Segment], past: int) -> tuple[list[int], list[int
     return starts, first_pos
 
 
-def tree_mask(segments: Sequence[Segment], past: int, device: Any = "cpu") -> torch.Tensor:
-    """Boolean ``L × (past + L)`` mask: True where a row token may attend to a column."""
+def tree_mask(segments: Sequence[Segment], past: int, width: int | None = None) -> torch.Tensor:
+    """Boolean ``width × (past + width)`` mask of one row: True where a token may attend.
+
+    ``width`` pads the row (default: its length); a padding token attends to itself
+    only, so it stays finite and no real token attends to it.
+    """
     starts, _ = _layout(segments, past)
     length = sum(len(s.tokens) for s in segments)
-    mask = torch.zeros((length, past + length), dtype=torch.bool, device=device)
-    mask[:, :past] = True
+    width = length if width is None else width
+    mask = torch.zeros((width, past + width), dtype=torch.bool)
+    mask[:length, :past] = True
     for index, seg in enumerate(segments):
         n = len(seg.tokens)
         rows = slice(starts[index], starts[index] + n)
         col = past + starts[index]
-        mask[rows, col : col + n] = torch.ones((n, n), dtype=torch.bool, device=device).tril()
+        mask[rows, col : col + n] = torch.ones((n, n), dtype=torch.bool).tril()
         parent = seg.parent
         while parent is not None:
             pcol = past + starts[parent]
             mask[rows, pcol : pcol + len(segments[parent].tokens)] = True
             parent = segments[parent].parent
+    pad = torch.arange(length, width)
+    mask[pad, past + pad] = True
     return mask
 
 
 @torch.inference_mode()
 def tree_logits(
     model: Any,
-    segments: Sequence[Segment],
-    want: Sequence[tuple[int, int]],
+    rows: Sequence[Sequence[Segment]],
+    want: Sequence[tuple[int, int, int]],
     cache: Any = None,
     past: int = 0,
+    pad_id: int = 0,
 ) -> tuple[torch.Tensor, Any]:
-    """Log-softmax rows after the tokens ``want`` = ``(segment, offset)``, and the new cache.
+    """Log-softmax after the tokens ``want`` = ``(row, segment, offset)``, and the new cache.
 
-    ``cache`` holds ``past`` tokens every segment follows (``None``/0: none).
-    Returns ``(len(want) × vocab, cache)``; the cache's first ``past + len(segments[0])``
-    positions are the prefix plus a root first segment, usable as a stored prefix.
+    Each row is a tree of segments laid end to end (right-padded to the longest
+    row); ``cache`` holds ``past`` tokens every root segment follows, one cache row
+    per row (``None``/0: none).  Returns ``len(want) × vocab`` and the cache.
     """
     device = next(model.parameters()).device
-    starts, first_pos = _layout(segments, past)
-    ids = [t for seg in segments for t in seg.tokens]
-    positions = [first_pos[i] + j for i, seg in enumerate(segments) for j in range(len(seg.tokens))]
-    mask = tree_mask(segments, past, device)
-    text = (
-        model.config.get_text_config(decoder=True)
-        if hasattr(model.config, "get_text_config")
-        else model.config
-    )
-    if getattr(text, "_attn_implementation", "eager") == "eager":
+    layouts = [_layout(segments, past) for segments in rows]
+    lengths = [sum(len(s.tokens) for s in segments) for segments in rows]
+    width = max(lengths)
+    ids, positions = [], []
+    for segments, (_, first_pos), n in zip(rows, layouts, lengths, strict=True):
+        ids.append([t for seg in segments for t in seg.tokens] + [pad_id] * (width - n))
+        pos = [first_pos[i] + j for i, seg in enumerate(segments) for j in range(len(seg.tokens))]
+        positions.append(pos + [past] * (width - n))
+    mask = torch.stack([tree_mask(segments, past, width) for segments in rows]).to(device)
+    if _attn_implementation(model) == "eager":
         dtype = next(model.parameters()).dtype
         mask = torch.zeros(mask.shape, dtype=dtype, device=device).masked_fill(~mask, torch.finfo(dtype).min)
-    flat = sorted({starts[s] + o for s, o in want})
+    flat = sorted({layouts[r][0][s] + o for r, s, o in want})
     out = model(
-        input_ids=torch.tensor([ids], device=device),
-        attention_mask=mask[None, None],
-        position_ids=torch.tensor([positions], device=device),
+        input_ids=torch.tensor(ids, device=device),
+        attention_mask=mask[:, None],
+        position_ids=torch.tensor(positions, device=device),
         past_key_values=cache,
         use_cache=True,
         logits_to_keep=torch.tensor(flat, device=device),
     )
-    row = {k: i for i, k in enumerate(flat)}
-    logits = out.logits[0].float()
-    picked = logits[[row[starts[s] + o] for s, o in want]]
+    column = {k: i for i, k in enumerate(flat)}
+    index = torch.tensor([[r, column[layouts[r][0][s] + o]] for r, s, o in want], device=device)
+    picked = out.logits[index[:, 0], index[:, 1]].float()
     return torch.log_softmax(picked, dim=-1), out.past_key_values
+
+
+def _attn_implementation(model: Any) -> str:
+    config = model.config
+    text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
+    return str(getattr(text, "_attn_implementation", "eager"))
+
+
+@torch.inference_mode()
+def _prefix_cache(model: Any, head: list[int], store: PrefixStore | None) -> Any:
+    """A batch-1 cache holding ``head`` (from the store as far as it has it), stored back."""
+    start, cache = store.lookup(head, len(head)) if store is not None else (0, None)
+    if start < len(head):
+        device = next(model.parameters()).device
+        cache = model(
+            input_ids=torch.tensor([head[start:]], device=device),
+            position_ids=torch.arange(start, len(head), device=device)[None],
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        ).past_key_values
+        if store is not None:
+            store.stats.computed += len(head) - start
+            store.add(head, cache)
+    return cache
+
+
+def pack_rows(lengths: Sequence[int]) -> list[list[int]]:
+    """Items into rows no longer than the longest item: first fit, longest first.
+
+    A row holds several short questions side by side instead of padding each to the
+    longest one; the row width (and so the quadratic attention cost) does not grow.
+    """
+    capacity = max(lengths)
+    rows: list[list[int]] = []
+    room: list[int] = []
+    for item in sorted(range(len(lengths)), key=lambda i: (-lengths[i], i)):
+        for r, free in enumerate(room):
+            if lengths[item] <= free:
+                rows[r].append(item)
+                room[r] -= lengths[item]
+                break
+        else:
+            rows.append([item])
+            room.append(capacity - lengths[item])
+    return rows
 
 
 def score_tree(
@@ -137,46 +198,53 @@ def score_tree(
     contexts: Sequence[Sequence[int]],
     tails: Sequence[Sequence[Sequence[int]]],
     store: PrefixStore | None = None,
+    pad_id: int = 0,
 ) -> tuple[torch.Tensor, list[list[list[float]]]]:
-    """Every context and its continuations in one pass.
+    """Every context and its continuations in one model call.
 
-    Returns the log-softmax after each context's last token (``len(contexts) × vocab``)
-    and, for each context, each continuation's token log-probabilities.  The contexts'
-    common prefix comes from (and goes to) the run-wide ``store``.
+    The contexts' common prefix is computed once (or taken from the run-wide
+    ``store``); each question is a tree ``[rest of the context][continuation 1]
+    [continuation 2]…`` with the continuations side by side (block-causal), and
+    short questions share a row (:func:`pack_rows`).  Returns the log-softmax
+    after each context's last token (``len(contexts) × vocab``) and each
+    continuation's token log-probabilities.
     """
     shared = min(common_prefix_length(contexts), min(len(c) for c in contexts) - 1)
     head = list(contexts[0][:shared])
-    start, cache = store.lookup(head, shared) if store is not None else (0, None)
-    segments: list[Segment] = []
-    root = None
-    if shared > start:
-        segments.append(Segment(head[start:]))
-        root = 0
-    want: list[tuple[int, int]] = []
-    ends: list[int] = []  # the row after each context's last token
-    tail_rows: list[list[tuple[int, list[int]]]] = []
-    for ctx, options in zip(contexts, tails, strict=True):
-        ci = len(segments)
-        segments.append(Segment(ctx[shared:], root))
-        ends.append(len(want))
-        want.append((ci, len(ctx) - shared - 1))
-        rows = []
-        for tail in options:
-            ti = len(segments)
-            segments.append(Segment(tail, ci))
-            rows.append((len(want), list(tail)))
-            want += [(ti, j) for j in range(len(tail) - 1)]
-        tail_rows.append(rows)
-    lp, new_cache = tree_logits(model, segments, want, cache, start)
+    cache = _prefix_cache(model, head, store) if shared else None
+    trees = [
+        [Segment(ctx[shared:]), *(Segment(tail, 0) for tail in options)]
+        for ctx, options in zip(contexts, tails, strict=True)
+    ]
+    packing = pack_rows([sum(len(s.tokens) for s in tree) for tree in trees])
+    if cache is not None and len(packing) > 1:
+        cache.batch_repeat_interleave(len(packing))
+    rows: list[list[Segment]] = []
+    want: list[tuple[int, int, int]] = []
+    ends = [0] * len(contexts)  # the ``want`` index after each context's last token
+    firsts: list[list[int]] = [[] for _ in contexts]  # the ``want`` index of each tail's 2nd token
+    for r, members in enumerate(packing):
+        row: list[Segment] = []
+        for q in members:
+            base = len(row)
+            row += [
+                Segment(seg.tokens, None if seg.parent is None else base + seg.parent) for seg in trees[q]
+            ]
+            ends[q] = len(want)
+            want.append((r, base, len(contexts[q]) - shared - 1))
+            for k, seg in enumerate(trees[q][1:], start=1):
+                firsts[q].append(len(want))
+                want += [(r, base + k, j) for j in range(len(seg.tokens) - 1)]
+        rows.append(row)
     if store is not None:
-        store.stats.computed += sum(len(s.tokens) for s in segments)
-        store.add(head, new_cache)
+        store.stats.computed += sum(len(s.tokens) for tree in trees for s in tree)
+    lp, _ = tree_logits(model, rows, want, cache, shared, pad_id)
     scores: list[list[list[float]]] = []
-    for q, rows in enumerate(tail_rows):
+    for q, options in enumerate(tails):
         per_q = []
-        for first_row, tail in rows:
+        for first, tail in zip(firsts[q], options, strict=True):
             token_lp = [float(lp[ends[q], tail[0]])]
-            token_lp += [float(lp[first_row + j - 1, tail[j]]) for j in range(1, len(tail))]
+            token_lp += [float(lp[first + j - 1, tail[j]]) for j in range(1, len(tail))]
             per_q.append(token_lp)
         scores.append(per_q)
     return lp[ends], scores
