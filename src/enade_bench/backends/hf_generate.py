@@ -17,26 +17,24 @@ from typing import Any
 import torch
 
 from enade_bench.backends.base import GenerationParams
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
 
-
-def common_prefix_length(seqs: Sequence[Sequence[int]]) -> int:
-    """Length of the longest common prefix of token sequences."""
-    if not seqs:
-        return 0
-    shortest = min(len(s) for s in seqs)
-    first = seqs[0]
-    for i in range(shortest):
-        token = first[i]
-        if any(s[i] != token for s in seqs[1:]):
-            return i
-    return shortest
+__all__ = ["common_prefix_length", "generate_shared", "prefill"]
 
 
 @torch.inference_mode()
 def prefill(
-    model: Any, seqs: Sequence[Sequence[int]], shared: int, pad_id: int, keep: list[int] | None
+    model: Any,
+    seqs: Sequence[Sequence[int]],
+    shared: int,
+    pad_id: int,
+    keep: list[int] | None,
+    store: PrefixStore | None = None,
 ) -> tuple[Any, torch.Tensor | None, torch.Tensor | None, torch.Tensor]:
     """Run ``seqs`` with their first ``shared`` tokens computed once.
+
+    With a ``store`` (the run-wide prefix cache) the shared part starts from the
+    longest stored prefix it begins with, and is stored in turn for later calls.
 
     Returns ``(cache, prefix_logits, logits, mask)``: the key/value cache of the whole
     batch, the logits after the shared prefix (``None`` if ``shared == 0``), the logits
@@ -47,11 +45,21 @@ def prefill(
     batch = len(seqs)
     cache, prefix_logits = None, None
     if shared >= 1:
+        head = list(seqs[0][:shared])
+        # at least one token is run, for the logits after the shared prefix
+        start, cache = store.lookup(head, shared - 1) if store is not None else (0, None)
         out = model(
-            input_ids=torch.tensor([list(seqs[0][:shared])], device=device), use_cache=True, logits_to_keep=1
+            input_ids=torch.tensor([head[start:]], device=device),
+            position_ids=torch.arange(start, shared, device=device)[None],
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
         )
         cache = out.past_key_values
         prefix_logits = out.logits[0, -1].float()
+        if store is not None:
+            store.stats.computed += shared - start
+            store.add(head, cache)
         cache.batch_repeat_interleave(batch)
     suffixes = [list(s[shared:]) for s in seqs]
     width = max(len(s) for s in suffixes)
@@ -74,7 +82,12 @@ def prefill(
 
 @torch.inference_mode()
 def generate_shared(
-    model: Any, seqs: Sequence[Sequence[int]], params: GenerationParams, pad_id: int, eos_ids: set[int]
+    model: Any,
+    seqs: Sequence[Sequence[int]],
+    params: GenerationParams,
+    pad_id: int,
+    eos_ids: set[int],
+    store: PrefixStore | None = None,
 ) -> list[list[int]]:
     """New token ids for each sequence (``n_samples`` rows per sequence when sampling)."""
     sampling = params.temperature is not None and params.temperature > 0
@@ -83,7 +96,7 @@ def generate_shared(
     lengths = [len(r) for r in rows]
     shared = min(common_prefix_length(rows), min(lengths) - 1)
     last = sorted({n - 1 - shared for n in lengths})
-    cache, _, logits, mask = prefill(model, rows, shared, pad_id, last)
+    cache, _, logits, mask = prefill(model, rows, shared, pad_id, last, store)
     assert logits is not None
     index = {k: j for j, k in enumerate(last)}
     step = torch.stack([logits[i, index[n - 1 - shared]] for i, n in enumerate(lengths)])

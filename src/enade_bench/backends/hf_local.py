@@ -27,7 +27,9 @@ from enade_bench.backends.chat_render import (
     letter_token_ids,
     render_text,
 )
-from enade_bench.backends.hf_generate import common_prefix_length, generate_shared, prefill
+from enade_bench.backends.hf_generate import generate_shared, prefill
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+from enade_bench.backends.hf_tree import score_tree, supports_tree
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
@@ -62,6 +64,10 @@ class HFLocalBackend:
         self._identity["instruct"] = self.instruct
         self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
         self._identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
+        #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
+        self.prefix_store: PrefixStore | None = PrefixStore()
+        #: Score a chunk in one block-causal pass (:mod:`.hf_tree`) where the model allows.
+        self.tree = not self.seq2seq and supports_tree(model)
 
     # -- Backend protocol -------------------------------------------------------------
     @property
@@ -90,7 +96,7 @@ class HFLocalBackend:
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
-            tokens = generate_shared(self.model, encoded, params, self.pad_id, eos_ids)
+            tokens = generate_shared(self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store)
             return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
@@ -128,7 +134,7 @@ class HFLocalBackend:
         min_query = min(min(q) for q in queries)
         shared = min(common_prefix_length(seqs), min(len(s) for s in seqs) - 1, min_query + 1)
         keep = sorted({q - shared for qs in queries for q in qs if q >= shared})
-        _, prefix_logits, logits, _ = prefill(self.model, seqs, shared, self.pad_id, keep)
+        _, prefix_logits, logits, _ = prefill(self.model, seqs, shared, self.pad_id, keep, self.prefix_store)
         results: list[torch.Tensor] = []
         index = {k: j for j, k in enumerate(keep)}
         for i, qs in enumerate(queries):
@@ -145,6 +151,8 @@ class HFLocalBackend:
         context = self.render(prompt)
         if self.seq2seq:
             return self._seq2seq_continuations(context, continuations)
+        if self.tree:
+            return self.continuation_logprobs_batch([(prompt, continuations)])[0]
         ctx, tails = self._continuation_tokens(context, continuations)
         seqs = [ctx + tail for tail in tails]
         starts = [len(ctx)] * len(seqs)
@@ -172,14 +180,21 @@ class HFLocalBackend:
         every question runs as one batch on a copy of its own question's cache.  Fewer,
         larger calls: on a CPU the fixed cost of a call matters as much as its tokens.
         """
-        if self.seq2seq or len(items) == 1:
+        if self.seq2seq or (len(items) == 1 and not self.tree):
             return [self.continuation_logprobs(p, c) for p, c in items]
         split = [self._continuation_tokens(self.render(p), c) for p, c in items]
+        if self.tree:
+            _, token_lps = score_tree(
+                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, self.pad_id
+            )
+            return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
         lengths = [len(c) for c in contexts]
         shared = min(common_prefix_length(contexts), min(lengths) - 1)
         last = sorted({n - 1 - shared for n in lengths})
-        cache, _, ctx_logits, mask = prefill(self.model, contexts, shared, self.pad_id, last)
+        cache, _, ctx_logits, mask = prefill(
+            self.model, contexts, shared, self.pad_id, last, self.prefix_store
+        )
         assert ctx_logits is not None
         index = {k: j for j, k in enumerate(last)}
         first = torch.log_softmax(
@@ -225,6 +240,9 @@ class HFLocalBackend:
         candidates = self.letter_token_ids(letters, variants)
         if self.seq2seq:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
+        elif self.tree:
+            dists = list(score_tree(self.model, [self.encode(self.render(p)) for p in prompts],
+                                    [[] for _ in prompts], self.prefix_store, self.pad_id)[0])  # fmt: skip
         else:
             seqs = [self.encode(self.render(p)) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

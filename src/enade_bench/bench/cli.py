@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
+from enade_bench.bench.engines import SCORING_METHODS
 from enade_bench.bench.report import table
 
 
@@ -36,6 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="questions in the generation measurement (0: skip)")  # fmt: skip
     parser.add_argument("--gen-batch", type=int, default=d.gen_batch)
     parser.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
+    parser.add_argument("--methods", default=",".join(d.methods),
+                        help=f"scoring methods against lm-eval, comma-separated ({', '.join(SCORING_METHODS)})")  # fmt: skip
+    parser.add_argument("--competing-load", type=int, default=d.competing_load, metavar="N",
+                        help="N busy processes during the scoring phase (docs/performance.md)")  # fmt: skip
+    parser.add_argument(
+        "--no-prefix-cache", action="store_true", help="ours without the run-wide prefix cache"
+    )
+    parser.add_argument("--no-tree", action="store_true", help="ours without block-causal scoring")
 
 
 def options_from(args: argparse.Namespace) -> BenchOptions:
@@ -48,6 +57,12 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
     engine = getattr(args, "engine", "hf")
     if engine == "vllm" and importlib.util.find_spec("vllm") is None:
         raise ValueError("--engine vllm: vLLM is not installed: pip install -e '.[vllm]' (docs/vllm.md)")
+    if args.competing_load < 0:
+        raise ValueError(f"--competing-load: expected 0 or more processes, got {args.competing_load}")
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    unknown = [m for m in methods if m not in SCORING_METHODS]
+    if unknown or not methods:
+        raise ValueError(f"--methods: expected some of {', '.join(SCORING_METHODS)}, got {args.methods!r}")
     lmeval = not args.no_lmeval
     if lmeval:
         try:
@@ -71,6 +86,10 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
         gen_questions=args.gen_questions,
         gen_batch=args.gen_batch,
         max_new_tokens=args.max_new_tokens,
+        methods=methods,
+        competing_load=args.competing_load,
+        prefix_cache=not args.no_prefix_cache,
+        tree=not args.no_tree,
     )
 
 

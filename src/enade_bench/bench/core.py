@@ -3,8 +3,9 @@
 Order of work (each step's figures are written to the JSON as soon as it ends,
 so an interrupted run still leaves the largest subset that completed):
 
-1. the questions in blocks; per block S5 ``log_prob`` and ``first_token`` by us and
-   by lm-eval, alternating who goes first, so drift of a shared machine hits both;
+1. the questions in blocks; per block S5 ``log_prob``, S6 ``log_prob_one_shot`` and
+   ``first_token`` by us and by lm-eval, alternating who goes first, so drift of a
+   shared machine hits both (under ``--competing-load``, a fixed load runs meanwhile);
 2. ``first_token`` with ``n_shuffles`` orders per question, shared (one chunk per
    question) against ``n_shuffles`` independent runs, interleaved by groups;
 3. generation (S1 prompts) at batch 1 and batch 8, interleaved.
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from enade_bench.bench.engines import worker_main
+from enade_bench.bench.engines import SCORING_METHODS, worker_main
+from enade_bench.bench.load import CompetingLoad
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
 
@@ -50,6 +52,13 @@ class BenchOptions:
     gen_questions: int = 8
     gen_batch: int = 8
     max_new_tokens: int = 10
+    #: Scoring methods measured against lm-eval (keys of ``SCORING_METHODS``).
+    methods: tuple[str, ...] = tuple(SCORING_METHODS)
+    #: Busy processes running during the scoring phase (:mod:`enade_bench.bench.load`).
+    competing_load: int = 0
+    #: Our HF backend's run-wide prefix cache and block-causal scoring (off: today's batched path).
+    prefix_cache: bool = True
+    tree: bool = True
 
 
 class Worker:
@@ -102,6 +111,7 @@ def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
     report: dict[str, Any] = {
         "machine": machine_info(opts.threads),
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(opts).items()},
+        "backend": {"run_prefix_cache": opts.prefix_cache, "block_causal": opts.tree},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "status": "running",
     }
@@ -115,6 +125,8 @@ def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
         batch_size=opts.batch_size,
         engine=opts.engine,
         **vllm_args,
+        prefix_cache=opts.prefix_cache,
+        tree=opts.tree,
     )
     lm: Worker | None = None
     try:
@@ -136,7 +148,12 @@ def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
                 **extra,
             )
             report["lm_eval"] = {**lm.info, "vllm_alias": alias}
-        _scoring(ours, lm, indices, opts, report, log)
+        with CompetingLoad(opts.competing_load) as load:
+            _scoring(ours, lm, indices, opts, report, log)
+        if load.summary:
+            report["competing_load"] = load.summary
+            summarise(report)
+            write_json(opts.out, report)
         _shuffles(ours, indices[: opts.shuffle_questions], opts, report, log)
         _generation(ours, indices[: opts.gen_questions], opts, report, log)
         report["status"] = "complete"
@@ -214,7 +231,7 @@ def _generation(
 def _scoring(
     ours: Worker, lm: Worker | None, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
 ) -> None:
-    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in ("log_prob", "first_token")}
+    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in opts.methods}
     per_question: dict[str, Any] = {m: {} for m in scoring}
     report["scoring"] = scoring
     report["per_question"] = per_question
@@ -224,7 +241,7 @@ def _scoring(
     for b, block in enumerate(_groups(indices, opts.block)):
         docs = ours.call("docs", indices=block)
         block_times: dict[str, Any] = {"block": b, "questions": len(block)}
-        for method in ("log_prob", "first_token"):
+        for method in opts.methods:
             order = ["ours", "lm_eval"] if b % 2 == 0 else ["lm_eval", "ours"]
             for engine in order:
                 if engine == "lm_eval" and lm is None:

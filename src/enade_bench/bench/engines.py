@@ -54,6 +54,15 @@ def bench_vllm_settings(block_size: int | None) -> VllmConfig:
     return VLLM_CPU.model_copy(update={"engine_args": {**VLLM_CPU.engine_args, "block_size": block_size}})
 
 
+#: The scoring methods measured against lm-eval: name -> (method, shot).  ``log_prob`` is
+#: S5, ``log_prob_one_shot`` S6 (its worked example is part of every question's prompt).
+SCORING_METHODS: dict[str, tuple[str, str]] = {
+    "log_prob": ("log_prob", "zero"),
+    "log_prob_one_shot": ("log_prob", "one"),
+    "first_token": ("first_token", "zero"),
+}
+
+
 def _set_threads(threads: int) -> None:
     import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
@@ -75,8 +84,11 @@ class OursEngine:
         seed: int = 42,
         engine: str = "hf",
         vllm_block_size: int | None = None,
-    ) -> None:
         # torch and transformers (and vLLM) load in the worker process only.
+        prefix_cache: bool = True,
+        tree: bool = True,
+    ) -> None:
+        # torch and transformers load in the worker process only.
         from enade_bench.backends.hf_load import _converted_dir, load_model_and_tokenizer, resolve_source  # noqa: PLC0415
         from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 
@@ -95,6 +107,9 @@ class OursEngine:
             cfg = ModelConfig(name=MODEL_NAME, dtype="float32", device="cpu")
             model, tokenizer, identity = load_model_and_tokenizer(cfg, resolve_source(cfg))
             self.backend = HFLocalBackend(cfg, model, tokenizer, identity)
+            if not prefix_cache:
+                self.backend.prefix_store = None
+            self.backend.tree = self.backend.tree and tree
             self.counter = TokenCounter(model)
         self.model_dir = str(_converted_dir(resolve_source(cfg)))
         self.prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
@@ -114,28 +129,26 @@ class OursEngine:
 
     # -- helpers --------------------------------------------------------------------------
     def _executor(self, method: str, shuffle: bool = False, n_shuffles: int = 1) -> Any:
-
-        strategy = Strategy("bench", method, "zero", shuffle, n_shuffles)  # type: ignore[arg-type]
+        base, shot = SCORING_METHODS.get(method, (method, "zero"))
+        strategy = Strategy("bench", base, shot, shuffle, n_shuffles)  # type: ignore[arg-type]
         return ChunkExecutor(self.backend, strategy, self.prompts, self.evaluation)
 
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
-
-        strategy = Strategy("bench", method, "zero", n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
+        base, shot = SCORING_METHODS.get(method, (method, "zero"))
+        strategy = Strategy("bench", base, shot, n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
         questions = [self.dataset.questions[i] for i in indices]
         return work_items(questions, strategy, self.evaluation.seed)
 
     def docs(self, indices: list[int]) -> list[dict[str, Any]]:
         """The exact texts our methods score, as lm-eval documents."""
-        lp = self._executor("log_prob")
-        ft = self._executor("first_token")
+        executors = {m: self._executor(m) for m in SCORING_METHODS}
         out = []
         for item in self._items(indices, "log_prob"):
             q = item.question
             out.append(
                 {
                     "qid": q.id,
-                    "ctx_log_prob": self.backend.render(lp.prompt_for(item)),
-                    "ctx_first_token": self.backend.render(ft.prompt_for(item)),
+                    **{f"ctx_{m}": self.backend.render(ex.prompt_for(item)) for m, ex in executors.items()},
                     "options": list(q.options),
                     "letters": [chr(ord("A") + i) for i in range(q.n_options)],
                     "gold": q.answer_index,
@@ -145,15 +158,10 @@ class OursEngine:
 
     # -- phases ---------------------------------------------------------------------------
     def run(self, method: str, indices: list[int]) -> dict[str, Any]:
-        """S5 ``log_prob`` or ``first_token``, in the runner's chunks.
-
-        The runner's log_prob chunks are ``batch_size`` questions; the HF backend scores
-        them one question at a time (one question per chunk here, the same work), vLLM
-        scores a whole chunk in two engine calls.
-        """
+        """One of :data:`SCORING_METHODS`, in chunks of ``batch_size`` questions (as the runner does)."""
         executor = self._executor(method)
         items = self._items(indices, method)
-        step = 1 if method == "log_prob" and self.engine == "hf" else self.batch_size
+        step = self.batch_size
         chunks = [items[i : i + step] for i in range(0, len(items), step)]
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
@@ -162,7 +170,7 @@ class OursEngine:
         result = phase.as_dict()
         result["predictions"] = {r.id: r.prediction for r in records}
         result["correct"] = sum(bool(r.correct) for r in records)
-        if method == "log_prob":
+        if method.startswith("log_prob"):
             result["scores"] = {
                 r.id: [r.score_details[k]["sum_logprob"] for k in sorted(r.score_details or {})]
                 for r in records

@@ -7,6 +7,8 @@ prefill included):
 * ``enade_bench_log_prob``: ``doc_to_text`` = the S5 context, choices = the option
   texts, ``target_delimiter`` = ``" "`` (so each continuation is ``" " + option``,
   the continuation our S5 scores);
+* ``enade_bench_log_prob_one_shot``: the same with the S6 (one-shot) context, whose
+  worked example is part of the text lm-eval reads (``num_fewshot`` stays 0);
 * ``enade_bench_first_token``: ``doc_to_text`` = the first_token context, choices =
   ``A`` .. ``E`` with the same delimiter, i.e. ``" A"`` .. ``" E"``.
 
@@ -25,6 +27,16 @@ TASK_CONFIGS: dict[str, dict[str, Any]] = {
         "output_type": "multiple_choice",
         "test_split": "test",
         "doc_to_text": "ctx_log_prob",
+        "doc_to_choice": "options",
+        "doc_to_target": "gold",
+        "target_delimiter": " ",
+        "metric_list": [{"metric": "acc"}, {"metric": "acc_norm"}],
+    },
+    "log_prob_one_shot": {
+        "task": "enade_bench_log_prob_one_shot",
+        "output_type": "multiple_choice",
+        "test_split": "test",
+        "doc_to_text": "ctx_log_prob_one_shot",
         "doc_to_choice": "options",
         "doc_to_target": "gold",
         "target_delimiter": " ",
@@ -86,7 +98,7 @@ class _Recording:
         field = TASK_CONFIGS[method]["doc_to_text"]
         same_context = sum(contexts.get(d["qid"]) == d[field] for d in docs)
         out: dict[str, Any] = {"predictions": preds, "scores": sums, "contexts_identical": same_context}
-        if method == "log_prob":
+        if method.startswith("log_prob"):
             out["n_tokens"] = counts
         return out
 

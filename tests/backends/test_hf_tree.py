@@ -1,0 +1,124 @@
+"""Block-causal scoring (one call per chunk) against naive full-sequence runs of the real model."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import Gemma3TextConfig, LlamaConfig
+
+from enade_bench.backends.hf_prefix import PrefixStore
+from enade_bench.backends.hf_tree import Segment, pack_rows, score_tree, supports_tree, tree_mask
+from enade_bench.config import DatasetConfig, EvaluationConfig
+from enade_bench.dataset.loader import load_dataset
+from enade_bench.prompts import load_prompt_set
+from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.schedule import chunks
+from enade_bench.runner.work import work_items
+from enade_bench.strategies.registry import STRATEGIES, Strategy
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+
+
+def test_tree_mask_lets_each_token_see_its_ancestors_only() -> None:
+    # root [a b c], two children of the root [d e] and [f g], two cached tokens, padded to 9
+    segments = [Segment([1, 2, 3]), Segment([4, 5], 0), Segment([6, 7], 0)]
+    mask = tree_mask(segments, past=2, width=9)
+    assert mask.shape == (9, 11)
+    assert mask[:7, :2].all()  # every real token sees the cache
+    assert mask[0, 2:].tolist() == [True] + [False] * 8  # causal inside the root
+    row_f = mask[5]  # first token of the second child
+    assert row_f[2:5].all() and not row_f[5:7].any()  # the root yes, the sibling no
+    assert row_f[7] and not row_f[8]
+    assert mask[8, 2 + 8] and mask[8].sum() == 1  # padding attends to itself only
+    assert not mask[:7, 9:].any()  # nobody attends to padding
+
+
+def test_parent_must_come_first() -> None:
+    with pytest.raises(ValueError, match="earlier segment"):
+        tree_mask([Segment([1], 1), Segment([2])], past=0)
+
+
+def test_pack_rows_fills_rows_no_wider_than_the_longest_item() -> None:
+    lengths = [5, 3, 2, 4, 1]
+    rows = pack_rows(lengths)
+    assert sorted(i for row in rows for i in row) == list(range(5))
+    assert all(sum(lengths[i] for i in row) <= 5 for row in rows)
+    assert len(rows) == 3  # 15 tokens cannot fit in fewer rows of 5
+
+
+def test_supports_tree_refuses_sliding_window_models() -> None:
+    llama = LlamaConfig(num_hidden_layers=1)
+    llama._attn_implementation = "sdpa"
+    gemma = Gemma3TextConfig(num_hidden_layers=2)
+    gemma._attn_implementation = "sdpa"
+    assert supports_tree(type("M", (), {"config": llama})())
+    assert not supports_tree(type("M", (), {"config": gemma})())
+    llama._attn_implementation = "flash_attention_2"
+    assert not supports_tree(type("M", (), {"config": llama})())
+
+
+def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-def]
+    with torch.inference_mode():
+        return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0].float(), dim=-1)
+
+
+def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """Contexts of different lengths (packed into shared rows) and options of different lengths."""
+    backend = smollm2_backend
+    questions = load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:3]
+    executor = ChunkExecutor(backend, STRATEGIES["S5"], PROMPTS, EvaluationConfig())
+    items = work_items(list(questions), STRATEGIES["S5"], 42)
+    split = [
+        backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
+        for it in items
+    ]
+    expected = []
+    for ctx, tails in split:
+        full = [_naive(backend.model, ctx + tail) for tail in tails]
+        lps = [
+            [float(f[len(ctx) + j - 1, tok]) for j, tok in enumerate(t)]
+            for f, t in zip(full, tails, strict=True)
+        ]
+        expected.append((full[0][len(ctx) - 1], lps))
+    store = PrefixStore()
+    for attempt in range(2):  # the second time the shared prefix comes from the store
+        last, scores = score_tree(
+            backend.model, [c for c, _ in split], [t for _, t in split], store, backend.pad_id
+        )
+        for q, (after_context, lps) in enumerate(expected):
+            assert torch.allclose(last[q], after_context, atol=1e-4)
+            for got, want in zip(scores[q], lps, strict=True):
+                assert got == pytest.approx(want, abs=1e-4)
+        assert (store.stats.reused > 0) == (attempt == 1)
+
+
+@pytest.mark.slow
+def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """S5, S6, first_token (one-shot) and S2 on the demo: the batched path against store + tree."""
+    backend = smollm2_backend
+    questions = list(load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:8])
+    strategies = [
+        STRATEGIES["S5"],
+        STRATEGIES["S6"],
+        STRATEGIES["S2"],
+        Strategy("FT1", "first_token", "one", False),
+    ]
+    evaluation = EvaluationConfig(batch_size=4, max_new_tokens=4)
+    store, tree = backend.prefix_store, backend.tree
+    try:
+        for strategy in strategies:
+            items = work_items(questions, strategy, 42)
+            runs = []
+            for on in (False, True):
+                backend.prefix_store = PrefixStore() if on else None
+                backend.tree = tree and on
+                executor = ChunkExecutor(backend, strategy, PROMPTS, evaluation)
+                runs.append([r for i, c in enumerate(chunks(items, strategy, 4)) for r in executor.run(c, i)])
+            for old, new in zip(*runs, strict=True):
+                assert (old.prediction, old.raw_output) == (new.prediction, new.raw_output), strategy.name
+                for letter, value in (old.option_scores or {}).items():
+                    assert new.option_scores is not None
+                    assert new.option_scores[letter] == pytest.approx(value, abs=1e-4)
+    finally:
+        backend.prefix_store, backend.tree = store, tree
