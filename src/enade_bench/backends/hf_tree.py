@@ -16,7 +16,7 @@ and questions are packed into rows no wider than the longest one (short question
 side by side, each restarting its positions), so the model is called once per
 chunk, no key/value cache is copied per option, little padding is computed, and
 the output layer runs only at the positions whose next-token distribution is
-asked for (``logits_to_keep``).  Rows no wider than the longest question rather
+asked for.  Rows no wider than the longest question rather
 than the whole chunk in one row: attention is quadratic in the row width, and
 almost all of a chunk-long row's scores would be masked out (measured in
 docs/performance.md).
@@ -53,6 +53,9 @@ def supports_tree(model: Any) -> bool:
     """Whether :func:`tree_logits` is exact for ``model`` (full attention, a mask-taking kernel)."""
     config = getattr(model, "config", None)
     if config is None or getattr(config, "is_encoder_decoder", False):
+        return False
+    get_head = getattr(model, "get_output_embeddings", None)
+    if get_head is None or get_head() is None:
         return False
     text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
     if getattr(text, "_attn_implementation", "eager") not in {"sdpa", "eager"}:
@@ -132,19 +135,25 @@ def tree_logits(
     if _attn_implementation(model) == "eager":
         dtype = next(model.parameters()).dtype
         mask = torch.zeros(mask.shape, dtype=dtype, device=device).masked_fill(~mask, torch.finfo(dtype).min)
-    flat = sorted({layouts[r][0][s] + o for r, s, o in want})
-    out = model(
-        input_ids=torch.tensor(ids, device=device),
-        attention_mask=mask[:, None],
-        position_ids=torch.tensor(positions, device=device),
-        past_key_values=cache,
-        use_cache=True,
-        logits_to_keep=torch.tensor(flat, device=device),
-    )
-    column = {k: i for i, k in enumerate(flat)}
-    index = torch.tensor([[r, column[layouts[r][0][s] + o]] for r, s, o in want], device=device)
-    picked = out.logits[index[:, 0], index[:, 1]].float()
-    return torch.log_softmax(picked, dim=-1), out.past_key_values
+    # The output layer runs at the wanted (row, column) pairs only: a pre-hook gathers them
+    # before the model's own head (and whatever the model does after it, e.g. soft-capping).
+    # ``logits_to_keep`` would keep the same columns in every row, the union over all rows.
+    rows_at = torch.tensor([r for r, _, _ in want], device=device)
+    cols_at = torch.tensor([layouts[r][0][s] + o for r, s, o in want], device=device)
+    head = model.get_output_embeddings()
+    hook = head.register_forward_pre_hook(lambda _module, args: (args[0][rows_at, cols_at][None], *args[1:]))
+    try:
+        out = model(
+            input_ids=torch.tensor(ids, device=device),
+            attention_mask=mask[:, None],
+            position_ids=torch.tensor(positions, device=device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=0,
+        )
+    finally:
+        hook.remove()
+    return torch.log_softmax(out.logits[0].float(), dim=-1), out.past_key_values
 
 
 def _attn_implementation(model: Any) -> str:
