@@ -125,3 +125,20 @@ def test_bench_vllm_arm(tmp_path: Path) -> None:
     # both workers stopped their vLLM engine processes
     left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
     assert not [p for p in left if "VLLM" in p.name()]
+
+
+def test_scoring_paths_agree_and_the_tree_path_makes_fewer_calls() -> None:
+    """``python -m enade_bench.bench.scoring_paths`` on 2 questions: the three HF scoring paths."""
+    from enade_bench.bench.engines import OursEngine
+    from enade_bench.bench.scoring_paths import compare
+
+    engine = OursEngine(_questions(), threads=2, batch_size=2)
+    out = compare(engine, ["log_prob", "first_token"], [0, 1], rounds=1)
+    for method, entry in out.items():
+        assert {p: entry[p]["identical_predictions"] for p in ("batched", "store", "store+tree")} == {
+            "batched": 2, "store": 2, "store+tree": 2,
+        }, method  # fmt: skip
+        assert entry["store+tree"]["max_abs_score_diff"] < 1e-3
+        assert entry["store+tree"]["calls"] <= entry["batched"]["calls"]
+    assert out["log_prob"]["store+tree"]["calls"] < out["log_prob"]["batched"]["calls"]  # no option batch
+    assert engine.backend.prefix_store is not None and engine.backend.tree  # restored

@@ -195,21 +195,26 @@ class OursEngine:
         ``shared``: one chunk per question (all its shuffles together, as the runner
         does), so the stem is computed once.  ``independent``: ``n_shuffles`` separate
         runs, run ``k`` scoring shuffle ``k`` of every question in chunks of
-        ``batch_size`` (what ``n_shuffles`` single-shuffle runs would compute).
+        ``batch_size`` (what ``n_shuffles`` single-shuffle runs would compute).  Each run
+        starts with an empty run-wide prefix store, as a separate process would.
         """
         executor = self._executor("first_token", True, n_shuffles)
         items = self._items(indices, "first_token", n_shuffles)
         if mode == "shared":
-            chunks = [items[i : i + n_shuffles] for i in range(0, len(items), n_shuffles)]
+            runs = [[items[i : i + n_shuffles] for i in range(0, len(items), n_shuffles)]]
         else:
-            chunks = []
+            runs = []
             for k in range(n_shuffles):
                 run = [it for it in items if it.shuffle == k]
-                chunks += [run[i : i + self.batch_size] for i in range(0, len(run), self.batch_size)]
+                runs.append([run[i : i + self.batch_size] for i in range(0, len(run), self.batch_size)])
+        store = self.backend.prefix_store if self.engine == "hf" else None  # vLLM's cache is its own
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
-            for index, chunk in enumerate(chunks):
-                records += executor.run(chunk, index)
+            for chunks in runs:
+                if store is not None:
+                    store.clear()
+                for index, chunk in enumerate(chunks):
+                    records += executor.run(chunk, index)
         result = phase.as_dict()
         result["items"] = len(records)
         result["predictions"] = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
