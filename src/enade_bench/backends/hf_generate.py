@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from enade_bench.backends.base import GenerationParams
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 
 __all__ = ["common_prefix_length", "generate_shared", "prefill"]
 
@@ -33,8 +33,8 @@ def prefill(
 ) -> tuple[Any, torch.Tensor | None, torch.Tensor | None, torch.Tensor]:
     """Run ``seqs`` with their first ``shared`` tokens computed once.
 
-    With a ``store`` (the run-wide prefix cache) the shared part starts from the
-    longest stored prefix it begins with, and is stored in turn for later calls.
+    With a ``store`` (the run-wide prefix cache) the shared part is taken from it as
+    far as it holds it, and stored in turn for later calls (:func:`.prefix_states`).
 
     Returns ``(cache, prefix_logits, logits, mask)``: the key/value cache of the whole
     batch, the logits after the shared prefix (``None`` if ``shared == 0``), the logits
@@ -45,21 +45,7 @@ def prefill(
     batch = len(seqs)
     cache, prefix_logits = None, None
     if shared >= 1:
-        head = list(seqs[0][:shared])
-        # at least one token is run, for the logits after the shared prefix
-        start, cache = store.lookup(head, shared - 1) if store is not None else (0, None)
-        out = model(
-            input_ids=torch.tensor([head[start:]], device=device),
-            position_ids=torch.arange(start, shared, device=device)[None],
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        )
-        cache = out.past_key_values
-        prefix_logits = out.logits[0, -1].float()
-        if store is not None:
-            store.stats.computed += shared - start
-            store.add(head, cache)
+        cache, prefix_logits = prefix_states(model, seqs[0][:shared], store, logits=True)
         cache.batch_repeat_interleave(batch)
     suffixes = [list(s[shared:]) for s in seqs]
     width = max(len(s) for s in suffixes)

@@ -28,7 +28,7 @@ from enade_bench.backends.chat_render import (
     render_text,
 )
 from enade_bench.backends.hf_generate import generate_shared, prefill
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache
 from enade_bench.backends.hf_tree import score_tree, supports_tree
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
@@ -65,7 +65,8 @@ class HFLocalBackend:
         self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
         self._identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
         #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
-        self.prefix_store: PrefixStore | None = PrefixStore()
+        #: None where the cache keeps only a window of the past (sliding-window layers).
+        self.prefix_store: PrefixStore | None = PrefixStore() if plain_cache(model) else None
         #: Score a chunk in one block-causal pass (:mod:`.hf_tree`) where the model allows.
         self.tree = not self.seq2seq and supports_tree(model)
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 
 
 @dataclass(frozen=True)
@@ -162,25 +162,6 @@ def _attn_implementation(model: Any) -> str:
     return str(getattr(text, "_attn_implementation", "eager"))
 
 
-@torch.inference_mode()
-def _prefix_cache(model: Any, head: list[int], store: PrefixStore | None) -> Any:
-    """A batch-1 cache holding ``head`` (from the store as far as it has it), stored back."""
-    start, cache = store.lookup(head, len(head)) if store is not None else (0, None)
-    if start < len(head):
-        device = next(model.parameters()).device
-        cache = model(
-            input_ids=torch.tensor([head[start:]], device=device),
-            position_ids=torch.arange(start, len(head), device=device)[None],
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        ).past_key_values
-        if store is not None:
-            store.stats.computed += len(head) - start
-            store.add(head, cache)
-    return cache
-
-
 def pack_rows(lengths: Sequence[int]) -> list[list[int]]:
     """Items into rows no longer than the longest item: first fit, longest first.
 
@@ -220,7 +201,7 @@ def score_tree(
     """
     shared = min(common_prefix_length(contexts), min(len(c) for c in contexts) - 1)
     head = list(contexts[0][:shared])
-    cache = _prefix_cache(model, head, store) if shared else None
+    cache = prefix_states(model, head, store, logits=False)[0] if shared else None
     trees = [
         [Segment(ctx[shared:]), *(Segment(tail, 0) for tail in options)]
         for ctx, options in zip(contexts, tails, strict=True)
