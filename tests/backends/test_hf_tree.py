@@ -6,8 +6,8 @@ import pytest
 import torch
 from transformers import Gemma3TextConfig, LlamaConfig
 
-from enade_bench.backends.hf_prefix import PrefixStore
-from enade_bench.backends.hf_tree import Segment, pack_rows, score_tree, supports_tree, tree_mask
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+from enade_bench.backends.hf_tree import Segment, pack_rows, radix_units, score_tree, supports_tree, tree_mask
 from enade_bench.config import DatasetConfig, EvaluationConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts import load_prompt_set
@@ -45,6 +45,40 @@ def test_pack_rows_fills_rows_no_wider_than_the_longest_item() -> None:
     assert sorted(i for row in rows for i in row) == list(range(5))
     assert all(sum(lengths[i] for i in row) <= 5 for row in rows)
     assert len(rows) == 3  # 15 tokens cannot fit in fewer rows of 5
+
+
+def test_radix_units_run_shared_heads_and_identical_tails_once() -> None:
+    contexts = [[1, 2, 3, 4], [1, 2, 5], [1, 2, 3, 4], [7, 8], [1, 2, 3]]
+    tails = [[[9], [10, 11]], [[9]], [[10, 11], [12]], [[9]], []]
+    units, ends, tail_segs = radix_units(contexts, tails)
+    assert len(units) == 2  # contexts starting with 1, and the one starting with 7
+    first = [(list(s.tokens), s.parent) for s in units[0]]
+    assert first[:4] == [([1, 2], None), ([3], 0), ([4], 1), ([5], 0)]
+    assert ends[0] == ends[2] == (0, 2) and ends[4] == (0, 1) and ends[1] == (0, 3) and ends[3] == (1, 0)
+    assert tail_segs[0][1] == tail_segs[2][0]  # identical context and tail: one segment
+    assert tail_segs[0][0] != tail_segs[1][0]  # the same tail under another context: its own
+    n_tail = sum(len(s.tokens) for s in units[0][4:])
+    assert n_tail == 1 + 2 + 1 + 1  # [9] [10 11] [12] under [1 2 3 4]; [9] under [1 2 5]
+    for unit in units:
+        assert all(s.parent is None or s.parent < i for i, s in enumerate(unit))
+
+
+def test_score_tree_shares_shuffled_option_lists_exactly(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """first_token shuffles: contexts that share more than the common prefix, against naive runs."""
+    backend = smollm2_backend
+    (question,) = load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:1]
+    strategy = Strategy("FT", "first_token", "zero", True, 6)
+    items = work_items([question], strategy, 42)
+    executor = ChunkExecutor(backend, strategy, PROMPTS, EvaluationConfig())
+    contexts = [backend.encode(backend.render(executor.prompt_for(it))) for it in items]
+    contexts.append(contexts[0])  # an identical context
+    cp = common_prefix_length(contexts)
+    units, _, _ = radix_units([c[cp:] for c in contexts], [[] for _ in contexts])
+    # six orders of five options: two begin with the same option (and the copy costs nothing)
+    assert sum(len(s.tokens) for u in units for s in u) < sum(len(c) - cp for c in contexts[:-1])
+    last, _ = score_tree(backend.model, contexts, [[] for _ in contexts], PrefixStore(), backend.pad_id)
+    for k, ctx in enumerate(contexts):
+        assert torch.allclose(last[k], _naive(backend.model, ctx)[-1], atol=1e-4)
 
 
 def test_supports_tree_refuses_sliding_window_models() -> None:

@@ -14,16 +14,20 @@ states of tokens 0–299 computed in one call differ in the last bits from the
 same states computed as 0–149 then 150–299.  A store that served "the longest
 match it happens to hold" would therefore make a call's scores depend on which
 calls ran before it, and a run resumed after an interruption (whose store starts
-empty) would write different digits than an uninterrupted one.  So the prefix is
-always computed in the same cut: blocks of ``block`` tokens at fixed positions
-(0, 32, 64, …), each run on top of the blocks before it, then the rest up to the
-end of the prefix.  The store keeps whole blocks only (like vLLM's automatic
-prefix caching, which hashes full blocks) and is a pure memo: a state comes out
-bit-for-bit the same whether it was stored or computed (tested).
+empty) would write different digits than an uninterrupted one.  So where a
+prefix is cut depends on the prefix alone: at its last whole block of ``block``
+tokens (a multiple of 32).  The part before the cut is one model call, stored
+under exactly those token ids and reused only by a prefix with the same ids
+before the same cut; the rest (less than a block) is run on top of it.  The
+store is then a pure memo: a state comes out bit for bit the same whether it was
+stored or computed (tested).  The prefixes of a strategy's chunks differ by a
+few tokens at most (the system message, instruction and worked examples are the
+same), so they fall on the same cut and the first chunk's states serve all
+later ones; a prefix that falls on another cut is computed, in one call, as
+without a store.
 
-The store keeps the ``max_entries`` most recent prefixes (least recently used
-out), each as views on tensors the model produced anyway; a lookup takes the
-longest whole-block match over them.  Models whose cache is not a plain
+The store keeps the ``max_entries`` most recently used prefixes, each as views
+on tensors the model produced anyway.  Models whose cache is not a plain
 :class:`~transformers.DynamicCache` (sliding-window layers, e.g. Gemma 3) get no
 store (:func:`plain_cache`): their layers keep only a window of the past.
 """
@@ -62,13 +66,6 @@ def plain_cache(model: Any) -> bool:
 
 
 @dataclass
-class _Entry:
-    ids: list[int]
-    #: Per layer (keys, values), batch 1, shape ``1 × heads × len(ids) × head_dim``.
-    layers: list[tuple[torch.Tensor, torch.Tensor]]
-
-
-@dataclass
 class PrefixStats:
     """Tokens served from the store and tokens the model computed, since creation."""
 
@@ -77,12 +74,12 @@ class PrefixStats:
 
 
 class PrefixStore:
-    """Whole blocks of recent prefixes' key/value states (see the module docstring).
+    """Recent prefixes' key/value states, cut at their last whole block (module docstring).
 
     Parameters
     ----------
     block
-        The fixed cut of every prefix, in tokens; only whole blocks are kept.
+        Prefixes are cut at a multiple of ``block`` tokens.
     max_entries
         How many prefixes to keep (the least recently used goes first).
     """
@@ -90,35 +87,32 @@ class PrefixStore:
     def __init__(self, block: int = 32, max_entries: int = 4) -> None:
         self.block = block
         self.max_entries = max_entries
-        self.entries: list[_Entry] = []
+        self.entries: dict[tuple[int, ...], list[tuple[torch.Tensor, torch.Tensor]]] = {}
         self.stats = PrefixStats()
 
-    def lookup(self, ids: Sequence[int], limit: int) -> tuple[int, Any]:
-        """``(n, cache)``: a batch-1 ``DynamicCache`` of ``ids[:n]``, ``n`` whole blocks ``<= limit``; or ``(0, None)``."""
-        best, best_n = None, 0
-        for entry in self.entries:
-            n = min(common_prefix_length([entry.ids, ids]), limit) // self.block * self.block
-            if n > best_n:
-                best, best_n = entry, n
-        if best is None:
-            return 0, None
+    def cut(self, n: int) -> int:
+        """Where a prefix of ``n`` tokens is cut: its last whole block."""
+        return n // self.block * self.block
+
+    def get(self, ids: Sequence[int]) -> Any:
+        """A batch-1 ``DynamicCache`` of exactly ``ids`` (its own copy), or ``None``."""
+        layers = self.entries.pop(tuple(ids), None)
+        if layers is None:
+            return None
         from transformers import DynamicCache  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        self.entries.remove(best)
-        self.entries.append(best)
-        cache = DynamicCache(ddp_cache_data=[(k[:, :, :best_n], v[:, :, :best_n]) for k, v in best.layers])
-        self.stats.reused += best_n
-        return best_n, cache
+        self.entries[tuple(ids)] = layers  # most recently used last
+        self.stats.reused += len(ids)
+        return DynamicCache(ddp_cache_data=list(layers))
 
-    def add(self, ids: Sequence[int], cache: Any) -> None:
-        """Keep the whole blocks of ``ids`` from a batch-1 cache that starts with exactly ``ids``."""
-        n = len(ids) // self.block * self.block
-        if n == 0 or any(common_prefix_length([e.ids, ids[:n]]) == n for e in self.entries):
-            return  # nothing whole, or already served by a longer entry
-        layers = [(layer.keys[:1, :, :n], layer.values[:1, :, :n]) for layer in cache.layers]
-        self.entries = [e for e in self.entries if common_prefix_length([e.ids, ids]) < len(e.ids)]
-        self.entries.append(_Entry(list(ids[:n]), layers))
-        del self.entries[: -self.max_entries]
+    def put(self, ids: Sequence[int], cache: Any) -> None:
+        """Keep the states of ``ids`` from a batch-1 cache that starts with exactly ``ids``."""
+        n = len(ids)
+        self.entries[tuple(ids)] = [
+            (layer.keys[:1, :, :n], layer.values[:1, :, :n]) for layer in cache.layers
+        ]
+        while len(self.entries) > self.max_entries:
+            del self.entries[next(iter(self.entries))]
 
     def clear(self) -> None:
         self.entries.clear()
@@ -130,34 +124,35 @@ def prefix_states(
 ) -> tuple[Any, torch.Tensor | None]:
     """``(cache, last)``: a batch-1 cache holding ``head``, and the logits after its last token.
 
-    With a ``store`` the states are computed in its fixed blocks, from the store as
-    far as it holds them (see the module docstring), and stored back; without one,
-    in one call.  ``last`` is ``None`` unless ``logits`` (then the last token is
-    always run).
+    With a ``store``, ``head`` is cut at its last whole block (before its last token
+    when ``logits``); the part before the cut comes from the store or is run in one
+    call and stored, the rest is run on top.  Without one, ``head`` is one call.
+    ``last`` is ``None`` unless ``logits``.
     """
     device = next(model.parameters()).device
     n = len(head)
 
-    def run(start: int, stop: int, cache: Any, keep: int) -> Any:
+    def run(start: int, stop: int, cache: Any) -> Any:
         return model(
             input_ids=torch.tensor([list(head[start:stop])], device=device),
             position_ids=torch.arange(start, stop, device=device)[None],
             past_key_values=cache,
             use_cache=True,
-            logits_to_keep=keep,
+            logits_to_keep=1,
         )
 
-    if store is None:
-        out = run(0, n, None, 1)
-        return out.past_key_values, out.logits[0, -1].float() if logits else None
-    whole = (n - 1 if logits else n) // store.block * store.block
-    start, cache = store.lookup(head, whole)
-    for begin in range(start, whole, store.block):
-        cache = run(begin, begin + store.block, cache, 1).past_key_values
+    cut = store.cut(n - 1 if logits else n) if store is not None else 0
+    cache = None
+    if store is not None and cut:
+        cache = store.get(head[:cut])
+        if cache is None:
+            cache = run(0, cut, None).past_key_values
+            store.stats.computed += cut
+            store.put(head[:cut], cache)
     last = None
-    if whole < n:
-        out = run(whole, n, cache, 1)
+    if cut < n:
+        out = run(cut, n, cache)
         cache, last = out.past_key_values, out.logits[0, -1].float()
-    store.stats.computed += n - start
-    store.add(head, cache)
+        if store is not None:
+            store.stats.computed += n - cut
     return cache, last if logits else None
