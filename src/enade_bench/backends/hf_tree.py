@@ -24,8 +24,7 @@ docs/performance.md).
 Beyond the chunk's common prefix, contexts are laid out as a radix tree
 (:func:`radix_units`): the option orders of one question share the stem *and*
 whatever leading options they list alike, identical contexts run once, and a
-context's identical continuations once.  For 30 orders of five options this
-runs about a quarter fewer positions than one row per order.
+context's identical continuations once.
 
 Exactness: each token sees exactly the tokens it would see in its own sequence,
 at the same positions, so only floating-point summation order differs from
