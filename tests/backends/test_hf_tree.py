@@ -1,4 +1,4 @@
-"""Block-causal scoring (one call per chunk) against naive full-sequence runs of the real model."""
+"""Tree scoring (one call per chunk, attention per tree) against naive full-sequence runs of the real model."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import torch
 from transformers import Gemma3TextConfig, LlamaConfig
 
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
-from enade_bench.backends.hf_tree import Segment, pack_rows, radix_units, score_tree, supports_tree, tree_mask
+from enade_bench.backends.hf_tree import Segment, radix_units, score_tree, supports_tree, tree_mask
 from enade_bench.config import DatasetConfig, EvaluationConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts import load_prompt_set
@@ -21,30 +21,20 @@ PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.y
 
 
 def test_tree_mask_lets_each_token_see_its_ancestors_only() -> None:
-    # root [a b c], two children of the root [d e] and [f g], two cached tokens, padded to 9
+    # root [a b c], two children of the root [d e] and [f g], two cached tokens
     segments = [Segment([1, 2, 3]), Segment([4, 5], 0), Segment([6, 7], 0)]
-    mask = tree_mask(segments, past=2, width=9)
-    assert mask.shape == (9, 11)
-    assert mask[:7, :2].all()  # every real token sees the cache
-    assert mask[0, 2:].tolist() == [True] + [False] * 8  # causal inside the root
+    mask = tree_mask(segments, past=2)
+    assert mask.shape == (7, 9)
+    assert mask[:, :2].all()  # every token sees the cache
+    assert mask[0, 2:].tolist() == [True] + [False] * 6  # causal inside the root
     row_f = mask[5]  # first token of the second child
     assert row_f[2:5].all() and not row_f[5:7].any()  # the root yes, the sibling no
-    assert row_f[7] and not row_f[8]
-    assert mask[8, 2 + 8] and mask[8].sum() == 1  # padding attends to itself only
-    assert not mask[:7, 9:].any()  # nobody attends to padding
+    assert row_f[7] and not row_f[8]  # itself, not what follows
 
 
 def test_parent_must_come_first() -> None:
     with pytest.raises(ValueError, match="earlier segment"):
         tree_mask([Segment([1], 1), Segment([2])], past=0)
-
-
-def test_pack_rows_fills_rows_no_wider_than_the_longest_item() -> None:
-    lengths = [5, 3, 2, 4, 1]
-    rows = pack_rows(lengths)
-    assert sorted(i for row in rows for i in row) == list(range(5))
-    assert all(sum(lengths[i] for i in row) <= 5 for row in rows)
-    assert len(rows) == 3  # 15 tokens cannot fit in fewer rows of 5
 
 
 def test_radix_units_run_shared_heads_and_identical_tails_once() -> None:
@@ -76,7 +66,7 @@ def test_score_tree_shares_shuffled_option_lists_exactly(smollm2_backend) -> Non
     units, _, _ = radix_units([c[cp:] for c in contexts], [[] for _ in contexts])
     # six orders of five options: two begin with the same option (and the copy costs nothing)
     assert sum(len(s.tokens) for u in units for s in u) < sum(len(c) - cp for c in contexts[:-1])
-    last, _ = score_tree(backend.model, contexts, [[] for _ in contexts], PrefixStore(), backend.pad_id)
+    last, _ = score_tree(backend.model, contexts, [[] for _ in contexts], PrefixStore())
     for k, ctx in enumerate(contexts):
         assert torch.allclose(last[k], _naive(backend.model, ctx)[-1], atol=1e-4)
 
@@ -87,11 +77,17 @@ def test_supports_tree_refuses_sliding_window_models() -> None:
     gemma = Gemma3TextConfig(num_hidden_layers=2)
     gemma._attn_implementation = "sdpa"
 
-    def model(config):  # type: ignore[no-untyped-def]
-        return type("M", (), {"config": config, "get_output_embeddings": lambda self: torch.nn.Identity()})()
+    def model(config, switchable=True):  # type: ignore[no-untyped-def]
+        attrs = {
+            "config": config,
+            "get_output_embeddings": lambda self: torch.nn.Identity(),
+            "_can_set_attn_implementation": lambda self: switchable,
+        }
+        return type("M", (), attrs)()
 
     assert supports_tree(model(llama))
     assert not supports_tree(model(gemma))
+    assert not supports_tree(model(llama, switchable=False))  # attention not taken from AttentionInterface
     llama._attn_implementation = "flash_attention_2"
     assert not supports_tree(model(llama))
 
@@ -102,7 +98,7 @@ def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-de
 
 
 def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
-    """Contexts of different lengths (packed into shared rows) and options of different lengths."""
+    """Contexts of different lengths (side by side in one row) and options of different lengths."""
     backend = smollm2_backend
     questions = load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:3]
     executor = ChunkExecutor(backend, STRATEGIES["S5"], PROMPTS, EvaluationConfig())
@@ -121,14 +117,13 @@ def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # 
         expected.append((full[0][len(ctx) - 1], lps))
     store = PrefixStore()
     for attempt in range(2):  # the second time the shared prefix comes from the store
-        last, scores = score_tree(
-            backend.model, [c for c, _ in split], [t for _, t in split], store, backend.pad_id
-        )
+        last, scores = score_tree(backend.model, [c for c, _ in split], [t for _, t in split], store)
         for q, (after_context, lps) in enumerate(expected):
             assert torch.allclose(last[q], after_context, atol=1e-4)
             for got, want in zip(scores[q], lps, strict=True):
                 assert got == pytest.approx(want, abs=1e-4)
         assert (store.stats.reused > 0) == (attempt == 1)
+        assert backend.model.config._attn_implementation == "sdpa"  # the model's own attention again
 
 
 @pytest.mark.slow

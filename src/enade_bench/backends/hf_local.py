@@ -67,7 +67,7 @@ class HFLocalBackend:
         #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
         #: None where the cache keeps only a window of the past (sliding-window layers).
         self.prefix_store: PrefixStore | None = PrefixStore() if plain_cache(model) else None
-        #: Score a chunk in one block-causal pass (:mod:`.hf_tree`) where the model allows.
+        #: Score a chunk in one pass, attention per question tree (:mod:`.hf_tree`), where the model allows.
         self.tree = not self.seq2seq and supports_tree(model)
 
     # -- Backend protocol -------------------------------------------------------------
@@ -186,7 +186,7 @@ class HFLocalBackend:
         split = [self._continuation_tokens(self.render(p), c) for p, c in items]
         if self.tree:
             _, token_lps = score_tree(
-                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, self.pad_id
+                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store
             )
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
@@ -243,7 +243,7 @@ class HFLocalBackend:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
             dists = list(score_tree(self.model, [self.encode(self.render(p)) for p in prompts],
-                                    [[] for _ in prompts], self.prefix_store, self.pad_id)[0])  # fmt: skip
+                                    [[] for _ in prompts], self.prefix_store)[0])  # fmt: skip
         else:
             seqs = [self.encode(self.render(p)) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-prefix-cache", action="store_true", help="ours without the run-wide prefix cache"
     )
-    parser.add_argument("--no-tree", action="store_true", help="ours without block-causal scoring")
+    parser.add_argument("--no-tree", action="store_true", help="ours without tree scoring")
 
 
 def options_from(args: argparse.Namespace) -> BenchOptions:

@@ -56,7 +56,7 @@ class BenchOptions:
     methods: tuple[str, ...] = tuple(SCORING_METHODS)
     #: Busy processes running during the scoring phase (:mod:`enade_bench.bench.load`).
     competing_load: int = 0
-    #: Our HF backend's run-wide prefix cache and block-causal scoring (off: today's batched path).
+    #: Our HF backend's run-wide prefix cache and tree scoring (off: today's batched path).
     prefix_cache: bool = True
     tree: bool = True
 

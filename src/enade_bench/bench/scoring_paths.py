@@ -1,4 +1,4 @@
-"""Our HF scoring paths against each other: what the prefix store and block-causal scoring buy.
+"""Our HF scoring paths against each other: what the prefix store and tree scoring buy.
 
 ``python -m enade_bench.bench.scoring_paths [--questions GLOB] [--limit 40] [--threads 2]
 [--methods log_prob,log_prob_one_shot,first_token] [--out FILE]``
@@ -9,7 +9,7 @@ rotating order (so drift of a shared machine hits every path alike):
 * ``batched``: no store, no tree — each chunk's common prefix once, then the stems as
   one padded batch and the options as a second batch on copies of each stem's cache;
 * ``store``: the same plus the run-wide prefix store (``backends/hf_prefix.py``);
-* ``store+tree``: the store plus one block-causal call per chunk (``backends/hf_tree.py``),
+* ``store+tree``: the store plus one call per chunk, attention per question tree (``backends/hf_tree.py``),
   the backend's default.
 
 For each: wall seconds, process CPU seconds, positions fed to the model, model calls,
@@ -28,7 +28,7 @@ from typing import Any
 from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, OursEngine
 
-#: name -> (run-wide prefix store, block-causal scoring)
+#: name -> (run-wide prefix store, tree scoring)
 PATHS = {"batched": (False, False), "store": (True, False), "store+tree": (True, True)}
 
 
