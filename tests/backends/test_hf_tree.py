@@ -90,6 +90,8 @@ def test_supports_tree_refuses_sliding_window_models() -> None:
     assert not supports_tree(model(llama, switchable=False))  # attention not taken from AttentionInterface
     llama._attn_implementation = "flash_attention_2"
     assert not supports_tree(model(llama))
+    llama._attn_implementation = "eager"  # the tree attention runs SDPA, not the model's eager code
+    assert not supports_tree(model(llama))
 
 
 def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-def]

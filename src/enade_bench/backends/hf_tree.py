@@ -27,8 +27,10 @@ at the same positions, so only floating-point summation order differs from
 running the sequences one by one (tested against that).
 
 Limits: models with sliding-window attention layers (Gemma 3, Mistral's window),
-attention kernels other than SDPA/eager, and models whose attention function cannot
-be switched through transformers' ``AttentionInterface`` are not run this way;
+models that do not run SDPA (the tree attention calls transformers' SDPA function,
+which equals the model's own attention only when that is SDPA: an eager model may
+soft-cap its scores), and models whose attention function cannot be switched
+through transformers' ``AttentionInterface`` are not run this way;
 :func:`supports_tree` says so and the backend keeps its batched path for them.
 """
 
@@ -53,7 +55,7 @@ class Segment:
 
 
 def supports_tree(model: Any) -> bool:
-    """Whether :func:`tree_logits` is exact for ``model`` (full attention, a switchable SDPA/eager kernel)."""
+    """Whether :func:`tree_logits` is exact for ``model`` (full attention, a switchable SDPA kernel)."""
     config = getattr(model, "config", None)
     if config is None or getattr(config, "is_encoder_decoder", False):
         return False
@@ -61,7 +63,7 @@ def supports_tree(model: Any) -> bool:
     if get_head is None or get_head() is None:
         return False
     text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
-    if getattr(text, "_attn_implementation", "eager") not in {"sdpa", "eager"}:
+    if getattr(text, "_attn_implementation", "eager") != "sdpa":
         return False
     if any("sliding" in str(kind) for kind in getattr(text, "layer_types", None) or []):
         return False
