@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from enade_bench.psychometrics.enem import booklet_items, load_inep_items, scored_params
+from enade_bench.benchmarks.enem.inep import booklet_items, load_inep_items, scored_params
 from enade_bench.psychometrics.simulation import lz_null_study
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "enem"

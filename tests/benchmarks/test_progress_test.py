@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.benchmarks.progress_test import HERE
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ def test_progress_test_runs_end_to_end(tmp_path: Path, smollm2_backend) -> None:
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     options = RunOptions(strategies=["S1", "S5"], progress=False, backend_factory=lambda c: smollm2_backend)
-    results = run_experiment(path, options)
+    results = run_config(path, options).results
     assert [r.strategy.id for r in results] == ["S1", "S5"]
     for result in results:
         assert result.totals.n == 8

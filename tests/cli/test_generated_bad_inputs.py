@@ -144,7 +144,7 @@ CASES: list[Case] = [
     run_case("n-shuffles-zero", "key 'evaluation.n_shuffles': got 0", _config(evaluation__n_shuffles=0)),
     run_case("name-with-slash", "key 'name'", _config(name="a/b")),
     run_case("api-without-block", "no model.api block", _config(model={"type": "api"})),
-    run_case("preset-unknown", "key 'dataset.preset'", _config(dataset__preset="saeb")),
+    run_case("preset-unknown", "key 'dataset.benchmark'", _config(dataset__preset="saeb")),
     run_case("format-unknown", "key 'dataset.format'", _config(dataset__format="xlsx")),
     run_case(
         "columns-unknown-field",
@@ -469,7 +469,6 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.fail("the model was loaded for a bad input")
 
     monkeypatch.setattr("enade_bench.runner.run.create_backend", fail)
-    monkeypatch.setattr("enade_bench.benchmarks.eeval.create_backend", fail)
 
 
 def test_corpus_is_large_and_ids_unique() -> None:

@@ -23,7 +23,6 @@ def mt_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml").read_text(encoding="utf-8")
     )
     config["dataset"]["path"] = str(csv)
-    config["prompts"]["dir"] = str(REPO_ROOT / config["prompts"]["dir"])
     config["evaluation"]["n_shuffles"] = 5
     (work / "cfg.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     out = work / "results"

@@ -121,8 +121,7 @@ def test_option_columns_and_options_in_text_conflict() -> None:
 
 
 def test_example_config_loads_the_exam() -> None:
-    from enade_bench.config import load_config
-    from enade_bench.runner.run import input_base
+    from enade_bench.config import input_base, load_config
 
     config = Path(__file__).resolve().parents[2] / "configs" / "examples" / "options_in_text.yaml"
     cfg = load_config(config)

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import DEMO_CSV, require_shared
 
+from enade_bench.benchmarks.enem import PRESET as ENEM
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset import load_dataset
 from enade_bench.errors import UserError
@@ -125,8 +126,8 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     folder = require_shared("enem", "questions", "pt-br")
     pattern = str(folder / "ENEM_20*.csv")
     with pytest.raises(UserError, match="ENEM_2013_CH_CO_PROVA_187.csv: line 20, column 'body': empty stem"):
-        load_dataset(DatasetConfig(path=pattern, preset="enem"))
-    data = load_dataset(DatasetConfig(path=pattern, preset="enem", skip_invalid=True))
+        load_dataset(DatasetConfig(path=pattern, benchmark="enem"), preset=ENEM)
+    data = load_dataset(DatasetConfig(path=pattern, benchmark="enem", skip_invalid=True), preset=ENEM)
     assert data.counts["removed_invalid"] == len(data.invalid) == 1
     total = 0
     annulled = 0

@@ -108,7 +108,6 @@ def test_real_shuffled_smollm2_run(tmp_path: Path) -> None:
     config["dataset"]["path"] = str(
         require_shared("enem", "questions", "pt-br", "ENEM_2022_MT_CO_PROVA_1082.csv")
     )
-    config["prompts"]["dir"] = str(REPO_ROOT / config["prompts"]["dir"])
     config["evaluation"]["n_shuffles"] = 10
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

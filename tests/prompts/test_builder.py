@@ -1,13 +1,14 @@
 from pathlib import Path
 
 import pytest
+from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
 from enade_bench.prompts import build_prompt, load_prompt_set, option_view
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
 Q5 = Question(
     id="q", stem="Qual é o princípio?", options=("um", "dois", "três", "quatro", "cinco"), answer="B"
 )
@@ -59,11 +60,11 @@ def test_too_many_shots_and_bad_templates(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text("instruction: x\ninstruction_log_prob: y\nbogus: 1\n")
     (tmp_path / "e.yaml").write_text("examples: []\n")
     with pytest.raises(UserError, match="t.yaml: key 'bogus': unknown key"):
-        load_prompt_set(tmp_path, "t.yaml", "e.yaml")
+        load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
     (tmp_path / "t.yaml").write_text("instruction: 'x {nope}'\ninstruction_log_prob: y\n")
-    bad = load_prompt_set(tmp_path, "t.yaml", "e.yaml")
+    bad = load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
     with pytest.raises(UserError, match="unknown placeholder"):
         build_prompt(Q5, Q5.options, "generation", 0, bad)
     (tmp_path / "e.yaml").write_text("examples:\n- {id: x, stem: s, options: {A: a, B: b}, answer: C}\n")
     with pytest.raises(UserError, match="e.yaml: key 'examples.0'"):
-        load_prompt_set(tmp_path, "t.yaml", "e.yaml")
+        load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.psychometrics.published import PublishedPatterns, load_published
+from enade_bench.benchmarks.enem.published import PublishedPatterns, load_published
 
 #: The published rows whose booklet has INEP parameters, as one mixed-booklet matrix
 #: (rows, items, responses); read by the package's own loader.

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from enade_bench.benchmarks.enem.published import load_published
 from enade_bench.psychometrics.cat import (
     CatConfig,
     predicted_shift,
@@ -18,7 +19,6 @@ from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.estimation import eap
 from enade_bench.psychometrics.irt import ItemParams, item_information
 from enade_bench.psychometrics.personfit import simulate_responses
-from enade_bench.psychometrics.published import load_published
 
 
 def bank(n: int = 40, seed: int = 3) -> ItemParams:

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from enade_bench.benchmarks.enem.inep import booklet_items, patterns_to_matrix
 from enade_bench.cli.main import main
-from enade_bench.psychometrics.enem import booklet_items, patterns_to_matrix
 from enade_bench.psychometrics.estimation import Quadrature, estimate_theta
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.personfit import simulate_responses

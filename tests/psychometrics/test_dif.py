@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from enade_bench.benchmarks.enem.inep import booklet_items, scored_params
 from enade_bench.psychometrics.dif import (
     EASIER,
     HARDER,
@@ -16,7 +17,6 @@ from enade_bench.psychometrics.dif import (
     machine_human_dif,
     simulate_dif,
 )
-from enade_bench.psychometrics.enem import booklet_items, scored_params
 from enade_bench.psychometrics.irt import ItemParams, logistic, prob
 
 

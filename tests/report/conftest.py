@@ -42,7 +42,6 @@ def _write_config(source: Path, target: Path, **changes: dict[str, object]) -> P
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     for block, values in changes.items():
         data[block].update(values)
-    data["prompts"]["dir"] = str(REPO_ROOT / data["prompts"]["dir"])
     target.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     return target
 
@@ -59,7 +58,7 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demo_cfg = _write_config(
         REPO_ROOT / "configs" / "demo.yaml",
         work / "demo.yaml",
-        dataset={"path": str(REPO_ROOT / "data" / "enade_demo.csv")},
+        dataset={"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
         model={"training_cutoff": TEST_CUTOFF},
     )
     _run([sys.executable, "run.py", str(demo_cfg), "--all-strategies", "--limit", str(DEMO_LIMIT),

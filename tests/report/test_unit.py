@@ -86,7 +86,8 @@ def test_cutoff_period_rule() -> None:
 
 
 def test_write_report_without_psychometrics(two_models: Path, tmp_path: Path) -> None:
-    report = write_report([two_models / "a", two_models / "b"], tmp_path / "out")
+    folders = [two_models / "a", two_models / "b"]
+    report = write_report(load_results(folders), tmp_path / "out", folders=folders)
     names = {t.name for t in report.tables}
     assert {"table1", "accuracy_by_course", "accuracy_by_cutoff", "position_bias", "extraction"} <= names
     assert not any(n.startswith("psychometrics") for n in names)

@@ -10,11 +10,13 @@ import yaml
 from tests.conftest import REPO_ROOT, require_shared
 
 from enade_bench.benchmarks import load_experiment
+from enade_bench.benchmarks.enem.bank import enem_item_bank
 from enade_bench.psychometrics.cat import CatConfig
 from enade_bench.psychometrics.estimation import eap
-from enade_bench.runner.adaptive import enem_item_bank, live_cat
-from enade_bench.runner.run import RunOptions, make_executor
-from enade_bench.strategies.registry import from_config
+from enade_bench.runner.adaptive import live_cat
+from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.run import load_backend
 
 
 @pytest.mark.slow
@@ -24,12 +26,13 @@ def test_live_cat_asks_only_the_selected_items(tmp_path: Path) -> None:
         (REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml").read_text(encoding="utf-8")
     )
     config["dataset"]["path"] = str(csv)
-    config["prompts"]["dir"] = str(REPO_ROOT / config["prompts"]["dir"])
     config["evaluation"]["shuffle_alternatives"] = False
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    _, exp, _ = load_experiment(tmp_path / "cfg.yaml", RunOptions())
-    executor = make_executor(exp, from_config(exp.config.evaluation))
+    options = RunOptions()
+    _, exp = load_experiment(tmp_path / "cfg.yaml", options)
     bank = enem_item_bank(exp.dataset.questions, csv, require_shared("enem"))
+    exp = load_backend(exp, options)
+    executor = ChunkExecutor(exp.model, exp.plans[0], exp.config.evaluation, exp.extract_fn)
     assert bank.booklet == 1082 and len(bank.items) == 42  # 45 minus annulled / unparameterised items
 
     result = live_cat(executor, bank, CatConfig(target_se=0.0, max_items=6))

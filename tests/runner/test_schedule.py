@@ -9,9 +9,9 @@ from typing import Any
 from api_fakes import FAKE_KEY, FakeServer, Reply, openai_completion, user_text_openai, write_config
 from batch_fakes import OpenAIBatchFake
 
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 SEED, BATCH, SAMPLES, N = 42, 2, 2, 5
 SAMPLED = {"temperature": 0.7, "n_samples": SAMPLES, "batch_size": BATCH, "seed": SEED}
@@ -53,6 +53,6 @@ def test_live_and_batch_requests_get_the_same_seeds(tmp_path: Path) -> None:
     with FakeServer(handler) as server:
         cfg = write_config(live_dir, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
                                       "base_url": server.url + "/v1"}, SAMPLED)  # fmt: skip
-        (result,) = run_experiment(cfg, RunOptions(progress=False, limit=N))
+        (result,) = run_config(cfg, RunOptions(progress=False, limit=N)).results
     assert len(result.records) == N
     assert {text: sorted(seeds) for text, seeds in live_seeds.items()} == dict(batch_seeds)

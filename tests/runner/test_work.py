@@ -5,9 +5,9 @@ from pathlib import Path
 
 from tests.conftest import require_shared
 
+from enade_bench.benchmarks.enem import PRESET as ENEM
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.loader import load_dataset
-from enade_bench.dataset.presets import ENEM
 from enade_bench.results.store import IntermediateLog, read_result
 from enade_bench.runner.work import with_current_fields
 

@@ -17,9 +17,9 @@ import yaml
 from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 from tests.report.test_html_browser import CHROMIUM, load_page
 
+from enade_bench.benchmarks.enem.study.report import EXAM_FIGURES
+from enade_bench.benchmarks.enem.study.verdict import VERDICTS
 from enade_bench.cli.main import main
-from enade_bench.study.report import EXAM_FIGURES
-from enade_bench.study.verdict import VERDICTS
 
 MODEL = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
 
@@ -211,10 +211,10 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, tmp_path: Path) -> None:
     """Records with question-token log-probs (no method writes them yet) give the Min-K% table."""
+    from enade_bench.benchmarks.enem.study.analyses import TOKEN_LOGPROBS_KEY, mink_step, record_items
+    from enade_bench.benchmarks.enem.study.analysis import analyse_study
+    from enade_bench.benchmarks.enem.study.plan import plan_study
     from enade_bench.psychometrics.mink import min_k_prob
-    from enade_bench.study.analyses import TOKEN_LOGPROBS_KEY, mink_step, record_items
-    from enade_bench.study.analysis import analyse_study
-    from enade_bench.study.plan import plan_study
 
     study = analyse_study(plan_study(study_dir.parent / "tiny.yaml"))
     exam = study.exams[0]

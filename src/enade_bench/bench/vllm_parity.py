@@ -29,13 +29,16 @@ from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_load import local_folder, resolve_source
 from enade_bench.backends.vllm_server import VllmServer
 from enade_bench.bench.core import DEFAULT_QUESTIONS
-from enade_bench.bench.engines import MODEL_NAME, PROMPTS_DIR, VLLM_CPU
+from enade_bench.bench.engines import MODEL_NAME, TEAM_EXAMPLES, TEAM_PROMPT, VLLM_CPU
+from enade_bench.benchmarks.enem import PRESET as ENEM_PRESET
 from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.records import QuestionRecord
+from enade_bench.results.store import RunPaths
 from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.work import work_items
+from enade_bench.runner.plan import make_plan, template_prompt_fn
+from enade_bench.scoring.extraction import extract_answer
 from enade_bench.strategies.registry import Strategy, get_strategy
 
 #: The model, the ENEM questions and the prompt files of the scoring benchmark; paths are
@@ -48,10 +51,12 @@ METHODS = ("S1", "S5", "first_token")
 def questions(which: str, limit: int | None) -> list[Any]:
     """The demo's questions, or ENEM 2022's (first ``limit``)."""
 
-    cfg = (
-        DatasetConfig(path=DEMO) if which == "demo" else DatasetConfig(path=DEFAULT_QUESTIONS, preset="enem")
-    )
-    loaded = load_dataset(cfg).questions
+    if which == "demo":
+        loaded = load_dataset(DatasetConfig(path=DEMO, benchmark="enade")).questions
+    else:
+        loaded = load_dataset(
+            DatasetConfig(path=DEFAULT_QUESTIONS, benchmark="enem"), preset=ENEM_PRESET
+        ).questions
     return loaded[:limit] if limit else loaded
 
 
@@ -67,12 +72,13 @@ def run_method(backend: Backend, name: str, qs: Sequence[Any], batch_size: int =
 
     evaluation = EvaluationConfig(batch_size=batch_size)
     strategy = strategy_for(name)
-    prompts = load_prompt_set(PROMPTS_DIR, "default.yaml", "few_shot_examples.yaml")
-    executor = ChunkExecutor(backend, strategy, prompts, evaluation)
-    items = work_items(qs, strategy, evaluation.seed)
+    prompts = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
+    plan = make_plan(qs, strategy, evaluation.seed, batch_size, template_prompt_fn(strategy, prompts),
+                     RunPaths.of(Path("."), "parity", name))  # fmt: skip
+    executor = ChunkExecutor(backend, plan, evaluation, extract_answer)
     records: list[QuestionRecord] = []
-    for index, start in enumerate(range(0, len(items), batch_size)):
-        records += executor.run(items[start : start + batch_size], index)
+    for chunk in plan.chunks:
+        records += executor.run(chunk)
     return records
 
 

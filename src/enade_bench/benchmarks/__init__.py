@@ -1,25 +1,23 @@
-"""Benchmarks as plug-ins: each exam is one folder (or module) with a preset and prompts.
+"""Benchmarks as plug-ins: each exam is one folder that owns everything about it.
 
-:func:`run_experiment` is the entry point for any config: the registry picks the
-benchmark by ``dataset.preset``, the benchmark loads the experiment, the runner
-runs it. See ``docs/adding_an_exam.md``.
+:func:`load_experiment` is the entry point for any config: the registry picks the
+benchmark by ``dataset.benchmark``, the benchmark prepares the experiment (data,
+prompts, strategies, all checked), and the caller loads the model and runs it
+(:func:`run_config` does both). See ``docs/adding_an_exam.md``.
 """
 
-from enade_bench.benchmarks.base import Benchmark, CsvExam
-from enade_bench.benchmarks.registry import (
-    BENCHMARKS,
-    benchmark_for,
-    load_experiment,
-    run_config,
-    run_experiment,
-)
+from enade_bench.benchmarks.base import Benchmark, CommandBenchmark, CsvExam, PromptSets
+from enade_bench.benchmarks.load import load_experiment, run_config
+from enade_bench.benchmarks.registry import DEFAULT, ENTRY_POINT_GROUP, Registry
 
 __all__ = [
-    "BENCHMARKS",
+    "DEFAULT",
+    "ENTRY_POINT_GROUP",
     "Benchmark",
+    "CommandBenchmark",
     "CsvExam",
-    "benchmark_for",
+    "PromptSets",
+    "Registry",
     "load_experiment",
     "run_config",
-    "run_experiment",
 ]

@@ -1,44 +1,156 @@
-"""The benchmark plug-in contract: a small Protocol and one ready implementation.
+"""The benchmark plug-in contract: small Protocols and one ready implementation.
 
-A benchmark owns what makes an exam an exam — its file layout (a
-:class:`~enade_bench.dataset.presets.DatasetPreset`), its shipped prompt sets,
-and, where needed, its own loader, prompt builder and answer extraction — and
-hands the runner a loaded :class:`~enade_bench.runner.run.Experiment`. The runner
-imports no benchmark; the registry (:mod:`enade_bench.benchmarks.registry`)
-picks the benchmark by ``dataset.preset``.
+A benchmark owns everything that makes an exam an exam — its file layout (a
+:class:`~enade_bench.dataset.presets.DatasetPreset`), its shipped prompt sets and
+worked examples, and, where needed, its own loader, prompt builder, answer
+extraction, commands and report sections — and hands the runner a prepared
+:class:`~enade_bench.runner.plan.Experiment`.  The runner imports no benchmark; the
+registry (:mod:`enade_bench.benchmarks.registry`) picks the benchmark by
+``dataset.benchmark``.
+
+Every benchmark has :class:`Benchmark`'s two steps (``prepare`` reads and checks
+everything without a model; ``run`` runs the prepared experiment once its model is
+loaded).  Optional abilities are Protocols of their own, checked with ``isinstance``:
+:class:`CommandBenchmark` adds sub-commands to ``enade-bench``, :class:`ReportBenchmark`
+adds the exam's own analyses to ``enade-bench report``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import argparse
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from enade_bench.config import ExperimentConfig, PromptsConfig
+from enade_bench.config import ExperimentConfig, input_base, resolve_input
+from enade_bench.dataset.loader import load_dataset
 from enade_bench.dataset.presets import DatasetPreset
+from enade_bench.errors import UserError
+from enade_bench.prompts.templates import PromptSet, load_prompt_set
+from enade_bench.report.loader import RunEntry
+from enade_bench.report.section import Section
 from enade_bench.runner.outputs import RunOutcome
-from enade_bench.runner.run import ExamSpec, Experiment, RunOptions, load_experiment, run_loaded
+from enade_bench.runner.plan import Experiment, RunOptions, plan_strategies
+from enade_bench.runner.run import run_experiment
 from enade_bench.strategies.registry import Strategy
 
 
+@runtime_checkable
 class Benchmark(Protocol):
-    """What the command line needs from an exam."""
+    """What every exam gives the command line: prepare an experiment, run it."""
 
     @property
     def name(self) -> str:
-        """The ``dataset.preset`` value that selects this benchmark."""
+        """The ``dataset.benchmark`` value that selects this benchmark."""
         ...
 
-    def load(
-        self, cfg: ExperimentConfig, config_path: Path, options: RunOptions
-    ) -> tuple[Experiment, list[Strategy]]:
-        """Load data, prompts and model; check everything before any model call."""
+    def prepare(self, cfg: ExperimentConfig, source: Path, options: RunOptions) -> Experiment:
+        """Read and check data, prompts and strategies of a config; no model is loaded.
+
+        ``source`` is the config file (relative paths resolve from its folder first).
+        Everything a run would check is checked here, for every strategy asked.
+        """
         ...
 
-    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
-        """Run (or resume) the strategies; the results and the files written."""
+    def run(self, exp: Experiment, options: RunOptions) -> RunOutcome:
+        """Run (or resume) a prepared experiment whose model is loaded; results and files."""
         ...
+
+
+@runtime_checkable
+class CommandBenchmark(Benchmark, Protocol):
+    """A benchmark with sub-commands of its own (``enade-bench eeval …``)."""
+
+    def register_commands(self, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+        """Add the benchmark's sub-commands to the ``enade-bench`` parser."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What ``enade-bench report`` asks of each exam's own analyses.
+
+    Attributes
+    ----------
+    seed
+        Seed of every simulation an analysis runs (random baselines, simulated humans).
+    data
+        Data folder per benchmark name (``--enem-data DIR`` is ``data["enem"]``); a
+        benchmark finds its own when absent.
+    """
+
+    seed: int = 20240101
+    data: Mapping[str, Path] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ReportBenchmark(Benchmark, Protocol):
+    """A benchmark with analyses of its own in ``enade-bench report`` (ENEM's psychometrics)."""
+
+    def report_section(self, entries: Sequence[RunEntry], options: ReportOptions, folder: Path) -> Section:
+        """The exam's analyses of its runs among ``entries``; figures go to ``folder``."""
+        ...
+
+
+@dataclass(frozen=True)
+class PromptSets:
+    """The prompts a benchmark ships: templates by name, its defaults, its worked examples.
+
+    Attributes
+    ----------
+    templates
+        Shipped prompt templates by name (``prompts.preset`` selects one).
+    default
+        The template used, per exam language (``dataset.language``), when a config names
+        neither ``prompts.preset`` nor ``prompts.dir``.
+    examples
+        The shipped worked examples per exam language (one-/few-shot strategies).
+    """
+
+    templates: Mapping[str, Path] = field(default_factory=dict)
+    default: Mapping[str, str] = field(default_factory=dict)
+    examples: Mapping[str, Path] = field(default_factory=dict)
+
+    def resolved(self, cfg: ExperimentConfig) -> ExperimentConfig:
+        """``cfg`` with the default prompt set named (``prompts.preset``), so results record it."""
+        block = cfg.prompts
+        default = self.default.get(cfg.dataset.language)
+        if block.dir is not None or block.preset is not None or default is None:
+            return cfg
+        return cfg.model_copy(update={"prompts": block.model_copy(update={"preset": default})})
+
+    def load(self, cfg: ExperimentConfig, source: Path, strategies: list[Strategy]) -> PromptSet:
+        """The prompt set a config asks for; worked examples only when a strategy uses them.
+
+        ``prompts.dir`` names the user's own folder (template and examples there);
+        otherwise ``prompts.preset`` (or the default in the exam's language) picks a
+        shipped template, and the shipped examples in that language serve one- and
+        few-shot strategies.
+        """
+        block, language = cfg.prompts, cfg.dataset.language
+        needed = max((s.n_examples for s in strategies), default=0)
+        if block.dir is not None:
+            folder = resolve_input(block.dir, source)
+            if not folder.is_dir():
+                raise UserError(f"{source}: prompts.dir: folder not found '{folder}'")
+            return load_prompt_set(folder / block.template, folder / block.examples if needed else None)
+        name = block.preset or self.default.get(language)
+        if name is None:
+            raise UserError(
+                f"{source}: dataset.language: this benchmark ships no prompt in '{language}' "
+                f"(it has {', '.join(self.default) or 'none'}); set prompts.preset or prompts.dir"
+            )
+        if name not in self.templates:
+            known = ", ".join(sorted(self.templates)) or "none for this benchmark"
+            raise UserError(f"{source}: prompts.preset: unknown '{name}' (known: {known})")
+        examples = self.examples.get(language) if needed else None
+        if needed and examples is None:
+            raise UserError(
+                f"{source}: a strategy with {needed} worked example(s) needs examples: this benchmark "
+                f"ships none in '{language}'; set prompts.dir to a folder with {block.examples}"
+            )
+        return load_prompt_set(self.templates[name], examples)
 
 
 @dataclass(frozen=True)
@@ -51,32 +163,32 @@ class CsvExam:
     Attributes
     ----------
     name
-        The ``dataset.preset`` value.
+        The ``dataset.benchmark`` value.
     preset
-        How the exam's columns map onto the canonical fields.
-    prompt_presets
-        Shipped prompt templates by name (``prompts.preset`` selects one).
-    default_prompts
-        The prompt preset used when a config has no ``prompts`` block (``None``:
-        ``prompts/default.yaml`` as for any config).
+        How the exam's columns map onto the canonical fields, and its grouping fields.
+    prompts
+        The prompt templates and worked examples it ships.
     """
 
     name: str
     preset: DatasetPreset
-    prompt_presets: Mapping[str, Path] = field(default_factory=dict)
-    default_prompts: str | None = None
+    prompts: PromptSets = field(default_factory=PromptSets)
 
-    @property
-    def spec(self) -> ExamSpec:
-        """What the runner needs of this exam: its file layout and shipped prompt sets."""
-        return ExamSpec(preset=self.preset, prompt_presets=self.prompt_presets)
+    def prepare(self, cfg: ExperimentConfig, source: Path, options: RunOptions) -> Experiment:
+        cfg = self.prompts.resolved(cfg)
+        strategies = plan_strategies(cfg, options)
+        dataset = load_dataset(cfg.dataset, input_base(cfg.dataset.path, source), self.preset)
+        prompts = self.prompts.load(cfg, source, strategies)
+        exp = Experiment(
+            config=cfg,
+            dataset=dataset,
+            prompts=prompts,
+            output_dir=options.output_dir or Path(cfg.output.dir),
+            strategies=strategies,
+            breakdown_fields=self.preset.breakdown_fields,
+            limit=options.limit,
+        )
+        return exp.planned()
 
-    def load(
-        self, cfg: ExperimentConfig, config_path: Path, options: RunOptions
-    ) -> tuple[Experiment, list[Strategy]]:
-        if self.default_prompts and "prompts" not in cfg.model_fields_set:
-            cfg = cfg.model_copy(update={"prompts": PromptsConfig(preset=self.default_prompts)})
-        return load_experiment(config_path, options, cfg, self.spec)
-
-    def run(self, exp: Experiment, strategies: list[Strategy], options: RunOptions) -> RunOutcome:
-        return run_loaded(exp, strategies, options)
+    def run(self, exp: Experiment, options: RunOptions) -> RunOutcome:
+        return run_experiment(exp, options)

@@ -27,10 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from enade_bench.cli.irt_cat_cmd import _enem_dir
-from enade_bench.errors import UserError
-from enade_bench.psychometrics.baseline import random_baseline, seed_spread
-from enade_bench.psychometrics.enem import (
+from enade_bench.benchmarks.enem.data import find_enem_data
+from enade_bench.benchmarks.enem.inep import (
     AREAS,
     booklet_items,
     enem_score,
@@ -38,6 +36,8 @@ from enade_bench.psychometrics.enem import (
     load_inep_items,
     scored_params,
 )
+from enade_bench.errors import UserError
+from enade_bench.psychometrics.baseline import random_baseline, seed_spread
 from enade_bench.psychometrics.io import read_items
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
@@ -71,7 +71,7 @@ def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
         if args.year or args.booklet or args.area:
             raise UserError("irt baseline: --items excludes --year, --area and --booklet")
         return [(args.items.stem, read_items(args.items))]
-    folder = _enem_dir(args.enem_data)
+    folder = find_enem_data(args.enem_data)
     inep = load_inep_items(folder / "inep_items.csv")
     codes: list[tuple[str, int]] = []
     if args.booklet:

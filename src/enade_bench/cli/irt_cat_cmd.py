@@ -16,25 +16,23 @@ curve of items against SE and error; ``--out`` writes ``cat_patterns.csv``
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from enade_bench.benchmarks.enem.data import find_enem_data
+from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.cat import CatConfig
 from enade_bench.psychometrics.cat_posthoc import simulate_cat
 from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.io import read_items, read_responses
-from enade_bench.psychometrics.published import PUBLISHED_FILE, load_published
 from enade_bench.report.cat_figures import cat_curve_figure
 from enade_bench.report.figures import save
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
-
-DEFAULT_ENEM = Path("..") / "shared" / "data" / "enem"
 
 
 def register(sub: Any) -> None:
@@ -68,19 +66,6 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run_cat_command)
 
 
-def _enem_dir(explicit: Path | None) -> Path:
-    candidates = [explicit] if explicit is not None else []
-    if explicit is None and os.environ.get("ENADE_BENCH_SHARED_DATA"):
-        candidates.append(Path(os.environ["ENADE_BENCH_SHARED_DATA"]) / "enem")
-    if explicit is None:
-        candidates.append(DEFAULT_ENEM)
-    for folder in candidates:
-        if (folder / "inep_items.csv").is_file():
-            return folder
-    where = explicit if explicit is not None else DEFAULT_ENEM
-    raise UserError(f"{where}: expected a folder with inep_items.csv (give --enem-data)")
-
-
 def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
 
     if (args.items is None) != (args.responses is None):
@@ -92,7 +77,7 @@ def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
         if empty.size:
             raise UserError(f"{args.responses}: respondent {ids[int(empty[0])]!r} answered no item")
         return ids, items, x
-    folder = _enem_dir(args.enem_data)
+    folder = find_enem_data(args.enem_data)
     if not (folder / PUBLISHED_FILE).is_file():
         raise UserError(f"{folder / PUBLISHED_FILE}: file not found")
     pub = load_published(folder)

@@ -13,23 +13,26 @@ score; ``--out`` writes ``cat_live.csv`` atomically.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from enade_bench.benchmarks import load_experiment
-from enade_bench.cli.irt_cat_cmd import _enem_dir
-from enade_bench.config import load_config
+from enade_bench.benchmarks.enem.bank import enem_item_bank
+from enade_bench.benchmarks.enem.data import find_enem_data
+from enade_bench.benchmarks.enem.inep import AREAS, enem_score, parse_exam_filename
+from enade_bench.benchmarks.load import load_experiment
+from enade_bench.config import load_config, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.cat import CatConfig
-from enade_bench.psychometrics.enem import AREAS, enem_score, parse_exam_filename
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
-from enade_bench.runner.adaptive import enem_item_bank, live_cat
-from enade_bench.runner.run import RunOptions, input_base, make_executor
-from enade_bench.strategies.registry import from_config
+from enade_bench.runner.adaptive import live_cat
+from enade_bench.runner.execute import ChunkExecutor
+from enade_bench.runner.plan import RunOptions, plan_strategy
+from enade_bench.runner.run import load_backend
 
 
 def register(sub: Any) -> None:
@@ -57,20 +60,23 @@ def run_cat_live(args: argparse.Namespace) -> int:
         raise UserError("irt cat-live: --max-items and --randomesque must be >= 1, --min-items >= 0")
     if not (np.isfinite(args.target_se) and args.target_se >= 0):
         raise UserError(f"--target-se {args.target_se}: expected a number >= 0")
-    folder = _enem_dir(args.enem_data)
     cfg = load_config(args.config)  # cheap checks before the model is loaded
-    base = input_base(cfg.dataset.path, args.config)
-    csv = Path(cfg.dataset.path) if base is None else base / cfg.dataset.path
+    csv = resolve_input(cfg.dataset.path, args.config)
+    folder = find_enem_data(args.enem_data, [csv])
     try:
         exam = parse_exam_filename(csv)
     except ValueError as exc:
         raise UserError(f"{args.config}: dataset.path: {exc}") from None
-    _, exp, _ = load_experiment(args.config, RunOptions())
+    options = RunOptions()
+    _, exp = load_experiment(args.config, options)
     try:
         bank = enem_item_bank(exp.dataset.questions, csv, folder)
     except ValueError as exc:
         raise UserError(f"{args.config}: dataset.path: {exc}") from None
-    executor = make_executor(exp, from_config(exp.config.evaluation))
+    exp = load_backend(exp, options)
+    # Each selected question is asked once, in its original option order.
+    plan = plan_strategy(exp, dataclasses.replace(exp.strategies[0], shuffle=False, n_shuffles=1))
+    executor = ChunkExecutor(exp.model, plan, exp.config.evaluation, exp.extract_fn)
     config = CatConfig(target_se=args.target_se, max_items=args.max_items, min_items=args.min_items,
                        randomesque=args.randomesque)  # fmt: skip
     result = live_cat(executor, bank, config, np.random.default_rng(args.seed))

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from enade_bench.benchmarks.enem.inep import AREAS, enem_score
 from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd
 from enade_bench.cli.irt_patterns import register as register_patterns
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.calibration import Priors, calibrate
-from enade_bench.psychometrics.enem import AREAS, enem_score
 from enade_bench.psychometrics.estimation import METHODS, PRESETS, Quadrature, estimate_theta
 from enade_bench.psychometrics.io import read_calibration_responses, read_items, read_responses, write_csv
 from enade_bench.psychometrics.personfit import person_fit

@@ -20,12 +20,12 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from enade_bench.benchmarks.enem.analysis import RANDOM, analyse
 from enade_bench.errors import UserError
 from enade_bench.metrics.prior_correction import prior_correction
 from enade_bench.psychometrics.dif import machine_human_dif
 from enade_bench.psychometrics.tidy import to_wide
 from enade_bench.report.loader import load_results
-from enade_bench.report.psychometric import RANDOM, analyse
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
 

@@ -32,9 +32,9 @@ def register(sub: Any) -> None:
 
 
 def run_patterns(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.enem.analysis import RANDOM, analyse  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
     from enade_bench.psychometrics.tidy import to_wide  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
     from enade_bench.report.loader import load_results  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
-    from enade_bench.report.psychometric import RANDOM, analyse  # noqa: PLC0415 (pandas, matplotlib: loaded only for this command)
 
     check_output_dir(args.out, "--out")
     entries = load_results(args.results)

@@ -18,10 +18,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from enade_bench.benchmarks.base import CommandBenchmark
+from enade_bench.benchmarks.registry import BUILTIN, DEFAULT
 from enade_bench.errors import UserError
 
-#: Sub-command modules, in the order they appear in ``--help``.
-SUBCOMMANDS = ("run", "irt", "eeval", "report", "bench", "study")
+#: Sub-command modules, in the order they appear in ``--help`` (benchmarks add their own after).
+SUBCOMMANDS = ("run", "validate", "irt", "report", "compare", "bench", "study")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -45,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    for name in BUILTIN:  # built-in exams' own commands (``eeval …``); plug-ins run through ``run``
+        benchmark = DEFAULT.get(name)
+        if isinstance(benchmark, CommandBenchmark):
+            benchmark.register_commands(sub)
     return parser
 
 

@@ -1,12 +1,24 @@
-"""``enade-bench report RESULTS_DIR [RESULTS_DIR ...] --out DIR``: tables, figures, HTML."""
+"""``enade-bench report RESULTS_DIR [RESULTS_DIR ...] --out DIR``: tables, figures, HTML.
+
+The report renders the runs' tables and figures and, for each exam among the runs
+whose benchmark has analyses of its own (ENEM's psychometrics), that benchmark's
+section.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
+from enade_bench.benchmarks.enem.data import find_enem_data
+from enade_bench.benchmarks.registry import Registry
+from enade_bench.cli.run_cmd import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
+from enade_bench.report.loader import RunEntry, load_results
+from enade_bench.report.section import Section
+from enade_bench.results.summary import as_object
 from enade_bench.results.writable import check_output_dir
 
 
@@ -16,21 +28,50 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="results folder(s); folders ending in _old are skipped")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="report folder to write")
     parser.add_argument("--enem-data", type=Path, help="folder with INEP's inep_items.csv (ENEM runs)")
-    parser.add_argument("--no-psychometrics", action="store_true", help="skip the IRT analysis")
+    parser.add_argument("--no-psychometrics", action="store_true",
+                        help="skip the exams' own analyses (ENEM's IRT analysis)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=20240101, help="seed of baseline and human simulation")
     parser.add_argument("--title", default="enade-bench report", help="title of index.html")
+    add_include_path(parser)
     parser.set_defaults(handler=handle)
 
 
-def handle(args: argparse.Namespace) -> int:
+def benchmark_of(entry: RunEntry) -> str:
+    """The benchmark a run was made with (``dataset.benchmark``; ``preset`` in older files)."""
+    dataset = as_object(entry.result.config.get("dataset"))
+    name = dataset.get("benchmark", dataset.get("preset"))
+    return str(name) if name else "generic"
 
+
+def exam_sections(
+    entries: list[RunEntry], registry: Registry, options: ReportOptions, folder: Path
+) -> list[Section]:
+    """The section of every exam among ``entries`` whose benchmark has analyses of its own."""
+    names = list(dict.fromkeys(benchmark_of(e) for e in entries))
+    sections = []
+    for name in names:
+        try:
+            benchmark = registry.get(name)
+        except UserError as exc:
+            sections.append(Section(notes=[f"runs of benchmark '{name}': {exc}"]))
+            continue
+        if isinstance(benchmark, ReportBenchmark):
+            mine = [e for e in entries if benchmark_of(e) == name]
+            sections.append(benchmark.report_section(mine, options, folder))
+    return sections
+
+
+def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
-    if args.enem_data is not None and not (args.enem_data / "inep_items.csv").is_file():
-        raise UserError(f"--enem-data: {args.enem_data} holds no inep_items.csv")
-    report = write_report(
-        args.results, args.out, args.enem_data, not args.no_psychometrics, args.seed, args.title
+    enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
+    entries = load_results(args.results)
+    options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
+    registry = Registry(args.include_path)
+    sections = (
+        [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")
     )
-    for note in report.psychometrics.skipped:
+    report = write_report(entries, args.out, sections, args.results, args.title)
+    for note in report.notes:
         print(f"note: {note}")
     print(f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "
           f"{len(report.figures)} figures")  # fmt: skip

@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 from enade_bench.backends.quiet import quiet_libraries
-from enade_bench.benchmarks import load_experiment
+from enade_bench.benchmarks.load import load_experiment
+from enade_bench.benchmarks.registry import Registry
 from enade_bench.errors import UserError
-from enade_bench.runner.batch import run_batch
 from enade_bench.runner.outputs import print_outcome
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.run import load_backend
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,9 +25,32 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--output-dir", type=Path, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
-    parser.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
-    parser.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
+    add_include_path(parser)
+    batch = parser.add_mutually_exclusive_group()
+    batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
+    batch.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
+
+
+def add_include_path(parser: argparse.ArgumentParser) -> None:
+    """``--include-path DIR``: benchmark plug-in folders outside the package (repeatable)."""
+    parser.add_argument("--include-path", type=Path, action="append", default=[], metavar="DIR",
+                        help="a benchmark folder, or a folder of benchmark folders (repeatable)")  # fmt: skip
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The run options of the ``run`` command line (checked)."""
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
+    return RunOptions(
+        strategies=args.strategy,
+        all_strategies=args.all_strategies,
+        limit=args.limit,
+        output_dir=args.output_dir,
+        resume=not args.no_resume,
+        progress=not args.quiet and sys.stderr.isatty(),
+        batch="submit" if args.batch_submit else "fetch" if args.batch_fetch else None,
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -35,24 +59,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
-    options = RunOptions(
-        strategies=args.strategy,
-        all_strategies=args.all_strategies,
-        limit=args.limit,
-        output_dir=args.output_dir,
-        resume=not args.no_resume,
-        progress=not args.quiet and sys.stderr.isatty(),
-    )
-    benchmark, exp, strategies = load_experiment(args.config, options)
-    if args.batch_submit or args.batch_fetch:
-        return run_batch(exp, strategies, options, submit=args.batch_submit)
-    outcome = benchmark.run(exp, strategies, options)
+    options = run_options(args)
+    benchmark, exp = load_experiment(args.config, options, Registry(args.include_path))
+    outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)
-    if outcome.results:
-        _print_skipped(outcome.results[0].dataset.invalid_rows)
+    _print_skipped(exp.dataset.invalid)
     return 0
 
 

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
 from enade_bench.errors import UserError
-from enade_bench.study.derive import write_derived_attributes
 from enade_bench.study.run import run_study
 
 

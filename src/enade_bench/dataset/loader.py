@@ -16,7 +16,7 @@ from pathlib import Path
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
-from enade_bench.dataset.presets import BUILTIN, DatasetPreset
+from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
@@ -52,14 +52,7 @@ def _template_fields(template: str) -> list[str]:
 class _RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
-    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset | None = None) -> None:
-        if preset is None:
-            if cfg.preset not in BUILTIN:  # e.g. "eeval": read by its own benchmark's loader
-                raise UserError(
-                    f"dataset.preset: '{cfg.preset}' has its own loader; this loader takes "
-                    f"{', '.join(BUILTIN)} or a benchmark's preset"
-                )
-            preset = BUILTIN[cfg.preset]
+    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset) -> None:
         self.preset = preset
         self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
         self.mapping = dict(preset.columns)
@@ -260,7 +253,7 @@ def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMap
 
 
 def load_dataset(
-    cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset | None = None
+    cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset = CANONICAL
 ) -> LoadedDataset:
     """Load, validate and filter the questions a config names.
 
@@ -272,8 +265,8 @@ def load_dataset(
         Directory against which a relative ``cfg.path`` is resolved (default: the
         current directory).
     preset
-        The benchmark's column mapping; ``None``: the built-in preset that
-        ``cfg.preset`` names (``enade`` or ``enem``).
+        The benchmark's column mapping and grouping fields (default: the canonical
+        layout, ENADE-QA's).
     """
     mapper = _RowMapper(cfg, preset)
     sources: list[dict[str, str]] = []

@@ -1,8 +1,8 @@
 """Dataset presets: how one exam's files map onto the canonical question fields.
 
-A benchmark (see :mod:`enade_bench.benchmarks`) declares its preset; the loader
-applies it before the config's own ``columns``, ``id_template`` and ``constants``,
-which override it field by field.
+A benchmark (see :mod:`enade_bench.benchmarks`) declares its preset (each exam's
+lives in its own folder there); the loader applies it before the config's own
+``columns``, ``id_template`` and ``constants``, which override it field by field.
 
 A preset also declares the exam's own grouping ``fields`` (ENADE: ``year,
 course, component``; ENEM: ``year, area, booklet, language, question_number``).
@@ -25,9 +25,8 @@ others are text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
 
-from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS
+from enade_bench.dataset.schema import CANONICAL_FIELDS
 
 
 @dataclass(frozen=True)
@@ -73,28 +72,5 @@ class DatasetPreset:
         return self.fields if self.breakdowns is None else self.breakdowns
 
 
-#: ENADE-QA's canonical layout (the columns are the canonical field names).
-ENADE = DatasetPreset("enade")
-#: ENEM file names: ``ENEM_<year>_<area>_CO_PROVA_<booklet>.csv`` (booklet 0: unknown).
-ENEM_FILE_NAME: Final = r"ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+)"
-#: The ENEM files of ``../shared/data/enem/questions``: ``area`` is the ``test`` column
-#: (CH, CN, LC, MT), ``booklet`` the INEP ``CO_PROVA`` code of the file name (0 when
-#: unknown: linked by answer key in the analysis), ``language`` the row's language
-#: (LC items 1-5 exist in English and Spanish), ``question_number`` its booklet position.
-ENEM = DatasetPreset(
-    "enem",
-    columns={
-        "year": "year",
-        "stem": "body",
-        **{letter: letter for letter in LETTERS},
-        "answer": "answer",
-    },
-    id_template="{file_stem}:{question_number}:{language}",
-    fields=("year", "area", "booklet", "language", "question_number"),
-    field_columns={"area": "test"},
-    file_fields=ENEM_FILE_NAME,
-    int_fields=frozenset({"year", "booklet", "question_number"}),
-    breakdowns=("year", "area", "booklet", "language"),
-)
-#: Presets the loader knows without a benchmark (configs and tests that load data directly).
-BUILTIN: dict[str, DatasetPreset] = {p.name: p for p in (ENADE, ENEM)}
+#: The canonical layout (the columns are the canonical field names; ENADE-QA's files).
+CANONICAL = DatasetPreset("canonical")

@@ -111,10 +111,8 @@ def build_prompt(
     """Build the prompt parts for one question as displayed (``options`` in display order)."""
     t = prompts.templates
     if n_examples > len(prompts.examples):
-        raise UserError(
-            f"{prompts.source['examples']}: {n_examples} worked examples needed, "
-            f"{len(prompts.examples)} defined"
-        )
+        where = prompts.source.get("examples", "prompts: no worked examples loaded")
+        raise UserError(f"{where}: {n_examples} worked examples needed, {len(prompts.examples)} defined")
     letters = valid_letters_text(LETTERS[: len(options)], prompts)
     if method == "log_prob":
         instruction = t.instruction_log_prob

@@ -95,19 +95,15 @@ def _validate(model: type[_Strict], data: Any, path: Path) -> Any:
         raise UserError(f"{path}: key '{loc}': {msg.removeprefix('Value error, ')}") from None
 
 
-def load_prompt_set(
-    directory: Path, template_file: str, examples_file: str, template_path: Path | None = None
-) -> PromptSet:
-    """Read ``template_file`` and ``examples_file`` from ``directory``.
+def load_prompt_set(template_path: Path, examples_path: Path | None = None) -> PromptSet:
+    """Read a template file and, when one- or few-shot strategies need them, worked examples.
 
-    ``template_path`` (a shipped prompt preset) replaces ``directory / template_file``.
+    ``examples_path=None``: no worked examples (zero-shot strategies never read the file).
     """
-    template_path = template_path or directory / template_file
-    examples_path = directory / examples_file
     templates = _validate(Templates, _read_yaml(template_path), template_path)
-    examples = _validate(Examples, _read_yaml(examples_path), examples_path)
-    return PromptSet(
-        templates=templates,
-        examples=tuple(examples.examples),
-        source={"templates": str(template_path), "examples": str(examples_path)},
-    )
+    source = {"templates": str(template_path)}
+    examples: tuple[Example, ...] = ()
+    if examples_path is not None:
+        examples = tuple(_validate(Examples, _read_yaml(examples_path), examples_path).examples)
+        source["examples"] = str(examples_path)
+    return PromptSet(templates=templates, examples=examples, source=source)

@@ -10,13 +10,13 @@ reference):
 * :mod:`~enade_bench.psychometrics.personfit`: :func:`lz`, :func:`lz_star`,
   :func:`person_fit`, :func:`bootstrap_cutoff`.
 * :mod:`~enade_bench.psychometrics.information`: :func:`measurement_position`.
-* :mod:`~enade_bench.psychometrics.enem`: booklets, linking, ENEM scale.
+* :mod:`~enade_bench.benchmarks.enem.inep`: booklets, linking, ENEM scale.
 * :mod:`~enade_bench.psychometrics.calibration`: :func:`calibrate` (MML-EM).
 * :mod:`~enade_bench.psychometrics.cat` (with ``cat_posthoc``, ``cat_summary``):
   adaptive testing, live (:func:`~enade_bench.psychometrics.cat.run_cat`) and
   post-hoc; :mod:`~enade_bench.psychometrics.dif`: machine-human DIF
   (:func:`~enade_bench.psychometrics.dif.machine_human_dif`);
-  :mod:`~enade_bench.psychometrics.published`: the published ENEM patterns.
+  :mod:`~enade_bench.benchmarks.enem.published`: the published ENEM patterns.
   See ``docs/psychometrics_cat_dif.md``.
 * :mod:`~enade_bench.psychometrics.tidy`, :mod:`~enade_bench.psychometrics.shuffles`,
   :mod:`~enade_bench.psychometrics.classical`, :mod:`~enade_bench.psychometrics.baseline`,

@@ -1,4 +1,9 @@
-"""One call from results folders to a report folder: tables, figures, ``index.html``."""
+"""One call from results folders to a report folder: tables, figures, ``index.html``.
+
+The report renders: the core tables and figures of every run (accuracy, position
+bias, extraction) and the :class:`~enade_bench.report.section.Section` of every
+analysis the caller ran on those runs (an exam's psychometrics, the comparison).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,11 @@ from pathlib import Path
 
 from enade_bench.report.figures import FigureFile, core_figures
 from enade_bench.report.html import render_html
-from enade_bench.report.loader import RunEntry, load_results
-from enade_bench.report.psychometric import Psychometrics, analyse
-from enade_bench.report.psyfigures import psychometric_figures
-from enade_bench.report.psytables import psychometric_tables
+from enade_bench.report.loader import RunEntry
+from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 from enade_bench.report.tables import core_tables
+from enade_bench.results.store import atomic_write_text
 
 
 @dataclass
@@ -28,8 +32,8 @@ class Report:
         Every table (``files`` holds its CSV and LaTeX paths).
     figures : list of FigureFile
         Every figure (PNG and PDF paths).
-    psychometrics : Psychometrics
-        The analysis of ENEM runs (empty when there are none).
+    notes : list of str
+        What the analyses said (skipped steps, missing data).
     index : Path
         The ``index.html``.
     """
@@ -37,7 +41,7 @@ class Report:
     entries: list[RunEntry]
     tables: list[Table]
     figures: list[FigureFile]
-    psychometrics: Psychometrics
+    notes: list[str]
     index: Path
 
     def table(self, name: str) -> Table:
@@ -48,47 +52,30 @@ class Report:
         raise KeyError(f"no table {name!r}; have {[t.name for t in self.tables]}")
 
 
-def build_tables(entries: Sequence[RunEntry], psy: Psychometrics | None = None) -> list[Table]:
-    """All tables the runs support (psychometric ones when ``psy`` has exams)."""
-    return core_tables(entries) + (psychometric_tables(psy) if psy is not None else [])
-
-
 def write_report(
-    folders: Sequence[Path | str],
+    entries: Sequence[RunEntry],
     out: Path | str,
-    enem_data: Path | None = None,
-    psychometrics: bool = True,
-    seed: int = 20240101,
+    sections: Sequence[Section] = (),
+    folders: Sequence[Path] = (),
     title: str = "enade-bench report",
+    lead: Sequence[Table] = (),
 ) -> Report:
-    """Read every run under ``folders`` and write the report to ``out``.
+    """Write the report of ``entries`` and the analyses' ``sections`` to ``out``.
 
-    Writes ``out/tables/<name>.csv`` and ``.tex``, ``out/figures/<name>.png``
-    and ``.pdf``, and ``out/index.html`` (self-contained).
-
-    Parameters
-    ----------
-    folders : sequence of path
-        Results folders; ``*_old`` folders are skipped.
-    out : path
-        Report folder (created).
-    enem_data : Path, optional
-        Folder with INEP's ``inep_items.csv`` (found automatically otherwise).
-    psychometrics : bool
-        Analyse ENEM runs with IRT (default True).
-    seed : int
-        Seed of the random baseline and the simulated human population.
-    title : str
-        Title of the HTML page.
+    Writes ``out/tables/<name>.csv`` and ``.tex``, ``out/figures/<name>.png`` and
+    ``.pdf``, each section's CSV files at ``out/``, and ``out/index.html``
+    (self-contained). ``lead`` tables (a study's verdict) come first on the page.
     """
     out = Path(out)
-    roots = [Path(f) for f in folders]
-    entries = load_results(roots)
-    psy = analyse(entries, enem_data, seed) if psychometrics else Psychometrics([], [])
-    tables = build_tables(entries, psy)
+    extra = Section.combine(sections)
+    tables = [*lead, *core_tables(entries), *extra.tables]
     for table in tables:
         table.write(out / "tables")
-    figures = core_figures(entries, out / "figures") + psychometric_figures(psy, out / "figures")
+    figures = core_figures(entries, out / "figures") + extra.figures
+    for name, frame in extra.files.items():
+        atomic_write_text(out / name, frame.to_csv(index=False, float_format="%.6g"))
     index = out / "index.html"
-    index.write_text(render_html(entries, tables, figures, roots, psy.skipped, title), encoding="utf-8")
-    return Report(entries, tables, figures, psy, index)
+    page = render_html(entries, [t for t in tables if t not in lead], figures, list(folders), extra.notes,
+                       title, lead)  # fmt: skip
+    atomic_write_text(index, page)
+    return Report(list(entries), tables, figures, extra.notes, index)

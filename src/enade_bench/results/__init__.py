@@ -3,16 +3,16 @@
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import (
     IntermediateLog,
+    RunPaths,
     atomic_write_text,
     read_result,
-    result_paths,
 )
 
 __all__ = [
     "IntermediateLog",
     "QuestionRecord",
+    "RunPaths",
     "RunResult",
     "atomic_write_text",
     "read_result",
-    "result_paths",
 ]

@@ -20,6 +20,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import JsonValue, ValidationError
@@ -170,15 +171,44 @@ def read_result(path: Path) -> RunResult:
         raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
 
 
-def result_paths(output_dir: Path, name: str, strategy_id: str | None) -> dict[str, Path]:
-    """Paths of the files one run writes."""
-    stem = f"{name}_{strategy_id}" if strategy_id else name
-    return {
-        "results": output_dir / f"{stem}_results.json",
-        "summary": output_dir / f"{stem}_summary.csv",
-        "intermediate": output_dir / f"{stem}_intermediate.jsonl",
-        "timing": output_dir / f"{stem}_timing.json",
-    }
+@dataclass(frozen=True)
+class RunPaths:
+    """The files one run (one experiment × one strategy) writes.
+
+    ``{stem}`` is ``{name}_{strategy}`` (or ``{name}`` for a run without a strategy id).
+    """
+
+    folder: Path
+    stem: str
+
+    @classmethod
+    def of(cls, output_dir: Path, name: str, strategy_id: str | None) -> RunPaths:
+        """The paths of experiment ``name``, strategy ``strategy_id``, in ``output_dir``."""
+        return cls(output_dir, f"{name}_{strategy_id}" if strategy_id else name)
+
+    @property
+    def results(self) -> Path:
+        """``{stem}_results.json``: config, environment, totals, breakdowns, records."""
+        return self.folder / f"{self.stem}_results.json"
+
+    @property
+    def summary(self) -> Path:
+        """``{stem}_summary.csv``: one row per record."""
+        return self.folder / f"{self.stem}_summary.csv"
+
+    @property
+    def intermediate(self) -> Path:
+        """``{stem}_intermediate.jsonl``: the resumable log."""
+        return self.folder / f"{self.stem}_intermediate.jsonl"
+
+    @property
+    def timing(self) -> Path:
+        """``{stem}_timing.json``: how long the run took."""
+        return self.folder / f"{self.stem}_timing.json"
+
+    def sibling(self, suffix: str) -> Path:
+        """Another file of this run, e.g. ``sibling("eeval.json")`` -> ``{stem}_eeval.json``."""
+        return self.folder / f"{self.stem}_{suffix}"
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -33,13 +33,13 @@ from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
-from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, result_paths
+from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json
 from enade_bench.results.summary import BatchTiming
 from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.outputs import RunOutcome, print_outcome, write_table1
-from enade_bench.runner.run import Experiment, RunOptions, fingerprint, make_executor, write_results
-from enade_bench.runner.schedule import item_seeds
-from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields, work_items
+from enade_bench.runner.outputs import RunOutcome
+from enade_bench.runner.plan import BatchMode, Experiment, StrategyPlan
+from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields
+from enade_bench.runner.write import fingerprint, write_results
 from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
@@ -53,17 +53,25 @@ MAX_ATTEMPTS = 4
 
 @dataclass
 class _Plan:
-    """One strategy's work: items, prompts, what is already done, and its log."""
+    """One strategy's shared plan, with what is already done and its log."""
 
-    strategy: Strategy
+    plan: StrategyPlan
     executor: ChunkExecutor
-    items: list[WorkItem]
-    prompts: list[PromptParts]
     log: IntermediateLog
     done: dict[tuple[str, int], QuestionRecord]
     n_samples: int
-    #: Each item's chunk seed (runner/schedule.py); sample ``k`` is sent with seed + k.
-    seeds: dict[tuple[str, int], int]
+
+    @property
+    def strategy(self) -> Strategy:
+        return self.plan.strategy
+
+    @property
+    def items(self) -> tuple[WorkItem, ...]:
+        return self.plan.items
+
+    @property
+    def prompts(self) -> tuple[PromptParts, ...]:
+        return self.plan.prompts
 
     @property
     def sid(self) -> str:
@@ -131,26 +139,21 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _plans(exp: Experiment, strategies: Sequence[Strategy], options: RunOptions) -> list[_Plan]:
+def _plans(exp: Experiment, plans: Sequence[StrategyPlan]) -> list[_Plan]:
     cfg = exp.config
-    questions = exp.dataset.questions[: options.limit] if options.limit else exp.dataset.questions
     n_samples = cfg.evaluation.n_samples if sampling(cfg.evaluation.temperature) else 1
-    plans = []
-    for strategy in strategies:
-        executor = make_executor(exp, strategy)
-        items = work_items(questions, strategy, cfg.evaluation.seed)
-        path = result_paths(exp.output_dir, cfg.name, strategy.id)["intermediate"]
-        log = IntermediateLog(path, fingerprint(exp, strategy))
-        done = with_current_fields(log.load(), questions) if options.resume else {}
-        prompts = [executor.prompt_for(item) for item in items]
-        seeds = item_seeds(items, strategy, cfg.evaluation.seed, cfg.evaluation.batch_size)
-        plans.append(_Plan(strategy, executor, items, prompts, log, done, n_samples, seeds))
-    return plans
+    out = []
+    for plan in plans:
+        executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
+        log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
+        done = with_current_fields(log.load(), exp.questions)
+        out.append(_Plan(plan, executor, log, done, n_samples))
+    return out
 
 
 def _body(backend: ApiBackend, plan: _Plan, index: int, sample: int) -> dict[str, JsonValue]:
     params = plan.executor.generation_params(0)
-    seed = plan.seeds[plan.items[index].key] + sample
+    seed = plan.plan.seeds[plan.items[index].key] + sample
     return backend.request_body(plan.prompts[index], params.temperature, seed, params.max_new_tokens)
 
 
@@ -171,7 +174,7 @@ def submit_requests(
     exp: Experiment, plans: list[_Plan], client: BatchClient, manifest: _Manifest
 ) -> list[str]:
     """Submit every request not yet done nor already submitted; print what was sent."""
-    backend = exp.backend
+    backend = exp.model
     assert isinstance(backend, ApiBackend)
     known = manifest.data.requests
     new: list[Request] = []
@@ -199,7 +202,7 @@ def submit_requests(
 
 def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest: _Manifest) -> int:
     """Poll and download ended jobs; re-queue transient failures. Returns pending job count."""
-    backend = exp.backend
+    backend = exp.model
     assert isinstance(backend, ApiBackend)
     requests, outcomes = manifest.data.requests, manifest.data.outcomes
     requeue: list[str] = []
@@ -240,7 +243,7 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
 def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutcome:
     """Log every completed question; write the result files of complete strategies."""
     outcomes, requests = manifest.data.outcomes, manifest.data.requests
-    backend = exp.backend
+    backend = exp.model
     done: list[RunOutcome] = []
     for plan in plans:
         new: list[QuestionRecord] = []
@@ -271,34 +274,31 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
             continue
         timing = BatchTiming(items_computed=len(new), jobs=[j.id for j in manifest.data.jobs])
         records = [plan.done[item.key] for item in plan.items]
-        done.append(write_results(exp, plan.strategy, records, timing if new else None))
+        done.append(write_results(exp, plan.plan, records, timing if new else None))
     return RunOutcome.combine(done)
 
 
-def run_batch(exp: Experiment, strategies: list[Strategy], options: RunOptions, submit: bool) -> int:
-    """``--batch-submit`` (``submit=True``) or ``--batch-fetch``; returns the exit status."""
-    if not isinstance(exp.backend, ApiBackend):
+def run_batch(exp: Experiment, plans: Sequence[StrategyPlan], mode: BatchMode) -> RunOutcome:
+    """``--batch-submit`` (``mode="submit"``) or ``--batch-fetch``: the outcome of complete strategies."""
+    backend = exp.model
+    if not isinstance(backend, ApiBackend):
         raise UserError("--batch-submit/--batch-fetch: need model.type 'api' with a provider's batch API")
-    scoring = [s.id or exp.config.name for s in strategies if s.method != "generation"]
+    scoring = [p.label for p in plans if p.strategy.method != "generation"]
     if scoring:
         raise UserError(
             f"--batch-submit/--batch-fetch: batch APIs run generation only; {', '.join(scoring)} "
             "need log-probabilities (choose --strategy S1..S4 or S7)"
         )
-    client = _SafeClient(exp.backend, make_batch_client(exp.backend))
+    client = _SafeClient(backend, make_batch_client(backend))
     manifest = _Manifest.load(exp.output_dir / f"{exp.config.name}_batch_manifest.json", exp)
-    plans = _plans(exp, strategies, options)
-    if submit:
-        submit_requests(exp, plans, client, manifest)
-        return 0
+    pending_plans = _plans(exp, plans)
+    if mode == "submit":
+        submit_requests(exp, pending_plans, client, manifest)
+        return RunOutcome()
     if not manifest.path.exists():
         raise UserError(f"{manifest.path}: no batch manifest; run --batch-submit first")
-    pending = _collect(exp, plans, client, manifest)
-    outcome = _finish(exp, plans, manifest)
-    if len(outcome.results) == len(plans):  # every strategy complete
-        table1 = write_table1(exp.output_dir, exp.config.name, outcome.results)
-        outcome = RunOutcome.combine([outcome], *table1)
-    print_outcome(outcome)
+    pending = _collect(exp, pending_plans, client, manifest)
+    outcome = _finish(exp, pending_plans, manifest)
     if pending:
         print(f"pending: {pending} job(s) still running; run --batch-fetch again later")
-    return 0
+    return outcome

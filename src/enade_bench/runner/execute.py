@@ -1,8 +1,11 @@
-"""Run one chunk of work items through a backend, for each method."""
+"""Run one chunk of work items through a backend, for each method.
+
+The prompts come with the items (built once, by the plan: :mod:`enade_bench.runner.plan`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from enade_bench.backends.base import (
@@ -17,38 +20,23 @@ from enade_bench.backends.base import (
 )
 from enade_bench.config import EvaluationConfig
 from enade_bench.dataset.schema import LETTERS
-from enade_bench.prompts.builder import PromptParts, build_prompt
-from enade_bench.prompts.templates import PromptSet
+from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.records import QuestionRecord
-from enade_bench.runner.schedule import chunk_seed
+from enade_bench.runner.plan import ExtractFn, StrategyPlan
 from enade_bench.runner.work import WorkItem, build_record, majority
 from enade_bench.scoring.choice import choose_first_token, choose_log_prob
-from enade_bench.scoring.extraction import Extraction, extract_answer
-from enade_bench.strategies.registry import Strategy
-
-#: Builds the prompt of a work item (ENADE default: :func:`build_prompt`).
-PromptFn = Callable[[WorkItem], PromptParts]
-#: Extracts the answer from generated text: (text, valid letters, options) -> Extraction.
-ExtractFn = Callable[[str, str, Sequence[str]], Extraction]
 
 
 class ChunkExecutor:
-    """Turns chunks of work items into records with one backend and one strategy."""
+    """Turns chunks of one strategy's plan into records with one backend."""
 
     def __init__(
-        self,
-        backend: Backend,
-        strategy: Strategy,
-        prompts: PromptSet | None,
-        evaluation: EvaluationConfig,
-        prompt_fn: PromptFn | None = None,
-        extract_fn: ExtractFn = extract_answer,
+        self, backend: Backend, plan: StrategyPlan, evaluation: EvaluationConfig, extract_fn: ExtractFn
     ) -> None:
         self.backend = backend
-        self.strategy = strategy
-        self.prompts = prompts
+        self.plan = plan
+        self.strategy = plan.strategy
         self.evaluation = evaluation
-        self.prompt_fn = prompt_fn
         self.extract_fn = extract_fn
 
     @property
@@ -57,28 +45,20 @@ class ChunkExecutor:
         return getattr(self.backend, "prompt_form", None)
 
     def prompt_for(self, item: WorkItem) -> PromptParts:
-        if self.prompt_fn is not None:
-            return self.prompt_fn(item)
-        assert self.prompts is not None, "either prompts or prompt_fn is needed"
-        return build_prompt(
-            item.question,
-            item.options,
-            self.strategy.method,
-            self.strategy.n_examples,
-            self.prompts,
-            chain_of_thought=self.strategy.chain_of_thought,
-        )
+        """The planned prompt of one item."""
+        return self.plan.prompt_of(item)
 
-    def run(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
+    def run(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
+        """The records of one chunk of the plan."""
         method = self.strategy.method
         if method == "generation":
-            return self._generation(chunk, chunk_index)
+            return self._generation(chunk)
         if method == "log_prob":
             return self._log_prob(chunk)
         return self._first_token(chunk)
 
-    def generation_params(self, chunk_index: int) -> GenerationParams:
-        """Decoding settings of one chunk (its seed: :func:`~enade_bench.runner.schedule.chunk_seed`)."""
+    def generation_params(self, seed: int) -> GenerationParams:
+        """Decoding settings; ``seed``: the chunk's seed from the plan (greedy decoding ignores it)."""
         return GenerationParams(
             max_new_tokens=(
                 self.evaluation.cot_max_new_tokens
@@ -87,13 +67,13 @@ class ChunkExecutor:
             ),
             temperature=self.evaluation.temperature,
             n_samples=self.evaluation.n_samples,
-            seed=chunk_seed(self.evaluation.seed, chunk_index),
+            seed=seed,
         )
 
-    def _generation(self, chunk: Sequence[WorkItem], chunk_index: int) -> list[QuestionRecord]:
+    def _generation(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(GenerationBackend, self.backend)
         prompts = [self.prompt_for(item) for item in chunk]
-        generations = backend.generate(prompts, self.generation_params(chunk_index))
+        generations = backend.generate(prompts, self.generation_params(self.plan.seeds[chunk[0].key]))
         return [
             self.generation_record(item, prompt, gen)
             for item, prompt, gen in zip(chunk, prompts, generations, strict=True)
@@ -118,18 +98,18 @@ class ChunkExecutor:
         self,
         backend: StreamingBackend,
         items: Sequence[WorkItem],
-        seeds: Mapping[tuple[str, int], int],
         on_record: Callable[[QuestionRecord], None],
     ) -> None:
         """Generation through a streaming backend (API backends).
 
-        ``seeds``: each item's chunk seed (:func:`~enade_bench.runner.schedule.item_seeds`).
-        ``on_record`` receives each record the moment its answer arrives, so an
-        interrupted run loses only the requests in flight.
+        Each item is sent with its chunk seed from the plan. ``on_record`` receives
+        each record the moment its answer arrives, so an interrupted run loses only
+        the requests in flight.
         """
         prompts = [self.prompt_for(item) for item in items]
         params = self.generation_params(0)
-        stream = backend.generate_stream(prompts, params, [seeds[item.key] for item in items])
+        seeds = [self.plan.seeds[item.key] for item in items]
+        stream = backend.generate_stream(prompts, params, seeds)
         for index, gen in stream:
             on_record(self.generation_record(items[index], prompts[index], gen))
 

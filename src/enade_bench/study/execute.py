@@ -2,7 +2,7 @@
 
 Each planned run is one experiment config (written for provenance as
 ``runs/<model>/<year>_<area>_<language>/experiment.yaml``); its records go
-through :func:`enade_bench.runner.run.run_strategy`, whose append-only
+through :func:`enade_bench.runner.run.run_experiment`, whose append-only
 intermediate log makes a rerun of an interrupted study skip every answered
 (question, shuffle).  One backend is loaded per model and shared by its runs.
 """
@@ -18,18 +18,11 @@ import yaml
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import check_capabilities, create_backend
 from enade_bench.benchmarks.enem import BENCHMARK as ENEM
+from enade_bench.benchmarks.enem.study.plan import PlannedRun, StudyPlan
 from enade_bench.config import ExperimentConfig
-from enade_bench.dataset.loader import load_dataset
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text
-from enade_bench.runner.run import (
-    Experiment,
-    RunOptions,
-    load_prompts,
-    plan_strategies,
-    run_strategy,
-)
-from enade_bench.study.plan import PlannedRun, StudyPlan
+from enade_bench.runner.plan import RunOptions
 
 
 @dataclass
@@ -45,39 +38,30 @@ class ExecuteOptions:
 def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedRun, RunResult]]:
     """Run or resume every planned run; return each run's result.
 
-    Datasets and prompts of all runs are loaded before the first model, so a
+    Every run is prepared (data, prompts, plans) before the first model loads, so a
     bad file stops the study before any model call.
     """
     factory = options.backend_factory or (lambda c: create_backend(c.model))
-    loaded = []
+    prepared = []
     for run in plan.runs:
-        cfg = run.config
-        spec = ENEM.spec
-        loaded.append(
-            (load_dataset(cfg.dataset, None, spec.preset), load_prompts(cfg, run.config_path, spec))
+        opts = RunOptions(
+            limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
         )
+        prepared.append((run, opts, ENEM.prepare(run.config, run.config_path, opts)))
     backends: dict[str, Backend] = {}
     out = []
-    for run, (dataset, prompts) in zip(plan.runs, loaded, strict=True):
+    for run, opts, exp in prepared:
         cfg = run.config
         if run.model not in backends:
             backends[run.model] = factory(cfg)
         backend = backends[run.model]
-        strategies = plan_strategies(cfg, RunOptions())
-        check_capabilities(backend, {s.method for s in strategies}, [cfg.name])
+        check_capabilities(backend, {s.method for s in exp.strategies}, [cfg.name])
         atomic_write_text(
             run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True)
         )
-        exp = Experiment(
-            cfg, dataset, prompts, backend, run.folder, breakdown_fields=ENEM.preset.breakdown_fields
-        )
-        opts = RunOptions(
-            limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
-        )
         if options.log is not None:
             options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
-        for strategy in strategies:
-            outcome = run_strategy(exp, strategy, opts)
-            out += [(run, result) for result in outcome.results]
-            options.written += outcome.written
+        outcome = ENEM.run(exp.with_backend(backend), opts)
+        out += [(run, result) for result in outcome.results]
+        options.written += outcome.written
     return out

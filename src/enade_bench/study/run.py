@@ -9,12 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from enade_bench.backends.base import Backend
+from enade_bench.benchmarks.enem.study.analysis import analyse_study
+from enade_bench.benchmarks.enem.study.plan import plan_study
+from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import ExperimentConfig
 from enade_bench.errors import UserError
-from enade_bench.study.analysis import analyse_study
 from enade_bench.study.execute import ExecuteOptions, run_planned
-from enade_bench.study.plan import plan_study
-from enade_bench.study.report import write_study_report
 
 
 @dataclass
@@ -46,7 +46,7 @@ def run_study(
     """Run or resume a study and write its report folder.
 
     Everything in the config, the data and the attribute CSV is checked
-    before any model is loaded (:func:`~enade_bench.study.plan.plan_study`).
+    before any model is loaded (:func:`~enade_bench.benchmarks.enem.study.plan.plan_study`).
     """
     plan = plan_study(Path(config))
     if run_models:

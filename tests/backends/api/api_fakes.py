@@ -22,7 +22,6 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEMO_CSV = REPO_ROOT / "data" / "enade_demo.csv"
-PROMPTS_DIR = REPO_ROOT / "prompts"
 FAKE_KEY = "sk-test-SECRET-0123456789abcdefghijklmnop"
 
 
@@ -174,10 +173,10 @@ def write_config(tmp: Path, api: dict[str, Any], evaluation: dict[str, Any] | No
     """An experiment YAML on the demo questions with the given ``model.api`` block."""
     cfg = {
         "name": name,
-        "dataset": {"path": str(DEMO_CSV)},
+        "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
         "model": {"type": "api", "api": {"retry_base_delay_s": 0.01, "retry_max_delay_s": 2.0, **api}},
         "evaluation": {"method": "api", "seed": 42, **(evaluation or {})},
-        "prompts": {"dir": str(PROMPTS_DIR)},
+        "prompts": {"preset": "team"},
         "output": {"dir": str(tmp / "out")},
     }
     path = tmp / f"{name}.yaml"

@@ -20,11 +20,11 @@ from api_fakes import (
 
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.base import GenerationParams
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 PROMPT = PromptParts(system="Sistema.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:", prefill=False)
 GREEDY = GenerationParams(max_new_tokens=5)
@@ -38,7 +38,7 @@ def test_anthropic_generation_end_to_end(tmp_path: Path) -> None:
     with FakeServer(handler) as server:
         cfg = write_config(tmp_path, {"provider": "anthropic", "model": "claude-sonnet-4-6",
                                       "api_key": FAKE_KEY, "base_url": server.url})  # fmt: skip
-        (result,) = run_experiment(cfg, RunOptions(progress=False, limit=3))
+        (result,) = run_config(cfg, RunOptions(progress=False, limit=3)).results
     posts = server.posts("/v1/messages")
     assert len(posts) == 3
     auth = posts[0].headers.get("x-api-key") or posts[0].headers["authorization"].removeprefix("Bearer ")
@@ -80,7 +80,7 @@ def test_gemini_generation_end_to_end(tmp_path: Path) -> None:
         cfg = write_config(tmp_path, {"provider": "google", "model": "gemini-2.5-flash", "api_key": FAKE_KEY,
                                       "base_url": server.url},
                            {"temperature": 0.5, "n_samples": 2})  # fmt: skip
-        (result,) = run_experiment(cfg, RunOptions(progress=False, limit=2))
+        (result,) = run_config(cfg, RunOptions(progress=False, limit=2)).results
     posts = server.posts(":generateContent")
     assert len(posts) == 4
     assert posts[0].path.endswith("/models/gemini-2.5-flash:generateContent")

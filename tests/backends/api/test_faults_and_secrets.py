@@ -20,9 +20,9 @@ from api_fakes import (
     write_config,
 )
 
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 
 
@@ -56,7 +56,7 @@ def test_fault_injection_every_question_answered(tmp_path: Path) -> None:
         cfg = write_config(tmp_path, {"provider": "openai", "model": "gpt-4o-mini", "api_key": FAKE_KEY,
                                       "base_url": server.url + "/v1", "timeout_s": 0.4, "max_retries": 10,
                                       "max_concurrency": 6})  # fmt: skip
-        (result,) = run_experiment(cfg, RunOptions(progress=False, limit=24))
+        (result,) = run_config(cfg, RunOptions(progress=False, limit=24)).results
     assert all(v > 0 for v in injected.values()), injected
     assert sum(injected.values()) >= 0.15 * len(server.requests)
     rejected = [r for r in result.records if r.error]

@@ -15,16 +15,17 @@ from typing import Any
 import pytest
 from api_fakes import write_config
 from local_openai_server import LocalOpenAIServer
+from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_local import HFLocalBackend
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.config import ApiConfig, DatasetConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.builder import build_prompt
 from enade_bench.prompts.templates import load_prompt_set
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -49,7 +50,7 @@ def questions() -> Any:
 
 @pytest.fixture(scope="module")
 def prompt_set() -> Any:
-    return load_prompt_set(REPO / "prompts", "default.yaml", "few_shot_examples.yaml")
+    return load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
 
 
 def _api(server: LocalOpenAIServer, **kw: Any):  # type: ignore[no-untyped-def]
@@ -63,7 +64,7 @@ def test_generation_through_runner_matches_local_model(local, questions, prompt_
                                   "base_url": server.url + "/v1", "max_tokens": 12, "timeout_s": 300,
                                   "max_retries": 0},
                        {"max_new_tokens": 12})  # fmt: skip
-    (result,) = run_experiment(cfg, RunOptions(progress=False, limit=2))
+    (result,) = run_config(cfg, RunOptions(progress=False, limit=2)).results
     for record, q in zip(result.records, questions, strict=True):
         prompt = build_prompt(q, q.options, "generation", 0, prompt_set)
         (reference,) = instruct.generate([prompt], GenerationParams(max_new_tokens=12))
@@ -108,10 +109,10 @@ def test_s5_through_runner_matches_local_run(local, tmp_path: Path) -> None:  # 
     cfg = write_config(tmp_path, {"provider": "openai_compatible", "model": "smollm2",
                                   "base_url": server.url + "/v1", "completions_endpoint": True,
                                   "timeout_s": 300, "max_retries": 0})  # fmt: skip
-    (api_result,) = run_experiment(cfg, RunOptions(progress=False, limit=2, strategies=["S5"]))
+    (api_result,) = run_config(cfg, RunOptions(progress=False, limit=2, strategies=["S5"])).results
     local_cfg = write_config(tmp_path, {"provider": "openai", "model": "x"}, name="local")
-    (local_result,) = run_experiment(local_cfg, RunOptions(progress=False, limit=2, strategies=["S5"],
-                                                           backend_factory=lambda c: base))  # fmt: skip
+    (local_result,) = run_config(local_cfg, RunOptions(progress=False, limit=2, strategies=["S5"],
+                                                           backend_factory=lambda c: base)).results  # fmt: skip
     for a, b in zip(api_result.records, local_result.records, strict=True):
         assert a.prediction == b.prediction and a.prompt == b.prompt
         assert a.option_scores == pytest.approx(b.option_scores, abs=1e-3)

@@ -21,11 +21,11 @@ from api_fakes import (
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.api.clients import base_url_for
 from enade_bench.backends.base import GenerationParams
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 
 PROMPT = PromptParts(system="Você é um avaliador.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:",
@@ -38,7 +38,7 @@ def chat_handler(req):  # type: ignore[no-untyped-def]
 
 
 def run(config: Path, **kw):  # type: ignore[no-untyped-def]
-    return run_experiment(config, RunOptions(progress=False, **kw))
+    return run_config(config, RunOptions(progress=False, **kw)).results
 
 
 def test_openai_generation_end_to_end(tmp_path: Path) -> None:

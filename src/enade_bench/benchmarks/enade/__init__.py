@@ -1,20 +1,26 @@
 """ENADE-QA: Portuguese health-sciences questions of Brazil's ENADE (the canonical layout).
 
-Prompt presets: ``enade_qa``, the benchmark's published prompt (the default when a
-config has no ``prompts`` block), and the team-written ``prompts/default.yaml``
-selected with ``prompts: {dir: prompts}``.
+Prompt sets shipped here (``prompts.preset``): ``enade_qa``, the benchmark's published
+prompt (the default), and ``team``, the enade-bench team's prompt; the team's worked
+examples (``prompts/few_shot_examples.yaml``) serve the one- and few-shot strategies.
 """
 
 from pathlib import Path
 
-from enade_bench.benchmarks.base import CsvExam
-from enade_bench.dataset.presets import ENADE
+from enade_bench.benchmarks.base import CsvExam, PromptSets
+from enade_bench.dataset.presets import DatasetPreset
 
 PROMPTS = Path(__file__).parent / "prompts"
 
+#: ENADE-QA's canonical layout (the columns are the canonical field names).
+PRESET = DatasetPreset("enade")
+
 BENCHMARK = CsvExam(
     name="enade",
-    preset=ENADE,
-    prompt_presets={"enade_qa": PROMPTS / "enade_qa.yaml"},
-    default_prompts="enade_qa",
+    preset=PRESET,
+    prompts=PromptSets(
+        templates={"enade_qa": PROMPTS / "enade_qa.yaml", "team": PROMPTS / "team.yaml"},
+        default={"pt-BR": "enade_qa"},
+        examples={"pt-BR": PROMPTS / "few_shot_examples.yaml"},
+    ),
 )

@@ -1,14 +1,14 @@
 """Teste de Progresso: the medical-school progress test (four options, A–D).
 
 An example of an exam added as a plug-in: a preset (the file's own column names
-and its grouping fields, ``year`` and the ``area`` of medicine) and a prompt
-file, nothing else. ``sample.csv`` holds eight questions written by
+and its grouping fields, ``year`` and the ``area`` of medicine), a prompt file and
+two worked examples, nothing else. ``sample.csv`` holds eight questions written by
 the enade-bench team in the test's style (not items of a real edition).
 """
 
 from pathlib import Path
 
-from enade_bench.benchmarks.base import CsvExam
+from enade_bench.benchmarks.base import CsvExam, PromptSets
 from enade_bench.dataset.presets import DatasetPreset
 
 HERE = Path(__file__).parent
@@ -32,6 +32,9 @@ PRESET = DatasetPreset(
 BENCHMARK = CsvExam(
     name="progress_test",
     preset=PRESET,
-    prompt_presets={"progress_test": HERE / "prompt.yaml"},
-    default_prompts="progress_test",
+    prompts=PromptSets(
+        templates={"progress_test": HERE / "prompt.yaml"},
+        default={"pt-BR": "progress_test"},
+        examples={"pt-BR": HERE / "examples.yaml"},
+    ),
 )

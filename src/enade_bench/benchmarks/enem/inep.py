@@ -1,0 +1,380 @@
+"""ENEM specifics: INEP item tables, booklet linking, foreign language, scale, file names.
+
+* A booklet (``CO_PROVA``) lists one area's 45 items by position
+  (``CO_POSICAO``); the booklets of one year and area hold the same items in
+  different orders. LC booklets list positions 1-5 twice: the English
+  (``TP_LINGUA = 0``) and the Spanish (``TP_LINGUA = 1``) foreign-language
+  items; a candidate answers one set.
+* Annulled items (``IN_ITEM_ABAN = 1``) and items without parameters are
+  excluded from scoring.
+* An exam file names its booklet as ``..._CO_PROVA_<code>.csv``; code 0 (the
+  2023 files) means unknown, and :func:`link_booklet` finds it by matching the
+  answer key against the booklets of that year and area.
+* ENEM score = k·θ + d with INEP's per-area constants (:data:`ENEM_SCALE`).
+
+References
+----------
+INEP (2021). *Entenda a sua nota no Enem: guia do participante*. Instituto
+Nacional de Estudos e Pesquisas Educacionais Anísio Teixeira, Brasília.
+INEP microdata item tables (``ITENS_PROVA_<year>.csv``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from enade_bench.psychometrics.irt import FloatArray, ItemParams
+
+Language = Literal["english", "spanish"]
+AREAS = ("CH", "CN", "LC", "MT")
+
+
+@dataclass(frozen=True)
+class ScaleConstants:
+    """Linear map from θ on the published item scale to the ENEM score."""
+
+    k: float
+    d: float
+
+
+#: INEP's constants (``inep_scale_constants.csv``): score = k·θ + d.
+ENEM_SCALE: dict[str, ScaleConstants] = {
+    "CH": ScaleConstants(k=112.31, d=501.489),
+    "CN": ScaleConstants(k=113.102, d=501.144),
+    "LC": ScaleConstants(k=108.086, d=499.978),
+    "MT": ScaleConstants(k=129.646, d=500.02),
+}
+
+
+def enem_score(theta: ArrayLike, area: str) -> FloatArray:
+    r"""ENEM score :math:`k_{area}\,\theta + d_{area}`.
+
+    Parameters
+    ----------
+    theta : array_like
+        Abilities on the scale of INEP's published item parameters.
+    area : {"CH", "CN", "LC", "MT"}
+        ENEM area.
+
+    Raises
+    ------
+    KeyError
+        For an unknown area.
+    """
+    const = ENEM_SCALE[area.upper()]
+    out: FloatArray = const.k * np.asarray(theta, dtype=np.float64) + const.d
+    return out
+
+
+def load_inep_items(path: str | Path) -> pd.DataFrame:
+    """Read INEP's item table (``inep_items.csv``) with stable dtypes."""
+    frame = pd.read_csv(path, dtype={"TX_GABARITO": str, "CO_ITEM": str})
+    return frame
+
+
+def load_booklets(path: str | Path) -> pd.DataFrame:
+    """Read ``inep_booklets.csv`` (``area, ano, CO_PROVA, cor, aplicacao``)."""
+    return pd.read_csv(path)
+
+
+def booklet_items(
+    inep_items: pd.DataFrame, co_prova: int, foreign_language: Language = "spanish"
+) -> pd.DataFrame:
+    """One booklet's items in position order, foreign language chosen.
+
+    Parameters
+    ----------
+    inep_items : DataFrame
+        INEP's item table (:func:`load_inep_items`).
+    co_prova : int
+        Booklet code.
+    foreign_language : {"spanish", "english"}
+        For LC, which foreign-language items (positions 1-5) to keep. The
+        published LLM results use the Spanish set (``TP_LINGUA != 0``).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``position, item_id, key, a, b, c, area, language, scored``;
+        ``scored`` is False for annulled items and items without parameters.
+
+    Raises
+    ------
+    KeyError
+        If the booklet is not in the table.
+    """
+    rows = inep_items[inep_items["CO_PROVA"] == int(co_prova)]
+    if rows.empty:
+        raise KeyError(f"booklet CO_PROVA={co_prova} is not in the INEP item table")
+    drop = 0 if foreign_language == "spanish" else 1
+    lingua = rows["TP_LINGUA"]
+    rows = rows[lingua.isna() | (lingua != drop)]
+    rows = rows.drop_duplicates(subset=["CO_POSICAO", "TP_LINGUA"]).sort_values("CO_POSICAO", kind="stable")
+    annulled = rows["IN_ITEM_ABAN"].fillna(0).astype(int) == 1
+    has_params = rows[["NU_PARAM_A", "NU_PARAM_B"]].notna().all(axis=1)
+    language = rows["TP_LINGUA"].map({0: "english", 1: "spanish"})
+    return pd.DataFrame(
+        {
+            "position": rows["CO_POSICAO"].astype(int).to_numpy(),
+            "item_id": rows["CO_ITEM"].astype(str).to_numpy(),
+            "key": rows["TX_GABARITO"].astype(str).to_numpy(),
+            "a": rows["NU_PARAM_A"].to_numpy(float),
+            "b": rows["NU_PARAM_B"].to_numpy(float),
+            "c": rows["NU_PARAM_C"].fillna(0.0).to_numpy(float),
+            "area": rows["SG_AREA"].astype(str).to_numpy(),
+            "language": language.to_numpy(dtype=object),
+            "scored": (~annulled & has_params).to_numpy(),
+        }
+    )
+
+
+def scored_params(booklet: pd.DataFrame) -> ItemParams:
+    """:class:`ItemParams` of a booklet's scored items (annulled ones left out)."""
+    return ItemParams.from_frame(booklet[booklet["scored"]])
+
+
+def patterns_to_matrix(patterns: Sequence[str], booklet: pd.DataFrame) -> FloatArray:
+    """0/1 response strings in booklet position order → matrix over the scored items.
+
+    Each string has one character per row of ``booklet`` ('1', '0', or any
+    other character for a missing answer). Columns follow
+    :func:`scored_params`.
+
+    Raises
+    ------
+    ValueError
+        If a string's length differs from the booklet's item count.
+    """
+    n = len(booklet)
+    out = np.full((len(patterns), n), np.nan)
+    for row, text in enumerate(patterns):
+        if len(text) != n:
+            raise ValueError(f"pattern {row} has {len(text)} characters; the booklet has {n} items")
+        chars = np.frombuffer(text.encode("ascii", "replace"), dtype=np.uint8)
+        out[row] = np.where(chars == ord("1"), 1.0, np.where(chars == ord("0"), 0.0, np.nan))
+    scored: FloatArray = out[:, booklet["scored"].to_numpy(bool)]
+    return scored
+
+
+#: ENEM file names: ``ENEM_<year>_<area>_CO_PROVA_<booklet>.csv`` (booklet 0: unknown).
+ENEM_FILE_NAME = r"ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+)"
+_EXAM_FILE = re.compile(r"ENEM_(\d{4})_([A-Z]{2})_CO_PROVA_(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ExamFile:
+    """What an exam file's name says: year, area and booklet (0 = unknown)."""
+
+    year: int
+    area: str
+    co_prova: int
+
+
+def parse_exam_filename(name: str | Path) -> ExamFile:
+    """Parse ``ENEM_<year>_<area>_CO_PROVA_<code>.csv``.
+
+    Raises
+    ------
+    ValueError
+        If the name does not follow the pattern.
+    """
+    match = _EXAM_FILE.search(Path(name).name)
+    if match is None:
+        raise ValueError(f"{name}: expected a name like ENEM_2019_MT_CO_PROVA_522.csv")
+    return ExamFile(int(match.group(1)), match.group(2).upper(), int(match.group(3)))
+
+
+def _foreign_rows(questions: pd.DataFrame) -> pd.Series:
+    """Language of each question row: 'english'/'spanish' for LC items 1-5, else None."""
+    duplicated = questions["question_number"].astype(int).duplicated(keep=False).to_numpy()
+    spanish = (questions["language"].astype(str).str.lower() == "spanish").to_numpy()
+    foreign = [
+        ("spanish" if sp else "english") if dup else None for dup, sp in zip(duplicated, spanish, strict=True)
+    ]
+    return pd.Series(foreign, index=questions.index, dtype=object)
+
+
+def _slots(positions: pd.Series) -> np.ndarray:
+    """0-based rank of each position among the distinct positions (order in the booklet)."""
+    ranks: np.ndarray = positions.astype(int).rank(method="dense").astype(int).to_numpy() - 1
+    return ranks
+
+
+def question_keys(questions: pd.DataFrame, foreign_language: Language = "spanish") -> pd.DataFrame:
+    """The exam file's rows for one foreign language: ``slot, position, key, row``.
+
+    ``slot`` is the 0-based order of the question in the area (files and
+    booklets may number positions differently, e.g. 46-90 against 1-45);
+    ``row`` is the index of the question row; ``key`` its answer (``anulada``
+    kept as is).
+    """
+    foreign = _foreign_rows(questions)
+    keep = foreign.isna() | (foreign == foreign_language)
+    sub = questions[keep]
+    return pd.DataFrame(
+        {
+            "slot": _slots(sub["question_number"]),
+            "position": sub["question_number"].astype(int).to_numpy(),
+            "key": sub["answer"].astype(str).str.strip().to_numpy(),
+            "row": sub.index.to_numpy(),
+            "common": foreign[keep].isna().to_numpy(),
+        }
+    )
+
+
+def _is_special_print(inep_items: pd.DataFrame, booklets: pd.DataFrame, code: int) -> bool:
+    """An adapted, enlarged, Braille, Libras or digital print (not a regular colour)."""
+    colour = booklets.loc[booklets["CO_PROVA"] == code, "cor"].astype(str)
+    if colour.str.contains(r" - |\(", regex=True).any():
+        return True
+    if "IN_ITEM_ADAPTADO" not in inep_items.columns:
+        return False
+    flags = inep_items.loc[inep_items["CO_PROVA"] == code, "IN_ITEM_ADAPTADO"].fillna(0)
+    return bool((flags == 1).any())
+
+
+def link_booklet(
+    questions: pd.DataFrame,
+    inep_items: pd.DataFrame,
+    booklets: pd.DataFrame,
+    year: int,
+    area: str,
+    co_prova: int = 0,
+    min_agreement: float = 0.9,
+) -> int:
+    """The booklet code of an exam file: ``co_prova`` when known, else by answer key.
+
+    The exam's answer key on the common items (not the LC foreign-language
+    ones; annulled ones skipped) is compared in booklet order with every
+    booklet of that year and area; the highest agreement wins. Among tied
+    booklets, special prints (a colour such as "Laranja - Adaptada Ledor" or
+    "Cinza (Digital)", or any ``IN_ITEM_ADAPTADO = 1``; some swap a few items
+    for others with the same key) give way to regular ones; tied booklets listing the same items in the same order are
+    equivalent and the lowest code is returned.
+
+    Raises
+    ------
+    LookupError
+        If no booklet reaches ``min_agreement`` or equally good regular
+        booklets differ in their items.
+    """
+    if co_prova and (inep_items["CO_PROVA"] == int(co_prova)).any():
+        return int(co_prova)
+    candidates = booklets[(booklets["ano"] == int(year)) & (booklets["area"] == area.upper())]["CO_PROVA"]
+    keys = question_keys(questions)
+    keys = keys[keys["common"]].sort_values("slot")
+    usable = ~keys["key"].str.lower().isin(["anulada", "x", ""]).to_numpy()
+    scores: list[tuple[float, int]] = []
+    for code in sorted(int(c) for c in candidates):
+        rows = booklet_items(inep_items, code) if (inep_items["CO_PROVA"] == code).any() else None
+        if rows is None:
+            continue
+        rows = rows[rows["language"].isna()]
+        if len(rows) != len(keys):
+            continue
+        same = rows["key"].to_numpy() == keys["key"].to_numpy()
+        scores.append((float(same[usable].mean()) if usable.any() else 0.0, code))
+    if not scores:
+        raise LookupError(f"no {area} booklet of {year} with {len(keys)} common items in the INEP item table")
+    best = max(s for s, _ in scores)
+    if best < min_agreement:
+        raise LookupError(f"no {area} {year} booklet matches the answer key (best agreement {best:.0%})")
+    tied = [code for s, code in scores if s == best]
+    regular = [code for code in tied if not _is_special_print(inep_items, booklets, code)] or tied
+    sequences = {tuple(booklet_items(inep_items, code)["item_id"]) for code in regular}
+    if len(sequences) > 1:
+        raise LookupError(
+            f"{area} {year}: booklets {regular} match the answer key equally but differ in items"
+        )
+    return regular[0]
+
+
+def exam_items(
+    questions: pd.DataFrame,
+    inep_items: pd.DataFrame,
+    co_prova: int,
+    foreign_language: Language = "spanish",
+) -> pd.DataFrame:
+    """Join an exam file's questions to the booklet's parameters by position.
+
+    Questions and booklet rows are matched by their order in the area (the
+    ``slot``), so a file numbered 46-90 joins a booklet numbered 1-45.
+
+    Returns
+    -------
+    DataFrame
+        One row per question of the chosen foreign language: ``row`` (index
+        in ``questions``), ``position``, ``answer``, ``item_id``, ``a``, ``b``,
+        ``c``, ``scored`` (False when annulled, without parameters or marked
+        ``anulada`` in the exam file).
+    """
+    keys = question_keys(questions, foreign_language).drop(columns="common")
+    booklet = booklet_items(inep_items, co_prova, foreign_language)
+    booklet["slot"] = _slots(booklet["position"])
+    booklet = booklet.drop(columns="position")
+    merged = keys.merge(booklet, on="slot", how="left", validate="one_to_one")
+    merged["scored"] = merged["scored"].fillna(False).astype(bool) & (
+        merged["key_x"].str.lower() != "anulada"
+    )
+    merged = merged.rename(columns={"key_x": "answer", "key_y": "booklet_key"})
+    return merged[["row", "position", "answer", "booklet_key", "item_id", "a", "b", "c", "scored"]]
+
+
+@dataclass(frozen=True)
+class LinkedExam:
+    """An exam file linked, once, to its booklet's parameters.
+
+    Attributes
+    ----------
+    exam : ExamFile
+        Year, area and the file's booklet code (0 when unknown).
+    booklet : int
+        The booklet it was linked to (:func:`link_booklet`).
+    questions : DataFrame
+        The exam file's rows.
+    items : DataFrame
+        :func:`exam_items` plus each row's ``question_number`` and ``language``:
+        a question of a run is found by these two fields of its record.
+    """
+
+    exam: ExamFile
+    booklet: int
+    questions: pd.DataFrame
+    items: pd.DataFrame
+
+    def item_of(self) -> dict[tuple[int, str], str]:
+        """``(question_number, language)`` → INEP item id, for the joined questions with an item."""
+        rows = self.items[self.items["item_id"].map(lambda v: isinstance(v, str))]
+        keys = zip(rows["question_number"], rows["language"], strict=True)
+        return dict(zip(keys, rows["item_id"], strict=True))
+
+
+def link_exam(
+    exam: ExamFile, questions: pd.DataFrame, inep_items: pd.DataFrame, booklets: pd.DataFrame
+) -> LinkedExam:
+    """Link an exam file to its booklet (by code, or by answer key when the code is 0) and join
+    its questions to the booklet's parameters (:func:`link_booklet`, :func:`exam_items`).
+
+    The whole file is needed, not only the questions a run answered: the answer
+    key of every common item identifies an unknown booklet, and a question's
+    place in the booklet is its rank among all the file's positions.
+
+    Raises
+    ------
+    LookupError, KeyError
+        If no booklet matches or the booklet is not in the item table.
+    """
+    code = link_booklet(questions, inep_items, booklets, exam.year, exam.area, exam.co_prova)
+    joined = exam_items(questions, inep_items, code)
+    rows = questions.loc[joined["row"]]
+    joined["question_number"] = rows["question_number"].astype(int).to_numpy()
+    joined["language"] = rows["language"].astype(str).to_numpy()
+    return LinkedExam(exam, code, questions, joined)

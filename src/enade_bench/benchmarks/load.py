@@ -1,0 +1,36 @@
+"""From a config file to a prepared experiment, and to its results: what every command does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from enade_bench.benchmarks.base import Benchmark
+from enade_bench.benchmarks.registry import DEFAULT, Registry
+from enade_bench.config import load_config
+from enade_bench.results.writable import check_output_dir
+from enade_bench.runner.outputs import RunOutcome
+from enade_bench.runner.plan import Experiment, RunOptions
+from enade_bench.runner.run import load_backend
+
+
+def load_experiment(
+    config_path: Path, options: RunOptions, registry: Registry = DEFAULT
+) -> tuple[Benchmark, Experiment]:
+    """Read a config and prepare its experiment with its benchmark; no model is loaded.
+
+    Everything a run checks is checked here: the config, the output folder, the data,
+    the prompts and every strategy's prompts.
+    """
+    cfg = load_config(config_path)
+    check_output_dir(
+        options.output_dir or Path(cfg.output.dir),
+        "--output-dir" if options.output_dir else f"{config_path}: output.dir",
+    )
+    benchmark = registry.for_config(cfg, config_path)
+    return benchmark, benchmark.prepare(cfg, config_path, options)
+
+
+def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:
+    """Prepare a config, load its model and run (or resume) every planned strategy."""
+    benchmark, exp = load_experiment(config_path, options, registry)
+    return benchmark.run(load_backend(exp, options), options)

@@ -1,0 +1,85 @@
+"""What a run writes: its results file, summary CSV and timing, and its resume fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from enade_bench.metrics.accuracy import breakdown, field_breakdowns, summarize
+from enade_bench.metrics.position_bias import position_bias
+from enade_bench.results.environment import environment
+from enade_bench.results.records import QuestionRecord, RunResult
+from enade_bench.results.store import atomic_write_text, dump_json
+from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, StrategyInfo
+from enade_bench.runner.outputs import RunOutcome, record_fields, summary_csv
+from enade_bench.runner.plan import Experiment, StrategyPlan
+from enade_bench.strategies.registry import Strategy
+
+
+def fingerprint(exp: Experiment, strategy: Strategy) -> str:
+    """sha256 of everything that changes the answers of one strategy (the resume check).
+
+    The config minus output settings and description, the strategy, the data and
+    prompt hashes and the model identity.  ``batch_size`` counts only for sampled
+    generation, whose seeds follow the chunks (:mod:`enade_bench.runner.schedule`).
+    """
+    cfg = exp.config.public_dict()
+    cfg.pop("output", None)
+    cfg.pop("description", None)
+    cfg["evaluation"].pop("run_all_strategies", None)
+    sampled = strategy.method == "generation" and bool(exp.config.evaluation.temperature)
+    if not sampled:
+        # Greedy and scoring runs give the same answers at any batch size; a sampled run's
+        # seed follows its chunk (runner/schedule.py), so there the batch size is kept.
+        cfg["evaluation"].pop("batch_size", None)
+    payload = {
+        "config": cfg,
+        "strategy": strategy.__dict__,
+        "data": exp.dataset.sources,
+        "prompts": {k: v.sha256 for k, v in exp.prompt_files.items()},
+        "model": exp.model.identity,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def write_results(
+    exp: Experiment,
+    plan: StrategyPlan,
+    records: list[QuestionRecord],
+    timing: LiveTiming | BatchTiming | None = None,
+) -> RunOutcome:
+    """Write the results JSON, the summary CSV (and timing) atomically; the result and its files."""
+    result = assemble_result(exp, plan.strategy, records)
+    atomic_write_text(plan.paths.results, dump_json(result.model_dump(mode="json")))
+    atomic_write_text(plan.paths.summary, summary_csv(records))
+    if timing is not None:
+        atomic_write_text(plan.paths.timing, dump_json(timing.model_dump(mode="json")))
+    return RunOutcome([result], [plan.paths.results, plan.paths.summary])
+
+
+def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionRecord]) -> RunResult:
+    """The results file: config, environment, totals, breakdowns, BPC, records."""
+    cfg = exp.config
+    bpc = None if strategy.method == "log_prob" else position_bias(records)
+    return RunResult(
+        experiment=cfg.name,
+        strategy=StrategyInfo(label=strategy.label, **strategy.__dict__),
+        config=cfg.public_dict(),
+        seed=exp.seed,
+        environment=environment(),
+        model=exp.model.identity,
+        dataset=DatasetInfo(
+            sources=exp.dataset.sources,
+            filter_counts=exp.dataset.counts,
+            invalid_rows=exp.dataset.invalid,
+            n_evaluated=len({r.id for r in records}),
+        ),
+        prompts=exp.prompt_files,
+        totals=summarize(records),
+        breakdowns={
+            **field_breakdowns(records, exp.breakdown_fields or record_fields(records)),
+            "n_options": breakdown(records, lambda r: r.n_options),
+        },
+        position_bias=bpc,
+        records=records,
+    )
