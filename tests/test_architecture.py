@@ -29,15 +29,21 @@ LAYERS: dict[str, int] = {
     "prompts": 4,
     "backends": 5,
     "report": 6,
-    "eeval": 6,
     "runner": 7,
+    "compare": 7,
     "benchmarks": 8,
     "study": 9,
     "bench": 9,
     "cli": 10,
 }
-#: Pure layers: no I/O stack, no model backend.
-PURE = {"scoring": {"backends", "runner"}, "psychometrics": {"backends", "runner", "report"}}
+#: Pure layers: no I/O stack, no model backend, no exam.
+PURE = {
+    "scoring": {"backends", "runner"},
+    "psychometrics": {"backends", "runner", "report", "benchmarks"},
+    "metrics": {"backends", "runner", "report", "benchmarks"},
+}
+#: INEP's column names: only the ENEM benchmark's folder knows INEP's tables.
+INEP_NAMES = ("CO_PROVA", "NU_PARAM_", "TX_GABARITO", "CO_POSICAO", "IN_ITEM_ABAN")
 
 
 def _part(module: str) -> str | None:
@@ -113,7 +119,27 @@ def test_runner_imports_no_benchmark() -> None:
     graph = _graph()
     for module, targets in graph.items():
         if _part(module) == "runner":
-            assert not {t for t in targets if _part(t) in {"benchmarks", "eeval"}}, module
+            assert not {t for t in targets if _part(t) == "benchmarks"}, module
+
+
+def test_inep_tables_are_known_only_to_the_enem_benchmark() -> None:
+    enem = SRC / "benchmarks" / "enem"
+    for path in SRC.rglob("*.py"):
+        if enem in path.parents:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not [n for n in INEP_NAMES if n in text], f"{path} names INEP's columns"
+
+
+def test_each_exam_lives_in_its_own_folder() -> None:
+    """No module outside an exam's folder imports it, except the registry-driven layers above."""
+    graph = _graph()
+    for module, targets in graph.items():
+        if _part(module) in {"benchmarks", "study", "bench", "cli"}:
+            continue
+        exams = {t for t in targets if t.startswith("enade_bench.benchmarks.")}
+        assert not exams, f"{module} imports {sorted(exams)}"
+    assert not (SRC / "eeval").exists() and not (SRC / "psychometrics" / "enem.py").exists()
 
 
 def test_no_circle() -> None:

@@ -21,19 +21,21 @@ import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from enade_bench.config import ExperimentConfig, input_base, resolve_input
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.dataset.presets import DatasetPreset
 from enade_bench.errors import UserError
 from enade_bench.prompts.templates import PromptSet, load_prompt_set
-from enade_bench.report.loader import RunEntry
-from enade_bench.report.section import Section
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions, plan_strategies
 from enade_bench.runner.run import run_experiment
 from enade_bench.strategies.registry import Strategy
+
+if TYPE_CHECKING:  # the report stack (pandas, matplotlib) loads only when a report is made
+    from enade_bench.report.loader import RunEntry
+    from enade_bench.report.section import Section
 
 
 @runtime_checkable

@@ -28,14 +28,7 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import (
-    AREAS,
-    booklet_items,
-    enem_score,
-    load_booklets,
-    load_inep_items,
-    scored_params,
-)
+from enade_bench.benchmarks.enem.inep import AREAS, area_exams, booklet_exams, enem_score
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.baseline import random_baseline, seed_spread
 from enade_bench.psychometrics.io import read_items
@@ -47,7 +40,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("baseline", help="random-guessing baseline on the same shuffles (Table 1 layout)")
     p.add_argument("--year", type=int, help="ENEM year with INEP parameters (2019, 2022, 2023)")
     p.add_argument("--area", nargs="+", help="areas (default: CH CN LC MT)")
-    p.add_argument("--booklet", type=int, nargs="+", help="CO_PROVA booklet code(s) instead of --year/--area")
+    p.add_argument("--booklet", type=int, nargs="+", help="INEP booklet code(s) instead of --year/--area")
     p.add_argument("--items", type=Path, help="ITEMS.csv (item_id,a,b[,c]) instead of ENEM data")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv (default ../shared/data/enem)")
     p.add_argument("--options", type=int, default=5, help="options per item (default 5)")
@@ -72,34 +65,17 @@ def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
             raise UserError("irt baseline: --items excludes --year, --area and --booklet")
         return [(args.items.stem, read_items(args.items))]
     folder = find_enem_data(args.enem_data)
-    inep = load_inep_items(folder / "inep_items.csv")
-    codes: list[tuple[str, int]] = []
     if args.booklet:
         if args.year or args.area:
             raise UserError("irt baseline: --booklet excludes --year and --area")
-        for code in args.booklet:
-            rows = inep[inep["CO_PROVA"] == code]
-            if rows.empty:
-                raise UserError(f"{folder / 'inep_items.csv'}: no booklet CO_PROVA={code}")
-            codes.append((f"{rows['SG_AREA'].iloc[0]} ({code})", code))
-    else:
-        if args.year is None:
-            raise UserError("irt baseline: give --year (with INEP parameters), --booklet or --items")
-        areas = [a.upper() for a in (args.area or AREAS)]
-        bad = [a for a in areas if a not in AREAS]
-        if bad:
-            raise UserError(f"--area {bad[0]}: expected one of {', '.join(AREAS)}")
-        booklets = load_booklets(folder / "inep_booklets.csv")
-        have = set(inep["CO_PROVA"].astype(int))
-        for area in areas:
-            cands = booklets[(booklets["ano"] == args.year) & (booklets["area"] == area)]["CO_PROVA"]
-            known = sorted(int(c) for c in cands if int(c) in have)
-            if not known:
-                raise UserError(
-                    f"{folder / 'inep_items.csv'}: no {area} {args.year} booklet with INEP parameters"
-                )
-            codes.append((area, known[0]))  # booklets of one area and year hold the same items
-    return [(label, scored_params(booklet_items(inep, code))) for label, code in codes]
+        return booklet_exams(folder, args.booklet)
+    if args.year is None:
+        raise UserError("irt baseline: give --year (with INEP parameters), --booklet or --items")
+    areas = [a.upper() for a in (args.area or AREAS)]
+    bad = [a for a in areas if a not in AREAS]
+    if bad:
+        raise UserError(f"--area {bad[0]}: expected one of {', '.join(AREAS)}")
+    return area_exams(folder, args.year, areas)
 
 
 def _check(args: argparse.Namespace) -> list[int]:

@@ -1,7 +1,7 @@
 """``enade-bench irt patterns``: per-shuffle response patterns of ENEM runs, as ``irt score`` input.
 
 For every ENEM exam answered by the runs under RESULTS_DIR (linked to its INEP
-booklet by ``CO_PROVA`` or by the answer key), writes
+booklet by its code or by the answer key), writes
 
 * ``<exam>_responses.csv`` — ``respondent_id`` (``<run>#s<shuffle>``) and one column per
   scored item (1, 0, or empty when the item was not answered in that run);

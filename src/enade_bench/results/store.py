@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,29 +50,54 @@ def _complete_v1(data: JsonObject) -> JsonObject:
     return data
 
 
-#: Version-1 records held ENADE's ``year``/``course``/``component`` for every exam; the
-#: version-2 field each one becomes, per ``dataset.preset`` (ENEM: see :func:`_enem_fields`).
-_V1_FIELDS: dict[str, dict[str, str]] = {
-    "eeval": {"subject": "course", "level": "component"},
-    "progress_test": {"year": "year", "area": "component"},
-}
-_ENADE_V1 = {"year": "year", "course": "course", "component": "component"}
-_ENEM_ID = re.compile(
-    r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$"
-)
+@dataclass(frozen=True)
+class V1Fields:
+    """How one benchmark's version-1 results become version 2 (its own grouping fields).
+
+    Version-1 records held ENADE's ``year``/``course``/``component`` for every exam.
+
+    Attributes
+    ----------
+    record
+        The version-2 ``fields`` of a version-1 record.
+    breakdowns
+        Version-1 breakdown name -> its version-2 name (others of ``course``,
+        ``component`` are dropped).
+    """
+
+    record: Callable[[JsonObject], JsonObject]
+    breakdowns: dict[str, str]
+
+    @classmethod
+    def renamed(cls, names: dict[str, str]) -> V1Fields:
+        """Fields that are version-1 values under new names (``{new: old}``)."""
+        return cls(
+            lambda r: {new: r.get(old) for new, old in names.items()}, {o: n for n, o in names.items()}
+        )
 
 
-def _enem_fields(record: JsonObject) -> JsonObject:
-    """ENEM fields of a version-1 record: the area was ``component``; booklet, position and
-    language were only in the id (``<file stem>:<question_number>:<language>``)."""
-    match = _ENEM_ID.match(str(record.get("id", "")))
-    return {
-        "year": record.get("year"),
-        "area": record.get("component"),
-        "booklet": int(match["booklet"]) if match else None,
-        "language": match["language"] if match else None,
-        "question_number": int(match["number"]) if match else None,
-    }
+#: ENADE's fields, also for a version-1 file of an exam that registered nothing.
+_ENADE_V1 = V1Fields.renamed({"year": "year", "course": "course", "component": "component"})
+#: Each benchmark's own (benchmarks register theirs when imported: :func:`register_v1_fields`).
+V1_FIELDS: dict[str, V1Fields] = {}
+
+
+def register_v1_fields(benchmark: str, fields: V1Fields) -> None:
+    """Declare how version-1 results of ``benchmark`` (``dataset.preset`` then) become version 2."""
+    V1_FIELDS[benchmark] = fields
+
+
+def _v1_fields(preset: str | None) -> V1Fields:
+    """The version-1 rule of a benchmark (ENADE's for ENADE and for logs, whose fields come back
+    from the loaded questions); an error for another exam whose benchmark was not imported."""
+    if preset in (None, "enade"):
+        return _ENADE_V1
+    if preset not in V1_FIELDS:
+        raise UserError(
+            f"a version-1 results file of benchmark '{preset}': import enade_bench.benchmarks.{preset} "
+            "(the command line does) so that its fields can be read"
+        )
+    return V1_FIELDS[preset]
 
 
 def migrate_record_v1(record: JsonObject, preset: str | None = None) -> JsonObject:
@@ -84,10 +108,7 @@ def migrate_record_v1(record: JsonObject, preset: str | None = None) -> JsonObje
     """
     if "fields" in record:
         return record
-    if preset == "enem":
-        fields = _enem_fields(record)
-    else:
-        fields = {new: record.get(old) for new, old in _V1_FIELDS.get(preset or "", _ENADE_V1).items()}
+    fields = _v1_fields(preset).record(record)
     out: JsonObject = {}
     for key, value in record.items():
         if key == "year":
@@ -101,9 +122,8 @@ def migrate_record_v1(record: JsonObject, preset: str | None = None) -> JsonObje
 def _v1_to_v2(data: JsonObject) -> JsonObject:
     """Each exam's own fields: records' ``year``/``course``/``component`` -> ``fields``.
 
-    Breakdowns keep their cells under the new names (E-EVAL ``course`` -> ``subject``,
-    ``component`` -> ``level``; ENEM ``component`` -> ``area``, its constant ``course``
-    dropped). ENEM's booklet, language and position are read from the record ids here only.
+    Breakdowns keep their cells under the new names; each benchmark declares its own
+    (:data:`V1_FIELDS`), e.g. E-EVAL ``course`` -> ``subject``, ``component`` -> ``level``.
     """
     data = _complete_v1(data)
     config = as_object(data.get("config"))
@@ -114,10 +134,7 @@ def _v1_to_v2(data: JsonObject) -> JsonObject:
         data["records"] = [migrate_record_v1(r, preset) if isinstance(r, dict) else r for r in records]
     breakdowns = data.get("breakdowns")
     if isinstance(breakdowns, dict):
-        if preset == "enem":
-            names = {"component": "area"}
-        else:
-            names = {old: new for new, old in _V1_FIELDS.get(preset or "", _ENADE_V1).items()}
+        names = _v1_fields(preset).breakdowns
         data["breakdowns"] = {
             names.get(k, k): v
             for k, v in breakdowns.items()

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from enade_bench.benchmarks.base import PromptSets
 from enade_bench.benchmarks.enem.benchmark import EnemBenchmark
-from enade_bench.benchmarks.enem.inep import ENEM_FILE_NAME
+from enade_bench.benchmarks.enem.inep import ENEM_FILE_NAME, v1_fields
 from enade_bench.dataset.presets import DatasetPreset
 from enade_bench.dataset.schema import LETTERS
+from enade_bench.results.store import V1Fields, register_v1_fields
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -41,3 +42,6 @@ BENCHMARK = EnemBenchmark(
         default={lang: f"enem_{lang}" for lang in ("pt-BR", "en")},
     ),
 )
+
+# Results files written before each exam had its own fields (schema version 1).
+register_v1_fields("enem", V1Fields(v1_fields, {"component": "area"}))  # type: ignore[arg-type]

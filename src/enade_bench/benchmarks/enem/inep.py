@@ -22,7 +22,7 @@ INEP microdata item tables (``ITENS_PROVA_<year>.csv``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from enade_bench.errors import UserError
 from enade_bench.psychometrics.irt import FloatArray, ItemParams
 
 Language = Literal["english", "spanish"]
@@ -378,3 +379,62 @@ def link_exam(
     joined["question_number"] = rows["question_number"].astype(int).to_numpy()
     joined["language"] = rows["language"].astype(str).to_numpy()
     return LinkedExam(exam, code, questions, joined)
+
+
+_ENEM_ID = re.compile(
+    r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$"
+)
+
+
+def v1_fields(record: Mapping[str, object]) -> dict[str, object]:
+    """ENEM fields of a version-1 record: the area was ``component``; booklet, position and
+    language were only in the id (``<file stem>:<question_number>:<language>``)."""
+    match = _ENEM_ID.match(str(record.get("id", "")))
+    return {
+        "year": record.get("year"),
+        "area": record.get("component"),
+        "booklet": int(match["booklet"]) if match else None,
+        "language": match["language"] if match else None,
+        "question_number": int(match["number"]) if match else None,
+    }
+
+
+def booklet_exams(folder: Path, codes: Sequence[int]) -> list[tuple[str, ItemParams]]:
+    """``(label, scored items)`` of each booklet code, labelled ``AREA (code)``.
+
+    Raises
+    ------
+    UserError
+        A code that is not in INEP's item table.
+    """
+    inep = load_inep_items(folder / "inep_items.csv")
+    out = []
+    for code in codes:
+        rows = inep[inep["CO_PROVA"] == code]
+        if rows.empty:
+            raise UserError(f"{folder / 'inep_items.csv'}: no booklet CO_PROVA={code}")
+        out.append((f"{rows['SG_AREA'].iloc[0]} ({code})", scored_params(booklet_items(inep, code))))
+    return out
+
+
+def area_exams(folder: Path, year: int, areas: Sequence[str]) -> list[tuple[str, ItemParams]]:
+    """``(area, scored items)`` of the first booklet with INEP parameters of each area in ``year``.
+
+    The booklets of one area and year hold the same items, in other orders.
+
+    Raises
+    ------
+    UserError
+        An area without a booklet with parameters that year.
+    """
+    inep = load_inep_items(folder / "inep_items.csv")
+    booklets = load_booklets(folder / "inep_booklets.csv")
+    have = set(inep["CO_PROVA"].astype(int))
+    out = []
+    for area in areas:
+        candidates = booklets[(booklets["ano"] == year) & (booklets["area"] == area)]["CO_PROVA"]
+        known = sorted(int(c) for c in candidates if int(c) in have)
+        if not known:
+            raise UserError(f"{folder / 'inep_items.csv'}: no {area} {year} booklet with INEP parameters")
+        out.append((area, scored_params(booklet_items(inep, known[0]))))
+    return out

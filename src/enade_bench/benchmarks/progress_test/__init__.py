@@ -10,6 +10,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.base import CsvExam, PromptSets
 from enade_bench.dataset.presets import DatasetPreset
+from enade_bench.results.store import V1Fields, register_v1_fields
 
 HERE = Path(__file__).parent
 
@@ -38,3 +39,5 @@ BENCHMARK = CsvExam(
         examples={"pt-BR": HERE / "examples.yaml"},
     ),
 )
+# Results files written before each exam had its own fields (schema version 1).
+register_v1_fields("progress_test", V1Fields.renamed({"year": "year", "area": "component"}))
