@@ -38,6 +38,11 @@ class OptionsInTextConfig(StrictModel):
         description="regex of one option marker with a named group 'letter' (default: (A), A), A., a))",
     )
     min_options: int = Field(default=2, ge=2, le=5, description="fewer options found is an error")
+    allow_other_counts: bool = Field(
+        default=False,
+        description="load a row whose number of options differs from its file's usual number "
+        "(default: such a row is an error, the symptom of a misread or truncated question)",
+    )
 
     @model_validator(mode="after")
     def _pattern_compiles(self) -> OptionsInTextConfig:

@@ -10,13 +10,25 @@ import pytest
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset import load_dataset
-from enade_bench.dataset.inline_options import OptionSplitError, split_options
+from enade_bench.dataset.inline_options import USUAL_SHARE, OptionSplitError, split_options, usual_count
 from enade_bench.errors import UserError
 
 DATA = Path(__file__).parent / "data"
 CASES: list[dict[str, Any]] = json.loads((DATA / "inline_options_cases.json").read_text(encoding="utf-8"))
 EXAM = DATA / "options_in_text"  # two files of a team-written residency exam, with real-world defects
 COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta Correta", "year": "Ano", "course": "Área"}
+# A team-written progress test (4 options) with each pattern of issue #21, and what it must load to.
+PROGRESS = DATA / "teste_de_progresso" / "teste_de_progresso_2023.csv"
+PROGRESS_EXPECTED: dict[str, Any] = json.loads(
+    (PROGRESS.parent / "expected.json").read_text(encoding="utf-8")
+)
+PROGRESS_COLUMNS = {
+    "id": "questao",
+    "stem": "enunciado",
+    "answer": "gabarito",
+    "year": "ano",
+    "course": "area",
+}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["why"] for c in CASES])
@@ -30,6 +42,105 @@ def test_split_options_golden_cases(case: dict[str, Any]) -> None:
         result = split_options(*args)
         assert (result.stem, list(result.options)) == (case["stem"], case["options"])
         assert result.letters == "ABCDE"[: len(case["options"])]
+
+
+def _progress(**extra: Any) -> DatasetConfig:
+    return DatasetConfig(path=str(PROGRESS), columns=PROGRESS_COLUMNS, **{"options_in_text": {}, **extra})
+
+
+def test_progress_test_loads_every_well_formed_row_right_with_the_defaults() -> None:
+    data = load_dataset(_progress(skip_invalid=True))
+    expected = PROGRESS_EXPECTED["questions"]
+    assert [q.id for q in data.questions] == list(expected)
+    for question in data.questions:
+        want = expected[question.id]
+        assert (question.stem, list(question.options), question.answer) == (
+            want["stem"],
+            want["options"],
+            want["answer"],
+        ), want["pattern"]
+    assert data.invalid == [f"{PROGRESS}: {reason}" for reason in PROGRESS_EXPECTED["invalid"]]
+    assert (data.counts["loaded"], data.counts["removed_annulled"], data.counts["removed_invalid"]) == (
+        30,
+        1,
+        9,
+    )
+
+
+def test_progress_test_without_skip_invalid_stops_at_the_first_problem_by_line() -> None:
+    # Line 10 is flagged by the file-level count check, which needs the whole file: it still comes
+    # first, before the row-level error of line 13.
+    with pytest.raises(UserError) as info:
+        load_dataset(_progress())
+    assert str(info.value) == f"{PROGRESS}: {PROGRESS_EXPECTED['invalid'][0]}"
+    assert str(info.value).startswith(f"{PROGRESS}: line 10, column 'enunciado': 3 options found (A–C)")
+
+
+def test_allow_other_counts_loads_rows_of_another_count() -> None:
+    data = load_dataset(_progress(skip_invalid=True, options_in_text={"allow_other_counts": True}))
+    counted = [r for r in PROGRESS_EXPECTED["invalid"] if "allow_other_counts" in r]
+    assert data.invalid == [f"{PROGRESS}: {r}" for r in PROGRESS_EXPECTED["invalid"] if r not in counted]
+    by_id = {q.id: q for q in data.questions}
+    assert (by_id["5"].letters, by_id["23"].letters) == ("ABC", "ABCDE")
+    # What the check protects from: '(E)' after a space inside option D read as a fifth option.
+    assert by_id["23"].options[3:] == (
+        "rifampicina (R), isoniazida (H), pirazinamida (Z) e etambutol",
+        "em dose fixa combinada.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("counts", "usual"),
+    [
+        ([4] * 717 + [3, 3, 5], (4, 717, 720)),
+        ([4, 4, 4, 3], (4, 3, 4)),  # 3/4: the share needed
+        ([4, 4, 3], None),  # 2/3: no usual count, nothing flagged
+        ([5, 4, 4, 3, 4, 3], None),  # a mixed exam (the residency files)
+        ([], None),
+    ],
+)
+def test_usual_count_needs_three_quarters_of_the_rows(
+    counts: list[int], usual: tuple[int, int, int] | None
+) -> None:
+    found = usual_count(counts)
+    assert (found and (found.options, found.rows, found.total)) == usual
+    assert USUAL_SHARE == 0.75
+
+
+def test_the_count_check_is_per_file_and_only_for_options_in_the_text(tmp_path: Path) -> None:
+    four = '{n},"Q{n}? (A) a (B) b (C) c (D) d",A\n'
+    three = '{n},"Q{n}? (A) a (B) b (C) c",A\n'
+    header = "Número,Texto,Resposta Correta\n"
+    (tmp_path / "p1.csv").write_text(header + "".join(four.format(n=n) for n in range(4)) + three.format(n=9))
+    (tmp_path / "p2.csv").write_text(header + "".join(three.format(n=n) for n in range(10, 15)))
+    cfg = DatasetConfig(path=str(tmp_path / "p*.csv"), columns=COLUMNS, options_in_text={}, skip_invalid=True)
+    data = load_dataset(cfg)
+    assert data.invalid == [
+        f"{tmp_path / 'p1.csv'}: line 6, column 'Texto': 3 options found (A–C), but 4 of the file's 5 rows "
+        "have 4; check the row (a misread or truncated question?), or set "
+        "dataset.options_in_text.allow_other_counts: true"
+    ]
+    assert sorted(q.n_options for q in data.questions) == [3] * 5 + [4] * 4
+    columns = "id,stem,A,B,C,D,answer\n"
+    rows = "".join(f"q{n},Q?,a,b,c,d,A\n" for n in range(4)) + "q9,Q?,a,b,c,,A\n"
+    (tmp_path / "cols.csv").write_text(columns + rows)
+    assert len(load_dataset(DatasetConfig(path=str(tmp_path / "cols.csv"))).questions) == 5
+
+
+def test_a_file_is_checked_whole_and_its_first_problem_by_line_is_the_error(tmp_path: Path) -> None:
+    body = "Número,Texto,Resposta Correta\n1,Q? (A) a (B) b,C\n2,Q? (A) a (B) b,A\n2,Q? (A) a (B) b,A\n"
+    path = tmp_path / "q.csv"
+    path.write_text(body)
+    cfg = DatasetConfig(path=str(path), columns=COLUMNS, options_in_text={})
+    with pytest.raises(UserError, match=r"q.csv: line 2, column 'Resposta Correta': answer 'C'"):
+        load_dataset(cfg)
+    # With skip_invalid the bad row is skipped, and a repeated id is still an error.
+    with pytest.raises(UserError, match=r"q.csv: line 4, column 'Número': duplicate id '2'"):
+        load_dataset(cfg.model_copy(update={"skip_invalid": True}))
+    # A file that cannot be read further (a row with a field too many) after a bad row: the bad row.
+    path.write_text(body.replace("2,Q? (A) a (B) b,A\n2", "2,Q? (A) a (B) b,A,x\n2", 1))
+    with pytest.raises(UserError, match=r"q.csv: line 2, column 'Resposta Correta'"):
+        load_dataset(cfg)
 
 
 def _exam(**extra: Any) -> DatasetConfig:

@@ -7,38 +7,77 @@ Many published exam files keep the options in the question text::
 :func:`split_options` finds the option markers, checks what it found and returns
 the stem and the option texts, or raises :class:`OptionSplitError` with the
 reason.  It is pure (no I/O); the loader (:mod:`enade_bench.dataset.loader`)
-turns the reason into an ``error:`` naming the file and line.
+turns the reason into an ``error:`` naming the file and line, and compares each
+row's number of options with the file's usual number (:func:`usual_count`).
 
-How the markers are found
--------------------------
-A marker is a match of the pattern (default :data:`DEFAULT_PATTERN`: ``(A)``,
-``A)``, ``A.`` or ``a)``, ``(a)``, at the start of the text or after white space,
-``A)``/``A.``/``a)`` followed by white space).  Markers are grouped by *style*
-(the marker with its letter blanked, and the letter's case), because a stem can
-contain a stray ``A.`` ("hepatite A. O paciente …") that is not an option.  For
-each style the option block starts at its **last** ``A`` marker; the style with
-the most markers from there on is taken.  The letters found must then be
-``A, B, C, …`` exactly: consecutive from ``A``, in order, no repeats, at least
-``min_options``.  Anything else is an error naming what was found, never a
-guess.
+The rule
+--------
+1. **Candidates.**  Every match of the marker pattern is a candidate, with its
+   letter (read case-insensitively), position and *shape*.  The default
+   pattern (:data:`DEFAULT_PATTERN`) has three shapes:
+
+   * ``(A)`` / ``(a)``, not right after a letter or digit: ``é:(A)`` and
+     ``?(A)`` are candidates, ``etambutol(E)`` and ``o(a)`` are not;
+   * ``A)`` / ``a)``, not right after a letter, digit or ``(``, followed by
+     white space or the end;
+   * ``A.``, after white space (or at the start) and followed by white space or
+     the end (lower-case ``a.`` and ``S.A.`` are too common in running text).
+
+   A custom pattern's shape is its match with the letter blanked; a match
+   right after a letter or digit is *inside a word*.
+2. **Readings.**  A reading is a sequence of candidates of one shape whose
+   letters are ``A, B, C, …`` in text order (a subsequence: candidates left
+   out stay text).  Upper and lower case mix (``(A) (B) (C) (d)``); shapes
+   do not, so ``Droga A.`` cannot become a marker of a ``(A)`` question.
+3. **Preferences**, the first that differs decides:
+
+   a. the most options (the longest run ``A, B, C, …``);
+   b. the stronger shape: ``(A)``, then ``A)``, then ``A.`` (a sentence can end
+      in ``Droga A.``; hardly anything but a marker looks like ``(A)``);
+   c. the fewest markers inside a word (custom patterns only);
+   d. the latest ``A``, i.e. the fewest candidates left over inside the option
+      block: a stray ``hepatite A.`` before the options stays in the stem.
+
+   Two readings still tied (same ``A``, a different choice of later markers
+   inside words) are an error: the row is ambiguous.
+4. **Checks.**  Every candidate of the reading's shape inside the option block
+   (from its ``A`` on) must belong to the reading, unless it is inside a word:
+   one that does not (``(A) (B) (E) (C) (D)``, a repeated ``(B)``, ``(A) (B)
+   (D)``) looks like a marker, so the row is an error naming the letters
+   found, never a split that glues it onto an option.  Candidates of another
+   shape, or inside a word, are text (``Droga A.``, ``etambutol(E)`` under a
+   custom pattern).  Then: at least ``min_options`` options, none empty, and a
+   stem before ``A``.
+
+Then the file: a row whose number of options differs from the number that at
+least :data:`USUAL_SHARE` of its file's rows have (:func:`usual_count`) is
+flagged by the loader, unless ``options_in_text.allow_other_counts`` is set: a
+misread or truncated question is never loaded silently.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from enade_bench.dataset.schema import LETTERS
 
-#: ``(A)`` / ``(a)`` anywhere after white space; ``A)``, ``a)`` and ``A.`` after white space and
-#: followed by white space.  Lower-case ``a.`` is not a marker (too common in running text).
+#: ``(A)``/``(a)`` not right after a letter or digit; ``A)``/``a)`` not right after a letter, digit
+#: or ``(``, then white space; ``A.`` after white space, then white space.
 DEFAULT_PATTERN = (
-    r"(?:^|(?<=\s))"
-    r"(?:\((?P<letter>[A-Ea-e])\)"
-    r"|(?P<bare>[A-Ea-e])\)(?=\s|$)"
-    r"|(?P<dot>[A-E])\.(?=\s|$))"
+    r"(?<![^\W_])\((?P<letter>[A-Ea-e])\)"
+    r"|(?<![^\W_])(?<!\()(?P<bare>[A-Ea-e])\)(?=\s|$)"
+    r"|(?:^|(?<=\s))(?P<dot>[A-E])\.(?=\s|$)"
 )
 _DEFAULT = re.compile(DEFAULT_PATTERN)
+#: The default shapes, strongest first (preference b).
+_SHAPES = {"letter": "(A)", "bare": "A)", "dot": "A."}
+_RANK = {shape: rank for rank, shape in enumerate(_SHAPES.values())}
+
+#: A file's usual number of options is the number that at least this share of its rows have.
+USUAL_SHARE = 0.75
 
 
 class OptionSplitError(ValueError):
@@ -58,46 +97,68 @@ class SplitOptions:
 
 
 @dataclass(frozen=True)
-class _Marker:
+class _Candidate:
     letter: str  # upper case
     start: int
     end: int
-    style: tuple[str, bool]
+    shape: str
+    in_word: bool
 
 
-def _letter_span(match: re.Match[str]) -> tuple[str, int, int]:
-    for name in ("letter", "bare", "dot"):
-        if name in match.re.groupindex and match.group(name) is not None:
-            return match.group(name), match.start(name), match.end(name)
-    raise OptionSplitError("the marker pattern matched without capturing a letter")
+@dataclass(frozen=True)
+class _Reading:
+    markers: tuple[_Candidate, ...]
+    in_word: int  # markers inside a word
+    ways: int  # readings from the same A that tie with this one
+
+    def key(self) -> tuple[int, int, int, int]:
+        """Preferences a–d, larger is better."""
+        return (len(self.markers), -_RANK.get(self.markers[0].shape, 0), -self.in_word, self.markers[0].start)
 
 
-def _markers(text: str, pattern: re.Pattern[str]) -> list[_Marker]:
+def _candidates(text: str, pattern: re.Pattern[str]) -> list[_Candidate]:
     found = []
     for match in pattern.finditer(text):
-        letter, start, end = _letter_span(match)
+        group = next((g for g in _SHAPES if g in match.re.groupindex and match.group(g) is not None), None)
+        if group is None:
+            raise OptionSplitError("the marker pattern matched without capturing a letter")
+        letter, start, end = match.group(group), match.start(group), match.end(group)
         if len(letter) != 1:
             raise OptionSplitError(f"marker {match.group(0)!r} captured {letter!r}, not one letter")
-        blanked = text[match.start() : start] + "_" + text[end : match.end()]
-        found.append(_Marker(letter.upper(), match.start(), match.end(), (blanked, letter.isupper())))
+        if pattern is _DEFAULT:
+            shape = _SHAPES[group]
+        else:
+            shape = re.sub(
+                r"\s+", " ", text[match.start() : start] + "_" + text[end : match.end()]
+            ).casefold()
+        in_word = match.start() > 0 and text[match.start() - 1].isalnum()
+        found.append(_Candidate(letter.upper(), match.start(), match.end(), shape, in_word))
     return found
 
 
-def _option_block(markers: list[_Marker]) -> list[_Marker]:
-    """The markers of the option block: per style from its last ``A``; the longest wins."""
-    best: list[_Marker] = []
-    for style in dict.fromkeys(m.style for m in markers):
-        same = [m for m in markers if m.style == style]
-        starts = [k for k, m in enumerate(same) if m.letter == "A"]
-        if not starts:
+def _readings(same_shape: list[_Candidate]) -> list[_Reading]:
+    """The best reading from each ``A`` of one shape (preferences a and c; ties counted)."""
+    best: dict[int, _Reading] = {}
+    for i in reversed(range(len(same_shape))):
+        here = same_shape[i]
+        if here.letter not in LETTERS:
             continue
-        block = same[starts[-1] :]
-        if len(block) > len(best) or (len(block) == len(best) and block[0].start > best[0].start):
-            best = block
-    return best
+        following = LETTERS[LETTERS.index(here.letter) + 1 : LETTERS.index(here.letter) + 2]
+        nexts = [
+            best[j] for j in range(i + 1, len(same_shape)) if j in best and same_shape[j].letter == following
+        ]
+        if not nexts:
+            best[i] = _Reading((here,), int(here.in_word), 1)
+            continue
+        top = max((len(r.markers), -r.in_word) for r in nexts)
+        tied = [r for r in nexts if (len(r.markers), -r.in_word) == top]
+        best[i] = _Reading(
+            (here, *tied[0].markers), tied[0].in_word + here.in_word, sum(r.ways for r in tied)
+        )
+    return [r for i, r in best.items() if same_shape[i].letter == "A"]
 
 
-def _check_letters(letters: list[str], min_options: int) -> None:
+def _check_letters(letters: list[str]) -> None:
     shown = ", ".join(letters)
     if len(letters) != len(set(letters)):
         repeated = next(x for x in letters if letters.count(x) > 1)
@@ -110,14 +171,13 @@ def _check_letters(letters: list[str], min_options: int) -> None:
         if sorted(letters) == expected:
             raise OptionSplitError(f"options out of order ({shown}); expected {', '.join(expected)}")
         raise OptionSplitError(f"option letters not consecutive from A ({shown})")
-    if len(letters) < min_options:
-        raise OptionSplitError(
-            f"only {len(letters)} option(s) found ({shown}); expected at least {min_options}"
-        )
 
 
 def split_options(text: str, pattern: str | None = None, min_options: int = 2) -> SplitOptions:
     """Split ``text`` into the stem and the options that follow their markers.
+
+    The rule (candidates, readings, the order of preferences, the checks) is in
+    the module docstring and in docs/bring_your_own_exam.md.
 
     Parameters
     ----------
@@ -139,26 +199,80 @@ def split_options(text: str, pattern: str | None = None, min_options: int = 2) -
     Raises
     ------
     OptionSplitError
-        No marker; no ``A`` marker; letters out of order, repeated or not
-        consecutive from ``A``; fewer than ``min_options`` options; an empty
-        option or an empty stem.
+        No marker; no ``A`` marker; a marker of the reading's shape that is not
+        part of it (letters out of order, repeated, not consecutive from ``A``,
+        outside A–E); two readings that tie; fewer than ``min_options``
+        options; an empty option or an empty stem.
+
+    Examples
+    --------
+    >>> split_options("Qual é a droga?(A) Droga A. (B) Droga B. (c) Nenhuma.").options
+    ('Droga A.', 'Droga B.', 'Nenhuma.')
     """
     compiled = _DEFAULT if pattern is None else re.compile(pattern)
-    markers = _markers(text, compiled)
-    if not markers:
+    candidates = _candidates(text, compiled)
+    if not candidates:
         hint = "(A), A), A. or a)" if pattern is None else f"the pattern {pattern!r}"
         raise OptionSplitError(f"no option markers found (expected {hint} before each option)")
-    block = _option_block(markers)
-    if not block:
-        shown = ", ".join(m.letter for m in markers)
+    shapes = dict.fromkeys(c.shape for c in candidates)
+    readings = [r for shape in shapes for r in _readings([c for c in candidates if c.shape == shape])]
+    if not readings:
+        shown = ", ".join(c.letter for c in candidates)
         raise OptionSplitError(f"no marker for option A (markers found: {shown})")
-    _check_letters([m.letter for m in block], min_options)
-    ends = [m.start for m in block[1:]] + [len(text)]
-    options = tuple(text[m.end : end].strip() for m, end in zip(block, ends, strict=True))
+    chosen = max(readings, key=_Reading.key)
+    first = chosen.markers[0]
+    block = [c for c in candidates if c.shape == first.shape and c.start >= first.start]
+    _check_letters([c.letter for c in block if c in chosen.markers or not c.in_word])
+    if chosen.ways > 1:
+        shown = ", ".join(c.letter for c in block)
+        raise OptionSplitError(f"the markers can be read in {chosen.ways} equally good ways ({shown})")
+    letters = ", ".join(c.letter for c in chosen.markers)
+    if len(chosen.markers) < min_options:
+        raise OptionSplitError(
+            f"only {len(chosen.markers)} option(s) found ({letters}); expected at least {min_options}"
+        )
+    ends = [m.start for m in chosen.markers[1:]] + [len(text)]
+    options = tuple(text[m.end : end].strip() for m, end in zip(chosen.markers, ends, strict=True))
     empty = [LETTERS[k] for k, option in enumerate(options) if not option]
     if empty:
         raise OptionSplitError(f"option {empty[0]} is empty")
-    stem = text[: block[0].start].strip()
+    stem = text[: first.start].strip()
     if not stem:
         raise OptionSplitError("no question text before option A")
     return SplitOptions(stem=stem, options=options)
+
+
+@dataclass(frozen=True)
+class UsualCount:
+    """The number of options most rows of a file have, and how many of its rows have it."""
+
+    options: int
+    rows: int
+    total: int
+
+
+def usual_count(counts: Sequence[int]) -> UsualCount | None:
+    """The file's usual number of options: the one at least :data:`USUAL_SHARE` of its rows have.
+
+    A file whose rows mix counts more than that (an exam that deliberately has
+    3-, 4- and 5-option questions) has no usual count, and ``None`` is returned:
+    no row is flagged for its count.
+
+    Parameters
+    ----------
+    counts
+        The number of options of each row of one file that loaded.
+
+    Examples
+    --------
+    >>> usual_count([4] * 717 + [3, 3, 5])
+    UsualCount(options=4, rows=717, total=720)
+    >>> usual_count([5, 4, 4]) is None  # 2 of 3 rows: no usual count
+    True
+    """
+    if not counts:
+        return None
+    options, rows = Counter(counts).most_common(1)[0]
+    if rows < USUAL_SHARE * len(counts):
+        return None
+    return UsualCount(options=options, rows=rows, total=len(counts))

@@ -3,7 +3,10 @@
 Nothing is dropped silently: :attr:`LoadedDataset.counts` records how many items
 each step removed (annulled, image-dependent, cannot-fix, year, course,
 component), and every validation problem is an ``error:`` naming the file, line
-and column.
+and column.  A file is checked whole before its first problem (by line) is
+raised, because one check needs all its rows: with options split from the text,
+a row whose number of options differs from its file's usual number is flagged.
+With ``skip_invalid`` every problem is listed, in line order within a file.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
-from enade_bench.dataset.inline_options import OptionSplitError, split_options
+from enade_bench.dataset.inline_options import OptionSplitError, split_options, usual_count
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
@@ -252,6 +255,34 @@ def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMap
     return UserError(message)
 
 
+def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: _RowMapper) -> list[tuple[int, UserError]]:
+    """Rows of one file whose number of options differs from the file's usual number.
+
+    Only for options split from the text (``options_in_text``), unless
+    ``allow_other_counts``: a misread or truncated question has another number of
+    options than its neighbours (:func:`~enade_bench.dataset.inline_options.usual_count`).
+    """
+    if not mapper.inline or mapper.inline.allow_other_counts:
+        return []
+    usual = usual_count([q.n_options for _, q in loaded])
+    if usual is None:
+        return []
+    column = mapper.mapping.get("stem", "stem")
+    return [
+        (
+            row.line,
+            UserError(
+                f"{row.source}: line {row.line}, column '{column}': {q.n_options} options found "
+                f"({q.letters[0]}–{q.letters[-1]}), but {usual.rows} of the file's {usual.total} rows have "
+                f"{usual.options}; check the row (a misread or truncated question?), or set "
+                "dataset.options_in_text.allow_other_counts: true"
+            ),
+        )
+        for row, q in loaded
+        if q.n_options != usual.options
+    ]
+
+
 def load_dataset(
     cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset = CANONICAL
 ) -> LoadedDataset:
@@ -283,27 +314,36 @@ def load_dataset(
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
     for rows in row_groups:
-        first = True
-        for row in rows:
-            if first:
-                mapper.check_header(row)
-                first = False
-            counts["loaded"] += 1
-            if mapper.is_annulled(row):
-                counts["removed_annulled"] += 1
-                continue
-            try:
-                question = mapper.to_question(row)
-            except UserError as exc:
-                if not cfg.skip_invalid:
-                    raise
-                counts["removed_invalid"] += 1
-                invalid.append(str(exc))
-                continue
-            if question.id in seen:
-                raise _duplicate_id(question.id, row, seen[question.id], mapper)
-            seen[question.id] = (row.source, row.line)
-            questions.append(question)
+        loaded: list[tuple[RawRow, Question]] = []
+        problems: list[tuple[int, UserError]] = []  # (line, error) of the rows that fail
+        try:
+            for number, row in enumerate(rows):
+                if number == 0:
+                    mapper.check_header(row)
+                counts["loaded"] += 1
+                if mapper.is_annulled(row):
+                    counts["removed_annulled"] += 1
+                    continue
+                try:
+                    question = mapper.to_question(row)
+                except UserError as exc:
+                    problems.append((row.line, exc))
+                    continue
+                if question.id in seen:
+                    raise _duplicate_id(question.id, row, seen[question.id], mapper)
+                seen[question.id] = (row.source, row.line)
+                loaded.append((row, question))
+        except UserError:
+            if problems and not cfg.skip_invalid:  # an earlier row failed first
+                raise problems[0][1] from None
+            raise
+        problems = sorted(problems + _count_problems(loaded, mapper), key=lambda p: p[0])
+        if problems and not cfg.skip_invalid:
+            raise problems[0][1]
+        flagged = {line for line, _ in problems}
+        questions += [q for row, q in loaded if row.line not in flagged]
+        counts["removed_invalid"] += len(problems)
+        invalid += [str(exc) for _, exc in problems]
     questions = _apply_filters(questions, cfg, counts)
     counts["kept"] = len(questions)
     if not questions:
