@@ -26,7 +26,7 @@ class Labels(_Strict):
 
 
 class Templates(_Strict):
-    """The contents of ``prompts/default.yaml``."""
+    """The contents of a prompt template file (e.g. ``benchmarks/enade/prompts/team.yaml``)."""
 
     system: str | None = None
     instruction: str

@@ -1,7 +1,7 @@
 """Psychometric analysis of runs on exams with human-calibrated item parameters (ENEM).
 
 A run qualifies when its records carry ENEM's fields (``year``, ``area``,
-``booklet``, ``language``, ``question_number``; the ``enem`` dataset preset).
+``booklet``, ``language``, ``question_number``; the ``enem`` benchmark).
 Records are grouped by exam (year, area, booklet); each exam's question file is
 linked once to INEP's booklet and 3PL parameters
 (:func:`enade_bench.benchmarks.enem.inep.link_exam`) and each record is joined to
