@@ -11,6 +11,7 @@ from tests.conftest import DEMO_CSV, REPO_ROOT
 from enade_bench.benchmarks.enade import BENCHMARK as ENADE
 from enade_bench.config import load_config
 from enade_bench.prompts.builder import build_prompt
+from enade_bench.results.identity import ModelIdentity
 from enade_bench.runner.run import RunOptions
 
 SYSTEM = (
@@ -36,7 +37,7 @@ class _NoBackend:
     """Loading stops before any model: a backend that can run every method and is never called."""
 
     capabilities = frozenset({"generation", "log_prob", "first_token"})
-    identity: ClassVar[dict[str, str]] = {}
+    identity: ClassVar[ModelIdentity] = ModelIdentity(backend="test", name="none")
 
 
 def test_published_layout_zero_shot(tmp_path: Path) -> None:

@@ -81,7 +81,8 @@ def test_chat_endpoint_continues_the_prefilled_assistant_turn(vllm_server, smoll
     prompts = [build_prompt(q, q.options, "first_token", 0, prompt_set) for q in qs]
     api = server_backend(vllm_server, completions_endpoint=False, tokenizer=None, top_logprobs=20)
     assert api.prompt_form == "chat_messages"
-    assert api.identity["prefill"] == "assistant turn continued (continue_final_message)"
+    assert api.identity.api is not None
+    assert api.identity.api.prefill == "assistant turn continued (continue_final_message)"
     got = api.letter_logprobs(prompts, "ABCDE", "space")
     want = smollm2_backend.letter_logprobs(prompts, "ABCDE", "space")
     for g, w in zip(got, want, strict=True):
