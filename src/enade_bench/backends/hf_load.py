@@ -9,6 +9,13 @@ tokenizer conversion alone takes about a minute for Gemma).  The converted model
 is therefore cached as safetensors under ``$ENADE_BENCH_CACHE`` (default
 ``~/.cache/enade_bench``), keyed by the GGUF file's sha256; the identity recorded
 in results is still that hash.
+
+A GGUF's tokenizer alone (:func:`source_tokenizer`: ``enade-bench validate``,
+``model.api.tokenizer``, the ``instruct`` check before a first conversion) is read
+from the file's metadata without the weights.  That takes seconds (``transformers``
+parses the whole vocabulary in Python), so it is done once and the tokenizer saved
+under ``$ENADE_BENCH_CACHE/tokenizers/<sha256>``; a GGUF whose weights were already
+converted uses the converted folder.
 """
 
 from __future__ import annotations
@@ -192,8 +199,6 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
         if source.kind == "gguf":
             target = _converted_dir(source)
             if not (target / "config.json").exists():
-                from enade_bench.backends.model_info import source_tokenizer  # noqa: PLC0415
-
                 resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
                 _convert_gguf(source, target, dtype)
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
@@ -234,7 +239,7 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
         model = transformers.AutoModelForCausalLM.from_pretrained(
             source.location, gguf_file=source.gguf_file, dtype=dtype
         )
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    tokenizer = _gguf_tokenizer(source)  # read once from the file, then from the tokenizer cache
     # The weights are dequantised on load; drop the GGUF "quantizer" so they can be saved.
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
@@ -253,6 +258,57 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _tokenizer_dir(source: ModelSource) -> Path:
+    assert source.weights.weights_sha256 is not None
+    return cache_root() / "tokenizers" / source.weights.weights_sha256[:24]
+
+
+def _gguf_tokenizer(source: ModelSource) -> Any:
+    """A GGUF file's tokenizer: from its converted folder, the tokenizer cache, or the file."""
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    for folder in (_converted_dir(source), _tokenizer_dir(source)):
+        if (folder / "tokenizer_config.json").exists():
+            return transformers.AutoTokenizer.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    target = _tokenizer_dir(source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
+    try:
+        tokenizer.save_pretrained(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
+        shutil.rmtree(tmp, ignore_errors=True)
+    return tokenizer
+
+
+def source_tokenizer(cfg: ModelConfig, source: ModelSource) -> Any:
+    """The tokenizer of a resolved source, without its weights.
+
+    Raises
+    ------
+    UserError
+        The tokenizer files cannot be read.
+    """
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    try:
+        if source.kind == "gguf":
+            return _gguf_tokenizer(source)
+        return transformers.AutoTokenizer.from_pretrained(
+            source.location,
+            revision=cfg.revision,
+            token=hf_token(cfg),
+            local_files_only=source.local_files_only,
+        )
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"model.name: cannot load the tokenizer of '{cfg.name}' ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, ModelSource]:

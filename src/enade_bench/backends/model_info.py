@@ -7,24 +7,24 @@ and the text is rendered exactly as the backend renders it (:mod:`.chat_render`:
 chat template, system message, ``Resposta:`` prefill), so the count is the count of
 the tokens the model reads.
 
-GGUF files carry their tokenizer in the file's metadata.  Reading it takes seconds
-(``transformers`` parses the whole vocabulary in Python), so it is done once and
-the tokenizer saved under ``$ENADE_BENCH_CACHE/tokenizers/<sha256>``; a GGUF whose
-weights were already converted (a model that ran before) uses the converted folder.
-No weights are read or converted here.
+The tokenizer alone comes from :func:`.hf_load.source_tokenizer` (a GGUF's from its
+metadata, kept in the cache); no weights are read or converted here.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from enade_bench.backends.chat_render import encode_text, render_text, resolve_instruct
-from enade_bench.backends.hf_load import ModelSource, _converted_dir, cache_root, hf_token, resolve_source
+from enade_bench.backends.hf_load import (
+    ModelSource,
+    _converted_dir,
+    hf_token,
+    resolve_source,
+    source_tokenizer,
+)
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
@@ -77,57 +77,6 @@ class ModelInfo:
     context_source: str | None = None
     #: Seconds the inspection took (tokenizer and config loading).
     seconds: float = 0.0
-
-
-def _tokenizer_dir(source: ModelSource) -> Path:
-    assert source.weights.weights_sha256 is not None
-    return cache_root() / "tokenizers" / source.weights.weights_sha256[:24]
-
-
-def _gguf_tokenizer(source: ModelSource) -> Any:
-    """A GGUF file's tokenizer: from its converted folder, the tokenizer cache, or the file."""
-    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
-
-    for folder in (_converted_dir(source), _tokenizer_dir(source)):
-        if (folder / "tokenizer_config.json").exists():
-            return transformers.AutoTokenizer.from_pretrained(folder)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
-    target = _tokenizer_dir(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
-    try:
-        tokenizer.save_pretrained(tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
-        shutil.rmtree(tmp, ignore_errors=True)
-    return tokenizer
-
-
-def source_tokenizer(cfg: ModelConfig, source: ModelSource) -> Any:
-    """The tokenizer of a resolved source, without its weights.
-
-    Raises
-    ------
-    UserError
-        The tokenizer files cannot be read.
-    """
-    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
-
-    try:
-        if source.kind == "gguf":
-            return _gguf_tokenizer(source)
-        return transformers.AutoTokenizer.from_pretrained(
-            source.location,
-            revision=cfg.revision,
-            token=hf_token(cfg),
-            local_files_only=source.local_files_only,
-        )
-    except (OSError, ValueError) as exc:
-        raise UserError(
-            f"model.name: cannot load the tokenizer of '{cfg.name}' ({type(exc).__name__}: {exc})"
-        ) from None
 
 
 def load_tokenizer(name: str, key: str = "model.api.tokenizer") -> Any:
