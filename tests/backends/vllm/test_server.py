@@ -49,7 +49,7 @@ def test_runner_through_the_server_with_the_chat_template(
     for sid in ("S1", "S5"):
         data = json.loads((tmp_path / "out" / f"srv_{sid}_results.json").read_text())
         assert data["model"]["prompt_form"] == "chat_template_rendered"
-        assert data["model"]["prefill"] == "in the rendered text"
+        assert data["model"]["api"]["prefill"] == "in the rendered text"
         records = data["records"]
         assert len(records) == 4 and {r["prompt_form"] for r in records} == {"chat_template_rendered"}
         assert all(r["error"] is None for r in records)
