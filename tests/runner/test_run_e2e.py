@@ -48,7 +48,7 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
         assert len(records) == 3
         correct = sum(r["correct"] for r in records)
         assert data["totals"]["correct"] == correct and data["totals"]["n"] == 3
-        assert data["model"]["weights_sha256"] == smollm2_backend.identity["weights_sha256"]
+        assert data["model"]["weights"]["weights_sha256"] == smollm2_backend.identity.weights.weights_sha256
         assert data["environment"]["libraries"]["transformers"]
         assert data["dataset"]["filter_counts"]["removed_has_image"] == 1
         assert set(data["breakdowns"]) == {"year", "course", "component", "n_options"}

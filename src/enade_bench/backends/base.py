@@ -4,15 +4,23 @@ A backend declares the methods it can run in ``capabilities``; the runner
 checks them when the config loads (an ``error:`` line lists what the backend
 *can* run) and only then calls the matching protocol.  No base class forces
 a backend to implement what it cannot do.
+
+Every backend also says who it is (``identity``, a typed
+:class:`~enade_bench.results.identity.ModelIdentity` written into results) and
+how prompts reach the model (``prompt_form``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import ModelIdentity, PromptForm
+
+#: Every method a backend can declare in ``capabilities``.
+METHODS = frozenset({"generation", "log_prob", "first_token"})
 
 
 @dataclass(frozen=True)
@@ -48,8 +56,14 @@ class Backend(Protocol):
     """Every backend: who it is and what it can do."""
 
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         """Model identity for results: weights hash or hub revision, or provider + model."""
+        ...
+
+    @property
+    def prompt_form(self) -> PromptForm:
+        """How prompts reach the model: ``chat_template_rendered`` (the tokenizer's chat
+        template applied here), ``chat_messages`` (a chat API applies its own) or ``raw``."""
         ...
 
     @property

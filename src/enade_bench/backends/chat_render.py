@@ -11,15 +11,35 @@ from typing import Any
 
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import PromptForm
 
-#: How a prompt reached the model (recorded in every record's ``extra``).
-CHAT_TEMPLATE_RENDERED = "chat_template_rendered"
-CHAT_MESSAGES = "chat_messages"
-RAW = "raw"
+#: How a prompt reached the model (``prompt_form`` of every backend and record).
+CHAT_TEMPLATE_RENDERED: PromptForm = "chat_template_rendered"
+CHAT_MESSAGES: PromptForm = "chat_messages"
+RAW: PromptForm = "raw"
 
 
 def has_chat_template(tokenizer: Any) -> bool:
     return bool(getattr(tokenizer, "chat_template", None))
+
+
+def resolve_instruct(instruct: bool | None, tokenizer: Any) -> bool:
+    """``model.instruct``, or (null) whether the tokenizer has a chat template.
+
+    Raises
+    ------
+    UserError
+        ``instruct: true`` and the tokenizer has no chat template.
+    """
+    has_template = has_chat_template(tokenizer)
+    if instruct and not has_template:
+        raise UserError("model.instruct is true but the tokenizer has no chat template")
+    return has_template if instruct is None else instruct
+
+
+def local_prompt_form(instruct: bool) -> PromptForm:
+    """How a local engine's prompt reaches the model: the chat template exactly when instruct."""
+    return CHAT_TEMPLATE_RENDERED if instruct else RAW
 
 
 def render_text(tokenizer: Any, prompt: PromptParts, instruct: bool) -> str:

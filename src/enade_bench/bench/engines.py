@@ -129,7 +129,7 @@ class OursEngine:
             "filter_counts": self.dataset.counts,
             "sources": self.dataset.sources,
             "model_dir": self.model_dir,
-            "model_identity": self.backend.identity,
+            "model_identity": self.backend.identity.model_dump(mode="json", exclude_none=True),
             "rss_mb_after_load": _rss(self.engine),
         }
 

@@ -165,7 +165,10 @@ def measure(engines: Sequence[str], qs: Sequence[Any], methods: Sequence[str] = 
     records: dict[str, dict[str, list[QuestionRecord]]] = {}
     for name in engines:
         with engine(name) as (backend, startup):
-            info: dict[str, Any] = {"startup_s": round(startup, 1), "identity": backend.identity}
+            info: dict[str, Any] = {
+                "startup_s": round(startup, 1),
+                "identity": backend.identity.model_dump(mode="json", exclude_none=True),
+            }
             records[name] = {}
             for method in methods:
                 started = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.config import load_config
@@ -19,7 +20,9 @@ def load_experiment(
     """Read a config and prepare its experiment with its benchmark; no model is loaded.
 
     Everything a run checks is checked here: the config, the output folder, the data,
-    the prompts and every strategy's prompts.
+    the prompts and every strategy's prompts, and the model config as far as it can be
+    without loading the model (:func:`~enade_bench.backends.factory.check_backend`; not
+    when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
     check_output_dir(
@@ -27,7 +30,11 @@ def load_experiment(
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",
     )
     benchmark = registry.for_config(cfg, config_path)
-    return benchmark, benchmark.prepare(cfg, config_path, options)
+    exp = benchmark.prepare(cfg, config_path, options)
+    if options.backend_factory is None:
+        strategies = exp.strategies
+        check_backend(cfg.model, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
+    return benchmark, exp
 
 
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:

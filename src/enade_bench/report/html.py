@@ -29,14 +29,11 @@ def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
     """Runs (one row per results file) and experiments (config, versions, data) for the report."""
     runs: list[dict[str, object]] = []
     for e in entries:
-        identity = e.result.model
-        ident = identity.get("weights_sha256") or identity.get("revision") or identity.get("model") or ""
-        source = identity.get("file") or identity.get("name") or identity.get("source") or ""
         git = as_object(e.result.environment.get("git"))
         commit = str(git.get("commit") or "")[:12] + (" (dirty)" if git.get("dirty") else "")
         runs.append({
             "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
-            "identity": f"{source} {str(ident)[:16]}".strip(), "seed": e.result.seed,
+            "identity": e.result.model.summary, "seed": e.result.seed,
             "n": e.result.totals.n, "python": e.result.environment.get("python", ""),
             "commit": commit, "path": str(e.path),
         })  # fmt: skip

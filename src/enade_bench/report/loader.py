@@ -57,7 +57,7 @@ class RunEntry:
         """The model's name as the config gives it (or the API model)."""
         model_cfg = as_object(self.result.config.get("model"))
         api = as_object(model_cfg.get("api"))
-        name = model_cfg.get("name") or api.get("model") or self.result.model.get("name")
+        name = model_cfg.get("name") or api.get("model") or self.result.model.name
         return str(name or "unknown")
 
     @property

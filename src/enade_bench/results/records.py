@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from enade_bench.results.identity import ModelIdentity
 from enade_bench.results.summary import (
     Breakdowns,
     DatasetInfo,
@@ -16,7 +17,8 @@ from enade_bench.results.summary import (
 )
 
 #: 2: the exam's own grouping ``fields`` replace ``year``/``course``/``component``.
-SCHEMA_VERSION = 2
+#: 3: ``model`` is a typed :class:`~enade_bench.results.identity.ModelIdentity`.
+SCHEMA_VERSION = 3
 
 
 class Sample(BaseModel):
@@ -88,7 +90,7 @@ class RunResult(BaseModel):
     config: JsonObject
     seed: int
     environment: JsonObject
-    model: JsonObject
+    model: ModelIdentity
     dataset: DatasetInfo
     prompts: dict[str, PromptFile]
     totals: Totals

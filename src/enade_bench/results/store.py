@@ -25,6 +25,7 @@ from pathlib import Path
 from pydantic import JsonValue, ValidationError
 
 from enade_bench.errors import UserError
+from enade_bench.results.identity import legacy_identity
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import os_reason
@@ -143,9 +144,22 @@ def _v1_to_v2(data: JsonObject) -> JsonObject:
     return data
 
 
+def _v2_to_v3(data: JsonObject) -> JsonObject:
+    """The free-form ``model`` mapping becomes a typed identity (:func:`legacy_identity`)."""
+    model = data.get("model")
+    if isinstance(model, dict):
+        model_type = as_object(as_object(data.get("config")).get("model")).get("type")
+        data["model"] = legacy_identity(model, model_type if isinstance(model_type, str) else None)
+    return data
+
+
 #: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
 #: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
-MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _v1_to_v2, 2: lambda data: data}
+MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: lambda data: data,
+}
 
 
 def migrate(data: JsonObject, source: str) -> JsonObject:

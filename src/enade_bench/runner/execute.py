@@ -42,7 +42,7 @@ class ChunkExecutor:
     @property
     def prompt_form(self) -> str | None:
         """How the backend sends prompts (``chat_template_rendered``, ``chat_messages``, ``raw``)."""
-        return getattr(self.backend, "prompt_form", None)
+        return self.backend.prompt_form
 
     def prompt_for(self, item: WorkItem) -> PromptParts:
         """The planned prompt of one item."""

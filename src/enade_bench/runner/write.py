@@ -26,18 +26,20 @@ def fingerprint(exp: Experiment, strategy: Strategy) -> str:
     cfg = exp.config.public_dict()
     cfg.pop("output", None)
     cfg.pop("description", None)
-    cfg["evaluation"].pop("run_all_strategies", None)
+    evaluation = cfg["evaluation"]
+    assert isinstance(evaluation, dict)
+    evaluation.pop("run_all_strategies", None)
     sampled = strategy.method == "generation" and bool(exp.config.evaluation.temperature)
     if not sampled:
         # Greedy and scoring runs give the same answers at any batch size; a sampled run's
         # seed follows its chunk (runner/schedule.py), so there the batch size is kept.
-        cfg["evaluation"].pop("batch_size", None)
+        evaluation.pop("batch_size", None)
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,
         "data": exp.dataset.sources,
         "prompts": {k: v.sha256 for k, v in exp.prompt_files.items()},
-        "model": exp.model.identity,
+        "model": exp.model.identity.fingerprint_data(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 

@@ -24,4 +24,4 @@ def test_example_builds(path: Path, monkeypatch) -> None:  # type: ignore[no-unt
     monkeypatch.setenv(ENV_VARS[cfg.model.api.provider], FAKE_KEY)
     backend = create_api_backend(cfg.model.api)
     assert cfg.evaluation.resolved_method in backend.capabilities
-    assert backend.identity["provider"] == cfg.model.api.provider
+    assert backend.identity.api is not None and backend.identity.api.provider == cfg.model.api.provider

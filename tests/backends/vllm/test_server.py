@@ -49,7 +49,7 @@ def test_runner_through_the_server_with_the_chat_template(
     for sid in ("S1", "S5"):
         data = json.loads((tmp_path / "out" / f"srv_{sid}_results.json").read_text())
         assert data["model"]["prompt_form"] == "chat_template_rendered"
-        assert data["model"]["prefill"] == "in the rendered text"
+        assert data["model"]["api"]["prefill"] == "in the rendered text"
         records = data["records"]
         assert len(records) == 4 and {r["prompt_form"] for r in records} == {"chat_template_rendered"}
         assert all(r["error"] is None for r in records)
@@ -81,7 +81,8 @@ def test_chat_endpoint_continues_the_prefilled_assistant_turn(vllm_server, smoll
     prompts = [build_prompt(q, q.options, "first_token", 0, prompt_set) for q in qs]
     api = server_backend(vllm_server, completions_endpoint=False, tokenizer=None, top_logprobs=20)
     assert api.prompt_form == "chat_messages"
-    assert api.identity["prefill"] == "assistant turn continued (continue_final_message)"
+    assert api.identity.api is not None
+    assert api.identity.api.prefill == "assistant turn continued (continue_final_message)"
     got = api.letter_logprobs(prompts, "ABCDE", "space")
     want = smollm2_backend.letter_logprobs(prompts, "ABCDE", "space")
     for g, w in zip(got, want, strict=True):

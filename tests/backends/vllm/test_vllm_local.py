@@ -125,8 +125,13 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
             assert (out / f"v_{sid}_{suffix}").exists() and (
                 tmp_path / "hf" / "out" / f"v_{sid}_{suffix}"
             ).exists()
-        assert ours.model["weights_sha256"] == theirs.model["weights_sha256"]
-        assert ours.model["engine"] == "vllm"
+        assert ours.model.weights == theirs.model.weights and ours.model.pin is not None
+        assert (ours.model.backend, ours.model.engine, theirs.model.engine) == (
+            "vllm",
+            "vllm",
+            "transformers",
+        )
+        assert ours.model.engine_version and ours.model.prompt_form == theirs.model.prompt_form
         assert [r.prompt for r in ours.records] == [r.prompt for r in theirs.records]
         assert [r.prediction for r in ours.records] == [r.prediction for r in theirs.records]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from enade_bench.backends.base import Generation, GenerationParams
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import ModelIdentity
 
 
 def raw_rows(path: Path) -> list[dict[str, str]]:
@@ -31,9 +31,11 @@ class FixedLetterBackend:
         self.name = name
         self.generated: list[str] = []
 
+    prompt_form = "raw"
+
     @property
-    def identity(self) -> dict[str, Any]:
-        return {"source": "test", "name": f"{self.name}-{self.letter}"}
+    def identity(self) -> ModelIdentity:
+        return ModelIdentity(backend="test", name=f"{self.name}-{self.letter}", prompt_form="raw")
 
     @property
     def capabilities(self) -> frozenset[str]:

@@ -24,6 +24,7 @@ from enade_bench.backends.api.resilience import (
     RetryPolicy,
     call_with_retries,
 )
+from enade_bench.backends.api.wire import ProviderJson
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
 from enade_bench.backends.chat_render import (
     CHAT_MESSAGES,
@@ -33,10 +34,11 @@ from enade_bench.backends.chat_render import (
     letter_token_ids,
     render_text,
 )
-from enade_bench.backends.hf_load import load_tokenizer
+from enade_bench.backends.model_info import load_tokenizer
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
 
 T = TypeVar("T")
 
@@ -56,6 +58,27 @@ def capabilities_for(cfg: ApiConfig) -> frozenset[str]:
     return frozenset({"generation"})
 
 
+def uses_completions(cfg: ApiConfig) -> bool:
+    """Prompts go to ``/v1/completions`` as text (else to a chat endpoint as messages)."""
+    return cfg.provider == "openai_compatible" and cfg.completions_endpoint
+
+
+def api_prompt_form(cfg: ApiConfig, tokenizer: Any) -> PromptForm:
+    """Messages for chat endpoints; completions: the tokenizer's chat template, else raw text."""
+    if not uses_completions(cfg):
+        return CHAT_MESSAGES
+    return CHAT_TEMPLATE_RENDERED if has_chat_template(tokenizer) else RAW
+
+
+def prefill_note(cfg: ApiConfig, prompt_form: PromptForm) -> str:
+    """How scoring prompts end (the local backends prefill ``Resposta:`` in the assistant turn)."""
+    if uses_completions(cfg):
+        return "in the rendered text" if prompt_form == CHAT_TEMPLATE_RENDERED else "plain text"
+    if cfg.provider == "openai_compatible":
+        return "assistant turn continued (continue_final_message)"
+    return "none: this provider's chat API cannot continue an assistant turn"
+
+
 class ApiBackend:
     """A model behind a provider's API (see :func:`capabilities_for` for what it can run)."""
 
@@ -63,36 +86,27 @@ class ApiBackend:
         self.cfg = cfg
         self._secrets = [api_key]
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
-        self.completions = cfg.provider == "openai_compatible" and cfg.completions_endpoint
+        self.completions = uses_completions(cfg)
         self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
         self.limiter = RateLimiter(cfg.requests_per_minute)
         self.tokenizer: Any = None
         if cfg.tokenizer is not None:
             self.tokenizer = load_tokenizer(cfg.tokenizer)
-        self.prompt_form = self._prompt_form()
-        self._identity: dict[str, Any] = {
-            "type": "api",
-            "provider": cfg.provider,
-            "model": cfg.model,
-            "base_url": base_url_for(cfg),
-            "endpoint": "completions" if self.completions else "chat",
-            "prompt_form": self.prompt_form,
-            "tokenizer": cfg.tokenizer,
-            "prefill": self._prefill_note(),
-        }
-
-    def _prompt_form(self) -> str:
-        if not self.completions:
-            return CHAT_MESSAGES
-        return CHAT_TEMPLATE_RENDERED if has_chat_template(self.tokenizer) else RAW
-
-    def _prefill_note(self) -> str:
-        """How scoring prompts end (the local backends prefill ``Resposta:`` in the assistant turn)."""
-        if self.completions:
-            return "in the rendered text" if self.prompt_form == CHAT_TEMPLATE_RENDERED else "plain text"
-        if self.cfg.provider == "openai_compatible":
-            return "assistant turn continued (continue_final_message)"
-        return "none: this provider's chat API cannot continue an assistant turn"
+        self.prompt_form: PromptForm = api_prompt_form(cfg, self.tokenizer)
+        self.base_url = base_url_for(cfg)
+        self._identity = ModelIdentity(
+            backend="api",
+            name=cfg.model,
+            engine="api",
+            prompt_form=self.prompt_form,
+            api=ApiIdentity(
+                provider=cfg.provider,
+                base_url=self.base_url,
+                endpoint="completions" if self.completions else "chat",
+                tokenizer=cfg.tokenizer,
+                prefill=prefill_note(cfg, self.prompt_form),
+            ),
+        )
 
     def text_prompt(self, prompt: PromptParts) -> str:
         """The text sent to ``/v1/completions``: chat-templated with a tokenizer, else plain."""
@@ -102,7 +116,7 @@ class ApiBackend:
 
     # -- Backend protocol -------------------------------------------------------------
     @property
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> ModelIdentity:
         return self._identity
 
     @property
@@ -134,13 +148,13 @@ class ApiBackend:
     # -- requests -----------------------------------------------------------------------
     def call(self, fn: Callable[[], T]) -> T:
         """Run one request through the rate budget and the retry policy."""
-        endpoint = self._identity["base_url"]
+        endpoint = self.base_url
         label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
         return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
 
     def request_body(
         self, prompt: PromptParts, temperature: float | None, seed: int | None, max_tokens: int | None = None
-    ) -> dict[str, Any]:
+    ) -> ProviderJson:
         """The generation request for one sample (also the body of a batch line).
 
         ``max_tokens``: the larger of ``model.api.max_tokens`` and this value (the
@@ -160,12 +174,12 @@ class ApiBackend:
             return body
         return wire.openai_chat_body(cfg, prompt, temperature=temperature, seed=seed, max_tokens=limit)
 
-    def _exact_tokens(self, body: dict[str, Any]) -> None:
+    def _exact_tokens(self, body: ProviderJson) -> None:
         """A rendered chat template carries its own special tokens: the server must add none."""
         if self.prompt_form == CHAT_TEMPLATE_RENDERED:
             body.setdefault("add_special_tokens", False)
 
-    def send(self, body: dict[str, Any]) -> dict[str, Any]:
+    def send(self, body: ProviderJson) -> ProviderJson:
         """Send one request body once (no retries); the response as plain data."""
         rest = dict(body)
         if self.cfg.provider == "anthropic":
@@ -191,7 +205,7 @@ class ApiBackend:
             resp = self.client.chat.completions.create(model=model, messages=messages, extra_body=rest)
         return dict(resp.model_dump())
 
-    def parse(self, data: dict[str, Any]) -> wire.Outcome:
+    def parse(self, data: ProviderJson) -> wire.Outcome:
         """The answer in a generation response (live or from a batch file)."""
         if self.cfg.provider == "anthropic":
             return wire.parse_anthropic(data)
@@ -267,7 +281,7 @@ class ApiBackend:
         return [results[i] for i in range(len(prompts))]
 
     # -- log-probabilities (openai / openai_compatible) ---------------------------------
-    def _scoring_call(self, body: dict[str, Any], what: str) -> dict[str, Any]:
+    def _scoring_call(self, body: ProviderJson, what: str) -> ProviderJson:
         try:
             return self.call(lambda: self.send(body))
         except PermanentFailure as exc:
@@ -300,7 +314,7 @@ class ApiBackend:
                 tops = wire.openai_chat_top_logprobs(self._scoring_call(body, "first_token"))
             if not tops:
                 raise UserError(
-                    f"model.api: the server at {self._identity['base_url']} returned no logprobs; "
+                    f"model.api: the server at {self.base_url} returned no logprobs; "
                     "first_token needs top_logprobs (vLLM, llama.cpp server, OpenAI)"
                 )
             return wire.letter_scores(tops, letters, variants)

@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol
 
 from enade_bench.backends.api.backend import ApiBackend
 from enade_bench.backends.api.resilience import TRANSIENT_STATUS
+from enade_bench.backends.api.wire import ProviderJson
 from enade_bench.errors import UserError
 
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -69,7 +70,7 @@ class BatchResult:
 
 
 class BatchClient(Protocol):
-    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+    def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         """Submit ``(request id, body)`` pairs as one job; return the job id."""
         ...
 
@@ -97,7 +98,7 @@ class OpenAIBatchClient:
         self.backend = backend
         self.client = backend.client
 
-    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+    def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         lines = [
             json.dumps(
                 {"custom_id": rid, "method": "POST", "url": CHAT_ENDPOINT, "body": body}, ensure_ascii=False
@@ -158,7 +159,7 @@ class AnthropicBatchClient:
         self.backend = backend
         self.client = backend.client
 
-    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+    def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         batch = self.client.messages.batches.create(
             requests=[{"custom_id": rid, "params": body} for rid, body in requests]
         )
@@ -193,7 +194,7 @@ class GeminiBatchClient:
         self.backend = backend
         self.client = backend.client
 
-    def submit(self, requests: Sequence[tuple[str, dict[str, Any]]], label: str) -> str:
+    def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         inlined = [{**body, "metadata": {"key": rid}} for rid, body in requests]
         job = self.client.batches.create(
             model=self.backend.cfg.model, src=inlined, config={"display_name": label[:128]}

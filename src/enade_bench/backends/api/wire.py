@@ -17,6 +17,10 @@ from typing import Any
 from enade_bench.config import ApiConfig
 from enade_bench.prompts.builder import PromptParts
 
+#: A provider's request or response body: JSON whose shape the provider defines and documents
+#: (the SDKs take and return it as plain dicts); untyped here by design, read defensively.
+ProviderJson = dict[str, Any]
+
 OPENAI_FAMILY = frozenset({"openai", "maritaca", "nvidia", "openai_compatible"})
 #: Base URLs of the providers reached through the ``openai`` SDK.
 DEFAULT_BASE_URLS: dict[str, str] = {
@@ -58,10 +62,10 @@ def openai_chat_body(
     seed: int | None,
     max_tokens: int | None = None,
     top_logprobs: int | None = None,
-) -> dict[str, Any]:
+) -> ProviderJson:
     """``/chat/completions`` body; scoring on openai_compatible servers prefills ``Resposta:``."""
     prefill = cfg.provider == "openai_compatible"
-    body: dict[str, Any] = {"model": cfg.model, "messages": chat_messages(prompt, prefill)}
+    body: ProviderJson = {"model": cfg.model, "messages": chat_messages(prompt, prefill)}
     limit_key = "max_completion_tokens" if cfg.provider == "openai" else "max_tokens"
     body[limit_key] = max_tokens or cfg.max_tokens
     body["temperature"] = temperature if sampling(temperature) else 0.0
@@ -79,9 +83,9 @@ def openai_chat_body(
 
 def openai_completion_body(
     cfg: ApiConfig, prompt: str | list[str], *, max_tokens: int, logprobs: int | None, echo: bool = False
-) -> dict[str, Any]:
+) -> ProviderJson:
     """``/completions`` body (plain-text prompt, no chat template)."""
-    body: dict[str, Any] = {
+    body: ProviderJson = {
         "model": cfg.model,
         "prompt": prompt,
         "max_tokens": max_tokens,
@@ -95,7 +99,7 @@ def openai_completion_body(
     return body
 
 
-def parse_openai_chat(data: dict[str, Any]) -> list[Outcome]:
+def parse_openai_chat(data: ProviderJson) -> list[Outcome]:
     """One :class:`Outcome` per choice of a chat completion."""
     choices = sorted(data.get("choices") or [], key=lambda c: c.get("index") or 0)
     if not choices:
@@ -112,7 +116,7 @@ def parse_openai_chat(data: dict[str, Any]) -> list[Outcome]:
     return out
 
 
-def openai_chat_top_logprobs(data: dict[str, Any]) -> dict[str, float]:
+def openai_chat_top_logprobs(data: ProviderJson) -> dict[str, float]:
     """``token -> logprob`` at the first generated position of a chat completion."""
     choice = (data.get("choices") or [{}])[0]
     content = (choice.get("logprobs") or {}).get("content") or []
@@ -124,7 +128,7 @@ def openai_chat_top_logprobs(data: dict[str, Any]) -> dict[str, float]:
     return tops
 
 
-def completion_top_logprobs(data: dict[str, Any]) -> dict[str, float]:
+def completion_top_logprobs(data: ProviderJson) -> dict[str, float]:
     """``token -> logprob`` at the first generated position of a (legacy) completion."""
     choice = (data.get("choices") or [{}])[0]
     logprobs = choice.get("logprobs") or {}
@@ -151,7 +155,7 @@ def letter_scores(tops: dict[str, float], letters: str, variants: str) -> list[f
     return scores
 
 
-def echo_tokens(choice: dict[str, Any], prompt_text: str) -> tuple[list[str], list[float | None]]:
+def echo_tokens(choice: ProviderJson, prompt_text: str) -> tuple[list[str], list[float | None]]:
     """Prompt tokens and their log-probabilities from an ``echo`` completion choice.
 
     Requests ask for ``max_tokens: 0``; a server that generates anyway appends text
@@ -188,9 +192,9 @@ def continuation_from_echo(
 # -- Anthropic ------------------------------------------------------------------------
 def anthropic_body(
     cfg: ApiConfig, prompt: PromptParts, *, temperature: float | None, max_tokens: int | None = None
-) -> dict[str, Any]:
+) -> ProviderJson:
     """Messages API parameters (Anthropic takes no ``seed``)."""
-    body: dict[str, Any] = {
+    body: ProviderJson = {
         "model": cfg.model,
         "max_tokens": max_tokens or cfg.max_tokens,
         "messages": [{"role": "user", "content": prompt.user}],
@@ -202,7 +206,7 @@ def anthropic_body(
     return body
 
 
-def parse_anthropic(data: dict[str, Any]) -> Outcome:
+def parse_anthropic(data: ProviderJson) -> Outcome:
     if data.get("stop_reason") == "refusal":
         return Outcome(None, "refused: stop_reason=refusal")
     texts = [b.get("text") or "" for b in data.get("content") or [] if b.get("type") == "text"]
@@ -217,9 +221,9 @@ def gemini_request(
     temperature: float | None,
     seed: int | None,
     max_tokens: int | None = None,
-) -> dict[str, Any]:
+) -> ProviderJson:
     """``contents`` and ``config`` for ``models.generate_content`` and inline batch requests."""
-    config: dict[str, Any] = {
+    config: ProviderJson = {
         "max_output_tokens": max_tokens or cfg.max_tokens,
         "temperature": temperature if sampling(temperature) else 0.0,
         "candidate_count": 1,
@@ -232,7 +236,7 @@ def gemini_request(
     return {"contents": [{"role": "user", "parts": [{"text": prompt.user}]}], "config": config}
 
 
-def parse_gemini(data: dict[str, Any]) -> Outcome:
+def parse_gemini(data: ProviderJson) -> Outcome:
     """Text of the first candidate; blocked prompts and answers are refusals."""
     feedback = data.get("prompt_feedback") or {}
     if feedback.get("block_reason"):

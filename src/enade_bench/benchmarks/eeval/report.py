@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict
 
 from enade_bench.benchmarks.eeval.subjects import LEVELS, subject_from_key
 from enade_bench.errors import UserError
@@ -168,13 +168,6 @@ class LeaderboardRow:
         return sum(v for v in values if v is not None) / len(values)
 
 
-def _model_name(identity: Mapping[str, JsonValue]) -> str:
-    for key in ("package", "name", "model", "path"):
-        if identity.get(key):
-            return str(identity[key])
-    return "?"
-
-
 def _column(result: RunResult) -> str | None:
     column = f"{result.strategy.kind}{result.strategy.k}"
     return column if column in dict(LEADERBOARD_COLUMNS) else None
@@ -196,7 +189,7 @@ def leaderboard(results_dir: Path) -> list[LeaderboardRow]:
         if column is None:
             continue
         name = result.experiment
-        row = rows.setdefault(name, LeaderboardRow(name, _model_name(result.model)))
+        row = rows.setdefault(name, LeaderboardRow(name, result.model.label))
         is_exact = result.strategy.id == column
         if column in row.scores and (exact[(name, column)] or not is_exact):
             continue

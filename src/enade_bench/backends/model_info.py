@@ -1,0 +1,140 @@
+"""What can be known about a model without loading its weights: tokenizer, context, capabilities.
+
+:func:`enade_bench.backends.factory.inspect_model` returns a :class:`ModelInfo` for a
+model config; ``enade-bench validate`` uses it to count the tokens of every rendered
+prompt and compare them with the context length.  The tokenizer is the model's own
+and the text is rendered exactly as the backend renders it (:mod:`.chat_render`:
+chat template, system message, ``Resposta:`` prefill), so the count is the count of
+the tokens the model reads.
+
+The tokenizer alone comes from :func:`.hf_load.source_tokenizer` (a GGUF's from its
+metadata, kept in the cache); no weights are read or converted here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from enade_bench.backends.chat_render import encode_text, render_text, resolve_instruct
+from enade_bench.backends.hf_load import (
+    ModelSource,
+    _converted_dir,
+    hf_token,
+    resolve_source,
+    source_tokenizer,
+)
+from enade_bench.config import ModelConfig
+from enade_bench.errors import UserError
+from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.identity import PromptForm
+
+#: Config attributes that hold a model's context length, most specific first.
+CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx")
+
+
+class TokenCounter:
+    """The model's tokenizer applied to the exact text a backend sends.
+
+    ``instruct``: the chat template is applied (its special tokens are in the text,
+    none are added); otherwise the plain prompt, with the tokenizer's own special
+    tokens (BOS) added, as the backends encode it.
+    """
+
+    def __init__(self, tokenizer: Any, instruct: bool) -> None:
+        self.tokenizer = tokenizer
+        self.instruct = instruct
+
+    def render(self, prompt: PromptParts) -> str:
+        """The text the model reads (:func:`.chat_render.render_text`)."""
+        return render_text(self.tokenizer, prompt, self.instruct)
+
+    def count_text(self, text: str) -> int:
+        """Tokens of an already rendered text."""
+        return len(encode_text(self.tokenizer, text, self.instruct))
+
+    def count(self, prompt: PromptParts) -> int:
+        """Tokens the model reads for ``prompt``."""
+        return self.count_text(self.render(prompt))
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """A model as far as it is known before its weights load.
+
+    ``counter`` is None when there is no local tokenizer (an API model without
+    ``api.tokenizer``); ``context_length`` is None when unknown (APIs, models whose
+    config has no position limit).
+    """
+
+    type: str
+    capabilities: frozenset[str] | None
+    prompt_form: PromptForm | None
+    counter: TokenCounter | None
+    context_length: int | None
+    #: Where ``context_length`` comes from, e.g. ``config.json max_position_embeddings``.
+    context_source: str | None = None
+    #: Seconds the inspection took (tokenizer and config loading).
+    seconds: float = 0.0
+
+
+def load_tokenizer(name: str, key: str = "model.api.tokenizer") -> Any:
+    """The tokenizer of a model folder, hub id or (packaged) GGUF, no weights converted."""
+    cfg = ModelConfig(name=name)
+    try:
+        return source_tokenizer(cfg, resolve_source(cfg))
+    except UserError as exc:
+        raise UserError(str(exc).replace("model.name:", f"{key}:", 1)) from None
+
+
+def _gguf_context(source: ModelSource) -> tuple[int | None, str | None]:
+    """``<architecture>.context_length`` from the GGUF metadata (the header only)."""
+    assert source.gguf_file is not None
+    path = Path(source.location) / source.gguf_file
+    try:
+        from transformers.integrations.gguf import read_gguf_metadata  # noqa: PLC0415
+
+        metadata, _ = read_gguf_metadata(str(path))
+    except ImportError:  # older transformers: the gguf package's reader (slower, same values)
+        from gguf import GGUFReader  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+        reader = GGUFReader(path)
+        metadata = {k: f.contents() for k, f in reader.fields.items() if not k.startswith("tokenizer.")}
+    arch = metadata.get("general.architecture")
+    value = metadata.get(f"{arch}.context_length")
+    if value is None:
+        return None, None
+    return int(value), f"GGUF {arch}.context_length"
+
+
+def source_context_length(cfg: ModelConfig, source: ModelSource) -> tuple[int | None, str | None]:
+    """The model's own context length and where it was read, without its weights."""
+    if source.kind == "gguf" and not (_converted_dir(source) / "config.json").exists():
+        return _gguf_context(source)
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    location = str(_converted_dir(source)) if source.kind == "gguf" else source.location
+    try:
+        config = transformers.AutoConfig.from_pretrained(
+            location,
+            revision=None if source.kind == "gguf" else cfg.revision,
+            token=hf_token(cfg),
+            local_files_only=source.local_files_only,
+        )
+    except (OSError, ValueError) as exc:
+        raise UserError(
+            f"model.name: cannot read the config of '{cfg.name}' ({type(exc).__name__}: {exc})"
+        ) from None
+    for part in (config, getattr(config, "text_config", None)):
+        for key in CONTEXT_KEYS:
+            value = getattr(part, key, None)
+            if isinstance(value, int) and value > 0:
+                return value, f"config.json {key}"
+    return None, None
+
+
+def local_counter(cfg: ModelConfig, source: ModelSource) -> TokenCounter:
+    """The token counter of a local model (``model.instruct`` resolved as the backends do)."""
+    tokenizer = source_tokenizer(cfg, source)
+    return TokenCounter(tokenizer, resolve_instruct(cfg.instruct, tokenizer))

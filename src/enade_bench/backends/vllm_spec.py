@@ -1,0 +1,64 @@
+"""``model.type: vllm``: the in-process vLLM engine (registry entry).
+
+Importing this module imports neither vLLM nor torch; :func:`check` imports vLLM's
+``EngineArgs`` to check ``model.vllm`` (vLLM not installed is an ``error:`` line).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enade_bench.backends.chat_render import local_prompt_form
+from enade_bench.backends.hf_load import resolve_source
+from enade_bench.backends.model_info import ModelInfo, local_counter, source_context_length
+from enade_bench.backends.registry import BackendSpec
+from enade_bench.config import ModelConfig, VllmConfig
+
+if TYPE_CHECKING:
+    from enade_bench.backends.vllm_local import VllmBackend
+
+#: Every method, as the HF backend (vLLM returns the log-probabilities of any token).
+CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
+
+
+def capabilities(cfg: ModelConfig) -> frozenset[str]:
+    return CAPABILITIES
+
+
+def check(cfg: ModelConfig) -> None:
+    """The weights can be found and ``model.vllm`` is a valid engine setting for this vLLM."""
+    from enade_bench.backends.vllm_local import engine_kwargs  # noqa: PLC0415
+
+    engine_kwargs(cfg, resolve_source(cfg).location)
+
+
+def create(cfg: ModelConfig) -> VllmBackend:
+    """Start the engine (GGUF: on the converted folder, made once)."""
+    from enade_bench.backends.vllm_local import create_vllm_backend  # noqa: PLC0415
+
+    return create_vllm_backend(cfg)
+
+
+def inspect(cfg: ModelConfig) -> ModelInfo:
+    """The tokenizer the engine is given, and ``model.vllm.max_model_len`` or the model's own."""
+    source = resolve_source(cfg)
+    counter = local_counter(cfg, source)
+    setting = (cfg.vllm or VllmConfig()).max_model_len
+    length, where = (setting, "model.vllm.max_model_len") if setting else source_context_length(cfg, source)
+    return ModelInfo(
+        type=cfg.type,
+        capabilities=CAPABILITIES,
+        prompt_form=local_prompt_form(counter.instruct),
+        counter=counter,
+        context_length=length,
+        context_source=where,
+    )
+
+
+SPEC = BackendSpec(
+    create=create,
+    capabilities=capabilities,
+    check=check,
+    inspect=inspect,
+    description="the same local models as causal_lm, run in-process by vLLM",
+)
