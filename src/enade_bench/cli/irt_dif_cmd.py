@@ -74,15 +74,15 @@ def run_dif(args: argparse.Namespace) -> int:
 def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namespace) -> None:
     """The flagged items of one exam, largest first, and its per-item CSV with ``--out``."""
     mine = items[
-        (items["year"] == row.year) & (items["area"] == row.area) & (items["booklet"] == row.booklet)
+        (items["year"] == row["year"]) & (items["area"] == row["area"]) & (items["booklet"] == row["booklet"])
     ]
     flagged = mine[mine["flagged"].astype(bool)]
     flagged = flagged.reindex(flagged["delta"].abs().sort_values(ascending=False, kind="stable").index)
-    print(f"{label}: {row.patterns} patterns ({row.models} model run(s)), {row.items} items; "
-          f"machines' θ ~ N({row.prior_mean:.2f}, {row.prior_sd:.2f}²); "
+    print(f"{label}: {row['patterns']} patterns ({row['models']} model run(s)), {row['items']} items; "
+          f"machines' θ ~ N({row['prior_mean']:.2f}, {row['prior_sd']:.2f}²); "
           f"{len(flagged)} item(s) flagged at q <= {args.alpha:g}"
           + (" [letter-prior corrected]" if args.debias else ""))  # fmt: skip
-    untested = row.items - row.tested
+    untested = row["items"] - row["tested"]
     if untested:
         print(
             f"  note: {untested} item(s) answered by fewer than {args.min_n} patterns are not tested (--min-n)"
@@ -91,7 +91,7 @@ def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namesp
         print(f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
               f"vs expected {r['expected']:.2f}  G² {r['g2']:.1f}  q {r['q']:.2g}")  # fmt: skip
     if args.out is not None:
-        name = f"dif_{row.year}_{row.area}_{row.booklet}{'_debiased' if args.debias else ''}.csv"
+        name = f"dif_{row['year']}_{row['area']}_{row['booklet']}{'_debiased' if args.debias else ''}.csv"
         table = mine.drop(columns=["predictions", "year", "area", "language", "booklet", "b"])
         try:
             atomic_write_text(args.out / name, table.to_csv(index=False, float_format="%.6g"))
