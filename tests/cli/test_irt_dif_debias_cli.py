@@ -62,7 +62,7 @@ def test_dif_lists_items_and_writes_the_table(mt_run: Path, tmp_path: Path, caps
             == 0
         )
     text = capsys.readouterr().out
-    assert "ENEM 2022 MT (booklet 1082): 5 patterns" in text and "[letter-prior corrected]" in text
+    assert "ENEM 2022 MT pt-br (booklet 1082): 5 patterns" in text and "[letter-prior corrected]" in text
     raw = pd.read_csv(tmp_path / "dif_2022_MT_1082.csv")
     assert len(raw) >= 10 and (raw["n"] == 5).all()
     assert raw["p"].between(0, 1).all() and (raw["q"] >= raw["p"] - 1e-12).all()

@@ -211,7 +211,7 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
 @pytest.mark.slow
 def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, tmp_path: Path) -> None:
     """Records with question-token log-probs (no method writes them yet) give the Min-K% table."""
-    from enade_bench.benchmarks.enem.study.analyses import TOKEN_LOGPROBS_KEY, mink_step, record_items
+    from enade_bench.benchmarks.enem.steps.mink import TOKEN_LOGPROBS_KEY, mink_step, record_items
     from enade_bench.benchmarks.enem.study.analysis import analyse_study
     from enade_bench.benchmarks.enem.study.plan import plan_study
     from enade_bench.psychometrics.mink import min_k_prob

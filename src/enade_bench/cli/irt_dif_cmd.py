@@ -6,25 +6,27 @@
 
 All runs (models × shuffles) that answered one ENEM booklet are pooled, each
 (model, shuffle) pattern one respondent, and every scored item is tested
-against the human 3PL (:func:`enade_bench.psychometrics.dif.machine_human_dif`).
+against the human 3PL (:func:`enade_bench.psychometrics.dif.machine_human_dif`), by
+the ENEM DIF step that ``report`` and ``study`` run too
+(:mod:`enade_bench.benchmarks.enem.steps.dif`).
 Prints the flagged items (Benjamini-Hochberg q ≤ alpha), largest |δ| first;
 ``--out`` writes ``dif_<year>_<area>_<booklet>.csv`` (every item) atomically.
 ``--debias`` first applies the letter-prior correction to shuffled
-first_token / log_prob runs (:mod:`enade_bench.metrics.prior_correction`).
+first_token / log_prob runs (:func:`enade_bench.benchmarks.enem.steps.correct_entries`).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 from typing import Any
 
-from enade_bench.benchmarks.enem.analysis import RANDOM, analyse
+import pandas as pd
+
+from enade_bench.benchmarks.enem.steps import enem_analysis
+from enade_bench.benchmarks.enem.steps.dif import dif_frame
+from enade_bench.benchmarks.enem.study.config import DifSettings
 from enade_bench.errors import UserError
-from enade_bench.metrics.prior_correction import prior_correction
-from enade_bench.psychometrics.dif import machine_human_dif
-from enade_bench.psychometrics.tidy import to_wide
 from enade_bench.report.loader import load_results
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
@@ -43,22 +45,8 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=run_dif)
 
 
-def debiased_entries(entries: list[Any]) -> list[Any]:
-    """Entries whose shuffled first_token/log_prob records are replaced by prior-corrected ones."""
-
-    out = []
-    for entry in entries:
-        try:
-            records = prior_correction(entry.result.records).records
-        except ValueError:
-            out.append(entry)
-            continue
-        out.append(dataclasses.replace(entry, result=entry.result.model_copy(update={"records": records})))
-    return out
-
-
 def run_dif(args: argparse.Namespace) -> int:
-    """Handler of ``irt dif``."""
+    """Handler of ``irt dif``: the ENEM DIF step's table, per exam (``steps.dif.dif_frame``)."""
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha {args.alpha}: expected a number in (0, 1)")
@@ -67,39 +55,46 @@ def run_dif(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_output_dir(args.out, "--out")  # before any work: creatable and writable
     entries = load_results(args.results)
-    if args.debias:
-        entries = debiased_entries(entries)
-    result = analyse(entries, args.enem_data)
-    if not result.exams:
-        reasons = "; ".join(result.skipped) or "no run answered an ENEM exam"
+    predictions = ("corrected",) if args.debias else ("raw",)
+    settings = DifSettings(alpha=args.alpha, min_n=args.min_n)
+    analysis, raw = enem_analysis(entries, args.enem_data, predictions=predictions, dif=settings)
+    if not raw.exams:
+        reasons = "; ".join(raw.skipped) or "no run answered an ENEM exam"
         raise UserError(f"{', '.join(map(str, args.results))}: no ENEM response patterns ({reasons})")
-    for exam in result.exams:
-        tidy = exam.tidy[exam.tidy["respondent"] != RANDOM]
-        wide = to_wide(tidy, items=list(exam.items.item_ids))
-        dif = machine_human_dif(
-            wide.to_numpy(dtype=float), None, exam.items, alpha=args.alpha, min_n=args.min_n
-        )
-        flagged = dif.flagged()
-        n_models = tidy["respondent"].nunique()
-        print(f"{exam.label}: {len(wide)} patterns ({n_models} model run(s)), {len(exam.items)} items; "
-              f"machines' θ ~ N({dif.prior_mean:.2f}, {dif.prior_sd:.2f}²); "
-              f"{len(flagged)} item(s) flagged at q <= {args.alpha:g}"
-              + (" [letter-prior corrected]" if args.debias else ""))  # fmt: skip
-        untested = int(dif.table["p"].isna().sum())
-        if untested:
-            print(
-                f"  note: {untested} item(s) answered by fewer than {args.min_n} patterns are not tested (--min-n)"
-            )
-        for _, r in flagged.iterrows():
-            print(f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
-                  f"vs expected {r['expected']:.2f}  G² {r['g2']:.1f}  q {r['q']:.2g}")  # fmt: skip
-        if args.out is not None:
-            name = f"dif_{exam.exam.year}_{exam.exam.area}_{exam.booklet}{'_debiased' if args.debias else ''}.csv"
-            try:
-                atomic_write_text(args.out / name, dif.table.to_csv(index=False, float_format="%.6g"))
-            except OSError as exc:
-                raise UserError(f"{args.out / name}: cannot write ({exc.strerror})") from None
-            print(f"  wrote {args.out / name}")
-    for note in result.skipped:
+    items, summary = dif_frame(analysis)
+    for row in summary.to_dict("records"):
+        language = f" {row['language']}" if row["language"] else ""
+        label = f"ENEM {row['year']} {row['area']}{language} (booklet {row['booklet']})"
+        _print_exam(label, pd.Series(row), items, args)
+    for note in analysis.notes:
         print(f"note: {note}")
     return 0
+
+
+def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namespace) -> None:
+    """The flagged items of one exam, largest first, and its per-item CSV with ``--out``."""
+    mine = items[
+        (items["year"] == row["year"]) & (items["area"] == row["area"]) & (items["booklet"] == row["booklet"])
+    ]
+    flagged = mine[mine["flagged"].astype(bool)]
+    flagged = flagged.reindex(flagged["delta"].abs().sort_values(ascending=False, kind="stable").index)
+    print(f"{label}: {row['patterns']} patterns ({row['models']} model run(s)), {row['items']} items; "
+          f"machines' θ ~ N({row['prior_mean']:.2f}, {row['prior_sd']:.2f}²); "
+          f"{len(flagged)} item(s) flagged at q <= {args.alpha:g}"
+          + (" [letter-prior corrected]" if args.debias else ""))  # fmt: skip
+    untested = row["items"] - row["tested"]
+    if untested:
+        print(
+            f"  note: {untested} item(s) answered by fewer than {args.min_n} patterns are not tested (--min-n)"
+        )
+    for _, r in flagged.iterrows():
+        print(f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
+              f"vs expected {r['expected']:.2f}  G² {r['g2']:.1f}  q {r['q']:.2g}")  # fmt: skip
+    if args.out is not None:
+        name = f"dif_{row['year']}_{row['area']}_{row['booklet']}{'_debiased' if args.debias else ''}.csv"
+        table = mine.drop(columns=["predictions", "year", "area", "language", "booklet", "b"])
+        try:
+            atomic_write_text(args.out / name, table.to_csv(index=False, float_format="%.6g"))
+        except OSError as exc:
+            raise UserError(f"{args.out / name}: cannot write ({exc.strerror})") from None
+        print(f"  wrote {args.out / name}")

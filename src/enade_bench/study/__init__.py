@@ -8,10 +8,10 @@ Layers (each module imports only those listed before it):
 * :mod:`~enade_bench.benchmarks.enem.study.plan` — every check, then one experiment config per model × area × language.
 * :mod:`~enade_bench.study.execute` — run or resume them through :mod:`enade_bench.runner`.
 * :mod:`~enade_bench.benchmarks.enem.study.verdict` — the verdict rule (pure).
-* :mod:`~enade_bench.benchmarks.enem.study.correction` — letter-prior corrected copies of the runs (PriDe).
-* :mod:`~enade_bench.benchmarks.enem.study.analysis` — per-exam psychometrics and the verdict rows (raw, corrected).
-* :mod:`~enade_bench.benchmarks.enem.study.step`, :mod:`~enade_bench.benchmarks.enem.study.irt_steps`,
-  :mod:`~enade_bench.benchmarks.enem.study.analyses` — extra analysis steps (Min-K%, DIF, prior correction, CAT).
+* :mod:`~enade_bench.benchmarks.enem.study.analysis` — per-exam psychometrics and the verdict rows
+  (raw, and letter-prior corrected: :func:`~enade_bench.benchmarks.enem.steps.correct_entries`).
+* :mod:`~enade_bench.benchmarks.enem.steps` — the ENEM steps (Min-K%, DIF, prior correction, CAT),
+  the same that ``report`` and the ``irt`` commands run.
 * :mod:`~enade_bench.benchmarks.enem.study.report` — the report folder; :mod:`~enade_bench.study.run` — the command.
 """
 

@@ -67,11 +67,22 @@ class ExamAnalysis:
     attributes: pd.DataFrame
     information: pd.DataFrame
     respondents: dict[str, RunEntry] = field(default_factory=dict)
+    #: The question files' language folder (``pt-br``, ``en``; empty when unknown).
+    language: str = ""
+    #: The exam file linked to its booklet (joins records to INEP items).
+    linked: LinkedExam | None = None
 
     @property
     def label(self) -> str:
-        """``ENEM 2022 MT (booklet 1082)``."""
-        return f"ENEM {self.exam.year} {self.exam.area} (booklet {self.booklet})"
+        """``ENEM 2022 MT pt-br (booklet 1082)``."""
+        language = f" {self.language}" if self.language else ""
+        return f"ENEM {self.exam.year} {self.exam.area}{language} (booklet {self.booklet})"
+
+    @property
+    def tag(self) -> str:
+        """``2022_MT_pt-br_1082``: the file-name part of this exam's figures and tables."""
+        language = f"_{self.language}" if self.language else ""
+        return f"{self.exam.year}_{self.exam.area}{language}_{self.booklet}"
 
 
 @dataclass
@@ -137,8 +148,9 @@ def _file_stem(exam: ExamFile) -> str:
 
 def link_runs(
     groups: Mapping[ExamFile, Sequence[RunEntry]], inep: pd.DataFrame, booklets: pd.DataFrame
-) -> tuple[dict[ExamFile, LinkedExam], list[str]]:
-    """Each exam's question file (from its first run) linked once to its booklet; notes for the rest."""
+) -> tuple[dict[ExamFile, tuple[LinkedExam, str]], list[str]]:
+    """Each exam's question file (from its first run) linked once to its booklet, with the
+    file's language folder (``pt-br``, ``en``); notes for the exams that could not be."""
     linked, skipped = {}, []
     for exam, runs in groups.items():
         name = _file_stem(exam)
@@ -149,10 +161,15 @@ def link_runs(
             continue
         questions = pd.read_csv(path, dtype=str, keep_default_na=False)
         try:
-            linked[exam] = link_exam(exam, questions, inep, booklets)
+            linked[exam] = (link_exam(exam, questions, inep, booklets), language_of(path))
         except (LookupError, KeyError, ValueError) as exc:
             skipped.append(f"{name}: no INEP item parameters ({exc})")
     return linked, skipped
+
+
+def language_of(path: Path) -> str:
+    """The language folder of an ENEM question file (``questions/<language>/…``), or ``""``."""
+    return path.parent.name if path.parent.parent.name == "questions" else ""
 
 
 def analyse(
@@ -160,7 +177,7 @@ def analyse(
     enem_dir: Path | None = None,
     seed: int = 20240101,
     n_humans: int = 1000,
-    linked: Sequence[LinkedExam] = (),
+    linked: Sequence[tuple[LinkedExam, str]] = (),
 ) -> Psychometrics:
     """Run the psychometric analysis on every run that answered an ENEM exam.
 
@@ -175,9 +192,9 @@ def analyse(
         Seed of the random baseline and the simulated human population.
     n_humans : int
         Size of the simulated human population.
-    linked : sequence of LinkedExam
-        Exams already linked to their booklets (a study links its exams when it
-        plans them); the others are linked here, once each.
+    linked : sequence of (LinkedExam, language)
+        Exams already linked to their booklets, with their language folder (a study
+        links its exams when it plans them); the others are linked here, once each.
 
     Returns
     -------
@@ -197,13 +214,13 @@ def analyse(
     except UserError as exc:
         return Psychometrics([], [f"{exc}; psychometrics skipped"])
     inep = load_inep_items(folder / "inep_items.csv")
-    known = {exam.exam: exam for exam in linked}
+    known = {exam.exam: (exam, language) for exam, language in linked}
     todo = {exam: runs for exam, runs in groups.items() if exam not in known}
     found, skipped = link_runs(todo, inep, load_booklets(folder / "inep_booklets.csv")) if todo else ({}, [])
     known.update(found)
     rng = np.random.default_rng(seed)
     exams = [
-        _analyse_exam(known[exam], runs, rng, n_humans) for exam, runs in groups.items() if exam in known
+        _analyse_exam(*known[exam], runs, rng, n_humans) for exam, runs in groups.items() if exam in known
     ]
     return Psychometrics(exams, skipped)
 
@@ -230,7 +247,7 @@ def _score(tidy: pd.DataFrame, items: ItemParams, area: str) -> pd.DataFrame:
 
 
 def _analyse_exam(
-    linked: LinkedExam, runs: Sequence[RunEntry], rng: np.random.Generator, n_humans: int
+    linked: LinkedExam, language: str, runs: Sequence[RunEntry], rng: np.random.Generator, n_humans: int
 ) -> ExamAnalysis:
     exam, joined, questions = linked.exam, linked.items, linked.questions
     tidy, names = _tidy(linked, runs)
@@ -258,5 +275,5 @@ def _analyse_exam(
     tests = attribute_tests(di.set_index("item_id").loc[list(items.item_ids), "poor"].to_numpy(), attrs)
     return ExamAnalysis(
         exam, linked.booklet, items, questions, pd.concat([tidy, guesses], ignore_index=True), per_shuffle, summary,
-        humans, di, tests, information_curve(items), names,
+        humans, di, tests, information_curve(items), names, language, linked,
     )  # fmt: skip

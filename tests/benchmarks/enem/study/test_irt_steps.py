@@ -10,8 +10,8 @@ import pytest
 from tests.benchmarks.enem.study.test_plan import _cli_error, write_study
 from tests.metrics.test_prior_correction import synthetic
 
+from enade_bench.benchmarks.enem.steps import correct_entries
 from enade_bench.benchmarks.enem.study.config import VerdictRule
-from enade_bench.benchmarks.enem.study.correction import correct_runs
 from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import theta_overview_figure, verdict_table
 from enade_bench.report.loader import RunEntry
@@ -29,19 +29,22 @@ def _entry(records: list, path: Path) -> RunEntry:  # type: ignore[type-arg]
     return RunEntry(path, RunResult.model_construct(records=records))
 
 
-def test_correct_runs_replaces_biased_records_and_notes_unscored_runs(tmp_path: Path) -> None:
+def test_correct_entries_replaces_biased_records_and_notes_unscored_runs(tmp_path: Path) -> None:
     plan = plan_study(write_study(tmp_path))
     run = plan.runs[0]
     biased, prior = synthetic("first_token", seed=3)
     unscored = [r.model_copy(update={"option_scores": None}) for r in biased]
-    fixed, corrections, notes = correct_runs(
-        [(run, _entry(biased, tmp_path / "a.json")), (run, _entry(unscored, tmp_path / "b.json"))], "question"
+    label = (run.model, run.area, run.language)
+    fixed, corrections, notes = correct_entries(
+        [_entry(biased, tmp_path / "a.json"), _entry(unscored, tmp_path / "b.json")],
+        "question",
+        [label, label],
     )
-    assert len(fixed) == len(corrections) == 1 and fixed[0][0] is run
+    assert fixed[1] is None and fixed[0] is not None and len(corrections) == 1
     assert len(notes) == 1 and "smollm2 on MT pt-br" in notes[0] and "letter scores" in notes[0]
     pc = corrections[0].correction
     assert np.allclose(pc.prior[5], prior / prior.sum(), atol=0.03)
-    records = fixed[0][1].result.records
+    records = fixed[0].result.records
     assert records is pc.records and len(records) == len(biased)
     assert pc.tvd(corrected=False) > 0.4 and pc.tvd(corrected=True) < 0.1
     assert [r.extra["raw"]["prediction"] for r in records if r.extra] == [

@@ -1,4 +1,4 @@
-"""The psychometric analysis of a study: one :class:`StudyExam` per (area, language) and the verdict rows.
+"""The psychometric analysis of a study: one analysed exam per (area, language) and the verdict rows.
 
 Each exam is analysed by :func:`enade_bench.benchmarks.enem.analysis.analyse` (the
 same code as ``enade-bench report``: θ, SE, l_z, l_z*, ENEM score per shuffle,
@@ -8,23 +8,26 @@ with every run named by its model.  The study adds the item-attribute χ²
 tests from its attribute table and, per model, the l_z* bootstrap cut-off
 that the verdict needs.  With ``predictions: corrected`` or ``both`` every
 exam is analysed a second time on the letter-prior corrected runs
-(:mod:`enade_bench.benchmarks.enem.study.correction`), and the verdict rows carry a
-``predictions`` column (``raw`` / ``corrected``).
+(:func:`enade_bench.benchmarks.enem.steps.correct_entries`), and the verdict rows carry a
+``predictions`` column (``raw`` / ``corrected``). The study's further analyses are the
+ENEM steps (:mod:`enade_bench.benchmarks.enem.steps`), which take the
+:class:`StudyAnalysis` as any :class:`~enade_bench.benchmarks.enem.steps.EnemAnalysis`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis, analyse
+from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, RunCorrection
+from enade_bench.benchmarks.enem.steps.prior import correct_entries
 from enade_bench.benchmarks.enem.study.attributes import attributes_for
-from enade_bench.benchmarks.enem.study.config import CatSettings, DifSettings, VerdictRule
-from enade_bench.benchmarks.enem.study.correction import RunCorrection, correct_runs
+from enade_bench.benchmarks.enem.study.config import VerdictRule
 from enade_bench.benchmarks.enem.study.exams import ExamSource
 from enade_bench.benchmarks.enem.study.plan import PlannedRun, StudyPlan
 from enade_bench.benchmarks.enem.study.verdict import aberrant_share, add_verdicts
@@ -37,41 +40,10 @@ from enade_bench.results.store import RunPaths
 
 
 @dataclass
-class StudyExam(ExamAnalysis):
-    """An :class:`ExamAnalysis` that knows its study language (labels and file names)."""
+class StudyAnalysis(EnemAnalysis):
+    """Everything the study report shows: the ENEM steps' input plus the verdict."""
 
-    language: str = ""
-    source: ExamSource | None = None
-
-    @property
-    def label(self) -> str:
-        """``ENEM 2022 MT pt-br (booklet 1082)``."""
-        return f"ENEM {self.exam.year} {self.exam.area} {self.language} (booklet {self.booklet})"
-
-    @property
-    def tag(self) -> str:
-        """``2022_MT_pt-br_1082``: file-name part of this exam's figures."""
-        return f"{self.exam.year}_{self.exam.area}_{self.language}_{self.booklet}"
-
-
-@dataclass
-class StudyAnalysis:
-    """Everything the study report shows."""
-
-    entries: list[RunEntry]
-    exams: list[StudyExam]
-    verdict: pd.DataFrame
-    notes: list[str]
-    corrected: list[StudyExam] = field(default_factory=list)
-    corrections: list[RunCorrection] = field(default_factory=list)
-    prediction_sets: tuple[str, ...] = ("raw",)
-    dif: DifSettings = field(default_factory=DifSettings)
-    cat: CatSettings = field(default_factory=CatSettings)
-
-    def exam_sets(self) -> list[tuple[str, list[StudyExam]]]:
-        """``(predictions, exams)`` for each requested prediction set that has exams."""
-        sets = {"raw": self.exams, "corrected": self.corrected}
-        return [(name, sets[name]) for name in self.prediction_sets if sets[name]]
+    verdict: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def load_runs(plan: StudyPlan) -> tuple[list[tuple[PlannedRun, RunEntry]], list[str]]:
@@ -93,19 +65,16 @@ def _as_model(entry: RunEntry, model: str) -> RunEntry:
 
 def analyse_exam(
     plan: StudyPlan, exam: ExamSource, runs: Sequence[tuple[PlannedRun, RunEntry]]
-) -> tuple[StudyExam | None, list[str]]:
+) -> tuple[ExamAnalysis | None, list[str]]:
     """Analyse one exam of the study (``None`` with a note when no run answered it)."""
     mine = [_as_model(e, r.model) for r, e in runs if (r.area, r.language) == (exam.area, exam.language)]
     if not mine:
         return None, []
     cfg = plan.config
-    psy = analyse(mine, plan.enem_dir, cfg.analysis_seed, cfg.n_humans, linked=[exam.linked])
+    psy = analyse(mine, plan.enem_dir, cfg.analysis_seed, cfg.n_humans, linked=[(exam.linked, exam.language)])
     if not psy.exams:
         return None, psy.skipped
-    base = psy.exams[0]
-    study = StudyExam(
-        **{f.name: getattr(base, f.name) for f in fields(ExamAnalysis)}, language=exam.language, source=exam
-    )
+    study = psy.exams[0]
     attrs = attributes_for(study.items.item_ids, plan.attributes)
     poor = study.discrimination.set_index("item_id").loc[list(attrs.index), "poor"].to_numpy(dtype=bool)
     study.attributes = attribute_tests(poor, attrs)
@@ -149,7 +118,7 @@ def respondent_verdict(
 
 
 def verdict_rows(
-    exam: StudyExam,
+    exam: ExamAnalysis,
     scale: tuple[float, float],
     rule: VerdictRule,
     seed: int,
@@ -183,9 +152,11 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
     sets = cfg.prediction_sets
     fixed, corrections = list(runs), list[RunCorrection]()
     if "corrected" in sets:
-        fixed, corrections, why = correct_runs(runs, cfg.prior_scope)
+        labels = [(r.model, r.area, r.language) for r, _ in runs]
+        entries, corrections, why = correct_entries([e for _, e in runs], cfg.prior_scope, labels)
         notes += why
-    exams: dict[str, list[StudyExam]] = {"raw": [], "corrected": []}
+        fixed = [(run, entry) for (run, _), entry in zip(runs, entries, strict=True) if entry is not None]
+    exams: dict[str, list[ExamAnalysis]] = {"raw": [], "corrected": []}
     frames = []
     for exam in plan.exams:
         for name, source in (("raw", runs), ("corrected", fixed if "corrected" in sets else [])):
@@ -202,8 +173,8 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
         verdict = verdict.sort_values(["area", "language", "baseline", "model", "predictions"],
                                       ascending=[True, True, False, True, False], kind="stable")  # fmt: skip
         verdict = verdict.reset_index(drop=True)
-    return StudyAnalysis([e for _, e in runs], exams["raw"], verdict, notes, exams["corrected"],
-                         corrections, sets, cfg.dif, cfg.cat)  # fmt: skip
+    return StudyAnalysis([e for _, e in runs], exams["raw"], exams["corrected"], corrections, sets,
+                         cfg.dif, cfg.cat, notes, verdict)  # fmt: skip
 
 
 def report_folder(plan: StudyPlan) -> Path:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from enade_bench.benchmarks.enem.analysis import Psychometrics
+from enade_bench.benchmarks.enem.analysis import ExamAnalysis, Psychometrics
 from enade_bench.benchmarks.enem.figures import (
     accuracy_theta_figure,
     discrimination_figure,
@@ -27,13 +27,14 @@ from enade_bench.benchmarks.enem.figures import (
     lz_theta_figure,
     pattern_heatmap,
 )
-from enade_bench.benchmarks.enem.study.analyses import run_steps
-from enade_bench.benchmarks.enem.study.analysis import StudyAnalysis, StudyExam
+from enade_bench.benchmarks.enem.steps import STEPS
+from enade_bench.benchmarks.enem.study.analysis import StudyAnalysis
 from enade_bench.benchmarks.enem.study.config import VerdictRule
 from enade_bench.benchmarks.enem.study.verdict import MEASURED, OUTSIDE, UNRELIABLE
 from enade_bench.benchmarks.enem.tables import psychometric_tables
 from enade_bench.report.figures import MARKERS, STYLE, FigureFile, core_figures, save
 from enade_bench.report.html import render_html
+from enade_bench.report.section import run_steps
 from enade_bench.report.table import Table, fmt, fmt_interval
 from enade_bench.report.tables import core_tables
 from enade_bench.results.store import atomic_write_text
@@ -135,7 +136,7 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
     return fig
 
 
-def exam_figures(exams: Sequence[StudyExam], folder: Path) -> list[FigureFile]:
+def exam_figures(exams: Sequence[ExamAnalysis], folder: Path) -> list[FigureFile]:
     """The report's five psychometric figures for every exam of the study."""
     out = []
     for exam in exams:
@@ -168,7 +169,7 @@ def write_study_report(
     figures = [save(theta_overview_figure(study.verdict), figures_dir, "theta_overview",
                     "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.")]  # fmt: skip
     figures += exam_figures(study.exams, figures_dir)
-    extra = run_steps(study, figures_dir)
+    extra = run_steps(STEPS.values(), study, figures_dir)
     tables += extra.tables
     figures += extra.figures
     figures += core_figures(study.entries, figures_dir)

@@ -1,12 +1,4 @@
-"""Extra analyses of a study, one step each (:mod:`enade_bench.benchmarks.enem.study.step`): Min-K%, DIF, prior, CAT.
-
-:data:`STEPS` lists them in report order.  A step takes the
-:class:`~enade_bench.benchmarks.enem.study.analysis.StudyAnalysis` and the figures folder and
-returns tables, figures, notes and CSV files.  A step that cannot run raises
-:class:`StepSkipped` with the reason; the report prints the reason, never a
-made-up result.  The IRT steps (machine-human DIF, letter-prior correction,
-post-hoc CAT) are in :mod:`enade_bench.benchmarks.enem.study.irt_steps`.
-"""
+"""Min-K% Prob (Shi et al. 2024) of each item against accuracy, where records carry token log-probs."""
 
 from __future__ import annotations
 
@@ -16,30 +8,26 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from enade_bench.benchmarks.enem.analysis import exam_of, item_key
-from enade_bench.benchmarks.enem.study.analysis import StudyAnalysis, StudyExam
-from enade_bench.benchmarks.enem.study.irt_steps import cat_step, dif_step, prior_correction_step
-from enade_bench.benchmarks.enem.study.step import Step, StepOutput, StepSkipped, model_patterns
+from enade_bench.benchmarks.enem.analysis import ExamAnalysis, exam_of, item_key
+from enade_bench.benchmarks.enem.steps.common import EnemAnalysis
 from enade_bench.psychometrics.mink import min_k_prob, mink_accuracy_correlation
 from enade_bench.report.figures import STYLE, save
+from enade_bench.report.section import Section, StepSkipped
 from enade_bench.report.table import Table, fmt, fmt_p
-
-__all__ = ["STEPS", "TOKEN_LOGPROBS_KEY", "Step", "StepOutput", "StepSkipped", "mink_frame", "mink_step",
-           "model_patterns", "record_items", "run_steps"]  # fmt: skip
 
 #: Where a record keeps the per-token log-probabilities of the question text (Min-K%).
 TOKEN_LOGPROBS_KEY = "question_token_logprobs"
 
 
-def record_items(exam: StudyExam) -> dict[str, str]:
+def record_items(exam: ExamAnalysis) -> dict[str, str]:
     """Record id → INEP item id, for the exam's records that answered a scored item.
 
     Records are joined to the exam's items by their ``question_number`` and ``language``
     fields (:func:`~enade_bench.benchmarks.enem.analysis.item_key`).
     """
-    if exam.source is None:
+    if exam.linked is None:
         return {}
-    joined = exam.source.linked.items
+    joined = exam.linked.items
     joined = joined[joined["scored"]]
     items = dict(
         zip(
@@ -56,10 +44,10 @@ def record_items(exam: StudyExam) -> dict[str, str]:
     }
 
 
-def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
+def mink_frame(analysis: EnemAnalysis) -> pd.DataFrame:
     """``model, area, language, item_id, mink, correct`` from records that carry token log-probs."""
     rows = []
-    for exam in study.exams:
+    for exam in analysis.exams:
         ids = record_items(exam)
         for name, entry in exam.respondents.items():
             for record in entry.result.records:
@@ -72,10 +60,10 @@ def mink_frame(study: StudyAnalysis) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "area", "language", "item_id", "mink", "correct"])
 
 
-def mink_step(study: StudyAnalysis, folder: Path) -> StepOutput:
+def mink_step(analysis: EnemAnalysis, folder: Path) -> Section:
     """Min-K% Prob (Shi et al. 2024) of each item against accuracy, where records carry token log-probs."""
-    methods = sorted({e.result.strategy.method for e in study.entries})
-    frame = mink_frame(study)
+    methods = sorted({e.result.strategy.method for e in analysis.entries})
+    frame = mink_frame(analysis)
     if frame.empty:
         raise StepSkipped(
             f"Min-K% is not available for method {', '.join(methods)}: its records carry no per-token "
@@ -100,29 +88,4 @@ def mink_step(study: StudyAnalysis, folder: Path) -> StepOutput:
     display = display.drop(columns="p_value").set_index(["model", "area", "language"])
     table = Table("study_mink", "Min-K% Prob against accuracy (Pearson r across items)", data, display,
                   None, "Min-K% (Shi et al., ICLR 2024), k = 20, mean over shuffles per item.")  # fmt: skip
-    return StepOutput([table], figures)
-
-
-#: The extra analyses, in report order.
-STEPS: tuple[Step, ...] = (
-    Step("mink", "Min-K% against accuracy", mink_step),
-    Step("dif", "Machine-human item differences (DIF)", dif_step),
-    Step("prior_correction", "Letter-prior correction", prior_correction_step),
-    Step("cat", "Adaptive testing (CAT)", cat_step),
-)
-
-
-def run_steps(study: StudyAnalysis, folder: Path, steps: tuple[Step, ...] = STEPS) -> StepOutput:
-    """Run every step; a skipped step adds its reason to the notes."""
-    out = StepOutput()
-    for step in steps:
-        try:
-            part = step.run(study, folder)
-        except StepSkipped as exc:
-            out.notes.append(f"{step.title}: {exc}")
-            continue
-        out.tables += part.tables
-        out.figures += part.figures
-        out.notes += part.notes
-        out.files.update(part.files)
-    return out
+    return Section([table], figures)
