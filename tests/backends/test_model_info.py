@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import require_vllm
+from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT, require_vllm
 
 from enade_bench.backends import inspect_model
 from enade_bench.backends.model_info import ModelInfo
@@ -19,8 +19,7 @@ from enade_bench.dataset.schema import Question
 from enade_bench.prompts import build_prompt, load_prompt_set, option_view
 from enade_bench.prompts.builder import PromptParts
 
-ROOT = Path(__file__).resolve().parents[2]
-PROMPTS = load_prompt_set(ROOT / "prompts", "default.yaml", "few_shot_examples.yaml")
+PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
 Q = Question(id="q", stem="Qual órgão produz a insulina? Considere a fisiologia humana.",
              options=("Fígado", "Pâncreas", "Baço", "Rim", "Coração"), answer="B")  # fmt: skip
 

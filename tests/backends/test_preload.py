@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT
+from tests.conftest import DEMO_CSV
 
 from enade_bench.backends import check_backend, create_backend
 from enade_bench.backends.preload import check_device, is_hub_id
@@ -26,8 +26,8 @@ NO_CUDA = not torch.cuda.is_available()
 
 def run_cli(tmp_path: Path, model: dict[str, object], capsys: pytest.CaptureFixture[str]) -> str:
     """``enade-bench run`` in-process: exit status 2, the one error line, nothing written."""
-    cfg = {"name": "pre", "dataset": {"path": str(DEMO_CSV)}, "model": model,
-           "prompts": {"dir": str(REPO_ROOT / "prompts")}, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    cfg = {"name": "pre", "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
+           "model": model, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
     path = tmp_path / "pre.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert main(["run", str(path)]) == 2

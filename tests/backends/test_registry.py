@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from tests.backends.plugin_fixtures import install_plugin
-from tests.conftest import DEMO_CSV, REPO_ROOT
+from tests.conftest import DEMO_CSV
 
 from enade_bench.backends import (
     check_backend,
@@ -21,7 +21,7 @@ from enade_bench.backends import (
 )
 from enade_bench.backends.api import spec as api_spec
 from enade_bench.backends.registry import BUILTIN, GROUP, backend_spec
-from enade_bench.benchmarks import run_experiment
+from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
 from enade_bench.config import ApiConfig, ModelConfig
 from enade_bench.errors import UserError
@@ -30,8 +30,8 @@ from enade_bench.runner.run import RunOptions
 
 
 def write_config(tmp_path: Path, model: dict[str, object]) -> Path:
-    cfg = {"name": "reg", "dataset": {"path": str(DEMO_CSV)}, "model": model,
-           "prompts": {"dir": str(REPO_ROOT / "prompts")}, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    cfg = {"name": "reg", "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
+           "model": model, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
     path = tmp_path / "reg.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return path
@@ -72,7 +72,7 @@ def test_plugin_backend_runs_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     install_plugin(tmp_path, monkeypatch, "acme-always", {"always": "{module}:SPEC"})
     assert "always" in known_types()
     cfg = write_config(tmp_path, {"type": "always", "options": {"letter": "B"}})
-    (result,) = run_experiment(cfg, RunOptions(strategies=["S1"], limit=3, progress=False))
+    (result,) = run_config(cfg, RunOptions(strategies=["S1"], limit=3, progress=False)).results
     assert {r.prediction for r in result.records} == {"B"}
     assert {r.prompt_form for r in result.records} == {"raw"}
     stored = read_result(tmp_path / "out" / "reg_S1_results.json").model
