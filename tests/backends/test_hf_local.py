@@ -163,6 +163,26 @@ def test_shared_prefix_generation_equals_transformers_generate(smollm2_backend) 
         assert got == expected
 
 
+def test_generation_in_prefix_groups_equals_each_group_alone(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """A batch mixing four- and five-option questions (different instructions, then the same worked
+    examples) decodes as two groups, each giving what it gives on its own."""
+    from enade_bench.backends.hf_generate import generate_shared
+    from enade_bench.backends.hf_prefix import prefix_groups
+
+    backend = smollm2_backend
+    four = Question(id="q4", stem="Qual órgão produz a insulina?", options=("Fígado", "Pâncreas", "Rim", "Baço"),
+                    answer="B")  # fmt: skip
+    five = Question(id="q5", stem=Q.stem, options=(*Q.options, "Vitamina A"), answer="B")
+    prompts = [build_prompt(q, option_view(q, None), "generation", 2, PROMPTS) for q in (Q, five, four, five)]
+    seqs = [backend.encode(backend.render(p)) for p in prompts]
+    assert prefix_groups(seqs) == [[0, 2], [1, 3]]
+    eos, params = {backend.tokenizer.eos_token_id}, GenerationParams(max_new_tokens=6)
+    mixed = generate_shared(backend.model, seqs, params, backend.pad_id, eos)
+    alone = [generate_shared(backend.model, [seqs[i], seqs[j]], params, backend.pad_id, eos)
+             for i, j in ((0, 2), (1, 3))]  # fmt: skip
+    assert mixed == [alone[0][0], alone[1][0], alone[0][1], alone[1][1]]
+
+
 def test_log_prob_batch_over_questions_equals_one_question_at_a_time(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     backend = smollm2_backend
     q2 = Question(

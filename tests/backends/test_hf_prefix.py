@@ -3,7 +3,13 @@
 import torch
 from transformers import DynamicCache, Gemma3TextConfig, LlamaConfig
 
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
+from enade_bench.backends.hf_prefix import (
+    PrefixStore,
+    common_prefix_length,
+    plain_cache,
+    prefix_groups,
+    prefix_states,
+)
 
 
 def _cache(n: int) -> DynamicCache:
@@ -14,6 +20,24 @@ def _cache(n: int) -> DynamicCache:
 def test_common_prefix_length() -> None:
     assert common_prefix_length([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
     assert common_prefix_length([]) == 0
+
+
+def test_prefix_groups_split_families_with_different_long_prefixes() -> None:
+    """Four- and five-option questions differ early (the letters in the instruction), then share
+    hundreds of worked-example tokens: each family is a group; rows of one family stay together."""
+    head, examples = list(range(90)), list(range(1000, 1900))
+    five = [head + [5] + examples + [7000 + i] * (50 + 10 * i) for i in range(5)]
+    four = [head + [4] + examples + [8000 + i] * (40 + 5 * i) for i in range(3)]
+    rows = [five[0], four[0], five[1], five[2], four[1], five[3], four[2], five[4]]
+    assert prefix_groups(rows) == [[0, 2, 3, 5, 7], [1, 4, 6]]
+
+
+def test_prefix_groups_keep_one_batch_when_splitting_saves_little() -> None:
+    shared = list(range(500))
+    rows = [shared + [9000 + i] * (100 + 7 * i) for i in range(8)]  # only padding to save
+    assert prefix_groups(rows) == [list(range(8))]
+    assert prefix_groups([[1, 2, 3], [1, 2, 3]]) == [[0, 1]]
+    assert prefix_groups([[1, 2], [3, 4]]) == [[0, 1]]  # nothing shared: one batch, nothing to gain
 
 
 def test_an_entry_serves_exactly_its_ids_as_its_own_copy() -> None:

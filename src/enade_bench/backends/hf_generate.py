@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from enade_bench.backends.base import GenerationParams
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_groups, prefix_states
 
 __all__ = ["common_prefix_length", "generate_shared", "prefill"]
 
@@ -75,7 +75,33 @@ def generate_shared(
     eos_ids: set[int],
     store: PrefixStore | None = None,
 ) -> list[list[int]]:
-    """New token ids for each sequence (``n_samples`` rows per sequence when sampling)."""
+    """New token ids for each sequence (``n_samples`` rows per sequence when sampling).
+
+    Rows that fall into families with different long prefixes (:func:`.prefix_groups`)
+    decode as separate groups, each sharing its own prefix.
+    """
+    sampling = params.temperature is not None and params.temperature > 0
+    per = params.n_samples if sampling else 1
+    groups = prefix_groups(seqs) if len(seqs) > 1 else [list(range(len(seqs)))]
+    if len(groups) > 1:
+        out: list[list[int]] = [[] for _ in range(len(seqs) * per)]
+        for group in groups:
+            tokens = _generate_group(model, [seqs[i] for i in group], params, pad_id, eos_ids, store)
+            for j, i in enumerate(group):
+                out[i * per : (i + 1) * per] = tokens[j * per : (j + 1) * per]
+        return out
+    return _generate_group(model, seqs, params, pad_id, eos_ids, store)
+
+
+def _generate_group(
+    model: Any,
+    seqs: Sequence[Sequence[int]],
+    params: GenerationParams,
+    pad_id: int,
+    eos_ids: set[int],
+    store: PrefixStore | None,
+) -> list[list[int]]:
+    """:func:`generate_shared` on one group of rows sharing their common prefix."""
     sampling = params.temperature is not None and params.temperature > 0
     per = params.n_samples if sampling else 1
     rows = [list(s) for s in seqs for _ in range(per)]

@@ -54,6 +54,53 @@ def common_prefix_length(seqs: Sequence[Sequence[int]]) -> int:
     return shortest
 
 
+def prefix_groups(seqs: Sequence[Sequence[int]], group_cost: int = 256) -> list[list[int]]:
+    """Split a batch into groups of rows that share a long prefix (indices into ``seqs``).
+
+    One batch shares only the prefix common to *all* its rows.  When the rows fall
+    into families (questions with four options and with five differ in the
+    instruction's letters, ``{valid_letters}``, before the worked examples), the
+    batch-wide prefix stops early and every row recomputes the worked examples.
+    Each family run as its own group shares its own long prefix instead.
+
+    The rows are sorted; a group is split at its weakest links (the adjacent pairs
+    whose common prefix is the group's own) when that saves tokens.  The cost of a
+    group is its prefix (computed once: the store holds a prefix only under its exact
+    tokens, so a parent's prefix is not reused) plus its right-padded suffix batch,
+    ``lcp_g + n_g * max_r (len_r - lcp_g)``; a split must save at least a quarter of the group's cost and ``group_cost``
+    tokens per extra group (each group decodes in its own loop).  The grouping
+    depends on the rows alone, so it is the same in a fresh and a resumed run.
+    """
+    order = sorted(range(len(seqs)), key=lambda i: tuple(seqs[i]))
+    floor = min(len(s) for s in seqs) - 1 if seqs else 0
+
+    def lcp(members: list[int]) -> int:
+        return min(common_prefix_length([seqs[i] for i in members]), min(len(seqs[i]) for i in members) - 1)
+
+    def cost(members: list[int]) -> int:
+        shared = lcp(members)
+        return shared + len(members) * max(len(seqs[i]) - shared for i in members)
+
+    def split(members: list[int]) -> list[list[int]]:
+        links = [common_prefix_length([seqs[a], seqs[b]]) for a, b in zip(members, members[1:], strict=False)]
+        if not links:
+            return [members]
+        weakest = min(links)
+        parts: list[list[int]] = [[members[0]]]
+        for link, member in zip(links, members[1:], strict=True):
+            if link == weakest:
+                parts.append([])
+            parts[-1].append(member)
+        merged = cost(members)
+        saving = merged - sum(cost(part) for part in parts)
+        if len(parts) == 1 or saving < max(merged // 4, group_cost * (len(parts) - 1)):
+            return [members]
+        return [group for part in parts for group in split(part)]
+
+    groups = split(order) if floor >= 0 else [order]
+    return [sorted(group) for group in sorted(groups, key=min)]
+
+
 def plain_cache(model: Any) -> bool:
     """Whether ``model``'s key/value cache is a plain one (every layer keeps all the past)."""
     from transformers import DynamicCache  # noqa: PLC0415 (optional or heavy dependency, imported at use)

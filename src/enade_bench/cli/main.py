@@ -33,13 +33,25 @@ class OneLineErrorParser(argparse.ArgumentParser):
         raise UserError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names, when it is one of :data:`SUBCOMMANDS` (else ``None``)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in SUBCOMMANDS else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``enade-bench`` parser; with ``only``, just that sub-command's module is imported.
+
+    Importing every sub-command (and the libraries they need: scipy, matplotlib, pandas)
+    takes seconds, so :func:`main` builds the full parser only for ``--help`` or a name it
+    does not know (whose error then lists every command).
+    """
     parser = OneLineErrorParser(
         prog="enade-bench",
         description="Evaluate language models on multiple-choice exams written for humans.",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineErrorParser)
-    for name in SUBCOMMANDS:
+    for name in SUBCOMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"enade_bench.cli.{name}_cmd")
         except ModuleNotFoundError as exc:  # a sub-command not built yet
@@ -47,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    if only is not None:
+        return parser
     for name in BUILTIN:  # built-in exams' own commands (``eeval …``); plug-ins run through ``run``
         benchmark = DEFAULT.get(name)
         if isinstance(benchmark, CommandBenchmark):
@@ -57,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     try:
-        args = build_parser().parse_args(list(argv) if argv is not None else None)
+        args_list = list(argv) if argv is not None else sys.argv[1:]
+        args = build_parser(_command_of(args_list)).parse_args(args_list)
         status: int = args.handler(args)
         return status
     except UserError as exc:

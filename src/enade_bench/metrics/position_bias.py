@@ -23,7 +23,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.results.records import QuestionRecord
@@ -61,6 +60,8 @@ def position_bias(records: Sequence[QuestionRecord]) -> PositionBias:
                 predicted[r.predicted_position] += 1
         n_answered = int(predicted.sum())
         if n_answered and k > 1:
+            from scipy import stats  # noqa: PLC0415 (slow import; only the test needs it)
+
             test = stats.chisquare(predicted)
             chi2, p_value = float(test.statistic), float(test.pvalue)
         else:
