@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import torch
@@ -82,7 +83,7 @@ def prefix_groups(seqs: Sequence[Sequence[int]], group_cost: int = 256) -> list[
         return shared + len(members) * max(len(seqs[i]) - shared for i in members)
 
     def split(members: list[int]) -> list[list[int]]:
-        links = [common_prefix_length([seqs[a], seqs[b]]) for a, b in zip(members, members[1:], strict=False)]
+        links = [common_prefix_length([seqs[a], seqs[b]]) for a, b in pairwise(members)]
         if not links:
             return [members]
         weakest = min(links)

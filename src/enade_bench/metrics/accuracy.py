@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from statistics import NormalDist
 
 import numpy as np
 
