@@ -74,6 +74,7 @@ _FACTORY_SITES = (
     "enade_bench.backends.factory.create_backend",
     "enade_bench.runner.run.create_backend",
     "enade_bench.study.execute.create_backend",
+    "enade_bench.study.generic.create_backend",
 )
 
 

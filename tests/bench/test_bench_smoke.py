@@ -89,44 +89,6 @@ def test_bench_needs_no_checkout_folder() -> None:
     assert not (REPO_ROOT / "bench" / "cli.py").exists()
 
 
-@pytest.mark.skipif(not HAS_LMEVAL, reason="lm-eval is not installed (pip install -e '.[bench]')")
-def test_bench_vllm_arm(tmp_path: Path) -> None:
-    """``--engine vllm``: ours on vLLM against lm-eval ``--model vllm``, same prompts, same answers."""
-    import os
-
-    import psutil
-    from tests.conftest import require_vllm
-
-    require_vllm()
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
-    before = {p.pid for p in psutil.Process().children(recursive=True)}  # other fixtures' servers
-    report = _run(
-        tmp_path, "--engine", "vllm", "--limit", "2", "--shuffle-questions", "0", "--gen-questions", "0"
-    )
-    assert report["status"] == "complete" and report["options"]["engine"] == "vllm"
-    assert report["lm_eval"]["model"] == "vllm"
-    for method in ("log_prob", "first_token"):
-        sides = report["scoring"][method]
-        assert sides["lm_eval"]["contexts_identical"] == 2  # lm-eval saw our exact prompts
-        agreement = sides["agreement"]
-        assert agreement["n"] == 2 and agreement["agreement"] == 1.0
-        assert agreement["max_abs_score_diff"] < 1e-2
-        assert agreement["token_count_mismatches"] == 0
-    log_prob = report["scoring"]["log_prob"]
-    # ours reads each question's context from vLLM's prefix cache for every option; lm-eval's
-    # prompt_logprobs requests bypass the cache, so it computes the context once per option
-    assert log_prob["ours"]["prefix_cached_tokens"] > 0
-    assert log_prob["lm_eval"]["prefix_cached_tokens"] == 0
-    assert log_prob["ours"]["tokens"] < log_prob["lm_eval"]["tokens"]
-    assert (
-        "log_prob_speedup" in report["targets"]
-        and report["targets"]["log_prob_speedup"]["target"] == ">= 2.0"
-    )
-    # both workers stopped their vLLM engine processes
-    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    assert not [p for p in left if "VLLM" in p.name()]
-
-
 def test_scoring_paths_agree_and_the_tree_path_makes_fewer_calls() -> None:
     """``python -m enade_bench.bench.scoring_paths`` on 2 questions: the three HF scoring paths."""
     from enade_bench.bench.engines import OursEngine

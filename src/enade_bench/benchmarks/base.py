@@ -31,7 +31,7 @@ from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions, plan_strategies
 from enade_bench.runner.run import run_experiment
-from enade_bench.strategies.registry import Strategy
+from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy
 
 if TYPE_CHECKING:  # the report stack (pandas, matplotlib) loads only when a report is made
     from enade_bench.report.loader import RunEntry
@@ -170,11 +170,14 @@ class CsvExam:
         How the exam's columns map onto the canonical fields, and its grouping fields.
     prompts
         The prompt templates and worked examples it ships.
+    study_strategies
+        What ``enade-bench study`` runs per model unless the study names strategies.
     """
 
     name: str
     preset: DatasetPreset
     prompts: PromptSets = field(default_factory=PromptSets)
+    study_strategies: tuple[str, ...] = ALL_STRATEGIES
 
     def prepare(self, cfg: ExperimentConfig, source: Path, options: RunOptions) -> Experiment:
         cfg = self.prompts.resolved(cfg)

@@ -10,10 +10,15 @@ from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
 from enade_bench.errors import UserError
 from enade_bench.study.run import run_study
 
+#: Exit status of a study in which some model failed to load or run (the others ran).
+FAILED_MODELS_EXIT = 3
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
-        "study", help="ENEM study: models × areas × languages, option shuffles, verdict and report"
+        "study",
+        help="many models on one benchmark: run or resume each, compare them, write the report "
+        "(ENEM: models × areas × languages, option shuffles, the verdict)",
     )
     parser.add_argument("config", type=Path, nargs="?", help="study YAML file")
     parser.add_argument("--report-only", action="store_true",
@@ -44,6 +49,12 @@ def handle(args: argparse.Namespace) -> int:
                        progress=not args.quiet and sys.stderr.isatty(), log=log)  # fmt: skip
     for note in result.notes:
         print(f"note: {note}")
-    print(result.verdict_text)
+    print(result.summary)
     print(f"wrote {result.index}")
+    for failure in result.failed:
+        print(f"failed: {failure}", file=sys.stderr)
+    if result.failed:
+        print(f"{len(result.failed)} model(s) failed; the report covers the others. Fix the cause and rerun "
+              "the same command: finished runs are kept, unfinished ones resume.", file=sys.stderr)  # fmt: skip
+        return FAILED_MODELS_EXIT
     return 0

@@ -21,7 +21,7 @@ from enade_bench.benchmarks.eeval.extraction import extract_chinese
 from enade_bench.benchmarks.eeval.loader import EEvalData, load_eeval
 from enade_bench.benchmarks.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
 from enade_bench.benchmarks.eeval.report import eval_split, subject_summary, subjects_csv
-from enade_bench.benchmarks.eeval.settings import EEvalSetting, plan_settings
+from enade_bench.benchmarks.eeval.settings import LEADERBOARD_SETTINGS, EEvalSetting, plan_settings
 from enade_bench.config import ExperimentConfig, input_base, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
@@ -130,6 +130,8 @@ class EEvalBenchmark:
     """``dataset.benchmark: eeval``: settings ``ao<k>``/``cot<k>`` instead of S1–S7."""
 
     name: str = "eeval"
+    #: What ``enade-bench study`` runs per model: the published leaderboard's settings.
+    study_strategies: tuple[str, ...] = LEADERBOARD_SETTINGS
 
     def prepare(self, cfg: ExperimentConfig, source: Path, options: RunOptions) -> Experiment:
         return prepare_eeval(cfg, source, options)

@@ -9,40 +9,18 @@ shuffles and the scoring method.  Every block forbids unknown keys.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from enade_bench.config import ModelConfig, PromptsConfig, StrictModel, _describe_error, read_yaml
+from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
+from enade_bench.config import StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
 
 Area = Literal["CH", "CN", "LC", "MT"]
 StudyLanguage = Literal["pt-br", "en"]
 AREAS: tuple[Area, ...] = ("CH", "CN", "LC", "MT")
-_NAME = r"^[A-Za-z0-9_.\-]+$"
-
-
-class StudyModel(StrictModel):
-    """One model of the study: an experiment YAML (``config``) or an inline ``model`` block."""
-
-    config: str | None = Field(default=None, description="experiment YAML whose model/prompts are used")
-    name: str | None = Field(default=None, pattern=_NAME, description="label in tables (default: derived)")
-    model: ModelConfig | None = None
-    prompts: PromptsConfig | None = None
-    batch_size: int | None = Field(default=None, ge=1, description="default: the experiment's, else 8")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _path_shorthand(cls, data: Any) -> Any:
-        return {"config": data} if isinstance(data, str) else data
-
-    @model_validator(mode="after")
-    def _one_source(self) -> StudyModel:
-        if (self.config is None) == (self.model is None):
-            raise ValueError("give exactly one of 'config' (an experiment YAML) or 'model' (an inline block)")
-        if self.model is not None and self.name is None:
-            raise ValueError("an inline model needs a 'name' (its label in the report)")
-        return self
+_NAME = NAME_PATTERN
 
 
 class VerdictRule(StrictModel):
@@ -79,6 +57,7 @@ class StudyConfig(StrictModel):
 
     name: str = Field(pattern=_NAME)
     description: str = ""
+    benchmark: Literal["enem"] = Field(default="enem", description="always enem (a study with a 'year')")
     models: list[StudyModel] = Field(min_length=1)
     year: int
     areas: list[Area] = Field(default_factory=lambda: list(AREAS), min_length=1)

@@ -24,9 +24,10 @@ from enade_bench.benchmarks.enem.inep import (
     parse_exam_filename,
 )
 from enade_bench.benchmarks.enem.study.attributes import derive_attributes, read_attribute_csv
-from enade_bench.benchmarks.enem.study.config import StudyConfig, StudyModel, load_study_config
+from enade_bench.benchmarks.enem.study.config import StudyConfig, load_study_config
 from enade_bench.benchmarks.enem.study.exams import ExamSource, find_exam
-from enade_bench.config import ExperimentConfig, PromptsConfig, load_config, parse_config, resolve_input
+from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
+from enade_bench.config import ExperimentConfig, parse_config, resolve_input
 from enade_bench.errors import UserError
 
 #: Folder under ``questions/`` of each study language.
@@ -84,34 +85,21 @@ def read_scale(enem_dir: Path) -> dict[str, tuple[float, float]]:
         raise UserError(f"{path}: expected columns area, d, k ({exc})") from None
 
 
-def _prompts(block: PromptsConfig | None, source: Path) -> dict[str, Any] | None:
-    """A model's prompts block with its own folder made absolute (the runs' configs live elsewhere)."""
-    if block is None:
-        return None
-    data = block.model_dump()
-    if block.dir is not None:
-        data["dir"] = str(resolve_input(block.dir, source).resolve())
-    return data
-
-
 def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str, dict[str, Any]]:
     """Label and the model/prompts/batch-size part of an experiment config."""
-    key = f"{study_path}: key 'models.{index}'"
     if entry.model is not None:
         return str(entry.name), {"model": entry.model.model_dump(mode="python"),
-                                 "prompts": _prompts(entry.prompts, study_path),
+                                 "prompts": prompts_block(entry.prompts, study_path),
                                  "batch_size": entry.batch_size or 8}  # fmt: skip
+    exp = read_model_config(entry, index, study_path)
     path = resolve_input(str(entry.config), study_path).resolve()
-    if not path.is_file():
-        raise UserError(f"{key}.config': experiment config {path} not found")
-    exp = load_config(path)
     if exp.dataset.benchmark != "enem" or not _is_enem_file(exp.dataset.path):
         raise UserError(
             f"{path}: key 'dataset': questions {exp.dataset.path!r} (benchmark {exp.dataset.benchmark!r}) "
             "are not ENEM; expected benchmark 'enem' and a file named ENEM_<year>_<area>_CO_PROVA_<code>.csv "
             "(or give the model inline in the study)"
         )
-    prompts = _prompts(exp.prompts if "prompts" in exp.model_fields_set else None, path)
+    prompts = prompts_block(exp.prompts if "prompts" in exp.model_fields_set else None, path)
     model = exp.model.model_dump(mode="python")  # secrets stay SecretStr (masked only when written)
     return entry.name or exp.name, {"model": model, "prompts": prompts,
                                     "batch_size": entry.batch_size or exp.evaluation.batch_size,

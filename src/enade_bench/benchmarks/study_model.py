@@ -1,0 +1,69 @@
+"""One model of a study (``enade-bench study``): an experiment YAML or an inline block.
+
+Every benchmark's study names its models the same way, so the block lives here, beside
+the benchmark registry, and both the generic study (:mod:`enade_bench.study`) and the
+ENEM study (:mod:`enade_bench.benchmarks.enem.study`) read it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from enade_bench.config import (
+    ExperimentConfig,
+    ModelConfig,
+    PromptsConfig,
+    StrictModel,
+    load_config,
+    resolve_input,
+)
+from enade_bench.errors import UserError
+
+#: Names that label models and studies in tables and folder names.
+NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"
+
+
+class StudyModel(StrictModel):
+    """One model of the study: an experiment YAML (``config``) or an inline ``model`` block."""
+
+    config: str | None = Field(default=None, description="experiment YAML whose model/prompts are used")
+    name: str | None = Field(
+        default=None, pattern=NAME_PATTERN, description="label in tables (default: derived)"
+    )
+    model: ModelConfig | None = None
+    prompts: PromptsConfig | None = None
+    batch_size: int | None = Field(default=None, ge=1, description="default: the experiment's, else 8")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _path_shorthand(cls, data: Any) -> Any:
+        return {"config": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StudyModel:
+        if (self.config is None) == (self.model is None):
+            raise ValueError("give exactly one of 'config' (an experiment YAML) or 'model' (an inline block)")
+        if self.model is not None and self.name is None:
+            raise ValueError("an inline model needs a 'name' (its label in the report)")
+        return self
+
+
+def prompts_block(block: PromptsConfig | None, source: Path) -> dict[str, Any] | None:
+    """A prompts block with its own folder made absolute (the runs' configs live elsewhere)."""
+    if block is None:
+        return None
+    data = block.model_dump()
+    if block.dir is not None:
+        data["dir"] = str(resolve_input(block.dir, source).resolve())
+    return data
+
+
+def read_model_config(entry: StudyModel, index: int, study_path: Path) -> ExperimentConfig:
+    """The experiment YAML a study's model entry names (``models.<index>.config``), read and checked."""
+    path = resolve_input(str(entry.config), study_path).resolve()
+    if not path.is_file():
+        raise UserError(f"{study_path}: key 'models.{index}.config': experiment config {path} not found")
+    return load_config(path)

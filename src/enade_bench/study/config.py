@@ -1,0 +1,87 @@
+"""The study YAML of any benchmark but ENEM (``enade-bench study STUDY.yaml``).
+
+A study names its models (experiment YAMLs or inline blocks), one benchmark and its
+questions (a ``dataset`` block, as in an experiment), and optionally the strategies;
+the benchmark decides the default strategies (ENADE and your own exams: S1–S6;
+E-EVAL: the leaderboard settings ``ao0``, ``ao5``, ``cot5``).  Every model is put the
+same questions with the same ``evaluation`` settings (only ``batch_size`` may differ
+per model), so its runs can be compared question by question.
+
+An ENEM study (``year:`` and areas, option shuffles, the verdict) keeps its own
+config: :mod:`enade_bench.benchmarks.enem.study.config`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
+from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, _describe_error
+from enade_bench.errors import UserError
+
+
+class CompareSettings(StrictModel):
+    """The comparison across models that ends the study (``enade-bench compare``)."""
+
+    adjust: Literal["holm", "bh"] = Field(
+        default="holm", description="multiplicity adjustment over all pairs and strategies"
+    )
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the tests and rank groups")
+    by: list[str] = Field(
+        default_factory=list, description="grouping fields compared separately (e.g. [year])"
+    )
+
+
+class StudyConfig(StrictModel):
+    """Many models on one benchmark's questions: run or resume each, then compare them."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    description: str = ""
+    benchmark: str = Field(description="the exam: enade, eeval, generic, a plug-in's name or folder")
+    dataset: dict[str, Any] = Field(description="the questions: an experiment's dataset block")
+    models: list[StudyModel] = Field(min_length=1)
+    strategies: list[str] | None = Field(
+        default=None, description="strategy or setting ids; default: the benchmark's study strategies"
+    )
+    evaluation: dict[str, Any] = Field(
+        default_factory=dict, description="evaluation settings shared by every model (an experiment's block)"
+    )
+    limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
+    output: str = Field(description="study folder: runs/<model>/ and report/ are written below it")
+    compare: CompareSettings = CompareSettings()
+
+    @field_validator("dataset")
+    @classmethod
+    def _dataset(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if "benchmark" in value or "preset" in value:
+            raise ValueError("name the benchmark once, at the top level ('benchmark:'), not in 'dataset'")
+        DatasetConfig.model_validate({**value, "path": value.get("path", ".")})
+        return value
+
+    @field_validator("evaluation")
+    @classmethod
+    def _evaluation(cls, value: dict[str, Any]) -> dict[str, Any]:
+        EvaluationConfig.model_validate(value)
+        return value
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> StudyConfig:
+        names = [m.name for m in self.models if m.name]
+        if len(set(names)) != len(names):
+            raise ValueError(f"model names must differ; got {names}")
+        return self
+
+
+def parse_study_config(data: Any, path: Path) -> StudyConfig:
+    """Validate a study YAML's mapping (one ``error:`` line naming the file and key)."""
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a YAML mapping at the top level")
+    try:
+        return StudyConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise UserError(f"{path}: {_describe_error(first, StudyConfig)}{more}") from None

