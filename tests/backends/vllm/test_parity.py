@@ -1,10 +1,11 @@
-"""One measurement, every engine: HF in-process, vLLM in-process and the real vLLM server.
+"""Every engine gives the same answers: HF in-process, vLLM in-process and the real vLLM server.
 
 Same weights (the packaged SmolLM2, float32, CPU), same prompts (chat template +
-``Resposta:`` prefill), same methods: the predictions must agree on ≥ 99 % of the
-demo's questions and of the first 40 ENEM 2022 questions, for S1 (greedy
-generation), S5 (log_prob) and first_token.  The largest score difference is
-reported (``-rA`` shows it; ``record_property`` puts it in JUnit XML) and bounded.
+``Resposta:`` prefill), same methods: on the first 8 demo questions the predictions
+agree exactly for S1 (greedy generation), S5 (log_prob) and first_token, and the
+score differences are bounded.  The measurement over the whole demo and 40 ENEM
+questions is ``python -m enade_bench.bench.vllm_parity`` (docs/vllm.md, "Measured
+agreement"): a measurement, not a test.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.conftest import require_shared
 
 from enade_bench.bench.vllm_parity import compare, questions, run_method, server_backend
 
@@ -20,12 +20,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test sta
 METHODS = ("S1", "S5", "first_token")
 #: Largest |log-probability difference| accepted between engines (float32; measured ~1e-4).
 SCORE_TOLERANCE = 0.02
+#: A few questions prove the engines agree; the measurement covers 68 (docs/vllm.md).
+N_QUESTIONS = 8
 
 
 @pytest.fixture(scope="package")
 def parity_questions() -> dict[str, list[Any]]:
-    require_shared("enem", "questions", "pt-br")
-    return {"demo": questions("demo", None), "enem40": questions("enem", 40)}
+    return {"demo": questions("demo", N_QUESTIONS)}
 
 
 @pytest.fixture(scope="package")
@@ -45,7 +46,7 @@ def records_of(smollm2_backend, vllm_backend, vllm_server, parity_questions):  #
 
 @pytest.mark.parametrize("engine", ["vllm", "server"])
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("dataset", ["demo", "enem40"])
+@pytest.mark.parametrize("dataset", ["demo"])
 def test_engine_agrees_with_hf(records_of, record_property, engine: str, method: str, dataset: str) -> None:  # type: ignore[no-untyped-def]
     reference = records_of("hf", dataset, method)
     other = records_of(engine, dataset, method)
@@ -55,7 +56,7 @@ def test_engine_agrees_with_hf(records_of, record_property, engine: str, method:
     record_property("agreement", f"{c.agree}/{c.n}")
     record_property("max_score_diff", c.max_score_diff)
     print(f"{engine} vs hf, {dataset}, {method}: {c.agree}/{c.n} agree, max score diff {c.max_score_diff}")
-    assert c.rate >= 0.99, f"predictions differ on {c.differing}"
+    assert c.agree == c.n == N_QUESTIONS, f"predictions differ on {c.differing}"
     if method != "S1":
         assert c.max_score_diff is not None and c.max_score_diff < SCORE_TOLERANCE
     else:
