@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.inep import AREAS, enem_score
-from enade_bench.cli import irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd
+from enade_bench.cli import (
+    irt_baseline_cmd,
+    irt_cat_cmd,
+    irt_cat_live_cmd,
+    irt_dif_cmd,
+    irt_prior_cmd,
+    irt_published_cmd,
+)
 from enade_bench.cli.irt_patterns import register as register_patterns
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.calibration import Priors, calibrate
@@ -62,6 +69,7 @@ def register(subparsers: Any) -> None:
     cal.set_defaults(handler=run_calibrate)
 
     register_patterns(sub)
+    irt_published_cmd.register(sub)
 
     for module in (irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd):
         module.register(sub)

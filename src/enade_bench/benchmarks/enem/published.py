@@ -70,3 +70,27 @@ def load_published(enem_dir: str | Path) -> PublishedPatterns:
         x[rows, start : start + len(frame)] = block
         start += len(frame)
     return PublishedPatterns(ref, items, x)
+
+
+def published_long(enem_dir: str | Path) -> pd.DataFrame:
+    """Every published pattern as long-format rows for ``enade-bench compare``.
+
+    One row per model × run × item: ``model`` (``MODEL_NAME`` and ``MODEL_SIZE``),
+    ``item`` (``<year>_<area>_<language>_<CO_PROVA>:<k>``, the pattern's k-th scored
+    item: every model answered the same booklet of each year, area and language),
+    ``replicate`` (the run, 0–29; runs differ by ``SEED`` at temperature 0.6),
+    ``correct`` and the fields ``year``, ``area``, ``language``, ``booklet``.
+    """
+    ref = pd.read_parquet(Path(enem_dir) / PUBLISHED_FILE)
+    size = ref["MODEL_SIZE"].fillna("").astype(str)
+    ref = ref.assign(model=(ref["MODEL_NAME"].astype(str) + " " + size).str.strip())
+    keys = ["model", "EXAM_YEAR", "EXAM_SUBJECT", "LANGUAGE"]
+    ref["replicate"] = ref.sort_values([*keys, "ID"]).groupby(keys).cumcount()
+    rows = []
+    for r in ref.itertuples():
+        prefix = f"{r.EXAM_YEAR}_{r.EXAM_SUBJECT}_{r.LANGUAGE}_{r.CO_PROVA}"
+        for k, mark in enumerate(str(r.RESPONSE_PATTERN), start=1):
+            rows.append((r.model, f"{prefix}:{k:02d}", r.replicate, int(mark), int(r.EXAM_YEAR),
+                         str(r.EXAM_SUBJECT), str(r.LANGUAGE), str(r.CO_PROVA)))  # fmt: skip
+    return pd.DataFrame(rows, columns=["model", "item", "replicate", "correct", "year", "area", "language",
+                                       "booklet"])  # fmt: skip

@@ -1,0 +1,1 @@
+"""Comparing models question by question: scores, pairs, rank groups, item flips."""

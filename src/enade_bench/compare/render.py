@@ -1,0 +1,133 @@
+"""The comparison for readers: Table 1 with rank groups, the pairwise table, a figure, CSVs.
+
+Everything returns a :class:`~enade_bench.report.section.Section`, so ``report``,
+``study`` and ``compare`` put the same comparison in their HTML page, and
+:func:`write_comparison` writes it on its own (``enade-bench compare``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from enade_bench.compare.analysis import Comparison
+from enade_bench.report.figures import FigureFile, save
+from enade_bench.report.section import Section
+from enade_bench.report.table import Table
+from enade_bench.results.store import atomic_write_text
+
+__all__ = ["comparison_section", "pairs_table", "table1", "write_comparison"]
+
+FOLDER = "comparison"
+
+
+def _pct(value: float) -> str:
+    return "–" if math.isnan(value) else f"{100 * value:.1f}"
+
+
+def _cell_name(strategy: str, stratum: str) -> str:
+    """``S1``, ``S1 (area=MT)``, or ``area=MT`` for a CSV without strategies."""
+    if strategy == "-":
+        return stratum
+    return strategy if stratum == "all" else f"{strategy} ({stratum})"
+
+
+def table1(comp: Comparison) -> Table:
+    """Models × strategies: accuracy (%) with its 95 % interval and rank group; group 1 in bold."""
+    scores = comp.scores_frame()
+    scores["column"] = [_cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)]
+    cell = scores.apply(lambda r: f"{_pct(r.accuracy)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}] ({int(r.rank_group)})",
+                        axis=1)  # fmt: skip
+    display = scores.assign(cell=cell).pivot(index="model", columns="column", values="cell")
+    columns = list(dict.fromkeys(scores["column"]))
+    display = display.reindex(index=list(dict.fromkeys(scores["model"])), columns=columns).fillna("–")
+    bold = scores.assign(top=scores["rank_group"] == 1).pivot(index="model", columns="column", values="top")
+    bold = bold.reindex(index=display.index, columns=columns).fillna(False).astype(bool)
+    display.index.name = "model"
+    return Table("comparison_table1", "Table 1 across models: accuracy (%) [95 % CI] (rank group)", scores,
+                 display, bold,
+                 "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
+                 "has one record. Models in rank group 1 (bold) cannot be told apart from the best at "
+                 f"α = {comp.alpha} after {comp.adjust} adjustment over every pair of the table.")  # fmt: skip
+
+
+def pairs_table(comp: Comparison) -> Table:
+    """Every pair: difference (points) [95 % CI], test, p, adjusted p, detectable difference."""
+    pairs = comp.pairs_frame()
+    rows = [{"strategy": _cell_name(r.strategy, r.stratum),
+             "A − B": f"{r.model_a} − {r.model_b}",
+             "difference": f"{_pct(r.diff)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
+             "test": r.test, "p": f"{r.p_value:.3g}", f"p ({comp.adjust})": f"{r.p_adjusted:.3g}",
+             "MDD 80 %": _pct(r.mdd_80), "questions": str(int(r.n_questions))}
+            for r in pairs.itertuples()]  # fmt: skip
+    display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
+    return Table("comparison_pairs", "Paired comparisons: A − B in accuracy points", pairs, display,
+                 notes="Differences are paired on the questions both models answered; MDD 80 % is the "
+                       "smallest true difference this many questions would detect with 80 % power.")  # fmt: skip
+
+
+def flips_table(comp: Comparison) -> Table:
+    """Questions one model got right and the other wrong, with the exam's fields and a stem excerpt."""
+    flips = comp.flips
+    if flips.empty:
+        return Table("comparison_flips", "Item flips: none", flips, pd.DataFrame())
+    shown = ["strategy", "right", "wrong", "item", *comp.fields, "answer", "prediction_right",
+             "prediction_wrong", "stem"]  # fmt: skip
+    display = flips[[c for c in shown if c in flips.columns]].astype(str).reset_index(drop=True)
+    display = display.set_index(["strategy", "right", "wrong"])
+    return Table("comparison_flips", "Item flips: right by one model, wrong by the other", flips, display,
+                 notes="Right: the question's score (mean over its shuffles or samples) above 1/2; wrong: below. "
+                       "Sorted by the exam's fields, then item.")  # fmt: skip
+
+
+def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (matplotlib at use)
+
+    scores = comp.scores_frame()
+    if scores.empty:
+        return None
+    scores["column"] = scores["strategy"] + " " + scores["stratum"]
+    columns = list(dict.fromkeys(scores["column"]))
+    models = list(dict.fromkeys(scores["model"]))
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
+    width = 0.8 / len(models)
+    for k, model in enumerate(models):
+        mine = scores[scores["model"] == model].set_index("column").reindex(columns)
+        xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
+        low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
+        high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
+        ax.errorbar(xs, mine["accuracy"], yerr=[low, high], fmt="os^dv"[k % 5], capsize=3, label=model,
+                    color=str(0.15 + 0.5 * k / max(1, len(models) - 1)))  # fmt: skip
+    ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
+    ax.set_ylabel("accuracy (95 % CI)")
+    ax.legend(fontsize="small", frameon=False)
+    return save(fig, folder, "comparison", "Accuracy per model with clustered 95 % intervals")
+
+
+def comparison_section(comp: Comparison, figures: Path) -> Section:
+    """Tables, the figure, the notes and the CSV files (``comparison/*.csv``) of a comparison."""
+    figure = _figure(comp, figures)
+    flips = comp.flips
+    return Section(
+        tables=[table1(comp), pairs_table(comp), flips_table(comp)],
+        figures=[figure] if figure is not None else [],
+        notes=[*comp.notes, f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
+                            "fields and item; any column sorts it in a spreadsheet)"],
+        files={f"{FOLDER}/scores.csv": comp.scores_frame(), f"{FOLDER}/pairs.csv": comp.pairs_frame(),
+               f"{FOLDER}/flips.csv": flips},
+    )  # fmt: skip
+
+
+def write_comparison(comp: Comparison, out: Path) -> list[Path]:
+    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figure; returns the files."""
+    section = comparison_section(comp, out / "figures")
+    written = []
+    for name, frame in section.files.items():
+        atomic_write_text(out / Path(name).name, frame.to_csv(index=False, float_format="%.6g"))
+        written.append(out / Path(name).name)
+    for table in section.tables:
+        written += list(table.write(out / "tables").values())
+    written += [p for f in section.figures for p in (f.png, f.pdf)]
+    return written

@@ -1,0 +1,41 @@
+"""The comparison of a study's runs, for its report (``enade-bench study``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from enade_bench.compare.analysis import compare_table
+from enade_bench.compare.render import comparison_section
+from enade_bench.compare.table import from_entries
+from enade_bench.report.loader import RunEntry
+from enade_bench.report.section import Section
+from enade_bench.report.table import Table
+
+__all__ = ["StudyComparison", "study_comparison"]
+
+
+@dataclass
+class StudyComparison:
+    """The comparison's section, the tables that open the page, and Table 1 as plain text."""
+
+    section: Section
+    lead: list[Table]
+    summary: str
+
+
+def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str,
+                     alpha: float) -> StudyComparison:  # fmt: skip
+    """Compare the models among ``entries`` (one model alone: its scores, no pairs)."""
+    table = from_entries(entries)
+    if table["model"].nunique() < 2:
+        section = Section(
+            notes=[f"one model has results ({', '.join(table['model'].unique())}): nothing to compare"]
+        )
+        return StudyComparison(section, [], section.notes[0])
+    comp = compare_table(table, list(by), adjust, alpha)
+    section = comparison_section(comp, out / "figures")
+    lead = section.tables[:1]
+    section.tables = section.tables[1:]
+    return StudyComparison(section, lead, lead[0].display.to_string())
