@@ -16,29 +16,51 @@ from enade_bench.runner.plan import Experiment, StrategyPlan
 from enade_bench.strategies.registry import Strategy
 
 
+#: Evaluation keys a strategy replaces (its own method, shots and shuffles are hashed as the
+#: strategy) and, per method, the keys that method never reads.
+_REPLACED = ("method", "shot_type", "shuffle_alternatives", "n_shuffles", "run_all_strategies")
+_UNUSED_BY = {
+    "generation": ("letter_variants",),
+    "log_prob": ("max_new_tokens", "cot_max_new_tokens", "temperature", "n_samples", "letter_variants"),
+    "first_token": ("max_new_tokens", "cot_max_new_tokens", "temperature", "n_samples"),
+}
+
+
 def fingerprint(exp: Experiment, strategy: Strategy) -> str:
     """sha256 of everything that changes the answers of one strategy (the resume check).
 
-    The config minus output settings and description, the strategy, the data and
-    prompt hashes and the model identity.  ``batch_size`` counts only for sampled
-    generation, whose seeds follow the chunks (:mod:`enade_bench.runner.schedule`).
+    Per strategy, over what that strategy uses: the config minus output settings and
+    description, minus the evaluation keys the strategy replaces or its method never
+    reads (a chain-of-thought run reads ``cot_max_new_tokens``, any other generation
+    ``max_new_tokens``); the strategy; the data; the prompt files it reads (the worked
+    examples only when it shows some); and the model identity. So fixing S3's examples
+    or adding a strategy to the command line does not discard S1's or S5's finished log.
+    ``batch_size`` counts only for sampled generation, whose seeds follow the chunks
+    (:mod:`enade_bench.runner.schedule`).
     """
     cfg = exp.config.public_dict()
     cfg.pop("output", None)
     cfg.pop("description", None)
     evaluation = cfg["evaluation"]
     assert isinstance(evaluation, dict)
-    evaluation.pop("run_all_strategies", None)
+    unused = [*_REPLACED, *_UNUSED_BY.get(strategy.method, ())]
+    if strategy.method == "generation":
+        unused.append("max_new_tokens" if strategy.chain_of_thought else "cot_max_new_tokens")
     sampled = strategy.method == "generation" and bool(exp.config.evaluation.temperature)
     if not sampled:
         # Greedy and scoring runs give the same answers at any batch size; a sampled run's
         # seed follows its chunk (runner/schedule.py), so there the batch size is kept.
-        evaluation.pop("batch_size", None)
+        unused.append("batch_size")
+    for key in unused:
+        evaluation.pop(key, None)
+    prompts = {k: v.sha256 for k, v in exp.prompt_files.items()}
+    if strategy.n_examples == 0:
+        prompts.pop("examples", None)
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,
         "data": exp.dataset.sources,
-        "prompts": {k: v.sha256 for k, v in exp.prompt_files.items()},
+        "prompts": prompts,
         "model": exp.model.identity.fingerprint_data(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

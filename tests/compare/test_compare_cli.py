@@ -1,0 +1,57 @@
+"""``enade-bench compare`` end to end on the published ENEM patterns (data nobody here wrote)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.conftest import require_shared
+
+from enade_bench.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    enem = require_shared("enem", "reference_llm_responses_mirt.parquet")
+    folder = tmp_path_factory.mktemp("published")
+    assert main(["irt", "published-long", str(folder / "all.csv"), "--enem-data", str(enem.parent)]) == 0
+    table = pd.read_csv(folder / "all.csv", dtype=str)
+    subset = table[(table["area"] == "MT") & (table["year"].isin(["2019", "2022"]))]
+    subset.to_csv(folder / "mt.csv", index=False)
+    return folder
+
+
+def test_export_has_every_pattern(published: Path) -> None:
+    table = pd.read_csv(published / "all.csv", dtype={"correct": int})
+    assert len(table) == 4800 * 45 and table["model"].nunique() == 5
+    assert table.groupby(["model", "year", "area", "language"])["replicate"].nunique().eq(30).all()
+
+
+def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> None:
+    out = published / "cmp"
+    assert main(["compare", str(published / "mt.csv"), "--by", "language", "--out", str(out)]) == 0
+    scores, pairs = pd.read_csv(out / "scores.csv"), pd.read_csv(out / "pairs.csv")
+    raw = pd.read_csv(published / "mt.csv", dtype={"correct": int})
+    for (model, language), rows in raw.groupby(["model", "language"]):
+        row = scores[(scores["model"] == model) & (scores["stratum"] == f"language={language}")].iloc[0]
+        per_item = rows.groupby("item")["correct"].mean()
+        assert row["accuracy"] == pytest.approx(per_item.mean(), abs=5e-7)  # scores.csv keeps 6 decimals
+        assert row["se"] == pytest.approx(per_item.std(ddof=1) / np.sqrt(len(per_item)), abs=5e-7)
+        assert row["n_questions"] == 90 and row["n_records"] == 90 * 30 and row["design_effect"] > 1
+    assert len(pairs) == 2 * len(list(combinations(range(5), 2)))
+    assert (pairs["test"] == "clustered paired t").all()
+    assert (pairs["p_adjusted"] >= pairs["p_value"] - 1e-15).all()
+    assert set(scores["rank_group"]) >= {1}
+    flips = pd.read_csv(out / "flips.csv")
+    assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
+    assert (out / "tables" / "comparison_table1.tex").is_file() and (out / "figures" / "comparison.png").is_file()
+
+
+def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--calibration"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    null = lines[1].split()
+    assert float(null[0]) == 0.0 and 0.03 <= float(null[2]) <= 0.07 and float(null[3]) > 0.2

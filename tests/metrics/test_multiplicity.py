@@ -1,0 +1,42 @@
+"""Holm and Benjamini-Hochberg against statsmodels; detectable difference; rank groups."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from enade_bench.metrics.multiplicity import (
+    adjust_pvalues,
+    benjamini_hochberg,
+    holm,
+    minimum_detectable_difference,
+    rank_groups,
+)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_adjustments_equal_statsmodels(seed: int) -> None:
+    p = np.random.default_rng(seed).random(int(10 + 7 * seed)) ** 3
+    assert np.allclose(holm(p), multipletests(p, method="holm")[1], rtol=0, atol=1e-15)
+    assert np.allclose(benjamini_hochberg(p), multipletests(p, method="fdr_bh")[1], rtol=0, atol=1e-15)
+
+
+def test_nan_p_values_are_left_out_of_the_family() -> None:
+    out = adjust_pvalues([0.01, float("nan"), 0.04], "holm")
+    assert np.isnan(out[1]) and out[0] == pytest.approx(0.02) and out[2] == pytest.approx(0.04)
+
+
+def test_detectable_difference_is_z_sum_times_se() -> None:
+    from scipy import stats
+
+    expected = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 0.03
+    assert minimum_detectable_difference(0.03) == pytest.approx(expected, rel=1e-12)
+
+
+def test_rank_groups_follow_the_best_of_what_is_left() -> None:
+    means = {"a": 0.80, "b": 0.79, "c": 0.60, "d": 0.58, "e": 0.30}
+    p = {("a", "b"): 0.5, ("a", "c"): 0.001, ("a", "d"): 0.001, ("a", "e"): 0.001,
+         ("b", "c"): 0.01, ("b", "d"): 0.01, ("b", "e"): 0.001, ("c", "d"): 0.7,
+         ("c", "e"): 0.001, ("d", "e"): 0.002}  # fmt: skip
+    assert rank_groups(means, p) == {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3}

@@ -1,0 +1,51 @@
+"""Paired differences: exact McNemar equals statsmodels; the clustered paired t; excluded questions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from statsmodels.stats.contingency_tables import mcnemar
+
+from enade_bench.metrics.paired import MCNEMAR, PAIRED_T, mcnemar_exact, paired_difference
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_record_per_question_is_exact_mcnemar_like_statsmodels(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 400))
+    a = (rng.random(n) < rng.uniform(0.3, 0.8)).astype(float)
+    b = np.where(rng.random(n) < 0.7, a, 1 - a)
+    r = paired_difference(a, b, single_record=True)
+    table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
+             [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))]]  # fmt: skip
+    ref = mcnemar(table, exact=True)
+    assert r.test == MCNEMAR
+    assert abs(r.p_value - ref.pvalue) <= 1e-12
+    assert r.statistic == ref.statistic
+    assert r.diff == pytest.approx(a.mean() - b.mean())
+
+
+def test_no_discordant_question_gives_p_one() -> None:
+    assert mcnemar_exact(0, 0) == 1.0
+    r = paired_difference([1, 0, 1], [1, 0, 1], single_record=True)
+    assert r.p_value == 1.0 and r.diff == 0.0
+
+
+def test_repeated_records_use_the_clustered_paired_t() -> None:
+    from scipy import stats
+
+    a = np.array([0.9, 0.8, 0.1, 0.6, 1.0, 0.3, 0.7, 0.5])
+    b = np.array([0.7, 0.9, 0.0, 0.2, 0.9, 0.3, 0.4, 0.6])
+    r = paired_difference(a, b)
+    d = a - b
+    t = stats.ttest_rel(a, b)  # each question its own cluster: the ordinary paired t test
+    assert r.test == PAIRED_T and "repeated records" in r.reason
+    assert r.p_value == pytest.approx(t.pvalue, rel=1e-10)
+    assert r.se == pytest.approx(d.std(ddof=1) / np.sqrt(8), rel=1e-12)
+    assert r.ci_low < r.diff < r.ci_high
+
+
+def test_clusters_are_used_even_with_single_records() -> None:
+    r = paired_difference([1, 1, 0, 1, 0, 1], [0, 1, 0, 0, 0, 1], single_record=True,
+                          clusters=["s1", "s1", "s2", "s2", "s3", "s3"])  # fmt: skip
+    assert r.test == PAIRED_T and r.n_clusters == 3 and "clusters" in r.reason
