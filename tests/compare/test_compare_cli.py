@@ -47,7 +47,9 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
     assert set(scores["rank_group"]) >= {1}
     flips = pd.read_csv(out / "flips.csv")
     assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
-    assert (out / "tables" / "comparison_table1.tex").is_file() and (out / "figures" / "comparison.png").is_file()
+    assert (out / "tables" / "comparison_table1.tex").is_file() and (
+        out / "figures" / "comparison.png"
+    ).is_file()
 
 
 def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -126,7 +126,13 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
     run = tmp_path / "study" / "runs" / "smollm2"
     log = run / "smollm2_S4_intermediate.jsonl"
     env = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()", "study", str(path)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from enade_bench.cli.main import entry_point; entry_point()",
+        "study",
+        str(path),
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:

@@ -37,7 +37,9 @@ def _cell_name(strategy: str, stratum: str) -> str:
 def table1(comp: Comparison) -> Table:
     """Models × strategies: accuracy (%) with its 95 % interval and rank group; group 1 in bold."""
     scores = comp.scores_frame()
-    scores["column"] = [_cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)]
+    scores["column"] = [
+        _cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)
+    ]
     cell = scores.apply(lambda r: f"{_pct(r.accuracy)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}] ({int(r.rank_group)})",
                         axis=1)  # fmt: skip
     display = scores.assign(cell=cell).pivot(index="model", columns="column", values="cell")

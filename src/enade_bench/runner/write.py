@@ -15,7 +15,6 @@ from enade_bench.runner.outputs import RunOutcome, record_fields, summary_csv
 from enade_bench.runner.plan import Experiment, StrategyPlan
 from enade_bench.strategies.registry import Strategy
 
-
 #: Evaluation keys a strategy replaces (its own method, shots and shuffles are hashed as the
 #: strategy) and, per method, the keys that method never reads.
 _REPLACED = ("method", "shot_type", "shuffle_alternatives", "n_shuffles", "run_all_strategies")
