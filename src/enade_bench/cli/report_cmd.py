@@ -2,7 +2,8 @@
 
 The report renders the runs' tables and figures and, for each exam among the runs
 whose benchmark has analyses of its own (ENEM's psychometrics), that benchmark's
-section.
+section.  Runs of two or more models (experiments) also get the comparison
+(docs/comparisons.md): Table 1 with rank groups first, then the pairs and item flips.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="skip the exams' own analyses (ENEM's IRT analysis)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=20240101, help="seed of baseline and human simulation")
     parser.add_argument("--title", default="enade-bench report", help="title of index.html")
+    parser.add_argument("--compare-by", action="append", default=[], metavar="FIELD",
+                        help="compare the models separately per value of this field (repeatable)")  # fmt: skip
+    parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
+                        help="multiplicity adjustment of the comparison's pairs (default holm)")  # fmt: skip
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 
@@ -70,7 +75,14 @@ def handle(args: argparse.Namespace) -> int:
     sections = (
         [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")
     )
-    report = write_report(entries, args.out, sections, args.results, args.title)
+    lead = []
+    if len({e.result.experiment for e in entries}) >= 2:
+        from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
+
+        comparison = study_comparison(entries, args.out, args.compare_by, args.adjust, 0.05)
+        sections.insert(0, comparison.section)
+        lead = comparison.lead
+    report = write_report(entries, args.out, sections, args.results, args.title, lead)
     for note in report.notes:
         print(f"note: {note}")
     print(f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "

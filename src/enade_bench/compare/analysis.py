@@ -109,9 +109,14 @@ class _Questions:
     modal: pd.Series  # item -> most frequent prediction
 
 
+def _modal(predictions: pd.Series) -> str:
+    modes = predictions.mode()
+    return str(modes.iat[0]) if len(modes) else ""
+
+
 def _questions(rows: pd.DataFrame) -> _Questions:
     grouped = rows.groupby("item", sort=True)
-    modal = grouped["prediction"].agg(lambda s: s.mode().iat[0] if len(s.mode()) else "")
+    modal = grouped["prediction"].agg(_modal)
     return _Questions(grouped["correct"].mean(), grouped["correct"].size(), grouped["cluster"].first(), modal)
 
 

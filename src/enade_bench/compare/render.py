@@ -58,12 +58,12 @@ def table1(comp: Comparison) -> Table:
 def pairs_table(comp: Comparison) -> Table:
     """Every pair: difference (points) [95 % CI], test, p, adjusted p, detectable difference."""
     pairs = comp.pairs_frame()
-    rows = [{"strategy": _cell_name(r.strategy, r.stratum),
-             "A − B": f"{r.model_a} − {r.model_b}",
-             "difference": f"{_pct(r.diff)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
-             "test": r.test, "p": f"{r.p_value:.3g}", f"p ({comp.adjust})": f"{r.p_adjusted:.3g}",
-             "MDD 80 %": _pct(r.mdd_80), "questions": str(int(r.n_questions))}
-            for r in pairs.itertuples()]  # fmt: skip
+    rows = [{"strategy": _cell_name(p.strategy, p.stratum),
+             "A − B": f"{p.model_a} − {p.model_b}",
+             "difference": f"{_pct(p.result.diff)} [{_pct(p.result.ci_low)}, {_pct(p.result.ci_high)}]",
+             "test": p.result.test, "p": f"{p.result.p_value:.3g}", f"p ({comp.adjust})": f"{p.p_adjusted:.3g}",
+             "MDD 80 %": _pct(p.mdd), "questions": str(p.result.n_questions)}
+            for p in comp.pairs]  # fmt: skip
     display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
     return Table("comparison_pairs", "Paired comparisons: A − B in accuracy points", pairs, display,
                  notes="Differences are paired on the questions both models answered; MDD 80 % is the "

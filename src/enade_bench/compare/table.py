@@ -60,7 +60,7 @@ def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
                 continue
             row: dict[str, object] = {
                 "model": result.experiment, "strategy": entry.strategy, "item": r.id, "replicate": r.shuffle,
-                "correct": int(r.correct), "cluster": "", "stem": stem_excerpt(r.prompt), "answer": r.answer,
+                "correct": int(r.correct), "cluster": r.cluster or "", "stem": stem_excerpt(r.prompt), "answer": r.answer,
                 "prediction": r.prediction or "",
             }  # fmt: skip
             for key, value in r.fields.items():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
+from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.inline_options import OptionSplitError, split_options, usual_count
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
@@ -212,6 +213,7 @@ class _RowMapper:
             cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
             extra=(*extra, ("source_file", Path(row.source).name)),
             fields=self.fields(row, year, canonical),
+            cluster=self.get(row, "cluster").strip(),
         )
 
 
@@ -341,7 +343,7 @@ def load_dataset(
         if problems and not cfg.skip_invalid:
             raise problems[0][1]
         flagged = {line for line, _ in problems}
-        questions += [q for row, q in loaded if row.line not in flagged]
+        questions += shared_text_clusters([q for row, q in loaded if row.line not in flagged])
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
     questions = _apply_filters(questions, cfg, counts)

@@ -46,6 +46,7 @@ CANONICAL_FIELDS = (
     "answer",
     "has_image",
     "cannot_fix",
+    "cluster",
 )
 REQUIRED_FIELDS = ("id", "stem", "A", "B", "answer")
 COMPONENT_GENERAL = "Formação Geral"
@@ -66,6 +67,10 @@ class Question:
     has_image: bool = False
     cannot_fix: bool = False
     extra: tuple[tuple[str, str], ...] = field(default=())
+    #: The shared stimulus (a text several questions are asked about): questions with the same
+    #: non-empty ``cluster`` are one cluster in the comparisons' standard errors
+    #: (:mod:`enade_bench.dataset.clusters`).
+    cluster: str = ""
     #: The exam's declared grouping fields, in declared order (see the module docstring).
     fields: dict[str, FieldValue] = field(default_factory=dict, hash=False)
 

@@ -72,6 +72,8 @@ class QuestionRecord(BaseModel):
     #: template applied by us, prefill included), ``chat_messages`` (messages sent to a
     #: chat API, which applies its own template) or ``raw`` (plain text, no template).
     prompt_form: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The question's shared stimulus (:mod:`enade_bench.dataset.clusters`); absent: none.
+    cluster: str | None = Field(default=None, exclude_if=lambda v: v is None)
     extra: dict[str, JsonValue] | None = None
 
     @property

@@ -126,6 +126,7 @@ def build_record(
         prompt_hash=sha256_text(prompt_text),
         prompt=prompt_text,
         prompt_form=prompt_form,
+        cluster=q.cluster or None,
         extra=extra,
     )
 
@@ -133,16 +134,18 @@ def build_record(
 def with_current_fields(
     done: dict[tuple[str, int], QuestionRecord], questions: Sequence[Question]
 ) -> dict[tuple[str, int], QuestionRecord]:
-    """Logged records with the grouping fields of the loaded questions.
+    """Logged records with the grouping fields (and stimulus cluster) of the loaded questions.
 
     A log written before schema version 2 held ENADE's ``year``/``course``/``component``
     for every exam; the resume fingerprint guarantees the same data, so each resumed
     record takes its question's fields and the finished file is as if run in one go.
     """
-    fields_of = {q.id: q.fields for q in questions}
-    return {
-        key: r
-        if fields_of.get(r.id, r.fields) == r.fields
-        else r.model_copy(update={"fields": dict(fields_of[r.id])})
-        for key, r in done.items()
-    }
+    current = {q.id: (dict(q.fields), q.cluster or None) for q in questions}
+
+    def updated(r: QuestionRecord) -> QuestionRecord:
+        fields, cluster = current.get(r.id, (r.fields, r.cluster))
+        if (fields, cluster) == (r.fields, r.cluster):
+            return r
+        return r.model_copy(update={"fields": fields, "cluster": cluster})
+
+    return {key: updated(r) for key, r in done.items()}
