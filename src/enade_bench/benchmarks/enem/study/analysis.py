@@ -44,6 +44,8 @@ class StudyAnalysis(EnemAnalysis):
     """Everything the study report shows: the ENEM steps' input plus the verdict."""
 
     verdict: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The raw runs under their models' labels (the comparison across models).
+    labelled: list[RunEntry] = field(default_factory=list)
 
 
 def load_runs(plan: StudyPlan) -> tuple[list[tuple[PlannedRun, RunEntry]], list[str]]:
@@ -174,7 +176,7 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
                                       ascending=[True, True, False, True, False], kind="stable")  # fmt: skip
         verdict = verdict.reset_index(drop=True)
     return StudyAnalysis([e for _, e in runs], exams["raw"], exams["corrected"], corrections, sets,
-                         cfg.dif, cfg.cat, notes, verdict)  # fmt: skip
+                         cfg.dif, cfg.cat, notes, verdict, [_as_model(e, r.model) for r, e in runs])  # fmt: skip
 
 
 def report_folder(plan: StudyPlan) -> Path:

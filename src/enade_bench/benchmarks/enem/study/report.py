@@ -34,7 +34,7 @@ from enade_bench.benchmarks.enem.study.verdict import MEASURED, OUTSIDE, UNRELIA
 from enade_bench.benchmarks.enem.tables import psychometric_tables
 from enade_bench.report.figures import MARKERS, STYLE, FigureFile, core_figures, save
 from enade_bench.report.html import render_html
-from enade_bench.report.section import run_steps
+from enade_bench.report.section import Section, run_steps
 from enade_bench.report.table import Table, fmt, fmt_interval
 from enade_bench.report.tables import core_tables
 from enade_bench.results.store import atomic_write_text
@@ -158,6 +158,17 @@ def _attribute_notes(tables: list[Table], source: str) -> list[Table]:
     ]
 
 
+def _comparison(study: StudyAnalysis, out: Path) -> Section:
+    """Accuracy compared across the study's models per area and language (docs/comparisons.md)."""
+    if len({e.result.experiment for e in study.labelled}) < 2:
+        return Section()
+    from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (scipy at use)
+
+    comparison = study_comparison(study.labelled, out, ["area", "language"], "holm", 0.05)
+    comparison.section.tables[:0] = comparison.lead
+    return comparison.section
+
+
 def write_study_report(
     study: StudyAnalysis, out: Path, rule: VerdictRule, attributes_source: str, title: str
 ) -> StudyReport:
@@ -169,7 +180,7 @@ def write_study_report(
     figures = [save(theta_overview_figure(study.verdict), figures_dir, "theta_overview",
                     "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.")]  # fmt: skip
     figures += exam_figures(study.exams, figures_dir)
-    extra = run_steps(STEPS.values(), study, figures_dir)
+    extra = Section.combine([run_steps(STEPS.values(), study, figures_dir), _comparison(study, out)])
     tables += extra.tables
     figures += extra.figures
     figures += core_figures(study.entries, figures_dir)
