@@ -21,6 +21,7 @@ from enade_bench.config import (
     resolve_input,
 )
 from enade_bench.errors import UserError
+from enade_bench.results.summary import JsonObject
 
 #: Names that label models and studies in tables and folder names.
 NAME_PATTERN = r"^[A-Za-z0-9_.\-]+$"
@@ -51,7 +52,7 @@ class StudyModel(StrictModel):
         return self
 
 
-def prompts_block(block: PromptsConfig | None, source: Path) -> dict[str, Any] | None:
+def prompts_block(block: PromptsConfig | None, source: Path) -> JsonObject | None:
     """A prompts block with its own folder made absolute (the runs' configs live elsewhere)."""
     if block is None:
         return None

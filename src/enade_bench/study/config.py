@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, _describe_error
 from enade_bench.errors import UserError
+from enade_bench.results.summary import JsonObject
 
 
 class CompareSettings(StrictModel):
@@ -41,12 +42,12 @@ class StudyConfig(StrictModel):
     name: str = Field(pattern=NAME_PATTERN)
     description: str = ""
     benchmark: str = Field(description="the exam: enade, eeval, generic, a plug-in's name or folder")
-    dataset: dict[str, Any] = Field(description="the questions: an experiment's dataset block")
+    dataset: JsonObject = Field(description="the questions: an experiment's dataset block")
     models: list[StudyModel] = Field(min_length=1)
     strategies: list[str] | None = Field(
         default=None, description="strategy or setting ids; default: the benchmark's study strategies"
     )
-    evaluation: dict[str, Any] = Field(
+    evaluation: JsonObject = Field(
         default_factory=dict, description="evaluation settings shared by every model (an experiment's block)"
     )
     limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
@@ -55,7 +56,7 @@ class StudyConfig(StrictModel):
 
     @field_validator("dataset")
     @classmethod
-    def _dataset(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _dataset(cls, value: JsonObject) -> JsonObject:
         if "benchmark" in value or "preset" in value:
             raise ValueError("name the benchmark once, at the top level ('benchmark:'), not in 'dataset'")
         DatasetConfig.model_validate({**value, "path": value.get("path", ".")})
@@ -63,7 +64,7 @@ class StudyConfig(StrictModel):
 
     @field_validator("evaluation")
     @classmethod
-    def _evaluation(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _evaluation(cls, value: JsonObject) -> JsonObject:
         EvaluationConfig.model_validate(value)
         return value
 

@@ -26,6 +26,7 @@ from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_m
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.results.store import atomic_write_text
+from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.strategies.registry import ALL_STRATEGIES
@@ -73,7 +74,7 @@ class ModelRun:
     error: str | None = None
 
 
-def _model_parts(entry: StudyModel, index: int, path: Path) -> tuple[str, dict[str, Any]]:
+def _model_parts(entry: StudyModel, index: int, path: Path) -> tuple[str, JsonObject]:
     """A model entry's label and the model / prompts / batch-size parts of its experiment."""
     if entry.model is not None:
         return str(entry.name), {"model": entry.model.model_dump(mode="python"),
@@ -85,7 +86,7 @@ def _model_parts(entry: StudyModel, index: int, path: Path) -> tuple[str, dict[s
                                     "batch_size": entry.batch_size or exp.evaluation.batch_size}  # fmt: skip
 
 
-def _dataset(cfg: StudyConfig, path: Path) -> dict[str, Any]:
+def _dataset(cfg: StudyConfig, path: Path) -> JsonObject:
     """The study's dataset block with its paths made absolute (the runs' configs live elsewhere)."""
     block = {**cfg.dataset, "benchmark": cfg.benchmark}
     where = str(block.get("path", ""))

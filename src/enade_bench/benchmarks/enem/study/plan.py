@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -29,6 +28,7 @@ from enade_bench.benchmarks.enem.study.exams import ExamSource, find_exam
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input
 from enade_bench.errors import UserError
+from enade_bench.results.summary import JsonObject
 
 #: Folder under ``questions/`` of each study language.
 LANGUAGE_DIRS = {"pt-br": "pt-br", "en": "en"}
@@ -85,7 +85,7 @@ def read_scale(enem_dir: Path) -> dict[str, tuple[float, float]]:
         raise UserError(f"{path}: expected columns area, d, k ({exc})") from None
 
 
-def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str, dict[str, Any]]:
+def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str, JsonObject]:
     """Label and the model/prompts/batch-size part of an experiment config."""
     if entry.model is not None:
         return str(entry.name), {"model": entry.model.model_dump(mode="python"),
@@ -114,8 +114,8 @@ def _is_enem_file(path: str) -> bool:
     return True
 
 
-def _experiment(cfg: StudyConfig, label: str, parts: dict[str, Any], exam: ExamSource) -> ExperimentConfig:
-    evaluation: dict[str, Any] = {
+def _experiment(cfg: StudyConfig, label: str, parts: JsonObject, exam: ExamSource) -> ExperimentConfig:
+    evaluation: JsonObject = {
         "method": cfg.method, "shot_type": "zero", "shuffle_alternatives": True,
         "n_shuffles": cfg.n_shuffles, "seed": cfg.seed, "batch_size": parts["batch_size"],
     }  # fmt: skip
