@@ -92,6 +92,25 @@ class DatasetConfig(StrictModel):
         default=False,
         description="skip rows that fail validation (counted and listed in results) instead of an error",
     )
+    fields: list[str] | dict[str, str] | None = Field(
+        default=None,
+        description="the exam's own grouping fields, replacing the benchmark's (ENADE: year, course, "
+        "component): names, each read from the column of that name, or name -> column",
+    )
+    field_patterns: dict[str, str] | None = Field(
+        default=None,
+        description="field -> regular expression searched in its text; the first group (or the whole "
+        "match) is the value, e.g. {year: '(\\d{4})'} reads 2021 out of '2021 - prova 1'",
+    )
+    file_fields: str | None = Field(
+        default=None,
+        description="regular expression searched in each file's name; its named groups are fields, "
+        "e.g. '(?P<year>\\d{4})'",
+    )
+    filters: dict[str, list[str | int]] | None = Field(
+        default=None,
+        description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
+    )
     filter_images: bool = True
     filter_cannot_fix: bool = True
     anos: list[int] | None = None
@@ -112,6 +131,25 @@ class DatasetConfig(StrictModel):
                 raise ValueError("give 'benchmark' or its older name 'preset', not both")
             data = {("benchmark" if k == "preset" else k): v for k, v in data.items()}
         return data
+
+    @model_validator(mode="after")
+    def _patterns(self) -> DatasetConfig:
+        """The regular expressions compile, ``file_fields`` names its groups, patterns name fields."""
+        patterns = {f"field_patterns.{k}": v for k, v in (self.field_patterns or {}).items()}
+        if self.file_fields is not None:
+            patterns["file_fields"] = self.file_fields
+        for key, pattern in patterns.items():
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{key}: '{pattern}' is not a regular expression ({exc})") from None
+            if key == "file_fields" and not compiled.groupindex:
+                raise ValueError(f"file_fields: '{pattern}' has no named group, e.g. (?P<year>\\d{{4}})")
+        names = self.fields if isinstance(self.fields, dict) else dict.fromkeys(self.fields or [])
+        unknown = sorted(set(self.field_patterns or {}) - set(names) - {"year"})
+        if self.fields is not None and unknown:
+            raise ValueError(f"field_patterns: {unknown} are not among dataset.fields {list(names)}")
+        return self
 
     @property
     def preset(self) -> str:

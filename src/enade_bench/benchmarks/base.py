@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from enade_bench.config import ExperimentConfig, input_base, resolve_input
 from enade_bench.dataset.loader import load_dataset
-from enade_bench.dataset.presets import DatasetPreset
+from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.errors import UserError
 from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.runner.outputs import RunOutcome
@@ -190,7 +190,7 @@ class CsvExam:
             prompts=prompts,
             output_dir=options.output_dir or Path(cfg.output.dir),
             strategies=strategies,
-            breakdown_fields=self.preset.breakdown_fields,
+            breakdown_fields=configured(self.preset, cfg.dataset).breakdown_fields,
             limit=options.limit,
         )
         return exp.planned()

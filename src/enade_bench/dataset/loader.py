@@ -20,7 +20,7 @@ from pathlib import Path
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.inline_options import OptionSplitError, split_options, usual_count
-from enade_bench.dataset.presets import CANONICAL, DatasetPreset
+from enade_bench.dataset.presets import CANONICAL, DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
@@ -57,7 +57,9 @@ class _RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
     def __init__(self, cfg: DatasetConfig, preset: DatasetPreset) -> None:
+        preset = configured(preset, cfg)
         self.preset = preset
+        self.patterns = {k: re.compile(v) for k, v in (cfg.field_patterns or {}).items()}
         self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
         self.mapping = dict(preset.columns)
         self.mapping.update(cfg.columns or {})
@@ -115,6 +117,18 @@ class _RowMapper:
     def is_annulled(self, row: RawRow) -> bool:
         return self.get(row, "answer").strip().lower() in self.annulled
 
+    def matched(self, name: str, text: str, where: str) -> str:
+        """``text`` through ``dataset.field_patterns[name]`` (unchanged without one)."""
+        pattern = self.patterns.get(name)
+        if pattern is None or not text.strip():
+            return text
+        found = pattern.search(text)
+        if found is None:
+            raise UserError(
+                f"{where}: {name} '{text}' does not match dataset.field_patterns.{name} '{pattern.pattern}'"
+            )
+        return found.group(1) if pattern.groups else found.group(0)
+
     def fields(self, row: RawRow, year: int | None, canonical: dict[str, str]) -> dict[str, FieldValue]:
         """The preset's grouping fields of one row (sources in the order of :mod:`.presets`)."""
         match = self.file_fields.search(Path(row.source).name) if self.file_fields else None
@@ -133,7 +147,7 @@ class _RowMapper:
                 text = canonical[name]
             else:
                 text = row.values.get(column, "")
-            text = text.strip()
+            text = self.matched(name, text, f"{row.source}: line {row.line}, column '{column}'").strip()
             if name not in self.preset.int_fields:
                 out[name] = text
                 continue
@@ -190,7 +204,7 @@ class _RowMapper:
                 f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
                 f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
             )
-        year_text = self.get(row, "year").strip()
+        year_text = self.matched("year", self.get(row, "year"), col("year")).strip()
         try:
             year = int(float(year_text)) if year_text else None
         except ValueError:
@@ -201,6 +215,9 @@ class _RowMapper:
             "course": self.get(row, "course").strip(),
             "component": self.get(row, "component").strip(),
         }
+        fields = self.fields(row, year, canonical)
+        if year is None and isinstance(fields.get("year"), int):
+            year = int(fields["year"])  # type: ignore[arg-type]  # from the file name or a field column
         return Question(
             id=qid,
             stem=stem,
@@ -212,7 +229,7 @@ class _RowMapper:
             has_image=_bool(self.get(row, "has_image"), col("has_image")),
             cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
             extra=(*extra, ("source_file", Path(row.source).name)),
-            fields=self.fields(row, year, canonical),
+            fields=fields,
             cluster=self.get(row, "cluster").strip(),
         )
 
@@ -230,7 +247,41 @@ def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[s
         if active:
             questions = [q for q in questions if keep(q)]  # type: ignore[operator]
         counts[f"removed_{name}"] = before - len(questions)
+    for name, wanted in (cfg.filters or {}).items():
+        questions = _filter_on(questions, name, wanted, counts)
     return questions
+
+
+def _field_value(question: Question, name: str) -> FieldValue | str:
+    """A question's value of a grouping field, a canonical field or another column ("" if none)."""
+    if name in question.fields:
+        return question.fields[name]
+    if name in ("year", "course", "component", "answer", "id", "cluster"):
+        return getattr(question, name)  # type: ignore[no-any-return]
+    return dict(question.extra).get(name, "")
+
+
+def _filter_on(
+    questions: list[Question], name: str, wanted: list[str | int], counts: dict[str, int]
+) -> list[Question]:
+    """``dataset.filters``: keep the questions whose ``name`` is one of ``wanted`` (compared as text)."""
+    values = [_field_value(q, name) for q in questions]
+    keep = {str(w) for w in wanted}
+    kept = [q for q, v in zip(questions, values, strict=True) if str(v) in keep]
+    if questions and not kept:
+        present = sorted({str(v) for v in values if v not in ("", None)})
+        shown = ", ".join(present[:20]) + (f", … ({len(present)} in all)" if len(present) > 20 else "")
+        fields = ", ".join(questions[0].fields)
+        raise UserError(
+            f"dataset.filters.{name}: {list(wanted)} matches no question; "
+            + (
+                f"values present: {shown}"
+                if present
+                else f"no question has a field '{name}' (fields: {fields})"
+            )
+        )
+    counts[f"removed_filter_{name}"] = len(questions) - len(kept)
+    return kept
 
 
 def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMapper) -> UserError:

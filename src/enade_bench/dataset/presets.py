@@ -19,13 +19,16 @@ value comes from, first match wins:
 5. the file column of the same name.
 
 Fields in ``int_fields`` are whole numbers (an empty cell is ``None``); the
-others are text.
+others are text.  An experiment's ``dataset`` block can name its own fields
+(``dataset.fields``, ``file_fields``; :func:`configured`), and a field's text can be
+matched by a regular expression first (``dataset.field_patterns``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from enade_bench.config import DatasetConfig
 from enade_bench.dataset.schema import CANONICAL_FIELDS
 
 
@@ -74,3 +77,26 @@ class DatasetPreset:
 
 #: The canonical layout (the columns are the canonical field names; ENADE-QA's files).
 CANONICAL = DatasetPreset("canonical")
+
+
+def configured(preset: DatasetPreset, cfg: DatasetConfig) -> DatasetPreset:
+    """``preset`` with the grouping fields an experiment's ``dataset`` block names.
+
+    ``dataset.fields`` replaces the preset's fields (and its breakdowns): a list of
+    names, each read from the column of that name, or a mapping name -> column;
+    ``year`` among them is a whole number.  ``dataset.file_fields`` replaces the
+    preset's file-name expression.
+    """
+    if cfg.fields is None and cfg.file_fields is None:
+        return preset
+    out = replace(preset, file_fields=cfg.file_fields or preset.file_fields)
+    if cfg.fields is None:
+        return out
+    columns = cfg.fields if isinstance(cfg.fields, dict) else {n: n for n in cfg.fields}
+    return replace(
+        out,
+        fields=tuple(columns),
+        field_columns={n: c for n, c in columns.items() if n != c or n not in CANONICAL_FIELDS},
+        int_fields=frozenset({"year"} & set(columns)),
+        breakdowns=None,
+    )
