@@ -137,7 +137,9 @@ def test_cat_table_per_pattern(study_dir: Path) -> None:
     assert set(cat["model"]) == {"smollm2", "smollm2_bare"}
     assert ((1 <= cat["items_cat"]) & (cat["items_cat"] <= cat["items_full"])).all()
     assert np.allclose(cat["error"], cat["theta_cat"] - cat["theta_full"])
-    assert np.allclose(cat["target_se"], np.maximum(0.35, cat["se_full"] + 0.05))
+    # the default rule: SE <= sqrt(SE_full² + 0.1²) after at least 15 items (or every item)
+    assert np.allclose(cat["target_se"], np.sqrt(cat["se_full"] ** 2 + 0.1**2))
+    assert ((cat["items_cat"] >= 15) | (cat["items_cat"] == cat["items_full"])).all()
     by_rule = cat[cat["stopped_by"] == "rule"]
     assert (by_rule["se_cat"] <= by_rule["target_se"] + 1e-12).all()
     full = cat[cat["stopped_by"] == "exhausted"]
