@@ -43,6 +43,11 @@ class DifSettings(StrictModel):
 
     alpha: float = Field(default=0.05, gt=0, lt=1, description="false discovery rate (Benjamini-Hochberg)")
     min_n: int = Field(default=10, ge=1, description="test items answered by at least this many patterns")
+    unit: Literal["model", "pattern"] = Field(
+        default="model",
+        description="unit of evidence: model (shuffles collapsed per model, exact beta-binomial test) "
+        "or pattern (every model × shuffle pattern a respondent, pooled G²)",
+    )
 
 
 class CatSettings(StrictModel):
