@@ -239,3 +239,16 @@ def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, 
     assert np.isclose(table.loc["smollm2", "r"], expected, equal_nan=True)
     assert "smollm2_bare" not in table.index  # its records carry none
     assert (tmp_path / "mink_smollm2_MT_pt-br.png").is_file()
+
+
+@pytest.mark.slow
+def test_theta_pairs_table(study_dir: Path) -> None:
+    """Two models, two shuffles each (same seed): one pair per prediction set, paired by shuffle."""
+    pairs = pd.read_csv(study_dir / "report" / "theta_pairs.csv")
+    assert len(pairs) == 2 and set(pairs["predictions"]) == {"raw", "corrected"}
+    assert (pairs["pairing"] == "shuffle").all() and (pairs["n_a"] == 2).all()
+    verdict = pd.read_csv(study_dir / "report" / "verdict.csv").set_index(["model", "predictions"])
+    for row in pairs.itertuples():
+        assert np.isclose(row.mean_a, verdict.loc[(row.model_a, row.predictions), "theta"])
+        assert np.isclose(row.diff, row.mean_a - row.mean_b)
+    assert (pd.read_csv(study_dir / "report" / "tables" / "study_theta_pairs.csv").shape[0]) == 2
