@@ -21,7 +21,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "config": 1,
     "results": 2,
-    "psychometrics": 2,
+    "psychometrics": 5,  # above metrics: DIF and θ comparisons adjust p-values with metrics.multiplicity
     "dataset": 3,
     "strategies": 3,
     "scoring": 4,

@@ -36,6 +36,8 @@ def test_cat_on_a_patterns_file_writes_per_pattern_csv_and_figure(tmp_path: Path
         str(items),
         "--responses",
         str(responses),
+        "--rule",
+        "additive",
         "--target-se",
         "0.6",
         "--out",
@@ -44,11 +46,23 @@ def test_cat_on_a_patterns_file_writes_per_pattern_csv_and_figure(tmp_path: Path
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "CAT over 6 patterns" in text and "items used: median" in text
+    assert "SE <= max(0.6, full-test SE + 0.05)" in text
     per = pd.read_csv(out / "cat_patterns.csv")
     assert list(per["respondent_id"]) == [f"r{i}" for i in range(6)]
     assert ((per["se_cat"] <= per["target_se"]) | (per["n_items"] == 12)).all()
     assert np.allclose(per["target_se"], np.maximum(0.6, per["se_full"] + 0.05), atol=1e-5)
     assert (out / "cat_curve.png").is_file() and (out / "cat_curve.csv").is_file()
+
+
+def test_cat_default_rule_is_the_quadrature_margin_after_15_items(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    items, responses = _files(tmp_path)
+    out = tmp_path / "cat"
+    assert main(["irt", "cat", "--items", str(items), "--responses", str(responses), "--min-items", "4",
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert "SE <= max(0, sqrt(full-test SE² + 0.1²)) (at least 4 items)" in capsys.readouterr().out
+    per = pd.read_csv(out / "cat_patterns.csv")
+    assert np.allclose(per["target_se"], np.sqrt(per["se_full"] ** 2 + 0.1**2), atol=1e-5)
+    assert (per["n_items"] >= 4).all()
 
 
 def test_baseline_with_items_file_and_seed_spread(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

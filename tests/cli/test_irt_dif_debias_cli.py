@@ -67,6 +67,20 @@ def test_dif_lists_items_and_writes_the_table(mt_run: Path, tmp_path: Path, caps
     assert len(raw) >= 10 and (raw["n"] == 5).all()
     assert raw["p"].between(0, 1).all() and (raw["q"] >= raw["p"] - 1e-12).all()
     assert (tmp_path / "dif_2022_MT_1082_debiased.csv").is_file()
+    assert "(unit: model; between-shuffle ρ" in text  # the default: the model is the unit
+    assert (raw["models"] == 1).all()
+
+
+def test_dif_unit_pattern_pools_the_shuffles(mt_run: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    enem = require_shared("enem")
+    args = ["irt", "dif", str(mt_run), "--enem-data", str(enem), "--min-n", "5", "--unit", "pattern"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    assert "(unit: pattern)" in capsys.readouterr().out
+    pooled = pd.read_csv(tmp_path / "dif_2022_MT_1082.csv")
+    assert "models" not in pooled.columns and pooled["g2"].notna().all()
+    assert main([*args[:-1], "respondent"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ")
 
 
 def test_dif_untested_items_are_noted(mt_run: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -11,8 +11,10 @@ from enade_bench.benchmarks.enem.published import load_published
 from enade_bench.psychometrics.cat import (
     CatConfig,
     predicted_shift,
+    rule_text,
     run_cat,
     select_item,
+    stop_rule,
 )
 from enade_bench.psychometrics.cat_posthoc import simulate_cat
 from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
@@ -158,7 +160,8 @@ def test_cat_on_the_published_patterns(published) -> None:  # type: ignore[no-un
     full-test 0.275 leaves sqrt(0.35² - 0.275²) ≈ 0.22 SD of further change.
     At a fixed length of 21 items the error target holds (see the curve).
     """
-    config = CatConfig(target_se=0.35, full_se_margin=0.05)
+    config = stop_rule("additive")
+    assert config == CatConfig(target_se=0.35, full_se_margin=0.05)
     sim = simulate_cat(published.responses, published.items, config)
     summary = cat_summary(sim)
     assert np.median(sim.se_full) == pytest.approx(0.275, abs=0.005)
@@ -179,9 +182,18 @@ def test_cat_meets_the_target_with_the_quadrature_rule(published) -> None:  # ty
     same patterns; the margin has a meaning of its own: Var(θ_full - θ_k) ≈ SE_k² - SE_full², so the
     CAT stops when the full test could move θ by about 0.1 (one SD) at most.
     """
-    config = CatConfig(target_se=0.0, full_se_margin=0.1, margin_kind="quadrature", min_items=15)
+    config = stop_rule("quadrature")  # the default of irt cat and the study
+    assert config == CatConfig(target_se=0.0, full_se_margin=0.1, margin_kind="quadrature", min_items=15)
     sim = simulate_cat(published.responses, published.items, config)
     summary = cat_summary(sim)
     assert summary.passed
     assert summary.median_items <= 20 and summary.share_within >= 0.8
     assert np.allclose(sim.target_se, np.sqrt(sim.se_full**2 + 0.01))
+
+
+def test_stop_rules_by_name_and_overrides() -> None:
+    assert stop_rule("additive", min_items=3).min_items == 3
+    assert stop_rule("quadrature", full_se_margin=0.08).full_se_margin == 0.08
+    assert rule_text(stop_rule("additive")) == "SE <= max(0.35, full-test SE + 0.05)"
+    with pytest.raises(ValueError, match="unknown stopping rule"):
+        stop_rule("median")

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
-from enade_bench.benchmarks.enem.inep import booklet_items, scored_params
 from enade_bench.psychometrics.dif import (
     EASIER,
     HARDER,
+    DifOptions,
     group_prior,
     machine_human_dif,
-    simulate_dif,
 )
 from enade_bench.psychometrics.irt import ItemParams, logistic, prob
 
@@ -72,7 +68,7 @@ def test_table_columns_bh_and_directions() -> None:
 def test_all_correct_item_has_infinite_shift() -> None:
     items = bank(4)
     x = np.array([[1, 0, 1, 1], [1, 1, 0, 0], [1, 0, 0, 1]] * 5, dtype=float)
-    t = machine_human_dif(x, np.zeros(15), items, min_n=5).table
+    t = machine_human_dif(x, np.zeros(15), items, options=DifOptions(min_n=5)).table
     assert t.loc[0, "delta"] == np.inf and t.loc[0, "direction"] == EASIER
     assert np.isfinite(t.loc[0, "g2"]) and t.loc[0, "p"] < 0.05
 
@@ -87,30 +83,11 @@ def test_group_prior_recovers_the_machines_distribution() -> None:
     assert quad.prior_sd == pytest.approx(0.7, abs=0.1)
 
 
-@pytest.fixture(scope="module")
-def mt_2022(enem_dir: Path) -> ItemParams:
-    inep = pd.read_csv(enem_dir / "inep_items.csv", dtype={"TX_GABARITO": str, "CO_ITEM": str})
-    return scored_params(booklet_items(inep, 1082))
-
-
-def test_power_and_false_positive_rate_on_simulated_machines(mt_2022: ItemParams) -> None:
-    """ENEM 2022 MT parameters, 100 machine patterns with θ ~ N(-2, 1) (a weak model), 5 planted items.
-
-    Measured (40 replications, seed 2024): power 0.97 at δ = ±1.5 (BH 0.89),
-    per-test false-positive rate 0.051 at α = 0.05 (BH-flagged nulls 0.009);
-    see docs/psychometrics_cat_dif.md for the full grid.
-    """
-    sim = simulate_dif(mt_2022, n=100, shift=1.5, n_planted=5, replications=20,
-                       rng=np.random.default_rng(7), theta_mean=-2.0)  # fmt: skip
-    assert sim.power >= 0.8
-    assert sim.power_bh >= 0.7
-    assert sim.fpr <= 0.07
-    assert sim.fdr_bh_fp <= 0.02
-
-
-def test_null_is_calibrated_when_machines_are_not_n01(mt_2022: ItemParams) -> None:
-    """No planted item, machines far below the human mean: p-values are uniform (no inflation)."""
-    sim = simulate_dif(mt_2022, n=200, shift=0.0, n_planted=0, replications=15,
-                       rng=np.random.default_rng(11), theta_mean=-1.0)  # fmt: skip
-    # binomial SD of the rate over 15 × 42 tests ≈ 0.009
-    assert 0.025 <= sim.fpr <= 0.075
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="alpha"):
+        DifOptions(alpha=1.5)
+    with pytest.raises(ValueError, match="unit"):
+        DifOptions(unit="respondent")  # type: ignore[arg-type]
+    x = np.ones((4, 3))
+    with pytest.raises(ValueError, match="one model label per pattern"):
+        machine_human_dif(x, None, bank(3), options=DifOptions(unit="model"))

@@ -152,7 +152,9 @@ def test_cat_table_per_pattern(study_dir: Path) -> None:
     assert set(cat["model"]) == {"smollm2", "gemma3_270m"}
     assert ((1 <= cat["items_cat"]) & (cat["items_cat"] <= cat["items_full"])).all()
     assert np.allclose(cat["error"], cat["theta_cat"] - cat["theta_full"])
-    assert np.allclose(cat["target_se"], np.maximum(0.35, cat["se_full"] + 0.05))
+    # the default rule: SE <= sqrt(SE_full² + 0.1²) after at least 15 items (or every item)
+    assert np.allclose(cat["target_se"], np.sqrt(cat["se_full"] ** 2 + 0.1**2))
+    assert ((cat["items_cat"] >= 15) | (cat["items_cat"] == cat["items_full"])).all()
     by_rule = cat[cat["stopped_by"] == "rule"]
     assert (by_rule["se_cat"] <= by_rule["target_se"] + 1e-12).all()
     full = cat[cat["stopped_by"] == "exhausted"]
@@ -252,3 +254,16 @@ def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, 
     assert np.isclose(table.loc["smollm2", "r"], expected, equal_nan=True)
     assert "gemma3_270m" not in table.index  # its records carry none
     assert (tmp_path / "mink_smollm2_MT_pt-br.png").is_file()
+
+
+@pytest.mark.slow
+def test_theta_pairs_table(study_dir: Path) -> None:
+    """Two models, two shuffles each (same seed): one pair per prediction set, paired by shuffle."""
+    pairs = pd.read_csv(study_dir / "report" / "theta_pairs.csv")
+    assert len(pairs) == 2 and set(pairs["predictions"]) == {"raw", "corrected"}
+    assert (pairs["pairing"] == "shuffle").all() and (pairs["n_a"] == 2).all()
+    verdict = pd.read_csv(study_dir / "report" / "verdict.csv").set_index(["model", "predictions"])
+    for row in pairs.itertuples():
+        assert np.isclose(row.mean_a, verdict.loc[(row.model_a, row.predictions), "theta"])
+        assert np.isclose(row.diff, row.mean_a - row.mean_b)
+    assert (pd.read_csv(study_dir / "report" / "tables" / "study_theta_pairs.csv").shape[0]) == 2

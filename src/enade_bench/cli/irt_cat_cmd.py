@@ -3,12 +3,14 @@
 ::
 
     enade-bench irt cat [--items ITEMS.csv --responses RESPONSES.csv | --enem-data DIR]
-        [--target-se 0.35] [--full-se-margin 0.05] [--margin-kind additive|quadrature]
+        [--rule quadrature|additive] [--target-se S] [--full-se-margin M] [--margin-kind additive|quadrature]
         [--max-shift S] [--max-items N]
         [--min-items N] [--randomesque K] [--seed S] [--tolerance 0.15] [--out DIR]
 
 Without ``--items/--responses`` it replays the 2,400 published patterns of the
-shared ENEM data that have INEP parameters. Prints the target check and the
+shared ENEM data that have INEP parameters. The default stopping rule is
+``quadrature`` (SE ≤ sqrt(SE_full² + 0.1²) after at least 15 items); ``--rule additive``
+is issue 12's SE ≤ max(0.35, SE_full + 0.05) (``psychometrics.cat.STOP_RULES``). Prints the target check and the
 curve of items against SE and error; ``--out`` writes ``cat_patterns.csv``
 (one row per pattern), ``cat_curve.csv`` and ``cat_curve.png/.pdf``.
 """
@@ -16,6 +18,7 @@ curve of items against SE and error; ``--out`` writes ``cat_patterns.csv``
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ import pandas as pd
 from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.cat import CatConfig
+from enade_bench.psychometrics.cat import STOP_RULES, CatConfig, rule_text, stop_rule
 from enade_bench.psychometrics.cat_posthoc import simulate_cat
 from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.io import read_items, read_responses
@@ -40,23 +43,17 @@ def register(sub: Any) -> None:
     p.add_argument("--items", type=Path, help="ITEMS.csv: item_id,a,b[,c] (with --responses)")
     p.add_argument("--responses", type=Path, help="RESPONSES.csv: respondent_id + one column per item")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv and the published patterns")
-    p.add_argument(
-        "--target-se",
-        type=float,
-        default=0.35,
-        help="stop at SE <= this (default 0.35; negative: no SE rule)",
-    )
-    p.add_argument("--full-se-margin", type=float, default=0.05,
-                   help="per-pattern target max(target, full-test SE + margin); negative = off (default 0.05)")  # fmt: skip
-    p.add_argument(
-        "--margin-kind",
-        choices=("additive", "quadrature"),
-        default="additive",
-        help="full SE + margin (default) or sqrt(full SE² + margin²)",
-    )
+    p.add_argument("--rule", choices=tuple(STOP_RULES), default="quadrature",
+                   help="stopping rule: quadrature (default; SE <= sqrt(full SE² + 0.1²), at least 15 items) "
+                        "or additive (SE <= max(0.35, full SE + 0.05))")  # fmt: skip
+    p.add_argument("--target-se", type=float, help="SE floor (default: the rule's; negative: no SE rule)")
+    p.add_argument("--full-se-margin", type=float,
+                   help="margin over the full-test SE (default: the rule's; negative = off)")  # fmt: skip
+    p.add_argument("--margin-kind", choices=("additive", "quadrature"),
+                   help="full SE + margin or sqrt(full SE² + margin²) (default: the rule's)")  # fmt: skip
     p.add_argument("--max-shift", type=float, help="also require the predicted θ shift SD <= this")
     p.add_argument("--max-items", type=int, help="item budget (default: all)")
-    p.add_argument("--min-items", type=int, default=1, help="never stop before this many items")
+    p.add_argument("--min-items", type=int, help="never stop before this many items (default: the rule's)")
     p.add_argument(
         "--randomesque", type=int, default=1, help="choose among the k most informative (default 1)"
     )
@@ -90,17 +87,23 @@ def _config(args: argparse.Namespace) -> Any:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise UserError(f"--{name.replace('_', '-')} {value}: expected an integer >= 1")
-    if args.min_items < 0:
+    if args.min_items is not None and args.min_items < 0:
         raise UserError(f"--min-items {args.min_items}: expected an integer >= 0")
-    target = args.target_se if args.target_se >= 0 else None
     for name in ("max_shift", "tolerance"):
         value = getattr(args, name)
         if value is not None and not (np.isfinite(value) and value >= 0):
             raise UserError(f"--{name.replace('_', '-')} {value}: expected a number >= 0")
-    margin = args.full_se_margin if args.full_se_margin >= 0 else None
-    return CatConfig(
-        target_se=target, max_shift=args.max_shift, max_items=args.max_items,
-        min_items=args.min_items, randomesque=args.randomesque, full_se_margin=margin, margin_kind=args.margin_kind,
+    for name in ("target_se", "full_se_margin"):
+        value = getattr(args, name)
+        if value is not None and not np.isfinite(value):
+            raise UserError(f"--{name.replace('_', '-')} {value}: expected a number")
+    base = stop_rule(args.rule, min_items=args.min_items)
+    target = base.target_se if args.target_se is None else (args.target_se if args.target_se >= 0 else None)
+    margin = base.full_se_margin if args.full_se_margin is None else (
+        args.full_se_margin if args.full_se_margin >= 0 else None)  # fmt: skip
+    return replace(
+        base, target_se=target, full_se_margin=margin, margin_kind=args.margin_kind or base.margin_kind,
+        max_shift=args.max_shift, max_items=args.max_items, randomesque=args.randomesque,
     )  # fmt: skip
 
 
@@ -119,7 +122,7 @@ def run_cat_command(args: argparse.Namespace) -> int:
     )  # fmt: skip
     curve = cat_curve(full_path, args.tolerance)
     s = cat_summary(sim, args.tolerance)
-    rule = _rule_text(config)
+    rule = rule_text(config)
     print(f"CAT over {s.n_patterns} patterns; stop at {rule}"
           + (f", budget {config.max_items}" if config.max_items else "")
           + (f", randomesque {config.randomesque}" if config.randomesque > 1 else ""))  # fmt: skip
@@ -140,22 +143,6 @@ def run_cat_command(args: argparse.Namespace) -> int:
     if args.out is not None:
         _write(args.out, ids, sim, curve, args.tolerance, config.target_se)
     return 0
-
-
-def _rule_text(config: Any) -> str:
-    parts = []
-    if config.target_se is not None:
-        m = config.full_se_margin
-        if m is None:
-            parts.append(f"SE <= {config.target_se:g}")
-        elif config.margin_kind == "additive":
-            parts.append(f"SE <= max({config.target_se:g}, full-test SE + {m:g})")
-        else:
-            parts.append(f"SE <= max({config.target_se:g}, sqrt(full-test SE² + {m:g}²))")
-    if config.max_shift is not None:
-        parts.append(f"predicted shift <= {config.max_shift:g}")
-    text = " and ".join(parts) or "the budget"
-    return text + (f" (at least {config.min_items} items)" if config.min_items > 1 else "")
 
 
 def _write(

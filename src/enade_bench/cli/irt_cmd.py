@@ -28,6 +28,7 @@ from enade_bench.cli import (
     irt_dif_cmd,
     irt_prior_cmd,
     irt_published_cmd,
+    irt_theta_pairs_cmd,
 )
 from enade_bench.cli.irt_patterns import register as register_patterns
 from enade_bench.errors import UserError
@@ -71,7 +72,14 @@ def register(subparsers: Any) -> None:
     register_patterns(sub)
     irt_published_cmd.register(sub)
 
-    for module in (irt_baseline_cmd, irt_cat_cmd, irt_cat_live_cmd, irt_dif_cmd, irt_prior_cmd):
+    for module in (
+        irt_baseline_cmd,
+        irt_cat_cmd,
+        irt_cat_live_cmd,
+        irt_dif_cmd,
+        irt_prior_cmd,
+        irt_theta_pairs_cmd,
+    ):
         module.register(sub)
 
 

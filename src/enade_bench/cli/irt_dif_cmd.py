@@ -2,11 +2,15 @@
 
 ::
 
-    enade-bench irt dif RESULTS_DIR... [--enem-data DIR] [--alpha 0.05] [--debias] [--out DIR]
+    enade-bench irt dif RESULTS_DIR... [--enem-data DIR] [--alpha 0.05] [--unit model|pattern]
+        [--debias] [--out DIR]
 
-All runs (models × shuffles) that answered one ENEM booklet are pooled, each
-(model, shuffle) pattern one respondent, and every scored item is tested
-against the human 3PL (:func:`enade_bench.psychometrics.dif.machine_human_dif`), by
+All runs (models × shuffles) that answered one ENEM booklet are analysed together
+and every scored item is tested against the human 3PL. ``--unit model`` (default):
+each model's shuffles are collapsed to its counts and tested exactly with the model
+as the unit (:mod:`enade_bench.psychometrics.dif_clustered`); ``--unit pattern``:
+each (model, shuffle) pattern one respondent (pooled, liberal with few models).
+The analysis is :func:`enade_bench.psychometrics.dif.machine_human_dif`, run by
 the ENEM DIF step that ``report`` and ``study`` run too
 (:mod:`enade_bench.benchmarks.enem.steps.dif`).
 Prints the flagged items (Benjamini-Hochberg q ≤ alpha), largest |δ| first;
@@ -40,6 +44,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min-n", type=int, default=10, help="test items answered by at least N patterns (default 10)"
     )
+    p.add_argument("--unit", choices=("model", "pattern"), default="model",
+                   help="unit of evidence: model (default; shuffles collapsed per model) or pattern (pooled)")  # fmt: skip
     p.add_argument("--debias", action="store_true", help="letter-prior corrected predictions (PriDe)")
     p.add_argument("--out", type=Path, help="folder for the per-item CSV files")
     p.set_defaults(handler=run_dif)
@@ -56,7 +62,7 @@ def run_dif(args: argparse.Namespace) -> int:
         check_output_dir(args.out, "--out")  # before any work: creatable and writable
     entries = load_results(args.results)
     predictions = ("corrected",) if args.debias else ("raw",)
-    settings = DifSettings(alpha=args.alpha, min_n=args.min_n)
+    settings = DifSettings(alpha=args.alpha, min_n=args.min_n, unit=args.unit)
     analysis, raw = enem_analysis(entries, args.enem_data, predictions=predictions, dif=settings)
     if not raw.exams:
         reasons = "; ".join(raw.skipped) or "no run answered an ENEM exam"
@@ -80,7 +86,8 @@ def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namesp
     flagged = flagged.reindex(flagged["delta"].abs().sort_values(ascending=False, kind="stable").index)
     print(f"{label}: {row['patterns']} patterns ({row['models']} model run(s)), {row['items']} items; "
           f"machines' θ ~ N({row['prior_mean']:.2f}, {row['prior_sd']:.2f}²); "
-          f"{len(flagged)} item(s) flagged at q <= {args.alpha:g}"
+          f"{len(flagged)} item(s) flagged at q <= {args.alpha:g} (unit: {row['unit']}"
+          + (f"; between-shuffle ρ {row['rho']}" if row["rho"] else "") + ")"
           + (" [letter-prior corrected]" if args.debias else ""))  # fmt: skip
     untested = row["items"] - row["tested"]
     if untested:
@@ -89,7 +96,7 @@ def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namesp
         )
     for _, r in flagged.iterrows():
         print(f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
-              f"vs expected {r['expected']:.2f}  G² {r['g2']:.1f}  q {r['q']:.2g}")  # fmt: skip
+              f"vs expected {r['expected']:.2f}  p {r['p']:.2g}  q {r['q']:.2g}")  # fmt: skip
     if args.out is not None:
         name = f"dif_{row['year']}_{row['area']}_{row['booklet']}{'_debiased' if args.debias else ''}.csv"
         table = mine.drop(columns=["predictions", "year", "area", "language", "booklet", "b"])

@@ -15,7 +15,10 @@ reference):
 * :mod:`~enade_bench.psychometrics.cat` (with ``cat_posthoc``, ``cat_summary``):
   adaptive testing, live (:func:`~enade_bench.psychometrics.cat.run_cat`) and
   post-hoc; :mod:`~enade_bench.psychometrics.dif`: machine-human DIF
-  (:func:`~enade_bench.psychometrics.dif.machine_human_dif`);
+  (:func:`~enade_bench.psychometrics.dif.machine_human_dif`; the model as the unit:
+  :mod:`~enade_bench.psychometrics.dif_clustered`; simulations:
+  :mod:`~enade_bench.psychometrics.dif_simulation`);
+  :mod:`~enade_bench.psychometrics.theta_compare`: θ differences between models over shuffles;
   :mod:`~enade_bench.benchmarks.enem.published`: the published ENEM patterns.
   See ``docs/psychometrics_cat_dif.md``.
 * :mod:`~enade_bench.psychometrics.tidy`, :mod:`~enade_bench.psychometrics.shuffles`,

@@ -41,10 +41,18 @@ estimated by marginal maximum likelihood with the items fixed
 (:func:`group_prior`), and flagged items are purged from the matching in a
 second pass (purification).
 
-Multiple testing: Benjamini & Hochberg (1995) q-values over the items tested.
-Caveat: the patterns of one model over shuffles are not independent; the test
-treats every pattern as one respondent, so with few models it is liberal for
-"machines in general" and should be read as "these models".
+Unit of evidence (``DifOptions.unit``). ``"pattern"``: the test above, every
+model × shuffle pattern one respondent. The patterns of one model over shuffles
+are not independent, so with few models this is liberal for "machines in
+general" (with one model and 30 shuffles it flags items by the dozen,
+:mod:`~enade_bench.psychometrics.dif_simulation`). ``"model"`` (the ENEM
+study's and ``irt dif``'s default): each model's shuffles are collapsed to its
+count of correct answers per item and tested exactly against a beta-binomial
+null with the model's own between-shuffle correlation
+(:mod:`~enade_bench.psychometrics.dif_clustered`), so the model is the unit.
+
+Multiple testing: Benjamini & Hochberg (1995) q-values over the items tested
+(:func:`enade_bench.metrics.multiplicity.benjamini_hochberg`).
 
 References
 ----------
@@ -79,19 +87,63 @@ Chapman & Hall.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from enade_bench.metrics.multiplicity import adjust_pvalues
+from enade_bench.psychometrics.dif_clustered import model_unit_tests
 from enade_bench.psychometrics.estimation import MIRT, Quadrature, grid_log_likelihood
-from enade_bench.psychometrics.irt import EPS, FloatArray, ItemParams, as_response_matrix, logistic, prob
+from enade_bench.psychometrics.irt import EPS, FloatArray, ItemParams, as_response_matrix, prob
 
 EASIER = "easier for machines"
 HARDER = "harder for machines"
 _BOUND = 30.0
+
+
+DifUnit = Literal["model", "pattern"]
+
+
+@dataclass(frozen=True)
+class DifOptions:
+    """Settings of :func:`machine_human_dif`.
+
+    Attributes
+    ----------
+    alpha : float
+        False discovery rate for ``flagged`` (Benjamini-Hochberg).
+    min_n : int
+        Items answered by fewer patterns are not tested (p, q = NaN).
+    unit : {"pattern", "model"}
+        The unit of evidence (module docstring): ``"model"`` needs ``models``.
+    estimate_prior : bool
+        Replace the N(0, 1) prior by the machines' own normal distribution,
+        :func:`group_prior` (default; a wrong prior biases the predictive
+        probabilities and inflates the false-positive rate).
+    purify : bool
+        Two-stage purification: items flagged in a first pass are left out
+        of the matching (and of the prior and of ρ) and every item is tested again
+        (Candell & Drasgow 1988; Clauser, Mazor & Hambleton 1993).
+    quadrature : Quadrature
+        Grid (and, without ``estimate_prior``, prior) of the posterior predictive.
+    """
+
+    alpha: float = 0.05
+    min_n: int = 10
+    unit: DifUnit = "pattern"
+    estimate_prior: bool = True
+    purify: bool = True
+    quadrature: Quadrature = field(default=MIRT)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1); got {self.alpha}")
+        if self.unit not in ("model", "pattern"):
+            raise ValueError(f"unit must be 'model' or 'pattern'; got {self.unit!r}")
 
 
 @dataclass(frozen=True)
@@ -105,7 +157,8 @@ class DifResult:
         (observed minus expected share correct), ``delta`` (log-odds shift,
         ±inf when every answer is right/wrong), ``delta_low, delta_high``
         (Wald 95 % interval), ``g2`` (LR statistic), ``p``, ``q``
-        (Benjamini-Hochberg), ``flagged`` (``q <= alpha``) and ``direction``.
+        (Benjamini-Hochberg), ``flagged`` (``q <= alpha``) and ``direction``;
+        with the model unit also ``models`` (models that answered the item).
     alpha : float
         The false discovery rate used for ``flagged``.
     matching : str
@@ -113,6 +166,10 @@ class DifResult:
     prior_mean, prior_sd : float
         The ability distribution used in the matching (estimated for the
         machines by default).
+    unit : {"pattern", "model"}
+        The unit of evidence of the test.
+    rho : dict
+        Model unit: each model's estimated intra-model (between-shuffle) correlation.
     """
 
     table: pd.DataFrame
@@ -120,6 +177,8 @@ class DifResult:
     matching: str
     prior_mean: float
     prior_sd: float
+    unit: DifUnit = "pattern"
+    rho: dict[str, float] = field(default_factory=dict)
 
     def flagged(self) -> pd.DataFrame:
         """The flagged items, largest |δ| first."""
@@ -244,11 +303,8 @@ def machine_human_dif(
     theta: ArrayLike | None,
     items: ItemParams,
     item_ids: Sequence[str] | None = None,
-    alpha: float = 0.05,
-    min_n: int = 10,
-    quadrature: Quadrature = MIRT,
-    estimate_prior: bool = True,
-    purify: bool = True,
+    models: Sequence[str] | None = None,
+    options: DifOptions | None = None,
 ) -> DifResult:
     """Test every item for a machine-human difference at equal ability.
 
@@ -256,7 +312,7 @@ def machine_human_dif(
     ----------
     responses : array_like
         Shape ``(n, J)``: 1, 0 or NaN; rows are machine response patterns
-        (all models and shuffles pooled), columns the items of ``items``.
+        (all models and shuffles), columns the items of ``items``.
     theta : array_like or None
         Shape ``(n,)``: the ability to match on, or ``None`` for the
         leave-item-out posterior predictive (recommended, see module docstring).
@@ -264,44 +320,55 @@ def machine_human_dif(
         The human 3PL parameters.
     item_ids : sequence of str, optional
         Labels for the table (default ``items.item_ids``).
-    alpha : float
-        False discovery rate for ``flagged`` (Benjamini-Hochberg).
-    min_n : int
-        Items answered by fewer patterns are not tested (p, q = NaN).
-    quadrature : Quadrature
-        Grid (and, without ``estimate_prior``, prior) of the posterior predictive.
-    estimate_prior : bool
-        Replace the N(0, 1) prior by the machines' own normal distribution,
-        :func:`group_prior` (default; a wrong prior biases the predictive
-        probabilities and inflates the false-positive rate).
-    purify : bool
-        Two-stage purification: items flagged in a first pass are left out
-        of the matching (and of the prior) and every item is tested again
-        (Candell & Drasgow 1988; Clauser, Mazor & Hambleton 1993).
+    models : sequence of str, optional
+        Shape ``(n,)``: the model of each pattern (needed by ``unit="model"``).
+    options : DifOptions, optional
+        Level, minimum ``n``, unit, prior and purification (:class:`DifOptions`).
 
     Returns
     -------
     DifResult
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha}")
+    opt = options or DifOptions()
     x = as_response_matrix(responses, len(items))
     ids = list(items.item_ids) if item_ids is None else [str(i) for i in item_ids]
     if len(ids) != len(items):
         raise ValueError(f"{len(ids)} item ids for {len(items)} items")
-    quad = quadrature if theta is not None or not estimate_prior else group_prior(x, items, quadrature)
-    table = _dif_table(x, np.clip(expected_human(x, items, theta, quad), EPS, 1.0 - EPS), ids, alpha, min_n)
-    if theta is None and purify and table["flagged"].any():
+    labels = None if models is None else [str(m) for m in models]
+    if opt.unit == "model" and (labels is None or len(labels) != x.shape[0]):
+        raise ValueError(f"unit='model' needs one model label per pattern ({x.shape[0]})")
+    base = opt.quadrature
+    quad = base if theta is not None or not opt.estimate_prior else group_prior(x, items, base)
+    pi = np.clip(expected_human(x, items, theta, quad), EPS, 1.0 - EPS)
+    table, rho = _table(x, pi, ids, labels, opt, None)
+    if theta is None and opt.purify and table["flagged"].any():
         drop = table["flagged"].to_numpy(bool)
-        if estimate_prior:
-            quad = group_prior(np.where(drop[None, :], np.nan, x), items, quadrature)
+        if opt.estimate_prior:
+            quad = group_prior(np.where(drop[None, :], np.nan, x), items, base)
         pi = np.clip(expected_human(x, items, None, quad, exclude=drop), EPS, 1.0 - EPS)
-        table = _dif_table(x, pi, ids, alpha, min_n)
+        table, rho = _table(x, pi, ids, labels, opt, drop)
     matching = "theta" if theta is not None else "posterior predictive (leave item out)"
-    return DifResult(table, alpha, matching, quad.prior_mean, quad.prior_sd)
+    return DifResult(table, opt.alpha, matching, quad.prior_mean, quad.prior_sd, opt.unit, rho)
 
 
-def _dif_table(x: FloatArray, pi: FloatArray, ids: list[str], alpha: float, min_n: int) -> pd.DataFrame:
+def _table(
+    x: FloatArray, pi: FloatArray, ids: list[str], models: list[str] | None, opt: DifOptions,
+    drop: np.ndarray | None,
+) -> tuple[pd.DataFrame, dict[str, float]]:  # fmt: skip
+    """The per-item table of one pass, by the unit of ``opt``."""
+    if opt.unit == "pattern" or models is None:
+        return _dif_table(x, pi, ids, opt.alpha, opt.min_n), {}
+    columns, rho = model_unit_tests(x, pi, models, opt.min_n, drop)
+    table = _dif_table(x, pi, ids, opt.alpha, opt.min_n, tested=False)
+    table[list(columns.columns)] = columns.to_numpy()
+    table["models"] = table["models"].astype(int)
+    return _adjust(table, opt.alpha), rho
+
+
+def _dif_table(
+    x: FloatArray, pi: FloatArray, ids: list[str], alpha: float, min_n: int, tested: bool = True
+) -> pd.DataFrame:
+    """Observed and expected shares per item, and (``tested``) the pattern-unit G² test."""
     rows = []
     for j, item in enumerate(ids):
         ok = ~np.isnan(x[:, j])
@@ -310,78 +377,19 @@ def _dif_table(x: FloatArray, pi: FloatArray, ids: list[str], alpha: float, min_
         row["observed"] = float(y.mean()) if y.size else np.nan
         row["expected"] = float(pj.mean()) if y.size else np.nan
         row["difference"] = row["observed"] - row["expected"]  # type: ignore[operator]
-        if y.size >= max(min_n, 1):
+        if tested and y.size >= max(min_n, 1):
             d, se, g2 = _fit_shift(y, np.log(pj) - np.log1p(-pj))
             row.update(delta=d, delta_low=d - 1.959964 * se, delta_high=d + 1.959964 * se, g2=g2,
                        p=float(stats.chi2.sf(g2, 1)))  # fmt: skip
         else:
             row.update(delta=np.nan, delta_low=np.nan, delta_high=np.nan, g2=np.nan, p=np.nan)
         rows.append(row)
-    table = pd.DataFrame(rows)
-    tested = table["p"].notna().to_numpy()
-    q = np.full(len(table), np.nan)
-    if tested.any():
-        q[tested] = stats.false_discovery_control(table.loc[tested, "p"].to_numpy(float), method="bh")
-    table["q"] = q
+    return _adjust(pd.DataFrame(rows), alpha)
+
+
+def _adjust(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Benjamini-Hochberg q over the tested items, ``flagged`` and ``direction``."""
+    table["q"] = adjust_pvalues(table["p"].to_numpy(float), "bh")
     table["flagged"] = table["q"] <= alpha
     table["direction"] = np.where(table["delta"] > 0, EASIER, np.where(table["delta"] < 0, HARDER, ""))
     return table
-
-
-@dataclass(frozen=True)
-class DifSimulation:
-    """Power and false-positive rate of :func:`machine_human_dif` on simulated machines.
-
-    Attributes
-    ----------
-    power, fpr : float
-        Share of planted / unplanted items with ``p < alpha`` (per test).
-    power_bh, fdr_bh_fp : float
-        Share of planted items flagged at ``q <= alpha``; share of unplanted
-        items flagged at ``q <= alpha``.
-    n_planted, n_null : int
-        Item tests behind each rate (over all replications).
-    """
-
-    power: float
-    fpr: float
-    power_bh: float
-    fdr_bh_fp: float
-    n_planted: int
-    n_null: int
-
-
-def simulate_dif(
-    items: ItemParams,
-    n: int,
-    shift: float,
-    n_planted: int,
-    replications: int,
-    rng: np.random.Generator,
-    theta_mean: float = 0.0,
-    alpha: float = 0.05,
-) -> DifSimulation:
-    """Plant a log-odds shift ±``shift`` on ``n_planted`` random items and test.
-
-    Each replication draws ``n`` machine abilities from :math:`N(\\mu, 1)`,
-    answers from :math:`\\operatorname{logit} P = \\operatorname{logit}
-    P_j(\\theta) + \\delta_j` (δ = ±shift, random sign, on the planted items;
-    0 elsewhere) and runs :func:`machine_human_dif` with its defaults.
-    """
-
-    hits = np.zeros(4)
-    counts = np.zeros(2, dtype=np.int64)
-    for _ in range(replications):
-        planted = np.zeros(len(items), dtype=bool)
-        planted[rng.choice(len(items), n_planted, replace=False)] = True
-        delta = np.where(planted, np.where(rng.random(len(items)) < 0.5, shift, -shift), 0.0)
-        p = np.clip(prob(rng.normal(theta_mean, 1.0, n), items), EPS, 1.0 - EPS)
-        x = (rng.random(p.shape) < logistic(np.log(p) - np.log1p(-p) + delta)).astype(float)
-        table = machine_human_dif(x, None, items, alpha=alpha).table
-        sig = (table["p"] < alpha).to_numpy()
-        flag = table["flagged"].to_numpy(bool)
-        hits += [sig[planted].sum(), sig[~planted].sum(), flag[planted].sum(), flag[~planted].sum()]
-        counts += [planted.sum(), (~planted).sum()]
-    n_pl, n_null = max(int(counts[0]), 1), max(int(counts[1]), 1)
-    return DifSimulation(hits[0] / n_pl, hits[1] / n_null, hits[2] / n_pl, hits[3] / n_null,
-                         int(counts[0]), int(counts[1]))  # fmt: skip

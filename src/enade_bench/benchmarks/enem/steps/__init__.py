@@ -18,6 +18,7 @@ from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, RunCorrection
 from enade_bench.benchmarks.enem.steps.dif import dif_step
 from enade_bench.benchmarks.enem.steps.mink import TOKEN_LOGPROBS_KEY, mink_step
 from enade_bench.benchmarks.enem.steps.prior import correct_entries, prior_correction_step
+from enade_bench.benchmarks.enem.steps.theta_pairs import theta_pairs_step
 from enade_bench.benchmarks.enem.study.config import CatSettings, DifSettings
 from enade_bench.metrics.prior_correction import Scope
 from enade_bench.report.loader import RunEntry
@@ -28,6 +29,7 @@ STEPS: dict[str, Step[EnemAnalysis]] = {
     step.name: step
     for step in (
         Step("mink", "Min-K% against accuracy", mink_step),
+        Step("theta_pairs", "θ differences between models", theta_pairs_step),
         Step("dif", "Machine-human item differences (DIF)", dif_step),
         Step("prior_correction", "Letter-prior correction", prior_correction_step),
         Step("cat", "Adaptive testing (CAT)", cat_step),

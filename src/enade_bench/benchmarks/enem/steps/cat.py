@@ -13,7 +13,7 @@ import pandas as pd
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, exam_columns, model_patterns
-from enade_bench.psychometrics.cat import CatConfig
+from enade_bench.psychometrics.cat import CatConfig, rule_text
 from enade_bench.psychometrics.cat_posthoc import simulate_cat
 from enade_bench.report.section import Section, StepSkipped
 from enade_bench.report.table import Table, fmt
@@ -39,7 +39,7 @@ def cat_rows(predictions: str, exam: ExamAnalysis, config: CatConfig) -> list[di
 def cat_step(analysis: EnemAnalysis, folder: Path) -> Section:
     """Post-hoc adaptive testing on the study's response patterns."""
     s = analysis.cat
-    config = CatConfig(target_se=s.target_se, full_se_margin=s.full_se_margin)
+    config = s.config()
     rows = [r for predictions, exams in analysis.exam_sets() for exam in exams
             for r in cat_rows(predictions, exam, config)]  # fmt: skip
     if not rows:
@@ -60,8 +60,8 @@ def cat_step(analysis: EnemAnalysis, folder: Path) -> Section:
         })  # fmt: skip
     notes = (
         "Post-hoc CAT on each model × shuffle pattern (psychometrics.cat_posthoc.simulate_cat): next item "
-        "by maximum Fisher information at the current EAP θ, stop once SE ≤ max("
-        f"{s.target_se:g}, SE_full + {s.full_se_margin:g}) or the items run out. Medians over patterns; "
+        f"by maximum Fisher information at the current EAP θ, stop once {rule_text(config)} ({s.rule} rule) "
+        "or the items run out. Medians over patterns; "
         f"last column: share of patterns with |θ_CAT − θ_full| ≤ {s.tolerance:g}. Every pattern: cat.csv."
     )
     table = Table("study_cat", "Adaptive testing (post-hoc CAT): items used, final SE, θ_CAT − θ_full",

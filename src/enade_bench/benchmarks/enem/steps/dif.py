@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, exam_columns, model_patterns
-from enade_bench.psychometrics.dif import machine_human_dif
+from enade_bench.psychometrics.dif import DifOptions, machine_human_dif
 from enade_bench.report.section import Section, StepSkipped
 from enade_bench.report.table import Table, fmt, fmt_interval
 
@@ -28,8 +28,10 @@ def dif_frame(analysis: EnemAnalysis) -> tuple[pd.DataFrame, pd.DataFrame]:
             if not keys:
                 continue
             # θ = None: the leave-item-out posterior predictive matching (the module's recommendation).
+            s = analysis.dif
             dif = machine_human_dif(responses, None, exam.items, list(exam.items.item_ids),
-                                    alpha=analysis.dif.alpha, min_n=analysis.dif.min_n)  # fmt: skip
+                                    models=[m for m, _ in keys],
+                                    options=DifOptions(alpha=s.alpha, min_n=s.min_n, unit=s.unit))  # fmt: skip
             head = exam_columns(predictions, exam)
             table = dif.table.assign(b=exam.items.b)
             items.append(pd.DataFrame([{**head, **row} for row in table.to_dict("records")]))
@@ -38,7 +40,8 @@ def dif_frame(analysis: EnemAnalysis) -> tuple[pd.DataFrame, pd.DataFrame]:
                             "items": len(table), "tested": int(tested.sum()),
                             "easier": int((table["flagged"] & (table["delta"] > 0)).sum()),
                             "harder": int((table["flagged"] & (table["delta"] < 0)).sum()),
-                            "prior_mean": dif.prior_mean, "prior_sd": dif.prior_sd})  # fmt: skip
+                            "prior_mean": dif.prior_mean, "prior_sd": dif.prior_sd, "unit": dif.unit,
+                            "rho": "; ".join(f"{m} {r:.2f}" for m, r in dif.rho.items())})  # fmt: skip
     return pd.concat(items, ignore_index=True) if items else pd.DataFrame(), pd.DataFrame(summary)
 
 
@@ -50,7 +53,7 @@ def _delta(delta: float, low: float, high: float) -> str:
 
 
 def dif_step(analysis: EnemAnalysis, folder: Path) -> Section:
-    """Machine-human item differences (DIF) per exam, over all models and shuffles."""
+    """Machine-human item differences (DIF) per exam, over all models and shuffles (the model the unit)."""
     data, summary = dif_frame(analysis)
     if data.empty:
         raise StepSkipped("no exam with model responses")
@@ -72,14 +75,22 @@ def dif_step(analysis: EnemAnalysis, folder: Path) -> Section:
             "q": flagged["q"].map(lambda v: f"{v:.2g}"),
         }).set_index(["predictions", "area", "language", "item_id"])  # fmt: skip
     counts = "; ".join(f"{r.predictions} {r.area} {r.language}: {r.easier} easier, {r.harder} harder of "
-                       f"{r.tested} tested ({r.patterns} patterns, machines' θ ~ N({r.prior_mean:.2f}, "
-                       f"{r.prior_sd:.2f}²))" for r in summary.itertuples())  # fmt: skip
+                       f"{r.tested} tested ({r.models} model(s), {r.patterns} patterns, machines' θ ~ "
+                       f"N({r.prior_mean:.2f}, {r.prior_sd:.2f}²)" + (f"; ρ {r.rho!s}" if r.rho else "") + ")"
+                       for r in summary.itertuples())  # fmt: skip
+    if analysis.dif.unit == "model":
+        unit = ("the model is the unit: each model's shuffles are collapsed to its count of correct answers and "
+                "tested exactly against a beta-binomial null with the model's own between-shuffle correlation ρ "
+                "(psychometrics.dif_clustered); δ: common log-odds shift (> 0 easier for machines)")  # fmt: skip
+    else:
+        unit = ("every model × shuffle pattern one respondent (pooled G², liberal with few models); "
+                "δ: log-odds shift (> 0 easier for machines)")  # fmt: skip
     notes = (
-        "Items much easier / much harder for machines than for humans of the same ability: logistic-"
-        "regression DIF (Swaminathan & Rogers 1990) of every model × shuffle pattern against INEP's 3PL, "
-        "matched on the leave-item-out posterior predictive; δ: log-odds shift (> 0 easier for machines), "
-        f"Wald 95% interval; q: Benjamini-Hochberg, flagged at q ≤ {alpha:g}; items answered by fewer than "
-        f"{analysis.dif.min_n} patterns are not tested. Every item: dif.csv. {counts}."
+        "Items much easier / much harder for machines than for humans of the same ability: DIF against "
+        "INEP's 3PL with the human prediction as offset (Swaminathan & Rogers 1990), matched on the "
+        f"leave-item-out posterior predictive; {unit}, Wald 95% interval; q: Benjamini-Hochberg, flagged at "
+        f"q ≤ {alpha:g}; items answered by fewer than {analysis.dif.min_n} patterns are not tested. "
+        f"Every item: dif.csv. {counts}."
     )
     table = Table("study_dif", "Machine-human item differences (DIF): flagged items", data, display,
                   None, notes)  # fmt: skip

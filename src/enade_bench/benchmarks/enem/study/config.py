@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
+from enade_bench.psychometrics.cat import CatConfig, stop_rule
 
 Area = Literal["CH", "CN", "LC", "MT"]
 StudyLanguage = Literal["pt-br", "en"]
@@ -42,14 +43,30 @@ class DifSettings(StrictModel):
 
     alpha: float = Field(default=0.05, gt=0, lt=1, description="false discovery rate (Benjamini-Hochberg)")
     min_n: int = Field(default=10, ge=1, description="test items answered by at least this many patterns")
+    unit: Literal["model", "pattern"] = Field(
+        default="model",
+        description="unit of evidence: model (shuffles collapsed per model, exact beta-binomial test) "
+        "or pattern (every model × shuffle pattern a respondent, pooled G²)",
+    )
 
 
 class CatSettings(StrictModel):
-    """Post-hoc adaptive testing of the study report (``psychometrics.cat_posthoc.simulate_cat``)."""
+    """Post-hoc adaptive testing of the study report (``psychometrics.cat_posthoc.simulate_cat``).
 
-    target_se: float = Field(default=0.35, gt=0, description="stop at SE <= max(target_se, SE_full + margin)")
-    full_se_margin: float = Field(default=0.05, ge=0, description="margin over the full-test SE")
+    ``rule`` names a stopping rule of ``psychometrics.cat.STOP_RULES``: ``quadrature`` (default,
+    SE ≤ sqrt(SE_full² + 0.1²) after at least 15 items) or ``additive`` (SE ≤ max(0.35,
+    SE_full + 0.05)); ``target_se``, ``full_se_margin`` and ``min_items`` override its values.
+    """
+
+    rule: Literal["quadrature", "additive"] = Field(default="quadrature", description="stopping rule")
+    target_se: float | None = Field(default=None, ge=0, description="SE floor (default: the rule's)")
+    full_se_margin: float | None = Field(default=None, ge=0, description="margin over the full-test SE")
+    min_items: int | None = Field(default=None, ge=0, description="never stop before this many items")
     tolerance: float = Field(default=0.15, gt=0, description="|θ_CAT - θ_full| counted as close")
+
+    def config(self) -> CatConfig:
+        """The :class:`~enade_bench.psychometrics.cat.CatConfig` these settings describe."""
+        return stop_rule(self.rule, self.target_se, self.full_se_margin, self.min_items)
 
 
 class StudyConfig(StrictModel):

@@ -1,0 +1,117 @@
+"""θ differences between models on each ENEM exam, over the shuffles, with SEs and adjusted p-values.
+
+The analysis is :func:`enade_bench.psychometrics.theta_compare.theta_pairs`; this step
+builds each model's per-shuffle θ (the EAP of every model × shuffle pattern, the θ of
+the verdict) per exam and prediction set and writes ``theta_pairs.csv``.
+``enade-bench irt theta-pairs``, ``report`` and ``study`` call :func:`theta_pairs_frame`
+/ :func:`theta_pairs_step`; :func:`published_theta_pairs` does the same for the
+published runs of the shared data.
+
+Pairing (``"auto"``): by shuffle index when every model of the exam has the same
+shuffle indices — the runs of one study share the seed, and this project's option
+order of shuffle *k* depends on the seed, the question and *k*, not on the model —
+otherwise independent samples (Welch). Holm (or BH) over the pairs of one exam.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from enade_bench.benchmarks.enem.analysis import RANDOM
+from enade_bench.benchmarks.enem.published import PUBLISHED_FILE
+from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, exam_columns
+from enade_bench.psychometrics.theta_compare import Pairing, ThetaSample, pairs_frame, theta_pairs
+from enade_bench.report.section import Section, StepSkipped
+from enade_bench.report.table import Table, fmt_interval
+
+PairingChoice = Literal["auto", "shuffle", "independent"]
+
+
+def _pairing(samples: list[ThetaSample], choice: PairingChoice) -> Pairing:
+    if choice != "auto":
+        return choice
+    sets = {tuple(sorted(s.shuffle.tolist())) for s in samples}
+    return "shuffle" if len(sets) == 1 else "independent"
+
+
+def theta_pairs_frame(
+    analysis: EnemAnalysis, pairing: PairingChoice = "auto", adjust: str = "holm"
+) -> pd.DataFrame:
+    """One row per pair of models per exam and prediction set (empty with fewer than two models)."""
+    frames = []
+    for predictions, exams in analysis.exam_sets():
+        for exam in exams:
+            scored = exam.per_shuffle[exam.per_shuffle["respondent"] != RANDOM]
+            samples = [ThetaSample.of(str(model), part["theta"], shuffle=part["shuffle"].to_numpy())
+                       for model, part in scored.groupby("respondent", sort=True)]  # fmt: skip
+            samples = [s for s in samples if s.theta.size >= 2]
+            if len(samples) < 2:
+                continue
+            pairs = pairs_frame(theta_pairs(samples, _pairing(samples, pairing), adjust))
+            head = exam_columns(predictions, exam)
+            frames.append(pd.concat([pd.DataFrame([{**head, "adjust": adjust}] * len(pairs)), pairs], axis=1))
+    if not frames:
+        return pd.DataFrame()
+    data = pd.concat(frames, ignore_index=True)
+    first = ["predictions", "year", "area", "language", "booklet", "model_a", "model_b"]
+    return data[first + [c for c in data.columns if c not in first]]
+
+
+def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm") -> pd.DataFrame:
+    """θ pairs of the published runs per area and language, the years as strata.
+
+    Each model answered the same booklet of each year, area and language 30 times
+    (sampled at temperature 0.6, original option order: independent runs, Welch); a
+    model's θ per area and language is the mean over the years of its mean over runs,
+    so the difference is the mean of the per-year differences (each year its own
+    booklet, a stratum). Holm (or BH) over the 10 pairs of each area and language.
+    """
+    ref = pd.read_parquet(Path(enem_dir) / PUBLISHED_FILE)
+    ref = ref.assign(
+        model=(ref["MODEL_NAME"].astype(str) + " " + ref["MODEL_SIZE"].fillna("").astype(str)).str.strip()
+    )
+    frames = []
+    for (area, language), part in ref.groupby(["EXAM_SUBJECT", "LANGUAGE"], sort=True):
+        samples = [ThetaSample.of(str(model), rows["IRT_SCORE"], stratum=rows["EXAM_YEAR"].to_numpy())
+                   for model, rows in part.groupby("model", sort=True)]  # fmt: skip
+        pairs = pairs_frame(theta_pairs(samples, "independent", adjust))
+        years = ",".join(str(y) for y in sorted(part["EXAM_YEAR"].unique()))
+        frames.append(pairs.assign(area=str(area), language=str(language), years=years, adjust=adjust))
+    data = pd.concat(frames, ignore_index=True)
+    first = ["area", "language", "years", "model_a", "model_b"]
+    return data[first + [c for c in data.columns if c not in first]]
+
+
+def display_pairs(data: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The pairs table as shown: Δθ [95 % CI], SE, p, adjusted p."""
+    return pd.DataFrame({
+        **{k: data[k] for k in keys},
+        "pair": data["model_a"] + " − " + data["model_b"],
+        "θ_A": data["mean_a"].map(lambda v: f"{v:.2f}"), "θ_B": data["mean_b"].map(lambda v: f"{v:.2f}"),
+        "Δθ [95% CI]": [fmt_interval(d, lo, hi, 2) for d, lo, hi
+                        in zip(data["diff"], data["ci_low"], data["ci_high"], strict=True)],
+        "SE": data["se"].map(lambda v: f"{v:.3f}"),
+        "p": data["p_value"].map(lambda v: f"{v:.2g}"),
+        "p adj.": data["p_adjusted"].map(lambda v: f"{v:.2g}"),
+    }).set_index([*keys, "pair"])  # fmt: skip
+
+
+def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
+    """θ differences between every two models of each exam, over their shuffles."""
+    data = theta_pairs_frame(analysis)
+    if data.empty:
+        raise StepSkipped("fewer than two models with at least two shuffles on an exam")
+    keys = ["predictions", "area", "language"]
+    notes = (
+        "Mean θ (EAP over each model's shuffle patterns) of model A minus model B on the same booklet; the "
+        "shuffles are repeated measures: paired by shuffle index when both models ran the same shuffles (one "
+        "seed: the same option orders), else Welch with each model's between-shuffle variance "
+        "(psychometrics.theta_compare). 95% t interval; p adj.: Holm over the pairs of one exam. "
+        "Every pair: theta_pairs.csv."
+    )
+    table = Table("study_theta_pairs", "θ differences between models (over shuffles)", data,
+                  display_pairs(data, keys), None, notes)  # fmt: skip
+    return Section([table], files={"theta_pairs.csv": data})
