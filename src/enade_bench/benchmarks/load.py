@@ -15,9 +15,12 @@ from enade_bench.runner.run import load_backend
 
 
 def load_experiment(
-    config_path: Path, options: RunOptions, registry: Registry = DEFAULT
+    config_path: Path, options: RunOptions, registry: Registry = DEFAULT, list_invalid: bool = False
 ) -> tuple[Benchmark, Experiment]:
     """Read a config and prepare its experiment with its benchmark; no model is loaded.
+
+    ``list_invalid`` (``validate``): rows that fail validation are collected in
+    ``exp.dataset.invalid`` instead of stopping at the first.
 
     Everything a run checks is checked here: the config, the output folder, the data,
     the prompts and every strategy's prompts, and the model config as far as it can be
@@ -25,6 +28,8 @@ def load_experiment(
     when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
+    if list_invalid:  # every broken row listed (as the run would report the first), none fatal here
+        cfg = cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"skip_invalid": True})})
     check_output_dir(
         options.output_dir or Path(cfg.output.dir),
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",

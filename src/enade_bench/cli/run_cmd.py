@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--output-dir", type=Path, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check everything and print what the run would do, without inference "
+                             "(as enade-bench validate)")  # fmt: skip
     add_include_path(parser)
     batch = parser.add_mutually_exclusive_group()
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
@@ -60,6 +63,10 @@ def handle(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     options = run_options(args)
+    if args.dry_run:
+        from enade_bench.cli.validate_cmd import validate  # noqa: PLC0415 (only for --dry-run)
+
+        return validate(args.config, options, Registry(args.include_path))
     benchmark, exp = load_experiment(args.config, options, Registry(args.include_path))
     outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)

@@ -1,0 +1,88 @@
+"""``enade-bench validate CONFIG`` (and ``run --dry-run``): check everything, run nothing.
+
+Prints the rows loaded, removed and rejected (with reasons), the model calls and prompt
+tokens per strategy against the model's context, and one rendered prompt per strategy
+(:mod:`enade_bench.runner.dry_run`).  Exit status 2 when anything would fail or be
+misread.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from enade_bench.benchmarks.load import load_experiment
+from enade_bench.benchmarks.registry import Registry
+from enade_bench.cli.run_cmd import add_include_path
+from enade_bench.config import load_config
+from enade_bench.errors import UserError
+from enade_bench.runner.dry_run import DryRun, dry_run
+from enade_bench.runner.plan import RunOptions
+
+#: Characters of each strategy's example prompt that are printed (``--full-prompts``: all).
+PROMPT_CHARS = 1200
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("validate", help="check a config, its data, prompts and model without inference")
+    parser.add_argument("config", type=Path, help="experiment YAML file")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
+    which.add_argument("--all-strategies", action="store_true", help="S1–S6")
+    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
+    add_include_path(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
+    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=args.limit,
+                         progress=False)  # fmt: skip
+    return validate(args.config, options, Registry(args.include_path), args.full_prompts)
+
+
+def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
+    """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
+    _, exp = load_experiment(config, options, registry, list_invalid=True)
+    report = replace(dry_run(exp), skip_invalid=load_config(config).dataset.skip_invalid)
+    print_dry_run(config, report, full_prompts)
+    problems = report.problems
+    if problems:
+        for problem in problems:
+            print(f"problem: {problem}")
+        raise UserError(f"{config}: {len(problems)} problem(s) found (listed above); nothing was run")
+    calls = sum(s.calls for s in report.strategies)
+    print(f"ok: {config} is ready; a run would make {calls} model call(s)")
+    return 0
+
+
+def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
+    """The dry run as text."""
+    counts = report.counts
+    removed = ", ".join(f"{v} {k.removeprefix('removed_')}" for k, v in counts.items()
+                        if k.startswith("removed_") and v)  # fmt: skip
+    print(f"data: {counts.get('loaded', 0)} row(s) read, {counts.get('kept', 0)} question(s) kept"
+          + (f"; removed: {removed}" if removed else ""))  # fmt: skip
+    rejected = "rejected" if not report.skip_invalid else "skipped (dataset.skip_invalid)"
+    print(f"rows that fail validation: {len(report.invalid_rows)} {rejected}")
+    for row in report.invalid_rows:
+        print(f"  {row}")
+    context = "unknown" if report.context_length is None else (
+        f"{report.context_length} tokens ({report.context_source})")  # fmt: skip
+    print(f"model context: {context}; max_new_tokens {report.max_new_tokens}")
+    print("strategy  items  calls  prompt tokens min/median/max  input tokens  output tokens (at most)")
+    for s in report.strategies:
+        mark = " (estimated: 4 characters per token)" if s.estimated else ""
+        print(f"{s.label:8}  {s.items:5}  {s.calls:5}  {s.tokens_min:>6}/{s.tokens_median:>6.0f}/{s.tokens_max:<6}"
+              f"       {s.input_tokens:12}  {s.output_tokens_max:>10}{mark}")  # fmt: skip
+    for note in report.notes:
+        print(f"note: {note}")
+    for s in report.strategies:
+        text = s.example_prompt if full_prompts or len(s.example_prompt) <= PROMPT_CHARS else (
+            s.example_prompt[:PROMPT_CHARS] + f"\n[… {len(s.example_prompt) - PROMPT_CHARS} more characters; "
+            "--full-prompts prints all]")  # fmt: skip
+        print(f"--- {s.label}: the prompt of question {s.example_id}, as the model reads it ---")
+        print(text)

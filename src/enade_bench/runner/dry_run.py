@@ -1,0 +1,124 @@
+"""What a run would do, without inference: ``enade-bench validate`` and ``run --dry-run``.
+
+Everything a run checks is checked (the config, the output folder, the data, every
+strategy's prompts and worked examples, the model config as far as it goes without
+weights).  Then, per strategy: the model calls it would make, one rendered prompt, and
+the prompts' token counts against the model's context minus ``max_new_tokens`` (the
+model's own tokenizer, no weights; :func:`~enade_bench.backends.factory.inspect_model`).
+For an API model the input tokens are those of its ``api.tokenizer`` when set, else an
+estimate of 4 characters per token, marked as such; output tokens are at most
+``max_new_tokens`` (``cot_max_new_tokens`` for chain of thought) per call.
+
+Problems (rows that fail validation and are not skipped, prompts longer than the
+context) are listed, and the command exits with status 2.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from enade_bench.backends.factory import inspect_model
+from enade_bench.backends.model_info import ModelInfo
+from enade_bench.runner.plan import Experiment, StrategyPlan
+
+__all__ = ["DryRun", "StrategyDryRun", "dry_run"]
+
+#: Characters per token when no tokenizer is known (API models without ``api.tokenizer``).
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class StrategyDryRun:
+    """One strategy's planned work."""
+
+    label: str
+    items: int
+    calls: int
+    example_id: str
+    example_prompt: str
+    tokens_min: int
+    tokens_median: float
+    tokens_max: int
+    input_tokens: int
+    output_tokens_max: int
+    estimated: bool
+    too_long: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """Everything ``validate`` prints."""
+
+    counts: dict[str, int]
+    invalid_rows: list[str]
+    skip_invalid: bool
+    context_length: int | None
+    context_source: str | None
+    max_new_tokens: int
+    strategies: list[StrategyDryRun]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """What would make the run fail or misread: each one line."""
+        out = [] if self.skip_invalid else [f"invalid row: {row}" for row in self.invalid_rows]
+        for s in self.strategies:
+            out += [f"{s.label}: {item}" for item in s.too_long]
+        return out
+
+
+def _count(info: ModelInfo | None, text: str) -> tuple[int, bool]:
+    if info is not None and info.counter is not None:
+        return info.counter.count_text(text), False
+    return max(1, round(len(text) / CHARS_PER_TOKEN)), True
+
+
+def _strategy(exp: Experiment, plan: StrategyPlan, info: ModelInfo | None) -> StrategyDryRun:
+    ev = exp.config.evaluation
+    out_tokens = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else ev.max_new_tokens
+    generation = plan.strategy.method == "generation"
+    samples = ev.n_samples if generation else 1
+    rendered = [
+        info.counter.render(p) if info is not None and info.counter is not None else p.plain_text()
+        for p in plan.prompts
+    ]
+    counted = [_count(info, text) for text in rendered]
+    tokens = [n for n, _ in counted]
+    limit = None if info is None or info.context_length is None else info.context_length
+    room = None if limit is None else limit - (out_tokens if generation else 0)
+    too_long = [
+        f"question {item.question.id} (shuffle {item.shuffle}): prompt of {n} tokens, but the context is "
+        f"{limit} tokens" + (f" minus max_new_tokens {out_tokens}" if generation else "")
+        for item, n in zip(plan.items, tokens, strict=True)
+        if room is not None and n > room
+    ]
+    calls = len(plan.items) * samples
+    return StrategyDryRun(
+        label=plan.label, items=len(plan.items), calls=calls,
+        example_id=plan.items[0].question.id if plan.items else "", example_prompt=rendered[0] if rendered else "",
+        tokens_min=min(tokens, default=0), tokens_median=statistics.median(tokens) if tokens else 0.0,
+        tokens_max=max(tokens, default=0), input_tokens=sum(tokens) * samples,
+        output_tokens_max=calls * out_tokens if generation else calls, estimated=any(e for _, e in counted),
+        too_long=too_long,
+    )  # fmt: skip
+
+
+def dry_run(exp: Experiment) -> DryRun:
+    """The dry run of a prepared (planned) experiment; no model weights are read."""
+    info = inspect_model(exp.config.model)
+    notes = []
+    if info is None:
+        notes.append(f"model.type '{exp.config.model.type}' offers no inspection: token counts are estimates")
+    elif info.context_length is None:
+        notes.append("the model's context length is unknown: prompt lengths are not checked against it")
+    return DryRun(
+        counts=dict(exp.dataset.counts),
+        invalid_rows=list(exp.dataset.invalid),
+        skip_invalid=exp.config.dataset.skip_invalid,
+        context_length=None if info is None else info.context_length,
+        context_source=None if info is None else info.context_source,
+        max_new_tokens=exp.config.evaluation.max_new_tokens,
+        strategies=[_strategy(exp, plan, info) for plan in exp.plans],
+        notes=notes,
+    )
