@@ -14,7 +14,7 @@ from pathlib import Path
 from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
 from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.run_cmd import add_include_path
+from enade_bench.cli.options import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
 from enade_bench.report.loader import RunEntry, load_results

@@ -9,6 +9,7 @@ from pathlib import Path
 from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
+from enade_bench.cli.options import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
@@ -33,12 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     batch.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
-
-
-def add_include_path(parser: argparse.ArgumentParser) -> None:
-    """``--include-path DIR``: benchmark plug-in folders outside the package (repeatable)."""
-    parser.add_argument("--include-path", type=Path, action="append", default=[], metavar="DIR",
-                        help="a benchmark folder, or a folder of benchmark folders (repeatable)")  # fmt: skip
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.run_cmd import add_include_path
+from enade_bench.cli.options import add_include_path
 from enade_bench.config import load_config
 from enade_bench.errors import UserError
 from enade_bench.runner.dry_run import DryRun, dry_run
