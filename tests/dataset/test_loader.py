@@ -85,7 +85,12 @@ def test_column_mapping_and_constants(tmp_path: Path) -> None:
         (HEADER + "q1,2019,Med,FG,,a,b,c,d,e,A,false,false\n", "line 2, column 'stem': empty stem"),
         (
             HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,false,false\nq1,2019,Med,FG,T,a,b,c,d,e,A,false,false\n",
-            "line 3, column 'id': duplicate id 'q1'",
+            "line 3, column 'id': duplicate id 'q1' (first seen at ",
+        ),
+        (
+            HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,false,false\nq1,2020,Med,FG,T,a,b,c,d,e,A,false,false\n",
+            "line 2); if ids repeat by design (numbered per edition or booklet), build unique ones with "
+            "dataset.id_template, e.g. '{year}:{id}'",
         ),
         (
             HEADER + "q1,2019,Med,FG,T,a,b,c,d,e,A,talvez,false\n",

@@ -297,7 +297,15 @@ def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMap
         id_column = mapper.mapping.get("id", "id")
         where, id_part = f"column '{id_column}'", f"{{{id_column}}}"
     message = f"{row.source}: line {row.line}, {where}: duplicate id '{qid}' (first seen at {first[0]}: line {first[1]})"
-    if first[0] != row.source:
+    if first[0] == row.source and not mapper.id_template:
+        used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
+        other = next((c for c in row.values if c not in used), None)
+        if other is not None:
+            message += (
+                "; if ids repeat by design (numbered per edition or booklet), build unique ones with "
+                f"dataset.id_template, e.g. '{{{other}}}:{id_part}'"
+            )
+    elif first[0] != row.source:
         if "{file_stem}" in id_part:
             message += "; two data files have the same name: rename one"
         else:
