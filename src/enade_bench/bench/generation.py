@@ -46,11 +46,11 @@ def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[dict[s
     docs = []
     for item in executor.plan.items:
         ctx = engine.backend.render(executor.prompt_for(item))
-        ids = list(engine.backend.encode(ctx)) if engine.engine == "hf" else []
+        ids = list(engine.backend.encode(ctx))
         q = item.question
         docs.append({"qid": q.id, "ctx": ctx, "answer": q.answer, "options": list(item.options),
                      "letters": "ABCDEFGHIJ"[: q.n_options], "prompt_tokens": len(ids),
-                     "prompt_digest": token_digest(ids) if ids else None})  # fmt: skip
+                     "prompt_digest": token_digest(ids)})  # fmt: skip
     return docs
 
 
@@ -75,10 +75,7 @@ def ours_gen_run(
 
 def stop_strings(engine: Any) -> list[str]:
     """Our stop rule as strings: the end-of-sequence text (the runner stops on that token only)."""
-    tokenizer = getattr(engine.backend, "tokenizer", None)
-    if tokenizer is None:  # vLLM backend
-        tokenizer = engine.backend.llm.get_tokenizer()
-    return [str(tokenizer.eos_token)]
+    return [str(engine.backend.tokenizer.eos_token)]  # the HF and the vLLM backend alike
 
 
 # -- typed results ----------------------------------------------------------------------
