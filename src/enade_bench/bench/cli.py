@@ -9,7 +9,11 @@ from pathlib import Path
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
 from enade_bench.bench.engines import SCORING_METHODS
+from enade_bench.bench.generation import GENERATION_STRATEGIES, parse_strategies
 from enade_bench.bench.report import table
+
+#: What ``--methods`` accepts: the scoring methods and the generation arm.
+METHODS = (*SCORING_METHODS, "generation")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gen-batch", type=int, default=d.gen_batch)
     parser.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
     parser.add_argument("--methods", default=",".join(d.methods),
-                        help=f"scoring methods against lm-eval, comma-separated ({', '.join(SCORING_METHODS)})")  # fmt: skip
+                        help=f"methods against lm-eval, comma-separated ({', '.join(METHODS)}; "
+                        "generation: our generation against lm-eval's generate_until)")  # fmt: skip
+    parser.add_argument("--gen-strategies", default=",".join(d.gen_strategies),
+                        help="--methods generation: strategies, comma-separated "
+                        f"({', '.join(GENERATION_STRATEGIES)})")  # fmt: skip
     parser.add_argument("--competing-load", type=int, default=d.competing_load, metavar="N",
                         help="N busy processes during the scoring phase (docs/performance.md)")  # fmt: skip
     parser.add_argument(
@@ -60,9 +68,10 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
     if args.competing_load < 0:
         raise ValueError(f"--competing-load: expected 0 or more processes, got {args.competing_load}")
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
-    unknown = [m for m in methods if m not in SCORING_METHODS]
+    unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        raise ValueError(f"--methods: expected some of {', '.join(SCORING_METHODS)}, got {args.methods!r}")
+        raise ValueError(f"--methods: expected some of {', '.join(METHODS)}, got {args.methods!r}")
+    gen_strategies = tuple(parse_strategies(getattr(args, "gen_strategies", "S1,S3")))
     lmeval = not args.no_lmeval
     if lmeval:
         try:
@@ -87,6 +96,7 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
         gen_batch=args.gen_batch,
         max_new_tokens=args.max_new_tokens,
         methods=methods,
+        gen_strategies=gen_strategies,
         competing_load=args.competing_load,
         prefix_cache=not args.no_prefix_cache,
         tree=not args.no_tree,

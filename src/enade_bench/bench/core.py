@@ -8,7 +8,9 @@ so an interrupted run still leaves the largest subset that completed):
    shared machine hits both (under ``--competing-load``, a fixed load runs meanwhile);
 2. ``first_token`` with ``n_shuffles`` orders per question, shared (one chunk per
    question) against ``n_shuffles`` independent runs, interleaved by groups;
-3. generation (S1 prompts) at batch 1 and batch 8, interleaved.
+3. generation (S1 prompts) at batch 1 and batch 8, interleaved;
+4. with ``generation`` among the methods: the generation arm against lm-eval's
+   ``generate_until`` (:mod:`enade_bench.bench.generation`), S1 and S3 prompts, in blocks.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench.bench.engines import SCORING_METHODS, worker_main
+from enade_bench.bench.generation import run_generation_arm
 from enade_bench.bench.load import CompetingLoad
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
@@ -52,8 +55,11 @@ class BenchOptions:
     gen_questions: int = 8
     gen_batch: int = 8
     max_new_tokens: int = 10
-    #: Scoring methods measured against lm-eval (keys of ``SCORING_METHODS``).
+    #: Methods measured against lm-eval: keys of ``SCORING_METHODS`` and ``generation``
+    #: (the generation arm, :mod:`enade_bench.bench.generation`).
     methods: tuple[str, ...] = tuple(SCORING_METHODS)
+    #: The generation arm's strategies (S1 zero-shot, S2 one-shot, S3 few-shot).
+    gen_strategies: tuple[str, ...] = ("S1", "S3")
     #: Busy processes running during the scoring phase (:mod:`enade_bench.bench.load`).
     competing_load: int = 0
     #: Our HF backend's run-wide prefix cache and tree scoring (off: today's batched path).
@@ -156,6 +162,12 @@ def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
             write_json(opts.out, report)
         _shuffles(ours, indices[: opts.shuffle_questions], opts, report, log)
         _generation(ours, indices[: opts.gen_questions], opts, report, log)
+        if "generation" in opts.methods:
+            report["generation_vs_lm_eval"] = run_generation_arm(
+                ours, lm, indices, list(opts.gen_strategies), opts, log
+            )
+            summarise(report)
+            write_json(opts.out, report)
         report["status"] = "complete"
     finally:
         report["memory"] = {"ours": ours.call("peak")}
@@ -231,7 +243,10 @@ def _generation(
 def _scoring(
     ours: Worker, lm: Worker | None, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
 ) -> None:
-    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in opts.methods}
+    methods = [m for m in opts.methods if m in SCORING_METHODS]
+    if not methods:
+        return
+    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in methods}
     per_question: dict[str, Any] = {m: {} for m in scoring}
     report["scoring"] = scoring
     report["per_question"] = per_question
@@ -241,7 +256,7 @@ def _scoring(
     for b, block in enumerate(_groups(indices, opts.block)):
         docs = ours.call("docs", indices=block)
         block_times: dict[str, Any] = {"block": b, "questions": len(block)}
-        for method in opts.methods:
+        for method in methods:
             order = ["ours", "lm_eval"] if b % 2 == 0 else ["lm_eval", "ours"]
             for engine in order:
                 if engine == "lm_eval" and lm is None:

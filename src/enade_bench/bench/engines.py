@@ -21,6 +21,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
+from enade_bench.bench.lmeval_generate import evaluate_generation
 from enade_bench.bench.lmeval_tasks import evaluate_task, make_lm, make_vllm_lm
 from enade_bench.bench.measure import (
     TokenCounter,
@@ -140,10 +142,15 @@ class OursEngine:
         """The runner's executor on a plan of the questions at ``indices`` (prompts built once)."""
         base, shot = SCORING_METHODS.get(method, (method, "zero"))
         strategy = Strategy("bench", base, shot, n_shuffles > 1, n_shuffles)  # type: ignore[arg-type]
-        evaluation = evaluation or self.evaluation
+        return self.executor_for(strategy, indices, evaluation or self.evaluation)
+
+    def executor_for(
+        self, strategy: Strategy, indices: list[int], evaluation: EvaluationConfig
+    ) -> ChunkExecutor:
+        """The runner's executor for ``strategy`` on the questions at ``indices``."""
         questions = [self.dataset.questions[i] for i in indices]
         plan = make_plan(questions, strategy, evaluation.seed, evaluation.batch_size,
-                         template_prompt_fn(strategy, self.prompts), RunPaths.of(Path("."), "bench", method))  # fmt: skip
+                         template_prompt_fn(strategy, self.prompts), RunPaths.of(Path("."), "bench", strategy.method))  # fmt: skip
         return ChunkExecutor(self.backend, plan, evaluation, extract_answer)
 
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
@@ -246,6 +253,26 @@ class OursEngine:
         result["predictions"] = {r.id: r.prediction for r in records}
         return result
 
+    # -- generation arm (bench/generation.py) ----------------------------------------------
+    def gen_docs(self, strategy: str, indices: list[int]) -> list[dict[str, Any]]:
+        """The prompts our runner sends for a generation strategy (S1, S2, S3), as lm-eval documents."""
+        return ours_gen_docs(self, strategy, indices)
+
+    def gen_run(
+        self, strategy: str, indices: list[int], max_new_tokens: int, batch_size: int
+    ) -> dict[str, Any]:
+        """A generation strategy through our runner's executor, greedy."""
+        return ours_gen_run(self, strategy, indices, max_new_tokens, batch_size)
+
+    def stop_strings(self) -> list[str]:
+        return stop_strings(self)
+
+    def reset_prefix_store(self) -> None:
+        """Empty the run-wide prefix cache (HF), so a phase pays for its prefixes once."""
+        store = getattr(self.backend, "prefix_store", None)
+        if store is not None:
+            store.clear()
+
     def peak(self) -> dict[str, float]:
         return _peak(self.engine)
 
@@ -304,6 +331,16 @@ class LmEvalEngine:
         result["model_seconds"] = self.lm.model_seconds
         result["lm_eval_metrics"] = metrics
         result.update(self.lm.predictions(method, docs))
+        return result
+
+    def gen_run(self, docs: list[dict[str, Any]], max_new_tokens: int, until: list[str]) -> dict[str, Any]:
+        """lm-eval's ``generate_until`` on our prompts (:mod:`.lmeval_generate`)."""
+        self.lm.reset_capture()
+        with measured(self.counter, tree=self.engine == "vllm") as phase:
+            out = evaluate_generation(self.lm, docs, max_new_tokens, until)
+        result = phase.as_dict()
+        result["model_seconds"] = self.lm.model_seconds
+        result.update(out)
         return result
 
     def peak(self) -> dict[str, float]:

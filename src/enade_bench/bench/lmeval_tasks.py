@@ -56,14 +56,24 @@ TASK_CONFIGS: dict[str, dict[str, Any]] = {
 
 
 class _Recording:
-    """Mixed into an lm-eval model: keeps each request's answer and the time in ``loglikelihood``."""
+    """Mixed into an lm-eval model: keeps each request's answer and the time in the model
+    (``loglikelihood``; ``generate_until`` for the generation arm)."""
 
     model_seconds: float
     captured: list[tuple[Any, tuple[float, bool]]]
+    generated: list[tuple[Any, str]]
 
     def reset_capture(self) -> None:
         self.model_seconds = 0.0
         self.captured = []
+        self.generated = []
+
+    def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+        start = time.perf_counter()
+        out = super().generate_until(requests, disable_tqdm=True)  # type: ignore[misc]
+        self.model_seconds += time.perf_counter() - start
+        self.generated += list(zip(requests, out, strict=True))
+        return list(out)
 
     def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
         start = time.perf_counter()
