@@ -12,6 +12,7 @@ from enade_bench.benchmarks.registry import Registry
 from enade_bench.errors import UserError
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.retry import EXIT_ERRORS, errors_note
 from enade_bench.runner.run import load_backend
 
 
@@ -64,7 +65,11 @@ def _run(args: argparse.Namespace) -> int:
     outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)
     _print_skipped(exp.dataset.invalid)
-    return 0
+    note = errors_note(r for result in outcome.results for r in result.records)
+    if note is None:
+        return 0
+    print(f"warning: {note}", file=sys.stderr)
+    return EXIT_ERRORS
 
 
 def _print_skipped(rows: list[str], shown: int = 10) -> None:

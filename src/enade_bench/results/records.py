@@ -65,6 +65,11 @@ class QuestionRecord(BaseModel):
     samples: list[Sample] | None = None
     agreement: float | None = None
     error: str | None = None
+    #: Which try this record is (absent: the first). A record that ended in an error is asked
+    #: again by a resumed run, up to :data:`enade_bench.runner.retry.MAX_ATTEMPTS` tries.
+    attempt: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The errors of the earlier tries, oldest first (absent: there were none).
+    error_history: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
     question_hash: str
     prompt_hash: str
     prompt: str

@@ -22,6 +22,7 @@ from enade_bench.results.summary import LiveTiming
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
+from enade_bench.runner.retry import as_retry, split_logged
 from enade_bench.runner.work import with_current_fields
 from enade_bench.runner.write import fingerprint, write_results
 
@@ -37,25 +38,32 @@ def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
     return exp.with_backend(backend)
 
 
+Logged = dict[tuple[str, int], QuestionRecord]
+
+
 def _resume(
     exp: Experiment, plan: StrategyPlan, options: RunOptions
-) -> tuple[IntermediateLog, dict[tuple[str, int], QuestionRecord]]:
-    """The strategy's log and the records it already holds (none with ``--no-resume``)."""
+) -> tuple[IntermediateLog, Logged, Logged]:
+    """The strategy's log, the records it holds that are done, and the errors to ask again.
+
+    None with ``--no-resume``; errors with tries left are asked again
+    (:mod:`enade_bench.runner.retry`).
+    """
     log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
     if not exp.config.output.save_intermediate:
-        return log, {}
+        return log, {}, {}
     if not options.resume:
         log.start_fresh()
-        return log, {}
-    done = with_current_fields(log.load(), exp.questions)
+        return log, {}, {}
+    done, again = split_logged(with_current_fields(log.load(), exp.questions))
     log.ensure_header()
-    return log, done
+    return log, done, again
 
 
 def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> RunOutcome:
     """Run (or resume) one planned strategy live and write its files."""
     cfg = exp.config
-    log, done = _resume(exp, plan, options)
+    log, done, again = _resume(exp, plan, options)
     executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
     items = plan.items
     todo = sum(1 for item in items if item.key not in done)
@@ -64,7 +72,7 @@ def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> Ru
               disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
 
         def keep(records: Sequence[QuestionRecord]) -> None:
-            new = [r for r in records if r.key not in done]
+            new = [as_retry(r, again.get(r.key)) for r in records if r.key not in done]
             if cfg.output.save_intermediate:
                 log.append(new)
             done.update({r.key: r for r in new})
