@@ -40,4 +40,5 @@ def load_experiment(
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:
     """Prepare a config, load its model and run (or resume) every planned strategy."""
     benchmark, exp = load_experiment(config_path, options, registry)
-    return benchmark.run(load_backend(exp, options), options)
+    with exp.lock():
+        return benchmark.run(load_backend(exp, options), options)

@@ -62,7 +62,8 @@ def handle(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     options = run_options(args)
     benchmark, exp = load_experiment(args.config, options, Registry(args.include_path))
-    outcome = benchmark.run(load_backend(exp, options), options)
+    with exp.lock():  # before the model loads: a second process on these files is refused at once
+        outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)
     _print_skipped(exp.dataset.invalid)
     note = errors_note(r for result in outcome.results for r in result.records)

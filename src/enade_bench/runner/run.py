@@ -101,12 +101,13 @@ def run_experiment(exp: Experiment, options: RunOptions, table1: bool = True) ->
     E-EVAL's test split, whose answers are private).
     """
     plans = plan_run(exp)
-    if options.batch is not None:
-        from enade_bench.runner.batch import run_batch  # noqa: PLC0415 (the API stack, only when asked)
+    with exp.lock():  # one process at a time on these files (taken before the model loaded too)
+        if options.batch is not None:
+            from enade_bench.runner.batch import run_batch  # noqa: PLC0415 (the API stack, only when asked)
 
-        outcome = run_batch(exp, plans, options.batch)
-    else:
-        outcome = RunOutcome.combine(run_strategy(exp, plan, options) for plan in plans)
+            outcome = run_batch(exp, plans, options.batch)
+        else:
+            outcome = RunOutcome.combine(run_strategy(exp, plan, options) for plan in plans)
     if not table1 or len(outcome.results) < len(plans):
         return outcome
     return RunOutcome.combine([outcome], *write_table1(exp.output_dir, exp.config.name, outcome.results))
