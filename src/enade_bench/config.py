@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, Validat
 from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
+from enade_bench.yaml_io import safe_load
 
 Method = Literal["generation", "log_prob", "first_token"]
 Provider = Literal["anthropic", "openai", "maritaca", "google", "nvidia", "openai_compatible"]
@@ -289,6 +290,12 @@ class OutputConfig(StrictModel):
     dir: str = "results"
     save_intermediate: bool = True
 
+    @model_validator(mode="after")
+    def _dir_named(self) -> OutputConfig:
+        if not self.dir.strip():
+            raise ValueError("output.dir: expected a folder (write '.' for the current folder)")
+        return self
+
 
 class ExperimentConfig(StrictModel):
     """One experiment: dataset × model × evaluation settings."""
@@ -362,7 +369,7 @@ def read_yaml(path: str | Path, what: str = "config") -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read {what} ({exc})") from None
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

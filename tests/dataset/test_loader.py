@@ -192,3 +192,18 @@ def test_hf_datasets_path_goes_through_datasets(tmp_path: Path) -> None:
     ]
     with pytest.raises(UserError, match="cannot load Hugging Face dataset"):
         load_dataset(DatasetConfig(path=f"hf://{tmp_path}/absent-dataset"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2019", 2019), ("2019.0", 2019), ("", None), ("2.019", "not an integer"), ("inf", "not an integer"),
+     ("nan", "not an integer"), ("20190", "not a year between 1900 and 2100"), ("1899", "not a year between")],
+)  # fmt: skip
+def test_years_are_whole_numbers_in_a_sane_range(text: str, expected: object) -> None:
+    from enade_bench.dataset.loader import whole_number
+
+    if not isinstance(expected, str):
+        assert whole_number("year", text, "f.csv: line 2, column 'ano'") == expected
+        return
+    with pytest.raises(UserError, match=f"f.csv: line 2, column 'ano': year '{text}' is {expected}"):
+        whole_number("year", text, "f.csv: line 2, column 'ano'")

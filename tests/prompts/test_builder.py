@@ -104,3 +104,12 @@ def test_prompt_file_not_utf8_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_bytes("instruction: 'Questão ({valid_letters})'\n".encode("cp1252"))
     with pytest.raises(UserError, match=r"t.yaml: not UTF-8 text \(byte 0xe3 at offset 19\); save"):
         load_prompt_set(tmp_path / "t.yaml")
+
+
+def test_prompt_file_with_a_duplicate_key_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "instruction: 'a ({valid_letters})'\ninstruction_log_prob: y\ninstruction: 'b ({valid_letters})'\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError, match="duplicate key 'instruction' \\(first at line 1"):
+        load_prompt_set(tmp_path / "t.yaml")

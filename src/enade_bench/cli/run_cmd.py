@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
     which.add_argument("--all-strategies", action="store_true", help="run S1–S6 and write Table 1")
     parser.add_argument("--limit", type=int, help="only the first N questions")
-    parser.add_argument("--output-dir", type=Path, help="override output.dir")
+    parser.add_argument("--output-dir", type=folder_arg, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     add_include_path(parser)
@@ -31,6 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     batch.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
+
+
+def folder_arg(text: str) -> Path:
+    """A folder named on the command line; an empty string is an error (not the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a folder, got {text!r} (write '.' for the current folder)"
+        )
+    return Path(text)
 
 
 def add_include_path(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ With ``skip_invalid`` every problem is listed, in line order within a file.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Iterable
@@ -46,6 +47,30 @@ def _bool(value: str, where: str) -> bool:
     if lowered in _FALSE:
         return False
     raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+
+
+#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
+YEARS = range(1900, 2101)
+
+
+def whole_number(name: str, text: str, where: str) -> int | None:
+    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
+
+    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
+    :data:`YEARS` is an error naming the cell, never silently rounded.
+    """
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise UserError(f"{where}: {name} '{text}' is not an integer")
+    number = int(value)
+    if name == "year" and number not in YEARS:
+        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
+    return number
 
 
 def _template_fields(template: str) -> list[str]:
@@ -136,12 +161,7 @@ class _RowMapper:
             if name not in self.preset.int_fields:
                 out[name] = text
                 continue
-            try:
-                out[name] = int(float(text)) if text else None
-            except ValueError:
-                raise UserError(
-                    f"{row.source}: line {row.line}, column '{column}': {name} '{text}' is not an integer"
-                ) from None
+            out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
         return out
 
     def to_question(self, row: RawRow) -> Question:
@@ -189,11 +209,7 @@ class _RowMapper:
                 f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
                 f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
             )
-        year_text = self.get(row, "year").strip()
-        try:
-            year = int(float(year_text)) if year_text else None
-        except ValueError:
-            raise UserError(f"{col('year')}: year '{year_text}' is not an integer") from None
+        year = whole_number("year", self.get(row, "year").strip(), col("year"))
         used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
         canonical = {

@@ -59,6 +59,12 @@ def read_csv(path: Path) -> Iterator[RawRow]:
                         f"{path}: line {start}: {len(row)} fields, expected {len(names)} "
                         f"as in the header (unbalanced quotes or a stray comma?)"
                     )
+                for name, cell in zip(names, row, strict=True):
+                    if "\x00" in cell:
+                        raise UserError(
+                            f"{path}: line {start}, column '{name}': NUL byte in the cell (a binary "
+                            "file, or a UTF-16 export? save the file as UTF-8 CSV)"
+                        )
                 yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None

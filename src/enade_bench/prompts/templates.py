@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError
+from enade_bench.yaml_io import safe_load
 
 
 class _Strict(BaseModel):
@@ -137,7 +138,7 @@ def check_templates(templates: Templates, path: Path) -> None:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: prompt file not found") from None
     except UnicodeDecodeError as exc:
