@@ -64,6 +64,7 @@ class DatasetConfig(StrictModel):
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
+    delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
     benchmark: str = Field(
         default="generic",
         pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",

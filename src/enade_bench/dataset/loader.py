@@ -242,9 +242,33 @@ def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[s
     for name, active, keep in steps:
         before = len(questions)
         if active:
-            questions = [q for q in questions if keep(q)]  # type: ignore[operator]
+            kept = [q for q in questions if keep(q)]  # type: ignore[operator]
+            if questions and not kept:
+                raise _matches_nothing(name, questions, cfg)
+            questions = kept
         counts[f"removed_{name}"] = before - len(questions)
     return questions
+
+
+#: The config key of each filter on a question's value (the others are flags).
+_FILTER_KEYS = {"year": "anos", "course": "cursos", "component": "componentes"}
+
+
+def _matches_nothing(name: str, questions: list[Question], cfg: DatasetConfig) -> UserError:
+    """The error of a filter that keeps no question: what it asked for and what the data holds."""
+    key = _FILTER_KEYS.get(name)
+    if key is None:  # filter_images / filter_cannot_fix removed every remaining question
+        flag = "filter_images" if name == "has_image" else "filter_cannot_fix"
+        return UserError(
+            f"dataset.{flag}: every one of the {len(questions)} questions left is flagged {name}; "
+            f"set {flag}: false to keep them"
+        )
+    values = sorted({getattr(q, name) for q in questions}, key=lambda v: (v is None, str(v)))
+    shown = ", ".join(repr(v) for v in values[:20]) + (" …" if len(values) > 20 else "")
+    return UserError(
+        f"dataset.{key}: {getattr(cfg, key)} matches none of the {len(questions)} questions; "
+        f"the data has {name} {shown}"
+    )
 
 
 def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMapper) -> UserError:
@@ -323,7 +347,7 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(path, cfg.format))
+            row_groups.append(read_rows(path, cfg.format, cfg.delimiter))
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}
