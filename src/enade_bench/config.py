@@ -251,6 +251,8 @@ class EvaluationConfig(StrictModel):
         default="both",
         description="first_token: which tokens stand for a letter ('A', ' A' or both)",
     )
+    context_limit: int | None = Field(default=None, ge=2, exclude_if=lambda v: v is None)
+    truncate: Literal["error", "left"] = Field(default="error", exclude_if=lambda v: v == "error")
 
     @property
     def resolved_method(self) -> Method:

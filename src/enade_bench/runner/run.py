@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 
 from tqdm import tqdm
 
-from enade_bench.backends.base import Backend, StreamingBackend
+from enade_bench.backends.base import Backend, ContextBackend, StreamingBackend
 from enade_bench.backends.factory import check_capabilities, create_backend
 from enade_bench.config import ExperimentConfig
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
 from enade_bench.results.summary import LiveTiming
+from enade_bench.runner.context import PromptFit, fit_prompts
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
@@ -60,8 +61,25 @@ def _resume(
     return log, done, again
 
 
-def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> RunOutcome:
-    """Run (or resume) one planned strategy live and write its files."""
+def run_strategy(
+    exp: Experiment, plan: StrategyPlan, options: RunOptions, fit: PromptFit | None = None
+) -> RunOutcome:
+    """Run (or resume) one planned strategy live and write its files.
+
+    ``fit``: the prompts cut to the context (``evaluation.truncate: left``), from
+    :func:`~enade_bench.runner.context.fit_prompts`.
+    """
+    fit = fit or PromptFit()
+    if isinstance(exp.model, ContextBackend):
+        exp.model.set_prompt_limit(fit.limit)
+    try:
+        return _run_strategy(exp, plan, options, fit)
+    finally:
+        if isinstance(exp.model, ContextBackend):
+            exp.model.set_prompt_limit(None)
+
+
+def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit: PromptFit) -> RunOutcome:
     cfg = exp.config
     log, done, again = _resume(exp, plan, options)
     executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
@@ -72,7 +90,7 @@ def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> Ru
               disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
 
         def keep(records: Sequence[QuestionRecord]) -> None:
-            new = [as_retry(r, again.get(r.key)) for r in records if r.key not in done]
+            new = [fit.mark(as_retry(r, again.get(r.key))) for r in records if r.key not in done]
             if cfg.output.save_intermediate:
                 log.append(new)
             done.update({r.key: r for r in new})
@@ -107,7 +125,10 @@ def run_experiment(exp: Experiment, options: RunOptions, table1: bool = True) ->
 
             outcome = run_batch(exp, plans, options.batch)
         else:
-            outcome = RunOutcome.combine(run_strategy(exp, plan, options) for plan in plans)
+            fits = fit_prompts(exp, plans)  # every prompt against the context, before any question runs
+            outcome = RunOutcome.combine(
+                run_strategy(exp, plan, options, fits.get(plan.strategy.id)) for plan in plans
+            )
     if not table1 or len(outcome.results) < len(plans):
         return outcome
     return RunOutcome.combine([outcome], *write_table1(exp.output_dir, exp.config.name, outcome.results))
