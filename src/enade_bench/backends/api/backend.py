@@ -247,6 +247,7 @@ class ApiBackend:
         pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
         futures: dict[Future[T], int] = {pool.submit(task): i for i, task in enumerate(tasks)}
         failure: BaseException | None = None
+        stopped = False
         try:
             pending = set(futures)
             while pending:
@@ -263,8 +264,11 @@ class ApiBackend:
                             other.cancel()
             if failure is not None:
                 raise failure
+        except (KeyboardInterrupt, GeneratorExit):
+            stopped = True  # Ctrl-C, or the consumer stopped: do not wait for the requests in flight
+            raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=not stopped, cancel_futures=True)
 
     # -- generation ---------------------------------------------------------------------
     def generate_stream(
