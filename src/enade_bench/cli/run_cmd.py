@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
         outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)
     _print_skipped(exp.dataset.invalid)
-    note = errors_note(r for result in outcome.results for r in result.records)
+    note = errors_note((r for result in outcome.results for r in result.records), options.batch is not None)
     if note is None:
         return 0
     print(f"warning: {note}", file=sys.stderr)

@@ -50,8 +50,12 @@ def as_retry(record: QuestionRecord, previous: QuestionRecord | None) -> Questio
     return record.model_copy(update={"attempt": attempts(previous) + 1, "error_history": history})
 
 
-def errors_note(records: Iterable[QuestionRecord]) -> str | None:
-    """What to tell the user about records in error (``None``: there are none)."""
+def errors_note(records: Iterable[QuestionRecord], batch: bool = False) -> str | None:
+    """What to tell the user about records in error (``None``: there are none).
+
+    ``batch``: the run went through a provider's batch API, which keeps its errors; a
+    live rerun (without ``--batch-*``) asks those questions again.
+    """
     errors = [r for r in records if r.error is not None]
     if not errors:
         return None
@@ -59,8 +63,9 @@ def errors_note(records: Iterable[QuestionRecord]) -> str | None:
     final = len(errors) - left
     parts = [f"{len(errors)} question(s) ended in an error (e.g. {errors[0].id}: {errors[0].error})"]
     if left:
+        how = "rerun without --batch-fetch (live)" if batch else "rerun the same command"
         parts.append(
-            f"rerun the same command to ask the {left} question(s) again "
+            f"{how} to ask the {left} question(s) again "
             f"(up to {MAX_ATTEMPTS} tries each; the log keeps every try)"
         )
     if final:
