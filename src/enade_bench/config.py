@@ -293,12 +293,6 @@ class OutputConfig(StrictModel):
     dir: str = "results"
     save_intermediate: bool = True
 
-    @model_validator(mode="after")
-    def _dir_named(self) -> OutputConfig:
-        if not self.dir.strip():
-            raise ValueError("output.dir: expected a folder (write '.' for the current folder)")
-        return self
-
 
 class ExperimentConfig(StrictModel):
     """One experiment: dataset × model × evaluation settings."""

@@ -8,6 +8,7 @@ from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.config import load_config
+from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions
@@ -25,6 +26,8 @@ def load_experiment(
     when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
+    if not cfg.output.dir.strip():
+        raise UserError(f"{config_path}: output.dir: expected a folder (write '.' for the current folder)")
     check_output_dir(
         options.output_dir or Path(cfg.output.dir),
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",
