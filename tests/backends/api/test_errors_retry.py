@@ -112,3 +112,28 @@ def test_malformed_replies_are_retried_then_recorded(
     assert reason in first["error"] and "(after 3 attempts)" in first["error"]
     assert first["prediction"] is None
     assert all(r["error"] is None and r["prediction"] for r in others)
+
+
+def test_an_answer_is_logged_even_when_its_extraction_fails(tmp_path: Path) -> None:
+    """A failing (plug-in) extractor records the raw answer with the error; a rerun asks again."""
+    import dataclasses
+
+    from enade_bench.benchmarks.load import load_experiment
+    from enade_bench.runner.plan import RunOptions
+    from enade_bench.runner.run import load_backend, run_experiment
+
+    def boom(text: str, letters: str, options: object) -> object:
+        raise ValueError("extractor bug")
+
+    with FakeServer(lambda req: Reply(200, openai_completion("Resposta: B"))) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        options = RunOptions(progress=False, limit=2)
+        _, exp = load_experiment(cfg, options)
+        exp = dataclasses.replace(load_backend(exp, options), extract_fn=boom)  # type: ignore[arg-type]
+        (result,) = run_experiment(exp, options).results
+    for record in result.records:
+        assert record.raw_output == "Resposta: B" and record.prediction is None
+        assert record.error == "extraction failed (ValueError: extractor bug)"
+    log = (tmp_path / "out" / "api_test_intermediate.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 1 + 2

@@ -121,7 +121,7 @@ def _sdk_errors(module: str, *names: str) -> tuple[type[BaseException], ...]:
 def classify(exc: BaseException) -> Exception | None:
     """Map an SDK/transport exception to our failure classes (None: not an API failure)."""
     if isinstance(exc, json.JSONDecodeError):  # the SDKs parse a truncated or non-JSON body
-        return MalformedReply(f"malformed reply: body is not complete JSON ({exc.msg} at char {exc.pos})")
+        return MalformedReply(f"malformed reply: body is not complete JSON ({exc.msg}, char {exc.pos})")
     status_errors = _sdk_errors("openai", "APIStatusError") + _sdk_errors("anthropic", "APIStatusError")
     if isinstance(exc, status_errors):
         response = getattr(exc, "response", None)
