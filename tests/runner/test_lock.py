@@ -11,7 +11,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from api_fakes import (
     FAKE_KEY,
     FakeServer,
@@ -22,7 +21,6 @@ from api_fakes import (
     write_config,
 )
 
-from enade_bench.errors import UserError
 from enade_bench.results.lock import run_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +73,9 @@ def test_second_process_is_refused_and_a_killed_holder_is_taken_over(tmp_path: P
         third = _run(cfg)
         out, err = third.communicate(timeout=120)
     assert third.returncode == 0, err
-    assert f"took over the lock of a run that is gone (PID {first.pid} on" in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: took over the lock of a run that is gone")
+    assert f"(PID {first.pid} on {socket.gethostname()}" in lines[0]
     assert "accuracy" in out
     assert not lock.exists()  # a finished run removes its lock
 
@@ -87,21 +87,3 @@ def test_lock_is_reentrant_in_one_process_and_released(tmp_path: Path) -> None:
     assert not path.exists()
     with run_lock([path]):
         pass
-    blocker = tmp_path / "sub" / "x.lock"
-    blocker.parent.mkdir()
-    blocker.parent.chmod(0o500)
-    try:
-        if blocker.parent.stat().st_mode & 0o200 == 0 and not _writable(blocker.parent):
-            with pytest.raises(UserError, match="cannot create the run's lock file"), run_lock([blocker]):
-                pass
-    finally:
-        blocker.parent.chmod(0o700)
-
-
-def _writable(folder: Path) -> bool:
-    try:
-        (folder / "probe").touch()
-    except OSError:
-        return False
-    (folder / "probe").unlink()
-    return True

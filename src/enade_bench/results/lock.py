@@ -97,7 +97,7 @@ def _take(path: Path) -> int:
     stale = _read(fd).strip()
     if stale:  # a holder that died without removing its lock: the kernel freed it
         message = f"took over the lock of a run that is gone ({describe_holder(stale)}): {path}"
-        log.warning(message)
+        log.info(message)
         print(f"warning: {message}", file=sys.stderr)
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)

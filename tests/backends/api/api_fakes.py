@@ -100,7 +100,7 @@ class FakeServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}"
 
     def __enter__(self) -> FakeServer:
         self.thread.start()
