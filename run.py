@@ -3,7 +3,7 @@
 
 import sys
 
-from enade_bench.cli.main import main
+from enade_bench.cli.main import exit_process, main
 
 if __name__ == "__main__":
-    sys.exit(main(["run", *sys.argv[1:]]))
+    exit_process(main(["run", *sys.argv[1:]]))

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, Validat
 from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
+from enade_bench.yaml_io import safe_load
 
 Method = Literal["generation", "log_prob", "first_token"]
 Provider = Literal["anthropic", "openai", "maritaca", "google", "nvidia", "openai_compatible"]
@@ -63,6 +64,7 @@ class DatasetConfig(StrictModel):
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
+    delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
     benchmark: str = Field(
         default="generic",
         pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",
@@ -287,6 +289,8 @@ class EvaluationConfig(StrictModel):
         default="both",
         description="first_token: which tokens stand for a letter ('A', ' A' or both)",
     )
+    context_limit: int | None = Field(default=None, ge=2, exclude_if=lambda v: v is None)
+    truncate: Literal["error", "left"] = Field(default="error", exclude_if=lambda v: v == "error")
 
     @property
     def resolved_method(self) -> Method:
@@ -400,7 +404,7 @@ def read_yaml(path: str | Path, what: str = "config") -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read {what} ({exc})") from None
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -197,3 +197,46 @@ def test_hf_datasets_path_goes_through_datasets(tmp_path: Path) -> None:
     ]
     with pytest.raises(UserError, match="cannot load Hugging Face dataset"):
         load_dataset(DatasetConfig(path=f"hf://{tmp_path}/absent-dataset"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2019", 2019), ("2019.0", 2019), ("", None), ("2.019", "not an integer"), ("inf", "not an integer"),
+     ("nan", "not an integer"), ("20190", "not a year between 1900 and 2100"), ("1899", "not a year between")],
+)  # fmt: skip
+def test_years_are_whole_numbers_in_a_sane_range(text: str, expected: object) -> None:
+    from enade_bench.dataset.loader import whole_number
+
+    if not isinstance(expected, str):
+        assert whole_number("year", text, "f.csv: line 2, column 'ano'") == expected
+        return
+    with pytest.raises(UserError, match=f"f.csv: line 2, column 'ano': year '{text}' is {expected}"):
+        whole_number("year", text, "f.csv: line 2, column 'ano'")
+
+
+def test_semicolon_excel_export_reads_as_is(tmp_path: Path) -> None:
+    """A spreadsheet's UTF-8 CSV export: ``;``-separated, with trailing empty unnamed columns."""
+    rows = [
+        HEADER.strip().replace(",", ";") + ";;",
+        "q1;2019;Medicina;Formação Geral;Qual, afinal?;um;dois;três;quatro;;B;false;false;;",
+        "q2;2021;Enfermagem;Formação Geral;Outra;um;dois;três;quatro;cinco;E;false;false;;",
+    ]
+    path = write(tmp_path, "\r\n".join(rows) + "\r\n")
+    data = load_dataset(DatasetConfig(path=str(path)))
+    assert [(q.id, q.year, q.stem, q.answer, q.n_options) for q in data.questions] == [
+        ("q1", 2019, "Qual, afinal?", "B", 4),
+        ("q2", 2021, "Outra", "E", 5),
+    ]
+    assert load_dataset(DatasetConfig(path=str(path), delimiter=";")).questions == data.questions
+    with pytest.raises(
+        UserError, match="line 1: the header is one column when split at ','; the file looks ';'-separated"
+    ):
+        load_dataset(DatasetConfig(path=str(path), delimiter=","))
+    with pytest.raises(UserError, match="dataset.delimiter: expected one character"):
+        load_dataset(DatasetConfig(path=str(path), delimiter=";;"))
+
+
+def test_a_filter_that_matches_nothing_lists_the_values() -> None:
+    with pytest.raises(UserError, match=r"dataset.anos: \[1999\] matches none of the \d+ questions; "
+                       r"the data has year 2010, .*2023"):  # fmt: skip
+        load_dataset(DatasetConfig(path=str(DEMO_CSV), anos=[1999]))

@@ -62,9 +62,54 @@ def test_too_many_shots_and_bad_templates(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="t.yaml: key 'bogus': unknown key"):
         load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
     (tmp_path / "t.yaml").write_text("instruction: 'x {nope}'\ninstruction_log_prob: y\n")
-    bad = load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
-    with pytest.raises(UserError, match="unknown placeholder"):
-        build_prompt(Q5, Q5.options, "generation", 0, bad)
+    with pytest.raises(UserError, match=r"key 'instruction': unknown placeholder \{nope\}"):
+        load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
+    (tmp_path / "t.yaml").write_text("instruction: 'x ({valid_letters})'\ninstruction_log_prob: y\n")
     (tmp_path / "e.yaml").write_text("examples:\n- {id: x, stem: s, options: {A: a, B: b}, answer: C}\n")
     with pytest.raises(UserError, match="e.yaml: key 'examples.0'"):
         load_prompt_set(tmp_path / "t.yaml", tmp_path / "e.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("instruction: 'Responda ({valid_letters}) {foo}'", r"unknown placeholder \{foo\}"),
+        ("instruction: 'Responda ({valid_letters}) em JSON: {\"resposta\": \"X\"}'",
+         "double it: {{ and }}"),
+        ("instruction: 'Responda ({valid_letters}) }'", "Single '}' encountered"),
+        ("instruction: 'Responda com a letra.'", "does not name the valid letters"),
+        ("instruction: 'Responda ({valid_letters}).'\ninstruction_cot: 'Pense.'",
+         "key 'instruction_cot': the instruction does not name the valid letters"),
+        ("instruction: 'Responda ({valid_letters}).'\noption_format: '{letter}) {text} {n}'",
+         r"key 'option_format': unknown placeholder \{n\}"),
+    ],
+)  # fmt: skip
+def test_template_placeholders_are_checked_at_load(text: str, expected: str, tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(f"{text}\ninstruction_log_prob: y\n", encoding="utf-8")
+    with pytest.raises(UserError, match=expected):
+        load_prompt_set(tmp_path / "t.yaml")
+
+
+def test_template_may_say_why_it_names_no_letters_and_json_braces_doubled(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        'instruction: \'Responda em JSON: {{"resposta": "X"}}\'\ninstruction_log_prob: y\n'
+        "without_valid_letters: the options are listed just below\n",
+        encoding="utf-8",
+    )
+    prompts = load_prompt_set(tmp_path / "t.yaml")
+    assert 'JSON: {"resposta": "X"}' in build_prompt(Q5, Q5.options, "generation", 0, prompts).user
+
+
+def test_prompt_file_not_utf8_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_bytes("instruction: 'Questão ({valid_letters})'\n".encode("cp1252"))
+    with pytest.raises(UserError, match=r"t.yaml: not UTF-8 text \(byte 0xe3 at offset 19\); save"):
+        load_prompt_set(tmp_path / "t.yaml")
+
+
+def test_prompt_file_with_a_duplicate_key_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(
+        "instruction: 'a ({valid_letters})'\ninstruction_log_prob: y\ninstruction: 'b ({valid_letters})'\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError, match="duplicate key 'instruction' \\(first at line 1"):
+        load_prompt_set(tmp_path / "t.yaml")

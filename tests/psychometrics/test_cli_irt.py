@@ -66,7 +66,9 @@ def test_score_ml_scale_and_quadrature_options(tmp_path: Path, capsys: pytest.Ca
     assert np.isfinite(out["lz_star"].to_numpy()[0])
     finite = np.isfinite(out["theta"])
     np.testing.assert_allclose(out.loc[finite, "score"], 129.646 * out.loc[finite, "theta"] + 500.02)
-    assert capsys.readouterr().err == ""
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: theta is not finite for 1 respondent(s): ")
+    assert "(+inf: all 4 correct)" in err[0] and "use --method map, wle or eap" in err[0]
     assert _score(tmp_path, "--quadpts", "40", "--theta-lim", "4") == 0
     inep = pd.read_csv(tmp_path / "out.csv")
     items = ItemParams.from_arrays([1.2, 0.8, 1.5, 1.0], [0.0, -1.0, 1.0, 0.5], [0.2, 0.0, 0.1, 0.2])

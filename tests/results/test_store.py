@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,12 @@ def test_v1_log_records_load_with_enade_fields(tmp_path: Path) -> None:
     done = IntermediateLog(path, fingerprint).load()
     assert len(done) == 6
     assert {tuple(r.fields) for r in done.values()} == {("year", "course", "component")}
+
+
+def test_atomic_write_gives_the_umask_permissions(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        atomic_write_text(tmp_path / "a.json", "{}\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o640

@@ -59,19 +59,24 @@ def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys
         text = capsys.readouterr().out
         assert "re-queued 2" in text and "pending" in text
         assert not (out / "api_test_S1_results.json").exists()
-        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # the re-queued job
-        assert "pending" not in capsys.readouterr().out
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 3  # the re-queued job; one refusal
+        captured = capsys.readouterr()
+        assert "pending" not in captured.out
+        assert (
+            "2 question(s) ended in an error" in captured.err
+            and "rerun without --batch-fetch" in captured.err
+        )
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         assert len(manifest["jobs"]) == 2 and sorted(manifest["jobs"][1]["request_ids"]) == sorted(FAIL_FIRST)
         batch_files = _files(out)
 
         downloads = fake.downloads
-        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 0  # idempotent
+        assert main(["run", str(cfg), "--batch-fetch", *RUN]) == 3  # idempotent
         assert fake.downloads == downloads
         assert _files(out) == batch_files
 
         live = tmp_path / "live"
-        assert main(["run", str(cfg), *RUN, "--output-dir", str(live)]) == 0
+        assert main(["run", str(cfg), *RUN, "--output-dir", str(live)]) == 3  # the same refusal
     live_files = _files(live)
     for name in ("api_test_S1_results.json", "api_test_S4_results.json", "api_test_S1_summary.csv",
                  "api_test_S4_summary.csv", "api_test_table1.csv"):  # fmt: skip
@@ -110,8 +115,8 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
         cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
                                       "base_url": server.url + "/v1"})  # fmt: skip
         assert main(["run", str(cfg), "--batch-submit", "--limit", "2", "--quiet"]) == 0
-        for _ in range(6):
-            assert main(["run", str(cfg), "--batch-fetch", "--limit", "2", "--quiet"]) == 0
+        statuses = [main(["run", str(cfg), "--batch-fetch", "--limit", "2", "--quiet"]) for _ in range(6)]
+        assert set(statuses) <= {0, 3} and statuses[-1] == 3  # done, with one question in error
     from enade_bench.runner.batch import MAX_ATTEMPTS
 
     manifest = json.loads((tmp_path / "out" / "api_test_batch_manifest.json").read_text(encoding="utf-8"))

@@ -129,3 +129,30 @@ class BatchLogProbBackend(LogProbBackend, Protocol):
     ) -> list[list[ContinuationScore]]:
         """:meth:`LogProbBackend.continuation_logprobs` of each (prompt, continuations) pair."""
         ...
+
+
+@runtime_checkable
+class ContextBackend(Backend, Protocol):
+    """A backend that counts a prompt's tokens and knows its context window (local models).
+
+    The runner checks every prompt against the context before inference
+    (:mod:`enade_bench.runner.context`) and, under ``evaluation.truncate: left``, sets
+    the longest prompt the backend may read (:meth:`set_prompt_limit`).
+    """
+
+    @property
+    def context_length(self) -> int | None:
+        """Tokens the model reads at most, prompt and answer together (``None``: unknown)."""
+        ...
+
+    def prompt_tokens(self, prompt: PromptParts) -> int:
+        """Tokens of the prompt as the model reads it (chat template applied)."""
+        ...
+
+    def text_tokens(self, text: str) -> int:
+        """Tokens of a text continuing a prompt (an option scored by ``log_prob``)."""
+        ...
+
+    def set_prompt_limit(self, limit: int | None) -> None:
+        """Read at most ``limit`` tokens of each prompt, its end kept (``None``: all)."""
+        ...

@@ -79,6 +79,8 @@ class HFLocalBackend:
         self.prefix_store: PrefixStore | None = PrefixStore() if plain_cache(model) else None
         #: Score a chunk in one pass, attention per question tree (:mod:`.hf_tree`), where the model allows.
         self.tree = not self.seq2seq and supports_tree(model)
+        #: The longest prompt read, its end kept (``evaluation.truncate: left``; None: all).
+        self.prompt_limit: int | None = None
 
     # -- Backend protocol -------------------------------------------------------------
     @property
@@ -96,12 +98,45 @@ class HFLocalBackend:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
 
+    # -- context window (ContextBackend) ------------------------------------------------
+    @property
+    def context_length(self) -> int | None:
+        """``max_position_embeddings`` of the model (else the tokenizer's limit); seq2seq: None."""
+        if self.seq2seq:
+            return None
+        config = getattr(self.model, "config", None)
+        for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        limit = getattr(self.tokenizer, "model_max_length", None)
+        return limit if isinstance(limit, int) and 0 < limit < 10**7 else None
+
+    def prompt_tokens(self, prompt: PromptParts) -> int:
+        return len(self.encode(self.render(prompt)))
+
+    def text_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def set_prompt_limit(self, limit: int | None) -> None:
+        self.prompt_limit = limit
+
+    def _fit(self, ids: list[int]) -> list[int]:
+        """``ids`` cut to :attr:`prompt_limit` from the left (a leading BOS token is kept)."""
+        limit = self.prompt_limit
+        if limit is None or len(ids) <= limit:
+            return ids
+        bos = self.tokenizer.bos_token_id
+        if bos is not None and ids[0] == bos and limit > 1:
+            return [ids[0], *ids[len(ids) - limit + 1 :]]
+        return ids[len(ids) - limit :]
+
     # -- generation ---------------------------------------------------------------------
     @torch.inference_mode()
     def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
         from transformers import GenerationConfig  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        encoded = [self.encode(self.render(p)) for p in prompts]
+        encoded = [self._fit(self.encode(self.render(p))) for p in prompts]
         if not self.seq2seq:
             eos = self.model.generation_config.eos_token_id
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
@@ -165,6 +200,7 @@ class HFLocalBackend:
         if self.tree:
             return self.continuation_logprobs_batch([(prompt, continuations)])[0]
         ctx, tails = self._continuation_tokens(context, continuations)
+        ctx = self._fit(ctx)
         seqs = [ctx + tail for tail in tails]
         starts = [len(ctx)] * len(seqs)
         queries = [list(range(start - 1, len(seq) - 1)) for seq, start in zip(seqs, starts, strict=True)]
@@ -194,6 +230,7 @@ class HFLocalBackend:
         if self.seq2seq or (len(items) == 1 and not self.tree):
             return [self.continuation_logprobs(p, c) for p, c in items]
         split = [self._continuation_tokens(self.render(p), c) for p, c in items]
+        split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
             _, token_lps = score_tree(
                 self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store
@@ -252,10 +289,10 @@ class HFLocalBackend:
         if self.seq2seq:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
-            dists = list(score_tree(self.model, [self.encode(self.render(p)) for p in prompts],
+            dists = list(score_tree(self.model, [self._fit(self.encode(self.render(p))) for p in prompts],
                                     [[] for _ in prompts], self.prefix_store)[0])  # fmt: skip
         else:
-            seqs = [self.encode(self.render(p)) for p in prompts]
+            seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]
         return [[float(torch.logsumexp(dist[ids], dim=0)) for ids in candidates] for dist in dists]
 

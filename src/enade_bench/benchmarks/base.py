@@ -136,7 +136,8 @@ class PromptSets:
             folder = resolve_input(block.dir, source)
             if not folder.is_dir():
                 raise UserError(f"{source}: prompts.dir: folder not found '{folder}'")
-            return load_prompt_set(folder / block.template, folder / block.examples if needed else None)
+            loaded = load_prompt_set(folder / block.template, folder / block.examples if needed else None)
+            return _enough_examples(loaded, strategies)
         name = block.preset or self.default.get(language)
         if name is None:
             raise UserError(
@@ -152,7 +153,17 @@ class PromptSets:
                 f"{source}: a strategy with {needed} worked example(s) needs examples: this benchmark "
                 f"ships none in '{language}'; set prompts.dir to a folder with {block.examples}"
             )
-        return load_prompt_set(self.templates[name], examples)
+        return _enough_examples(load_prompt_set(self.templates[name], examples), strategies)
+
+
+def _enough_examples(prompts: PromptSet, strategies: list[Strategy]) -> PromptSet:
+    """``prompts``, when it holds the worked examples every strategy asked for needs."""
+    short = [s for s in strategies if s.n_examples > len(prompts.examples)]
+    if short:
+        where = prompts.source.get("examples", "prompts: no worked examples loaded")
+        needs = ", ".join(f"{s.id or s.shot} needs {s.n_examples}" for s in short)
+        raise UserError(f"{where}: {len(prompts.examples)} worked example(s) defined; {needs}")
+    return prompts
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.config import load_config
+from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions
@@ -28,6 +29,8 @@ def load_experiment(
     when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
+    if not cfg.output.dir.strip():
+        raise UserError(f"{config_path}: output.dir: expected a folder (write '.' for the current folder)")
     if list_invalid:  # every broken row listed (as the run would report the first), none fatal here
         cfg = cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"skip_invalid": True})})
     check_output_dir(
@@ -45,4 +48,5 @@ def load_experiment(
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:
     """Prepare a config, load its model and run (or resume) every planned strategy."""
     benchmark, exp = load_experiment(config_path, options, registry)
-    return benchmark.run(load_backend(exp, options), options)
+    with exp.lock():
+        return benchmark.run(load_backend(exp, options), options)

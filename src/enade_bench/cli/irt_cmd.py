@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -126,12 +127,37 @@ def run_score(args: argparse.Namespace) -> int:
     if area is not None:
         out["score"] = enem_score(est.theta, area)
     write_csv(out, args.out)
+    _note_infinite(ids, est.theta, est.n_correct, est.n_items)
     if args.method == "eap":
         print(
             "note: lz_star left empty: Snijders' correction needs an ML, MAP or WLE theta (--method)",
             file=sys.stderr,
         )
     return 0
+
+
+def _note_infinite(ids: Sequence[Any], theta: Any, n_correct: Any, n_items: Any) -> None:
+    """Say which thetas are not finite and why (ML has no maximum for all right / all wrong)."""
+    bad = [i for i, t in enumerate(theta) if not np.isfinite(t)]
+    if not bad:
+        return
+
+    def why(i: int) -> str:
+        if n_items[i] == 0:
+            return "no item answered"
+        if n_correct[i] == n_items[i]:
+            return f"{theta[i]:+}: all {n_items[i]} correct"
+        if n_correct[i] == 0:
+            return f"{theta[i]:+}: all {n_items[i]} wrong"
+        return f"{theta[i]}"
+
+    shown = ", ".join(f"{ids[i]} ({why(i)})" for i in bad[:5]) + (" …" if len(bad) > 5 else "")
+    print(
+        f"note: theta is not finite for {len(bad)} respondent(s): {shown}; maximum likelihood has "
+        "no maximum for an all-correct or all-wrong pattern (se and lz left empty): "
+        "use --method map, wle or eap for a finite estimate",
+        file=sys.stderr,
+    )
 
 
 def run_calibrate(args: argparse.Namespace) -> int:

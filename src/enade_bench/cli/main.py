@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
-from typing import NoReturn
+from types import FrameType
+from typing import Any, NoReturn
 
 from enade_bench.benchmarks.base import CommandBenchmark
 from enade_bench.benchmarks.registry import BUILTIN, DEFAULT
@@ -68,8 +72,45 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status of an interrupted command (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+
+
+class _Interrupts:
+    """Ctrl-C: the first stops the command cleanly (``KeyboardInterrupt``), a second forces it.
+
+    Every answer is in the intermediate log (flushed to disk) before the next is asked
+    for, so stopping at once loses only the requests in flight.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.previous: Any = None
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        self.count += 1
+        if self.count > 1:
+            os.write(2, b"error: interrupted again: stopped at once (the log holds every answer written)\n")
+            os._exit(EXIT_INTERRUPTED)
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    with _Interrupts():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args_list = list(argv) if argv is not None else sys.argv[1:]
         args = build_parser(_command_of(args_list)).parse_args(args_list)
@@ -84,9 +125,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return UserError.exit_code
     except KeyboardInterrupt:
         print("error: interrupted (partial results are kept; rerun to resume)", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def exit_process(status: int) -> NoReturn:
+    """Leave the interpreter with ``status``; interrupted, at once.
+
+    After Ctrl-C, threads may still wait on requests in flight (API backends), and the
+    interpreter would join them before exiting; their answers are not needed (the log
+    is complete and on disk), so the process ends without waiting for them.
+    """
+    if status == EXIT_INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def entry_point() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    exit_process(main())

@@ -13,6 +13,7 @@ from enade_bench.cli.options import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.retry import EXIT_ERRORS, errors_note
 from enade_bench.runner.run import load_backend
 
 
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
     which.add_argument("--all-strategies", action="store_true", help="run S1–S6 and write Table 1")
     parser.add_argument("--limit", type=int, help="only the first N questions")
-    parser.add_argument("--output-dir", type=Path, help="override output.dir")
+    parser.add_argument("--output-dir", type=folder_arg, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
     parser.add_argument("--dry-run", action="store_true",
@@ -34,6 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     batch.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
+
+
+def folder_arg(text: str) -> Path:
+    """A folder named on the command line; an empty string is an error (not the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a folder, got {text!r} (write '.' for the current folder)"
+        )
+    return Path(text)
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
@@ -63,10 +73,15 @@ def _run(args: argparse.Namespace) -> int:
 
         return validate(args.config, options, Registry(args.include_path))
     benchmark, exp = load_experiment(args.config, options, Registry(args.include_path))
-    outcome = benchmark.run(load_backend(exp, options), options)
+    with exp.lock():  # before the model loads: a second process on these files is refused at once
+        outcome = benchmark.run(load_backend(exp, options), options)
     print_outcome(outcome)
     _print_skipped(exp.dataset.invalid)
-    return 0
+    note = errors_note((r for result in outcome.results for r in result.records), options.batch is not None)
+    if note is None:
+        return 0
+    print(f"warning: {note}", file=sys.stderr)
+    return EXIT_ERRORS
 
 
 def _print_skipped(rows: list[str], shown: int = 10) -> None:

@@ -11,6 +11,7 @@ With ``skip_invalid`` every problem is listed, in line order within a file.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.clusters import shared_text_clusters
+from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import OptionSplitError, split_options, usual_count
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
@@ -47,6 +49,30 @@ def _bool(value: str, where: str) -> bool:
     if lowered in _FALSE:
         return False
     raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+
+
+#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
+YEARS = range(1900, 2101)
+
+
+def whole_number(name: str, text: str, where: str) -> int | None:
+    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
+
+    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
+    :data:`YEARS` is an error naming the cell, never silently rounded.
+    """
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise UserError(f"{where}: {name} '{text}' is not an integer")
+    number = int(value)
+    if name == "year" and number not in YEARS:
+        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
+    return number
 
 
 def _template_fields(template: str) -> list[str]:
@@ -151,12 +177,7 @@ class _RowMapper:
             if name not in self.preset.int_fields:
                 out[name] = text
                 continue
-            try:
-                out[name] = int(float(text)) if text else None
-            except ValueError:
-                raise UserError(
-                    f"{row.source}: line {row.line}, column '{column}': {name} '{text}' is not an integer"
-                ) from None
+            out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
         return out
 
     def to_question(self, row: RawRow) -> Question:
@@ -204,11 +225,9 @@ class _RowMapper:
                 f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
                 f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
             )
-        year_text = self.matched("year", self.get(row, "year"), col("year")).strip()
-        try:
-            year = int(float(year_text)) if year_text else None
-        except ValueError:
-            raise UserError(f"{col('year')}: year '{year_text}' is not an integer") from None
+        year = whole_number(
+            "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
+        )
         used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
         canonical = {
@@ -232,56 +251,6 @@ class _RowMapper:
             fields=fields,
             cluster=self.get(row, "cluster").strip(),
         )
-
-
-def _apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[str, int]) -> list[Question]:
-    steps: list[tuple[str, bool, object]] = [
-        ("has_image", cfg.filter_images, lambda q: not q.has_image),
-        ("cannot_fix", cfg.filter_cannot_fix, lambda q: not q.cannot_fix),
-        ("year", cfg.anos is not None, lambda q: q.year in set(cfg.anos or [])),
-        ("course", cfg.cursos is not None, lambda q: q.course in set(cfg.cursos or [])),
-        ("component", cfg.componentes is not None, lambda q: q.component in set(cfg.componentes or [])),
-    ]
-    for name, active, keep in steps:
-        before = len(questions)
-        if active:
-            questions = [q for q in questions if keep(q)]  # type: ignore[operator]
-        counts[f"removed_{name}"] = before - len(questions)
-    for name, wanted in (cfg.filters or {}).items():
-        questions = _filter_on(questions, name, wanted, counts)
-    return questions
-
-
-def _field_value(question: Question, name: str) -> FieldValue | str:
-    """A question's value of a grouping field, a canonical field or another column ("" if none)."""
-    if name in question.fields:
-        return question.fields[name]
-    if name in ("year", "course", "component", "answer", "id", "cluster"):
-        return getattr(question, name)  # type: ignore[no-any-return]
-    return dict(question.extra).get(name, "")
-
-
-def _filter_on(
-    questions: list[Question], name: str, wanted: list[str | int], counts: dict[str, int]
-) -> list[Question]:
-    """``dataset.filters``: keep the questions whose ``name`` is one of ``wanted`` (compared as text)."""
-    values = [_field_value(q, name) for q in questions]
-    keep = {str(w) for w in wanted}
-    kept = [q for q, v in zip(questions, values, strict=True) if str(v) in keep]
-    if questions and not kept:
-        present = sorted({str(v) for v in values if v not in ("", None)})
-        shown = ", ".join(present[:20]) + (f", … ({len(present)} in all)" if len(present) > 20 else "")
-        fields = ", ".join(questions[0].fields)
-        raise UserError(
-            f"dataset.filters.{name}: {list(wanted)} matches no question; "
-            + (
-                f"values present: {shown}"
-                if present
-                else f"no question has a field '{name}' (fields: {fields})"
-            )
-        )
-    counts[f"removed_filter_{name}"] = len(questions) - len(kept)
-    return kept
 
 
 def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMapper) -> UserError:
@@ -368,7 +337,7 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(path, cfg.format))
+            row_groups.append(read_rows(path, cfg.format, cfg.delimiter))
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}
@@ -405,7 +374,7 @@ def load_dataset(
         questions += shared_text_clusters([q for row, q in loaded if row.line not in flagged])
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
-    questions = _apply_filters(questions, cfg, counts)
+    questions = apply_filters(questions, cfg, counts)
     counts["kept"] = len(questions)
     if not questions:
         raise UserError(f"dataset '{cfg.path}': no question left after the filters ({counts})")

@@ -31,22 +31,63 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def read_csv(path: Path) -> Iterator[RawRow]:
-    """Rows of a CSV file, every cell as text; the header gives the column names."""
+#: Separators a CSV header is sniffed for when ``dataset.delimiter`` is not given.
+DELIMITERS = ",;\t|"
+
+
+def sniff_delimiter(header: str) -> str:
+    """The separator of a CSV file from its header line (``,`` when it cannot tell)."""
+    try:
+        return csv.Sniffer().sniff(header, delimiters=DELIMITERS).delimiter
+    except csv.Error:
+        return ","
+
+
+def _named_columns(path: Path, header: list[str]) -> list[str]:
+    """The header's names, trailing unnamed columns dropped (Excel exports add them)."""
+    names = [h.strip() for h in header]
+    while names and not names[-1]:
+        names.pop()
+    if not names:
+        raise UserError(f"{path}: line 1: the header names no column")
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise UserError(f"{path}: line 1: duplicate column names {sorted(dupes)}")
+    return names
+
+
+def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
+    """Rows of a CSV file, every cell as text; the header gives the column names.
+
+    ``delimiter``: the field separator (``None``: sniffed from the header among
+    :data:`DELIMITERS`, so a ``;``-separated export from a spreadsheet reads as is).
+    Trailing columns without a name and without values (spreadsheet exports) are dropped.
+    """
+    if delimiter is not None and len(delimiter) != 1:
+        raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
     with handle:
-        reader = csv.reader(handle, strict=True)
+        try:
+            first = handle.readline()
+            handle.seek(0)
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+        used = delimiter or sniff_delimiter(first)
+        reader = csv.reader(handle, strict=True, delimiter=used)
         try:
             header = next(reader, None)
             if not header:
                 raise UserError(f"{path}: empty file (expected a header row)")
-            names = [h.strip() for h in header]
-            dupes = {n for n in names if names.count(n) > 1}
-            if dupes:
-                raise UserError(f"{path}: line 1: duplicate column names {sorted(dupes)}")
+            names = _named_columns(path, header)
+            if len(names) == 1 and sniff_delimiter(first) != used:
+                raise UserError(
+                    f"{path}: line 1: the header is one column when split at {used!r}; the file "
+                    f"looks {sniff_delimiter(first)!r}-separated: set dataset.delimiter: "
+                    f"{sniff_delimiter(first)!r} (or leave it out to detect it)"
+                )
             while True:
                 start = reader.line_num + 1  # a quoted field may span lines: report where the row starts
                 row = next(reader, None)
@@ -54,11 +95,26 @@ def read_csv(path: Path) -> Iterator[RawRow]:
                     break
                 if not row or all(not c.strip() for c in row):
                     continue
+                if len(row) > len(names) and len(row) <= len(header):
+                    extra = next((i for i in range(len(names), len(row)) if row[i].strip()), None)
+                    if extra is not None:
+                        raise UserError(
+                            f"{path}: line {start}: a value in column {extra + 1}, which the header "
+                            f"does not name ({row[extra].strip()[:30]!r})"
+                        )
+                    row = row[: len(names)]
                 if len(row) != len(names):
                     raise UserError(
                         f"{path}: line {start}: {len(row)} fields, expected {len(names)} "
-                        f"as in the header (unbalanced quotes or a stray comma?)"
+                        f"as in the header (unbalanced quotes or a stray separator? "
+                        f"dataset.delimiter: {reader.dialect.delimiter!r})"
                     )
+                for name, cell in zip(names, row, strict=True):
+                    if "\x00" in cell:
+                        raise UserError(
+                            f"{path}: line {start}, column '{name}': NUL byte in the cell (a binary "
+                            "file, or a UTF-16 export? save the file as UTF-8 CSV)"
+                        )
                 yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
@@ -117,14 +173,14 @@ def expand_paths(path: str, base: Path | None = None) -> list[Path]:
     return [candidate]
 
 
-def read_rows(path: Path, fmt: str) -> Iterator[RawRow]:
-    """Dispatch on the format (``auto`` = by file extension)."""
+def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[RawRow]:
+    """Dispatch on the format (``auto`` = by file extension); ``delimiter``: CSV only."""
     if fmt == "auto":
         suffix = path.suffix.lower()
         fmt = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl"}.get(suffix, "")
         if not fmt:
             raise UserError(f"{path}: unknown dataset format '{suffix}' (expected .csv or .jsonl)")
-    return read_csv(path) if fmt == "csv" else read_jsonl(path)
+    return read_csv(path, delimiter) if fmt == "csv" else read_jsonl(path)
 
 
 def file_sha256(path: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError
+from enade_bench.yaml_io import safe_load
 
 
 class _Strict(BaseModel):
@@ -36,6 +38,9 @@ class Templates(_Strict):
     letters_separator: str = ", "
     letters_last_separator: str = " ou "
     labels: Labels = Labels()
+    #: Why the instructions do not name the valid letters ({valid_letters}); without it, an
+    #: instruction that asks for a letter without saying which ones is an error.
+    without_valid_letters: str | None = None
 
     @field_validator("option_format")
     @classmethod
@@ -76,11 +81,73 @@ class PromptSet(_Strict):
     source: dict[str, str]
 
 
+#: The placeholders each template text may hold (``{{`` and ``}}`` write a literal brace).
+PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "instruction": frozenset({"valid_letters"}),
+    "instruction_log_prob": frozenset({"valid_letters"}),
+    "instruction_cot": frozenset({"valid_letters"}),
+    "option_format": frozenset({"letter", "text"}),
+}
+
+
+def _placeholders(text: str, key: str, path: Path) -> set[str]:
+    """The placeholders ``text`` holds; an error for one not allowed under ``key``."""
+    allowed = PLACEHOLDERS[key]
+    shown = ", ".join(f"{{{name}}}" for name in sorted(allowed))
+    hint = "to write a literal brace (e.g. JSON), double it: {{ and }}"
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as exc:
+        raise UserError(f"{path}: key '{key}': {exc} (allowed placeholders: {shown}); {hint}") from None
+    for name in fields:
+        if name.split(".")[0].split("[")[0] not in allowed:
+            looks_json = not name.isidentifier()
+            raise UserError(
+                f"{path}: key '{key}': unknown placeholder {{{name.strip()[:40]}}} (allowed: {shown}); "
+                + (hint if looks_json else f"{hint}, or use one of the allowed names")
+            )
+    return set(fields)
+
+
+def check_templates(templates: Templates, path: Path) -> None:
+    """Placeholders a prompt file's texts hold, checked before any model loads.
+
+    Every placeholder must be one the builder fills (:data:`PLACEHOLDERS`); JSON or
+    other literal braces must be doubled. An instruction that asks for a letter
+    (``instruction``, and ``instruction_cot`` when set) must name the valid letters with
+    ``{valid_letters}`` (here or in ``system``) unless ``without_valid_letters`` says why.
+    """
+    for key in PLACEHOLDERS:
+        _placeholders(getattr(templates, key), key, path)
+    if templates.without_valid_letters is not None and templates.without_valid_letters.strip():
+        return
+    in_system = "{valid_letters}" in (templates.system or "")
+    for key in ("instruction", "instruction_cot"):
+        text = getattr(templates, key)
+        if (
+            (key == "instruction" or text.strip())
+            and not in_system
+            and "valid_letters" not in _placeholders(text, key, path)
+        ):
+            raise UserError(
+                f"{path}: key '{key}': the instruction does not name the valid letters; add "
+                "{valid_letters} (e.g. 'A, B, C, D ou E'), or say why not in "
+                "without_valid_letters: <reason>"
+            )
+
+
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: prompt file not found") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the prompt file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the prompt file ({exc.strerror or exc})") from None
     except yaml.YAMLError as exc:
         raise UserError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
 
@@ -101,6 +168,7 @@ def load_prompt_set(template_path: Path, examples_path: Path | None = None) -> P
     ``examples_path=None``: no worked examples (zero-shot strategies never read the file).
     """
     templates = _validate(Templates, _read_yaml(template_path), template_path)
+    check_templates(templates, template_path)
     source = {"templates": str(template_path)}
     examples: tuple[Example, ...] = ()
     if examples_path is not None:

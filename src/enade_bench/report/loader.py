@@ -7,11 +7,13 @@ file becomes one :class:`RunEntry`: one experiment × one strategy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.metrics.accuracy import summarize
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
 from enade_bench.results.summary import as_object
@@ -127,6 +129,8 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
         shown = ", ".join(str(f) for f in folders)
         raise UserError(f"no *_results.json files under {shown} (folders ending in _old are skipped)")
     entries = [RunEntry(path, read_result(path)) for path in paths]
+    for entry in entries:
+        check_totals(entry)
     seen: dict[tuple[str, str], Path] = {}
     for entry in entries:
         key = (entry.experiment, entry.strategy)
@@ -138,6 +142,37 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
         seen[key] = entry.path
     entries.sort(key=lambda e: (e.experiment, strategy_sort_key(e.strategy)))
     return entries
+
+
+#: The totals a report recomputes from the records of every file it reads.
+CHECKED_TOTALS = ("n", "correct", "unanswered", "errors", "n_questions")
+
+
+def check_totals(entry: RunEntry) -> None:
+    """An error naming the file and the figure when its totals disagree with its records.
+
+    A report counts the records; a stored total that says otherwise (a file edited by
+    hand, or merged from two runs) would make its tables contradict the file.
+    """
+    records = entry.result.records
+    for index, record in enumerate(records):
+        if record.correct != (record.prediction is not None and record.prediction == record.answer):
+            raise UserError(
+                f"{entry.path}: records[{index}] ({record.id}): correct is {record.correct}, but "
+                f"prediction {record.prediction!r} vs answer {record.answer!r} says otherwise"
+            )
+    stored, recomputed = entry.result.totals, summarize(records)
+    for name in CHECKED_TOTALS:
+        if getattr(stored, name) != getattr(recomputed, name):
+            raise UserError(
+                f"{entry.path}: totals.{name} is {getattr(stored, name)}, but the {len(records)} "
+                f"records give {getattr(recomputed, name)}; the file was altered or merged: rerun it"
+            )
+    if not math.isclose(stored.accuracy, recomputed.accuracy, abs_tol=1e-9):
+        raise UserError(
+            f"{entry.path}: totals.accuracy is {stored.accuracy}, but the records give "
+            f"{recomputed.accuracy}; the file was altered or merged: rerun it"
+        )
 
 
 def experiments(entries: Sequence[RunEntry]) -> list[str]:

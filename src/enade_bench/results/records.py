@@ -31,6 +31,20 @@ class Sample(BaseModel):
     rule: str
 
 
+class Truncation(BaseModel):
+    """How a prompt longer than the model's context was cut (``evaluation.truncate``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The policy that cut it (``left``: the start dropped, the end with the question kept).
+    policy: str
+    #: Tokens of the whole prompt, and the tokens the model read of it.
+    prompt_tokens: int
+    kept_tokens: int
+    #: The model's context window (``evaluation.context_limit`` when smaller).
+    context: int
+
+
 class QuestionRecord(BaseModel):
     """The outcome of putting one question (in one option order) to the model.
 
@@ -65,6 +79,13 @@ class QuestionRecord(BaseModel):
     samples: list[Sample] | None = None
     agreement: float | None = None
     error: str | None = None
+    #: Which try this record is (absent: the first). A record that ended in an error is asked
+    #: again by a resumed run, up to :data:`enade_bench.runner.retry.MAX_ATTEMPTS` tries.
+    attempt: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The errors of the earlier tries, oldest first (absent: there were none).
+    error_history: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: Set when the prompt was cut to fit the context (``evaluation.truncate: left``).
+    truncation: Truncation | None = Field(default=None, exclude_if=lambda v: v is None)
     question_hash: str
     prompt_hash: str
     prompt: str

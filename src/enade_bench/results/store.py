@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,13 +238,31 @@ class RunPaths:
         """``{stem}_timing.json``: how long the run took."""
         return self.folder / f"{self.stem}_timing.json"
 
+    @property
+    def lock(self) -> Path:
+        """``{stem}.lock``: held by the process writing these files (:mod:`.lock`)."""
+        return self.folder / f"{self.stem}.lock"
+
     def sibling(self, suffix: str) -> Path:
         """Another file of this run, e.g. ``sibling("eeval.json")`` -> ``{stem}_eeval.json``."""
         return self.folder / f"{self.stem}_{suffix}"
 
 
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process umask (read by setting it back at once, under a lock)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old or the new file, never half.
+
+    The file gets the permissions the process umask gives (``0644`` under umask ``022``).
 
     Raises
     ------
@@ -254,6 +273,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give what open() would give
     except OSError as exc:
         raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:

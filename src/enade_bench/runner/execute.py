@@ -25,6 +25,7 @@ from enade_bench.results.records import QuestionRecord
 from enade_bench.runner.plan import ExtractFn, StrategyPlan
 from enade_bench.runner.work import WorkItem, build_record, majority
 from enade_bench.scoring.choice import choose_first_token, choose_log_prob
+from enade_bench.scoring.extraction import Extraction
 
 
 class ChunkExecutor:
@@ -82,7 +83,12 @@ class ChunkExecutor:
     def generation_record(self, item: WorkItem, prompt: PromptParts, gen: Generation) -> QuestionRecord:
         """The record of one generated answer (every sample extracted, majority vote)."""
         letters = LETTERS[: item.question.n_options]
-        outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
+        error = gen.error
+        try:
+            outputs = [(text, self.extract_fn(text, letters, item.options)) for text in gen.texts]
+        except Exception as exc:  # noqa: BLE001 - a failing (plug-in) extractor must not lose the answer
+            outputs = [(text, Extraction(None, "extraction_failed")) for text in gen.texts]
+            error = f"extraction failed ({type(exc).__name__}: {exc})"
         displayed, _ = majority([e.letter for _, e in outputs])
         return build_record(
             item,
@@ -90,7 +96,7 @@ class ChunkExecutor:
             self.backend.render(prompt),
             displayed,
             outputs=outputs,
-            error=gen.error,
+            error=error,
             prompt_form=self.prompt_form,
         )
 

@@ -83,12 +83,16 @@ def write_table1(output_dir: Path, name: str, results: Sequence[RunResult]) -> l
 
 
 def accuracy_line(result: RunResult) -> str:
-    """``S1: accuracy 0.500 [0.236, 0.764] on 10 items (1 unanswered)``."""
+    """``S1: accuracy 0.500 [0.236, 0.764] on 10 items (1 unanswered)``.
+
+    Records in error are named next to the unanswered ones: ``(1 unanswered, 2 errors)``.
+    """
     t = result.totals
     low, high = t.ci95
+    errors = f", {t.errors} error{'s' if t.errors != 1 else ''}" if t.errors else ""
     return (
         f"{result.strategy.id or result.experiment}: accuracy {t.accuracy:.3f} "
-        f"[{low:.3f}, {high:.3f}] on {t.n} items ({t.unanswered} unanswered)"
+        f"[{low:.3f}, {high:.3f}] on {t.n} items ({t.unanswered} unanswered{errors})"
     )
 
 

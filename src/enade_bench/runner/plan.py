@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +29,7 @@ from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts, build_prompt
 from enade_bench.prompts.templates import PromptSet
+from enade_bench.results.lock import run_lock
 from enade_bench.results.store import RunPaths
 from enade_bench.results.summary import PromptFile
 from enade_bench.runner.schedule import chunks, item_seeds
@@ -129,6 +131,10 @@ class Experiment:
     def paths(self, strategy: Strategy) -> RunPaths:
         """The files one strategy of this experiment writes."""
         return RunPaths.of(self.output_dir, self.config.name, strategy.id)
+
+    def lock(self) -> AbstractContextManager[None]:
+        """Hold the lock files of every strategy's run (another process on them: an error)."""
+        return run_lock([self.paths(s).lock for s in self.strategies])
 
 
 def template_prompt_fn(strategy: Strategy, prompts: PromptSet) -> PromptFn:

@@ -13,15 +13,17 @@ from collections.abc import Callable, Sequence
 
 from tqdm import tqdm
 
-from enade_bench.backends.base import Backend, StreamingBackend
+from enade_bench.backends.base import Backend, ContextBackend, StreamingBackend
 from enade_bench.backends.factory import check_capabilities, create_backend
 from enade_bench.config import ExperimentConfig
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
 from enade_bench.results.summary import LiveTiming
+from enade_bench.runner.context import PromptFit, fit_prompts
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
+from enade_bench.runner.retry import as_retry, split_logged
 from enade_bench.runner.work import with_current_fields
 from enade_bench.runner.write import fingerprint, write_results
 
@@ -37,25 +39,49 @@ def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
     return exp.with_backend(backend)
 
 
+Logged = dict[tuple[str, int], QuestionRecord]
+
+
 def _resume(
     exp: Experiment, plan: StrategyPlan, options: RunOptions
-) -> tuple[IntermediateLog, dict[tuple[str, int], QuestionRecord]]:
-    """The strategy's log and the records it already holds (none with ``--no-resume``)."""
+) -> tuple[IntermediateLog, Logged, Logged]:
+    """The strategy's log, the records it holds that are done, and the errors to ask again.
+
+    None with ``--no-resume``; errors with tries left are asked again
+    (:mod:`enade_bench.runner.retry`).
+    """
     log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
     if not exp.config.output.save_intermediate:
-        return log, {}
+        return log, {}, {}
     if not options.resume:
         log.start_fresh()
-        return log, {}
-    done = with_current_fields(log.load(), exp.questions)
+        return log, {}, {}
+    done, again = split_logged(with_current_fields(log.load(), exp.questions))
     log.ensure_header()
-    return log, done
+    return log, done, again
 
 
-def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> RunOutcome:
-    """Run (or resume) one planned strategy live and write its files."""
+def run_strategy(
+    exp: Experiment, plan: StrategyPlan, options: RunOptions, fit: PromptFit | None = None
+) -> RunOutcome:
+    """Run (or resume) one planned strategy live and write its files.
+
+    ``fit``: the prompts cut to the context (``evaluation.truncate: left``), from
+    :func:`~enade_bench.runner.context.fit_prompts`.
+    """
+    fit = fit or PromptFit()
+    if isinstance(exp.model, ContextBackend):
+        exp.model.set_prompt_limit(fit.limit)
+    try:
+        return _run_strategy(exp, plan, options, fit)
+    finally:
+        if isinstance(exp.model, ContextBackend):
+            exp.model.set_prompt_limit(None)
+
+
+def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit: PromptFit) -> RunOutcome:
     cfg = exp.config
-    log, done = _resume(exp, plan, options)
+    log, done, again = _resume(exp, plan, options)
     executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
     items = plan.items
     todo = sum(1 for item in items if item.key not in done)
@@ -64,7 +90,7 @@ def run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions) -> Ru
               disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
 
         def keep(records: Sequence[QuestionRecord]) -> None:
-            new = [r for r in records if r.key not in done]
+            new = [fit.mark(as_retry(r, again.get(r.key))) for r in records if r.key not in done]
             if cfg.output.save_intermediate:
                 log.append(new)
             done.update({r.key: r for r in new})
@@ -93,12 +119,16 @@ def run_experiment(exp: Experiment, options: RunOptions, table1: bool = True) ->
     E-EVAL's test split, whose answers are private).
     """
     plans = plan_run(exp)
-    if options.batch is not None:
-        from enade_bench.runner.batch import run_batch  # noqa: PLC0415 (the API stack, only when asked)
+    with exp.lock():  # one process at a time on these files (taken before the model loaded too)
+        if options.batch is not None:
+            from enade_bench.runner.batch import run_batch  # noqa: PLC0415 (the API stack, only when asked)
 
-        outcome = run_batch(exp, plans, options.batch)
-    else:
-        outcome = RunOutcome.combine(run_strategy(exp, plan, options) for plan in plans)
+            outcome = run_batch(exp, plans, options.batch)
+        else:
+            fits = fit_prompts(exp, plans)  # every prompt against the context, before any question runs
+            outcome = RunOutcome.combine(
+                run_strategy(exp, plan, options, fits.get(plan.strategy.id)) for plan in plans
+            )
     if not table1 or len(outcome.results) < len(plans):
         return outcome
     return RunOutcome.combine([outcome], *write_table1(exp.output_dir, exp.config.name, outcome.results))

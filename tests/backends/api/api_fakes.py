@@ -44,6 +44,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
     delay: float = 0.0
+    #: The body's media type (default: JSON for ``payload``, octet-stream for ``raw``).
+    content_type: str | None = None
 
 
 Handler = Callable[[Request], Reply]
@@ -77,7 +79,9 @@ class FakeServer:
                 data = reply.raw if reply.raw is not None else json.dumps(reply.payload).encode()
                 try:
                     self.send_response(reply.status)
-                    ctype = "application/json" if reply.raw is None else "application/octet-stream"
+                    ctype = reply.content_type or (
+                        "application/json" if reply.raw is None else "application/octet-stream"
+                    )
                     self.send_header("content-type", ctype)
                     self.send_header("content-length", str(len(data)))
                     for k, v in reply.headers.items():
@@ -96,7 +100,7 @@ class FakeServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}"
 
     def __enter__(self) -> FakeServer:
         self.thread.start()

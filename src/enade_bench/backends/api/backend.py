@@ -19,6 +19,7 @@ from enade_bench.backends.api import wire
 from enade_bench.backends.api.clients import base_url_for, make_sdk_client
 from enade_bench.backends.api.keys import redact
 from enade_bench.backends.api.resilience import (
+    MalformedReply,
     PermanentFailure,
     RateLimiter,
     RetryPolicy,
@@ -187,7 +188,7 @@ class ApiBackend:
             resp = self.client.messages.create(
                 model=model, max_tokens=max_tokens, messages=messages, extra_body=rest
             )
-            return dict(resp.model_dump())
+            return _as_json(resp)
         if self.cfg.provider == "google":
             from google.genai import types  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
@@ -196,14 +197,14 @@ class ApiBackend:
                 contents=rest["contents"],
                 config=types.GenerateContentConfig(**rest["config"]),
             )
-            return dict(resp.model_dump(mode="json", exclude_none=True))
+            return _as_json(resp, mode="json", exclude_none=True)
         model = rest.pop("model")
         if "prompt" in rest:
             resp = self.client.completions.create(model=model, prompt=rest.pop("prompt"), extra_body=rest)
         else:
             messages = rest.pop("messages")
             resp = self.client.chat.completions.create(model=model, messages=messages, extra_body=rest)
-        return dict(resp.model_dump())
+        return _as_json(resp)
 
     def parse(self, data: ProviderJson) -> wire.Outcome:
         """The answer in a generation response (live or from a batch file)."""
@@ -213,7 +214,9 @@ class ApiBackend:
             return wire.parse_gemini(data)
         if self.completions:
             choices = data.get("choices") or []
-            return wire.Outcome(choices[0].get("text") or "") if choices else wire.Outcome(None, "no choices")
+            if not choices:
+                return wire.Outcome(None, "malformed reply: empty response (no choices)", malformed=True)
+            return wire.Outcome(choices[0].get("text") or "")
         return wire.parse_openai_chat(data)[0]
 
     def _sample(
@@ -223,6 +226,8 @@ class ApiBackend:
 
         def once() -> wire.Outcome:
             outcome = self.parse(self.send(body))
+            if outcome.malformed:
+                raise MalformedReply(outcome.error or "malformed reply")
             if outcome.error is not None:
                 raise PermanentFailure(outcome.error)
             return outcome
@@ -235,18 +240,35 @@ class ApiBackend:
     def _pool_map(self, tasks: Sequence[Callable[[], T]]) -> Iterator[tuple[int, T]]:
         """Run tasks concurrently; yield ``(index, result)`` as each finishes.
 
-        The first exception cancels what has not started and propagates.
+        The first exception cancels what has not started; every result that came back
+        (those finished with it, and those in flight then) is yielded before it propagates,
+        so that no answer received is lost.
         """
         pool = ThreadPoolExecutor(max_workers=self.cfg.max_concurrency)
         futures: dict[Future[T], int] = {pool.submit(task): i for i, task in enumerate(tasks)}
+        failure: BaseException | None = None
+        stopped = False
         try:
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    yield futures[future], future.result()
+                for future in sorted(finished, key=futures.__getitem__):
+                    if future.cancelled():
+                        continue
+                    exc = future.exception()
+                    if exc is None:
+                        yield futures[future], future.result()
+                    elif failure is None:
+                        failure = exc
+                        for other in pending:
+                            other.cancel()
+            if failure is not None:
+                raise failure
+        except (KeyboardInterrupt, GeneratorExit):
+            stopped = True  # Ctrl-C, or the consumer stopped: do not wait for the requests in flight
+            raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=not stopped, cancel_futures=True)
 
     # -- generation ---------------------------------------------------------------------
     def generate_stream(
@@ -348,6 +370,15 @@ class ApiBackend:
             token_lp = wire.continuation_from_echo(ctx_tokens, tokens, values)
             scores.append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
         return scores
+
+
+def _as_json(resp: Any, **dump: Any) -> ProviderJson:
+    """An SDK response as plain data; a body the SDK could not parse (an HTML page sent with
+    status 200, which the SDKs hand back as text) is a :class:`MalformedReply`."""
+    if not hasattr(resp, "model_dump"):
+        shown = " ".join(str(resp).split())[:80]
+        raise MalformedReply(f"malformed reply: body is not JSON ({shown!r})")
+    return dict(resp.model_dump(**dump))
 
 
 def assemble_generation(outcomes: Sequence[wire.Outcome]) -> Generation:

@@ -7,6 +7,10 @@ Every provider call goes through :func:`call_with_retries`:
   at least what ``Retry-After`` / ``retry-after-ms`` asks;
 * **permanent** failures (other 4xx such as 400 and 401, content refusals) raise
   :class:`PermanentFailure`, which the backend turns into a per-question error;
+* **malformed** replies (a truncated or non-JSON body, an HTML page with status 200,
+  a reply without choices) are retried like transient ones; when they outlast the
+  retries they become a :class:`PermanentFailure` naming the reason (a per-question
+  error that a rerun asks again), never an exception that stops the run;
 * **fatal** failures (an exhausted quota) and transient failures that outlast the
   retries raise :class:`ApiUnavailableError`: the run stops with one ``error:``
   line, every answer completed so far is already in the intermediate file.
@@ -14,6 +18,7 @@ Every provider call goes through :func:`call_with_retries`:
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import threading
@@ -46,6 +51,10 @@ class TransientFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+
+
+class MalformedReply(TransientFailure):
+    """A reply that is not the provider's documented shape (retried, then a per-question error)."""
 
 
 class ApiUnavailableError(UserError):
@@ -111,6 +120,8 @@ def _sdk_errors(module: str, *names: str) -> tuple[type[BaseException], ...]:
 
 def classify(exc: BaseException) -> Exception | None:
     """Map an SDK/transport exception to our failure classes (None: not an API failure)."""
+    if isinstance(exc, json.JSONDecodeError):  # the SDKs parse a truncated or non-JSON body
+        return MalformedReply(f"malformed reply: body is not complete JSON ({exc.msg}, char {exc.pos})")
     status_errors = _sdk_errors("openai", "APIStatusError") + _sdk_errors("anthropic", "APIStatusError")
     if isinstance(exc, status_errors):
         response = getattr(exc, "response", None)
@@ -211,6 +222,10 @@ def call_with_retries(
     )
     try:
         return retrying(attempt)
+    except MalformedReply as exc:
+        raise PermanentFailure(
+            redact(f"{exc.reason} (after {policy.max_retries + 1} attempts)", secrets)
+        ) from None
     except TransientFailure as exc:
         raise ApiUnavailableError(
             redact(

@@ -33,10 +33,15 @@ GEMINI_BLOCKED = frozenset({"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
 
 @dataclass(frozen=True)
 class Outcome:
-    """One answer text, or why there is none (``error`` set: a permanent failure)."""
+    """One answer text, or why there is none (``error`` set: a permanent failure).
+
+    ``malformed``: the reply lacked what the provider documents (no choices, no
+    candidates); such a reply is retried like a transient failure.
+    """
 
     text: str | None
     error: str | None = None
+    malformed: bool = False
 
 
 def sampling(temperature: float | None) -> bool:
@@ -103,7 +108,7 @@ def parse_openai_chat(data: ProviderJson) -> list[Outcome]:
     """One :class:`Outcome` per choice of a chat completion."""
     choices = sorted(data.get("choices") or [], key=lambda c: c.get("index") or 0)
     if not choices:
-        return [Outcome(None, "empty response (no choices)")]
+        return [Outcome(None, "malformed reply: empty response (no choices)", malformed=True)]
     out = []
     for choice in choices:
         message = choice.get("message") or {}
@@ -243,7 +248,7 @@ def parse_gemini(data: ProviderJson) -> Outcome:
         return Outcome(None, f"refused: prompt blocked ({feedback['block_reason']})")
     candidates = data.get("candidates") or []
     if not candidates:
-        return Outcome(None, "empty response (no candidates)")
+        return Outcome(None, "malformed reply: empty response (no candidates)", malformed=True)
     first = candidates[0]
     reason = str(first.get("finish_reason") or "").rsplit(".", 1)[-1]
     parts = (first.get("content") or {}).get("parts") or []

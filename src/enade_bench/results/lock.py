@@ -1,0 +1,140 @@
+"""One process at a time on a run's files: ``{stem}.lock`` beside them, held with ``flock``.
+
+A run takes the lock of every strategy it will write before its model loads and
+holds it to the end, so a second process on the same files (a second ``run``, a
+``--no-resume`` that would wipe the log of a live run) is refused with one
+``error:`` line naming the holder: PID, host, start time and command, which the
+holder writes into the lock file. The kernel drops an ``flock`` when its process
+dies, however it dies; a lock file left behind by a killed run is therefore taken
+over, and the takeover is logged (a ``warning:`` line naming the former holder).
+A finished run removes its lock files.
+
+Locks are re-entrant within a process (the command line takes them before the
+model loads, the runner again around the work). Where ``fcntl`` does not exist
+(Windows) runs are not locked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from enade_bench.errors import UserError
+from enade_bench.results.writable import os_reason
+
+log = logging.getLogger(__name__)
+
+#: Lock files this process holds: resolved path -> (open descriptor, depth).
+_HELD: dict[Path, tuple[int, int]] = {}
+
+
+def _holder_info() -> dict[str, object]:
+    return {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": dt.datetime.now(dt.UTC).astimezone().isoformat(timespec="seconds"),
+        "command": " ".join(sys.argv),
+    }
+
+
+def describe_holder(text: str) -> str:
+    """``PID 123 on host since 2026-…`` from a lock file's content (what is known of it)."""
+    try:
+        info = json.loads(text)
+    except json.JSONDecodeError:
+        info = None
+    if not isinstance(info, dict):
+        return "an unknown process"
+    where = f"PID {info.get('pid')} on {info.get('host')} since {info.get('started')}"
+    return where + (f" ({info['command']})" if info.get("command") else "")
+
+
+def _read(fd: int) -> str:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def _acquire(path: Path) -> int:
+    """Open and lock ``path`` (non-blocking); the descriptor. Refused: a UserError naming the holder."""
+    import fcntl  # noqa: PLC0415 (POSIX only; callers skip locking without it)
+
+    while True:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot create the run's lock file ({os_reason(exc)})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = describe_holder(_read(fd))
+            os.close(fd)
+            raise UserError(
+                f"{path}: these run files are in use by {holder}; wait for it to finish "
+                "(or stop it), or choose another output.dir / --output-dir"
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # the holder removed the file as we opened it: take the new one
+
+
+def _take(path: Path) -> int:
+    fd = _acquire(path)
+    stale = _read(fd).strip()
+    if stale:  # a holder that died without removing its lock: the kernel freed it
+        message = f"took over the lock of a run that is gone ({describe_holder(stale)}): {path}"
+        log.info(message)
+        print(f"warning: {message}", file=sys.stderr)
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, (json.dumps(_holder_info()) + "\n").encode())
+    os.fsync(fd)
+    return fd
+
+
+@contextmanager
+def _held(path: Path) -> Iterator[None]:
+    key = path.resolve()
+    if key in _HELD:
+        fd, depth = _HELD[key]
+        _HELD[key] = (fd, depth + 1)
+    else:
+        _HELD[key] = (_take(path), 1)
+    try:
+        yield
+    finally:
+        fd, depth = _HELD[key]
+        if depth > 1:
+            _HELD[key] = (fd, depth - 1)
+        else:
+            del _HELD[key]
+            path.unlink(missing_ok=True)  # before unlocking: a waiter re-checks the inode
+            os.close(fd)
+
+
+@contextmanager
+def run_lock(paths: Sequence[Path]) -> Iterator[None]:
+    """Hold the lock files ``paths`` (all or none) for the duration of the block."""
+    try:
+        import fcntl  # noqa: F401, PLC0415
+    except ImportError:  # pragma: no cover (Windows)
+        yield
+        return
+    with ExitStack() as stack:
+        for path in sorted(set(paths)):
+            stack.enter_context(_held(path))
+        yield

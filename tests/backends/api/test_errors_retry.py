@@ -1,0 +1,139 @@
+"""Errors are not answers: a rerun asks again every question that ended in an error."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from api_fakes import (
+    FAKE_KEY,
+    FakeServer,
+    Reply,
+    answer_for,
+    openai_completion,
+    openai_error,
+    user_text_openai,
+    write_config,
+)
+
+from enade_bench.cli.main import main
+from enade_bench.runner.retry import EXIT_ERRORS, MAX_ATTEMPTS
+
+RIGHT_KEY = FAKE_KEY
+WRONG_KEY = "sk-test-WRONG-9876543210zyxwvutsrqponmlk"
+
+
+def _records(tmp: Path) -> list[dict]:  # type: ignore[type-arg]
+    return json.loads((tmp / "out" / "api_test_results.json").read_text(encoding="utf-8"))["records"]
+
+
+def test_wrong_key_exits_3_and_a_rerun_with_the_right_key_asks_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def handler(req):  # type: ignore[no-untyped-def]
+        if req.headers.get("authorization") != f"Bearer {RIGHT_KEY}":
+            return openai_error(401, "Incorrect API key provided.", code="invalid_api_key")
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(handler) as server:
+        api = {"provider": "openai", "model": "m", "base_url": server.url + "/v1", "max_concurrency": 2}
+        cfg = write_config(tmp_path, {**api, "api_key": WRONG_KEY})
+        assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == EXIT_ERRORS
+        captured = capsys.readouterr()
+        assert "(0 unanswered, 3 errors)" in captured.out
+        warning = captured.err.strip().splitlines()
+        assert len(warning) == 1 and warning[0].startswith("warning: 3 question(s) ended in an error")
+        assert "HTTP 401" in warning[0] and "rerun the same command" in warning[0]
+        assert WRONG_KEY not in captured.err + captured.out
+        assert all("HTTP 401" in (r["error"] or "") for r in _records(tmp_path))
+        asked = len(server.posts())
+
+        cfg = write_config(tmp_path, {**api, "api_key": RIGHT_KEY})
+        assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == 0
+        assert len(server.posts()) - asked == 3  # the three questions in error, asked again
+    records = _records(tmp_path)
+    assert all(r["error"] is None and r["prediction"] for r in records)
+    assert all(r["attempt"] == 2 and "HTTP 401" in r["error_history"][0] for r in records)
+    log = (tmp_path / "out" / "api_test_intermediate.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 1 + 3 + 3  # header, the failed tries, the answers: every try is kept
+
+
+def test_errors_are_asked_again_up_to_the_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeServer(lambda req: openai_error(400, "Invalid request.")) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        for _ in range(MAX_ATTEMPTS):
+            assert main(["run", str(cfg), "--limit", "1", "--quiet"]) == EXIT_ERRORS
+        assert len(server.posts()) == MAX_ATTEMPTS
+        assert f"used all {MAX_ATTEMPTS} tries" in capsys.readouterr().err.splitlines()[-1]
+        assert main(["run", str(cfg), "--limit", "1", "--quiet"]) == EXIT_ERRORS
+        assert len(server.posts()) == MAX_ATTEMPTS  # the error is final now
+    (record,) = _records(tmp_path)
+    assert record["attempt"] == MAX_ATTEMPTS and len(record["error_history"]) == MAX_ATTEMPTS - 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (Reply(200, raw=b'{"id": "chatcmpl-1", "choices": [{"ind', content_type="application/json"),
+         "body is not complete JSON"),
+        (Reply(200, raw=b"<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+         "body is not JSON ('<html>"),
+        (Reply(200, {**openai_completion("x"), "choices": []}), "empty response (no choices)"),
+    ],
+    ids=["truncated-json", "html-200", "empty-choices"],
+)  # fmt: skip
+def test_malformed_replies_are_retried_then_recorded(
+    reply: Reply, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lock = threading.Lock()
+    seen: dict[str, int] = {}  # prompt -> requests, in the order first seen
+
+    def handler(req):  # type: ignore[no-untyped-def]
+        text = user_text_openai(req.json())
+        with lock:
+            seen[text] = seen.get(text, 0) + 1
+            first_question, first_try = text == next(iter(seen)), seen[text] == 1
+        if first_question or first_try:  # the first question always, the others once
+            return reply
+        return Reply(200, openai_completion(answer_for(text)))
+
+    with FakeServer(handler) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1", "max_retries": 2,
+                                      "max_concurrency": 1})  # fmt: skip
+        assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == EXIT_ERRORS
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and reason in err
+        assert len(server.posts()) == 3 + 2 + 2  # 3 tries for the first, 2 for each other
+    first, *others = _records(tmp_path)
+    assert reason in first["error"] and "(after 3 attempts)" in first["error"]
+    assert first["prediction"] is None
+    assert all(r["error"] is None and r["prediction"] for r in others)
+
+
+def test_an_answer_is_logged_even_when_its_extraction_fails(tmp_path: Path) -> None:
+    """A failing (plug-in) extractor records the raw answer with the error; a rerun asks again."""
+    import dataclasses
+
+    from enade_bench.benchmarks.load import load_experiment
+    from enade_bench.runner.plan import RunOptions
+    from enade_bench.runner.run import load_backend, run_experiment
+
+    def boom(text: str, letters: str, options: object) -> object:
+        raise ValueError("extractor bug")
+
+    with FakeServer(lambda req: Reply(200, openai_completion("Resposta: B"))) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        options = RunOptions(progress=False, limit=2)
+        _, exp = load_experiment(cfg, options)
+        exp = dataclasses.replace(load_backend(exp, options), extract_fn=boom)  # type: ignore[arg-type]
+        (result,) = run_experiment(exp, options).results
+    for record in result.records:
+        assert record.raw_output == "Resposta: B" and record.prediction is None
+        assert record.error == "extraction failed (ValueError: extractor bug)"
+    log = (tmp_path / "out" / "api_test_intermediate.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 1 + 2
