@@ -381,8 +381,8 @@ def worker_main(conn: Connection, args: OursArgs | LmEvalArgs, alias: str | None
         if message is None:
             obj.close()
             break
-        name, args = message
+        name, kwargs = message
         try:
-            conn.send(("ok", getattr(obj, name)(**args)))
+            conn.send(("ok", getattr(obj, name)(**kwargs)))
         except Exception:  # noqa: BLE001 - reported to the parent
             conn.send(("error", traceback.format_exc()))
