@@ -34,6 +34,7 @@ class _InProcess:
 def test_generation_arm_against_lm_eval() -> None:
     from enade_bench.bench.engines import LmEvalEngine, OursEngine
     from enade_bench.bench.generation import run_generation_arm
+    from enade_bench.bench.records import Report
     from enade_bench.bench.report import summarise, table
 
     questions = str(require_shared("enem", "questions", "pt-br") / "ENEM_2022_*.csv")
@@ -46,20 +47,19 @@ def test_generation_arm_against_lm_eval() -> None:
     assert arm["lm_eval_gen_kwargs"] == {"until": ["<|im_end|>"], "max_gen_toks": 3, "do_sample": False}
     for sid in ("S1", "S3"):
         r = arm["results"][sid]
-        assert r["n"] == 2
-        assert (
-            r["contexts_identical"] == r["prompt_tokens_identical"] == 2
-        )  # byte- and token-identical prompts
-        assert r["letter_agreement"] == 1.0, r["differences"]
-        assert 0.0 <= r["text_agreement"] <= 1.0
-        assert r["ours"]["tokens"] > 0 and r["lm_eval"]["tokens"] > 0 and r["speedup_model_time"] > 0
+        assert r.n == 2
+        assert r.contexts_identical == r.prompt_tokens_identical == 2  # byte- and token-identical prompts
+        assert r.letter_agreement == 1.0, r.differences
+        assert 0.0 <= r.text_agreement <= 1.0
+        assert r.ours.tokens > 0 and r.lm_eval.tokens > 0
+        assert r.speedup_model_time is not None and r.speedup_model_time > 0
         for entry in arm["per_question"][sid].values():
             assert entry["ours_letter"] == entry["lm_eval_letter"]
     # ours computes the few-shot prefix once; lm-eval feeds every prompt in full
     s3 = arm["results"]["S3"]
-    assert s3["ours"]["tokens"] < s3["lm_eval"]["tokens"]
+    assert s3.ours.tokens < s3.lm_eval.tokens
     assert arm["ours_s3_over_s1"] is not None
-    report: dict[str, Any] = {"generation_vs_lm_eval": arm}
+    report: Report = {"generation_vs_lm_eval": arm}
     summarise(report)
     assert {"generation_S1_speedup", "generation_S3_speedup", "generation_ours_s3_over_s1"} <= set(
         report["targets"]

@@ -11,6 +11,7 @@ import pytest
 
 from enade_bench.bench.cli import add_arguments, parse_lmeval_batch_size, vllm_block_size
 from enade_bench.bench.core import BenchOptions, lmeval_batch_size
+from enade_bench.bench.records import Report, Totals
 from enade_bench.bench.report import summarise, table
 from enade_bench.bench.vllm_alias import alias_version, write_alias
 
@@ -68,9 +69,9 @@ def test_alias_version_marks_the_cpu_build() -> None:
     assert alias_version() == (cpu if "+" in cpu else cpu + "+cpu")
 
 
-def _report(engine: str, ours_s: float, lm_model_s: float) -> dict:
-    side = {"questions": 4, "tokens": 400, "seconds": ours_s}
-    lm = {"questions": 4, "tokens": 1200, "seconds": lm_model_s + 5, "model_seconds": lm_model_s}
+def _report(engine: str, ours_s: float, lm_model_s: float) -> Report:
+    side: Totals = {"questions": 4, "tokens": 400, "seconds": ours_s}
+    lm: Totals = {"questions": 4, "tokens": 1200, "seconds": lm_model_s + 5, "model_seconds": lm_model_s}
     return {
         "options": {"engine": engine},
         "scoring": {"log_prob": {"ours": side, "lm_eval": lm}},

@@ -14,6 +14,7 @@ def test_competing_load_runs_counts_and_stops() -> None:
         time.sleep(1.5)
         assert all(worker.is_alive() for worker in load._workers)
     assert not any(worker.is_alive() for worker in load._workers)
+    assert load.summary is not None
     assert load.summary["processes"] == 1 and load.summary["workload"] == WORKLOAD
     assert load.summary["products_per_second_per_process"] > 0
 
@@ -21,7 +22,7 @@ def test_competing_load_runs_counts_and_stops() -> None:
 def test_no_load_is_a_no_op() -> None:
     with CompetingLoad(0) as load:
         pass
-    assert load.summary == {} and load._workers == []
+    assert load.summary is None and load._workers == []
 
 
 def _parse(*argv: str) -> argparse.Namespace:

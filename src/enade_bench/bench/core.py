@@ -19,13 +19,28 @@ import multiprocessing as mp
 import os
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar, cast
 
 from enade_bench.bench.engines import SCORING_METHODS, worker_main
 from enade_bench.bench.generation import run_generation_arm
 from enade_bench.bench.load import CompetingLoad
+from enade_bench.bench.records import (
+    BlockTimes,
+    ItemsRun,
+    LmEvalArgs,
+    LmEvalInfo,
+    OursArgs,
+    OursInfo,
+    QuestionPair,
+    Report,
+    ScoringDoc,
+    ScoringMethod,
+    ScoringRun,
+    Totals,
+)
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
 
@@ -33,7 +48,7 @@ from enade_bench.bench.vllm_alias import alias_version, write_alias
 DEFAULT_QUESTIONS = "../shared/data/enem/questions/pt-br/ENEM_2022_*.csv"
 
 
-@dataclass
+@dataclass(frozen=True)
 class BenchOptions:
     """What to run (see ``enade-bench bench --help``)."""
 
@@ -67,17 +82,28 @@ class BenchOptions:
     tree: bool = True
 
 
-class Worker:
-    """One engine in its own (spawned) process, answering requests over a pipe."""
+#: What a worker answers once its engine is loaded (:class:`OursInfo`, :class:`LmEvalInfo`).
+InfoT = TypeVar("InfoT", OursInfo, LmEvalInfo)
+#: Where progress lines go.
+Log = Callable[[str], object]
+Engine = Literal["ours", "lm_eval"]
 
-    def __init__(self, kind: str, **kwargs: Any) -> None:
+
+class Worker(Generic[InfoT]):
+    """One engine in its own (spawned) process, answering requests over a pipe.
+
+    ``call(name, **kwargs)`` runs the engine's method ``name``; its answer (a record of
+    :mod:`.records`) comes back as the method returns it.
+    """
+
+    def __init__(self, args: OursArgs | LmEvalArgs, alias: str | None = None) -> None:
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
         # vLLM starts its engine in a child process, which a daemon process may not have.
-        daemon = kwargs.get("engine") != "vllm"
-        self.process = ctx.Process(target=worker_main, args=(child, kind, kwargs), daemon=daemon)
+        daemon = args["engine"] != "vllm"
+        self.process = ctx.Process(target=worker_main, args=(child, args, alias), daemon=daemon)
         self.process.start()
-        self.info: dict[str, Any] = self._answer()
+        self.info: InfoT = self._answer()
 
     def _answer(self) -> Any:
         status, payload = self.conn.recv()
@@ -103,7 +129,7 @@ def _groups(indices: list[int], size: int) -> list[list[int]]:
     return [indices[i : i + size] for i in range(0, len(indices), size)]
 
 
-def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
+def run_bench(opts: BenchOptions, log: Log = print) -> Report:
     """Run the benchmark and return the report (also written to ``opts.out``)."""
     os.environ["OMP_NUM_THREADS"] = str(opts.threads)
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -113,46 +139,34 @@ def run_bench(opts: BenchOptions, log: Any = print) -> dict[str, Any]:
         return _run_bench(opts, log, alias_root)
 
 
-def _run_bench(opts: BenchOptions, log: Any, alias_root: str) -> dict[str, Any]:
-    report: dict[str, Any] = {
-        "machine": machine_info(opts.threads),
-        "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(opts).items()},
-        "backend": {"run_prefix_cache": opts.prefix_cache, "block_causal": opts.tree},
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "status": "running",
-    }
+def _run_bench(opts: BenchOptions, log: Log, alias_root: str) -> Report:
+    report = Report(
+        machine=machine_info(opts.threads),
+        options={k: str(v) if isinstance(v, Path) else v for k, v in vars(opts).items()},
+        backend={"run_prefix_cache": opts.prefix_cache, "block_causal": opts.tree},
+        started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        status="running",
+    )
     if opts.engine == "vllm":
         report["machine"]["vllm_cpu_kvcache_space_gb"] = os.environ.get("VLLM_CPU_KVCACHE_SPACE")
-    vllm_args = {"vllm_block_size": opts.vllm_block_size} if opts.engine == "vllm" else {}
-    ours = Worker(
-        "ours",
-        questions=opts.questions,
-        threads=opts.threads,
-        batch_size=opts.batch_size,
-        engine=opts.engine,
-        **vllm_args,
-        prefix_cache=opts.prefix_cache,
-        tree=opts.tree,
-    )
-    lm: Worker | None = None
+    # the engines read vllm_block_size on vLLM only
+    ours = Worker[OursInfo](OursArgs(questions=opts.questions, threads=opts.threads, batch_size=opts.batch_size,
+                                     engine=opts.engine, vllm_block_size=opts.vllm_block_size,
+                                     prefix_cache=opts.prefix_cache, tree=opts.tree))  # fmt: skip
+    lm: Worker[LmEvalInfo] | None = None
     try:
-        report["dataset"] = {k: ours.info[k] for k in ("n_questions", "filter_counts", "sources")}
-        report["model"] = {"dir": ours.info["model_dir"], **ours.info["model_identity"]}
-        n = ours.info["n_questions"] if opts.limit is None else min(opts.limit, ours.info["n_questions"])
+        info = ours.info
+        report["dataset"] = {"n_questions": info["n_questions"], "filter_counts": info["filter_counts"],
+                             "sources": info["sources"]}  # fmt: skip
+        report["model"] = {"dir": info["model_dir"], **info["model_identity"]}
+        n = info["n_questions"] if opts.limit is None else min(opts.limit, info["n_questions"])
         indices = list(range(n))
         if opts.lmeval:
-            extra: dict[str, Any] = dict(vllm_args)
             alias = alias_version() if opts.engine == "vllm" else None
-            if alias is not None:
-                extra["vllm_alias_dir"] = str(write_alias(Path(alias_root), alias))
-            lm = Worker(
-                "lmeval",
-                model_dir=ours.info["model_dir"],
-                threads=opts.threads,
-                batch_size=lmeval_batch_size(opts),
-                engine=opts.engine,
-                **extra,
-            )
+            alias_dir = str(write_alias(Path(alias_root), alias)) if alias is not None else None
+            lm = Worker[LmEvalInfo](LmEvalArgs(model_dir=info["model_dir"], threads=opts.threads,
+                                               batch_size=lmeval_batch_size(opts), engine=opts.engine,
+                                               vllm_block_size=opts.vllm_block_size), alias_dir)  # fmt: skip
             report["lm_eval"] = {**lm.info, "vllm_alias": alias}
         with CompetingLoad(opts.competing_load) as load:
             _scoring(ours, lm, indices, opts, report, log)
@@ -190,43 +204,48 @@ def lmeval_batch_size(opts: BenchOptions) -> int | str:
     return "auto" if opts.engine == "vllm" else 8
 
 
-def _shuffles(ours: Worker, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any) -> None:
+def _shuffles(
+    ours: Worker[OursInfo], indices: list[int], opts: BenchOptions, report: Report, log: Log
+) -> None:
     if not indices or opts.n_shuffles < 2:
         return
-    totals: dict[str, dict[str, Any]] = {}
-    preds: dict[str, dict[str, Any]] = {"shared": {}, "independent": {}}
+    totals: dict[str, Totals] = {"shared": {}, "independent": {}}
+    preds: dict[str, dict[str, str | None]] = {"shared": {}, "independent": {}}
     for g, group in enumerate(_groups(indices, opts.batch_size)):
         modes = ["shared", "independent"] if g % 2 == 0 else ["independent", "shared"]
         for mode in modes:
-            res = ours.call("shuffles", indices=group, n_shuffles=opts.n_shuffles, mode=mode)
-            preds[mode].update(res.pop("predictions"))
-            _add(totals.setdefault(mode, {}), res)
+            res: ItemsRun = ours.call("shuffles", indices=group, n_shuffles=opts.n_shuffles, mode=mode)
+            preds[mode].update(res["predictions"])
+            _add(totals[mode], res, skip=("predictions",))
             log(f"shuffles {mode:11s} group {g}: {res['seconds']:.1f}s, {res['tokens']} tokens")
     agree = sum(preds["shared"][k] == preds["independent"].get(k) for k in preds["shared"])
+    shared, independent = totals["shared"], totals["independent"]
     report["shuffles"] = {
         "n_questions": len(indices),
         "n_shuffles": opts.n_shuffles,
-        **totals,
-        "time_ratio_shared_over_independent": totals["shared"]["seconds"] / totals["independent"]["seconds"],
-        "token_ratio_shared_over_independent": totals["shared"]["tokens"] / totals["independent"]["tokens"],
+        "shared": shared,
+        "independent": independent,
+        "time_ratio_shared_over_independent": shared["seconds"] / independent["seconds"],
+        "token_ratio_shared_over_independent": shared["tokens"] / independent["tokens"],
         "prediction_agreement": agree / max(1, len(preds["shared"])),
     }
     write_json(opts.out, report)
 
 
 def _generation(
-    ours: Worker, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
+    ours: Worker[OursInfo], indices: list[int], opts: BenchOptions, report: Report, log: Log
 ) -> None:
     if not indices:
         return
-    totals: dict[str, dict[str, Any]] = {}
-    preds: dict[int, dict[str, Any]] = {1: {}, opts.gen_batch: {}}
+    totals: dict[str, Totals] = {}
+    preds: dict[int, dict[str, str | None]] = {1: {}, opts.gen_batch: {}}
     for g, group in enumerate(_groups(indices, opts.gen_batch)):
         sizes = [1, opts.gen_batch] if g % 2 == 0 else [opts.gen_batch, 1]
         for size in sizes:
-            res = ours.call("generate", indices=group, batch_size=size, max_new_tokens=opts.max_new_tokens)
-            preds[size].update(res.pop("predictions"))
-            _add(totals.setdefault(f"batch_{size}", {}), res)
+            res: ItemsRun = ours.call("generate", indices=group, batch_size=size,
+                                      max_new_tokens=opts.max_new_tokens)  # fmt: skip
+            preds[size].update(res["predictions"])
+            _add(totals.setdefault(f"batch_{size}", {}), res, skip=("predictions",))
             log(f"generation batch {size}: {res['seconds']:.1f}s for {res['items']} items")
     for entry in totals.values():
         entry["items_per_second"] = entry["items"] / entry["seconds"]
@@ -240,51 +259,54 @@ def _generation(
     write_json(opts.out, report)
 
 
-def _scoring(
-    ours: Worker, lm: Worker | None, indices: list[int], opts: BenchOptions, report: dict[str, Any], log: Any
-) -> None:
+#: A scoring reply's per-question parts (kept in ``per_question``, not summed).
+_PER_QUESTION = ("predictions", "scores", "n_tokens")
+
+
+def _scoring(ours: Worker[OursInfo], lm: Worker[LmEvalInfo] | None, indices: list[int], opts: BenchOptions,
+             report: Report, log: Log) -> None:  # fmt: skip
     methods = [m for m in opts.methods if m in SCORING_METHODS]
     if not methods:
         return
-    scoring: dict[str, Any] = {m: {"ours": {}, "lm_eval": {}} for m in methods}
-    per_question: dict[str, Any] = {m: {} for m in scoring}
+    scoring: dict[str, ScoringMethod] = {m: {"ours": {}, "lm_eval": {}} for m in methods}
+    per_question: dict[str, dict[str, QuestionPair]] = {m: {} for m in scoring}
+    blocks: list[BlockTimes] = []
     report["scoring"] = scoring
     report["per_question"] = per_question
-    report["blocks"] = []
+    report["blocks"] = blocks
     if opts.engine == "vllm" and indices:  # untimed: vLLM's first calls set up its kernels
         _warm_up(ours, lm, indices[:1])
     for b, block in enumerate(_groups(indices, opts.block)):
-        docs = ours.call("docs", indices=block)
-        block_times: dict[str, Any] = {"block": b, "questions": len(block)}
+        docs: list[ScoringDoc] = ours.call("docs", indices=block)
+        block_times: BlockTimes = {"block": b, "questions": len(block)}
         for method in methods:
-            order = ["ours", "lm_eval"] if b % 2 == 0 else ["lm_eval", "ours"]
+            order: tuple[Engine, Engine] = ("ours", "lm_eval") if b % 2 == 0 else ("lm_eval", "ours")
             for engine in order:
-                if engine == "lm_eval" and lm is None:
-                    continue
+                res: ScoringRun
                 if engine == "ours":
                     res = ours.call("run", method=method, indices=block)
-                else:
-                    assert lm is not None
+                elif lm is not None:
                     res = lm.call("run", method=method, docs=docs)
-                for qid, pred in res.pop("predictions").items():
+                else:
+                    continue
+                for qid, pred in res["predictions"].items():
                     entry = per_question[method].setdefault(qid, {})
-                    entry[engine] = {"prediction": pred, "scores": res["scores"].get(qid)}
+                    answer = entry[engine] = {"prediction": pred, "scores": res["scores"].get(qid)}
                     if "n_tokens" in res:
-                        entry[engine]["n_tokens"] = res["n_tokens"].get(qid)
-                res.pop("scores", None)
-                res.pop("n_tokens", None)
-                res["questions"] = len(block)
-                _add(scoring[method][engine], res)
+                        answer["n_tokens"] = res["n_tokens"].get(qid)
+                side = scoring[method][engine]
+                _add(side, res, skip=_PER_QUESTION)
+                side["questions"] = side.get("questions", 0) + len(block)
                 block_times[f"{method}/{engine}"] = res["seconds"]
                 if "model_seconds" in res:
                     block_times[f"{method}/{engine}/model"] = res["model_seconds"]
-        report["blocks"].append(block_times)
+        blocks.append(block_times)
         summarise(report)
         write_json(opts.out, report)
         log(_block_line(block_times))
 
 
-def _warm_up(ours: Worker, lm: Worker | None, indices: list[int]) -> None:
+def _warm_up(ours: Worker[OursInfo], lm: Worker[LmEvalInfo] | None, indices: list[int]) -> None:
     """Run both methods once on ``indices`` through both engines, results discarded."""
     docs = ours.call("docs", indices=indices)
     for method in ("log_prob", "first_token"):
@@ -293,18 +315,26 @@ def _warm_up(ours: Worker, lm: Worker | None, indices: list[int]) -> None:
             lm.call("run", method=method, docs=docs)
 
 
-def _block_line(times: dict[str, Any]) -> str:
+def _block_line(times: BlockTimes) -> str:
     parts = [f"block {times['block']} ({times['questions']} q)"]
     parts += [f"{k} {v:.1f}s" for k, v in times.items() if k not in {"block", "questions"}]
     return ", ".join(parts)
 
 
-def _add(total: dict[str, Any], res: dict[str, Any]) -> None:
-    """Accumulate numeric figures (sums; peaks as maxima); keep the last of the rest."""
+def _add(totals: Totals, res: Mapping[str, object], skip: tuple[str, ...] = ()) -> None:
+    """Accumulate the figures of ``res`` but ``skip`` into ``totals`` (sums; peaks as maxima);
+    keep the last of the rest (lm-eval's metrics)."""
+    total = cast("dict[str, object]", totals)  # the keys of Totals, in the order replies have them
     for key, value in res.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if key in skip:
+            continue
+        peak = "peak" in key or "rss" in key
+        before = total.get(key, 0.0 if peak else 0)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not isinstance(before, (int, float))
+        ):
             total[key] = value
-        elif "peak" in key or "rss" in key:
-            total[key] = max(total.get(key, 0.0), value)
         else:
-            total[key] = total.get(key, 0) + value
+            total[key] = max(before, value) if peak else before + value

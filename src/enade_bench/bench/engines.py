@@ -32,6 +32,18 @@ from enade_bench.bench.measure import (
     rss_mb,
     tree_rss_mb,
 )
+from enade_bench.bench.records import (
+    GenDoc,
+    GenRun,
+    ItemsRun,
+    LmEvalArgs,
+    LmEvalInfo,
+    OursArgs,
+    OursInfo,
+    Peak,
+    ScoringDoc,
+    ScoringRun,
+)
 from enade_bench.benchmarks.enade import PROMPTS as ENADE_PROMPTS
 from enade_bench.benchmarks.enem import PRESET as ENEM_PRESET
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
@@ -125,15 +137,15 @@ class OursEngine:
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=seed, letter_variants="space")
         self.batch_size = batch_size
 
-    def info(self) -> dict[str, Any]:
-        return {
-            "n_questions": len(self.dataset.questions),
-            "filter_counts": self.dataset.counts,
-            "sources": self.dataset.sources,
-            "model_dir": self.model_dir,
-            "model_identity": self.backend.identity.model_dump(mode="json", exclude_none=True),
-            "rss_mb_after_load": _rss(self.engine),
-        }
+    def info(self) -> OursInfo:
+        return OursInfo(
+            n_questions=len(self.dataset.questions),
+            filter_counts=self.dataset.counts,
+            sources=self.dataset.sources,
+            model_dir=self.model_dir,
+            model_identity=self.backend.identity.model_dump(mode="json", exclude_none=True),
+            rss_mb_after_load=_rss(self.engine),
+        )
 
     # -- helpers --------------------------------------------------------------------------
     def _executor(
@@ -156,25 +168,27 @@ class OursEngine:
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
         return list(self._executor(method, indices, n_shuffles).plan.items)
 
-    def docs(self, indices: list[int]) -> list[dict[str, Any]]:
+    def docs(self, indices: list[int]) -> list[ScoringDoc]:
         """The exact texts our methods score, as lm-eval documents."""
-        executors = {m: self._executor(m, indices) for m in SCORING_METHODS}
+        ctx = {m: self._executor(m, indices) for m in SCORING_METHODS}
         out = []
         for item in self._items(indices, "log_prob"):
             q = item.question
             out.append(
-                {
-                    "qid": q.id,
-                    **{f"ctx_{m}": self.backend.render(ex.prompt_for(item)) for m, ex in executors.items()},
-                    "options": list(q.options),
-                    "letters": [chr(ord("A") + i) for i in range(q.n_options)],
-                    "gold": q.answer_index,
-                }
+                ScoringDoc(
+                    qid=q.id,
+                    ctx_log_prob=self.backend.render(ctx["log_prob"].prompt_for(item)),
+                    ctx_log_prob_one_shot=self.backend.render(ctx["log_prob_one_shot"].prompt_for(item)),
+                    ctx_first_token=self.backend.render(ctx["first_token"].prompt_for(item)),
+                    options=list(q.options),
+                    letters=[chr(ord("A") + i) for i in range(q.n_options)],
+                    gold=q.answer_index,
+                )
             )
         return out
 
     # -- phases ---------------------------------------------------------------------------
-    def run(self, method: str, indices: list[int]) -> dict[str, Any]:
+    def run(self, method: str, indices: list[int]) -> ScoringRun:
         """One of :data:`SCORING_METHODS`, in chunks of ``batch_size`` questions (as the runner does)."""
         executor = self._executor(method, indices)
         items = list(executor.plan.items)
@@ -184,9 +198,8 @@ class OursEngine:
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             for chunk in chunks:
                 records += executor.run(chunk)
-        result = phase.as_dict()
-        result["predictions"] = {r.id: r.prediction for r in records}
-        result["correct"] = sum(bool(r.correct) for r in records)
+        result = ScoringRun(**phase.as_dict(), predictions={r.id: r.prediction for r in records},
+                            correct=sum(bool(r.correct) for r in records), scores={})  # fmt: skip
         if method.startswith("log_prob"):
             result["scores"] = {
                 r.id: [r.score_details[k]["sum_logprob"] for k in sorted(r.score_details or {})]
@@ -206,7 +219,7 @@ class OursEngine:
             }
         return result
 
-    def shuffles(self, indices: list[int], n_shuffles: int, mode: str) -> dict[str, Any]:
+    def shuffles(self, indices: list[int], n_shuffles: int, mode: str) -> ItemsRun:
         """``first_token`` with ``n_shuffles`` orders per question.
 
         ``shared``: one chunk per question (all its shuffles together, as the runner
@@ -232,12 +245,10 @@ class OursEngine:
                     store.clear()
                 for chunk in chunks:
                     records += executor.run(chunk)
-        result = phase.as_dict()
-        result["items"] = len(records)
-        result["predictions"] = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
-        return result
+        predictions = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
+        return ItemsRun(**phase.as_dict(), items=len(records), predictions=predictions)
 
-    def generate(self, indices: list[int], batch_size: int, max_new_tokens: int = 10) -> dict[str, Any]:
+    def generate(self, indices: list[int], batch_size: int, max_new_tokens: int = 10) -> ItemsRun:
         """S1 prompts, greedy, ``max_new_tokens`` new tokens, in batches of ``batch_size``."""
 
         evaluation = EvaluationConfig(max_new_tokens=max_new_tokens, batch_size=batch_size)
@@ -248,19 +259,16 @@ class OursEngine:
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             for chunk in chunks:
                 records += executor.run(chunk)
-        result = phase.as_dict()
-        result["items"] = len(records)
-        result["predictions"] = {r.id: r.prediction for r in records}
-        return result
+        return ItemsRun(
+            **phase.as_dict(), items=len(records), predictions={r.id: r.prediction for r in records}
+        )
 
     # -- generation arm (bench/generation.py) ----------------------------------------------
-    def gen_docs(self, strategy: str, indices: list[int]) -> list[dict[str, Any]]:
+    def gen_docs(self, strategy: str, indices: list[int]) -> list[GenDoc]:
         """The prompts our runner sends for a generation strategy (S1, S2, S3), as lm-eval documents."""
         return ours_gen_docs(self, strategy, indices)
 
-    def gen_run(
-        self, strategy: str, indices: list[int], max_new_tokens: int, batch_size: int
-    ) -> dict[str, Any]:
+    def gen_run(self, strategy: str, indices: list[int], max_new_tokens: int, batch_size: int) -> GenRun:
         """A generation strategy through our runner's executor, greedy."""
         return ours_gen_run(self, strategy, indices, max_new_tokens, batch_size)
 
@@ -273,7 +281,7 @@ class OursEngine:
         if store is not None:
             store.clear()
 
-    def peak(self) -> dict[str, float]:
+    def peak(self) -> Peak:
         return _peak(self.engine)
 
     def close(self) -> None:
@@ -286,11 +294,11 @@ def _rss(engine: str) -> float:
     return tree_rss_mb() if engine == "vllm" else rss_mb()
 
 
-def _peak(engine: str) -> dict[str, float]:
+def _peak(engine: str) -> Peak:
     """Peak RSS of the worker (``ru_maxrss``) and its RSS now; vLLM: with its engine process."""
     if engine == "vllm":  # the engine runs in a child process; ru_maxrss is per process
-        return {"max_rss_mb_worker_only": max_rss_mb(), "rss_mb": tree_rss_mb()}
-    return {"max_rss_mb": max_rss_mb(), "rss_mb": rss_mb()}
+        return Peak(max_rss_mb_worker_only=max_rss_mb(), rss_mb=tree_rss_mb())
+    return Peak(max_rss_mb=max_rss_mb(), rss_mb=rss_mb())
 
 
 class LmEvalEngine:
@@ -316,34 +324,33 @@ class LmEvalEngine:
             self.counter = TokenCounter(self.lm.model)
         self.batch_size = batch_size
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> LmEvalInfo:
         import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        return {"lm_eval_version": lm_eval.__version__, "model": "vllm" if self.engine == "vllm" else "hf",
-                "batch_size": self.batch_size, "rss_mb_after_load": _rss(self.engine)}  # fmt: skip
+        return LmEvalInfo(lm_eval_version=lm_eval.__version__, model="vllm" if self.engine == "vllm" else "hf",
+                          batch_size=self.batch_size, rss_mb_after_load=_rss(self.engine))  # fmt: skip
 
-    def run(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    def run(self, method: str, docs: list[ScoringDoc]) -> ScoringRun:
         """Run lm-eval's ``simple_evaluate`` on one ``multiple_choice`` task."""
         self.lm.reset_capture()
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             metrics = evaluate_task(self.lm, method, docs)
-        result = phase.as_dict()
-        result["model_seconds"] = self.lm.model_seconds
-        result["lm_eval_metrics"] = metrics
-        result.update(self.lm.predictions(method, docs))
+        found = self.lm.predictions(method, docs)
+        result = ScoringRun(**phase.as_dict(), model_seconds=self.lm.model_seconds, lm_eval_metrics=metrics,
+                            predictions=dict(found["predictions"]), scores=found["scores"],
+                            contexts_identical=found["contexts_identical"])  # fmt: skip
+        if "n_tokens" in found:
+            result["n_tokens"] = found["n_tokens"]
         return result
 
-    def gen_run(self, docs: list[dict[str, Any]], max_new_tokens: int, until: list[str]) -> dict[str, Any]:
+    def gen_run(self, docs: list[GenDoc], max_new_tokens: int, until: list[str]) -> GenRun:
         """lm-eval's ``generate_until`` on our prompts (:mod:`.lmeval_generate`)."""
         self.lm.reset_capture()
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             out = evaluate_generation(self.lm, docs, max_new_tokens, until)
-        result = phase.as_dict()
-        result["model_seconds"] = self.lm.model_seconds
-        result.update(out)
-        return result
+        return GenRun(**phase.as_dict(), model_seconds=self.lm.model_seconds, **out)
 
-    def peak(self) -> dict[str, float]:
+    def peak(self) -> Peak:
         return _peak(self.engine)
 
     def close(self) -> None:
@@ -352,17 +359,19 @@ class LmEvalEngine:
             self.lm.model.llm_engine.engine_core.shutdown()
 
 
-def worker_main(conn: Connection, engine: str, kwargs: dict[str, Any]) -> None:
-    """Worker process: build the engine, then answer ``(method, kwargs)`` requests."""
+def worker_main(conn: Connection, args: OursArgs | LmEvalArgs, alias: str | None = None) -> None:
+    """Worker process: build the engine, then answer ``(method, kwargs)`` requests.
+
+    ``alias``: a folder holding the ``vllm`` alias distribution (lm-eval on vLLM's CPU build).
+    """
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    alias = kwargs.pop("vllm_alias_dir", None)
     if alias:  # lm-eval on vLLM's CPU build: the metadata-only ``vllm`` alias (bench/vllm_alias.py)
         import sys  # noqa: PLC0415
 
         sys.path.insert(0, alias)
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (alias, os.environ.get("PYTHONPATH")) if p)
     try:
-        obj: Any = OursEngine(**kwargs) if engine == "ours" else LmEvalEngine(**kwargs)
+        obj = OursEngine(**args) if "questions" in args else LmEvalEngine(**args)
         conn.send(("ok", obj.info()))
     except Exception:  # noqa: BLE001 - reported to the parent
         conn.send(("error", traceback.format_exc()))
@@ -372,8 +381,8 @@ def worker_main(conn: Connection, engine: str, kwargs: dict[str, Any]) -> None:
         if message is None:
             obj.close()
             break
-        name, args = message
+        name, kwargs = message
         try:
-            conn.send(("ok", getattr(obj, name)(**args)))
+            conn.send(("ok", getattr(obj, name)(**kwargs)))
         except Exception:  # noqa: BLE001 - reported to the parent
             conn.send(("error", traceback.format_exc()))

@@ -15,10 +15,12 @@ through the model, seconds, lm-eval over ours, and our S3 time over our S1 time.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from enade_bench.bench.gen_results import GenerationDifference, GenerationSide, GenerationStrategyResult
 from enade_bench.bench.measure import measured
+from enade_bench.bench.records import BlockTimes, GenDoc, GenerationArmSection, GenQuestion, GenRun, Target
 from enade_bench.config import EvaluationConfig
 from enade_bench.scoring.extraction import extract_answer
 from enade_bench.strategies.registry import STRATEGIES, Strategy
@@ -40,7 +42,7 @@ def token_digest(ids: list[int]) -> str:
 
 
 # -- our side (called in the worker process through OursEngine) -------------------------
-def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[dict[str, Any]]:
+def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[GenDoc]:
     """The exact prompts our runner sends for ``strategy``, as lm-eval documents."""
     executor = engine.executor_for(GENERATION_STRATEGIES[strategy], indices, engine.evaluation)
     docs = []
@@ -48,15 +50,15 @@ def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[dict[s
         ctx = engine.backend.render(executor.prompt_for(item))
         ids = list(engine.backend.encode(ctx))
         q = item.question
-        docs.append({"qid": q.id, "ctx": ctx, "answer": q.answer, "options": list(item.options),
-                     "letters": "ABCDEFGHIJ"[: q.n_options], "prompt_tokens": len(ids),
-                     "prompt_digest": token_digest(ids)})  # fmt: skip
+        docs.append(GenDoc(qid=q.id, ctx=ctx, answer=q.answer, options=list(item.options),
+                           letters="ABCDEFGHIJ"[: q.n_options], prompt_tokens=len(ids),
+                           prompt_digest=token_digest(ids)))  # fmt: skip
     return docs
 
 
 def ours_gen_run(
     engine: Any, strategy: str, indices: list[int], max_new_tokens: int, batch_size: int
-) -> dict[str, Any]:
+) -> GenRun:
     """``strategy`` through our runner's executor (greedy), in chunks of ``batch_size`` questions."""
     evaluation = EvaluationConfig(
         max_new_tokens=max_new_tokens, batch_size=batch_size, seed=engine.evaluation.seed
@@ -67,10 +69,10 @@ def ours_gen_run(
     with measured(engine.counter, tree=engine.engine == "vllm") as phase:
         for i in range(0, len(items), batch_size):
             records += executor.run(items[i : i + batch_size])
-    result = phase.as_dict()
-    result["model_seconds"] = result["seconds"]  # ours: the whole executor call (prompts, extraction)
-    result["texts"] = {r.id: r.raw_output or "" for r in records}
-    return result
+    figures = phase.as_dict()  # model_seconds, ours: the whole executor call (prompts, extraction)
+    return GenRun(
+        **figures, model_seconds=figures["seconds"], texts={r.id: r.raw_output or "" for r in records}
+    )
 
 
 def stop_strings(engine: Any) -> list[str]:
@@ -78,90 +80,57 @@ def stop_strings(engine: Any) -> list[str]:
     return [str(engine.backend.tokenizer.eos_token)]  # the HF and the vLLM backend alike
 
 
-# -- typed results ----------------------------------------------------------------------
-@dataclass
-class GenerationSide:
-    """One engine's totals over a strategy's questions."""
-
-    questions: int = 0
-    seconds: float = 0.0
-    #: lm-eval: time inside ``generate_until``; ours: the executor calls (= ``seconds``).
-    model_seconds: float = 0.0
-    #: Positions fed to the model (prompt and generated tokens, padding included).
-    tokens: int = 0
-    model_calls: int = 0
-    peak_rss_mb: float = 0.0
-
-
-@dataclass
-class GenerationDifference:
-    """A question where the engines' texts differ."""
-
-    id: str
-    ours: str
-    lm_eval: str
-    ours_letter: str | None
-    lm_eval_letter: str | None
-
-
-@dataclass
-class GenerationStrategyResult:
-    """Both engines on one strategy: agreement, tokens and time."""
-
-    strategy: str
-    n: int
-    text_agreement: float
-    letter_agreement: float
-    contexts_identical: int
-    prompt_tokens_identical: int
-    #: Prompt tokens of the questions (our encoding; the same text lm-eval encodes).
-    prompt_tokens: int
-    ours: GenerationSide
-    lm_eval: GenerationSide
-    #: lm-eval model time / our time (the speed-up), and end to end.
-    speedup_model_time: float | None
-    speedup_end_to_end: float | None
-    differences: list[GenerationDifference] = field(default_factory=list)
-
-
 # -- orchestration (parent process) -----------------------------------------------------
-def _side(total: dict[str, Any]) -> GenerationSide:
-    keys = GenerationSide.__dataclass_fields__
-    return GenerationSide(**{k: total[k] for k in keys if k in total})
+@dataclass
+class StrategyTotals:
+    """One strategy's figures summed over the blocks."""
+
+    #: Prompt tokens of the questions (our encoding).
+    prompt_tokens: int = 0
+    #: Contexts lm-eval received as sent, and encoded to the same token ids as ours.
+    contexts_identical: int = 0
+    prompt_tokens_identical: int = 0
+    #: The generation settings lm-eval received (its own keys, as it passed them).
+    gen_kwargs: dict[str, object] | None = None
+    ours: GenerationSide = field(default_factory=GenerationSide)
+    lm_eval: GenerationSide = field(default_factory=GenerationSide)
 
 
-def _accumulate(total: dict[str, Any], res: dict[str, Any], questions: int) -> None:
-    total["questions"] = total.get("questions", 0) + questions
-    for key in ("seconds", "model_seconds", "tokens", "model_calls"):
-        total[key] = total.get(key, 0) + res.get(key, 0)
-    total["peak_rss_mb"] = max(total.get("peak_rss_mb", 0.0), res.get("peak_rss_mb", 0.0))
+def _accumulate(total: GenerationSide, res: GenRun, questions: int) -> None:
+    total.questions += questions
+    total.seconds += res["seconds"]
+    total.model_seconds += res["model_seconds"]
+    total.tokens += res["tokens"]
+    total.model_calls += res["model_calls"]
+    total.peak_rss_mb = max(total.peak_rss_mb, res["peak_rss_mb"])
 
 
 def compare_strategy(
-    strategy: str, per_question: dict[str, Any], totals: dict[str, Any]
+    strategy: str, per_question: dict[str, GenQuestion], totals: StrategyTotals
 ) -> GenerationStrategyResult:
     """Agreement and ratios of one strategy from the per-question texts and the engines' totals."""
     both = {q: e for q, e in per_question.items() if "ours" in e and "lm_eval" in e}
     same_text = same_letter = 0
     differences = []
     for qid, e in both.items():
-        letters = [extract_answer(e[k], e["letters"], e["options"]).letter for k in ("ours", "lm_eval")]
+        texts = e["ours"], e["lm_eval"]  # both present (above)
+        letters = [extract_answer(t, e["letters"], e["options"]).letter for t in texts]
         e["ours_letter"], e["lm_eval_letter"] = letters
         same_letter += letters[0] == letters[1]
-        if e["ours"].strip() == e["lm_eval"].strip():
+        if texts[0].strip() == texts[1].strip():
             same_text += 1
         else:
-            differences.append(GenerationDifference(qid, e["ours"], e["lm_eval"], *letters))
-    ours, lm = _side(totals.get("ours", {})), _side(totals.get("lm_eval", {}))
+            differences.append(GenerationDifference(qid, texts[0], texts[1], *letters))
+    ours, lm = totals.ours, totals.lm_eval
     n = len(both)
     return GenerationStrategyResult(
         strategy=strategy,
         n=n,
         text_agreement=same_text / n if n else 0.0,
         letter_agreement=same_letter / n if n else 0.0,
-        contexts_identical=int(totals.get("contexts_identical", 0)),
-        prompt_tokens_identical=int(totals.get("prompt_tokens_identical", 0)),
-        prompt_tokens=int(totals.get("prompt_tokens", 0)),
+        contexts_identical=totals.contexts_identical,
+        prompt_tokens_identical=totals.prompt_tokens_identical,
+        prompt_tokens=totals.prompt_tokens,
         ours=ours,
         lm_eval=lm,
         speedup_model_time=lm.model_seconds / ours.seconds if ours.seconds and lm.seconds else None,
@@ -177,19 +146,19 @@ def s3_over_s1(results: dict[str, GenerationStrategyResult]) -> float | None:
     return results["S3"].ours.seconds / results["S1"].ours.seconds
 
 
-def _prompt_checks(total: dict[str, Any], docs: list[dict[str, Any]], res: dict[str, Any]) -> None:
+def _prompt_checks(total: StrategyTotals, docs: list[GenDoc], res: GenRun) -> None:
     """Count the contexts lm-eval received as sent and encoded to the same token ids as ours."""
     digests = {d["qid"]: d["prompt_digest"] for d in docs}
-    ids = res.pop("prompt_token_ids")
+    ids = res.get("prompt_token_ids", {})
     same = sum(token_digest(v) == digests.get(q) for q, v in ids.items())
-    total["contexts_identical"] = total.get("contexts_identical", 0) + res["contexts_identical"]
-    total["prompt_tokens_identical"] = total.get("prompt_tokens_identical", 0) + same
-    total["gen_kwargs"] = res.get("gen_kwargs")
+    total.contexts_identical += res.get("contexts_identical", 0)
+    total.prompt_tokens_identical += same
+    total.gen_kwargs = res.get("gen_kwargs")
 
 
-def generation_targets(results: dict[str, GenerationStrategyResult]) -> dict[str, Any]:
+def generation_targets(results: dict[str, GenerationStrategyResult]) -> dict[str, Target]:
     """Issue 22's targets, as measured (see :data:`GENERATION_TARGETS`)."""
-    targets: dict[str, Any] = {}
+    targets: dict[str, Target] = {}
     for sid in ("S1", "S3"):
         r = results.get(sid)
         if r is not None and r.speedup_model_time is not None:
@@ -211,7 +180,7 @@ def run_generation_arm(
     opts: Any,
     log: Any,
     warm_up: bool = True,
-) -> dict[str, Any]:
+) -> GenerationArmSection:
     """Both engines on ``strategies`` over ``indices``, in blocks of ``opts.block`` questions.
 
     Parameters
@@ -232,31 +201,32 @@ def run_generation_arm(
 
     Returns
     -------
-    dict
-        The report section (JSON-ready): per strategy a :class:`GenerationStrategyResult`,
-        the targets, the per-question texts and the block times.
+    GenerationArmSection
+        The report section: per strategy a :class:`GenerationStrategyResult` (written to the
+        JSON as its fields), the targets, the per-question texts and the block times.
     """
     until = ours.call("stop_strings")
     if warm_up and indices:  # untimed: each process's first model calls set up its kernels
-        docs = ours.call("gen_docs", strategy=strategies[0], indices=indices[:1])
+        first = ours.call("gen_docs", strategy=strategies[0], indices=indices[:1])
         ours.call("gen_run", strategy=strategies[0], indices=indices[:1], max_new_tokens=1, batch_size=1)
         if lm is not None:
-            lm.call("gen_run", docs=docs, max_new_tokens=1, until=until)
+            lm.call("gen_run", docs=first, max_new_tokens=1, until=until)
     ours.call("reset_prefix_store")  # ours pays for each prompt prefix once in the arm
-    totals: dict[str, dict[str, Any]] = {s: {} for s in strategies}
-    per_question: dict[str, dict[str, Any]] = {s: {} for s in strategies}
-    blocks = []
+    totals = {s: StrategyTotals() for s in strategies}
+    per_question: dict[str, dict[str, GenQuestion]] = {s: {} for s in strategies}
+    blocks: list[BlockTimes] = []
     for b, start in enumerate(range(0, len(indices), opts.block)):
         block = indices[start : start + opts.block]
-        times: dict[str, Any] = {"block": b, "questions": len(block)}
+        times: BlockTimes = {"block": b, "questions": len(block)}
         for sid in strategies:
-            docs = ours.call("gen_docs", strategy=sid, indices=block)
+            docs: list[GenDoc] = ours.call("gen_docs", strategy=sid, indices=block)
             for d in docs:
-                per_question[sid].setdefault(d["qid"], {"letters": d["letters"], "options": d["options"]})
-            totals[sid]["prompt_tokens"] = totals[sid].get("prompt_tokens", 0) + sum(
-                d["prompt_tokens"] for d in docs
-            )
-            for engine in ["ours", "lm_eval"] if b % 2 == 0 else ["lm_eval", "ours"]:
+                per_question[sid].setdefault(
+                    d["qid"], GenQuestion(letters=d["letters"], options=d["options"])
+                )
+            totals[sid].prompt_tokens += sum(d["prompt_tokens"] for d in docs)
+            for engine in ("ours", "lm_eval") if b % 2 == 0 else ("lm_eval", "ours"):
+                res: GenRun
                 if engine == "ours":
                     res = ours.call("gen_run", strategy=sid, indices=block,
                                     max_new_tokens=opts.max_new_tokens, batch_size=opts.batch_size)  # fmt: skip
@@ -265,27 +235,25 @@ def run_generation_arm(
                     _prompt_checks(totals[sid], docs, res)
                 else:
                     continue
-                for qid, text in res.pop("texts").items():
+                for qid, text in res["texts"].items():
                     per_question[sid][qid][engine] = text
-                _accumulate(totals[sid].setdefault(engine, {}), res, len(block))
+                _accumulate(totals[sid].ours if engine == "ours" else totals[sid].lm_eval, res, len(block))
                 times[f"{sid}/{engine}"] = res["seconds"]
         blocks.append(times)
         log(", ".join([f"generation block {b} ({len(block)} q)"] +
                       [f"{k} {v:.1f}s" for k, v in times.items() if "/" in k]))  # fmt: skip
     results = {sid: compare_strategy(sid, per_question[sid], totals[sid]) for sid in strategies}
-    return {
-        "strategies": list(strategies),
-        "max_new_tokens": opts.max_new_tokens,
-        "until": until,
-        "lm_eval_gen_kwargs": next(
-            (t.get("gen_kwargs") for t in totals.values() if t.get("gen_kwargs")), None
-        ),
-        "results": {sid: asdict(r) for sid, r in results.items()},
-        "ours_s3_over_s1": s3_over_s1(results),
-        "targets": generation_targets(results),
-        "per_question": per_question,
-        "blocks": blocks,
-    }
+    return GenerationArmSection(
+        strategies=list(strategies),
+        max_new_tokens=opts.max_new_tokens,
+        until=until,
+        lm_eval_gen_kwargs=next((t.gen_kwargs for t in totals.values() if t.gen_kwargs), None),
+        results=dict(results),
+        ours_s3_over_s1=s3_over_s1(results),
+        targets=generation_targets(results),
+        per_question=per_question,
+        blocks=blocks,
+    )
 
 
 def parse_strategies(text: str) -> list[str]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from enade_bench.bench.lmeval_tasks import TaskConfig
+from enade_bench.bench.records import GenDoc, LmEvalGeneration
+
 #: The task configuration (what a task YAML would say); ``generation_kwargs`` and
 #: ``custom_dataset`` are filled in at run time.
-GENERATION_TASK: dict[str, Any] = {
+GENERATION_TASK: TaskConfig = {
     "task": "enade_bench_generation",
     "output_type": "generate_until",
     "test_split": "test",
@@ -24,12 +27,12 @@ GENERATION_TASK: dict[str, Any] = {
 }
 
 
-def generation_kwargs(max_new_tokens: int, until: list[str]) -> dict[str, Any]:
+def generation_kwargs(max_new_tokens: int, until: list[str]) -> dict[str, object]:
     """lm-eval's ``generation_kwargs``: greedy, ``max_new_tokens`` new tokens, stop at ``until``."""
     return {"until": list(until), "max_gen_toks": max_new_tokens, "do_sample": False}
 
 
-def build_generation_task(docs: list[dict[str, Any]], max_new_tokens: int, until: list[str]) -> Any:
+def build_generation_task(docs: list[GenDoc], max_new_tokens: int, until: list[str]) -> Any:
     """The ``generate_until`` ``ConfigurableTask`` over ``docs`` (kept in memory).
 
     Parameters
@@ -49,7 +52,7 @@ def build_generation_task(docs: list[dict[str, Any]], max_new_tokens: int, until
     import datasets  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     from lm_eval.api.task import ConfigurableTask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    config = dict(GENERATION_TASK)
+    config: dict[str, object] = {**GENERATION_TASK}
     config["generation_kwargs"] = generation_kwargs(max_new_tokens, until)
     rows = [{"qid": d["qid"], "ctx": d["ctx"], "answer": d["answer"] or ""} for d in docs]
     config["custom_dataset"] = lambda **_: datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
@@ -57,8 +60,8 @@ def build_generation_task(docs: list[dict[str, Any]], max_new_tokens: int, until
 
 
 def evaluate_generation(
-    lm: Any, docs: list[dict[str, Any]], max_new_tokens: int, until: list[str]
-) -> dict[str, Any]:
+    lm: Any, docs: list[GenDoc], max_new_tokens: int, until: list[str]
+) -> LmEvalGeneration:
     """``lm_eval.simple_evaluate`` on the generation task; the texts lm-eval generated.
 
     Parameters
@@ -80,18 +83,19 @@ def evaluate_generation(
     task = build_generation_task(docs, max_new_tokens, until)
     results = simple_evaluate(model=lm, tasks=[task], num_fewshot=0, bootstrap_iters=0,
                               log_samples=False, verbosity="ERROR")  # fmt: skip
+    # lm-eval's results: its own untyped JSON-like dict
     metrics = (results or {}).get("results", {}).get(GENERATION_TASK["task"], {})
     texts: dict[str, str] = {}
     contexts: dict[str, str] = {}
-    gen_kwargs: dict[str, Any] = {}
+    gen_kwargs: dict[str, object] = {}
     for request, text in lm.generated:
         qid = request.doc["qid"]
         contexts[qid], gen_kwargs = request.args
         texts[qid] = text
-    return {
-        "texts": texts,
-        "contexts_identical": sum(contexts.get(d["qid"]) == d["ctx"] for d in docs),
-        "prompt_token_ids": {qid: list(lm.tok_encode(ctx)) for qid, ctx in contexts.items()},
-        "gen_kwargs": dict(gen_kwargs),
-        "lm_eval_metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))},
-    }
+    return LmEvalGeneration(
+        texts=texts,
+        contexts_identical=sum(contexts.get(d["qid"]) == d["ctx"] for d in docs),
+        prompt_token_ids={qid: list(lm.tok_encode(ctx)) for qid, ctx in contexts.items()},
+        gen_kwargs=dict(gen_kwargs),
+        lm_eval_metrics={k: v for k, v in metrics.items() if isinstance(v, (int, float))},
+    )

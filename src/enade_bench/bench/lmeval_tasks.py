@@ -19,9 +19,28 @@ prefill included):
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypedDict
 
-TASK_CONFIGS: dict[str, dict[str, Any]] = {
+from pydantic import JsonValue
+
+from enade_bench.bench.records import LmEvalPredictions, Metrics, ScoringDoc
+
+
+class TaskConfig(TypedDict, total=False):
+    """What lm-eval's task YAML says (the keys these tasks use)."""
+
+    task: str
+    output_type: str
+    test_split: str
+    doc_to_text: str
+    doc_to_choice: str
+    doc_to_target: str
+    target_delimiter: str
+    metric_list: list[dict[str, str]]
+    generation_kwargs: dict[str, object]
+
+
+TASK_CONFIGS: dict[str, TaskConfig] = {
     "log_prob": {
         "task": "enade_bench_log_prob",
         "output_type": "multiple_choice",
@@ -82,7 +101,7 @@ class _Recording:
         self.captured += list(zip(requests, out, strict=True))
         return list(out)
 
-    def predictions(self, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+    def predictions(self, method: str, docs: list[ScoringDoc]) -> LmEvalPredictions:
         """Per-question scores and the prediction under *our* rule for ``method``.
 
         ``log_prob``: highest mean token log-probability (lm-eval's own ``acc`` uses
@@ -105,12 +124,20 @@ class _Recording:
             if method == "first_token":
                 keys = values
             preds[qid] = letters[max(range(len(keys)), key=lambda i: (keys[i], -i))]
-        field = TASK_CONFIGS[method]["doc_to_text"]
-        same_context = sum(contexts.get(d["qid"]) == d[field] for d in docs)
-        out: dict[str, Any] = {"predictions": preds, "scores": sums, "contexts_identical": same_context}
+        same_context = sum(contexts.get(d["qid"]) == doc_context(d, method) for d in docs)
+        out = LmEvalPredictions(predictions=preds, scores=sums, contexts_identical=same_context)
         if method.startswith("log_prob"):
             out["n_tokens"] = counts
         return out
+
+
+def doc_context(doc: ScoringDoc, method: str) -> str:
+    """The context of ``doc`` that ``method``'s task reads (its ``doc_to_text``)."""
+    if method == "log_prob":
+        return doc["ctx_log_prob"]
+    if method == "log_prob_one_shot":
+        return doc["ctx_log_prob_one_shot"]
+    return doc["ctx_first_token"]
 
 
 def make_lm(model_dir: str, batch_size: int) -> Any:
@@ -131,7 +158,7 @@ def make_lm(model_dir: str, batch_size: int) -> Any:
     return lm
 
 
-def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, Any]) -> Any:
+def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, JsonValue]) -> Any:
     """lm-eval's ``VLLM`` (``--model vllm``) on ``model_dir``, float32, recording its answers.
 
     ``engine_args`` are the same vLLM settings our side uses (``max_model_len``,
@@ -149,18 +176,18 @@ def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, A
     return lm
 
 
-def build_task(method: str, docs: list[dict[str, Any]]) -> Any:
+def build_task(method: str, docs: list[ScoringDoc]) -> Any:
     """The ``ConfigurableTask`` for ``method`` over ``docs`` (kept in memory)."""
     import datasets  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     from lm_eval.api.task import ConfigurableTask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    config = dict(TASK_CONFIGS[method])
+    config: dict[str, object] = {**TASK_CONFIGS[method]}
     rows = [{**d, "options": list(d["options"]), "letters": list(d["letters"])} for d in docs]
     config["custom_dataset"] = lambda **_: datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
     return ConfigurableTask(config=config)
 
 
-def evaluate_task(lm: Any, method: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+def evaluate_task(lm: Any, method: str, docs: list[ScoringDoc]) -> Metrics:
     """``lm_eval.simple_evaluate`` on the task; returns lm-eval's own metrics."""
     from lm_eval import simple_evaluate  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from enade_bench.bench.records import LoadSummary
+
 #: What one load process does (written to the report).
 WORKLOAD = "single-threaded 256x256 float64 numpy.dot in a loop (one busy core per process)"
 SIZE = 256
@@ -48,7 +50,8 @@ class CompetingLoad:
     _counter: Any = None
     _workers: list[Any] = field(default_factory=list)
     _started: float = 0.0
-    summary: dict[str, Any] = field(default_factory=dict)
+    #: What ran (set when the block ends; None without load processes).
+    summary: LoadSummary | None = None
 
     def __enter__(self) -> CompetingLoad:
         if self.processes < 1:
@@ -74,9 +77,9 @@ class CompetingLoad:
             worker.join(timeout=10)
             if worker.is_alive():
                 worker.terminate()
-        self.summary = {
-            "processes": self.processes,
-            "workload": WORKLOAD,
-            "seconds": elapsed,
-            "products_per_second_per_process": self._counter.value / max(elapsed, 1e-9) / self.processes,
-        }
+        self.summary = LoadSummary(
+            processes=self.processes,
+            workload=WORKLOAD,
+            seconds=elapsed,
+            products_per_second_per_process=self._counter.value / max(elapsed, 1e-9) / self.processes,
+        )

@@ -7,10 +7,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import psutil
+
+from enade_bench.bench.records import PhaseFigures
 
 
 def rss_mb() -> float:
@@ -47,6 +49,7 @@ class TokenCounter:
         self.calls = 0
         self._handle = model.register_forward_pre_hook(self._hook, with_kwargs=True)
 
+    # ``kwargs``: the keyword arguments of torch's forward call (third-party, untyped).
     def _hook(self, module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         ids = args[0] if args else kwargs.get("input_ids")
         if ids is not None:
@@ -93,17 +96,15 @@ class Phase:
     start_rss_mb: float = 0.0
     tokens: int = 0
     model_calls: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: vLLM: prompt tokens served from its prefix cache (not fed); None elsewhere.
+    prefix_cached_tokens: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "seconds": self.seconds,
-            "peak_rss_mb": self.peak_rss_mb,
-            "start_rss_mb": self.start_rss_mb,
-            "tokens": self.tokens,
-            "model_calls": self.model_calls,
-            **self.extra,
-        }
+    def as_dict(self) -> PhaseFigures:
+        figures = PhaseFigures(seconds=self.seconds, peak_rss_mb=self.peak_rss_mb, start_rss_mb=self.start_rss_mb,
+                               tokens=self.tokens, model_calls=self.model_calls)  # fmt: skip
+        if self.prefix_cached_tokens is not None:
+            figures["prefix_cached_tokens"] = self.prefix_cached_tokens
+        return figures
 
 
 class _RssSampler(threading.Thread):
@@ -147,4 +148,4 @@ def measured(counter: TokenCounter | VllmTokenCounter, tree: bool = False) -> It
         phase.tokens = counter.tokens - tokens0
         phase.model_calls = counter.calls - calls0
         if cached0 is not None:  # vLLM: prompt tokens served from the prefix cache (not fed)
-            phase.extra["prefix_cached_tokens"] = getattr(counter, "cached", 0) - cached0
+            phase.prefix_cached_tokens = getattr(counter, "cached", 0) - cached0

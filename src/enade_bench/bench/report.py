@@ -5,8 +5,20 @@ from __future__ import annotations
 import json
 import os
 import platform
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
+
+from enade_bench.bench.records import (
+    Agreement,
+    Difference,
+    GenerationArmSection,
+    MachineInfo,
+    QuestionPair,
+    Report,
+    Target,
+    Totals,
+)
 
 #: Targets (ratios from one run against lm-eval; docs/performance.md); the vLLM arm's S5
 #: target is issue 10's (>= 2x).
@@ -22,7 +34,7 @@ TARGETS = {
 }
 
 
-def machine_info(threads: int) -> dict[str, Any]:
+def machine_info(threads: int) -> MachineInfo:
     """The machine and library versions the figures come from."""
     import psutil  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
@@ -42,21 +54,21 @@ def machine_info(threads: int) -> dict[str, Any]:
         lm_version: str | None = lm_eval.__version__
     except ImportError:
         lm_version = None
-    return {
-        "cpu": cpu,
-        "logical_cpus": os.cpu_count(),
-        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "lm_eval": lm_version,
-        "threads": threads,
-        "load_average_start": list(os.getloadavg()),
-    }
+    return MachineInfo(
+        cpu=cpu,
+        logical_cpus=os.cpu_count(),
+        memory_gb=round(psutil.virtual_memory().total / 2**30, 1),
+        platform=platform.platform(),
+        python=platform.python_version(),
+        torch=torch.__version__,
+        transformers=transformers.__version__,
+        lm_eval=lm_version,
+        threads=threads,
+        load_average_start=list(os.getloadavg()),
+    )
 
 
-def _throughput(entry: dict[str, Any]) -> None:
+def _throughput(entry: Totals) -> None:
     if entry.get("seconds"):
         entry["questions_per_second"] = entry["questions"] / entry["seconds"]
         entry["tokens_per_second"] = entry["tokens"] / entry["seconds"]
@@ -65,9 +77,9 @@ def _throughput(entry: dict[str, Any]) -> None:
         entry["questions_per_second_model_only"] = entry["questions"] / entry["model_seconds"]
 
 
-def _agreement(per_question: dict[str, Any]) -> dict[str, Any]:
+def _agreement(per_question: dict[str, QuestionPair]) -> Agreement:
     both = {q: e for q, e in per_question.items() if "ours" in e and "lm_eval" in e}
-    differ = []
+    differ: list[Difference] = []
     max_diff = 0.0
     token_mismatch = 0
     for qid, e in both.items():
@@ -89,26 +101,26 @@ def _agreement(per_question: dict[str, Any]) -> dict[str, Any]:
                 }
             )
     n = len(both)
-    return {
-        "n": n,
-        "agree": n - len(differ),
-        "agreement": (n - len(differ)) / n if n else None,
-        "max_abs_score_diff": max_diff,
-        "token_count_mismatches": token_mismatch,
-        "differences": differ,
-    }
+    return Agreement(
+        n=n,
+        agree=n - len(differ),
+        agreement=(n - len(differ)) / n if n else None,
+        max_abs_score_diff=max_diff,
+        token_count_mismatches=token_mismatch,
+        differences=differ,
+    )
 
 
-def summarise(report: dict[str, Any]) -> None:
+def summarise(report: Report) -> None:
     """Add throughput, ours/lm-eval ratios, agreement and the target check to ``report``."""
     scoring = report.get("scoring", {})
     # speed-up goals: the vLLM arm has issue 10's S5 target only
     goals = TARGETS_VLLM if report.get("options", {}).get("engine") == "vllm" else TARGETS
-    targets: dict[str, Any] = {}
+    targets: dict[str, Target] = {}
     for method, sides in scoring.items():
-        for engine in ("ours", "lm_eval"):
-            _throughput(sides.get(engine, {}))
         ours, lm = sides.get("ours", {}), sides.get("lm_eval", {})
+        _throughput(ours)
+        _throughput(lm)
         if ours.get("seconds") and lm.get("seconds"):
             # Speed-up = our throughput / lm-eval's.  Primary: lm-eval's time inside
             # HFLM.loglikelihood only (its task/dataset overhead excluded, in its favour).
@@ -144,15 +156,23 @@ def summarise(report: dict[str, Any]) -> None:
     report["targets"] = targets
 
 
-def write_json(path: Path, report: dict[str, Any]) -> None:
+def _json_default(value: object) -> object:
+    """Dataclasses (the generation arm's results) as their fields; anything else as text."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
+def write_json(path: Path, report: Report) -> None:
     """Write ``report`` atomically (indented JSON)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    text = json.dumps(report, indent=2, ensure_ascii=False, default=_json_default)
+    tmp.write_text(text + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
-def table(report: dict[str, Any]) -> str:
+def table(report: Report) -> str:
     """A plain-text summary table of ``report``."""
     lines = []
     m = report.get("machine", {})
@@ -169,8 +189,9 @@ def table(report: dict[str, Any]) -> str:
     lines.append(
         f"{'method':18s} {'engine':8s} {'q':>5s} {'seconds':>9s} {'q/s':>8s} {'tokens/q':>9s} {'peak MB':>8s}"
     )
+    engines: tuple[Literal["ours", "lm_eval"], ...] = ("ours", "lm_eval")
     for method, sides in report.get("scoring", {}).items():
-        for engine in ("ours", "lm_eval"):
+        for engine in engines:
             e = sides.get(engine) or {}
             if not e.get("seconds"):
                 continue
@@ -193,7 +214,8 @@ def table(report: dict[str, Any]) -> str:
         )
     g = report.get("generation")
     if g:
-        parts = [f"{k}: {v['items_per_second']:.3f} items/s" for k, v in g.items() if k.startswith("batch_")]
+        parts = [f"{k}: {v['items_per_second']:.3f} items/s" for k, v in g.items()
+                 if k.startswith("batch_") and isinstance(v, dict)]  # fmt: skip
         lines.append("generation: " + ", ".join(parts))
     lines += _generation_lines(report.get("generation_vs_lm_eval"))
     for name, t in report.get("targets", {}).items():
@@ -201,19 +223,19 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _generation_lines(arm: dict[str, Any] | None) -> list[str]:
+def _generation_lines(arm: GenerationArmSection | None) -> list[str]:
     """The generation arm's lines of :func:`table` (none without the arm)."""
     if not arm:
         return []
     lines = [f"generation vs lm-eval generate_until (greedy, max_new_tokens {arm['max_new_tokens']}, "
              f"until {arm['until']}):"]  # fmt: skip
     for sid, r in arm["results"].items():
-        ours, lm = r["ours"], r["lm_eval"]
-        line = (f"  {sid}: {r['n']} q, text agreement {r['text_agreement']:.3f}, letter agreement "
-                f"{r['letter_agreement']:.3f}; ours {ours['seconds']:.1f}s {ours['tokens']} tokens")  # fmt: skip
-        if lm["seconds"]:
-            line += (f", lm-eval {lm['model_seconds']:.1f}s model ({lm['seconds']:.1f}s end to end) "
-                     f"{lm['tokens']} tokens; lm-eval/ours {r['speedup_model_time']:.2f}x")  # fmt: skip
+        ours, lm = r.ours, r.lm_eval
+        line = (f"  {sid}: {r.n} q, text agreement {r.text_agreement:.3f}, letter agreement "
+                f"{r.letter_agreement:.3f}; ours {ours.seconds:.1f}s {ours.tokens} tokens")  # fmt: skip
+        if lm.seconds:
+            line += (f", lm-eval {lm.model_seconds:.1f}s model ({lm.seconds:.1f}s end to end) "
+                     f"{lm.tokens} tokens; lm-eval/ours {r.speedup_model_time:.2f}x")  # fmt: skip
         lines.append(line)
     if arm.get("ours_s3_over_s1") is not None:
         lines.append(f"  ours S3 time / ours S1 time: {arm['ours_s3_over_s1']:.2f}")

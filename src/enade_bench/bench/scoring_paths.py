@@ -23,13 +23,39 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, OursEngine
+from enade_bench.bench.records import ScoringRun
 
 #: name -> (run-wide prefix store, tree scoring)
 PATHS = {"batched": (False, False), "store": (True, False), "store+tree": (True, True)}
+
+
+class PathFigures(TypedDict, total=False):
+    """One scoring path's figures, summed over the rounds, and its agreement with ``batched``."""
+
+    seconds: float
+    cpu_seconds: float
+    tokens: int
+    calls: int
+    identical_predictions: int
+    max_abs_score_diff: float
+    cpu_ratio_to_batched: float
+
+
+#: A method: ``questions``, ``rounds``, then :class:`PathFigures` per path (keys of :data:`PATHS`).
+MethodPaths = TypedDict(
+    "MethodPaths",
+    {
+        "questions": int,
+        "rounds": int,
+        "batched": PathFigures,
+        "store": PathFigures,
+        "store+tree": PathFigures,
+    },
+)
 
 
 def _configure(engine: OursEngine, store: bool, tree: bool, saved: tuple[Any, bool]) -> None:
@@ -40,15 +66,17 @@ def _configure(engine: OursEngine, store: bool, tree: bool, saved: tuple[Any, bo
     engine.backend.tree = tree_ok and tree
 
 
-def compare(engine: OursEngine, methods: list[str], indices: list[int], rounds: int = 2) -> dict[str, Any]:
+def compare(
+    engine: OursEngine, methods: list[str], indices: list[int], rounds: int = 2
+) -> dict[str, MethodPaths]:
     """Per method and path: summed figures over ``rounds`` rotations, agreement with ``batched``."""
     saved = (engine.backend.prefix_store, engine.backend.tree)
-    out: dict[str, Any] = {}
+    out: dict[str, MethodPaths] = {}
     for method in methods:
-        figures: dict[str, dict[str, float]] = {
+        figures: dict[str, PathFigures] = {
             p: {"seconds": 0.0, "cpu_seconds": 0.0, "tokens": 0, "calls": 0} for p in PATHS
         }
-        results: dict[str, dict[str, Any]] = {}
+        results: dict[str, ScoringRun] = {}
         names = list(PATHS)
         for r in range(rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
@@ -75,7 +103,8 @@ def compare(engine: OursEngine, methods: list[str], indices: list[int], rounds: 
                 default=0.0,
             )
             fig["cpu_ratio_to_batched"] = fig["cpu_seconds"] / figures["batched"]["cpu_seconds"]
-        out[method] = {"questions": len(indices), "rounds": rounds, **figures}
+        out[method] = {"questions": len(indices), "rounds": rounds, "batched": figures["batched"],
+                       "store": figures["store"], "store+tree": figures["store+tree"]}  # fmt: skip
     _configure(engine, True, True, saved)
     return out
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from enade_bench.backends.api import create_api_backend
 from enade_bench.backends.base import Backend
@@ -46,6 +46,15 @@ from enade_bench.strategies.registry import Strategy, get_strategy
 MODEL = MODEL_NAME
 DEMO = "data/enade_demo.csv"
 METHODS = ("S1", "S5", "first_token")
+
+#: An engine's figures: ``startup_s``, ``identity`` (our model identity, as JSON), ``<method>_s``
+#: (wall seconds) and ``<method>_vs_<reference>`` (agreement with the first engine).
+EngineFigures = dict[str, object]
+
+
+class ParityReport(TypedDict):
+    n_questions: int
+    engines: dict[str, EngineFigures]
 
 
 def questions(which: str, limit: int | None) -> list[Any]:
@@ -159,13 +168,13 @@ def server_backend(server: Any, **overrides: Any) -> Backend:
     return create_api_backend(ApiConfig(**cfg))
 
 
-def measure(engines: Sequence[str], qs: Sequence[Any], methods: Sequence[str] = METHODS) -> dict[str, Any]:
+def measure(engines: Sequence[str], qs: Sequence[Any], methods: Sequence[str] = METHODS) -> ParityReport:
     """Records and wall times of every (engine, method); comparisons against the first engine."""
-    out: dict[str, Any] = {"n_questions": len(qs), "engines": {}}
+    out = ParityReport(n_questions=len(qs), engines={})
     records: dict[str, dict[str, list[QuestionRecord]]] = {}
     for name in engines:
         with engine(name) as (backend, startup):
-            info: dict[str, Any] = {
+            info: EngineFigures = {
                 "startup_s": round(startup, 1),
                 "identity": backend.identity.model_dump(mode="json", exclude_none=True),
             }
