@@ -48,7 +48,7 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
     flips = pd.read_csv(out / "flips.csv")
     assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
     assert (out / "tables" / "comparison_table1.tex").is_file() and (
-        out / "figures" / "comparison.png"
+        out / "figures" / "comparison_clustered.png"
     ).is_file()
 
 

@@ -80,7 +80,9 @@ def test_report_of_two_models_includes_the_comparison(study: Path, tmp_path: Pat
     scores = pd.read_csv(out / "comparison" / "scores.csv")
     assert set(scores["model"]) == {"smollm2", "gemma3_270m"}
     assert scores["stratum"].str.startswith("course=").all()
-    assert "rank group" in (out / "index.html").read_text(encoding="utf-8").lower()
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "rank group" in html.lower()
+    assert html.count("<img") == len(list((out / "figures").glob("*.png")))  # no two figures share a file
     assert main(["report", str(runs[0]), "--out", str(tmp_path / "one")]) == 0  # one model: no comparison
     assert not (tmp_path / "one" / "comparison").exists()
 

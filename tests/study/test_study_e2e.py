@@ -89,6 +89,7 @@ def test_report_compares_the_models_per_area_and_language(study_dir: Path) -> No
     assert flips is None or {"item", "right", "wrong", "area", "language"} <= set(flips.columns)
     html = (study_dir / "report" / "index.html").read_text(encoding="utf-8")
     assert "rank group" in html.lower()
+    assert html.count("<img") == len(list((study_dir / "report" / "figures").glob("*.png")))  # one file each
 
 
 @pytest.mark.slow

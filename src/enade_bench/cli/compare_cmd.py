@@ -3,7 +3,7 @@
 RESULTS are results folders (every ``*_results.json`` under them), results files, or
 long-format CSVs (``model,item,[replicate],correct[,cluster,<fields>…]``) exported by
 any harness.  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``tables/*.tex`` and
-``figures/comparison.png``/``.pdf`` (docs/comparisons.md).
+``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
     ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
     ax.set_ylabel("accuracy (95 % CI)")
     ax.legend(fontsize="small", frameon=False)
-    return save(fig, folder, "comparison", "Accuracy per model with clustered 95 % intervals")
+    return save(fig, folder, "comparison_clustered", "Accuracy per model with clustered 95 % intervals")
 
 
 def comparison_section(comp: Comparison, figures: Path) -> Section:
