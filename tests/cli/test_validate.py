@@ -91,3 +91,14 @@ def test_the_team_written_progress_test_lists_every_malformed_row(
         assert reason in out
     assert f"{len(expected['questions'])} question(s) kept" in out
     print(f"validate took {seconds:.1f} s")  # issue #21: under 15 s (a measurement, not asserted)
+
+
+def test_under_truncate_left_a_long_prompt_is_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dry run applies the run's own rule (runner/context.py): cut prompts are noted, not refused."""
+    long_stem = " ".join(["palavra"] * 12000)
+    rows = [GOOD[0], f"q9,2020,Medicina,CE,{long_stem},a,b,c,d,,A,false,false"]
+    assert main(["validate", str(write(tmp_path, rows, truncate="left")), "--strategy", "S5"]) == 0
+    out = capsys.readouterr().out
+    assert "note: 1 prompt(s) longer than the context will be cut from the start (truncate: left)" in out

@@ -54,6 +54,10 @@ class TokenCounter:
         """Tokens of an already rendered text."""
         return len(encode_text(self.tokenizer, text, self.instruct))
 
+    def count_continuation(self, text: str) -> int:
+        """Tokens of a text continuing a prompt (an option scored by ``log_prob``), none added."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
     def count(self, prompt: PromptParts) -> int:
         """Tokens the model reads for ``prompt``."""
         return self.count_text(self.render(prompt))

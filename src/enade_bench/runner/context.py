@@ -16,10 +16,11 @@ its options kept, and every affected record says so (``truncation``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from enade_bench.backends.base import ContextBackend
+from enade_bench.config import EvaluationConfig
 from enade_bench.errors import UserError
 from enade_bench.results.records import QuestionRecord, Truncation
 from enade_bench.runner.plan import Experiment, StrategyPlan
@@ -40,16 +41,25 @@ class PromptFit:
         return record if note is None else record.model_copy(update={"truncation": note})
 
 
-def _answer_room(backend: ContextBackend, exp: Experiment, plan: StrategyPlan) -> int:
-    """Tokens kept free for the answer (or the scored option) after the prompt."""
+def answer_room(text_tokens: Callable[[str], int], exp: Experiment, plan: StrategyPlan) -> int:
+    """Tokens kept free for the answer (or the scored option) after the prompt.
+
+    ``text_tokens`` counts a text continuing a prompt (no special tokens added).
+    """
     method = plan.strategy.method
     evaluation = exp.config.evaluation
     if method == "generation":
         return evaluation.cot_max_new_tokens if plan.strategy.chain_of_thought else evaluation.max_new_tokens
     if method == "log_prob":
         options = {text for item in plan.items for text in item.options}
-        return max((backend.text_tokens(" " + text) for text in options), default=1)
+        return max((text_tokens(" " + text) for text in options), default=1)
     return 1
+
+
+def effective_context(own: int | None, evaluation: EvaluationConfig) -> int | None:
+    """The context prompts are checked against: the model's, lowered by ``evaluation.context_limit``."""
+    limits = [n for n in (own, evaluation.context_limit) if n is not None]
+    return min(limits) if limits else None
 
 
 def fit_prompts(exp: Experiment, plans: Sequence[StrategyPlan]) -> dict[str | None, PromptFit]:
@@ -62,15 +72,13 @@ def fit_prompts(exp: Experiment, plans: Sequence[StrategyPlan]) -> dict[str | No
     if not isinstance(backend, ContextBackend):
         return {}
     evaluation = exp.config.evaluation
-    own = backend.context_length
-    limits = [n for n in (own, evaluation.context_limit) if n is not None]
-    if not limits:
+    context = effective_context(backend.context_length, evaluation)
+    if context is None:
         return {}
-    context = min(limits)
     fits: dict[str | None, PromptFit] = {}
     for plan in plans:
         label = plan.strategy.id or exp.config.name
-        room = _answer_room(backend, exp, plan)
+        room = answer_room(backend.text_tokens, exp, plan)
         limit = context - room
         lengths = {
             item.key: backend.prompt_tokens(prompt)

@@ -4,13 +4,15 @@ Everything a run checks is checked (the config, the output folder, the data, eve
 strategy's prompts and worked examples, the model config as far as it goes without
 weights).  Then, per strategy: the model calls it would make, one rendered prompt, and
 the prompts' token counts against the model's context minus ``max_new_tokens`` (the
-model's own tokenizer, no weights; :func:`~enade_bench.backends.factory.inspect_model`).
+model's own tokenizer, no weights; :func:`~enade_bench.backends.factory.inspect_model`), by the rule the run applies
+(:func:`~enade_bench.runner.context.answer_room`, ``evaluation.context_limit``).
 For an API model the input tokens are those of its ``api.tokenizer`` when set, else an
 estimate of 4 characters per token, marked as such; output tokens are at most
 ``max_new_tokens`` (``cot_max_new_tokens`` for chain of thought) per call.
 
 Problems (rows that fail validation and are not skipped, prompts longer than the
-context) are listed, and the command exits with status 2.
+context under ``truncate: error``) are listed, and the command exits with status 2;
+under ``truncate: left`` the prompts that would be cut are a note.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 
 from enade_bench.backends.factory import inspect_model
 from enade_bench.backends.model_info import ModelInfo
+from enade_bench.runner.context import answer_room, effective_context
 from enade_bench.runner.plan import Experiment, StrategyPlan
 
 __all__ = ["DryRun", "StrategyDryRun", "dry_run"]
@@ -57,14 +60,16 @@ class DryRun:
     context_source: str | None
     max_new_tokens: int
     strategies: list[StrategyDryRun]
+    truncate: str = "error"
     notes: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
         """What would make the run fail or misread: each one line."""
         out = [] if self.skip_invalid else [f"invalid row: {row}" for row in self.invalid_rows]
-        for s in self.strategies:
-            out += [f"{s.label}: {item}" for item in s.too_long]
+        if self.truncate == "error":
+            for s in self.strategies:
+                out += [f"{s.label}: {item}" for item in s.too_long]
         return out
 
 
@@ -79,20 +84,21 @@ def _strategy(exp: Experiment, plan: StrategyPlan, info: ModelInfo | None) -> St
     out_tokens = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else ev.max_new_tokens
     generation = plan.strategy.method == "generation"
     samples = ev.n_samples if generation else 1
-    rendered = [
-        info.counter.render(p) if info is not None and info.counter is not None else p.plain_text()
-        for p in plan.prompts
-    ]
+    counter = None if info is None else info.counter
+    rendered = [counter.render(p) if counter is not None else p.plain_text() for p in plan.prompts]
     counted = [_count(info, text) for text in rendered]
     tokens = [n for n, _ in counted]
-    limit = None if info is None or info.context_length is None else info.context_length
-    room = None if limit is None else limit - (out_tokens if generation else 0)
-    too_long = [
-        f"question {item.question.id} (shuffle {item.shuffle}): prompt of {n} tokens, but the context is "
-        f"{limit} tokens" + (f" minus max_new_tokens {out_tokens}" if generation else "")
-        for item, n in zip(plan.items, tokens, strict=True)
-        if room is not None and n > room
-    ]
+    context = effective_context(None if info is None else info.context_length, ev)
+    too_long = []
+    if context is not None and counter is not None:
+        room = answer_room(counter.count_continuation, exp, plan)
+        kept = f" minus max_new_tokens {room}" if generation else f" minus {room} for the answer"
+        too_long = [
+            f"question {item.question.id} (shuffle {item.shuffle}): prompt of {n} tokens, but the context is "
+            f"{context} tokens{kept}"
+            for item, n in zip(plan.items, tokens, strict=True)
+            if n > context - room
+        ]
     calls = len(plan.items) * samples
     return StrategyDryRun(
         label=plan.label, items=len(plan.items), calls=calls,
@@ -110,8 +116,16 @@ def dry_run(exp: Experiment) -> DryRun:
     notes = []
     if info is None:
         notes.append(f"model.type '{exp.config.model.type}' offers no inspection: token counts are estimates")
-    elif info.context_length is None:
+    elif effective_context(info.context_length, exp.config.evaluation) is None:
         notes.append("the model's context length is unknown: prompt lengths are not checked against it")
+    strategies = [_strategy(exp, plan, info) for plan in exp.plans]
+    truncate = exp.config.evaluation.truncate
+    if truncate == "left":
+        cut = sum(len(s.too_long) for s in strategies)
+        if cut:
+            notes.append(
+                f"{cut} prompt(s) longer than the context will be cut from the start (truncate: left)"
+            )
     return DryRun(
         counts=dict(exp.dataset.counts),
         invalid_rows=list(exp.dataset.invalid),
@@ -119,6 +133,7 @@ def dry_run(exp: Experiment) -> DryRun:
         context_length=None if info is None else info.context_length,
         context_source=None if info is None else info.context_source,
         max_new_tokens=exp.config.evaluation.max_new_tokens,
-        strategies=[_strategy(exp, plan, info) for plan in exp.plans],
+        strategies=strategies,
+        truncate=truncate,
         notes=notes,
     )
