@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
-from enade_bench.config import load_config
+from enade_bench.config import ExperimentConfig, load_config
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
@@ -21,7 +22,8 @@ def load_experiment(
     """Read a config and prepare its experiment with its benchmark; no model is loaded.
 
     ``list_invalid`` (``validate``): rows that fail validation are collected in
-    ``exp.dataset.invalid`` instead of stopping at the first.
+    ``exp.dataset.invalid`` instead of stopping at the first (the experiment's config
+    keeps the file's own ``dataset.skip_invalid``).
 
     Everything a run checks is checked here: the config, the output folder, the data,
     the prompts and every strategy's prompts, and the model config as far as it can be
@@ -31,18 +33,25 @@ def load_experiment(
     cfg = load_config(config_path)
     if not cfg.output.dir.strip():
         raise UserError(f"{config_path}: output.dir: expected a folder (write '.' for the current folder)")
+    skip_invalid = cfg.dataset.skip_invalid
     if list_invalid:  # every broken row listed (as the run would report the first), none fatal here
-        cfg = cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"skip_invalid": True})})
+        cfg = _with_skip_invalid(cfg, True)
     check_output_dir(
         options.output_dir or Path(cfg.output.dir),
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",
     )
     benchmark = registry.for_config(cfg, config_path)
     exp = benchmark.prepare(cfg, config_path, options)
+    if list_invalid:
+        exp = dataclasses.replace(exp, config=_with_skip_invalid(exp.config, skip_invalid))
     if options.backend_factory is None:
         strategies = exp.strategies
         check_backend(cfg.model, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
     return benchmark, exp
+
+
+def _with_skip_invalid(cfg: ExperimentConfig, skip: bool) -> ExperimentConfig:
+    return cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"skip_invalid": skip})})
 
 
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:

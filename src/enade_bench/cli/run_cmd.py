@@ -9,8 +9,7 @@ from pathlib import Path
 from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path
-from enade_bench.errors import UserError
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.retry import EXIT_ERRORS, errors_note
@@ -20,10 +19,7 @@ from enade_bench.runner.run import load_backend
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("run", help="run an experiment config (S1–S7)")
     parser.add_argument("config", type=Path, help="experiment YAML file")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
-    which.add_argument("--all-strategies", action="store_true", help="run S1–S6 and write Table 1")
-    parser.add_argument("--limit", type=int, help="only the first N questions")
+    add_selection(parser, "run S1–S6 and write Table 1")
     parser.add_argument("--output-dir", type=folder_arg, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
@@ -48,12 +44,10 @@ def folder_arg(text: str) -> Path:
 
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The run options of the ``run`` command line (checked)."""
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
     return RunOptions(
         strategies=args.strategy,
         all_strategies=args.all_strategies,
-        limit=args.limit,
+        limit=checked_limit(args.limit),
         output_dir=args.output_dir,
         resume=not args.no_resume,
         progress=not args.quiet and sys.stderr.isatty(),

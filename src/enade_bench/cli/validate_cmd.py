@@ -9,13 +9,11 @@ misread.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path
-from enade_bench.config import load_config
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit
 from enade_bench.errors import UserError
 from enade_bench.runner.dry_run import DryRun, dry_run
 from enade_bench.runner.plan import RunOptions
@@ -27,27 +25,22 @@ PROMPT_CHARS = 1200
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("validate", help="check a config, its data, prompts and model without inference")
     parser.add_argument("config", type=Path, help="experiment YAML file")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
-    which.add_argument("--all-strategies", action="store_true", help="S1–S6")
-    parser.add_argument("--limit", type=int, help="only the first N questions")
+    add_selection(parser, "S1–S6")
     parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise UserError(f"--limit: expected a positive integer, got {args.limit}")
-    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=args.limit,
-                         progress=False)  # fmt: skip
+    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies,
+                         limit=checked_limit(args.limit), progress=False)  # fmt: skip
     return validate(args.config, options, Registry(args.include_path), args.full_prompts)
 
 
 def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
     """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
     _, exp = load_experiment(config, options, registry, list_invalid=True)
-    report = replace(dry_run(exp), skip_invalid=load_config(config).dataset.skip_invalid)
+    report = dry_run(exp)
     print_dry_run(config, report, full_prompts)
     problems = report.problems
     if problems:

@@ -48,17 +48,16 @@ def shared_text_clusters(questions: Sequence[Question]) -> list[Question]:
     >>> [q.cluster for q in shared_text_clusters(qs)]
     ['text:q1', 'text:q1']
     """
+    openings = [_opening(q.stem) for q in questions]
     first: dict[str, str] = {}
     counts: dict[str, int] = {}
-    for q in questions:
-        opening = _opening(q.stem)
+    for q, opening in zip(questions, openings, strict=True):
         if q.cluster or len(opening) < MIN_SHARED_CHARS:
             continue
         first.setdefault(opening, q.id)
         counts[opening] = counts.get(opening, 0) + 1
     out = []
-    for question in questions:
-        opening = _opening(question.stem)
+    for question, opening in zip(questions, openings, strict=True):
         shared = not question.cluster and counts.get(opening, 0) >= 2
         out.append(dataclasses.replace(question, cluster=f"text:{first[opening]}") if shared else question)
     return out
