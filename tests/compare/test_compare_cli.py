@@ -44,7 +44,13 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
     assert len(pairs) == 2 * len(list(combinations(range(5), 2)))
     assert (pairs["test"] == "clustered paired t").all()
     assert (pairs["p_adjusted"] >= pairs["p_value"] - 1e-15).all()
-    assert set(scores["rank_group"]) >= {1}
+    assert (scores["family"] == "all").all() and (pairs["family_size"] == 20).all()  # default: the strategy
+    for stratum, cell in pairs.groupby("stratum"):
+        letters = scores[scores["stratum"] == stratum].set_index("model")["letters"].astype(str)
+        assert "a" in letters.iloc[int(np.argmax(scores[scores["stratum"] == stratum]["accuracy"]))]
+        for pair in cell.itertuples():
+            shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
+            assert shared == (pair.p_adjusted >= 0.05), (stratum, pair.model_a, pair.model_b)
     flips = pd.read_csv(out / "flips.csv")
     assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
     assert (out / "tables" / "comparison_table1.tex").is_file() and (
@@ -55,5 +61,8 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
 def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", "--calibration"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    null = lines[1].split()
-    assert float(null[0]) == 0.0 and 0.03 <= float(null[2]) <= 0.07 and float(null[3]) > 0.2
+    null = lines[2].split()  # no difference, model x item effect SD 1
+    assert float(null[0]) == 0.0 and float(null[1]) == 1.0
+    assert 0.03 <= float(null[3]) <= 0.07 and float(null[4]) > 0.2
+    letters = lines[9].split()
+    assert lines[8].startswith("theta_C") and float(letters[0]) == 0.0 and float(letters[1]) >= 0.95

@@ -26,7 +26,10 @@ def test_reads_fields_and_defaults(tmp_path: Path) -> None:
         ("model,item\na,q1\n", "missing column(s) correct"),
         ("model,item,correct\na,q1,yes\n", "row 2: column 'correct' is 'yes'; expected 0 or 1"),
         ("model,item,correct\na,,1\n", "row 2: column 'item' is empty"),
-        (GOOD + "a,q1,1,1,s1,2020\n", "row 3: model 'a', item 'q1', replicate '1' appears more than once"),
+        (
+            GOOD + "a,q1,1,1,s1,2020\n",
+            "row 5: model 'a', item 'q1', replicate '1' appears more than once (first at row 3)",
+        ),
         ("", "not a readable UTF-8 CSV"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Holm and Benjamini-Hochberg against statsmodels; detectable difference; rank groups."""
+"""Holm and Benjamini-Hochberg against statsmodels; detectable difference."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from enade_bench.metrics.multiplicity import (
     benjamini_hochberg,
     holm,
     minimum_detectable_difference,
-    rank_groups,
 )
 
 
@@ -32,11 +31,3 @@ def test_detectable_difference_is_z_sum_times_se() -> None:
 
     expected = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 0.03
     assert minimum_detectable_difference(0.03) == pytest.approx(expected, rel=1e-12)
-
-
-def test_rank_groups_follow_the_best_of_what_is_left() -> None:
-    means = {"a": 0.80, "b": 0.79, "c": 0.60, "d": 0.58, "e": 0.30}
-    p = {("a", "b"): 0.5, ("a", "c"): 0.001, ("a", "d"): 0.001, ("a", "e"): 0.001,
-         ("b", "c"): 0.01, ("b", "d"): 0.01, ("b", "e"): 0.001, ("c", "d"): 0.7,
-         ("c", "e"): 0.001, ("d", "e"): 0.002}  # fmt: skip
-    assert rank_groups(means, p) == {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3}

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from enade_bench.metrics.paired import MCNEMAR, PAIRED_T, mcnemar_exact, paired_difference
+from enade_bench.metrics.paired import (
+    MCNEMAR,
+    NO_DISCORDANT,
+    NOT_COMPARABLE,
+    PAIRED_T,
+    mcnemar_exact,
+    mcnemar_interval,
+    paired_difference,
+)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -28,7 +36,7 @@ def test_one_record_per_question_is_exact_mcnemar_like_statsmodels(seed: int) ->
 def test_no_discordant_question_gives_p_one() -> None:
     assert mcnemar_exact(0, 0) == 1.0
     r = paired_difference([1, 0, 1], [1, 0, 1], single_record=True)
-    assert r.p_value == 1.0 and r.diff == 0.0
+    assert r.p_value == 1.0 and r.diff == 0.0 and r.test == NO_DISCORDANT
 
 
 def test_repeated_records_use_the_clustered_paired_t() -> None:
@@ -49,3 +57,53 @@ def test_clusters_are_used_even_with_single_records() -> None:
     r = paired_difference([1, 1, 0, 1, 0, 1], [0, 1, 0, 0, 0, 1], single_record=True,
                           clusters=["s1", "s1", "s2", "s2", "s3", "s3"])  # fmt: skip
     assert r.test == PAIRED_T and r.n_clusters == 3 and "clusters" in r.reason
+
+
+def test_no_discordant_question_has_no_interval_and_p_one() -> None:
+    """Identical answers: not an SE of 0 and an interval [0, 0], but 'no discordant questions'."""
+    for single in (True, False):
+        r = paired_difference([1, 0, 1, 1], [1, 0, 1, 1], single_record=single)
+        assert r.test == NO_DISCORDANT and r.p_value == 1.0 and r.diff == 0.0
+        assert np.isnan(r.ci_low) and np.isnan(r.ci_high) and np.isnan(r.se)
+
+
+def test_fewer_than_two_questions_are_not_comparable() -> None:
+    for a, b in (([], []), ([1.0], [0.0])):
+        r = paired_difference(a, b, single_record=True)
+        assert r.test == NOT_COMPARABLE and np.isnan(r.p_value) and np.isnan(r.ci_low)
+
+
+def test_issue_example_four_discordant_questions_all_one_way() -> None:
+    """28 questions, 4 discordant all for A: exact p = 0.125, so the interval must contain 0
+    (the t interval was [+0.5, +28.1] points)."""
+    a = np.array([1.0] * 4 + [1.0] * 12 + [0.0] * 12)
+    b = np.array([0.0] * 4 + [1.0] * 12 + [0.0] * 12)
+    r = paired_difference(a, b, single_record=True)
+    assert r.test == MCNEMAR and r.p_value == pytest.approx(0.125, abs=1e-12)
+    assert r.ci_low < 0 < r.ci_high and r.ci_high == pytest.approx(4 / 28)
+
+
+@pytest.mark.parametrize("n_extra", [0, 7, 60])
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_exact_test_and_interval_agree_on_a_grid_of_discordant_counts(n_extra: int, alpha: float) -> None:
+    """p < alpha <=> the 1 - alpha interval excludes 0, for every b, c in 0..30."""
+    for b in range(31):
+        for c in range(31):
+            n = b + c + n_extra
+            if b + c == 0 or n < 2:
+                continue
+            p = mcnemar_exact(b, c)
+            low, high = mcnemar_interval(b, c, n, 1 - alpha)
+            assert (p < alpha) == (low > 0 or high < 0), (b, c, n, p, low, high)
+            assert low <= (b - c) / n <= high
+
+
+def test_exact_interval_is_clopper_pearson_on_the_discordant_split() -> None:
+    """statsmodels' Clopper-Pearson ('beta') interval of b / (b + c), carried to (n_d / n)(2 pi - 1)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    for b, c, n in ((9, 2, 50), (0, 5, 40), (13, 13, 100), (30, 1, 31)):
+        lo, hi = proportion_confint(b, b + c, alpha=0.05, method="beta")
+        low, high = mcnemar_interval(b, c, n)
+        assert low == pytest.approx((b + c) / n * (2 * lo - 1), abs=1e-12)
+        assert high == pytest.approx((b + c) / n * (2 * hi - 1), abs=1e-12)

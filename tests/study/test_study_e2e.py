@@ -88,7 +88,7 @@ def test_report_compares_the_models_per_area_and_language(study_dir: Path) -> No
     flips = pd.read_csv(comparison / "flips.csv") if (comparison / "flips.csv").stat().st_size > 1 else None
     assert flips is None or {"item", "right", "wrong", "area", "language"} <= set(flips.columns)
     html = (study_dir / "report" / "index.html").read_text(encoding="utf-8")
-    assert "rank group" in html.lower()
+    assert "share a letter" in html.lower()
     assert html.count("<img") == len(list((study_dir / "report" / "figures").glob("*.png")))  # one file each
 
 

@@ -2,13 +2,14 @@
 
 RESULTS are results folders (every ``*_results.json`` under them), results files, or
 long-format CSVs (``model,item,[replicate],correct[,cluster,<fields>…]``) exported by
-any harness.  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``tables/*.tex`` and
-``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
+any harness.  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``unpaired.csv``,
+``tables/*.tex`` and ``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from enade_bench.errors import UserError
@@ -17,15 +18,22 @@ from enade_bench.results.writable import check_output_dir
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("compare", help="compare models question by question: clustered intervals, "
-                            "paired tests, rank groups, item flips")  # fmt: skip
+                            "paired tests, compact letters, item flips")  # fmt: skip
     parser.add_argument("results", nargs="*", type=Path, metavar="RESULTS",
                         help="results folders or files, or long-format CSVs")  # fmt: skip
     parser.add_argument("--out", type=Path, help="folder to write")
     parser.add_argument("--by", action="append", default=[], metavar="FIELD",
                         help="compare separately per value of this field (repeatable), e.g. --by area")  # fmt: skip
     parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
-                        help="multiplicity adjustment over every pair of the table (default holm)")  # fmt: skip
-    parser.add_argument("--alpha", type=float, default=0.05, help="level of the tests and rank groups")
+                        help="multiplicity adjustment (default holm) over the pairs of one --family")  # fmt: skip
+    parser.add_argument("--family", choices=["all", "strategy", "stratum"], default="strategy",
+                        help="which pairs are adjusted together: every pair of the table (all), of one strategy "
+                             "with all its --by strata (strategy, default), or of one cell (stratum)")  # fmt: skip
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="level of the tests and letters; intervals cover 1 - alpha (default 0.05)")  # fmt: skip
+    parser.add_argument("--allow-errors", action="store_true",
+                        help="compare runs with error records on their answers only (n_errors shown) "
+                             "instead of refusing them as incomplete")  # fmt: skip
     parser.add_argument("--calibration", action="store_true",
                         help="print the simulated error rates of the paired tests (docs/comparisons.md) and exit")  # fmt: skip
     parser.set_defaults(handler=handle)
@@ -50,13 +58,19 @@ def _read(paths: list[Path]):  # type: ignore[no-untyped-def]
 
 
 def _calibration() -> int:
-    from enade_bench.compare.calibration import simulate_rejections  # noqa: PLC0415
+    from enade_bench.compare.calibration import calibration_rows  # noqa: PLC0415
 
-    print("theta_diff  accuracy_diff  clustered_paired_t  naive_pooled_z  (rejection rate at alpha 0.05, "
-          "2000 replications, 100 questions x 30 shuffles, clusters of 2-4)")  # fmt: skip
-    for diff in (0.0, 0.2, 0.4, 0.6):
-        row = simulate_rejections(diff)
-        print(f"{diff:10.1f}  {row.mean_accuracy_diff:13.3f}  {row.clustered:18.3f}  {row.naive:14.3f}")
+    rows, letters = calibration_rows()
+    print("theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t  naive_pooled_z  (rejection rate at "
+          "alpha 0.05, 2000 replications, 100 questions x 30 shuffles, clusters of 2-4)")  # fmt: skip
+    for row in rows:
+        d = row.design
+        print(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
+              f"{row.clustered:18.3f}  {row.naive:14.3f}")  # fmt: skip
+    print("theta_C  share_equal_A_B_a_letter  (models A = B and C, Holm over 3 pairs, compact letters; "
+          "1000 replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
+    for share in letters:
+        print(f"{share.design.theta_diff:7.1f}  {share.share:24.3f}")
     return 0
 
 
@@ -68,12 +82,16 @@ def handle(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: expected a number between 0 and 1, got {args.alpha}")
     check_output_dir(args.out, "--out")
-    from enade_bench.compare.analysis import compare_table  # noqa: PLC0415
+    from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
     table = _read(list(args.results))
-    comp = compare_table(table, args.by, args.adjust, args.alpha)
+    options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
+    comp = compare_table(table, options)
     written = write_comparison(comp, args.out)
+    for warning in comp.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"note: multiplicity family: {comp.family_label} (--family {args.family})")
     for note in comp.notes:
         print(f"note: {note}")
     print(table1(comp).display.to_string())

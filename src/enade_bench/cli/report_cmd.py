@@ -3,7 +3,7 @@
 The report renders the runs' tables and figures and, for each exam among the runs
 whose benchmark has analyses of its own (ENEM's psychometrics), that benchmark's
 section.  Runs of two or more models (experiments) also get the comparison
-(docs/comparisons.md): Table 1 with rank groups first, then the pairs and item flips.
+(docs/comparisons.md): Table 1 with compact letters first, then the pairs and item flips.
 """
 
 from __future__ import annotations
@@ -79,7 +79,9 @@ def handle(args: argparse.Namespace) -> int:
     if len({e.result.experiment for e in entries}) >= 2:
         from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
 
-        comparison = study_comparison(entries, args.out, args.compare_by, args.adjust, 0.05)
+        comparison = study_comparison(
+            entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True
+        )
         sections.insert(0, comparison.section)
         lead = comparison.lead
     report = write_report(entries, args.out, sections, args.results, args.title, lead)

@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--report-only", action="store_true",
                         help="do not run models: write the report from the runs already on disk")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--allow-errors", action="store_true",
+                        help="compare runs with error records on their answers only (else refused as incomplete)")  # fmt: skip
     parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
                         help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
     parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
@@ -46,7 +48,8 @@ def handle(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
 
     result = run_study(args.config, run_models=not args.report_only,
-                       progress=not args.quiet and sys.stderr.isatty(), log=log)  # fmt: skip
+                       progress=not args.quiet and sys.stderr.isatty(), log=log,
+                       allow_errors=args.allow_errors)  # fmt: skip
     for note in result.notes:
         print(f"note: {note}")
     print(result.summary)

@@ -1,1 +1,1 @@
-"""Comparing models question by question: scores, pairs, rank groups, item flips."""
+"""Comparing models question by question: scores, pairs, compact letters, item flips."""

@@ -1,29 +1,70 @@
-"""Models side by side: per-model scores, every pair, rank groups and item flips.
+"""Models side by side: per-model scores, every pair, compact letters and item flips.
 
 Within each strategy (and each value of the ``by`` fields) every model gets its score
 with a clustered interval (:func:`~enade_bench.metrics.clustered.clustered_mean`),
-every pair of models its paired difference and test on the questions both answered
-(:func:`~enade_bench.metrics.paired.paired_difference`); the p-values of the whole
-table are adjusted together (Holm or Benjamini–Hochberg) and the models fall into rank
-groups (:func:`~enade_bench.metrics.multiplicity.rank_groups`).  Questions only one
-model of a pair answered are left out of that pair and counted.
+every pair of models its paired difference, interval and test on the questions both
+answered (:func:`~enade_bench.metrics.paired.paired_difference`).  The p-values are
+adjusted (Holm or Benjamini–Hochberg) within a *family* (:data:`FAMILIES`): every pair of
+the table, every pair of one strategy (all its strata; the default), or every pair of
+one cell.  The models of a cell get letters from the adjusted decisions
+(:func:`~enade_bench.metrics.letters.compact_letters`): two models share a letter
+exactly when their pair is not significant.  A pair of fewer than two common questions
+is not comparable: no p, outside the family, no split of the letters.  Questions only
+one model of a pair answered are left out of that pair and listed
+(:mod:`enade_bench.compare.checks`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
-from enade_bench.compare.table import grouping_fields
+from enade_bench.compare.checks import check_errors, replicate_warnings, unpaired_items
+from enade_bench.compare.pairs import Questions, compare_pair, flips, questions
+from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
-from enade_bench.metrics.multiplicity import adjust_pvalues, minimum_detectable_difference, rank_groups
-from enade_bench.metrics.paired import PairedDifference, paired_difference
+from enade_bench.metrics.letters import compact_letters
+from enade_bench.metrics.multiplicity import adjust_pvalues, minimum_detectable_difference
+from enade_bench.metrics.paired import PairedDifference
 
-__all__ = ["Comparison", "ModelScore", "PairComparison", "compare_table"]
+__all__ = ["DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore", "PairComparison",
+           "cell_name", "compare_table"]  # fmt: skip
+
+#: The families a multiplicity adjustment can span (``--family``).
+FAMILIES = ("all", "strategy", "stratum")
+#: One strategy's table, all its strata: slicing by more fields is paid for, separate
+#: experiments (strategies) are not (docs/comparisons.md, "Which pairs are adjusted together").
+DEFAULT_FAMILY = "strategy"
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """How to compare.
+
+    Attributes
+    ----------
+    by
+        Grouping fields compared separately (strata).
+    adjust
+        ``holm`` (family-wise error) or ``bh`` (false discovery rate).
+    alpha
+        Level of the tests and the letters; intervals have coverage ``1 - alpha``.
+    family
+        Which pairs are adjusted together: ``all``, ``strategy`` or ``stratum``.
+    allow_errors
+        Compare runs with error records (their answers only) instead of refusing.
+    """
+
+    by: tuple[str, ...] = ()
+    adjust: str = "holm"
+    alpha: float = 0.05
+    family: str = DEFAULT_FAMILY
+    allow_errors: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,7 +75,9 @@ class ModelScore:
     stratum: str
     model: str
     score: ClusteredMean
-    rank_group: int
+    letters: str
+    n_errors: int = 0
+    family: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,6 +92,8 @@ class PairComparison:
     n_excluded: int
     p_adjusted: float
     mdd: float
+    family: str = ""
+    family_size: int = 0
 
 
 @dataclass
@@ -61,30 +106,52 @@ class Comparison:
         One entry per model and per pair in each cell.
     flips
         One row per question one model of a pair got right and the other wrong.
-    adjust, alpha, by
+    unpaired
+        One row per item a model of a cell lacks while another answered it.
+    options
         The settings used.
     fields
         The exam's grouping fields (columns of ``flips``).
     notes
-        What the reader should know (questions excluded, cells with one model).
+        What the reader should know (questions excluded, pairs not comparable, errors).
+    warnings
+        What probably needs fixing in the input (replicates folded into item ids).
     """
 
     scores: list[ModelScore]
     pairs: list[PairComparison]
     flips: pd.DataFrame
-    adjust: str
-    alpha: float
-    by: list[str]
+    unpaired: pd.DataFrame
+    options: CompareOptions
     fields: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def adjust(self) -> str:
+        """The multiplicity adjustment."""
+        return self.options.adjust
+
+    @property
+    def alpha(self) -> float:
+        """The level of the tests and letters."""
+        return self.options.alpha
+
+    @property
+    def family_label(self) -> str:
+        """How the family reads in titles: ``Holm within each strategy``."""
+        scope = {"all": "over every pair of the table", "strategy": "within each strategy (all its strata)",
+                 "stratum": "within each cell (strategy and stratum)"}[self.options.family]  # fmt: skip
+        return f"{'Holm' if self.adjust == 'holm' else 'Benjamini-Hochberg'} {scope}"
 
     def scores_frame(self) -> pd.DataFrame:
         """One row per model and cell, every number of its :class:`ClusteredMean`."""
         rows = [{"strategy": s.strategy, "stratum": s.stratum, "model": s.model, "accuracy": s.score.mean,
                  "se": s.score.se, "ci_low": s.score.ci_low, "ci_high": s.score.ci_high,
                  "design_effect": s.score.design_effect, "n_questions": s.score.n_questions,
-                 "n_records": s.score.n_records, "n_clusters": s.score.n_clusters, "interval": s.score.method,
-                 "rank_group": s.rank_group} for s in self.scores]  # fmt: skip
+                 "n_records": s.score.n_records, "n_errors": s.n_errors, "n_clusters": s.score.n_clusters,
+                 "interval": s.score.method, "letters": s.letters, "family": s.family}
+                for s in self.scores]  # fmt: skip
         return pd.DataFrame(rows)
 
     def pairs_frame(self) -> pd.DataFrame:
@@ -93,38 +160,10 @@ class Comparison:
                  "accuracy_a": p.result.mean_a, "accuracy_b": p.result.mean_b, "diff": p.result.diff,
                  "se": p.result.se, "ci_low": p.result.ci_low, "ci_high": p.result.ci_high,
                  "test": p.result.test, "statistic": p.result.statistic, "p_value": p.result.p_value,
-                 "p_adjusted": p.p_adjusted, "mdd_80": p.mdd, "n_questions": p.result.n_questions,
+                 "p_adjusted": p.p_adjusted, "family": p.family, "family_size": p.family_size, "mdd_80": p.mdd, "n_questions": p.result.n_questions,
                  "n_clusters": p.result.n_clusters, "n_excluded": p.n_excluded, "a_better": p.result.a_only,
                  "b_better": p.result.b_only, "why_this_test": p.result.reason} for p in self.pairs]  # fmt: skip
         return pd.DataFrame(rows)
-
-
-@dataclass(frozen=True)
-class _Questions:
-    """One model's question scores in a cell."""
-
-    scores: pd.Series  # item -> mean correctness
-    counts: pd.Series  # item -> records
-    clusters: pd.Series  # item -> cluster ('' when none)
-    modal: pd.Series  # item -> most frequent prediction
-
-
-def _modal(predictions: pd.Series) -> str:
-    modes = predictions.mode()
-    return str(modes.iat[0]) if len(modes) else ""
-
-
-def _questions(rows: pd.DataFrame) -> _Questions:
-    grouped = rows.groupby("item", sort=True)
-    modal = grouped["prediction"].agg(_modal)
-    return _Questions(grouped["correct"].mean(), grouped["correct"].size(), grouped["cluster"].first(), modal)
-
-
-def _clusters(items: pd.Index, questions: _Questions) -> list[str] | None:
-    labels = questions.clusters.reindex(items).fillna("").astype(str)
-    if (labels == "").all():
-        return None
-    return [c if c else f"item:{i}" for i, c in zip(items, labels, strict=True)]  # unclustered: its own
 
 
 def _cells(table: pd.DataFrame, by: list[str]) -> list[tuple[str, str, pd.DataFrame]]:
@@ -137,84 +176,136 @@ def _cells(table: pd.DataFrame, by: list[str]) -> list[tuple[str, str, pd.DataFr
     return out
 
 
-def compare_table(table: pd.DataFrame, by: list[str] | None = None, adjust: str = "holm",
-                  alpha: float = 0.05) -> Comparison:  # fmt: skip
+def cell_name(strategy: str, stratum: str) -> str:
+    """``S1``, ``S1 (area=MT)``, or ``area=MT`` for a CSV without strategies."""
+    if strategy == "-":
+        return stratum
+    return strategy if stratum == "all" else f"{strategy} ({stratum})"
+
+
+def _family(family: str, strategy: str, stratum: str) -> str:
+    if family == "all" or (family == "strategy" and strategy == "-"):
+        return "all"
+    return f"strategy {strategy}" if family == "strategy" else cell_name(strategy, stratum)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    strategy: str
+    stratum: str
+    models: list[str]
+    questions: dict[str, Questions]
+    errors: dict[str, int]
+
+
+def _empty_score() -> ClusteredMean:
+    nan = math.nan
+    return ClusteredMean(0, 0, 0, nan, nan, nan, nan, nan, "none")
+
+
+def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) -> Comparison:
     """Compare the models of a long table (:mod:`enade_bench.compare.table`).
 
     Raises
     ------
     UserError
-        A ``by`` field the table does not have, or fewer than two models.
+        A ``by`` field the table does not have, fewer than two models, an unknown family,
+        or runs with error records without ``allow_errors``.
     """
-    by = list(by or [])
+    opts = options or CompareOptions()
+    by = list(opts.by)
     unknown = [f for f in by if f not in grouping_fields(table)]
     if unknown:
         raise UserError(
             f"--by {', '.join(unknown)}: no such field (fields: {', '.join(grouping_fields(table)) or 'none'})"
         )
+    if opts.family not in FAMILIES:
+        raise UserError(f"--family: expected one of {', '.join(FAMILIES)}, got {opts.family!r}")
     if table["model"].nunique() < 2:
         raise UserError(f"a comparison needs two or more models; found {sorted(table['model'].unique())}")
+    errors = check_errors(table, opts.allow_errors)
+    failed = table[ERROR_COLUMN].fillna("").astype(str) != "" if ERROR_COLUMN in table.columns else None
+    answered = table if failed is None else table[~failed]
     notes: list[str] = []
+    if errors.errors:
+        notes.append(f"incomplete runs compared on their answers only (--allow-errors): {errors.describe()}")
     cells = []
     for strategy, stratum, rows in _cells(table, by):
         models = list(dict.fromkeys(rows["model"]))
-        questions = {m: _questions(rows[rows["model"] == m]) for m in models}
-        cells.append((strategy, stratum, models, questions))
-    raw: list[tuple[str, str, str, str, PairedDifference, int]] = []
-    flips: list[pd.DataFrame] = []
-    for strategy, stratum, models, questions in cells:
-        if len(models) < 2:
-            notes.append(f"{strategy} ({stratum}): only {models[0]} has results; nothing to compare")
-        for a, b in combinations(models, 2):
-            qa, qb = questions[a], questions[b]
-            common = qa.scores.index.intersection(qb.scores.index)
-            excluded = len(qa.scores.index.symmetric_difference(qb.scores.index))
-            if excluded:
-                notes.append(f"{strategy} ({stratum}): {excluded} question(s) answered by only one of {a}, {b} "
-                             "are left out of that pair")  # fmt: skip
-            single = bool((qa.counts.reindex(common) == 1).all() and (qb.counts.reindex(common) == 1).all())
-            result = paired_difference(qa.scores.reindex(common).to_numpy(), qb.scores.reindex(common).to_numpy(),
-                                       single, _clusters(common, qa))  # fmt: skip
-            raw.append((strategy, stratum, a, b, result, excluded))
-            flips.append(_flips(strategy, stratum, (a, qa), (b, qb), common, table))
-    adjusted = adjust_pvalues([r[4].p_value for r in raw], adjust)
-    pairs = [PairComparison(s, st, a, b, r, n, float(p), minimum_detectable_difference(r.se, alpha))
-             for (s, st, a, b, r, n), p in zip(raw, adjusted, strict=True)]  # fmt: skip
-    scores = []
-    for strategy, stratum, models, questions in cells:
-        means = {m: float(questions[m].scores.mean()) for m in models}
-        cell_p = {
-            (p.model_a, p.model_b): p.p_adjusted
-            for p in pairs
-            if (p.strategy, p.stratum) == (strategy, stratum)
-        }
-        groups = rank_groups(means, cell_p, alpha)
+        ok = rows if failed is None else rows[~failed.reindex(rows.index)]
+        qs = {m: questions(ok[ok["model"] == m]) for m in models}
+        errs = {str(m): int(n) for m, n in (rows.loc[failed.reindex(rows.index), "model"].value_counts().items()
+                                         if failed is not None else [])}  # fmt: skip
         for m in models:
-            q = questions[m]
-            score = clustered_mean(q.scores.to_numpy(), q.counts.to_numpy(), _clusters(q.scores.index, q))
-            scores.append(ModelScore(strategy, stratum, m, score, groups[m]))
-    frame = pd.concat(flips, ignore_index=True) if flips else pd.DataFrame()
-    return Comparison(
-        scores, pairs, frame, adjust, alpha, by, grouping_fields(table), list(dict.fromkeys(notes))
-    )
+            if qs[m].scores.empty:
+                notes.append(f"{cell_name(strategy, stratum)}: every record of {m} is an error "
+                             f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
+        cells.append(_Cell(strategy, stratum, models, qs, errs))
+    answered_sets = [
+        (c.strategy, c.stratum, {m: c.questions[m].scores.index for m in c.models}) for c in cells
+    ]
+    warnings = replicate_warnings(answered, answered_sets)
+    unpaired = [unpaired_items(*a) for a in answered_sets]
+    unpaired_frame = pd.concat(unpaired, ignore_index=True) if unpaired else unpaired_items("", "", {})
+    for (strategy, stratum, _), frame in zip(answered_sets, unpaired, strict=True):
+        if len(frame):
+            missing = ", ".join(
+                f"{m} lacks {n}" for m, n in frame["missing_for"].value_counts(sort=False).items()
+            )
+            notes.append(f"{cell_name(strategy, stratum)}: {frame['item'].nunique()} item(s) answered by some "
+                         f"models and not others are left out of those pairs ({missing}; unpaired.csv)")  # fmt: skip
+    raw: list[tuple[_Cell, str, str, PairedDifference, int]] = []
+    flip_frames: list[pd.DataFrame] = []
+    for cell in cells:
+        if len(cell.models) < 2:
+            notes.append(f"{cell_name(cell.strategy, cell.stratum)}: only {cell.models[0]} has results; "
+                         "nothing to compare")  # fmt: skip
+        for a, b in combinations(cell.models, 2):
+            qa, qb = cell.questions[a], cell.questions[b]
+            result, common, excluded = compare_pair(qa, qb, 1 - opts.alpha)
+            if math.isnan(result.p_value):
+                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} and {b} are not comparable "
+                             f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
+                             "say nothing about each other")  # fmt: skip
+            raw.append((cell, a, b, result, excluded))
+            flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, answered))
+    pairs = _adjust(raw, opts)
+    scores = _scores(cells, pairs, opts)
+    frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
+    return Comparison(scores, pairs, frame, unpaired_frame, opts, grouping_fields(table),
+                      list(dict.fromkeys(notes)), warnings)  # fmt: skip
 
 
-def _flips(strategy: str, stratum: str, a: tuple[str, _Questions], b: tuple[str, _Questions],
-           common: pd.Index, table: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
-    """Questions one model gets right and the other wrong (right: score above 1/2, wrong: below)."""
-    (name_a, qa), (name_b, qb) = a, b
-    sa, sb = qa.scores.reindex(common), qb.scores.reindex(common)
-    fields = grouping_fields(table)
-    info = table.drop_duplicates("item").set_index("item").reindex(common)
-    rows = []
-    for right, wrong, sr, sw, qr, qw in ((name_a, name_b, sa, sb, qa, qb), (name_b, name_a, sb, sa, qb, qa)):
-        mask = (sr > 0.5) & (sw < 0.5)
-        for item in common[np.asarray(mask)]:
-            row = {"strategy": strategy, "stratum": stratum, "item": item, "right": right, "wrong": wrong,
-                   "score_right": float(sr[item]), "score_wrong": float(sw[item]),
-                   "answer": info.at[item, "answer"], "prediction_right": qr.modal[item],
-                   "prediction_wrong": qw.modal[item], "stem": info.at[item, "stem"]}  # fmt: skip
-            row.update({f: info.at[item, f] for f in fields})
-            rows.append(row)
-    frame = pd.DataFrame(rows)
-    return frame.sort_values([*fields, "item"], kind="stable") if len(frame) else frame
+def _adjust(
+    raw: list[tuple[_Cell, str, str, PairedDifference, int]], opts: CompareOptions
+) -> list[PairComparison]:
+    """Adjusted p-values within each family (NaN p-values stay outside it)."""
+    labels = [_family(opts.family, c.strategy, c.stratum) for c, *_ in raw]
+    adjusted = np.full(len(raw), math.nan)
+    sizes = dict.fromkeys(labels, 0)
+    for label in sizes:
+        index = [k for k, lab in enumerate(labels) if lab == label]
+        adjusted[index] = adjust_pvalues([raw[k][3].p_value for k in index], opts.adjust)
+        sizes[label] = sum(1 for k in index if not math.isnan(raw[k][3].p_value))
+    return [PairComparison(c.strategy, c.stratum, a, b, r, n, float(p),
+                           minimum_detectable_difference(r.se, opts.alpha), label, sizes[label])
+            for (c, a, b, r, n), p, label in zip(raw, adjusted, labels, strict=True)]  # fmt: skip
+
+
+def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOptions) -> list[ModelScore]:
+    """Each model's clustered score and its letters within its cell."""
+    scores = []
+    for cell in cells:
+        mine = [p for p in pairs if (p.strategy, p.stratum) == (cell.strategy, cell.stratum)]
+        scored = {m: float(cell.questions[m].scores.mean()) for m in cell.models
+                  if not cell.questions[m].scores.empty}  # fmt: skip
+        significant = [(p.model_a, p.model_b) for p in mine if p.p_adjusted < opts.alpha]
+        letters = compact_letters(scored, significant)
+        family = _family(opts.family, cell.strategy, cell.stratum)
+        for m in cell.models:
+            q = cell.questions[m]
+            score = (clustered_mean(q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index),
+                                    1 - opts.alpha) if not q.scores.empty else _empty_score())  # fmt: skip
+            scores.append(ModelScore(cell.strategy, cell.stratum, m, score, letters.get(m, "–"),
+                                     cell.errors.get(m, 0), family))  # fmt: skip
+    return scores

@@ -1,44 +1,84 @@
-r"""How often the paired tests reject: a simulation of clustered exam data.
+r"""How often the paired tests and the letters err: a simulation of clustered exam data.
 
 Each replication draws an exam of ``n_questions`` questions in stimulus clusters of
-2–4 (the layout is drawn once), and two models.  Model :math:`m` answers question
+2–4 (the layout is drawn once), and the models.  Model :math:`m` answers question
 :math:`q` of cluster :math:`g` right with probability
 
 .. math::
 
     \operatorname{logit} p_{mq} = \theta_m - b_q + u_{mg} + v_{mq},\qquad
-    b_q \sim N(0, 1),\; u_{mg} \sim N(0, \sigma_g^2),\; v_{mq} \sim N(0, \sigma_q^2),
+    b_q \sim N(0, \sigma_b^2),\; u_{mg} \sim N(0, \sigma_g^2),\; v_{mq} \sim N(0, \sigma_{mq}^2),
 
 and each of its ``n_shuffles`` shuffles is a Bernoulli draw with that probability: a
 model knows a question (or a stimulus) or not, and the shuffles repeat the
-measurement.  With :math:`\theta_A = \theta_B` every rejection is a false positive.
-The clustered paired t test (:func:`~enade_bench.metrics.paired.paired_difference`)
-is compared with the naive pooled test, a two-proportion z test on all records as if
-each were an independent question.  ``enade-bench compare --calibration`` prints the
-table quoted in ``docs/comparisons.md``.
+measurement.  :math:`v_{mq}` is the **model × item effect** (a model's own strengths,
+beyond the question's difficulty); :math:`\sigma_{mq} = 0` removes it.  With
+:math:`\theta_A = \theta_B` every rejection is a false positive; a small
+:math:`\theta_A - \theta_B` (0.1 logit, about 1.5 points) is a near-null pair.
+
+* :func:`simulate_rejections`: the clustered paired t test
+  (:func:`~enade_bench.metrics.paired.paired_difference`, vectorised here) against the
+  naive pooled test, a two-proportion z test on all records as if each were an
+  independent question.
+* :func:`simulate_letters`: three models, two of them equal, Holm over the three pairs
+  and the compact letter display (:func:`~enade_bench.metrics.letters.letter_sets`); the
+  share of replications in which the two equal models share a letter.
+
+``enade-bench compare --calibration`` prints the table quoted in ``docs/comparisons.md``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CalibrationRow", "simulate_rejections"]
+from enade_bench.metrics.letters import letter_sets, share_a_letter
+from enade_bench.metrics.multiplicity import holm
+
+__all__ = [
+    "CalibrationRow",
+    "Design",
+    "LettersRow",
+    "calibration_rows",
+    "simulate_letters",
+    "simulate_rejections",
+]
+
+SEED = 20241124
+
+
+@dataclass(frozen=True)
+class Design:
+    """The simulated exam (module docstring): sizes and the spread of each effect, in logits."""
+
+    theta_diff: float = 0.0
+    n_questions: int = 100
+    n_shuffles: int = 30
+    sigma_item: float = 1.0
+    sigma_cluster: float = 0.5
+    sigma_model_item: float = 1.0
 
 
 @dataclass(frozen=True)
 class CalibrationRow:
-    """Rejection rates at ``alpha`` for one planted difference (``theta_diff``)."""
+    """Rejection rates at ``alpha`` for one design."""
 
-    theta_diff: float
-    n_questions: int
-    n_shuffles: int
+    design: Design
     replications: int
     clustered: float
     naive: float
     mean_accuracy_diff: float
+
+
+@dataclass(frozen=True)
+class LettersRow:
+    """Share of replications in which two equal models share a letter (a third is ``theta_diff`` better)."""
+
+    design: Design
+    replications: int
+    share: float
 
 
 def _cluster_layout(n_questions: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
@@ -48,41 +88,79 @@ def _cluster_layout(n_questions: int, rng: np.random.Generator) -> npt.NDArray[n
     return np.repeat(np.arange(len(sizes)), sizes)[:n_questions]
 
 
-def simulate_rejections(
-    theta_diff: float = 0.0,
-    n_questions: int = 100,
-    n_shuffles: int = 30,
-    replications: int = 2000,
-    alpha: float = 0.05,
-    seed: int = 20241124,
-    sigma_cluster: float = 0.5,
-    sigma_question: float = 1.0,
-) -> CalibrationRow:
+def _scores(design: Design, thetas: list[float], replications: int, rng: np.random.Generator
+            ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:  # fmt: skip
+    """Question scores (replications × questions) of each model, and the question × cluster one-hot."""
+    cluster = _cluster_layout(design.n_questions, rng)
+    groups = int(cluster.max()) + 1
+    onehot = np.eye(groups)[cluster]
+    shape = (replications, design.n_questions)
+    b = rng.normal(0.0, design.sigma_item, shape)
+    scores = []
+    for theta in thetas:
+        u = rng.normal(0.0, design.sigma_cluster, (replications, groups)) @ onehot.T
+        v = rng.normal(0.0, design.sigma_model_item, shape)
+        p = 1 / (1 + np.exp(-(theta - b + u + v)))
+        scores.append(rng.binomial(design.n_shuffles, p) / design.n_shuffles)
+    return scores, onehot
+
+
+def _clustered_p(d: npt.NDArray[np.float64], onehot: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Two-sided p of the clustered paired t test for each row of ``d`` (CR1, ``G - 1`` df)."""
+    from scipy import stats  # noqa: PLC0415 (slow import)
+
+    n, groups = onehot.shape
+    sums = (d - d.mean(axis=1, keepdims=True)) @ onehot
+    se = np.sqrt(groups / (groups - 1) * np.sum(sums**2, axis=1) / n**2)
+    t = d.mean(axis=1) / np.where(se > 0, se, np.nan)
+    return np.asarray(np.nan_to_num(2 * stats.t.sf(np.abs(t), groups - 1), nan=1.0), dtype=float)
+
+
+def simulate_rejections(design: Design = Design(), replications: int = 2000, alpha: float = 0.05,
+                        seed: int = SEED) -> CalibrationRow:  # fmt: skip
     """Share of replications in which each test rejects at ``alpha`` (module docstring)."""
     from scipy import stats  # noqa: PLC0415 (slow import)
 
     rng = np.random.default_rng(seed)
-    cluster = _cluster_layout(n_questions, rng)
-    groups = int(cluster.max()) + 1
-    onehot = np.eye(groups)[cluster]  # questions × clusters
-    shape = (replications, n_questions)
-    b = rng.normal(0.0, 1.0, shape)
-    scores = []
-    for theta in (theta_diff / 2, -theta_diff / 2):
-        u = rng.normal(0.0, sigma_cluster, (replications, groups)) @ onehot.T
-        v = rng.normal(0.0, sigma_question, shape)
-        p = 1 / (1 + np.exp(-(theta - b + u + v)))
-        scores.append(rng.binomial(n_shuffles, p) / n_shuffles)
-    d = scores[0] - scores[1]
-    centred = d - d.mean(axis=1, keepdims=True)
-    sums = centred @ onehot
-    se = np.sqrt(groups / (groups - 1) * np.sum(sums**2, axis=1) / n_questions**2)
-    t = d.mean(axis=1) / np.where(se > 0, se, np.nan)
-    clustered = 2 * stats.t.sf(np.abs(t), groups - 1) < alpha
-    records = n_questions * n_shuffles
-    pa, pb = scores[0].mean(axis=1), scores[1].mean(axis=1)
+    (sa, sb), onehot = _scores(design, [design.theta_diff / 2, -design.theta_diff / 2], replications, rng)
+    clustered = _clustered_p(sa - sb, onehot) < alpha
+    records = design.n_questions * design.n_shuffles
+    pa, pb = sa.mean(axis=1), sb.mean(axis=1)
     pooled = (pa + pb) / 2
     z = (pa - pb) / np.sqrt(pooled * (1 - pooled) * 2 / records)
     naive = 2 * stats.norm.sf(np.abs(z)) < alpha
-    return CalibrationRow(theta_diff, n_questions, n_shuffles, replications, float(np.mean(clustered)),
-                          float(np.mean(naive)), float(np.mean(pa - pb)))  # fmt: skip
+    return CalibrationRow(design, replications, float(np.mean(clustered)), float(np.mean(naive)),
+                          float(np.mean(pa - pb)))  # fmt: skip
+
+
+def simulate_letters(design: Design = Design(), replications: int = 1000, alpha: float = 0.05,
+                     seed: int = SEED) -> LettersRow:  # fmt: skip
+    """Models A = B and C (``theta_diff`` better): how often A and B share a letter after Holm."""
+    rng = np.random.default_rng(seed)
+    (sa, sb, sc), onehot = _scores(design, [0.0, 0.0, design.theta_diff], replications, rng)
+    names = ("A", "B", "C")
+    pairs = [("A", "B"), ("A", "C"), ("B", "C")]
+    p = np.stack([_clustered_p(x - y, onehot) for x, y in ((sa, sb), (sa, sc), (sb, sc))], axis=1)
+    means = np.stack([sa.mean(axis=1), sb.mean(axis=1), sc.mean(axis=1)], axis=1)
+    shared = 0
+    for k in range(replications):
+        adjusted = holm(p[k])
+        significant = [pair for pair, q in zip(pairs, adjusted, strict=True) if q < alpha]
+        letters = letter_sets(dict(zip(names, means[k].tolist(), strict=True)), significant)
+        shared += share_a_letter(letters, "A", "B")
+    return LettersRow(design, replications, shared / replications)
+
+
+def calibration_rows(replications: int = 2000) -> tuple[list[CalibrationRow], list[LettersRow]]:
+    """The designs of ``docs/comparisons.md``: the null with and without a model × item effect,
+    a near-null and planted differences, and the letters of two equal models beside a better one."""
+    base = Design()
+    designs = [replace(base, sigma_model_item=0.0), base, replace(base, sigma_model_item=2.0),
+               replace(base, theta_diff=0.1), replace(base, theta_diff=0.2), replace(base, theta_diff=0.4),
+               replace(base, theta_diff=0.6)]  # fmt: skip
+    rows = [simulate_rejections(d, replications) for d in designs]
+    referee = replace(base, n_questions=60, sigma_item=1.5)  # issue 27's design: 60 items, N(0, 1.5²) logits
+    letters = [
+        simulate_letters(replace(referee, theta_diff=diff), replications // 2) for diff in (0.0, 0.3, 0.6)
+    ]
+    return rows, letters

@@ -1,4 +1,4 @@
-"""The comparison for readers: Table 1 with rank groups, the pairwise table, a figure, CSVs.
+"""The comparison for readers: Table 1 with letters, the pairwise table, a figure, CSVs.
 
 Everything returns a :class:`~enade_bench.report.section.Section`, so ``report``,
 ``study`` and ``compare`` put the same comparison in their HTML page, and
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.compare.analysis import Comparison
+from enade_bench.compare.analysis import Comparison, cell_name
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
@@ -27,47 +27,64 @@ def _pct(value: float) -> str:
     return "–" if math.isnan(value) else f"{100 * value:.1f}"
 
 
-def _cell_name(strategy: str, stratum: str) -> str:
-    """``S1``, ``S1 (area=MT)``, or ``area=MT`` for a CSV without strategies."""
-    if strategy == "-":
-        return stratum
-    return strategy if stratum == "all" else f"{strategy} ({stratum})"
+def _p(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:.3g}"
+
+
+def _level(comp: Comparison) -> str:
+    return f"{100 * (1 - comp.alpha):g} %"
+
+
+def _score_cell(row: pd.Series) -> str:
+    errors = f", {int(row.n_errors)} errors" if row.n_errors else ""
+    if not row.n_questions:
+        return f"– (n 0{errors})"
+    n = f" (n {int(row.n_questions)}{errors})" if errors else ""
+    return f"{_pct(row.accuracy)} [{_pct(row.ci_low)}, {_pct(row.ci_high)}] {row.letters}{n}"
 
 
 def table1(comp: Comparison) -> Table:
-    """Models × strategies: accuracy (%) with its 95 % interval and rank group; group 1 in bold."""
+    """Models × strategies: accuracy (%) [interval] and letters; the letter ``a`` in bold."""
     scores = comp.scores_frame()
     scores["column"] = [
-        _cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)
+        cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)
     ]
-    cell = scores.apply(lambda r: f"{_pct(r.accuracy)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}] ({int(r.rank_group)})",
-                        axis=1)  # fmt: skip
-    display = scores.assign(cell=cell).pivot(index="model", columns="column", values="cell")
+    display = scores.assign(cell=scores.apply(_score_cell, axis=1)).pivot(index="model", columns="column",
+                                                                         values="cell")  # fmt: skip
     columns = list(dict.fromkeys(scores["column"]))
     display = display.reindex(index=list(dict.fromkeys(scores["model"])), columns=columns).fillna("–")
-    bold = scores.assign(top=scores["rank_group"] == 1).pivot(index="model", columns="column", values="top")
+    top = scores.assign(
+        top=[(t.split()[0] == "a") if " " in t else t.startswith("a") for t in scores["letters"]]
+    )
+    bold = top.pivot(index="model", columns="column", values="top")
     bold = bold.reindex(index=display.index, columns=columns).fillna(False).astype(bool)
     display.index.name = "model"
-    return Table("comparison_table1", "Table 1 across models: accuracy (%) [95 % CI] (rank group)", scores,
-                 display, bold,
+    errors = (" n_errors: records that ended in an error, not scored (--allow-errors)."
+              if (scores["n_errors"] > 0).any() else "")  # fmt: skip
+    return Table("comparison_table1", f"Table 1 across models: accuracy (%) [{_level(comp)} CI] letters "
+                 f"({comp.family_label})", scores, display, bold,
                  "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
-                 "has one record. Models in rank group 1 (bold) cannot be told apart from the best at "
-                 f"α = {comp.alpha} after {comp.adjust} adjustment over every pair of the table.")  # fmt: skip
+                 "has one record. Two models of a column share a letter exactly when their pair is not "
+                 f"significant at α = {comp.alpha} ({comp.family_label}; compact letter display, Piepho 2004); "
+                 f"models with the letter a (bold) cannot be told apart from the best.{errors}")  # fmt: skip
 
 
 def pairs_table(comp: Comparison) -> Table:
     """Every pair: difference (points) [95 % CI], test, p, adjusted p, detectable difference."""
     pairs = comp.pairs_frame()
-    rows = [{"strategy": _cell_name(p.strategy, p.stratum),
+    rows = [{"strategy": cell_name(p.strategy, p.stratum),
              "A − B": f"{p.model_a} − {p.model_b}",
              "difference": f"{_pct(p.result.diff)} [{_pct(p.result.ci_low)}, {_pct(p.result.ci_high)}]",
-             "test": p.result.test, "p": f"{p.result.p_value:.3g}", f"p ({comp.adjust})": f"{p.p_adjusted:.3g}",
+             "test": p.result.test, "p": _p(p.result.p_value), f"p ({comp.adjust})": _p(p.p_adjusted),
              "MDD 80 %": _pct(p.mdd), "questions": str(p.result.n_questions)}
             for p in comp.pairs]  # fmt: skip
     display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
-    return Table("comparison_pairs", "Paired comparisons: A − B in accuracy points", pairs, display,
-                 notes="Differences are paired on the questions both models answered; MDD 80 % is the "
-                       "smallest true difference this many questions would detect with 80 % power.")  # fmt: skip
+    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{_level(comp)} CI]; "
+                 f"p adjusted {comp.family_label}", pairs, display,
+                 notes="Differences are paired on the questions both models answered. The interval comes from "
+                       "the test's own procedure (exact McNemar: conditional Clopper-Pearson on the discordant "
+                       "questions; clustered t: the t interval), so it excludes 0 exactly when p < α. MDD 80 % is "
+                       "the smallest true difference this many questions would detect with 80 % power.")  # fmt: skip
 
 
 def flips_table(comp: Comparison) -> Table:
@@ -115,10 +132,12 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
     return Section(
         tables=[table1(comp), pairs_table(comp), flips_table(comp)],
         figures=[figure] if figure is not None else [],
-        notes=[*comp.notes, f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
-                            "fields and item; any column sorts it in a spreadsheet)"],
+        notes=[*(f"warning: {w}" for w in comp.warnings),
+               f"multiplicity family: {comp.family_label} (--family {comp.options.family})", *comp.notes,
+               f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
+               "fields and item; any column sorts it in a spreadsheet)"],
         files={f"{FOLDER}/scores.csv": comp.scores_frame(), f"{FOLDER}/pairs.csv": comp.pairs_frame(),
-               f"{FOLDER}/flips.csv": flips},
+               f"{FOLDER}/flips.csv": flips, f"{FOLDER}/unpaired.csv": comp.unpaired},
     )  # fmt: skip
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from enade_bench.compare.analysis import compare_table
+from enade_bench.compare.analysis import DEFAULT_FAMILY, CompareOptions, compare_table
 from enade_bench.compare.render import comparison_section
 from enade_bench.compare.table import from_entries
 from enade_bench.report.loader import RunEntry
@@ -25,16 +25,22 @@ class StudyComparison:
     summary: str
 
 
-def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str,
-                     alpha: float) -> StudyComparison:  # fmt: skip
-    """Compare the models among ``entries`` (one model alone: its scores, no pairs)."""
+def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
+                     family: str = DEFAULT_FAMILY, allow_errors: bool = False) -> StudyComparison:  # fmt: skip
+    """Compare the models among ``entries`` (one model alone: its scores, no pairs).
+
+    Raises
+    ------
+    UserError
+        Some run has error records and ``allow_errors`` is false (it is incomplete).
+    """
     table = from_entries(entries)
     if table["model"].nunique() < 2:
         section = Section(
             notes=[f"one model has results ({', '.join(table['model'].unique())}): nothing to compare"]
         )
         return StudyComparison(section, [], section.notes[0])
-    comp = compare_table(table, list(by), adjust, alpha)
+    comp = compare_table(table, CompareOptions(tuple(by), adjust, alpha, family, allow_errors))
     section = comparison_section(comp, out / "figures")
     lead = section.tables[:1]
     section.tables = section.tables[1:]

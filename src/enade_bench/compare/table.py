@@ -5,10 +5,14 @@ Columns: ``model``, ``strategy``, ``item``, ``replicate``, ``correct`` (0/1), ``
 the exam's grouping fields under their own names.  It comes from our results files
 (:func:`from_entries`) or from a long-format CSV any harness can export
 (:func:`read_long_csv`): ``model,item,[replicate],correct[,cluster,<fields>…]``.
+Records that ended in an error (our results files only) keep a row with the error's
+text in the optional ``error`` column: they are no answer, but the comparison counts
+them (``n_errors``) and refuses to rank an incomplete run unless asked to.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +22,7 @@ import pandas as pd
 from enade_bench.errors import UserError
 from enade_bench.report.loader import RunEntry
 
-__all__ = ["BASE_COLUMNS", "from_entries", "grouping_fields", "read_long_csv", "stem_excerpt"]
+__all__ = ["BASE_COLUMNS", "ERROR_COLUMN", "from_entries", "grouping_fields", "read_long_csv", "stem_excerpt"]
 
 BASE_COLUMNS = (
     "model",
@@ -31,6 +35,8 @@ BASE_COLUMNS = (
     "answer",
     "prediction",
 )
+#: Optional column: the error of a record that got no answer ('' for an answer).
+ERROR_COLUMN = "error"
 _FIRST_OPTION = re.compile(r"^\s*\(?A[).:]\s", re.MULTILINE)
 _EXCERPT = 160
 
@@ -40,28 +46,49 @@ def stem_excerpt(prompt: str, width: int = _EXCERPT) -> str:
 
     Records keep the whole rendered prompt (instructions and worked examples included);
     the question's options start at its last ``A)`` (or ``(A)``, ``A.``) line, and the
-    excerpt is the last ``width`` characters before it.
+    excerpt is the last ``width`` characters before it.  A chat prompt (a JSON list of
+    ``{"role", "content"}`` messages) is read as its last user message.
+
+    Examples
+    --------
+    >>> stem_excerpt('[{"role": "user", "content": "Quanto é 2+3?\\nA) um\\nE) cinco"}]')
+    'Quanto é 2+3?'
     """
+    prompt = _last_user_message(prompt)
     starts = [m.start() for m in _FIRST_OPTION.finditer(prompt)]
     text = " ".join(prompt[: starts[-1] if starts else len(prompt)].split())
     return text if len(text) <= width else "…" + text[-width:]
 
 
+def _last_user_message(prompt: str) -> str:
+    """The content of the last user message of a chat prompt stored as JSON; else the prompt."""
+    if not prompt.lstrip().startswith("["):
+        return prompt
+    try:
+        messages = json.loads(prompt, strict=False)
+    except ValueError:
+        return prompt
+    if not isinstance(messages, list):
+        return prompt
+    contents = [m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    texts = [c for c in contents if isinstance(c, str)]
+    return texts[-1] if texts else prompt
+
+
 def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
     """The long table of our runs: the model is the experiment's name, one row per record.
 
-    Records that ended in an error are left out (they are not answers).
+    A record that ended in an error keeps its row, with the error in :data:`ERROR_COLUMN`
+    (it is no answer: the comparison counts it and scores only the others).
     """
     rows = []
     for entry in entries:
         result = entry.result
         for r in result.records:
-            if r.error is not None:
-                continue
             row: dict[str, object] = {
                 "model": result.experiment, "strategy": entry.strategy, "item": r.id, "replicate": r.shuffle,
                 "correct": int(r.correct), "cluster": r.cluster or "", "stem": stem_excerpt(r.prompt), "answer": r.answer,
-                "prediction": r.prediction or "",
+                "prediction": r.prediction or "", ERROR_COLUMN: "" if r.error is None else str(r.error) or "error",
             }  # fmt: skip
             for key, value in r.fields.items():
                 row.setdefault(key, value)
@@ -92,24 +119,37 @@ def read_long_csv(path: Path) -> pd.DataFrame:
             f"{path}: row {row + 2}: column 'correct' is {frame.at[row, 'correct']!r}; expected 0 or 1"
         )
     frame["correct"] = frame["correct"].str.strip().isin({"1", "true", "True"}).astype(int)
+    _check_duplicates(path, frame)
     if "replicate" not in frame.columns:
         frame["replicate"] = "0"
     if "strategy" not in frame.columns:
         frame["strategy"] = "-"
-    dupes = frame.duplicated(["model", "strategy", "item", "replicate"], keep=False)
-    if dupes.any():
-        row = int(frame.index[dupes][0])
-        raise UserError(f"{path}: row {row + 2}: model {frame.at[row, 'model']!r}, item {frame.at[row, 'item']!r}, "
-                        f"replicate {frame.at[row, 'replicate']!r} appears more than once")  # fmt: skip
     for column in ("cluster", "stem", "answer", "prediction"):
         if column not in frame.columns:
             frame[column] = ""
     return _ordered(frame)
 
 
+def _check_duplicates(path: Path, frame: pd.DataFrame) -> None:
+    """One row per model × [strategy] × item × [replicate], named in the file's own columns."""
+    keys = [c for c in ("model", "strategy", "item", "replicate") if c in frame.columns]
+    dupes = frame.duplicated(keys, keep=False)
+    if not dupes.any():
+        return
+    row = int(frame.index[dupes][0])
+    first = int(frame.index[dupes & (frame[keys] == frame.loc[row, keys]).all(axis=1)][0])
+    second = int(frame.index[dupes & (frame[keys] == frame.loc[row, keys]).all(axis=1)][1])
+    named = ", ".join(f"{k} {frame.at[second, k]!r}" for k in keys)
+    fix = ("" if "replicate" in frame.columns else
+           "; repeated answers to one item (shuffles, samples, runs) need a 'replicate' column numbering them")  # fmt: skip
+    raise UserError(
+        f"{path}: row {second + 2}: {named} appears more than once (first at row {first + 2}){fix}"
+    )
+
+
 def grouping_fields(table: pd.DataFrame) -> list[str]:
-    """The exam's own columns (everything but :data:`BASE_COLUMNS`)."""
-    return [c for c in table.columns if c not in BASE_COLUMNS]
+    """The exam's own columns (everything but :data:`BASE_COLUMNS` and :data:`ERROR_COLUMN`)."""
+    return [c for c in table.columns if c not in BASE_COLUMNS and c != ERROR_COLUMN]
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -119,4 +159,5 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     frame["model"] = frame["model"].astype(str)
     frame["strategy"] = frame["strategy"].astype(str)
     frame["cluster"] = frame["cluster"].astype(str)
-    return frame[[*BASE_COLUMNS, *grouping_fields(frame)]]
+    errors = [ERROR_COLUMN] if ERROR_COLUMN in frame.columns else []
+    return frame[[*BASE_COLUMNS, *grouping_fields(frame), *errors]]

@@ -1,4 +1,4 @@
-r"""Many comparisons at once: adjusted p-values, the detectable difference, rank groups.
+r"""Many comparisons at once: adjusted p-values and the detectable difference.
 
 A table of :math:`m` models has :math:`m(m-1)/2` pairs per strategy, and a study several
 strategies; at :math:`\alpha = 0.05` some pair "differs" by chance alone.  The p-values
@@ -17,10 +17,8 @@ The **minimum detectable difference** at power :math:`1-\beta` for a two-sided t
 Miller 2024, §5): a true difference smaller than this is likely to go unseen with this
 many questions.
 
-**Rank groups**: the best model (highest mean) opens group 1; every model whose adjusted
-p-value against it is at least :math:`\alpha` (it cannot be told apart from the best)
-joins group 1.  The best of the models left opens group 2, and so on.  A table shows the
-groups instead of bolding one winner.
+The adjusted decisions become letters in :mod:`enade_bench.metrics.letters` (two models
+share a letter exactly when their pair is not significant).
 
 References
 ----------
@@ -34,13 +32,13 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["adjust_pvalues", "benjamini_hochberg", "holm", "minimum_detectable_difference", "rank_groups"]
+__all__ = ["adjust_pvalues", "benjamini_hochberg", "holm", "minimum_detectable_difference"]
 
 
 def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -104,40 +102,3 @@ def minimum_detectable_difference(se: float, alpha: float = 0.05, power: float =
     """
     z = NormalDist()
     return (z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)) * se
-
-
-def rank_groups(
-    means: Mapping[str, float], adjusted: Mapping[tuple[str, str], float], alpha: float = 0.05
-) -> dict[str, int]:
-    """Group number of each model: 1 for the best and those it cannot be told apart from.
-
-    Parameters
-    ----------
-    means
-        Each model's mean score.
-    adjusted
-        Adjusted p-value of each pair (either order of the two names).
-    alpha
-        A pair with adjusted p below ``alpha`` differs.
-
-    Examples
-    --------
-    >>> rank_groups({"a": 0.8, "b": 0.78, "c": 0.5}, {("a", "b"): 0.6, ("a", "c"): 0.001, ("b", "c"): 0.01})
-    {'a': 1, 'b': 1, 'c': 2}
-    """
-
-    def p(x: str, y: str) -> float:
-        value = adjusted.get((x, y), adjusted.get((y, x), math.nan))
-        return 1.0 if math.isnan(value) else value
-
-    left: Sequence[str] = sorted(means, key=lambda k: (-means[k], k))
-    groups: dict[str, int] = {}
-    group = 0
-    while left:
-        group += 1
-        best = left[0]
-        members = [m for m in left if m == best or p(best, m) >= alpha]
-        for m in members:
-            groups[m] = group
-        left = [m for m in left if m not in groups]
-    return groups

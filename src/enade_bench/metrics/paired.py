@@ -17,7 +17,24 @@ removes the variance the two models share through the questions' difficulty
   normal reference rejects too often).  Its error rate is checked by simulation in the
   tests (questions of varying difficulty, 30 shuffles each, clusters of 2–4).
 
-The interval is :math:`\bar d \pm t_{G-1,\,0.975}\,\widehat{SE}` in both cases.
+**One inference per pair**: the interval comes from the same procedure as the test, so
+that :math:`p < \alpha` exactly when the :math:`1-\alpha` interval excludes 0.
+
+* With McNemar's test the interval is the *conditional exact* one (Breslow & Day 1980,
+  §4.4; Fagerland, Lydersen & Laake 2013, "exact conditional"): given the
+  :math:`n_d = n_{10}+n_{01}` discordant questions, :math:`n_{10} \sim
+  \mathrm{Binomial}(n_d, \pi)`; the Clopper–Pearson interval :math:`[\pi_L, \pi_U]`
+  for :math:`\pi` (Clopper & Pearson 1934),
+  :math:`\pi_L = B^{-1}(\alpha/2;\, n_{10},\, n_{01}+1)`,
+  :math:`\pi_U = B^{-1}(1-\alpha/2;\, n_{10}+1,\, n_{01})`, is carried to the paired
+  difference by :math:`\bar d = (n_{10}-n_{01})/n = (n_d/n)(2\pi-1)`, treating
+  :math:`n_d` as fixed.  :math:`\pi_L > 1/2` exactly when :math:`P(X \ge n_{10} \mid
+  1/2) < \alpha/2`, i.e. when the exact two-sided test rejects.
+* With the clustered paired t test it is :math:`\bar d \pm t_{G-1,\,1-\alpha/2}\,\widehat{SE}`.
+
+A pair with **no discordant question** (every difference 0) has no interval (NaN) and
+:math:`p = 1`, said in ``test``; a pair of **fewer than two questions** is not
+comparable (no interval, no p).
 
 References
 ----------
@@ -26,6 +43,12 @@ References
 .. [2] E. Miller, "Adding Error Bars to Evals", arXiv:2411.00640, 2024.
 .. [3] A. C. Cameron and D. L. Miller, "A Practitioner's Guide to Cluster-Robust
    Inference", Journal of Human Resources 50(2), 317–372, 2015.
+.. [4] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits
+   illustrated in the case of the binomial", Biometrika 26(4), 404–413, 1934.
+.. [5] N. E. Breslow and N. E. Day, Statistical Methods in Cancer Research I, IARC, 1980.
+.. [6] M. W. Fagerland, S. Lydersen and P. Laake, "The McNemar test for binary
+   matched-pairs data: mid-p and asymptotic are better than exact conditional", BMC
+   Medical Research Methodology 13:91, 2013.
 """
 
 from __future__ import annotations
@@ -39,10 +62,21 @@ import numpy.typing as npt
 
 from enade_bench.metrics.clustered import cluster_se, t_quantile
 
-__all__ = ["MCNEMAR", "PAIRED_T", "PairedDifference", "mcnemar_exact", "paired_difference"]
+__all__ = [
+    "MCNEMAR",
+    "NOT_COMPARABLE",
+    "NO_DISCORDANT",
+    "PAIRED_T",
+    "PairedDifference",
+    "mcnemar_exact",
+    "mcnemar_interval",
+    "paired_difference",
+]
 
 MCNEMAR = "exact McNemar"
 PAIRED_T = "clustered paired t"
+NO_DISCORDANT = "no discordant questions"
+NOT_COMPARABLE = "not comparable"
 
 
 @dataclass(frozen=True)
@@ -99,6 +133,45 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     return float(min(1.0, 2 * stats.binom.cdf(min(a_only, b_only), n, 0.5)))
 
 
+def mcnemar_interval(a_only: int, b_only: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    r"""Conditional exact interval of the paired difference, consistent with :func:`mcnemar_exact`.
+
+    The Clopper–Pearson interval of :math:`\pi = P(\text{A right} \mid \text{discordant})`
+    from ``a_only`` of ``a_only + b_only`` discordant questions, carried to
+    :math:`\bar d = (n_d/n)(2\pi - 1)` (module docstring).  At ``confidence = 1 - alpha``
+    it excludes 0 exactly when ``mcnemar_exact(a_only, b_only) < alpha``.
+
+    Parameters
+    ----------
+    a_only, b_only
+        Discordant counts :math:`n_{10}` (A right, B wrong) and :math:`n_{01}`.
+    n
+        Questions compared.
+    confidence
+        Coverage of the interval.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; ``(nan, nan)`` without discordant questions.
+
+    Examples
+    --------
+    >>> low, high = mcnemar_interval(4, 0, 28)
+    >>> round(low, 4), round(high, 4)
+    (-0.0292, 0.1429)
+    """
+    from scipy import stats  # noqa: PLC0415 (slow import)
+
+    nd = a_only + b_only
+    if nd == 0 or n <= 0:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2
+    low = float(stats.beta.ppf(tail, a_only, b_only + 1)) if a_only > 0 else 0.0
+    high = float(stats.beta.ppf(1 - tail, a_only + 1, b_only)) if b_only > 0 else 1.0
+    return nd / n * (2 * low - 1), nd / n * (2 * high - 1)
+
+
 def paired_difference(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
@@ -132,22 +205,32 @@ def paired_difference(
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     d = x - y
     n = int(d.size)
-    se, groups = cluster_se(d, clusters)
-    mean = float(d.mean()) if n else math.nan
-    half = t_quantile(confidence, groups - 1) * se if groups >= 2 and se > 0 else 0.0 if se == 0 else math.nan
     a_only, b_only = int(np.sum(d > 0)), int(np.sum(d < 0))
-    common = (n, groups, float(x.mean()) if n else math.nan, float(y.mean()) if n else math.nan, mean, se,
-              mean - half, mean + half)  # fmt: skip
+    if n < 2:
+        nan = math.nan
+        means = (float(x.mean()), float(y.mean()), float(d.mean())) if n else (nan, nan, nan)
+        return PairedDifference(n, n, *means, nan, nan, nan, nan, nan, NOT_COMPARABLE,
+                                f"{n} question(s) in common: nothing to pair", a_only, b_only)  # fmt: skip
+    se, groups = cluster_se(d, clusters)
+    mean = float(d.mean())
+    shared = (n, groups, float(x.mean()), float(y.mean()), mean)
+    if not np.any(d != 0):
+        return PairedDifference(*shared, math.nan, math.nan, math.nan, math.nan, 1.0, NO_DISCORDANT,
+                                "every question scored the same for both models: no evidence either way",
+                                0, 0)  # fmt: skip
     if single_record and clusters is None:
-        return PairedDifference(*common, float(min(a_only, b_only)), mcnemar_exact(a_only, b_only), MCNEMAR,
-                                "one binary record per question and model, no shared stimuli", a_only, b_only)  # fmt: skip
+        low, high = mcnemar_interval(a_only, b_only, n, confidence)
+        return PairedDifference(*shared, se, low, high, float(min(a_only, b_only)), mcnemar_exact(a_only, b_only),
+                                MCNEMAR, "one binary record per question and model, no shared stimuli; "
+                                "conditional exact (Clopper-Pearson) interval", a_only, b_only)  # fmt: skip
     reason = ("repeated records per question (shuffles or samples)" if not single_record
               else "questions share stimuli (clusters)")  # fmt: skip
-    if groups < 2 or not se > 0:
-        p = 1.0 if mean == 0 or math.isnan(mean) else 0.0 if se == 0 else math.nan
-        return PairedDifference(*common, math.nan, p, PAIRED_T, reason, a_only, b_only)
+    if groups < 2 or not se > 0:  # one cluster, or every cluster's differences cancel out
+        return PairedDifference(*shared, se, math.nan, math.nan, math.nan, math.nan, PAIRED_T,
+                                reason + f"; {groups} cluster(s): no standard error", a_only, b_only)  # fmt: skip
     from scipy import stats  # noqa: PLC0415 (slow import)
 
+    half = t_quantile(confidence, groups - 1) * se
     t = mean / se
     p = float(2 * stats.t.sf(abs(t), groups - 1))
-    return PairedDifference(*common, t, p, PAIRED_T, reason, a_only, b_only)
+    return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only)

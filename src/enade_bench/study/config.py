@@ -28,9 +28,13 @@ class CompareSettings(StrictModel):
     """The comparison across models that ends the study (``enade-bench compare``)."""
 
     adjust: Literal["holm", "bh"] = Field(
-        default="holm", description="multiplicity adjustment over all pairs and strategies"
+        default="holm", description="multiplicity adjustment within the family"
     )
-    alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the tests and rank groups")
+    family: Literal["all", "strategy", "stratum"] = Field(
+        default="strategy", description="pairs adjusted together: the whole table, one strategy, or one cell"
+    )
+    allow_errors: bool = Field(default=False, description="compare runs with error records (else refused)")
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the tests and letters")
     by: list[str] = Field(
         default_factory=list, description="grouping fields compared separately (e.g. [year])"
     )

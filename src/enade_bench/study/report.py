@@ -32,7 +32,15 @@ def write_generic_report(plan: GenericPlan) -> GenericReport | None:
     from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
 
     settings = plan.config.compare
-    comparison = study_comparison(entries, plan.report_dir, settings.by, settings.adjust, settings.alpha)
+    comparison = study_comparison(
+        entries,
+        plan.report_dir,
+        settings.by,
+        settings.adjust,
+        settings.alpha,
+        settings.family,
+        settings.allow_errors,
+    )
     title = f"{plan.config.benchmark} study: {plan.config.name}"
     report = write_report(entries, plan.report_dir, [comparison.section], folders, title, comparison.lead)
     return GenericReport(comparison.summary, report.index, report.notes)

@@ -4,11 +4,13 @@ One command for many models on every benchmark.  The study YAML's ``benchmark`` 
 what runs and which analyses follow: ENEM (``benchmark: enem``, or a study with a
 ``year``) keeps its own study (option shuffles, θ, person fit, the verdict); every other
 benchmark runs its study strategies per model and ends with the comparison across
-models (:mod:`enade_bench.compare`: Table 1 with rank groups, the pairwise table and the
+models (:mod:`enade_bench.compare`: Table 1 with compact letters, the pairwise table and the
 item flips).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,17 +71,22 @@ def run_study(
     progress: bool = False,
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None,
     log: Callable[[str], None] | None = None,
+    allow_errors: bool = False,
 ) -> StudyResult:
     """Run or resume a study and write its report folder.
 
     Everything in the config, the data and the prompts is checked before any model is
     loaded.  With ``run_models=False`` the report is written from the runs on disk.
+    ``allow_errors`` compares runs with error records (``compare.allow_errors``).
     """
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
         return _enem_study(path, run_models, progress, backend_factory, log)
     plan = plan_generic(path, data, progress=progress)
+    if allow_errors:
+        compare = plan.config.compare.model_copy(update={"allow_errors": True})
+        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
     runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
     report = write_generic_report(plan)
