@@ -66,3 +66,30 @@ def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> Non
     assert 0.03 <= float(null[3]) <= 0.07 and float(null[4]) > 0.2
     letters = lines[9].split()
     assert lines[8].startswith("theta_C") and float(letters[0]) == 0.0 and float(letters[1]) >= 0.95
+
+
+@pytest.mark.slow
+def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
+    """docs/comparisons.md's Table 1 of the five published models, letters included (~45 s)."""
+    out = published / "docs_table"
+    assert (
+        main(["compare", str(published / "all.csv"), "--by", "area", "--by", "language", "--out", str(out)])
+        == 0
+    )
+    scores = pd.read_csv(out / "scores.csv", keep_default_na=False)
+    names = {"GPT-3.5-turbo": "gpt-3.5-turbo-0613", "Mixtral 8×7B": "mistral 8x7b", "Mistral 7B": "mistral 7b",
+             "Llama-2 13B": "llama2 13b", "Llama-2 7B": "llama2 7b"}  # fmt: skip
+    text = (Path(__file__).parents[2] / "docs" / "comparisons.md").read_text(encoding="utf-8")
+    header, _, *rows = text[text.index("| model | CH en | CH pt-br") :].split("\n\n")[0].splitlines()
+    cells = [c.strip() for c in header.strip("|").split("|")][1:]
+    assert len(rows) == 5
+    for line in rows:
+        model, *shown = [c.strip() for c in line.strip("|").split("|")]
+        for column, value in zip(cells, shown, strict=True):
+            area, language = column.split()
+            row = scores[
+                (scores["model"] == names[model]) & (scores["stratum"] == f"area={area}, language={language}")
+            ]
+            r = row.iloc[0]
+            expected = f"{100 * r.accuracy:.1f} [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}] {r.letters}"
+            assert value == expected, (model, column)
