@@ -405,6 +405,19 @@ CASES: list[Case] = [
         "calibrate-out-under-file", "--out: cannot write 'taken/items.csv'", RESPONSES, out="taken/items.csv"
     ),
     Case(
+        "compare-duplicate-row-without-replicate",
+        ["compare", "long.csv", "--out", "cmp"],
+        "long.csv: row 3: model 'a', item 'q1' appears more than once (first at row 2); repeated answers to one "
+        "item (shuffles, samples, runs) need a 'replicate' column",
+        {"long.csv": "model,item,correct\na,q1,1\na,q1,0\nb,q1,1\n"},
+    ),
+    Case(
+        "compare-unknown-family",
+        ["compare", "long.csv", "--out", "cmp", "--family", "table"],
+        "argument --family: invalid choice: 'table'",
+        {"long.csv": "model,item,correct\na,q1,1\nb,q1,0\n"},
+    ),
+    Case(
         "report-out-is-file",
         ["report", "res", "--out", "taken"],
         "--out: 'taken' is a file, not a folder",

@@ -31,6 +31,7 @@ from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
 from enade_bench.metrics.multiplicity import adjust_pvalues, minimum_detectable_difference
 from enade_bench.metrics.paired import PairedDifference
+from enade_bench.metrics.ranks import rank_sets
 
 __all__ = ["DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore", "PairComparison",
            "cell_name", "compare_table"]  # fmt: skip
@@ -69,7 +70,12 @@ class CompareOptions:
 
 @dataclass(frozen=True)
 class ModelScore:
-    """One model in one cell of the comparison (a strategy and a stratum)."""
+    """One model in one cell of the comparison (a strategy and a stratum).
+
+    ``letters`` are its compact letters (:mod:`enade_bench.metrics.letters`), ``family``
+    the family its pairs were adjusted in, and ``rank_low``–``rank_high`` its
+    simultaneous rank set (:mod:`enade_bench.metrics.ranks`; 0–0 without a score).
+    """
 
     strategy: str
     stratum: str
@@ -78,6 +84,8 @@ class ModelScore:
     letters: str
     n_errors: int = 0
     family: str = ""
+    rank_low: int = 0
+    rank_high: int = 0
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,8 @@ class Comparison:
                  "se": s.score.se, "ci_low": s.score.ci_low, "ci_high": s.score.ci_high,
                  "design_effect": s.score.design_effect, "n_questions": s.score.n_questions,
                  "n_records": s.score.n_records, "n_errors": s.n_errors, "n_clusters": s.score.n_clusters,
-                 "interval": s.score.method, "letters": s.letters, "family": s.family}
+                 "interval": s.score.method, "letters": s.letters, "rank_low": s.rank_low,
+                 "rank_high": s.rank_high, "family": s.family}
                 for s in self.scores]  # fmt: skip
         return pd.DataFrame(rows)
 
@@ -302,10 +311,14 @@ def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOption
         significant = [(p.model_a, p.model_b) for p in mine if p.p_adjusted < opts.alpha]
         letters = compact_letters(scored, significant)
         family = _family(opts.family, cell.strategy, cell.stratum)
+        ranks = rank_sets({(p.model_a, p.model_b): (p.result.diff, p.result.p_value) for p in mine
+                           if p.model_a in scored and p.model_b in scored}, list(scored), opts.alpha,
+                          mine[0].family_size if mine else None)  # fmt: skip
         for m in cell.models:
             q = cell.questions[m]
             score = (clustered_mean(q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index),
                                     1 - opts.alpha) if not q.scores.empty else _empty_score())  # fmt: skip
+            low, high = ranks.get(m, (0, 0))
             scores.append(ModelScore(cell.strategy, cell.stratum, m, score, letters.get(m, "–"),
-                                     cell.errors.get(m, 0), family))  # fmt: skip
+                                     cell.errors.get(m, 0), family, low, high))  # fmt: skip
     return scores

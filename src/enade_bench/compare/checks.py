@@ -108,7 +108,10 @@ def replicate_warnings(table: pd.DataFrame, cells: list[tuple[str, str, dict[str
         if folded is not None:
             warnings.append(f"model {model!r}: item ids {folded[0]!r} and {folded[1]!r} look like replicates of "
                             f"one question folded into the id; {fix}")  # fmt: skip
-    for strategy, stratum, answered in cells:
+    for strategy, stratum, everything in cells:
+        answered = {
+            m: items for m, items in everything.items() if len(items)
+        }  # all-error models are said apart
         if len(answered) < 2:
             continue
         counts = pd.Series([i for items in answered.values() for i in items]).value_counts()

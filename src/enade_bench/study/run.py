@@ -11,7 +11,6 @@ item flips).
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
