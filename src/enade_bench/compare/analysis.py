@@ -237,7 +237,7 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     answered = table if failed is None else table[~failed]
     notes: list[str] = []
     if errors.errors:
-        notes.append(f"incomplete runs compared on their answers only (--allow-errors): {errors.describe()}")
+        notes.append(f"incomplete runs, compared on their answered questions only: {errors.describe()}")
     cells = []
     for strategy, stratum, rows in _cells(table, by):
         models = list(dict.fromkeys(rows["model"]))

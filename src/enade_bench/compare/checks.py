@@ -27,7 +27,7 @@ __all__ = ["ErrorCounts", "check_errors", "replicate_warnings", "unpaired_items"
 
 #: ``<stem><sep><marker><digits>``: ``q00_r0``, ``q12-rep3``, ``item.sample2``, ``q1_run04``.
 _REPLICATE_SUFFIX = re.compile(
-    r"^(?P<stem>.+?)[_\-.:](?:r|rep|replicate|run|s|sample|seed|shuffle|perm|trial)(?P<k>\d+)$", re.IGNORECASE
+    r"^(?P<stem>.+?)[_\-.:](?:r|rep|replicate|run|sample|seed|shuffle|perm|trial)(?P<k>\d+)$", re.IGNORECASE
 )
 _ONE_MODEL_SHARE = 0.9
 
