@@ -238,31 +238,12 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     notes: list[str] = []
     if errors.errors:
         notes.append(f"incomplete runs, compared on their answered questions only: {errors.describe()}")
-    cells = []
-    for strategy, stratum, rows in _cells(table, by):
-        models = list(dict.fromkeys(rows["model"]))
-        ok = rows if failed is None else rows[~failed.reindex(rows.index)]
-        qs = {m: questions(ok[ok["model"] == m]) for m in models}
-        errs = {str(m): int(n) for m, n in (rows.loc[failed.reindex(rows.index), "model"].value_counts().items()
-                                         if failed is not None else [])}  # fmt: skip
-        for m in models:
-            if qs[m].scores.empty:
-                notes.append(f"{cell_name(strategy, stratum)}: every record of {m} is an error "
-                             f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
-        cells.append(_Cell(strategy, stratum, models, qs, errs))
+    cells = _build_cells(table, by, failed, notes)
     answered_sets = [
         (c.strategy, c.stratum, {m: c.questions[m].scores.index for m in c.models}) for c in cells
     ]
     warnings = replicate_warnings(answered, answered_sets)
-    unpaired = [unpaired_items(*a) for a in answered_sets]
-    unpaired_frame = pd.concat(unpaired, ignore_index=True) if unpaired else unpaired_items("", "", {})
-    for (strategy, stratum, _), frame in zip(answered_sets, unpaired, strict=True):
-        if len(frame):
-            missing = ", ".join(
-                f"{m} lacks {n}" for m, n in frame["missing_for"].value_counts(sort=False).items()
-            )
-            notes.append(f"{cell_name(strategy, stratum)}: {frame['item'].nunique()} item(s) answered by some "
-                         f"models and not others are left out of those pairs ({missing}; unpaired.csv)")  # fmt: skip
+    unpaired_frame = _unpaired(answered_sets, notes)
     raw: list[tuple[_Cell, str, str, PairedDifference, int]] = []
     flip_frames: list[pd.DataFrame] = []
     for cell in cells:
@@ -283,6 +264,37 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
     return Comparison(scores, pairs, frame, unpaired_frame, opts, grouping_fields(table),
                       list(dict.fromkeys(notes)), warnings)  # fmt: skip
+
+
+def _build_cells(
+    table: pd.DataFrame, by: list[str], failed: pd.Series | None, notes: list[str]
+) -> list[_Cell]:
+    """Each cell's models, their question scores (answers only) and error counts."""
+    cells = []
+    for strategy, stratum, rows in _cells(table, by):
+        models = list(dict.fromkeys(rows["model"]))
+        mask = failed.reindex(rows.index) if failed is not None else pd.Series(False, index=rows.index)
+        ok = rows[~mask]
+        qs = {m: questions(ok[ok["model"] == m]) for m in models}
+        errs = {str(m): int(n) for m, n in rows.loc[mask, "model"].value_counts().items()}
+        for m in models:
+            if qs[m].scores.empty:
+                notes.append(f"{cell_name(strategy, stratum)}: every record of {m} is an error "
+                             f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
+        cells.append(_Cell(strategy, stratum, models, qs, errs))
+    return cells
+
+
+def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: list[str]) -> pd.DataFrame:
+    """``unpaired.csv``: the items some models of a cell lack; a note per cell with counts."""
+    frames = [unpaired_items(*a) for a in answered_sets]
+    for (strategy, stratum, _), frame in zip(answered_sets, frames, strict=True):
+        if len(frame):
+            counts = frame["missing_for"].value_counts(sort=False).items()
+            missing = ", ".join(f"{m} lacks {n}" for m, n in counts)
+            notes.append(f"{cell_name(strategy, stratum)}: {frame['item'].nunique()} item(s) answered by some "
+                         f"models and not others are left out of those pairs ({missing}; unpaired.csv)")  # fmt: skip
+    return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
 def _adjust(
