@@ -59,11 +59,11 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
 
 
 def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "--calibration"]) == 0
+    assert main(["compare", "--calibration", "--replications", "600"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     null = lines[2].split()  # no difference, model x item effect SD 1
     assert float(null[0]) == 0.0 and float(null[1]) == 1.0
-    assert 0.03 <= float(null[3]) <= 0.07 and float(null[4]) > 0.2
+    assert float(null[3]) < 0.1 and float(null[4]) > 0.2  # the [0.03, 0.07] check: test_paired_calibration.py
     letters = lines[9].split()
     assert lines[8].startswith("theta_C") and float(letters[0]) == 0.0 and float(letters[1]) >= 0.95
 

@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                              "instead of refusing them as incomplete")  # fmt: skip
     parser.add_argument("--calibration", action="store_true",
                         help="print the simulated error rates of the paired tests (docs/comparisons.md) and exit")  # fmt: skip
+    parser.add_argument("--replications", type=int, default=2000, metavar="N",
+                        help="with --calibration: replications per row (default 2000, as in the docs)")  # fmt: skip
     parser.set_defaults(handler=handle)
 
 
@@ -57,18 +59,20 @@ def _read(paths: list[Path]):  # type: ignore[no-untyped-def]
     return pd.concat(frames, ignore_index=True)
 
 
-def _calibration() -> int:
+def _calibration(replications: int) -> int:
     from enade_bench.compare.calibration import calibration_rows  # noqa: PLC0415
 
-    rows, letters = calibration_rows()
+    if replications < 10:
+        raise UserError(f"--replications: expected at least 10, got {replications}")
+    rows, letters = calibration_rows(replications)
     print("theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t  naive_pooled_z  (rejection rate at "
-          "alpha 0.05, 2000 replications, 100 questions x 30 shuffles, clusters of 2-4)")  # fmt: skip
+          f"alpha 0.05, {replications} replications, 100 questions x 30 shuffles, clusters of 2-4)")  # fmt: skip
     for row in rows:
         d = row.design
         print(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
               f"{row.clustered:18.3f}  {row.naive:14.3f}")  # fmt: skip
     print("theta_C  share_equal_A_B_a_letter  (models A = B and C, Holm over 3 pairs, compact letters; "
-          "1000 replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
+          f"{replications // 2} replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
     for share in letters:
         print(f"{share.design.theta_diff:7.1f}  {share.share:24.3f}")
     return 0
@@ -76,7 +80,7 @@ def _calibration() -> int:
 
 def handle(args: argparse.Namespace) -> int:
     if args.calibration:
-        return _calibration()
+        return _calibration(args.replications)
     if not args.results or args.out is None:
         raise UserError("compare: give RESULTS (folders, results files or long CSVs) and --out DIR")
     if not 0 < args.alpha < 1:
