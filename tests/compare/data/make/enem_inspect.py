@@ -8,5 +8,7 @@ from inspect_ai.solver import multiple_choice
 
 @task
 def enem_2022_ch() -> Task:
-    fields = FieldSpec(input="question", target="answer", id="id", choices="choices", metadata=["year", "area"])
+    fields = FieldSpec(
+        input="question", target="answer", id="id", choices="choices", metadata=["year", "area"]
+    )
     return Task(dataset=json_dataset("questions.jsonl", fields), solver=multiple_choice(), scorer=choice())
