@@ -18,7 +18,10 @@ from enade_bench.compare.importers import read_from
 
 DATA = Path(__file__).parent / "data"
 LM_EVAL_MC = sorted(DATA.glob("lm-eval/*/samples_enem_mc_*.jsonl"))
-KEYS = {"scores.csv": ["strategy", "stratum", "model"], "pairs.csv": ["strategy", "stratum", "model_a", "model_b"]}
+KEYS = {
+    "scores.csv": ["strategy", "stratum", "model"],
+    "pairs.csv": ["strategy", "stratum", "model_a", "model_b"],
+}
 
 
 def _table(path: Path, name: str) -> pd.DataFrame:
@@ -48,8 +51,14 @@ def test_harness_output_gives_the_tables_of_the_hand_made_csv(
 
 def test_lm_eval_mapping() -> None:
     table = read_from("lm-eval", [DATA / "lm-eval"])
-    assert sorted(table["model"].unique()) == ["SmolLM2-135M-Instruct", "gemma-3-270m-it"]  # pretrained= folders
-    assert set(zip(table["task"], table["strategy"], strict=True)) == {("enem_mc", "-"), ("enem_gen", "letter")}
+    assert sorted(table["model"].unique()) == [
+        "SmolLM2-135M-Instruct",
+        "gemma-3-270m-it",
+    ]  # pretrained= folders
+    assert set(zip(table["task"], table["strategy"], strict=True)) == {
+        ("enem_mc", "-"),
+        ("enem_gen", "letter"),
+    }
     assert (table["replicate"] == "0").all() and len(table) == 2 * 2 * 10
     first = table[(table["item"] == "enem_mc/0") & (table["model"] == "SmolLM2-135M-Instruct")].iloc[0]
     doc = json.loads(LM_EVAL_MC[0].read_text(encoding="utf-8").splitlines()[0])
@@ -62,9 +71,13 @@ def test_lm_eval_mapping() -> None:
 def test_lm_eval_metric_option_reads_that_metric() -> None:
     table = read_from("lm-eval", LM_EVAL_MC, metric="acc_norm")
     expected = [
-        int(json.loads(line)["acc_norm"]) for f in LM_EVAL_MC for line in f.read_text(encoding="utf-8").splitlines()
+        int(json.loads(line)["acc_norm"])
+        for f in LM_EVAL_MC
+        for line in f.read_text(encoding="utf-8").splitlines()
     ]
-    assert table["correct"].tolist() == expected and (table["prediction"] == "").all()  # acc's choice is not shown
+    assert (
+        table["correct"].tolist() == expected and (table["prediction"] == "").all()
+    )  # acc's choice is not shown
 
 
 def test_helm_mapping_of_trials_perturbations_and_folder_names(tmp_path: Path) -> None:
@@ -86,3 +99,90 @@ def test_helm_mapping_of_trials_perturbations_and_folder_names(tmp_path: Path) -
     key = [r["output"]["text"] for r in state["instance"]["references"] if r["tags"] == ["correct"]]
     assert full.loc[0, "answer"] == letter[key[0]] and full.loc[0, "split"] == "test"
     assert full.loc[0, "prediction"] == state["result"]["completions"][0]["text"].strip()
+
+
+def _lm_eval_copy(folder: Path) -> Path:
+    """A copy of SmolLM2's lm-eval output (results and both samples files)."""
+    (source,) = [p for p in DATA.glob("lm-eval/*") if "SmolLM2" in p.name]
+    target = folder / source.name
+    target.mkdir(parents=True)
+    for file in source.iterdir():
+        (target / file.name).write_bytes(file.read_bytes())
+    return target
+
+
+def _edit_first_sample(samples: Path, **changes: object) -> None:
+    lines = samples.read_text(encoding="utf-8").splitlines()
+    lines[0] = json.dumps({**json.loads(lines[0]), **changes})
+    samples.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _bad(tmp: Path, case: str) -> tuple[list[str], str]:
+    """Build one bad input under ``tmp``; the arguments after ``compare`` and the expected message."""
+    if case == "no_samples":
+        (tmp / "empty").mkdir()
+        return ["--from", "lm-eval", str(tmp / "empty")], "empty: no samples_*.jsonl under it"
+    if case == "no_results_json":
+        run = _lm_eval_copy(tmp)
+        next(run.glob("results_*.json")).unlink()
+        return ["--from", "lm-eval", str(run)], "not found; lm_eval writes it beside the samples files"
+    if case == "unknown_metric":
+        return [
+            "--from",
+            "lm-eval",
+            str(DATA / "lm-eval"),
+            "--metric",
+            "f1",
+        ], "line 1 (doc_id 0): no metric 'f1'"
+    if case == "metric_not_0_1":
+        run = _lm_eval_copy(tmp)
+        _edit_first_sample(next(run.glob("samples_enem_mc_*.jsonl")), acc=0.5)
+        return ["--from", "lm-eval", str(run)], "line 1 (doc_id 0): acc is 0.5; expected 0 or 1"
+    if case == "two_runs":
+        run = _lm_eval_copy(tmp)
+        for file in list(run.iterdir()):
+            (run / file.name.replace("16-36-02", "17-00-00")).write_bytes(file.read_bytes())
+        return ["--from", "lm-eval", str(run)], "has another run of task 'enem_gen'"
+    if case == "not_json_line":
+        run = _lm_eval_copy(tmp)
+        next(run.glob("samples_enem_mc_*.jsonl")).write_text("{oops\n", encoding="utf-8")
+        return ["--from", "lm-eval", str(run)], "line 1: not JSON"
+    if case == "helm_no_stats":
+        (tmp / "runs").mkdir()
+        return ["--from", "helm", str(tmp / "runs")], "no per_instance_stats.json under it"
+    if case == "helm_unknown_stat":
+        return [
+            "--from",
+            "helm",
+            str(DATA / "helm"),
+            "--metric",
+            "f1",
+        ], "instance 'id0' (train trial 0): no stat 'f1'"
+    if case == "same_run_twice":
+        return ["--from", "helm", str(DATA / "helm"), str(DATA / "helm")], "was already read from"
+    if case == "long_with_metric":
+        return [
+            "--from",
+            "long",
+            str(DATA / "helm" / "by_hand.csv"),
+            "--metric",
+            "acc",
+        ], "--metric: a long CSV"
+    if case == "metric_without_from":
+        return [str(DATA / "helm" / "by_hand.csv"), "--metric", "acc"], "--metric: name the harness too"
+    raise AssertionError(case)
+
+
+BAD_CASES = ["no_samples", "no_results_json", "unknown_metric", "metric_not_0_1", "two_runs", "not_json_line",
+             "helm_no_stats", "helm_unknown_stat", "same_run_twice", "long_with_metric", "metric_without_from"]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_bad_harness_input_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    args, expected = _bad(tmp_path, case)
+    assert main(["compare", *args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert not (tmp_path / "out").exists()
