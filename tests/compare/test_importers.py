@@ -8,6 +8,8 @@ its documented format), each with a ``by_hand.csv`` typed from them (data/README
 from __future__ import annotations
 
 import json
+import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +17,7 @@ import pytest
 
 from enade_bench.cli.main import main
 from enade_bench.compare.importers import read_from
+from enade_bench.errors import UserError
 
 DATA = Path(__file__).parent / "data"
 LM_EVAL_MC = sorted(DATA.glob("lm-eval/*/samples_enem_mc_*.jsonl"))
@@ -29,19 +32,24 @@ def _table(path: Path, name: str) -> pd.DataFrame:
     return pd.read_csv(path / name).sort_values(KEYS[name]).reset_index(drop=True)
 
 
+SMOL_EVAL, GEMMA_EVAL = sorted(DATA.glob("inspect/eval/*.eval"))  # file names start with the run's time
+(SMOL_JSON,) = DATA.glob("inspect/json/*.json")  # SmolLM2's log, converted by inspect log convert
+
+
 @pytest.mark.parametrize(
-    ("source", "folder", "hand", "by"),
+    ("source", "paths", "hand", "by"),
     [
-        ("lm-eval", "lm-eval", "lm-eval", ["--by", "task"]),
-        ("inspect", "inspect/eval", "inspect", []),
-        ("inspect", "inspect/json", "inspect", []),
-        ("helm", "helm", "helm", []),
+        ("lm-eval", ["lm-eval"], "lm-eval", ["--by", "task"]),
+        ("inspect", ["inspect/eval"], "inspect", []),
+        ("inspect", [SMOL_JSON, GEMMA_EVAL], "inspect", []),  # a .json and an .eval log
+        ("helm", ["helm"], "helm", []),
     ],
 )
 def test_harness_output_gives_the_tables_of_the_hand_made_csv(
-    tmp_path: Path, source: str, folder: str, hand: str, by: list[str]
+    tmp_path: Path, source: str, paths: list[str | Path], hand: str, by: list[str]
 ) -> None:
-    assert main(["compare", "--from", source, str(DATA / folder), "--out", str(tmp_path / "h"), *by]) == 0
+    read = [str(DATA / p) for p in paths]
+    assert main(["compare", "--from", source, *read, "--out", str(tmp_path / "h"), *by]) == 0
     assert main(["compare", str(DATA / hand / "by_hand.csv"), "--out", str(tmp_path / "c"), *by]) == 0
     for name in KEYS:
         imported, typed = _table(tmp_path / "h", name), _table(tmp_path / "c", name)
@@ -78,6 +86,46 @@ def test_lm_eval_metric_option_reads_that_metric() -> None:
     assert (
         table["correct"].tolist() == expected and (table["prediction"] == "").all()
     )  # acc's choice is not shown
+
+
+def test_inspect_mapping() -> None:
+    table = read_from("inspect", [DATA / "inspect" / "eval"])
+    assert sorted(table["model"].unique()) == ["hf/SmolLM2-135M-Instruct", "hf/gemma-3-270m-it"]
+    assert set(table["replicate"]) == {"1", "2"} and len(table) == 2 * 10 * 2  # models x questions x epochs
+    log = json.loads(SMOL_JSON.read_text(encoding="utf-8"))
+    sample = log["samples"][0]
+    row = table[
+        (table["item"] == f"enem_2022_ch/{sample['id']}") & (table["replicate"] == str(sample["epoch"]))
+    ]
+    row = row[row["model"] == log["eval"]["model"]].iloc[0]
+    assert (
+        row["answer"] == sample["target"]
+        and row["correct"] == {"C": 1, "I": 0}[sample["scores"]["choice"]["value"]]
+    )
+    assert (row["task"], row["year"], row["area"]) == ("enem_2022_ch", *sample["metadata"].values())
+    assert sample["input"].strip().endswith(row["stem"].strip().lstrip("…")[-60:])
+
+
+def _sorted_rows(table: pd.DataFrame) -> pd.DataFrame:
+    return table.sort_values(["model", "item", "replicate"]).reset_index(drop=True)
+
+
+def test_inspect_eval_and_json_logs_of_one_run_give_the_same_rows(tmp_path: Path) -> None:
+    from enade_bench.compare.importers.inspect import member_bytes
+
+    from_eval = _sorted_rows(read_from("inspect", [SMOL_EVAL]))
+    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [SMOL_JSON])))
+    deflated = tmp_path / SMOL_EVAL.name  # inspect_ai before zstd wrote deflate zips: same reading
+    with zipfile.ZipFile(SMOL_EVAL) as source, zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            target.writestr(name, member_bytes(SMOL_EVAL, source, name))
+    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [deflated])))
+
+
+def test_zstd_logs_without_zstandard_say_how_to_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard -> ImportError
+    with pytest.raises(UserError, match="install zstandard .* or convert the log: inspect log convert"):
+        read_from("inspect", [SMOL_EVAL])
 
 
 def test_helm_mapping_of_trials_perturbations_and_folder_names(tmp_path: Path) -> None:
@@ -147,6 +195,30 @@ def _bad(tmp: Path, case: str) -> tuple[list[str], str]:
         run = _lm_eval_copy(tmp)
         next(run.glob("samples_enem_mc_*.jsonl")).write_text("{oops\n", encoding="utf-8")
         return ["--from", "lm-eval", str(run)], "line 1: not JSON"
+    if case == "two_scorers":
+        log = json.loads(SMOL_JSON.read_text(encoding="utf-8"))
+        log["samples"][0]["scores"]["match"] = {"value": "C"}
+        (tmp / "log.json").write_text(json.dumps(log), encoding="utf-8")
+        return ["--from", "inspect", str(tmp / "log.json")], "scorers choice, match; choose one with --metric"
+    if case == "partial_credit":
+        log = json.loads(SMOL_JSON.read_text(encoding="utf-8"))
+        log["samples"][0]["scores"]["choice"]["value"] = "P"
+        (tmp / "log.json").write_text(json.dumps(log), encoding="utf-8")
+        return ["--from", "inspect", str(tmp / "log.json")], "epoch 1: choice is 'P'; expected 0 or 1"
+    if case == "eval_without_header":
+        with zipfile.ZipFile(tmp / "run.eval", "w") as archive:
+            archive.writestr("samples/q1_epoch_1.json", "{}")
+        return ["--from", "inspect", str(tmp / "run.eval")], "no header.json in it"
+    if case == "eval_not_zip":
+        (tmp / "run.eval").write_text("not a zip", encoding="utf-8")
+        return [
+            "--from",
+            "inspect",
+            str(tmp / "run.eval"),
+        ], "not a zip file; expected an inspect_ai .eval log"
+    if case == "json_not_a_log":
+        (tmp / "notes.json").write_text('{"a": 1}', encoding="utf-8")
+        return ["--from", "inspect", str(tmp)], "notes.json: no 'samples' list"
     if case == "helm_no_stats":
         (tmp / "runs").mkdir()
         return ["--from", "helm", str(tmp / "runs")], "no per_instance_stats.json under it"
@@ -174,6 +246,7 @@ def _bad(tmp: Path, case: str) -> tuple[list[str], str]:
 
 
 BAD_CASES = ["no_samples", "no_results_json", "unknown_metric", "metric_not_0_1", "two_runs", "not_json_line",
+             "two_scorers", "partial_credit", "eval_without_header", "eval_not_zip", "json_not_a_log",
              "helm_no_stats", "helm_unknown_stat", "same_run_twice", "long_with_metric", "metric_without_from"]  # fmt: skip
 
 

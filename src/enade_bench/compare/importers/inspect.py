@@ -96,12 +96,17 @@ def _read_eval(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
     return header, samples
 
 
-def _json(file: Path, archive: zipfile.ZipFile, name: str) -> Any:
+def member_bytes(file: Path, archive: zipfile.ZipFile, name: str) -> bytes:
+    """One member of an ``.eval`` zip, uncompressed (deflate by ``zipfile``, zstd by :mod:`zstandard`)."""
     info = archive.getinfo(name)
     try:
-        data = archive.read(info)
+        return archive.read(info)
     except NotImplementedError:
-        data = _zstd_member(file, info)
+        return _zstd_member(file, info)
+
+
+def _json(file: Path, archive: zipfile.ZipFile, name: str) -> Any:
+    data = member_bytes(file, archive, name)
     try:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
