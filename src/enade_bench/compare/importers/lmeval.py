@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +70,15 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
     return rows
 
 
+@dataclass(frozen=True)
 class _Run:
     """What the run's ``results_<date>.json`` says about one task."""
 
-    def __init__(self, results: Path, task: str, model: str, output_type: str, group: str) -> None:
-        self.results, self.task, self.model = results, task, model
-        self.output_type, self.group = output_type, group
+    results: Path
+    task: str
+    model: str
+    output_type: str
+    group: str
 
     @classmethod
     def read(cls, results: Path, task: str) -> _Run:
@@ -147,5 +151,13 @@ def _answer_and_prediction(
     answer = choices[int(target)] if target.isdigit() and int(target) < len(choices) else target
     if metric != "acc" or len(responses) != len(choices) or not choices:
         return answer, ""
-    logliks = [float(r[0]) if isinstance(r, list) and r else float("-inf") for r in responses]
+    logliks = [_loglik(r) for r in responses]
     return answer, choices[max(range(len(logliks)), key=logliks.__getitem__)]
+
+
+def _loglik(response: object) -> float:
+    """The log-likelihood of one ``[loglik, is_greedy]`` response (written as strings); -inf if unreadable."""
+    try:
+        return float(response[0]) if isinstance(response, list) and response else float("-inf")
+    except (TypeError, ValueError):
+        return float("-inf")
