@@ -259,3 +259,10 @@ def test_bad_harness_input_is_one_error_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def test_from_long_is_the_long_csv_reader() -> None:
+    from enade_bench.compare.table import read_long_csv
+
+    hand = DATA / "helm" / "by_hand.csv"
+    pd.testing.assert_frame_equal(read_from("long", [hand]), read_long_csv(hand))
