@@ -458,6 +458,31 @@ CASES: list[Case] = [
         dict(A_FILE),
         ("res",),
     ),
+    # --- compare --from: another harness's files ----------------------------------------------------
+    Case(
+        "compare-lmeval-no-samples",
+        ["compare", "--from", "lm-eval", "lm", "--out", "cmp"],
+        "lm: no samples_*.jsonl under it",
+        dirs=("lm",),
+    ),
+    Case(
+        "compare-lmeval-no-results",
+        ["compare", "--from", "lm-eval", "m", "--out", "cmp"],
+        "results_2026-01-01T00-00-00.json: not found",
+        {"m/samples_t_2026-01-01T00-00-00.jsonl": '{"doc_id": 0, "acc": 1.0}\n'},
+    ),
+    Case(
+        "compare-inspect-not-zip",
+        ["compare", "--from", "inspect", "a.eval", "--out", "cmp"],
+        "a.eval: not a zip file",
+        {"a.eval": "text"},
+    ),
+    Case(
+        "compare-helm-no-stats",
+        ["compare", "--from", "helm", "runs", "--out", "cmp"],
+        "no per_instance_stats.json under it",
+        dirs=("runs",),
+    ),
     Case(
         "bench-out-under-file",
         ["bench", "--no-lmeval", "--out", "taken/bench.json"],

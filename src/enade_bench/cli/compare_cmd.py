@@ -2,7 +2,8 @@
 
 RESULTS are results folders (every ``*_results.json`` under them), results files, or
 long-format CSVs (``model,item,[replicate],correct[,cluster,<fields>…]``) exported by
-any harness.  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``unpaired.csv``,
+any harness; with ``--from lm-eval|inspect|helm`` they are that harness's own output
+(``compare/importers/``).  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``unpaired.csv``,
 ``tables/*.tex`` and ``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
 """
 
@@ -12,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.compare.importers import SOURCES
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 
@@ -22,6 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("results", nargs="*", type=Path, metavar="RESULTS",
                         help="results folders or files, or long-format CSVs")  # fmt: skip
     parser.add_argument("--out", type=Path, help="folder to write")
+    parser.add_argument("--from", dest="source", choices=SOURCES, metavar="HARNESS",
+                        help="read RESULTS as this harness's output: lm-eval (--log_samples folders), inspect "
+                        "(.eval/.json logs), helm (run folders) or long (CSVs); default: our results, "
+                        ".csv as long")  # fmt: skip
+    parser.add_argument("--metric", metavar="NAME",
+                        help="with --from: the harness's right/wrong measure (lm-eval metric, inspect scorer, "
+                        "HELM stat); default acc / exact_match (docs/comparisons.md)")  # fmt: skip
     parser.add_argument("--by", action="append", default=[], metavar="FIELD",
                         help="compare separately per value of this field (repeatable), e.g. --by area")  # fmt: skip
     parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
@@ -41,7 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def _read(paths: list[Path]):  # type: ignore[no-untyped-def]
+def _read(paths: list[Path], source: str | None = None, metric: str | None = None):  # type: ignore[no-untyped-def]
+    if source is not None:
+        from enade_bench.compare.importers import read_from  # noqa: PLC0415
+
+        return read_from(source, paths, metric)
+    if metric is not None:
+        raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
     import pandas as pd  # noqa: PLC0415 (the command's own imports)
 
     from enade_bench.compare.table import from_entries, read_long_csv  # noqa: PLC0415
@@ -89,7 +104,7 @@ def handle(args: argparse.Namespace) -> int:
     from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
-    table = _read(list(args.results))
+    table = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
     comp = compare_table(table, options)
     written = write_comparison(comp, args.out)

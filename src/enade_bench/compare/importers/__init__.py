@@ -1,0 +1,53 @@
+"""Results of the harnesses people use, as the long table: ``compare --from NAME``.
+
+One small module per harness turns its own files into :class:`~._rows.Row` objects:
+:mod:`.lmeval` (lm-evaluation-harness ``--log_samples``), :mod:`.inspect` (inspect_ai
+``.eval``/``.json`` logs), :mod:`.helm` (HELM run folders); ``long`` is the long-format CSV
+of :func:`enade_bench.compare.table.read_long_csv`.  Importing this package is cheap (the
+command line lists :data:`SOURCES`); the readers load on use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["SOURCES", "read_from"]
+
+#: ``--from`` name -> module of this package with ``read(path, options) -> list[Row]``.
+READERS = {"lm-eval": "lmeval", "inspect": "inspect", "helm": "helm"}
+SOURCES = ("long", *READERS)
+
+
+def read_from(source: str, paths: Sequence[Path], metric: str | None = None) -> pd.DataFrame:
+    """The long table of ``paths`` read as ``source``'s output (one of :data:`SOURCES`).
+
+    Raises
+    ------
+    UserError
+        Bad input (one line naming the file and what was expected), ``--metric`` with
+        ``long``, or no answer at all.
+    """
+    import importlib  # noqa: PLC0415 (the readers load on use)
+
+    import pandas as pd  # noqa: PLC0415
+
+    from enade_bench.compare.importers._rows import ImportOptions, long_table  # noqa: PLC0415
+    from enade_bench.compare.table import read_long_csv  # noqa: PLC0415
+    from enade_bench.errors import UserError  # noqa: PLC0415
+
+    if source == "long":
+        if metric is not None:
+            raise UserError("--metric: a long CSV has its own 'correct' column; --metric is for "
+                            "--from lm-eval, inspect or helm")  # fmt: skip
+        return pd.concat([read_long_csv(p) for p in paths], ignore_index=True)
+    module = importlib.import_module(f"{__name__}.{READERS[source]}")
+    options = ImportOptions(metric=metric)
+    table = long_table(row for path in paths for row in module.read(path, options))
+    if table.empty:
+        raise UserError(f"{', '.join(map(str, paths))}: no scored answer in the {source} output")
+    return table

@@ -1,0 +1,113 @@
+"""What every harness reader shares: one typed row per answer, the long table, strict 0/1 and JSON.
+
+A reader turns a harness's files into :class:`Row` objects; :func:`long_table` makes the
+long table of :mod:`enade_bench.compare.table` from them (``BASE_COLUMNS`` then the
+harness's fields) and refuses an answer given twice, naming both places.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from enade_bench.compare.table import BASE_COLUMNS
+from enade_bench.errors import UserError
+
+__all__ = ["ImportOptions", "Row", "as_correct", "long_table", "read_json"]
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the user chose on the command line.
+
+    Attributes
+    ----------
+    metric
+        The harness's 0/1 measure to use as ``correct``: an lm-eval metric (``acc``,
+        ``exact_match``…), an inspect_ai scorer name, a HELM stat name.  ``None``: each
+        reader's documented default.
+    """
+
+    metric: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One answer: a model's score on one item in one replicate, and where it was read.
+
+    ``fields`` are the harness's grouping fields (``task`` always), usable with ``--by``.
+    """
+
+    model: str
+    item: str
+    replicate: str
+    correct: int
+    where: str
+    strategy: str = "-"
+    stem: str = ""
+    answer: str = ""
+    prediction: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+def long_table(rows: Iterable[Row]) -> pd.DataFrame:
+    """The long table of ``rows``: :data:`BASE_COLUMNS`, then every field ('' where a row has none).
+
+    Raises
+    ------
+    UserError
+        The same model, strategy, item and replicate read twice (two runs of one model on
+        one task, or one file given twice).
+    """
+    seen: dict[tuple[str, str, str, str], str] = {}
+    records = []
+    for row in rows:
+        key = (row.model, row.strategy, row.item, row.replicate)
+        if key in seen:
+            raise UserError(
+                f"{row.where}: model {row.model!r}, item {row.item!r}, replicate {row.replicate!r} was already "
+                f"read from {seen[key]}; give each model's run of a task once"
+            )
+        seen[key] = row.where
+        record: dict[str, object] = {
+            "model": row.model, "strategy": row.strategy, "item": row.item, "replicate": row.replicate,
+            "correct": row.correct, "cluster": "", "stem": row.stem, "answer": row.answer,
+            "prediction": row.prediction,
+        }  # fmt: skip
+        for name, value in row.fields.items():
+            record.setdefault(name, value)
+        records.append(record)
+    if not records:
+        return pd.DataFrame(columns=list(BASE_COLUMNS))
+    frame = pd.DataFrame(records)
+    fields = [c for c in frame.columns if c not in BASE_COLUMNS]
+    frame[fields] = frame[fields].fillna("").astype(str)
+    frame["correct"] = frame["correct"].astype(int)
+    return frame[[*BASE_COLUMNS, *fields]]
+
+
+def as_correct(value: object, where: str, metric: str) -> int:
+    """A 0/1 (or true/false) value as 0 or 1; anything else is an error naming ``where``."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)) and not math.isnan(value) and value in (0, 1):
+        return int(value)
+    raise UserError(
+        f"{where}: {metric} is {value!r}; expected 0 or 1 (a right/wrong measure; choose one with --metric)"
+    )
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file, or one ``error:`` line naming it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable UTF-8 JSON file ({exc})") from None

@@ -1,0 +1,177 @@
+"""inspect_ai logs: ``compare --from inspect LOGS`` (``.eval`` files, ``.json`` files or folders of them).
+
+An ``.eval`` log is a zip (inspect_ai ``log/_recorders/eval.py``): ``header.json`` (the
+``EvalLog`` without samples: ``eval.model``, ``eval.task``…, written when the run ends) and
+``samples/<id>_epoch_<n>.json``, one ``EvalSample`` each (``log/_log.py``: ``id``, ``epoch``,
+``input``, ``target``, ``scores`` {scorer: ``Score``}, ``metadata``, ``error``); a ``.json``
+log is the whole ``EvalLog`` with its ``samples`` in one file.
+
+The layout is read here rather than with inspect_ai's ``read_eval_log``: inspect_ai is a
+large install with its own pins (pydantic, httpx, the model SDKs) that a comparison does
+not need, and the two files above are its documented, versioned format.  inspect_ai 0.3.x
+compresses ``.eval`` members with zstd, read with the ``zstandard`` package.
+
+The mapping (docs/comparisons.md, "Results from other harnesses"):
+
+* model: ``eval.model`` (``provider/name``); item: ``<eval.task>/<sample id>``;
+* replicate: the epoch; fields: ``task`` and the sample's scalar ``metadata``;
+* correct: the sample's one scorer, or the scorer named by ``--metric``; its value must be
+  ``C``/``I`` (inspect's CORRECT/INCORRECT; ``N``, no answer, counts as wrong, as
+  inspect's ``value_to_float`` does), true/false or 0/1;
+* samples that ended in an error are left out (an error is not an answer).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import struct
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.table import BASE_COLUMNS, stem_excerpt
+from enade_bench.errors import UserError
+
+__all__ = ["read"]
+
+_VALUES = {"C": 1, "I": 0, "N": 0}
+_SAMPLE = re.compile(r"^samples/.+_epoch_\d+\.json$")
+_ZSTD = 93  # zip compression method of Zstandard (APPNOTE 4.4.5)
+_NOT_LOGS = {"logs.json", "eval-set.json"}  # the listing files inspect writes beside logs
+
+
+def read(path: Path, options: ImportOptions) -> list[Row]:
+    """Every scored, error-free sample of the ``.eval``/``.json`` logs at ``path``."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    if path.is_file():
+        files = [path]
+    else:
+        files = sorted(
+            p for p in path.rglob("*") if p.suffix in {".eval", ".json"} and p.name not in _NOT_LOGS
+        )
+    if not files:
+        raise UserError(f"{path}: no inspect_ai log (*.eval or *.json) under it")
+    rows: list[Row] = []
+    for file in files:
+        header, samples = _read_eval(file) if file.suffix == ".eval" else _read_json(file)
+        spec = header.get("eval") if isinstance(header, dict) else None
+        if not isinstance(spec, dict) or not spec.get("model") or not spec.get("task"):
+            raise UserError(f"{file}: no eval.model and eval.task; expected an inspect_ai log")
+        for where, sample in samples:
+            if sample.get("error"):
+                continue
+            rows.append(_row(sample, str(spec["model"]), str(spec["task"]), options, where))
+    return rows
+
+
+def _read_json(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+    log = read_json(file)
+    samples = log.get("samples") if isinstance(log, dict) else None
+    if not isinstance(samples, list):
+        raise UserError(f"{file}: no 'samples' list; expected an inspect_ai log written with its samples "
+                        "(--log-format json)")  # fmt: skip
+    return log, [
+        (f"{file}: sample {s.get('id')!r} epoch {s.get('epoch')}", s) for s in samples if isinstance(s, dict)
+    ]
+
+
+def _read_eval(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+    try:
+        with zipfile.ZipFile(file) as archive:
+            names = archive.namelist()
+            if "header.json" not in names:
+                raise UserError(f"{file}: no header.json in it; inspect_ai writes it when the eval ends "
+                                "(is the eval still running?)")  # fmt: skip
+            header = _json(file, archive, "header.json")
+            samples = []
+            for name in sorted(n for n in names if _SAMPLE.match(n)):
+                sample = _json(file, archive, name)
+                samples.append((f"{file}: {name}", sample))
+    except zipfile.BadZipFile:
+        raise UserError(f"{file}: not a zip file; expected an inspect_ai .eval log") from None
+    return header, samples
+
+
+def member_bytes(file: Path, archive: zipfile.ZipFile, name: str) -> bytes:
+    """One member of an ``.eval`` zip, uncompressed (deflate by ``zipfile``, zstd by :mod:`zstandard`)."""
+    info = archive.getinfo(name)
+    try:
+        return archive.read(info)
+    except NotImplementedError:
+        return _zstd_member(file, info)
+
+
+def _json(file: Path, archive: zipfile.ZipFile, name: str) -> Any:
+    data = member_bytes(file, archive, name)
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{file}: {name} is not JSON ({exc})") from None
+
+
+def _zstd_member(file: Path, info: zipfile.ZipInfo) -> bytes:
+    """A zstd-compressed member (method 93), which the standard ``zipfile`` of Python < 3.14 cannot read."""
+    if info.compress_type != _ZSTD:
+        raise UserError(f"{file}: {info.filename} uses zip compression method {info.compress_type}, "
+                        "which cannot be read here")  # fmt: skip
+    try:
+        import zstandard  # noqa: PLC0415 (only .eval logs need it)
+    except ImportError:
+        raise UserError(
+            f"{file}: its members are zstd-compressed; install zstandard (pip install zstandard) "
+            f"or convert the log: inspect log convert {file} --to json --output-dir DIR"
+        ) from None
+    with file.open("rb") as f:
+        f.seek(info.header_offset)
+        local = f.read(30)
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        f.seek(info.header_offset + 30 + name_length + extra_length)
+        raw = f.read(info.compress_size)
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True) as reader:
+        return bytes(reader.read())
+
+
+def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, where: str) -> Row:
+    scores = sample.get("scores") or {}
+    if not isinstance(scores, dict) or not scores:
+        raise UserError(f"{where}: no scores; expected a scored sample (score the log with inspect score)")
+    name = options.metric
+    if name is None:
+        if len(scores) > 1:
+            raise UserError(f"{where}: scorers {', '.join(scores)}; choose one with --metric")
+        name = next(iter(scores))
+    if name not in scores:
+        raise UserError(f"{where}: no scorer {name!r} (scorers: {', '.join(scores)})")
+    score = scores[name] if isinstance(scores[name], dict) else {}
+    value = score.get("value")
+    correct = (
+        _VALUES[value] if isinstance(value, str) and value in _VALUES else as_correct(value, where, name)
+    )
+    attachments = sample.get("attachments") or {}
+    target = sample.get("target", "")
+    fields = {"task": task}
+    for key, item in (sample.get("metadata") or {}).items():
+        if isinstance(item, (str, int, float, bool)) and key not in BASE_COLUMNS:
+            fields.setdefault(str(key), str(item))
+    return Row(model=model, item=f"{task}/{sample.get('id')}", replicate=str(sample.get("epoch", 1)),
+               correct=correct, where=where, stem=stem_excerpt(_text(sample.get("input"), attachments)),
+               answer=", ".join(target) if isinstance(target, list) else str(target),
+               prediction=str(score.get("answer") or ""), fields=fields)  # fmt: skip
+
+
+def _text(value: Any, attachments: dict[str, str]) -> str:
+    """The question's text: a string, or the last user message (its text parts); attachments resolved."""
+    if isinstance(value, list):
+        users = [m for m in value if isinstance(m, dict) and m.get("role") == "user"]
+        content = users[-1].get("content", "") if users else ""
+        if isinstance(content, list):
+            content = " ".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        value = content
+    text = str(value or "")
+    if text.startswith("attachment://"):
+        text = str(attachments.get(text.removeprefix("attachment://"), text))
+    return text

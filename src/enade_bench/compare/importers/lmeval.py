@@ -1,0 +1,163 @@
+"""lm-evaluation-harness ``--log_samples`` output: ``compare --from lm-eval DIR``.
+
+``lm_eval ... --output_path DIR --log_samples`` writes, per model, a folder
+``DIR/<model_name_sanitized>/`` with ``results_<date>.json`` and one
+``samples_<task>_<date>.jsonl`` per task of that run (lm-eval 0.4,
+``loggers/evaluation_tracker.py``).  Each line is one document under one filter
+(``evaluator.py``): ``doc_id``, ``doc``, ``target``, ``arguments``, ``resps``,
+``filtered_resps``, ``filter``, ``metrics`` (the names) and each metric's value.
+
+The mapping (docs/comparisons.md, "Results from other harnesses"):
+
+* model: ``model_name`` of the run's ``results_<date>.json`` (the ``pretrained=`` of
+  ``--model_args``; a local folder is named by its last component);
+* item: ``<task>/<doc_id>``; fields: ``task``, and ``group`` for a task of a group;
+* replicate: ``0`` (lm-eval scores each document once per filter: its ``repeats`` are
+  reduced by the filter before the metric);
+* strategy: the filter (``-`` for lm-eval's ``none``), so each filter is compared apart;
+* correct: the metric, by default ``acc`` for ``multiple_choice`` (and ``loglikelihood``)
+  tasks and ``exact_match`` for ``generate_until`` (the ``output_type`` in the run's
+  ``configs``), or ``--metric``; it must be 0/1 on every document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.table import stem_excerpt
+from enade_bench.errors import UserError
+
+__all__ = ["DEFAULT_METRIC", "read"]
+
+#: The 0/1 metric of each ``output_type`` when ``--metric`` is not given.
+DEFAULT_METRIC = {"multiple_choice": "acc", "loglikelihood": "acc", "generate_until": "exact_match"}
+_SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+_PATH_LIKE = re.compile(r"^(/|\.{1,2}/|~|[A-Za-z]:[\\/])")
+
+
+def read(path: Path, options: ImportOptions) -> list[Row]:
+    """Every scored document of every ``samples_*.jsonl`` under ``path`` (a folder or one file)."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl"))
+    if not files:
+        raise UserError(f"{path}: no samples_*.jsonl under it (lm_eval writes them with --log_samples "
+                        "--output_path DIR)")  # fmt: skip
+    rows: list[Row] = []
+    runs: dict[tuple[str, str], Path] = {}
+    for file in files:
+        match = _SAMPLES.match(file.name)
+        if match is None:
+            raise UserError(
+                f"{file}: expected a name samples_<task>_<date>.jsonl, as lm_eval --log_samples writes"
+            )
+        task, date = match["task"], match["date"]
+        run = _Run.read(file.with_name(f"results_{date}.json"), task)
+        earlier = runs.setdefault((run.model, task), file)
+        if earlier != file:
+            raise UserError(f"{file}: model {run.model!r} has another run of task {task!r} ({earlier}); "
+                            "compare one run per model and task (move the other out)")  # fmt: skip
+        metric = options.metric or DEFAULT_METRIC.get(run.output_type)
+        if metric is None:
+            raise UserError(f"{run.results}: task {task!r} has output_type {run.output_type!r}, which has no "
+                            "default right/wrong metric; choose one with --metric")  # fmt: skip
+        rows += [_row(sample, run, metric, f"{file}: line {n}") for n, sample in _samples(file)]
+    return rows
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What the run's ``results_<date>.json`` says about one task."""
+
+    results: Path
+    task: str
+    model: str
+    output_type: str
+    group: str
+
+    @classmethod
+    def read(cls, results: Path, task: str) -> _Run:
+        if not results.is_file():
+            raise UserError(f"{results}: not found; lm_eval writes it beside the samples files of its run "
+                            "(it names the model)")  # fmt: skip
+        info = read_json(results)
+        name = info.get("model_name") if isinstance(info, dict) else None
+        if not isinstance(name, str) or not name:
+            raise UserError(f"{results}: no 'model_name'; expected the results file of an lm_eval run")
+        model = Path(name).name if _PATH_LIKE.match(name) else name
+        config = (info.get("configs") or {}).get(task) or {}
+        group = next((g for g, tasks in (info.get("group_subtasks") or {}).items() if task in tasks), "")
+        return cls(results, task, model, str(config.get("output_type", "")), group)
+
+
+def _samples(file: Path) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{file}: not UTF-8 text ({exc})") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            sample = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{file}: line {n}: not JSON ({exc})") from None
+        if not isinstance(sample, dict) or "doc_id" not in sample:
+            raise UserError(
+                f"{file}: line {n}: expected a sample object with 'doc_id', as --log_samples writes"
+            )
+        out.append((n, sample))
+    return out
+
+
+def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
+    task = run.task
+    if metric not in sample:
+        have = ", ".join(str(m) for m in sample.get("metrics", [])) or "none"
+        raise UserError(f"{where} (doc_id {sample['doc_id']}): no metric {metric!r} (this task has: {have}); "
+                        "choose one with --metric")  # fmt: skip
+    correct = as_correct(sample[metric], f"{where} (doc_id {sample['doc_id']})", metric)
+    arguments = sample.get("arguments") or {}
+    first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
+    answer, prediction = _answer_and_prediction(sample, arguments, run.output_type, metric)
+    fields = {"task": task, **({"group": run.group} if run.group else {})}
+    strategy = str(sample.get("filter", "none"))
+    return Row(model=run.model, item=f"{task}/{sample['doc_id']}", replicate="0", correct=correct, where=where,
+               strategy="-" if strategy == "none" else strategy, stem=stem_excerpt(str(first.get("arg_0", ""))),
+               answer=answer, prediction=prediction, fields=fields)  # fmt: skip
+
+
+def _answer_and_prediction(
+    sample: dict[str, Any], arguments: Any, output_type: str, metric: str
+) -> tuple[str, str]:
+    """The key and the model's answer, as text: the gold and chosen continuations of a
+    multiple-choice task (the choice is the highest log-likelihood, what ``acc`` scores), the
+    target and the filtered generation of a ``generate_until`` task."""
+    target = str(sample.get("target", ""))
+    responses = sample.get("filtered_resps") or []
+    if output_type == "generate_until":
+        return target, str(responses[0]) if responses else ""
+    if output_type != "multiple_choice" or not isinstance(arguments, dict):
+        return target, ""
+    choices = [
+        str((arguments.get(f"gen_args_{i}") or {}).get("arg_1", "")).strip() for i in range(len(arguments))
+    ]
+    answer = choices[int(target)] if target.isdigit() and int(target) < len(choices) else target
+    if metric != "acc" or len(responses) != len(choices) or not choices:
+        return answer, ""
+    logliks = [_loglik(r) for r in responses]
+    return answer, choices[max(range(len(logliks)), key=logliks.__getitem__)]
+
+
+def _loglik(response: object) -> float:
+    """The log-likelihood of one ``[loglik, is_greedy]`` response (written as strings); -inf if unreadable."""
+    try:
+        return float(response[0]) if isinstance(response, list) and response else float("-inf")
+    except (TypeError, ValueError):
+        return float("-inf")
