@@ -7,6 +7,7 @@ import pytest
 import statsmodels.api as sm
 from statsmodels.stats.proportion import proportion_confint
 
+from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.metrics.clustered import cluster_se, clustered_mean
 
 
@@ -51,3 +52,22 @@ def test_shared_stimuli_change_the_standard_error() -> None:
     stimuli = ["a", "a", "a", "b", "b", "b", "c", "c", "d", "d"]
     alone, clustered = clustered_mean(scores, np.full(10, 2)), clustered_mean(scores, np.full(10, 2), stimuli)
     assert clustered.n_clusters == 4 and clustered.se > alone.se
+
+
+def test_all_questions_scored_the_same_get_an_interval_not_a_point() -> None:
+    # 10 questions, two shuffles each, all wrong: the t interval was [0, 0] (inspect_ai's
+    # two-epoch logs of two models that never answered in the scorer's form).
+    r = clustered_mean(np.zeros(10), n_records=np.full(10, 2))
+    assert r.method == "wilson-clusters"
+    assert (r.ci_low, r.ci_high) == pytest.approx(wilson_interval(0, 10))
+    assert r.ci_high > 0.25
+    right = clustered_mean(np.ones(6), n_records=np.full(6, 3), clusters=["a", "a", "b", "b", "c", "c"])
+    assert (right.ci_low, right.ci_high) == pytest.approx(wilson_interval(3, 3))
+
+
+def test_a_clustered_interval_stays_within_zero_and_one() -> None:
+    # Three questions near the ceiling: mean ± t_2 · se ran past 100 %.
+    r = clustered_mean([1.0, 0.9, 1.0], n_records=[10, 10, 10])
+    assert r.method == "clustered"
+    assert r.mean + 4.303 * r.se > 1
+    assert 0 <= r.ci_low < r.mean < r.ci_high == 1.0

@@ -51,7 +51,8 @@ class ClusteredMean:
     ci_low, ci_high
         The interval: ``mean ± t_{G-1} · se`` (clustered), or Wilson's.
     method
-        ``"clustered"`` or ``"wilson"`` (one record per question and no clusters).
+        ``"clustered"``, ``"wilson"`` (one record per question and no clusters) or
+        ``"wilson-clusters"`` (every question scored the same; see :func:`clustered_mean`).
     """
 
     n_questions: int
@@ -147,7 +148,11 @@ def clustered_mean(
     ClusteredMean
         With one record per question and no clusters: the Wilson interval [3]_ on
         ``sum(scores)`` successes of ``n`` (exact for independent binary questions).
-        Otherwise ``mean ± t_{G-1} se`` with :func:`cluster_se`.
+        Otherwise ``mean ± t_{G-1} se`` with :func:`cluster_se`, cut to [0, 1].  When every
+        question has the same score (all 0 or all 1: ``se`` is 0, a t interval would be
+        the single point ``[mean, mean]``), Wilson's interval on ``mean · G`` successes of
+        the ``G`` clusters (method ``"wilson-clusters"``): as wide as a single-record run of
+        ``G`` independent questions, the most the data can say.
 
     Examples
     --------
@@ -166,5 +171,9 @@ def clustered_mean(
         low, high = wilson_interval(int(y.sum()), n, confidence)
         return ClusteredMean(n, records, n, mean, naive, naive, low, high, "wilson")
     se, groups = cluster_se(y, clusters)
+    if se == 0:  # every question scores the same (all 0 or all 1): no spread to estimate from
+        low, high = wilson_interval(round(mean * groups), groups, confidence)
+        return ClusteredMean(n, records, groups, mean, se, naive, low, high, "wilson-clusters")
     half = t_quantile(confidence, groups - 1) * se if groups >= 2 else math.nan
-    return ClusteredMean(n, records, groups, mean, se, naive, mean - half, mean + half, "clustered")
+    low, high = max(0.0, mean - half), min(1.0, mean + half)  # a proportion's interval stays in [0, 1]
+    return ClusteredMean(n, records, groups, mean, se, naive, low, high, "clustered")
