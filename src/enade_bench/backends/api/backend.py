@@ -36,7 +36,7 @@ from enade_bench.backends.chat_render import (
     render_text,
 )
 from enade_bench.backends.model_info import load_tokenizer
-from enade_bench.config import ApiConfig
+from enade_bench.config import ApiConfig, mask_url, url_secrets
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
@@ -85,7 +85,7 @@ class ApiBackend:
 
     def __init__(self, cfg: ApiConfig, api_key: str, client: Any | None = None) -> None:
         self.cfg = cfg
-        self._secrets = [api_key]
+        self._secrets = [api_key, *url_secrets(cfg.base_url)]
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
         self.completions = uses_completions(cfg)
         self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
@@ -102,7 +102,7 @@ class ApiBackend:
             prompt_form=self.prompt_form,
             api=ApiIdentity(
                 provider=cfg.provider,
-                base_url=self.base_url,
+                base_url=None if self.base_url is None else mask_url(self.base_url),
                 endpoint="completions" if self.completions else "chat",
                 tokenizer=cfg.tokenizer,
                 prefill=prefill_note(cfg, self.prompt_form),
@@ -149,7 +149,7 @@ class ApiBackend:
     # -- requests -----------------------------------------------------------------------
     def call(self, fn: Callable[[], T]) -> T:
         """Run one request through the rate budget and the retry policy."""
-        endpoint = self.base_url
+        endpoint = None if self.base_url is None else mask_url(self.base_url)
         label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
         return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
 
@@ -336,7 +336,7 @@ class ApiBackend:
                 tops = wire.openai_chat_top_logprobs(self._scoring_call(body, "first_token"))
             if not tops:
                 raise UserError(
-                    f"model.api: the server at {self.base_url} returned no logprobs; "
+                    f"model.api: the server at {mask_url(self.base_url or '')} returned no logprobs; "
                     "first_token needs top_logprobs (vLLM, llama.cpp server, OpenAI)"
                 )
             return wire.letter_scores(tops, letters, variants)
