@@ -175,7 +175,12 @@ class ApiConfig(StrictModel):
         default=False, description="openai_compatible: use /v1/completions (needed for log_prob)"
     )
     retry_base_delay_s: float = Field(default=1.0, ge=0, description="first backoff delay (doubles)")
-    retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest single wait, Retry-After incl.")
+    retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest backoff wait between tries")
+    max_retry_after_s: float = Field(
+        default=120.0,
+        ge=0,
+        description="longest wait granted to a server's Retry-After (longer asks are cut)",
+    )
     top_logprobs: int = Field(default=20, ge=1, description="first_token: alternatives asked per position")
     #: The provider's own request JSON (its documented parameters), merged into every request.
     extra_params: dict[str, JsonValue] | None = Field(

@@ -19,6 +19,7 @@ from enade_bench.backends.api import wire
 from enade_bench.backends.api.clients import base_url_for, make_sdk_client
 from enade_bench.backends.api.keys import redact
 from enade_bench.backends.api.resilience import (
+    AuthStreak,
     MalformedReply,
     PermanentFailure,
     RateLimiter,
@@ -88,7 +89,10 @@ class ApiBackend:
         self._secrets = [api_key, *url_secrets(cfg.base_url)]
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
         self.completions = uses_completions(cfg)
-        self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
+        self.policy = RetryPolicy(
+            cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s, cfg.max_retry_after_s
+        )
+        self._auth = AuthStreak()
         self.limiter = RateLimiter(cfg.requests_per_minute)
         self.tokenizer: Any = None
         if cfg.tokenizer is not None:
@@ -151,7 +155,7 @@ class ApiBackend:
         """Run one request through the rate budget and the retry policy."""
         endpoint = None if self.base_url is None else mask_url(self.base_url)
         label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
-        return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
+        return call_with_retries(fn, self.policy, self.limiter, label, self._secrets, streak=self._auth)
 
     def request_body(
         self, prompt: PromptParts, temperature: float | None, seed: int | None, max_tokens: int | None = None
