@@ -24,8 +24,8 @@ from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
 from enade_bench.runner.retry import as_retry, split_logged
-from enade_bench.runner.work import with_current_fields
-from enade_bench.runner.write import fingerprint, write_results
+from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.write import log_key, write_results
 
 
 def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
@@ -50,13 +50,14 @@ def _resume(
     None with ``--no-resume``; errors with tries left are asked again
     (:mod:`enade_bench.runner.retry`).
     """
-    log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
+    log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy))
     if not exp.config.output.save_intermediate:
         return log, {}, {}
     if not options.resume:
         log.start_fresh()
         return log, {}, {}
-    done, again = split_logged(with_current_fields(log.load(), exp.questions))
+    logged = with_current_key(with_current_fields(log.load(), exp.questions), exp.questions, log.path)
+    done, again = split_logged(logged)
     log.ensure_header()
     return log, done, again
 
