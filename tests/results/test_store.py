@@ -8,8 +8,8 @@ import enade_bench.benchmarks.eeval
 import enade_bench.benchmarks.enem
 import enade_bench.benchmarks.progress_test  # noqa: F401  (each registers its version-1 fields)
 from enade_bench.errors import UserError
-from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord
 from enade_bench.results.log_key import LogKey
+from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, read_result
 
 

@@ -303,10 +303,11 @@ class IntermediateLog:
         self.path = path
         self.key = key
 
-    def load(self) -> dict[tuple[str, int], QuestionRecord]:
+    def load(self, write: bool = True) -> dict[tuple[str, int], QuestionRecord]:
         """Records already completed (empty when there is no log).
 
-        Cuts a torn last line off the file so that later appends stay well-formed.
+        Cuts a torn last line off the file so that later appends stay well-formed, and
+        brings an older header up to date (``write=False``: the file is left as it is).
         """
         if not self.path.exists():
             return {}
@@ -344,6 +345,8 @@ class IntermediateLog:
                 records[record.key] = record
             good_end = line_end
             offset = line_end
+        if not write:
+            return records
         if good_end != len(data):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
