@@ -34,7 +34,7 @@ from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
 
-__all__ = ["DryRun", "StrategyDryRun", "dry_run"]
+__all__ = ["DryRun", "StrategyDryRun", "check_logs", "dry_run", "resume_outlook"]
 
 #: Characters per token when no tokenizer is known (API models without ``api.tokenizer``).
 CHARS_PER_TOKEN = 4
@@ -151,6 +151,22 @@ def resume_outlook(exp: Experiment, plan: StrategyPlan, resume: bool = True) -> 
         "when it loads",
         None,
     )
+
+
+def check_logs(exp: Experiment, resume: bool = True) -> None:
+    """Refuse, before the model loads, a log the run would refuse (``UserError``, as the run says it).
+
+    Compares the settings known without the model and each logged question's text; the
+    model's identity is compared by the run once it is loaded.
+    """
+    if not resume or not exp.config.output.save_intermediate:
+        return
+    for plan in exp.plans:
+        log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy, with_model=False))
+        if log.path.exists():
+            with_current_key(
+                with_current_fields(log.load(write=False), exp.questions), exp.questions, log.path
+            )
 
 
 def dry_run(exp: Experiment, resume: bool = True) -> DryRun:

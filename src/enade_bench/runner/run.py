@@ -20,6 +20,7 @@ from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
 from enade_bench.results.summary import LiveTiming
 from enade_bench.runner.context import PromptFit, fit_prompts
+from enade_bench.runner.dry_run import check_logs
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
@@ -29,7 +30,12 @@ from enade_bench.runner.write import log_key, write_results
 
 
 def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
-    """The experiment with its model loaded (``options.backend_factory`` or the registry's)."""
+    """The experiment with its model loaded (``options.backend_factory`` or the registry's).
+
+    A log the run would refuse is refused first (:func:`~enade_bench.runner.dry_run.check_logs`):
+    no model loads for a run that cannot resume.
+    """
+    check_logs(exp, options.resume)
     factory: Callable[[ExperimentConfig], Backend] = options.backend_factory or (
         lambda c: create_backend(c.model)
     )
