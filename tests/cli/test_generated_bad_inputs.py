@@ -152,9 +152,18 @@ CASES: list[Case] = [
     run_case(  # issue 26: the refusal names each changed setting, before the model loads
         "log-of-other-settings",
         "evaluation.seed: 7 -> 42",
-        data={"q.csv": GOOD_CSV, "results/gen_intermediate.jsonl": json.dumps(
-            {"kind": "header", "fingerprint": "0" * 64, "fingerprint_version": 2,
-             "settings": {"evaluation.seed": 7}}) + "\n"},
+        data={
+            "q.csv": GOOD_CSV,
+            "results/gen_intermediate.jsonl": json.dumps(
+                {
+                    "kind": "header",
+                    "fingerprint": "0" * 64,
+                    "fingerprint_version": 2,
+                    "settings": {"evaluation.seed": 7},
+                }
+            )
+            + "\n",
+        },
     ),
     run_case("preset-unknown", "key 'dataset.benchmark'", _config(dataset__preset="saeb")),
     run_case("format-unknown", "key 'dataset.format'", _config(dataset__format="xlsx")),

@@ -73,7 +73,10 @@ def test_throughput_settings_resume_and_a_fixed_key_rescores(
 
         header = json.loads((tmp_path / "out" / "rk_intermediate.jsonl").read_text().splitlines()[0])
         assert header["fingerprint_version"] == FINGERPRINT_VERSION
-        assert header["settings"]["evaluation.seed"] == 42 and "model.api.max_concurrency" not in header["settings"]
+        assert (
+            header["settings"]["evaluation.seed"] == 42
+            and "model.api.max_concurrency" not in header["settings"]
+        )
 
         # throughput settings changed and the key fixed: validate says the log resumes
         exam.to_csv(tmp_path / "exam.csv", index=False)
@@ -114,7 +117,9 @@ def test_a_changed_setting_is_refused_naming_old_and_new(
         assert len(server.posts()) == 3  # nothing sent
         assert main(["validate", str(cfg), "--limit", "3"]) == 2
         assert main(["run", str(cfg), "--quiet", "--dry-run", "--no-resume"]) == 0
-        assert "--no-resume: the log out/rk_intermediate.jsonl will be started over" in capsys.readouterr().out
+        assert (
+            "--no-resume: the log out/rk_intermediate.jsonl will be started over" in capsys.readouterr().out
+        )
 
 
 def test_a_changed_question_text_is_refused(
@@ -161,7 +166,9 @@ def test_a_log_from_before_the_settings_were_recorded(
         assert len(server.posts()) == 3 + 3  # the three logged answers were kept
         assert json.loads(log.read_text().splitlines()[0])["fingerprint_version"] == FINGERPRINT_VERSION
 
-        log.write_text("\n".join([json.dumps({"kind": "header", "fingerprint": "0" * 64}), *lines[1:]]) + "\n")
+        log.write_text(
+            "\n".join([json.dumps({"kind": "header", "fingerprint": "0" * 64}), *lines[1:]]) + "\n"
+        )
         capsys.readouterr()
         assert main(["run", str(cfg), "--quiet"]) == 2
         err = capsys.readouterr().err.strip()
