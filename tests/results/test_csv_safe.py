@@ -9,6 +9,7 @@ verbatim in ``_results.json`` (config and model identity) and in ``index.html``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import yaml
 
 from enade_bench.cli.main import main
 from enade_bench.config import mask_url, url_secrets
-from enade_bench.results.csv_safe import FORMULA_STARTS, rows_csv_text, safe_cell, safe_frame, to_csv_text
+from enade_bench.results.csv_safe import FORMULA_STARTS, SafeWriter, safe_cell, safe_frame, to_csv_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends" / "api"))
 from api_fakes import DEMO_CSV, FAKE_KEY, FakeServer, Reply, openai_completion, user_text_openai
@@ -49,12 +50,13 @@ def test_frame_keeps_numeric_columns_numbers() -> None:
     assert safe["model"].tolist() == ["'" + EVIL, "m2"]
     assert safe["text_num"].tolist() == ["-0.5", "'@x"]
     assert safe.index.tolist() == ["'=a", "b"] and frame["model"].iloc[0] == EVIL  # the input is untouched
-    back = pd.read_csv(__import__("io").StringIO(to_csv_text(frame, index=False)))
+    back = pd.read_csv(io.StringIO(to_csv_text(frame, index=False)))
     assert back["diff"].tolist() == [-0.5, 0.25]
-    assert rows_csv_text(["=h"], [[EVIL, -1]]).splitlines() == [
-        "'=h",
-        f'"\'{EVIL.replace(chr(34), 2 * chr(34))}",-1',
-    ]
+    buffer = io.StringIO()
+    SafeWriter(buffer).writerows([["=h"], [EVIL, -1]])
+    assert buffer.getvalue().splitlines() == ["'=h", f'"\'{EVIL.replace(chr(34), 2 * chr(34))}",-1']
+    categories = safe_frame(pd.DataFrame({"m": pd.Categorical(["=x", "y"])}))["m"].tolist()
+    assert categories == ["'=x", "y"]
 
 
 def test_mask_url() -> None:

@@ -13,9 +13,8 @@ cell is never touched, and neither is a text cell that is a plain number (``-0.5
 from __future__ import annotations
 
 import csv
-import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,6 +46,8 @@ def safe_cell(value: object) -> object:
 
 
 def _text(dtype: Any) -> bool:
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _text(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
@@ -96,12 +97,3 @@ class SafeWriter:
         """Write several rows."""
         for row in rows:
             self.writerow(row)
-
-
-def rows_csv_text(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
-    """A CSV text of ``header`` and ``rows`` through :class:`SafeWriter`."""
-    buffer = io.StringIO()
-    writer = SafeWriter(buffer)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
