@@ -89,6 +89,11 @@ def log_key(exp: Experiment, strategy: Strategy, with_model: bool = True) -> Log
     return LogKey(settings, legacy=legacy_fingerprint(exp, strategy))
 
 
+def fingerprint(exp: Experiment, strategy: Strategy) -> str:
+    """The sha256 a strategy's log is keyed on (:func:`log_key`), e.g. to name it in a results file."""
+    return log_key(exp, strategy).fingerprint
+
+
 def legacy_fingerprint(exp: Experiment, strategy: Strategy) -> str:
     """The fingerprint enade-bench wrote before version 2 of the log header (for migration):
     sha256 over the used config, the strategy, the data files' sha256, the prompt files and
