@@ -110,4 +110,7 @@ class LogKey:
 
     def upgrades(self, header: dict[str, JsonValue]) -> bool:
         """Whether a resumable ``header`` is in an older form (to be rewritten as :meth:`header`)."""
-        return header.get("fingerprint_version") != FINGERPRINT_VERSION or header != self.header()
+        return (
+            header.get("fingerprint_version") != FINGERPRINT_VERSION
+            or header.get("fingerprint") != self.fingerprint
+        )

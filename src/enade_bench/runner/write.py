@@ -84,9 +84,15 @@ def log_key(exp: Experiment, strategy: Strategy, with_model: bool = True) -> Log
     settings |= flatten("strategy", dict(strategy.__dict__))
     settings |= {f"prompts.files.{name}": sha for name, sha in _prompt_files(exp, strategy).items()}
     if not with_model:
-        return LogKey(settings, unknown=(IDENTITY,))
+        return LogKey(_as_json(settings), unknown=(IDENTITY,))
     settings |= flatten(IDENTITY.rstrip("."), exp.model.identity.fingerprint_data())
-    return LogKey(settings, legacy=legacy_fingerprint(exp, strategy))
+    return LogKey(_as_json(settings), legacy=legacy_fingerprint(exp, strategy))
+
+
+def _as_json(settings: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The settings as they read back from a log header (tuples as lists, other values as text)."""
+    loaded: dict[str, JsonValue] = json.loads(json.dumps(settings, default=str))
+    return loaded
 
 
 def fingerprint(exp: Experiment, strategy: Strategy) -> str:
