@@ -175,7 +175,12 @@ class ApiConfig(StrictModel):
         default=False, description="openai_compatible: use /v1/completions (needed for log_prob)"
     )
     retry_base_delay_s: float = Field(default=1.0, ge=0, description="first backoff delay (doubles)")
-    retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest single wait, Retry-After incl.")
+    retry_max_delay_s: float = Field(default=60.0, ge=0, description="longest backoff wait between tries")
+    max_retry_after_s: float = Field(
+        default=120.0,
+        ge=0,
+        description="longest wait granted to a server's Retry-After (longer asks are cut)",
+    )
     top_logprobs: int = Field(default=20, ge=1, description="first_token: alternatives asked per position")
     #: The provider's own request JSON (its documented parameters), merged into every request.
     extra_params: dict[str, JsonValue] | None = Field(
@@ -344,7 +349,11 @@ class ExperimentConfig(StrictModel):
     output: OutputConfig = OutputConfig()
 
     def public_dict(self) -> dict[str, JsonValue]:
-        """The config as plain data, secrets masked (safe to write to results)."""
+        """The config as plain data, secrets masked (safe to write to results).
+
+        Keys (``api_key``, ``hf_token``) become ``***``, and so do the credentials inside
+        any URL (:func:`mask_url`: ``http://user:pw@host`` -> ``http://***@host``).
+        """
         data: dict[str, JsonValue] = self.model_dump(mode="json")
         model = data["model"]
         assert isinstance(model, dict)
@@ -353,7 +362,55 @@ class ExperimentConfig(StrictModel):
             for key in ("hf_token", "api_key"):
                 if block.get(key) is not None:
                     block[key] = "***"
-        return data
+        masked = mask_urls_in(data)
+        assert isinstance(masked, dict)
+        return masked
+
+
+#: ``scheme://user:password@`` (the credentials of a URL).
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@")
+#: A query parameter that carries a key or token (``?key=…``, ``&api_key=…``, ``access_token=…``).
+_URL_TOKEN = re.compile(
+    r"(?P<name>[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|password|secret|sig|signature)=)"
+    r"[^&#\s]+",
+    re.IGNORECASE,
+)
+
+
+def mask_url(text: str) -> str:
+    """``text`` with the credentials of every URL in it replaced by ``***``.
+
+    The user and password (``http://user:SECRET@host/v1`` -> ``http://***@host/v1``) and
+    the values of token query parameters (``?key=…``, ``api_key=…``, ``token=…``) are masked;
+    the rest of the URL stays, so a results file still says which server answered.
+
+    >>> mask_url("http://user:SECRET@host:8000/v1?api_key=abc&x=1")
+    'http://***@host:8000/v1?api_key=***&x=1'
+    """
+    return _URL_TOKEN.sub(r"\g<name>***", _URL_USERINFO.sub(r"\g<scheme>***@", text))
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The secret parts of ``url`` (password, token parameters), for redacting error texts."""
+    if not url:
+        return []
+    found = []
+    userinfo = re.search(r"://([^/?#@\s]+)@", url)
+    if userinfo:  # user:password -> the password; a lone user part is a token (https://TOKEN@host)
+        found.append(userinfo.group(1).split(":", 1)[-1])
+    found += [m.group(0).split("=", 1)[1] for m in _URL_TOKEN.finditer(url)]
+    return [secret for secret in found if len(secret) >= 4]
+
+
+def mask_urls_in(value: JsonValue) -> JsonValue:
+    """``value`` (JSON) with :func:`mask_url` applied to every string that holds a URL."""
+    if isinstance(value, str):
+        return mask_url(value) if "://" in value else value
+    if isinstance(value, dict):
+        return {k: mask_urls_in(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_urls_in(v) for v in value]
+    return value
 
 
 def _describe_error(err: ErrorDetails, root: type[BaseModel]) -> str:

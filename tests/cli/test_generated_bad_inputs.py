@@ -144,6 +144,27 @@ CASES: list[Case] = [
     run_case("n-shuffles-zero", "key 'evaluation.n_shuffles': got 0", _config(evaluation__n_shuffles=0)),
     run_case("name-with-slash", "key 'name'", _config(name="a/b")),
     run_case("api-without-block", "no model.api block", _config(model={"type": "api"})),
+    run_case(
+        "api-max-retry-after-negative",
+        "key 'model.api.max_retry_after_s': got -1",
+        _config(model={"type": "api", "api": {"provider": "openai", "model": "m", "max_retry_after_s": -1}}),
+    ),
+    run_case(  # issue 26: the refusal names each changed setting, before the model loads
+        "log-of-other-settings",
+        "evaluation.seed: 7 -> 42",
+        data={
+            "q.csv": GOOD_CSV,
+            "results/gen_intermediate.jsonl": json.dumps(
+                {
+                    "kind": "header",
+                    "fingerprint": "0" * 64,
+                    "fingerprint_version": 2,
+                    "settings": {"evaluation.seed": 7},
+                }
+            )
+            + "\n",
+        },
+    ),
     run_case("preset-unknown", "key 'dataset.benchmark'", _config(dataset__preset="saeb")),
     run_case("format-unknown", "key 'dataset.format'", _config(dataset__format="xlsx")),
     run_case(

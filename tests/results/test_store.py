@@ -8,6 +8,7 @@ import enade_bench.benchmarks.eeval
 import enade_bench.benchmarks.enem
 import enade_bench.benchmarks.progress_test  # noqa: F401  (each registers its version-1 fields)
 from enade_bench.errors import UserError
+from enade_bench.results.log_key import LogKey
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json, read_result
 
@@ -27,8 +28,11 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir()] == ["f.json"]  # no temp files left
 
 
+FP = LogKey({"evaluation.seed": 1, "prompts.files.template": "a" * 64})
+
+
 def test_log_roundtrip_and_torn_last_line(tmp_path: Path) -> None:
-    log = IntermediateLog(tmp_path / "i.jsonl", "fp")
+    log = IntermediateLog(tmp_path / "i.jsonl", FP)
     log.start_fresh()
     log.append([rec(0), rec(1)])
     with log.path.open("a") as handle:
@@ -37,21 +41,27 @@ def test_log_roundtrip_and_torn_last_line(tmp_path: Path) -> None:
     assert sorted(loaded) == [("q0", 0), ("q1", 0)]
     assert log.path.read_text().endswith("}\n")  # the torn line was cut off
     log.append([rec(2)])
-    assert sorted(IntermediateLog(log.path, "fp").load()) == [("q0", 0), ("q1", 0), ("q2", 0)]
+    assert sorted(IntermediateLog(log.path, FP).load()) == [("q0", 0), ("q1", 0), ("q2", 0)]
 
 
-def test_log_of_another_experiment_is_refused(tmp_path: Path) -> None:
-    log = IntermediateLog(tmp_path / "i.jsonl", "fp")
+def test_log_of_another_setup_is_refused_naming_each_change(tmp_path: Path) -> None:
+    log = IntermediateLog(tmp_path / "i.jsonl", FP)
     log.start_fresh()
-    with pytest.raises(UserError, match="different experiment setup"):
-        IntermediateLog(log.path, "other").load()
+    other = LogKey({"evaluation.seed": 2, "prompts.files.template": "b" * 64})
+    with pytest.raises(UserError) as refused:
+        IntermediateLog(log.path, other).load()
+    assert str(refused.value) == (
+        f"{log.path}: cannot resume: 2 setting(s) that change the answers differ from the log's "
+        f'(evaluation.seed: 1 -> 2; prompts.files.template: "{"a" * 38}… -> "{"b" * 38}…); put them '
+        "back, or rerun with --no-resume (asks every question again) or choose another output.dir"
+    )
 
 
 def test_corrupt_middle_line_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "i.jsonl"
-    path.write_text(json.dumps({"kind": "header", "fingerprint": "fp"}) + "\nGARBAGE\n" + "{}\n")
+    path.write_text(json.dumps(FP.header()) + "\nGARBAGE\n" + "{}\n")
     with pytest.raises(UserError, match="corrupt line"):
-        IntermediateLog(path, "fp").load()
+        IntermediateLog(path, FP).load()
 
 
 # -- the one results reader: schema versions and migration --------------------------------
@@ -161,7 +171,7 @@ def test_v1_log_records_load_with_enade_fields(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes((STORED / "v1_enem_intermediate.jsonl").read_bytes())
     fingerprint = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["fingerprint"]
-    done = IntermediateLog(path, fingerprint).load()
+    done = IntermediateLog(path, LogKey({}, legacy=fingerprint)).load()
     assert len(done) == 6
     assert {tuple(r.fields) for r in done.values()} == {("year", "course", "component")}
 

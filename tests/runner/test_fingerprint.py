@@ -11,7 +11,7 @@ from tests.conftest import DEMO_CSV
 from enade_bench.benchmarks import load_experiment
 from enade_bench.results.identity import ModelIdentity
 from enade_bench.runner.plan import RunOptions
-from enade_bench.runner.write import fingerprint
+from enade_bench.runner.write import log_key
 
 
 class _Unused:
@@ -33,7 +33,7 @@ def _fingerprints(
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     _, exp = load_experiment(path, RunOptions(strategies=strategies, progress=False))
     loaded = exp.with_backend(_Unused())
-    return {str(s.id): fingerprint(loaded, s) for s in exp.strategies}
+    return {str(s.id): log_key(loaded, s).fingerprint for s in exp.strategies}
 
 
 def _fingerprint_of(tmp_path: Path, strategy: str, **evaluation: object) -> str:

@@ -8,6 +8,7 @@ from tests.conftest import require_shared
 from enade_bench.benchmarks.enem import PRESET as ENEM
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.loader import load_dataset
+from enade_bench.results.log_key import LogKey
 from enade_bench.results.store import IntermediateLog, read_result
 from enade_bench.runner.work import with_current_fields
 
@@ -22,7 +23,7 @@ def test_v1_log_resumes_with_the_questions_fields(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes((STORED / "v1_enem_intermediate.jsonl").read_bytes())
     fingerprint = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["fingerprint"]
-    done = with_current_fields(IntermediateLog(path, fingerprint).load(), questions)
+    done = with_current_fields(IntermediateLog(path, LogKey({}, legacy=fingerprint)).load(), questions)
     migrated = {r.key: r for r in read_result(STORED / "v1_enem_results.json").records}
     assert done == migrated
     assert {r.fields["booklet"] for r in done.values()} == {1072}

@@ -12,6 +12,10 @@ the libraries' own error-level log records.
 so when it is not loaded yet its switch is the environment variable
 ``HF_DATASETS_DISABLE_PROGRESS_BARS`` (read when it is imported; restored here,
 but a ``datasets`` imported under ``--quiet`` keeps its bars off in that process).
+
+Our own ``retry:`` lines (an API request waiting more than 5 s,
+:mod:`enade_bench.backends.api.resilience`) are chatter too: :func:`waits_announced`
+is false inside the block.
 """
 
 from __future__ import annotations
@@ -24,6 +28,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _DATASETS_ENV = "HF_DATASETS_DISABLE_PROGRESS_BARS"
+#: Whether long retry waits print their line (off under ``--quiet``); a flag, not a context
+#: variable, since the API backends wait in worker threads.
+_WAITS = {"announce": True}
+
+
+def waits_announced() -> bool:
+    """Whether a long API retry wait prints its ``retry:`` line (false under ``--quiet``)."""
+    return _WAITS["announce"]
 
 
 def _quiet_transformers() -> Callable[[], None]:
@@ -98,6 +110,8 @@ def quiet_libraries(quiet: bool = True) -> Iterator[None]:
         yield
         return
     restores: list[Callable[[], None]] = []
+    before, _WAITS["announce"] = _WAITS["announce"], False
+    restores.append(functools.partial(_WAITS.__setitem__, "announce", before))
     try:
         # transformers first: on import it copies huggingface_hub's switch as its own default.
         for silence in (_quiet_transformers, _quiet_hub, _quiet_datasets):

@@ -32,6 +32,7 @@ from enade_bench.benchmarks.enem.inep import AREAS, area_exams, booklet_exams, e
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.baseline import random_baseline, seed_spread
 from enade_bench.psychometrics.io import read_items
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
 
@@ -150,12 +151,13 @@ def run_baseline(args: argparse.Namespace) -> int:
 def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[tuple[str, Any]]) -> None:
 
     try:
-        atomic_write_text(folder / "baseline.csv", table.to_csv(index=False))
-        atomic_write_text(folder / "baseline_shuffles.csv", per.to_csv(index=False, float_format="%.6g"))
+        write_csv(folder / "baseline.csv", table, index=False)
+        write_csv(folder / "baseline_shuffles.csv", per, index=False, float_format="%.6g")
         if spreads:
             frames = [s.table.assign(exam=label) for label, s in spreads]
-            atomic_write_text(folder / "baseline_seed_spread.csv",
-                              pd.concat(frames).to_csv(index=False, float_format="%.6g"))  # fmt: skip
+            write_csv(
+                folder / "baseline_seed_spread.csv", pd.concat(frames), index=False, float_format="%.6g"
+            )
             summary = {label: {"threshold": s.threshold, "stable_at": s.stable_at,
                                "required_expected": s.required_expected} for label, s in spreads}  # fmt: skip
             atomic_write_text(folder / "baseline_seed_spread.json", json.dumps(summary, indent=2) + "\n")

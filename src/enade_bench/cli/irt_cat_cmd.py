@@ -34,7 +34,7 @@ from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
 from enade_bench.psychometrics.io import read_items, read_responses
 from enade_bench.report.cat_figures import cat_curve_figure
 from enade_bench.report.figures import save
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
 
@@ -155,8 +155,8 @@ def _write(
     })  # fmt: skip
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(folder / "cat_patterns.csv", per.to_csv(index=False, float_format="%.6g"))
-        atomic_write_text(folder / "cat_curve.csv", curve.to_csv(index=False, float_format="%.6g"))
+        write_csv(folder / "cat_patterns.csv", per, index=False, float_format="%.6g")
+        write_csv(folder / "cat_curve.csv", curve, index=False, float_format="%.6g")
         save(cat_curve_figure(curve, tol, target), folder, "cat_curve",
              "CAT: items administered against SE and error to the full-test θ")  # fmt: skip
     except OSError as exc:

@@ -27,7 +27,7 @@ from enade_bench.benchmarks.load import load_experiment
 from enade_bench.config import load_config, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.cat import CatConfig
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.adaptive import live_cat
 from enade_bench.runner.execute import ChunkExecutor
@@ -97,7 +97,7 @@ def run_cat_live(args: argparse.Namespace) -> int:
           f"SE {trace.se[-1]:.3f}, ENEM score {float(score):.0f}")  # fmt: skip
     if args.out is not None:
         try:
-            atomic_write_text(args.out / "cat_live.csv", rows.to_csv(index=False, float_format="%.6g"))
+            write_csv(args.out / "cat_live.csv", rows, index=False, float_format="%.6g")
         except OSError as exc:
             raise UserError(f"{args.out}: cannot write ({exc.strerror})") from None
         print(f"wrote {args.out / 'cat_live.csv'}")

@@ -32,7 +32,7 @@ from enade_bench.benchmarks.enem.steps.dif import dif_frame
 from enade_bench.benchmarks.enem.study.config import DifSettings
 from enade_bench.errors import UserError
 from enade_bench.report.loader import load_results
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
 
@@ -101,7 +101,7 @@ def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namesp
         name = f"dif_{row['year']}_{row['area']}_{row['booklet']}{'_debiased' if args.debias else ''}.csv"
         table = mine.drop(columns=["predictions", "year", "area", "language", "booklet", "b"])
         try:
-            atomic_write_text(args.out / name, table.to_csv(index=False, float_format="%.6g"))
+            write_csv(args.out / name, table, index=False, float_format="%.6g")
         except OSError as exc:
             raise UserError(f"{args.out / name}: cannot write ({exc.strerror})") from None
         print(f"  wrote {args.out / name}")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench.errors import UserError
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
 
@@ -50,9 +51,11 @@ def run_patterns(args: argparse.Namespace) -> int:
         wide = wide.astype("Int64")
         wide.index.name = "respondent_id"
         stem = f"enem_{exam.exam.year}_{exam.exam.area}_{exam.booklet}"
-        wide.to_csv(args.out / f"{stem}_responses.csv", na_rep="", lineterminator="\n")
+        write_csv(args.out / f"{stem}_responses.csv", wide, na_rep="", lineterminator="\n")
         items = exam.items.to_frame()[["item_id", "a", "b", "c"]]
-        items.to_csv(args.out / f"{stem}_items.csv", index=False, lineterminator="\n", float_format="%.10g")
+        write_csv(
+            args.out / f"{stem}_items.csv", items, index=False, lineterminator="\n", float_format="%.10g"
+        )
         print(
             f"wrote {args.out / stem}_responses.csv ({len(wide)} patterns × {wide.shape[1]} items) and _items.csv"
         )

@@ -22,7 +22,7 @@ import pandas as pd
 from enade_bench.errors import UserError
 from enade_bench.metrics.prior_correction import SCORED_METHODS, prior_correction
 from enade_bench.report.loader import load_results
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
 
@@ -68,7 +68,7 @@ def run_debias(args: argparse.Namespace) -> int:
             } for r, c in zip(records, pc.records, strict=True)])  # fmt: skip
             target = args.out / f"{entry.experiment}_{entry.strategy}_debiased.csv".replace(" ", "_")
             try:
-                atomic_write_text(target, rows.to_csv(index=False))
+                write_csv(target, rows, index=False)
             except OSError as exc:
                 raise UserError(f"{target}: cannot write ({exc.strerror})") from None
             print(f"  wrote {target}")

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from enade_bench.errors import UserError
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_file
 
 
@@ -51,7 +52,6 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
         theta_pairs_frame,
     )
     from enade_bench.report.loader import load_results  # noqa: PLC0415
-    from enade_bench.results.store import atomic_write_text  # noqa: PLC0415
 
     if args.published == bool(args.results):
         raise UserError("irt theta-pairs: give results folder(s) or --published (one of the two)")
@@ -83,7 +83,7 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
         print(shown.to_string())
     if args.out is not None:
         try:
-            atomic_write_text(args.out, data.to_csv(index=False, float_format="%.6g"))
+            write_csv(args.out, data, index=False, float_format="%.6g")
         except OSError as exc:
             raise UserError(f"{args.out}: cannot write ({exc.strerror})") from None
         print(f"wrote {args.out}")

@@ -74,34 +74,44 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 #: Exit status of an interrupted command (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130
+#: Exit status of a terminated command (128 + SIGTERM: ``kill``, a batch scheduler, ``timeout``).
+EXIT_TERMINATED = 143
+#: The signals that stop a command cleanly, and the exit status each gives.
+_STOPPING = {signal.SIGINT: EXIT_INTERRUPTED, signal.SIGTERM: EXIT_TERMINATED}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, unwound like Ctrl-C (locks released, the log closed) but exiting 143."""
 
 
 class _Interrupts:
-    """Ctrl-C: the first stops the command cleanly (``KeyboardInterrupt``), a second forces it.
+    """Ctrl-C or SIGTERM: the first stops the command cleanly, a second forces it.
 
-    Every answer is in the intermediate log (flushed to disk) before the next is asked
-    for, so stopping at once loses only the requests in flight.
+    The first raises ``KeyboardInterrupt`` (:class:`Terminated` for SIGTERM) in the main
+    thread, so every ``with`` block unwinds: the run's locks are released. Every answer is
+    in the intermediate log (flushed to disk) before the next is asked for, so stopping at
+    once loses only the requests in flight.
     """
 
     def __init__(self) -> None:
         self.count = 0
-        self.previous: Any = None
+        self.previous: dict[int, Any] = {}
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.count += 1
         if self.count > 1:
             os.write(2, b"error: interrupted again: stopped at once (the log holds every answer written)\n")
-            os._exit(EXIT_INTERRUPTED)
-        raise KeyboardInterrupt
+            os._exit(_STOPPING.get(signal.Signals(signum), EXIT_INTERRUPTED))
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self.handler)
+            self.previous = {signum: signal.signal(signum, self.handler) for signum in _STOPPING}
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +133,9 @@ def _main(argv: Sequence[str] | None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return UserError.exit_code
+    except Terminated:
+        print("error: terminated (SIGTERM; partial results are kept; rerun to resume)", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("error: interrupted (partial results are kept; rerun to resume)", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -135,7 +148,7 @@ def exit_process(status: int) -> NoReturn:
     interpreter would join them before exiting; their answers are not needed (the log
     is complete and on disk), so the process ends without waiting for them.
     """
-    if status == EXIT_INTERRUPTED:
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

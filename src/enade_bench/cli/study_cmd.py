@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
 from enade_bench.errors import UserError
 from enade_bench.study.run import run_study
@@ -47,9 +48,10 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
-    result = run_study(args.config, run_models=not args.report_only,
-                       progress=not args.quiet and sys.stderr.isatty(), log=log,
-                       allow_errors=args.allow_errors)  # fmt: skip
+    with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
+        result = run_study(args.config, run_models=not args.report_only,
+                           progress=not args.quiet and sys.stderr.isatty(), log=log,
+                           allow_errors=args.allow_errors)  # fmt: skip
     for note in result.notes:
         print(f"note: {note}")
     print(result.summary)

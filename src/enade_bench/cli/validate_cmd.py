@@ -40,7 +40,7 @@ def handle(args: argparse.Namespace) -> int:
 def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
     """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
     _, exp = load_experiment(config, options, registry, list_invalid=True)
-    report = dry_run(exp)
+    report = dry_run(exp, options.resume)
     print_dry_run(config, report, full_prompts)
     problems = report.problems
     if problems:

@@ -16,7 +16,7 @@ from enade_bench.compare.analysis import Comparison, cell_name
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 
 __all__ = ["comparison_section", "pairs_table", "table1", "write_comparison"]
 
@@ -146,7 +146,7 @@ def write_comparison(comp: Comparison, out: Path) -> list[Path]:
     section = comparison_section(comp, out / "figures")
     written = []
     for name, frame in section.files.items():
-        atomic_write_text(out / Path(name).name, frame.to_csv(index=False, float_format="%.6g"))
+        write_csv(out / Path(name).name, frame, index=False, float_format="%.6g")
         written.append(out / Path(name).name)
     for table in section.tables:
         written += list(table.write(out / "tables").values())

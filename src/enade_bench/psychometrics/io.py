@@ -20,6 +20,7 @@ import pandas as pd
 
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.irt import FloatArray, ItemParams
+from enade_bench.results import csv_safe
 
 
 def read_csv_text(path: str | Path) -> pd.DataFrame:
@@ -204,7 +205,4 @@ def write_csv(frame: pd.DataFrame, path: str | Path) -> None:
     target = Path(path)
     if not target.parent.exists():
         raise UserError(f"{path}: folder {target.parent} does not exist")
-    try:
-        frame.to_csv(target, index=False, float_format="%.10g", na_rep="")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    csv_safe.write_csv(target, frame, index=False, float_format="%.10g", na_rep="")

@@ -17,6 +17,7 @@ from enade_bench.report.loader import RunEntry
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 from enade_bench.report.tables import core_tables
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.store import atomic_write_text
 
 
@@ -73,7 +74,7 @@ def write_report(
         table.write(out / "tables")
     figures = core_figures(entries, out / "figures") + extra.figures
     for name, frame in extra.files.items():
-        atomic_write_text(out / name, frame.to_csv(index=False, float_format="%.6g"))
+        write_csv(out / name, frame, index=False, float_format="%.6g")
     index = out / "index.html"
     page = render_html(entries, [t for t in tables if t not in lead], figures, list(folders), extra.notes,
                        title, lead)  # fmt: skip

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from enade_bench.results.csv_safe import write_csv
+
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
@@ -129,7 +131,7 @@ class Table:
         folder.mkdir(parents=True, exist_ok=True)
         csv_path = folder / f"{self.name}.csv"
         tex_path = folder / f"{self.name}.tex"
-        self.data.to_csv(csv_path, index=False, float_format="%.10g", na_rep="", lineterminator="\n")
+        write_csv(csv_path, self.data, index=False, float_format="%.10g", na_rep="", lineterminator="\n")
         tex_path.write_text(self.to_latex(), encoding="utf-8")
         self.files = {"csv": csv_path, "tex": tex_path}
         return self.files

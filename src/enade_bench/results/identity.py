@@ -22,8 +22,11 @@ from pydantic import (
     JsonValue,
     SerializationInfo,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
 )
+
+from enade_bench.config import mask_url
 
 #: How a prompt reaches the model: the tokenizer's chat template applied by enade-bench
 #: (prefill included), messages sent to a chat API (which applies its own template), or
@@ -69,6 +72,12 @@ class ApiIdentity(_Block):
     tokenizer: str | None = None
     #: How scoring prompts end (whether ``Resposta:`` could be prefilled), for readers.
     prefill: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials(cls, value: str | None) -> str | None:
+        """Credentials inside the URL never reach a file (files written before are masked on read)."""
+        return None if value is None else mask_url(value)
 
 
 class ModelIdentity(_Block):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
+from enade_bench.config import mask_urls_in
 from enade_bench.results.identity import ModelIdentity
 from enade_bench.results.summary import (
     Breakdowns,
@@ -120,3 +121,11 @@ class RunResult(BaseModel):
     breakdowns: Breakdowns
     position_bias: PositionBias | None
     records: list[QuestionRecord]
+
+    @field_validator("config")
+    @classmethod
+    def _no_credentials(cls, value: JsonObject) -> JsonObject:
+        """URLs' credentials masked (:func:`~enade_bench.config.mask_url`), also in older files."""
+        masked = mask_urls_in(value)
+        assert isinstance(masked, dict)
+        return masked

@@ -5,12 +5,12 @@
 current layout (:data:`MIGRATIONS`) and validates it into a :class:`RunResult`.
 
 The intermediate log ``{name}_{strategy}_intermediate.jsonl`` starts with a header
-line holding a fingerprint of everything that determines the answers (config
-minus output settings, strategy, data and prompt hashes, model identity).  Each
-completed record is appended as one line and flushed to disk.  On resume the
-log is read back; a torn last line (a crash mid-write) is cut off, and records
-already present are not recomputed.  A log written by a different experiment is
-refused rather than mixed in.
+line holding the settings that change the answers and their fingerprint
+(:mod:`enade_bench.results.log_key`: config minus output and throughput settings,
+strategy, prompt hashes, model identity).  Each completed record is appended as one
+line and flushed to disk.  On resume the log is read back; a torn last line (a crash
+mid-write) is cut off, and records already present are not recomputed.  A log written
+with other settings is refused, naming each setting that changed, rather than mixed in.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pydantic import JsonValue, ValidationError
 
 from enade_bench.errors import UserError
 from enade_bench.results.identity import legacy_identity
+from enade_bench.results.log_key import LogKey
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import os_reason
@@ -298,20 +299,22 @@ def dump_json(data: JsonValue) -> str:
 class IntermediateLog:
     """Append-only JSONL log of completed records, safe to resume after SIGKILL."""
 
-    def __init__(self, path: Path, fingerprint: str) -> None:
+    def __init__(self, path: Path, key: LogKey) -> None:
         self.path = path
-        self.fingerprint = fingerprint
+        self.key = key
 
-    def load(self) -> dict[tuple[str, int], QuestionRecord]:
+    def load(self, write: bool = True) -> dict[tuple[str, int], QuestionRecord]:
         """Records already completed (empty when there is no log).
 
-        Cuts a torn last line off the file so that later appends stay well-formed.
+        Cuts a torn last line off the file so that later appends stay well-formed, and
+        brings an older header up to date (``write=False``: the file is left as it is).
         """
         if not self.path.exists():
             return {}
         data = self.path.read_bytes()
         good_end = 0
         records: dict[tuple[str, int], QuestionRecord] = {}
+        header: dict[str, JsonValue] = {}
         offset = 0
         for raw in data.splitlines(keepends=True):
             line_end = offset + len(raw)
@@ -327,12 +330,10 @@ class IntermediateLog:
             if offset == 0:
                 if obj.get("kind") != "header":
                     raise UserError(f"{self.path}: first line is not a header")
-                if obj.get("fingerprint") != self.fingerprint:
-                    raise UserError(
-                        f"{self.path}: holds results of a different experiment setup "
-                        "(config, data, prompts or model changed); rerun with --no-resume "
-                        "or choose another output.dir"
-                    )
+                problem = self.key.refusal(obj)
+                if problem is not None:
+                    raise UserError(f"{self.path}: {problem}")
+                header = obj
             else:
                 try:
                     raw_record = obj["record"]
@@ -344,17 +345,36 @@ class IntermediateLog:
                 records[record.key] = record
             good_end = line_end
             offset = line_end
+        if not write:
+            return records
         if good_end != len(data):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
         if good_end == 0:
             self.path.unlink()
+        elif not self.key.unknown and self.key.upgrades(header):  # an older header: the current form
+            rest = self.path.read_bytes().split(b"\n", 1)[1]
+            atomic_write_text(self.path, self._header_line() + rest.decode("utf-8"))
         return records
+
+    def _header_line(self) -> str:
+        return json.dumps(self.key.header(), ensure_ascii=False) + "\n"
+
+    def header(self) -> dict[str, JsonValue] | None:
+        """The log's header (``None``: no log, or no complete first line)."""
+        if not self.path.exists():
+            return None
+        with self.path.open("rb") as handle:
+            first = handle.readline()
+        try:
+            obj = json.loads(first) if first.endswith(b"\n") else None
+        except json.JSONDecodeError:
+            return None
+        return obj if isinstance(obj, dict) and obj.get("kind") == "header" else None
 
     def start_fresh(self) -> None:
         """Replace any existing log by one holding only the header."""
-        header = {"kind": "header", "fingerprint": self.fingerprint}
-        atomic_write_text(self.path, json.dumps(header) + "\n")
+        atomic_write_text(self.path, self._header_line())
 
     def ensure_header(self) -> None:
         if not self.path.exists():

@@ -38,8 +38,8 @@ from enade_bench.results.summary import BatchTiming
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import BatchMode, Experiment, StrategyPlan
-from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields
-from enade_bench.runner.write import fingerprint, write_results
+from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields, with_current_key
+from enade_bench.runner.write import log_key, write_results
 from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
@@ -145,8 +145,8 @@ def _plans(exp: Experiment, plans: Sequence[StrategyPlan]) -> list[_Plan]:
     out = []
     for plan in plans:
         executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
-        log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
-        done = with_current_fields(log.load(), exp.questions)
+        log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy))
+        done = with_current_key(with_current_fields(log.load(), exp.questions), exp.questions, log.path)
         out.append(_Plan(plan, executor, log, done, n_samples))
     return out
 

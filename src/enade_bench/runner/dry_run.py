@@ -11,8 +11,12 @@ estimate of 4 characters per token, marked as such; output tokens are at most
 ``max_new_tokens`` (``cot_max_new_tokens`` for chain of thought) per call.
 
 Problems (rows that fail validation and are not skipped, prompts longer than the
-context under ``truncate: error``) are listed, and the command exits with status 2;
-under ``truncate: left`` the prompts that would be cut are a note.
+context under ``truncate: error``, an intermediate log the run would refuse) are listed,
+and the command exits with status 2; under ``truncate: left`` the prompts that would be
+cut are a note. For each strategy with a log, :func:`resume_outlook` says whether the run
+will resume it (how many answers it holds, how many errors it asks again, how many are
+re-scored against a corrected answer key) or why not: the settings that changed, with
+their old and new values. The model's identity is compared when the model loads.
 """
 
 from __future__ import annotations
@@ -22,10 +26,15 @@ from dataclasses import dataclass, field
 
 from enade_bench.backends.factory import inspect_model
 from enade_bench.backends.model_info import ModelInfo
+from enade_bench.errors import UserError
+from enade_bench.results.store import IntermediateLog
 from enade_bench.runner.context import answer_room, effective_context
 from enade_bench.runner.plan import Experiment, StrategyPlan
+from enade_bench.runner.retry import split_logged
+from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.write import log_key
 
-__all__ = ["DryRun", "StrategyDryRun", "dry_run"]
+__all__ = ["DryRun", "StrategyDryRun", "check_logs", "dry_run", "resume_outlook"]
 
 #: Characters per token when no tokenizer is known (API models without ``api.tokenizer``).
 CHARS_PER_TOKEN = 4
@@ -62,11 +71,14 @@ class DryRun:
     strategies: list[StrategyDryRun]
     truncate: str = "error"
     notes: list[str] = field(default_factory=list)
+    #: Intermediate logs the run would refuse, each with the reason.
+    logs_refused: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
         """What would make the run fail or misread: each one line."""
         out = [] if self.skip_invalid else [f"invalid row: {row}" for row in self.invalid_rows]
+        out += self.logs_refused
         if self.truncate == "error":
             for s in self.strategies:
                 out += [f"{s.label}: {item}" for item in s.too_long]
@@ -110,8 +122,58 @@ def _strategy(exp: Experiment, plan: StrategyPlan, info: ModelInfo | None) -> St
     )  # fmt: skip
 
 
-def dry_run(exp: Experiment) -> DryRun:
-    """The dry run of a prepared (planned) experiment; no model weights are read."""
+def resume_outlook(exp: Experiment, plan: StrategyPlan, resume: bool = True) -> tuple[str | None, str | None]:
+    """``(note, problem)``: whether the run resumes this strategy's log, or why it refuses it.
+
+    Read only: the log is not changed. The model's part of the settings is not known
+    without loading it, so it is compared when the run starts.
+    """
+    log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy, with_model=False))
+    if not exp.config.output.save_intermediate or not log.path.exists():
+        return None, None
+    if not resume:
+        return f"{plan.label}: --no-resume: the log {log.path} will be started over", None
+    try:
+        raw = with_current_fields(log.load(write=False), exp.questions)
+        logged = with_current_key(raw, exp.questions, log.path)
+    except UserError as exc:
+        return None, f"{plan.label}: {exc}"
+    keys = {item.key for item in plan.items}
+    done, again = split_logged({k: r for k, r in logged.items() if k in keys})
+    parts = [f"{len(done)} of {len(plan.items)} answer(s) logged"]
+    if again:
+        parts.append(f"{len(again)} error(s) asked again")
+    rescored = sum(1 for k, r in done.items() if r.answer != raw[k].answer)
+    if rescored:
+        parts.append(f"{rescored} re-scored against the answer key on disk (it changed)")
+    return (
+        f"{plan.label}: resumes {log.path}: " + ", ".join(parts) + "; the model's identity is compared "
+        "when it loads",
+        None,
+    )
+
+
+def check_logs(exp: Experiment, resume: bool = True) -> None:
+    """Refuse, before the model loads, a log the run would refuse (``UserError``, as the run says it).
+
+    Compares the settings known without the model and each logged question's text; the
+    model's identity is compared by the run once it is loaded.
+    """
+    if not resume or not exp.config.output.save_intermediate:
+        return
+    for plan in exp.plans:
+        log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy, with_model=False))
+        if log.path.exists():
+            with_current_key(
+                with_current_fields(log.load(write=False), exp.questions), exp.questions, log.path
+            )
+
+
+def dry_run(exp: Experiment, resume: bool = True) -> DryRun:
+    """The dry run of a prepared (planned) experiment; no model weights are read.
+
+    ``resume``: whether the run would resume existing logs (``--no-resume``: no).
+    """
     info = inspect_model(exp.config.model)
     notes = []
     if info is None:
@@ -119,6 +181,8 @@ def dry_run(exp: Experiment) -> DryRun:
     elif effective_context(info.context_length, exp.config.evaluation) is None:
         notes.append("the model's context length is unknown: prompt lengths are not checked against it")
     strategies = [_strategy(exp, plan, info) for plan in exp.plans]
+    outlooks = [resume_outlook(exp, plan, resume) for plan in exp.plans]
+    notes += [note for note, _ in outlooks if note]
     truncate = exp.config.evaluation.truncate
     if truncate == "left":
         cut = sum(len(s.too_long) for s in strategies)
@@ -136,4 +200,5 @@ def dry_run(exp: Experiment) -> DryRun:
         strategies=strategies,
         truncate=truncate,
         notes=notes,
+        logs_refused=[problem for _, problem in outlooks if problem],
     )

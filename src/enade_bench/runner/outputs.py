@@ -6,12 +6,12 @@ summary through these functions; nothing else formats them.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from enade_bench.results.csv_safe import SafeWriter
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text
 
@@ -51,7 +51,7 @@ def summary_csv(records: Sequence[QuestionRecord]) -> str:
     """
     fields = record_fields(records)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeWriter(buffer)
     writer.writerow(["id", "shuffle", *fields, *SUMMARY_COLUMNS])
     for r in records:
         row = r.model_dump()
@@ -64,7 +64,7 @@ def summary_csv(records: Sequence[QuestionRecord]) -> str:
 def table1_csv(results: Sequence[RunResult]) -> str:
     """Accuracy per strategy (Table 1)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeWriter(buffer)
     writer.writerow(["strategy", "label", "n", "correct", "accuracy", "ci95_low", "ci95_high", "unanswered"])
     for res in results:
         t = res.totals

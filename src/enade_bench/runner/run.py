@@ -20,16 +20,22 @@ from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
 from enade_bench.results.summary import LiveTiming
 from enade_bench.runner.context import PromptFit, fit_prompts
+from enade_bench.runner.dry_run import check_logs
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
 from enade_bench.runner.retry import as_retry, split_logged
-from enade_bench.runner.work import with_current_fields
-from enade_bench.runner.write import fingerprint, write_results
+from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.write import log_key, write_results
 
 
 def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
-    """The experiment with its model loaded (``options.backend_factory`` or the registry's)."""
+    """The experiment with its model loaded (``options.backend_factory`` or the registry's).
+
+    A log the run would refuse is refused first (:func:`~enade_bench.runner.dry_run.check_logs`):
+    no model loads for a run that cannot resume.
+    """
+    check_logs(exp, options.resume)
     factory: Callable[[ExperimentConfig], Backend] = options.backend_factory or (
         lambda c: create_backend(c.model)
     )
@@ -50,13 +56,14 @@ def _resume(
     None with ``--no-resume``; errors with tries left are asked again
     (:mod:`enade_bench.runner.retry`).
     """
-    log = IntermediateLog(plan.paths.intermediate, fingerprint(exp, plan.strategy))
+    log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy))
     if not exp.config.output.save_intermediate:
         return log, {}, {}
     if not options.resume:
         log.start_fresh()
         return log, {}, {}
-    done, again = split_logged(with_current_fields(log.load(), exp.questions))
+    logged = with_current_key(with_current_fields(log.load(), exp.questions), exp.questions, log.path)
+    done, again = split_logged(logged)
     log.ensure_header()
     return log, done, again
 

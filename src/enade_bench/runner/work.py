@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import JsonValue
 
 from enade_bench.dataset.schema import LETTERS, Question
+from enade_bench.errors import UserError
 from enade_bench.prompts.builder import option_view
 from enade_bench.results.records import QuestionRecord, Sample
 from enade_bench.scoring.choice import OptionScores
@@ -149,3 +152,38 @@ def with_current_fields(
         return r.model_copy(update={"fields": fields, "cluster": cluster})
 
     return {key: updated(r) for key, r in done.items()}
+
+
+def with_current_key(
+    done: dict[tuple[str, int], QuestionRecord], questions: Sequence[Question], log: Path
+) -> dict[tuple[str, int], QuestionRecord]:
+    """Logged records scored against the answer key on disk, their question text checked.
+
+    The resume log is not keyed on the answer key (:func:`enade_bench.runner.write.log_key`):
+    a corrected key re-scores the logged answers (``answer``, ``correct``,
+    ``answer_position``, ``question_hash``) instead of asking every question again.
+    A question whose stem or options changed since it was answered cannot be resumed:
+    ``UserError`` naming how many and the first.
+    """
+    current = {q.id: q for q in questions}
+    changed: list[str] = []
+
+    def rescored(r: QuestionRecord) -> QuestionRecord:
+        q = current.get(r.id)
+        if q is None or r.question_hash == q.content_hash():
+            return r
+        if dataclasses.replace(q, answer=r.answer).content_hash() != r.question_hash:
+            changed.append(f"{r.id} (shuffle {r.shuffle})")
+            return r
+        position = r.permutation.index(q.answer_index) if r.permutation else q.answer_index
+        return r.model_copy(update={"answer": q.answer, "correct": r.prediction == q.answer,
+                                    "answer_position": position, "question_hash": q.content_hash()})  # fmt: skip
+
+    out = {key: rescored(r) for key, r in done.items()}
+    if changed:
+        raise UserError(
+            f"{log}: cannot resume: the text or options of {len(changed)} logged question(s) changed "
+            f"in the data since they were answered (first: {changed[0]}); rerun with --no-resume "
+            "(asks every question again) or choose another output.dir"
+        )
+    return out

@@ -1,13 +1,16 @@
-"""What a run writes: its results file, summary CSV and timing, and its resume fingerprint."""
+"""What a run writes: its results file, summary CSV and timing, and what its resume log is keyed on."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 
+from pydantic import JsonValue
+
 from enade_bench.metrics.accuracy import breakdown, field_breakdowns, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
+from enade_bench.results.log_key import LogKey, flatten
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text, dump_json
 from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, StrategyInfo
@@ -23,20 +26,20 @@ _UNUSED_BY = {
     "log_prob": ("max_new_tokens", "cot_max_new_tokens", "temperature", "n_samples", "letter_variants"),
     "first_token": ("max_new_tokens", "cot_max_new_tokens", "temperature", "n_samples"),
 }
+#: Settings that change how fast a run goes or how it reports, never a prompt or an answer.
+THROUGHPUT = (
+    "model.api.max_concurrency", "model.api.requests_per_minute", "model.api.timeout_s",
+    "model.api.max_retries", "model.api.retry_base_delay_s", "model.api.retry_max_delay_s",
+    "model.api.max_retry_after_s", "model.api.api_key", "model.hf_token", "model.training_cutoff",
+    "model.vllm.gpu_memory_utilization",
+)  # fmt: skip
+#: Prefix of the model identity's settings (known only once the model is loaded).
+IDENTITY = "model identity."
 
 
-def fingerprint(exp: Experiment, strategy: Strategy) -> str:
-    """sha256 of everything that changes the answers of one strategy (the resume check).
-
-    Per strategy, over what that strategy uses: the config minus output settings and
-    description, minus the evaluation keys the strategy replaces or its method never
-    reads (a chain-of-thought run reads ``cot_max_new_tokens``, any other generation
-    ``max_new_tokens``); the strategy; the data; the prompt files it reads (the worked
-    examples only when it shows some); and the model identity. So fixing S3's examples
-    or adding a strategy to the command line does not discard S1's or S5's finished log.
-    ``batch_size`` counts only for sampled generation, whose seeds follow the chunks
-    (:mod:`enade_bench.runner.schedule`).
-    """
+def _config_used(exp: Experiment, strategy: Strategy) -> dict[str, JsonValue]:
+    """The config as the strategy reads it: without output settings, description and the
+    evaluation keys the strategy replaces or its method never reads."""
     cfg = exp.config.public_dict()
     cfg.pop("output", None)
     cfg.pop("description", None)
@@ -52,14 +55,64 @@ def fingerprint(exp: Experiment, strategy: Strategy) -> str:
         unused.append("batch_size")
     for key in unused:
         evaluation.pop(key, None)
+    return cfg
+
+
+def _prompt_files(exp: Experiment, strategy: Strategy) -> dict[str, str]:
     prompts = {k: v.sha256 for k, v in exp.prompt_files.items()}
     if strategy.n_examples == 0:
         prompts.pop("examples", None)
+    return prompts
+
+
+def log_key(exp: Experiment, strategy: Strategy, with_model: bool = True) -> LogKey:
+    """The settings that change the answers of one strategy: what its resume log is keyed on.
+
+    Per strategy, over what that strategy uses: the config minus output settings,
+    description and :data:`THROUGHPUT` settings, minus the evaluation keys the strategy
+    replaces or its method never reads (a chain-of-thought run reads
+    ``cot_max_new_tokens``, any other generation ``max_new_tokens``); the strategy; the
+    prompt files it reads (the worked examples only when it shows some); and the model
+    identity (``with_model=False``: not known yet, as in ``validate``). So fixing S3's
+    examples, adding a strategy to the command line or raising ``max_concurrency`` does
+    not discard a finished log. ``batch_size`` counts only for sampled generation, whose
+    seeds follow the chunks (:mod:`enade_bench.runner.schedule`). The data file is not
+    hashed: each logged record's question text is checked against the data on disk, and
+    its correctness recomputed from the key there (:func:`~enade_bench.runner.work.with_current_key`).
+    """
+    settings = {k: v for k, v in flatten("", _config_used(exp, strategy)).items() if k not in THROUGHPUT}
+    settings |= flatten("strategy", dict(strategy.__dict__))
+    settings |= {f"prompts.files.{name}": sha for name, sha in _prompt_files(exp, strategy).items()}
+    if not with_model:
+        return LogKey(_as_json(settings), unknown=(IDENTITY,))
+    settings |= flatten(IDENTITY.rstrip("."), exp.model.identity.fingerprint_data())
+    return LogKey(_as_json(settings), legacy=legacy_fingerprint(exp, strategy))
+
+
+def _as_json(settings: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The settings as they read back from a log header (tuples as lists, other values as text)."""
+    loaded: dict[str, JsonValue] = json.loads(json.dumps(settings, default=str))
+    return loaded
+
+
+def fingerprint(exp: Experiment, strategy: Strategy) -> str:
+    """The sha256 a strategy's log is keyed on (:func:`log_key`), e.g. to name it in a results file."""
+    return log_key(exp, strategy).fingerprint
+
+
+def legacy_fingerprint(exp: Experiment, strategy: Strategy) -> str:
+    """The fingerprint enade-bench wrote before version 2 of the log header (for migration):
+    sha256 over the used config, the strategy, the data files' sha256, the prompt files and
+    the model identity, in one JSON object."""
+    cfg = _config_used(exp, strategy)
+    api = cfg["model"].get("api") if isinstance(cfg["model"], dict) else None
+    if isinstance(api, dict) and api.get("max_retry_after_s") == 120.0:
+        api.pop("max_retry_after_s")  # added with version 2
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,
         "data": exp.dataset.sources,
-        "prompts": prompts,
+        "prompts": _prompt_files(exp, strategy),
         "model": exp.model.identity.fingerprint_data(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

@@ -18,6 +18,7 @@ from api_fakes import (
     write_config,
 )
 
+from enade_bench.backends.api.resilience import AUTH_FAILURES_TO_STOP, MALFORMED_TRIES
 from enade_bench.cli.main import main
 from enade_bench.runner.retry import EXIT_ERRORS, MAX_ATTEMPTS
 
@@ -29,35 +30,64 @@ def _records(tmp: Path) -> list[dict]:  # type: ignore[type-arg]
     return json.loads((tmp / "out" / "api_test_results.json").read_text(encoding="utf-8"))["records"]
 
 
-def test_wrong_key_exits_3_and_a_rerun_with_the_right_key_asks_again(
+def test_wrong_key_stops_after_three_refusals_and_a_rerun_with_the_right_key_asks_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 26: all 28 requests of a run with a wrong key were sent (and exit 3). Now the
+    third 401 in a row stops the run with one error line; the two refused questions are
+    errors (no answer), and the rerun with the right key asks every question."""
+
     def handler(req):  # type: ignore[no-untyped-def]
         if req.headers.get("authorization") != f"Bearer {RIGHT_KEY}":
             return openai_error(401, "Incorrect API key provided.", code="invalid_api_key")
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        api = {"provider": "openai", "model": "m", "base_url": server.url + "/v1", "max_concurrency": 2}
+        api = {"provider": "openai", "model": "m", "base_url": server.url + "/v1", "max_concurrency": 1}
         cfg = write_config(tmp_path, {**api, "api_key": WRONG_KEY})
-        assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == EXIT_ERRORS
+        assert main(["run", str(cfg), "--limit", "28", "--quiet"]) == 2
         captured = capsys.readouterr()
-        assert "(0 unanswered, 3 errors)" in captured.out
-        warning = captured.err.strip().splitlines()
-        assert len(warning) == 1 and warning[0].startswith("warning: 3 question(s) ended in an error")
-        assert "HTTP 401" in warning[0] and "rerun the same command" in warning[0]
+        assert len(server.posts()) == AUTH_FAILURES_TO_STOP == 3  # not 28
+        err = captured.err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: openai (m at http://127.0.0.1:"), err
+        assert "3 requests in a row were refused (HTTP 401: Incorrect API key provided.)" in err[0]
         assert WRONG_KEY not in captured.err + captured.out
-        assert all("HTTP 401" in (r["error"] or "") for r in _records(tmp_path))
-        asked = len(server.posts())
+        log = tmp_path / "out" / "api_test_intermediate.jsonl"
+        logged = [json.loads(line)["record"] for line in log.read_text(encoding="utf-8").splitlines()[1:]]
+        assert len(logged) == 2 and all("HTTP 401" in r["error"] and r["prediction"] is None for r in logged)
+        assert not (tmp_path / "out" / "api_test_results.json").exists()  # nothing scored
 
         cfg = write_config(tmp_path, {**api, "api_key": RIGHT_KEY})
-        assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == 0
-        assert len(server.posts()) - asked == 3  # the three questions in error, asked again
+        assert main(["run", str(cfg), "--limit", "28", "--quiet"]) == 0
+        assert len(server.posts()) - 3 == 28  # the two in error, asked again, and the 26 never asked
     records = _records(tmp_path)
-    assert all(r["error"] is None and r["prediction"] for r in records)
-    assert all(r["attempt"] == 2 and "HTTP 401" in r["error_history"][0] for r in records)
-    log = (tmp_path / "out" / "api_test_intermediate.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(log) == 1 + 3 + 3  # header, the failed tries, the answers: every try is kept
+    assert len(records) == 28 and all(r["error"] is None and r["prediction"] for r in records)
+    retried = [r for r in records if r.get("attempt")]
+    assert len(retried) == 2 and all(
+        r["attempt"] == 2 and "HTTP 401" in r["error_history"][0] for r in retried
+    )
+
+
+def test_a_success_between_refusals_keeps_the_run_going(tmp_path: Path) -> None:
+    """401/403 on some questions only (a per-model permission) is recorded per question."""
+    lock = threading.Lock()
+    count = [0]
+
+    def handler(req):  # type: ignore[no-untyped-def]
+        with lock:
+            count[0] += 1
+            n = count[0]
+        if n % 3:  # two refusals, then an answer, again and again: never three in a row
+            return openai_error(403, "You do not have access to this model.", kind="permission_error")
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(handler) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        assert main(["run", str(cfg), "--limit", "9", "--quiet"]) == EXIT_ERRORS
+        assert len(server.posts()) == 9
+    errors = [r for r in _records(tmp_path) if r["error"]]
+    assert len(errors) == 6 and all("HTTP 403" in r["error"] for r in errors)
 
 
 def test_errors_are_asked_again_up_to_the_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +115,7 @@ def test_errors_are_asked_again_up_to_the_limit(tmp_path: Path, capsys: pytest.C
     ],
     ids=["truncated-json", "html-200", "empty-choices"],
 )  # fmt: skip
-def test_malformed_replies_are_retried_then_recorded(
+def test_malformed_replies_are_tried_twice_then_recorded(
     reply: Reply, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lock = threading.Lock()
@@ -102,14 +132,14 @@ def test_malformed_replies_are_retried_then_recorded(
 
     with FakeServer(handler) as server:
         cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_retries": 2,
-                                      "max_concurrency": 1})  # fmt: skip
+                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
         assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == EXIT_ERRORS
         err = capsys.readouterr().err
         assert "Traceback" not in err and reason in err
-        assert len(server.posts()) == 3 + 2 + 2  # 3 tries for the first, 2 for each other
+        # issue 26: the first question was tried max_retries + 1 = 7 times (about 46 s each)
+        assert len(server.posts()) == MALFORMED_TRIES + 2 + 2 == 6  # 2 tries for the first, 2 for each other
     first, *others = _records(tmp_path)
-    assert reason in first["error"] and "(after 3 attempts)" in first["error"]
+    assert reason in first["error"] and "(after 2 attempts)" in first["error"]
     assert first["prediction"] is None
     assert all(r["error"] is None and r["prediction"] for r in others)
 

@@ -85,3 +85,40 @@ def test_ctrl_c_during_requests_exits_fast_with_the_log_intact(presses: int, tmp
     assert done.returncode == 0, done.stderr
     records = _log_records(log)
     assert len(records) == 4 and len({r["id"] for r in records}) == 4
+
+
+def test_sigterm_stops_like_ctrl_c_releases_the_lock_and_exits_143(tmp_path: Path) -> None:
+    """Issue 26: SIGTERM exited 143 with no message and left ``api_test.lock`` behind."""
+    release = threading.Event()
+    served = []
+
+    def handler(req):  # type: ignore[no-untyped-def]
+        served.append(1)
+        if len(served) > 2:
+            release.wait(30)  # the third request hangs
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(handler) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        out = tmp_path / "out"
+        log, lock = out / "api_test_intermediate.jsonl", out / "api_test.lock"
+        argv = [sys.executable, str(ROOT / "run.py"), str(cfg), "--limit", "4"]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            _wait_for(lambda: len(_log_records(log)) == 2 and len(server.requests) == 3)
+            assert lock.exists()  # held while the run works
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=10)
+            took = time.monotonic() - started
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            release.set()
+    assert proc.returncode == 143, err
+    assert took < 2.0 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (
+        "error: terminated (SIGTERM; partial results are kept; rerun to resume)"
+    ), err
+    assert not lock.exists() and len(_log_records(log)) == 2

@@ -19,6 +19,7 @@ from enade_bench.backends.api import wire
 from enade_bench.backends.api.clients import base_url_for, make_sdk_client
 from enade_bench.backends.api.keys import redact
 from enade_bench.backends.api.resilience import (
+    AuthStreak,
     MalformedReply,
     PermanentFailure,
     RateLimiter,
@@ -36,7 +37,7 @@ from enade_bench.backends.chat_render import (
     render_text,
 )
 from enade_bench.backends.model_info import load_tokenizer
-from enade_bench.config import ApiConfig
+from enade_bench.config import ApiConfig, mask_url, url_secrets
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
@@ -85,10 +86,13 @@ class ApiBackend:
 
     def __init__(self, cfg: ApiConfig, api_key: str, client: Any | None = None) -> None:
         self.cfg = cfg
-        self._secrets = [api_key]
+        self._secrets = [api_key, *url_secrets(cfg.base_url)]
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
         self.completions = uses_completions(cfg)
-        self.policy = RetryPolicy(cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s)
+        self.policy = RetryPolicy(
+            cfg.max_retries, cfg.retry_base_delay_s, cfg.retry_max_delay_s, cfg.max_retry_after_s
+        )
+        self._auth = AuthStreak()
         self.limiter = RateLimiter(cfg.requests_per_minute)
         self.tokenizer: Any = None
         if cfg.tokenizer is not None:
@@ -102,7 +106,7 @@ class ApiBackend:
             prompt_form=self.prompt_form,
             api=ApiIdentity(
                 provider=cfg.provider,
-                base_url=self.base_url,
+                base_url=None if self.base_url is None else mask_url(self.base_url),
                 endpoint="completions" if self.completions else "chat",
                 tokenizer=cfg.tokenizer,
                 prefill=prefill_note(cfg, self.prompt_form),
@@ -149,9 +153,9 @@ class ApiBackend:
     # -- requests -----------------------------------------------------------------------
     def call(self, fn: Callable[[], T]) -> T:
         """Run one request through the rate budget and the retry policy."""
-        endpoint = self.base_url
+        endpoint = None if self.base_url is None else mask_url(self.base_url)
         label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
-        return call_with_retries(fn, self.policy, self.limiter, label, self._secrets)
+        return call_with_retries(fn, self.policy, self.limiter, label, self._secrets, streak=self._auth)
 
     def request_body(
         self, prompt: PromptParts, temperature: float | None, seed: int | None, max_tokens: int | None = None
@@ -336,7 +340,7 @@ class ApiBackend:
                 tops = wire.openai_chat_top_logprobs(self._scoring_call(body, "first_token"))
             if not tops:
                 raise UserError(
-                    f"model.api: the server at {self.base_url} returned no logprobs; "
+                    f"model.api: the server at {mask_url(self.base_url or '')} returned no logprobs; "
                     "first_token needs top_logprobs (vLLM, llama.cpp server, OpenAI)"
                 )
             return wire.letter_scores(tops, letters, variants)

@@ -7,13 +7,21 @@ Every provider call goes through :func:`call_with_retries`:
   at least what ``Retry-After`` / ``retry-after-ms`` asks;
 * **permanent** failures (other 4xx such as 400 and 401, content refusals) raise
   :class:`PermanentFailure`, which the backend turns into a per-question error;
+  401 and 403 raise its subclass :class:`AuthFailure`: the backend stops the run after
+  :data:`AUTH_FAILURES_TO_STOP` of them in a row (a wrong key fails every request);
 * **malformed** replies (a truncated or non-JSON body, an HTML page with status 200,
-  a reply without choices) are retried like transient ones; when they outlast the
-  retries they become a :class:`PermanentFailure` naming the reason (a per-question
-  error that a rerun asks again), never an exception that stops the run;
+  a reply without choices) are tried :data:`MALFORMED_TRIES` times (a server that
+  sends one broken reply sends the next too); then they become a
+  :class:`PermanentFailure` naming the reason (a per-question error that a rerun asks
+  again), never an exception that stops the run;
 * **fatal** failures (an exhausted quota) and transient failures that outlast the
   retries raise :class:`ApiUnavailableError`: the run stops with one ``error:``
   line, every answer completed so far is already in the intermediate file.
+
+A retry that waits more than :data:`SPEAK_AFTER_S` seconds, or follows an attempt that
+took that long (a hung server running into ``timeout_s``), prints one ``retry:`` line
+on stderr (reason, attempt k/n, next try in N s) unless ``--quiet``
+(:func:`enade_bench.backends.quiet.waits_announced`). ``Retry-After`` is obeyed up to ``model.api.max_retry_after_s``.
 """
 
 from __future__ import annotations
@@ -28,16 +36,27 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from enade_bench.backends.api.keys import redact
+from enade_bench.backends.quiet import waits_announced
 from enade_bench.errors import UserError
 
 T = TypeVar("T")
 
 TRANSIENT_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-#: Longest wait accepted from a ``Retry-After`` header.
-MAX_RETRY_AFTER_S = 600.0
+#: Longest wait read from a ``Retry-After`` header (the policy's ``max_retry_after_s`` caps lower).
+MAX_RETRY_AFTER_S = 86400.0
+#: Authentication and permission failures: the same key fails every request.
+AUTH_STATUS = frozenset({401, 403})
+#: How many 401/403 replies in a row stop the run (one ``error:`` line, no further request).
+AUTH_FAILURES_TO_STOP = 3
+#: How many times a malformed reply (HTML with status 200, truncated JSON, no choices) is tried.
+MALFORMED_TRIES = 2
+#: A wait (or a failed attempt) longer than this is announced on stderr.
+SPEAK_AFTER_S = 5.0
+#: How retries wait (a name of this module, so that tests can stand in for the clock).
+_sleep = time.sleep
 
 
 class PermanentFailure(Exception):
@@ -51,6 +70,10 @@ class TransientFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+
+
+class AuthFailure(PermanentFailure):
+    """HTTP 401 or 403: the key (or its permissions) is refused."""
 
 
 class MalformedReply(TransientFailure):
@@ -68,6 +91,8 @@ class RetryPolicy:
     max_retries: int = 6
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
+    #: Longest wait granted to a server's ``Retry-After`` (``model.api.max_retry_after_s``).
+    max_retry_after_s: float = 120.0
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -99,6 +124,8 @@ def _status_failure(status: int, message: str, headers: Any, body: Any) -> Excep
         return ApiUnavailableError(f"{text} (quota exhausted; retrying will not help)")
     if status in TRANSIENT_STATUS or status >= 500:
         return TransientFailure(text, parse_retry_after(headers))
+    if status in AUTH_STATUS:
+        return AuthFailure(text)
     return PermanentFailure(text)
 
 
@@ -146,6 +173,45 @@ def classify(exc: BaseException) -> Exception | None:
     return None
 
 
+class AuthStreak:
+    """401/403 replies in a row, across the backend's threads: the K-th stops the run.
+
+    A wrong key or a key without access fails every request the same way; after
+    :data:`AUTH_FAILURES_TO_STOP` refusals in a row (no success between) the run stops
+    with one ``error:`` line and sends nothing more. The questions refused so far are
+    already recorded as errors, which a rerun asks again.
+    """
+
+    def __init__(self, limit: int = AUTH_FAILURES_TO_STOP) -> None:
+        self.limit = limit
+        self.count = 0
+        self.stopped: str | None = None
+        self._lock = threading.Lock()
+
+    def check(self) -> None:
+        """Raise :class:`ApiUnavailableError` once the run is stopped (no request is sent)."""
+        if self.stopped is not None:
+            raise ApiUnavailableError(self.stopped)
+
+    def failed(self, label: str, reason: str) -> None:
+        """Count one refusal; the K-th raises :class:`ApiUnavailableError`."""
+        with self._lock:
+            self.count += 1
+            if self.count >= self.limit and self.stopped is None:
+                self.stopped = (
+                    f"{label}: {self.count} requests in a row were refused ({reason}); stopped without "
+                    "sending the rest. Check the API key (model.api.api_key or the provider's environment "
+                    "variable) and its access to this model; the refused questions are recorded as errors "
+                    "and asked again when you rerun"
+                )
+        self.check()
+
+    def succeeded(self) -> None:
+        """A request went through: the streak is broken."""
+        with self._lock:
+            self.count = 0
+
+
 class RateLimiter:
     """Spaces request starts evenly so that at most ``rpm`` start in any minute."""
 
@@ -166,7 +232,7 @@ class RateLimiter:
 
 
 class _Wait:
-    """Exponential backoff with jitter, never shorter than the server's Retry-After."""
+    """Exponential backoff with jitter, never shorter than the server's Retry-After (capped)."""
 
     def __init__(self, policy: RetryPolicy, rng: random.Random) -> None:
         self.policy = policy
@@ -177,8 +243,45 @@ class _Wait:
         delay = backoff * self.rng.uniform(0.5, 1.0)
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, TransientFailure) and exc.retry_after is not None:
-            delay = max(delay, exc.retry_after)
+            delay = max(delay, min(exc.retry_after, self.policy.max_retry_after_s))
         return delay
+
+
+def _stop(policy: RetryPolicy) -> Callable[[RetryCallState], bool]:
+    """Stop after ``max_retries + 1`` attempts, or after :data:`MALFORMED_TRIES` malformed replies."""
+
+    def stop(state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, MalformedReply) and state.attempt_number >= min(
+            MALFORMED_TRIES, policy.max_retries + 1
+        ):
+            return True
+        return state.attempt_number >= policy.max_retries + 1
+
+    return stop
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def wait_line(label: str, state: RetryCallState, policy: RetryPolicy, took: float) -> str:
+    """``retry: openai (gpt-4o at …): HTTP 429: … (attempt 2/7, 61 s); next try in 30 s``."""
+    exc = state.outcome.exception() if state.outcome else None
+    reason = exc.reason if isinstance(exc, TransientFailure) else str(exc)
+    malformed = isinstance(exc, MalformedReply)
+    tries = min(MALFORMED_TRIES, policy.max_retries + 1) if malformed else policy.max_retries + 1
+    wait = state.next_action.sleep if state.next_action else 0.0
+    asked = exc.retry_after if isinstance(exc, TransientFailure) else None
+    capped = (
+        f", the server asked {_seconds(asked)}, capped by model.api.max_retry_after_s"
+        if asked is not None and asked > policy.max_retry_after_s
+        else ""
+    )
+    return (
+        f"retry: {label}: {reason} (attempt {state.attempt_number}/{tries}, took {_seconds(took)}{capped}); "
+        f"next try in {_seconds(wait)}"
+    )
 
 
 def call_with_retries(
@@ -187,22 +290,36 @@ def call_with_retries(
     limiter: RateLimiter,
     label: str,
     secrets: Iterable[str] = (),
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
+    streak: AuthStreak | None = None,
 ) -> T:
     """Call ``fn`` (one HTTP request) under the rate budget, retrying transient failures.
+
+    ``streak`` counts 401/403 refusals in a row across requests (:class:`AuthStreak`).
 
     Raises
     ------
     PermanentFailure
         The request cannot succeed (bad request, auth, refusal).
     ApiUnavailableError
-        Retries are exhausted, or the quota is gone.
+        Retries are exhausted, the quota is gone, or ``streak`` reached its limit.
     """
+    if streak is not None:
+        streak.check()
+        try:
+            result = call_with_retries(fn, policy, limiter, label, secrets, sleep)
+        except AuthFailure as exc:
+            streak.failed(label, str(exc))
+            raise
+        streak.succeeded()
+        return result
 
     secrets = list(secrets)
+    started = [0.0]
 
     def attempt() -> T:
         limiter.acquire()
+        started[0] = time.monotonic()
         try:
             return fn()
         except (PermanentFailure, TransientFailure):
@@ -213,19 +330,25 @@ def call_with_retries(
                 raise
             raise failure from exc
 
+    def speak(state: RetryCallState) -> None:
+        took = time.monotonic() - started[0]
+        wait = state.next_action.sleep if state.next_action else 0.0
+        if waits_announced() and max(wait, took) > SPEAK_AFTER_S:
+            print(redact(wait_line(label, state, policy, took), secrets), file=sys.stderr, flush=True)
+
     retrying = Retrying(
-        stop=stop_after_attempt(policy.max_retries + 1),
+        stop=_stop(policy),
         wait=_Wait(policy, random.Random()),
         retry=retry_if_exception_type(TransientFailure),
+        before_sleep=speak,
         reraise=True,
-        sleep=sleep,
+        sleep=sleep or _sleep,
     )
     try:
         return retrying(attempt)
     except MalformedReply as exc:
-        raise PermanentFailure(
-            redact(f"{exc.reason} (after {policy.max_retries + 1} attempts)", secrets)
-        ) from None
+        tries = retrying.statistics.get("attempt_number", MALFORMED_TRIES)
+        raise PermanentFailure(redact(f"{exc.reason} (after {tries} attempts)", secrets)) from None
     except TransientFailure as exc:
         raise ApiUnavailableError(
             redact(
@@ -237,4 +360,4 @@ def call_with_retries(
     except ApiUnavailableError as exc:
         raise ApiUnavailableError(redact(f"{label}: {exc}", secrets)) from None
     except PermanentFailure as exc:
-        raise PermanentFailure(redact(str(exc), secrets)) from None
+        raise type(exc)(redact(str(exc), secrets)) from None

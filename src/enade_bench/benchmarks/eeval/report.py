@@ -8,7 +8,6 @@ also gives the macro average over the level's subjects.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from enade_bench.benchmarks.eeval.subjects import LEVELS, subject_from_key
 from enade_bench.errors import UserError
 from enade_bench.metrics.accuracy import wilson_interval
+from enade_bench.results.csv_safe import SafeWriter
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
 from enade_bench.results.summary import AccuracyCell, ExtractionShare
@@ -119,7 +119,7 @@ def subject_summary(result: RunResult) -> SubjectSummary:
 def subjects_csv(summary: SubjectSummary) -> str:
     """One row per subject, then one per level and the overall row."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeWriter(buffer)
     writer.writerow(["group", "key", "name_en", "name_zh", "level", "n", "correct", "accuracy"])
     for key, row in summary.by_subject.items():
         writer.writerow(["subject", key, row.name_en, row.name_zh, row.level, row.n,
@@ -221,7 +221,7 @@ def leaderboard_markdown(rows: Sequence[LeaderboardRow]) -> str:
 def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> str:
     """The table as CSV (accuracy as a fraction, with the number of questions per column)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeWriter(buffer)
     columns = [c for c, _ in LEADERBOARD_COLUMNS]
     writer.writerow(["experiment", "model", *columns, "average", *(f"n_{c}" for c in columns)])
     for r in rows:

@@ -18,7 +18,7 @@ from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.enem.inep import AREAS, load_booklets, load_inep_items
 from enade_bench.benchmarks.enem.study.attributes import derive_attributes
 from enade_bench.benchmarks.enem.study.exams import find_exam
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.csv_safe import write_csv
 
 
 def derived_attribute_table(years: Sequence[int], enem_dir: Path) -> pd.DataFrame:
@@ -37,5 +37,5 @@ def derived_attribute_table(years: Sequence[int], enem_dir: Path) -> pd.DataFram
 def write_derived_attributes(out: Path, years: Sequence[int], enem_dir: Path | None = None) -> int:
     """Write :func:`derived_attribute_table` to ``out`` (atomically); return the number of items."""
     table = derived_attribute_table(years, find_enem_data(enem_dir))
-    atomic_write_text(Path(out), table.to_csv(index=False))
+    write_csv(Path(out), table, index=False)
     return len(table)

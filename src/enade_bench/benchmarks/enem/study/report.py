@@ -37,6 +37,7 @@ from enade_bench.report.html import render_html
 from enade_bench.report.section import Section, run_steps
 from enade_bench.report.table import Table, fmt, fmt_interval
 from enade_bench.report.tables import core_tables
+from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.store import atomic_write_text
 
 EXAM_FIGURES = (
@@ -187,9 +188,9 @@ def write_study_report(
     for table in [lead, *tables]:
         table.write(out / "tables")
     for name, frame in extra.files.items():
-        atomic_write_text(out / name, frame.to_csv(index=False))
+        write_csv(out / name, frame, index=False)
     verdict_csv = out / "verdict.csv"
-    atomic_write_text(verdict_csv, study.verdict.to_csv(index=False))
+    write_csv(verdict_csv, study.verdict, index=False)
     notes = study.notes + extra.notes
     folders = sorted({e.path.parent for e in study.entries})
     html = render_html(study.entries, tables, figures, folders, notes, title, lead=[lead])
