@@ -234,6 +234,34 @@ CASES: list[Case] = [
         GOOD_CSV,
         id_template="{id:03d}",
     ),
+    dataset_case(
+        "field-names-no-column",
+        "missing column(s) 'banca' (for dataset.fields banca)",
+        GOOD_CSV,
+        fields=["banca"],
+    ),
+    dataset_case(
+        "two-options-one-column", "options A and B both read column 'A'", GOOD_CSV, columns={"B": "A"}
+    ),
+    dataset_case(
+        "jsonl-list-cell",
+        "q.jsonl: line 1, column 'stem': a JSON list, but stem expects a text",
+        JSONL_ROW.replace('"Qual?"', '["Qual?", "Como?"]'),
+        name="q.jsonl",
+    ),
+    dataset_case(
+        "jsonl-object-cell",
+        "q.jsonl: line 1, column 'A': a JSON object",
+        JSONL_ROW.replace('"um"', '{"pt": "um"}'),
+        name="q.jsonl",
+    ),
+    dataset_case(
+        "options-not-a-list",
+        "column 'A': expected a JSON list of option texts",
+        JSONL_ROW,
+        name="q.jsonl",
+        columns={"options": "A"},
+    ),
     # --- options inside the text ---------------------------------------------------------------------
     inline_case(
         "inline-no-markers",

@@ -8,6 +8,7 @@ naming the file, line and column.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import string
@@ -57,6 +58,33 @@ def whole_number(name: str, text: str, where: str) -> int | None:
     return number
 
 
+#: The ``dataset.columns`` key of a column holding the options as a JSON list (A, B, C… in order).
+OPTIONS = "options"
+
+
+def _text_of(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _one_column_per_option(mapping: dict[str, str]) -> None:
+    """Two options read from one column would load every row with equal options: an error."""
+    seen: dict[str, str] = {}
+    for letter in LETTERS:
+        column = mapping.get(letter)
+        if column is None:
+            continue
+        if column in seen:
+            raise UserError(
+                f"dataset.columns: options {seen[column]} and {letter} both read column '{column}'; "
+                "map each option to its own column"
+            )
+        seen[column] = letter
+
+
 def _template_fields(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
@@ -71,12 +99,15 @@ class RowMapper:
         self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
         self.mapping = dict(preset.columns)
         self.mapping.update(cfg.columns or {})
-        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)
+        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS) - {OPTIONS}
         if unknown:
             raise UserError(
                 f"dataset.columns: unknown field(s) {sorted(unknown)} "
-                f"(canonical fields: {', '.join(CANONICAL_FIELDS)})"
+                f"(canonical fields: {', '.join(CANONICAL_FIELDS)}, or {OPTIONS} for a list of options)"
             )
+        #: The column holding the options as a JSON list (``dataset.columns.options``), if any.
+        self.options_column = self.mapping.pop(OPTIONS, None)
+        self.own_fields = cfg.fields is not None
         self.constants = dict(preset.constants)
         self.constants.update(cfg.constants or {})
         self.id_template = cfg.id_template or preset.id_template
@@ -91,8 +122,22 @@ class RowMapper:
                     f"dataset.columns: maps option column(s) {mapped}, but dataset.options_in_text is on "
                     "(the options come from the stem column); remove one of the two"
                 )
+            if self.options_column is not None:
+                raise UserError(
+                    "dataset.columns: maps options, but dataset.options_in_text is on "
+                    "(the options come from the stem column); remove one of the two"
+                )
+        if self.options_column is not None:
+            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
+            if mapped:
+                raise UserError(
+                    f"dataset.columns: maps option column(s) {mapped} and options "
+                    f"('{self.options_column}', a list of options); map one or the other"
+                )
+        if self.inline or self.options_column is not None:
             for letter in LETTERS:
                 self.mapping.pop(letter, None)
+        _one_column_per_option(self.mapping)
 
     def check_header(self, row: RawRow) -> None:
         columns = set(row.values)
@@ -100,15 +145,23 @@ class RowMapper:
         for name in REQUIRED_FIELDS:
             if name in self.constants or (name == "id" and self.id_template):
                 continue
-            if self.inline and name in LETTERS:
+            if (self.inline or self.options_column is not None) and name in LETTERS:
                 continue
             if self.mapping.get(name) not in columns:
                 missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
+        if self.options_column is not None and self.options_column not in columns:
+            missing.append(f"'{self.options_column}' (for options)")
         if self.id_template:
             missing += [
                 f"'{n}' (in id_template)"
                 for n in _template_fields(self.id_template)
                 if n not in columns and n != "file_stem"
+            ]
+        if self.own_fields:
+            missing += [
+                f"'{column}' (for dataset.fields {name})"
+                for name, column in self.field_sources()
+                if column is not None and column not in columns
             ]
         if missing:
             raise UserError(
@@ -116,14 +169,75 @@ class RowMapper:
                 f"columns present: {', '.join(sorted(columns))}"
             )
 
+    def field_sources(self) -> list[tuple[str, str | None]]:
+        """Each grouping field with the column it is read from (``None``: the file name or a constant).
+
+        The order of :meth:`fields`: a named group of ``file_fields``, a constant, the
+        column ``field_columns`` names, the canonical field's column, the column of the
+        field's name.
+        """
+        groups = set(self.file_fields.groupindex) if self.file_fields else set()
+        out: list[tuple[str, str | None]] = []
+        for name in self.preset.fields:
+            if name in groups or name in self.constants:
+                out.append((name, None))
+            elif name in self.preset.field_columns:
+                out.append((name, self.preset.field_columns[name]))
+            elif name in ("year", "course", "component"):
+                out.append((name, self.mapping.get(name)))
+            else:
+                out.append((name, name))
+        return out
+
+    def text(self, row: RawRow, column: str, name: str) -> str:
+        """The text of ``column``; a JSON list or object there is an error naming the cell."""
+        if column in row.nested:
+            kind = "list" if isinstance(row.nested[column], list) else "object"
+            hint = (
+                f" (a list of options is read with dataset.columns: {{{OPTIONS}: '{column}'}})"
+                if kind == "list" and name in LETTERS
+                else ""
+            )
+            raise UserError(
+                f"{row.source}: line {row.line}, column '{column}': a JSON {kind}, but {name} "
+                f"expects a text or a number{hint}"
+            )
+        return row.values.get(column, "")
+
     def get(self, row: RawRow, name: str) -> str:
         if name in self.constants:
             return str(self.constants[name])
         column = self.mapping.get(name)
-        return row.values.get(column, "") if column else ""
+        return self.text(row, column, name) if column else ""
 
     def is_annulled(self, row: RawRow) -> bool:
-        return self.get(row, "answer").strip().lower() in self.annulled
+        column = self.mapping.get("answer")
+        answer = str(self.constants.get("answer", row.values.get(column, "") if column else ""))
+        return answer.strip().lower() in self.annulled
+
+    def options(self, row: RawRow) -> list[str]:
+        """The option texts of a row: its A..E columns, or the list ``dataset.columns.options`` names."""
+        if self.options_column is None:
+            return [self.get(row, letter).strip() for letter in LETTERS]
+        where = f"{row.source}: line {row.line}, column '{self.options_column}'"
+        cell: object = row.nested.get(self.options_column)
+        if cell is None:  # a CSV cell, or a JSON string: it may hold a JSON list
+            try:
+                cell = json.loads(row.values.get(self.options_column, ""))
+            except json.JSONDecodeError:
+                cell = None
+        if not isinstance(cell, list):
+            raise UserError(f'{where}: expected a JSON list of option texts (["…", "…"]) for options')
+        if len(cell) > len(LETTERS):
+            raise UserError(
+                f"{where}: {len(cell)} options, at most {len(LETTERS)} ({LETTERS[0]}–{LETTERS[-1]})"
+            )
+        bad = next((i for i, o in enumerate(cell) if isinstance(o, list | dict | bool)), None)
+        if bad is not None:
+            raise UserError(
+                f"{where}: option {LETTERS[bad]} is {json.dumps(cell[bad])[:30]}, expected a text"
+            )
+        return [_text_of(o).strip() for o in cell]
 
     def matched(self, name: str, text: str, where: str) -> str:
         """``text`` through ``dataset.field_patterns[name]`` (unchanged without one)."""
@@ -154,7 +268,7 @@ class RowMapper:
             elif name in canonical and name not in self.preset.field_columns:
                 text = canonical[name]
             else:
-                text = row.values.get(column, "")
+                text = self.text(row, column, name)
             text = self.matched(name, text, f"{row.source}: line {row.line}, column '{column}'").strip()
             if name not in self.preset.int_fields:
                 out[name] = text
@@ -169,6 +283,9 @@ class RowMapper:
             return f"{where}, column '{self.mapping.get(name, name)}'"
 
         if self.id_template:
+            for name in _template_fields(self.id_template):
+                if name in row.nested:
+                    self.text(row, name, "id_template")
             values = {**row.values, "file_stem": Path(row.source).stem}
             try:
                 qid = self.id_template.format_map(values).strip()
@@ -193,7 +310,7 @@ class RowMapper:
             stem = split.stem
             raw_options = list(split.options)
         else:
-            raw_options = [self.get(row, letter).strip() for letter in LETTERS]
+            raw_options = self.options(row)
         n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
         options = tuple(raw_options[:n_options])
         if n_options < 2:
@@ -210,7 +327,7 @@ class RowMapper:
         year = whole_number(
             "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
         )
-        used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
+        used = {self.mapping.get(n) for n in CANONICAL_FIELDS} | {self.options_column}
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
         canonical = {
             "course": self.get(row, "course").strip(),
