@@ -146,3 +146,41 @@ def test_the_options_mapping_conflicts_are_errors(
 ) -> None:
     with pytest.raises(UserError, match=message):
         load_dataset(config(ENEM_JSONL, columns=columns, **extra))
+
+
+#: Questions numbered per booklet (Caderno); Bloco is filled in 2 of 6 rows only.
+BOOKLETS = (
+    "Bloco,Caderno,Número,Texto,A,B,Resposta\n"
+    "I,1,1,Qual?,a,b,A\nI,1,2,Qual?,a,b,A\n,1,3,Qual?,a,b,A\n"
+    ",2,1,Qual?,a,b,A\n,2,2,Qual?,a,b,A\n,2,3,Qual?,a,b,A\n"
+)
+BOOKLET_COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta"}
+
+
+def test_the_duplicate_id_hint_proposes_only_a_column_that_makes_the_ids_unique(tmp_path: Path) -> None:
+    path = write(tmp_path, "prova.csv", BOOKLETS)
+    with pytest.raises(UserError) as caught:
+        load_dataset(config(path, columns=BOOKLET_COLUMNS))
+    message = str(caught.value)
+    assert "line 5, column 'Número': duplicate id '1' (first seen at" in message
+    # before: the first other column, '{Bloco}:{Número}', which gives duplicate id ':1' in turn
+    assert "'{Bloco}:{Número}'" not in message
+    assert message.endswith("build unique ones with dataset.id_template, e.g. '{Caderno}:{Número}'")
+    cfg = config(path, columns=BOOKLET_COLUMNS, id_template="{Caderno}:{Número}")
+    assert [q.id for q in load_dataset(cfg).questions] == ["1:1", "1:2", "1:3", "2:1", "2:2", "2:3"]
+
+
+def test_a_template_on_a_column_with_empty_cells_says_so(tmp_path: Path) -> None:
+    path = write(tmp_path, "prova.csv", BOOKLETS)
+    with pytest.raises(UserError) as caught:
+        load_dataset(config(path, columns=BOOKLET_COLUMNS, id_template="{Bloco}:{Número}"))
+    message = str(caught.value)
+    assert "line 7, id_template: duplicate id ':3' (first seen at" in message
+    assert "in id_template, column 'Bloco' is empty in 4 of 6 rows" in message
+    assert "e.g. '{Caderno}:{Bloco}:{Número}'" in message
+
+
+def test_no_hint_when_no_column_makes_the_ids_unique(tmp_path: Path) -> None:
+    path = write(tmp_path, "q.csv", "id,year,stem,A,B,answer\nq1,2019,T,a,b,A\nq1,2019,U,a,b,A\n")
+    with pytest.raises(UserError, match="no other column makes the ids of this file unique"):
+        load_dataset(config(path))

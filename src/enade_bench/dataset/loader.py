@@ -11,7 +11,8 @@ With ``skip_invalid`` every problem is listed, in line order within a file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,12 +40,52 @@ class LoadedDataset:
     invalid: list[str] = field(default_factory=list)
 
 
-def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: RowMapper) -> UserError:
-    """The error for a repeated id; across files it says how to make the ids unique per file.
+def _row_id(row: RawRow, mapper: RowMapper) -> str | None:
+    """The id a row would get (``None`` when it cannot be built)."""
+    if not mapper.id_template:
+        return row.values.get(mapper.mapping.get("id", "id"), "").strip()
+    try:
+        return mapper.id_template.format_map({**row.values, "file_stem": Path(row.source).stem}).strip()
+    except (KeyError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
+    """A column that, put before the id, makes every id of one file unique (``None`` if none does).
+
+    A candidate is filled in every row and no pair (its value, id) repeats; of those,
+    the one with the fewest distinct values (an edition or booklet column rather than
+    a text), first in the file's column order on a tie.
+    """
+    used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
+    used |= set(_template_names(mapper.id_template or "")) | {mapper.options_column}
+    ids = [_row_id(r, mapper) for r in rows]
+    best: tuple[int, str] | None = None
+    for column in rows[0].values if rows else ():
+        if column in used:
+            continue
+        values = [r.values.get(column, "").strip() for r in rows]
+        if not all(values) or len(set(zip(values, ids, strict=True))) < len(rows):
+            continue
+        if best is None or len(set(values)) < best[0]:
+            best = (len(set(values)), column)
+    return None if best is None else best[1]
+
+
+def _template_names(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+def _duplicate_id(
+    qid: str, row: RawRow, first: tuple[str, int], mapper: RowMapper, file_rows: list[RawRow]
+) -> UserError:
+    """The error for a repeated id, with a way to make the ids unique where one exists.
 
     Ids are never renamed silently: a repeat across files may as well be the same
     file matched twice by a glob, so the user chooses (and the config records) the
-    scheme, typically ``id_template: '{file_stem}:{<id column>}'``.
+    scheme, typically ``id_template: '{file_stem}:{<id column>}'``.  Within one file
+    the hint proposes only a column that makes every id of the file unique
+    (:func:`_unique_with`), and names the id_template columns that are empty in some rows.
     """
     if mapper.id_template:
         where, id_part = "id_template", mapper.id_template
@@ -52,23 +93,41 @@ def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: RowMapp
         id_column = mapper.mapping.get("id", "id")
         where, id_part = f"column '{id_column}'", f"{{{id_column}}}"
     message = f"{row.source}: line {row.line}, {where}: duplicate id '{qid}' (first seen at {first[0]}: line {first[1]})"
-    if first[0] == row.source and not mapper.id_template:
-        used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
-        other = next((c for c in row.values if c not in used), None)
+    if first[0] == row.source:
+        rows = [r for r in file_rows if not mapper.is_annulled(r)]
+        empty = [
+            f"column '{name}' is empty in {n} of {len(rows)} rows"
+            for name in _template_names(mapper.id_template or "")
+            if (n := sum(not r.values.get(name, "").strip() for r in rows))
+        ]
+        if empty:
+            message += f"; in id_template, {', '.join(empty)}"
+        other = _unique_with(rows, mapper)
         if other is not None:
             message += (
                 "; if ids repeat by design (numbered per edition or booklet), build unique ones with "
                 f"dataset.id_template, e.g. '{{{other}}}:{id_part}'"
             )
-    elif first[0] != row.source:
-        if "{file_stem}" in id_part:
-            message += "; two data files have the same name: rename one"
         else:
-            message += (
-                "; ids repeat across the files of this dataset: make them unique per file with "
-                f"dataset.id_template, e.g. '{{file_stem}}:{id_part}'"
-            )
+            message += "; no other column makes the ids of this file unique (is a question there twice?)"
+    elif "{file_stem}" in id_part:
+        message += "; two data files have the same name: rename one"
+    else:
+        message += (
+            "; ids repeat across the files of this dataset: make them unique per file with "
+            f"dataset.id_template, e.g. '{{file_stem}}:{id_part}'"
+        )
     return UserError(message)
+
+
+def _rest(rows: Iterator[RawRow]) -> list[RawRow]:
+    """The rows left in a file (up to a row that cannot be read: the hint makes do without)."""
+    out: list[RawRow] = []
+    try:
+        out.extend(rows)
+    except UserError:
+        pass
+    return out
 
 
 def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: RowMapper) -> list[tuple[int, UserError]]:
@@ -131,9 +190,12 @@ def load_dataset(
     invalid: list[str] = []
     for rows in row_groups:
         loaded: list[tuple[RawRow, Question]] = []
+        read: list[RawRow] = []
+        iterator = iter(rows)
         problems: list[tuple[int, UserError]] = []  # (line, error) of the rows that fail
         try:
-            for number, row in enumerate(rows):
+            for number, row in enumerate(iterator):
+                read.append(row)
                 if number == 0:
                     mapper.check_header(row)
                 counts["loaded"] += 1
@@ -146,7 +208,7 @@ def load_dataset(
                     problems.append((row.line, exc))
                     continue
                 if question.id in seen:
-                    raise _duplicate_id(question.id, row, seen[question.id], mapper)
+                    raise _duplicate_id(question.id, row, seen[question.id], mapper, read + _rest(iterator))
                 seen[question.id] = (row.source, row.line)
                 loaded.append((row, question))
         except UserError:
