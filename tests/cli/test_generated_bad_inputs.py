@@ -40,6 +40,10 @@ INLINE_COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta Correta"
 ITEMS = "item_id,a,b,c\nq1,1.2,-0.5,0.2\nq2,0.8,0.3,0\n"
 JSONL_ROW = json.dumps({"id": "q1", "stem": "Qual?", "A": "um", "B": "dois", "answer": "A"}) + "\n"
 RESPONSES = "respondent_id,q1,q2\nm1,1,0\nm2,0,1\n"
+NEUTRAL_PROMPT = (ROOT / "src/enade_bench/benchmarks/generic/prompts/neutral_pt-BR.yaml").read_text(
+    encoding="utf-8"
+)
+EXAMPLE = {"id": "ex1", "stem": "Qual?", "options": {"A": "um", "B": "dois"}, "answer": "A"}
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,13 @@ CASES: list[Case] = [
         "columns-and-options-in-text",
         "maps option column(s) ['A'], but dataset.options_in_text is on",
         _config(dataset={"path": "q.csv", "columns": {"A": "alt_a"}, "options_in_text": {}}),
+    ),
+    run_case(
+        "examples-bare-list",
+        "ex.yaml: the file holds a list at the top level; expected a top-level 'examples:' key",
+        _config(prompts={"dir": "p", "template": "t.yaml", "examples": "ex.yaml"}),
+        {"q.csv": GOOD_CSV, "p/t.yaml": NEUTRAL_PROMPT, "p/ex.yaml": yaml.safe_dump([EXAMPLE])},
+        args=("--strategy", "S2"),
     ),
     Case("config-not-found", ["run", "absent.yaml"], "absent.yaml: config file not found"),
     Case("config-is-folder", ["run", "cfgdir"], "cfgdir: cannot read config", dirs=("cfgdir",)),
