@@ -273,6 +273,12 @@ CASES: list[Case] = [
         name="q.jsonl",
         columns={"options": "A"},
     ),
+    dataset_case(
+        "every-row-invalid-skipped",
+        "every one of the 2 row(s) read fails validation: ",
+        HEADER + ROW.replace(",A,f", ",F,f") + ROW.replace("q1", "q2").replace("Qual é a conduta?", ""),
+        skip_invalid=True,
+    ),
     # --- options inside the text ---------------------------------------------------------------------
     inline_case(
         "inline-no-markers",

@@ -26,7 +26,7 @@ from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
 
-__all__ = ["YEARS", "LoadedDataset", "load_dataset", "whole_number"]
+__all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "load_dataset", "whole_number"]
 
 
 @dataclass
@@ -38,6 +38,33 @@ class LoadedDataset:
     sources: list[dict[str, str]] = field(default_factory=list)
     #: Rows skipped with ``skip_invalid: true``, each with the reason.
     invalid: list[str] = field(default_factory=list)
+
+
+class NoQuestionLeft(UserError):
+    """No question survived validation and the filters; the rows that failed, with their reasons.
+
+    ``validate`` lists every such row (as it does when only some fail); the message
+    itself names the first few.
+    """
+
+    #: How many failing rows the message quotes.
+    SHOWN = 3
+
+    def __init__(self, path: str, counts: dict[str, int], invalid: list[str]) -> None:
+        self.counts = counts
+        self.invalid = invalid
+        message = f"dataset '{path}': no question left after the filters ({counts})"
+        if invalid:
+            shown = "; ".join(invalid[: self.SHOWN])
+            if len(invalid) > self.SHOWN:
+                shown += f"; … ({len(invalid) - self.SHOWN} more)"
+            if len(invalid) == counts["loaded"] - counts["removed_annulled"]:
+                message = (
+                    f"dataset '{path}': every one of the {len(invalid)} row(s) read fails validation: {shown}"
+                )
+            else:
+                message += f"; {len(invalid)} row(s) fail validation: {shown}"
+        super().__init__(message)
 
 
 def _row_id(row: RawRow, mapper: RowMapper) -> str | None:
@@ -225,5 +252,5 @@ def load_dataset(
     questions = apply_filters(questions, cfg, counts)
     counts["kept"] = len(questions)
     if not questions:
-        raise UserError(f"dataset '{cfg.path}': no question left after the filters ({counts})")
+        raise NoQuestionLeft(cfg.path, counts, invalid)
     return LoadedDataset(questions=questions, counts=counts, sources=sources, invalid=invalid)
