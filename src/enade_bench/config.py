@@ -7,6 +7,7 @@ ignored setting.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -328,7 +329,13 @@ class PromptsConfig(StrictModel):
 
 
 class OutputConfig(StrictModel):
-    dir: str = "results"
+    """Where a run writes (:func:`output_dir`: a relative ``dir`` is read from the config's folder)."""
+
+    dir: str = Field(
+        default="results",
+        description="the results folder; relative: from the config file's folder, like the inputs "
+        "(--output-dir on the command line: from the current folder)",
+    )
     save_intermediate: bool = True
 
 
@@ -434,6 +441,25 @@ def resolve_input(relative: str, config_path: Path) -> Path:
     """``relative`` resolved as :func:`input_base` says (unchanged when found nowhere)."""
     base = input_base(relative, config_path)
     return base / relative if base is not None else Path(relative)
+
+
+def resolve_output(relative: str, config_path: Path) -> Path:
+    """An output folder a config names: a relative one is read from the config file's folder.
+
+    Unlike an input (:func:`input_base`), nothing is searched for, since the folder may
+    not exist yet: ``output.dir: results/demo`` in ``configs/demo.yaml`` is
+    ``configs/results/demo`` from wherever the command runs, and
+    ``../results/demo`` is ``results/demo`` under the project root.  A folder given
+    on the command line (``--output-dir``) is read from the current folder instead,
+    as every command-line path.
+    """
+    path = Path(relative)
+    return path if path.is_absolute() else Path(os.path.normpath(config_path.parent / path))
+
+
+def output_dir(cfg: ExperimentConfig, config_path: Path, override: Path | None = None) -> Path:
+    """Where a run of ``cfg`` writes: ``override`` (``--output-dir``) or :func:`resolve_output` of ``output.dir``."""
+    return override if override is not None else resolve_output(cfg.output.dir, config_path)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -22,7 +22,7 @@ from enade_bench.benchmarks.eeval.loader import EEvalData, load_eeval
 from enade_bench.benchmarks.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
 from enade_bench.benchmarks.eeval.report import eval_split, subject_summary, subjects_csv
 from enade_bench.benchmarks.eeval.settings import LEADERBOARD_SETTINGS, EEvalSetting, plan_settings
-from enade_bench.config import ExperimentConfig, input_base, resolve_input
+from enade_bench.config import ExperimentConfig, input_base, output_dir, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.prompts.templates import PromptSet, Templates
@@ -89,7 +89,7 @@ def prepare_eeval(cfg: ExperimentConfig, source: Path, options: RunOptions) -> E
         config=cfg,
         dataset=data.dataset,
         prompts=prompts,
-        output_dir=options.output_dir or Path(cfg.output.dir),
+        output_dir=output_dir(cfg, source, options.output_dir),
         strategies=list(settings),
         prompt_fn_for=make_prompt_fn_for(data, templates),
         extract_fn=extract_chinese,
