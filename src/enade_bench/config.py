@@ -60,6 +60,20 @@ class OptionsInTextConfig(StrictModel):
         return self
 
 
+class SampleConfig(StrictModel):
+    """A seeded random subset of the questions left after the filters (``--sample N``).
+
+    See :mod:`enade_bench.dataset.sample`: simple random sampling without
+    replacement, or stratified by one field with proportional allocation.
+    """
+
+    n: int = Field(ge=1, description="questions to keep (all when fewer are left)")
+    seed: int = Field(default=42, description="the sample's seed (the same seed, the same questions)")
+    stratify: str | None = Field(
+        default=None, description="a field (year, area…) whose values keep their shares in the sample"
+    )
+
+
 class DatasetConfig(StrictModel):
     """Where the questions come from and which of them to keep."""
 
@@ -113,6 +127,10 @@ class DatasetConfig(StrictModel):
     filters: dict[str, list[str | int]] | None = Field(
         default=None,
         description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
+    )
+    sample: SampleConfig | None = Field(
+        default=None,
+        description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
     )
     filter_images: bool = True
     filter_cannot_fix: bool = True

@@ -192,6 +192,23 @@ CASES: list[Case] = [
     run_case("unknown-strategy", "unknown strategy 'S9'", args=("--strategy", "S9")),
     run_case("limit-zero", "--limit: expected a positive integer", args=("--limit", "0")),
     run_case("unknown-flag", "unrecognized arguments: --fast", args=("--fast",)),
+    run_case("sample-zero", "--sample: expected a positive integer, got 0", args=("--sample", "0")),
+    run_case("seed-without-sample", "--seed: only with --sample N", args=("--seed", "3")),
+    run_case(
+        "sample-and-limit",
+        "argument --sample: not allowed with argument --limit",
+        args=("--limit", "1", "--sample", "1"),
+    ),
+    run_case(
+        "sample-stratify-unknown",
+        "dataset.sample.stratify (--stratify): 'curso' is not a field of the questions",
+        args=("--sample", "1", "--stratify", "curso"),
+    ),
+    run_case(
+        "sample-in-config-unknown-key",
+        "unknown key 'dataset.sample.size'",
+        _config(dataset__sample={"n": 3, "size": 3}),
+    ),
     # --- dataset files -------------------------------------------------------------------------------
     run_case("dataset-missing", "dataset.path: file not found", data={}),
     run_case("glob-matches-nothing", "no file matches", _config(dataset__path="exams/*.csv"), data={}),

@@ -31,6 +31,8 @@ def load_experiment(
     when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
+    if options.sample is not None:  # --sample: the config's dataset.sample, recorded in the results
+        cfg = cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"sample": options.sample})})
     if not cfg.output.dir.strip():
         raise UserError(
             f"{config_path}: output.dir: expected a folder (write '.' for the config file's folder)"

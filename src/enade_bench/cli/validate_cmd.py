@@ -13,7 +13,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample
 from enade_bench.dataset.loader import NoQuestionLeft
 from enade_bench.errors import UserError
 from enade_bench.runner.dry_run import DryRun, dry_run
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def handle(args: argparse.Namespace) -> int:
     options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies,
-                         limit=checked_limit(args.limit), progress=False)  # fmt: skip
+                         limit=checked_limit(args.limit), sample=checked_sample(args), progress=False)  # fmt: skip
     return validate(args.config, options, Registry(args.include_path), args.full_prompts)
 
 

@@ -22,6 +22,7 @@ from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import usual_count
 from enade_bench.dataset.mapper import YEARS, RowMapper, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
+from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
@@ -250,6 +251,8 @@ def load_dataset(
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
     questions = apply_filters(questions, cfg, counts)
+    if cfg.sample is not None and questions:
+        questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
     if not questions:
         raise NoQuestionLeft(cfg.path, counts, invalid)

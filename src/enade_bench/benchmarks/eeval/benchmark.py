@@ -70,6 +70,10 @@ def prepare_eeval(cfg: ExperimentConfig, source: Path, options: RunOptions) -> E
     the shipped ones unless ``prompts.dir`` names a folder with both files.
     """
     settings = plan_settings(options.strategies, cfg.evaluation)
+    if cfg.dataset.sample is not None:
+        raise UserError(
+            f"{source}: dataset.sample (--sample): E-EVAL keeps its subjects whole; use --limit N per subject"
+        )
     base = input_base(cfg.dataset.path, source)
     data = load_eeval(cfg.dataset.model_copy(update={"path": str(base / cfg.dataset.path) if base else cfg.dataset.path}),
                       limit_per_subject=options.limit)  # fmt: skip
