@@ -90,7 +90,9 @@ class DatasetConfig(StrictModel):
         ),
     )
     columns: dict[str, str] | None = Field(
-        default=None, description="canonical field -> column in the file (overrides the preset)"
+        default=None,
+        description="canonical field -> column in the file (overrides the preset); options -> a column "
+        "holding the options as a JSON list (read as A, B, C…)",
     )
     id_template: str | None = Field(
         default=None, description="build the id from columns, e.g. '{year}_{test}_{question_number}'"
