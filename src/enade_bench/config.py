@@ -132,6 +132,7 @@ class DatasetConfig(StrictModel):
     )
     sample: SampleConfig | None = Field(
         default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
         description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
     )
     filter_images: bool = True

@@ -84,3 +84,11 @@ def test_empty_values_are_their_own_stratum() -> None:
 def test_an_unknown_stratifying_field_is_an_error() -> None:
     with pytest.raises(UserError, match=r"dataset.sample.stratify \(--stratify\): 'curso' is not a field"):
         load_dataset(DatasetConfig(path=str(DEMO_CSV), sample=SampleConfig(n=5, stratify="curso")))
+
+
+def test_a_config_without_a_sample_dumps_as_before() -> None:
+    """No ``sample`` key in the recorded config unless one is set: earlier runs' logs still resume."""
+    assert "sample" not in DatasetConfig(path="q.csv").model_dump(mode="json")
+    assert DatasetConfig(path="q.csv", sample=SampleConfig(n=3)).model_dump(mode="json")["sample"] == {
+        "n": 3, "seed": 42, "stratify": None
+    }  # fmt: skip
