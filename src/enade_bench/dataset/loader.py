@@ -11,7 +11,6 @@ With ``skip_invalid`` every problem is listed, in line order within a file.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import usual_count
-from enade_bench.dataset.mapper import YEARS, RowMapper, whole_number
+from enade_bench.dataset.mapper import YEARS, RowMapper, template_fields, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
@@ -86,7 +85,7 @@ def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
     a text), first in the file's column order on a tie.
     """
     used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
-    used |= set(_template_names(mapper.id_template or "")) | {mapper.options_column}
+    used |= set(template_fields(mapper.id_template or "")) | {mapper.options_column}
     ids = [_row_id(r, mapper) for r in rows]
     best: tuple[int, str] | None = None
     for column in rows[0].values if rows else ():
@@ -98,10 +97,6 @@ def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
         if best is None or len(set(values)) < best[0]:
             best = (len(set(values)), column)
     return None if best is None else best[1]
-
-
-def _template_names(template: str) -> list[str]:
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
 def _duplicate_id(
@@ -125,7 +120,7 @@ def _duplicate_id(
         rows = [r for r in file_rows if not mapper.is_annulled(r)]
         empty = [
             f"column '{name}' is empty in {n} of {len(rows)} rows"
-            for name in _template_names(mapper.id_template or "")
+            for name in template_fields(mapper.id_template or "")
             if (n := sum(not r.values.get(name, "").strip() for r in rows))
         ]
         if empty:

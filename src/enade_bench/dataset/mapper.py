@@ -85,7 +85,7 @@ def _one_column_per_option(mapping: dict[str, str]) -> None:
         seen[column] = letter
 
 
-def _template_fields(template: str) -> list[str]:
+def template_fields(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
@@ -154,7 +154,7 @@ class RowMapper:
         if self.id_template:
             missing += [
                 f"'{n}' (in id_template)"
-                for n in _template_fields(self.id_template)
+                for n in template_fields(self.id_template)
                 if n not in columns and n != "file_stem"
             ]
         if self.own_fields:
@@ -283,7 +283,7 @@ class RowMapper:
             return f"{where}, column '{self.mapping.get(name, name)}'"
 
         if self.id_template:
-            for name in _template_fields(self.id_template):
+            for name in template_fields(self.id_template):
                 if name in row.nested:
                     self.text(row, name, "id_template")
             values = {**row.values, "file_stem": Path(row.source).stem}
