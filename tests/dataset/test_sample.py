@@ -74,7 +74,9 @@ def test_empty_values_are_their_own_stratum() -> None:
     kept = draw_sample(mixed, SampleConfig(n=9, stratify="course"), counts)
     sizes = Counter(str(q.fields["course"] or "(empty)") for q in mixed)
     expected = allocate(dict(sorted(sizes.items(), key=lambda kv: (kv[0] == "(empty)", kv[0]))), 9)
-    assert Counter(str(q.fields["course"] or "(empty)") for q in kept) == {k: v for k, v in expected.items() if v}
+    assert Counter(str(q.fields["course"] or "(empty)") for q in kept) == {
+        k: v for k, v in expected.items() if v
+    }
     assert (
         expected["(empty)"] == round(9 * sizes["(empty)"] / len(mixed))
         and counts["removed_sample"] == len(mixed) - 9
