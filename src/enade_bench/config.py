@@ -7,6 +7,7 @@ ignored setting.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +60,20 @@ class OptionsInTextConfig(StrictModel):
         return self
 
 
+class SampleConfig(StrictModel):
+    """A seeded random subset of the questions left after the filters (``--sample N``).
+
+    See :mod:`enade_bench.dataset.sample`: simple random sampling without
+    replacement, or stratified by one field with proportional allocation.
+    """
+
+    n: int = Field(ge=1, description="questions to keep (all when fewer are left)")
+    seed: int = Field(default=42, description="the sample's seed (the same seed, the same questions)")
+    stratify: str | None = Field(
+        default=None, description="a field (year, area…) whose values keep their shares in the sample"
+    )
+
+
 class DatasetConfig(StrictModel):
     """Where the questions come from and which of them to keep."""
 
@@ -75,7 +90,9 @@ class DatasetConfig(StrictModel):
         ),
     )
     columns: dict[str, str] | None = Field(
-        default=None, description="canonical field -> column in the file (overrides the preset)"
+        default=None,
+        description="canonical field -> column in the file (overrides the preset); options -> a column "
+        "holding the options as a JSON list (read as A, B, C…)",
     )
     id_template: str | None = Field(
         default=None, description="build the id from columns, e.g. '{year}_{test}_{question_number}'"
@@ -112,6 +129,11 @@ class DatasetConfig(StrictModel):
     filters: dict[str, list[str | int]] | None = Field(
         default=None,
         description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
+    )
+    sample: SampleConfig | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
     )
     filter_images: bool = True
     filter_cannot_fix: bool = True
@@ -333,7 +355,13 @@ class PromptsConfig(StrictModel):
 
 
 class OutputConfig(StrictModel):
-    dir: str = "results"
+    """Where a run writes (:func:`output_dir`: a relative ``dir`` is read from the config's folder)."""
+
+    dir: str = Field(
+        default="results",
+        description="the results folder; relative: from the config file's folder, like the inputs "
+        "(--output-dir on the command line: from the current folder)",
+    )
     save_intermediate: bool = True
 
 
@@ -491,6 +519,25 @@ def resolve_input(relative: str, config_path: Path) -> Path:
     """``relative`` resolved as :func:`input_base` says (unchanged when found nowhere)."""
     base = input_base(relative, config_path)
     return base / relative if base is not None else Path(relative)
+
+
+def resolve_output(relative: str, config_path: Path) -> Path:
+    """An output folder a config names: a relative one is read from the config file's folder.
+
+    Unlike an input (:func:`input_base`), nothing is searched for, since the folder may
+    not exist yet: ``output.dir: results/demo`` in ``configs/demo.yaml`` is
+    ``configs/results/demo`` from wherever the command runs, and
+    ``../results/demo`` is ``results/demo`` under the project root.  A folder given
+    on the command line (``--output-dir``) is read from the current folder instead,
+    as every command-line path.
+    """
+    path = Path(relative)
+    return path if path.is_absolute() else Path(os.path.normpath(config_path.parent / path))
+
+
+def output_dir(cfg: ExperimentConfig, config_path: Path, override: Path | None = None) -> Path:
+    """Where a run of ``cfg`` writes: ``override`` (``--output-dir``) or :func:`resolve_output` of ``output.dir``."""
+    return override if override is not None else resolve_output(cfg.output.dir, config_path)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -10,6 +10,7 @@ package installed with pip.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -36,8 +37,8 @@ BENCHMARK = CsvExam(
     name="oab",
     preset=DatasetPreset(
         "oab",
-        columns={"id": "numero", "stem": "enunciado", "A": "a", "B": "b", "C": "c", "D": "d",
-                 "answer": "gabarito"},
+        columns={"stem": "enunciado", "A": "a", "B": "b", "C": "c", "D": "d", "answer": "gabarito"},
+        id_template="{edicao}:{numero}",
         fields=("edicao", "area"),
         int_fields=frozenset({"edicao"}),
     ),
@@ -101,6 +102,7 @@ def check_results(out: Path) -> None:
     """The plug-in's own fields, prompt and worked example reached every record."""
     s1 = json.loads((out / "oab_run_S1_results.json").read_text(encoding="utf-8"))
     s2 = json.loads((out / "oab_run_S2_results.json").read_text(encoding="utf-8"))
+    assert [r["id"] for r in s1["records"]] == ["41:1", "41:2"]  # the preset's id_template
     assert [r["fields"] for r in s1["records"]] == [
         {"edicao": 41, "area": "Civil"},
         {"edicao": 41, "area": "Penal"},
@@ -116,9 +118,10 @@ def check_results(out: Path) -> None:
 def test_folder_named_in_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_plugin(tmp_path / "exams" / "oab_exam")
     config = write_config(tmp_path / "exams", "./oab_exam")
-    monkeypatch.chdir(tmp_path)  # inputs resolve from the config file's folder; output.dir from here
+    monkeypatch.chdir(tmp_path)  # inputs and output.dir resolve from the config file's folder, not from here
     assert main(["run", str(config), "--strategy", "S1", "--strategy", "S2", "--limit", "2", "--quiet"]) == 0
-    check_results(tmp_path / "out")
+    check_results(tmp_path / "exams" / "out")
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
@@ -132,11 +135,8 @@ def test_include_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     check_results(tmp_path / "out")
 
 
-@pytest.mark.slow
-@pytest.mark.usefixtures("session_model")
-def test_installed_package_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A throwaway distribution, built and installed by pip, declaring the entry point."""
-    monkeypatch.chdir(tmp_path)
+def write_project(tmp_path: Path) -> Path:
+    """The ``oab-plugin`` distribution of docs/adding_an_exam.md: the package and its pyproject.toml."""
     project = tmp_path / "oab-plugin"
     write_plugin(project / "oab_plugin")
     (project / "pyproject.toml").write_text(textwrap.dedent("""
@@ -153,10 +153,20 @@ def test_installed_package_entry_point(tmp_path: Path, monkeypatch: pytest.Monke
         [tool.setuptools.package-data]
         oab_plugin = ["*.yaml"]
     """), encoding="utf-8")  # fmt: skip
+    return project
+
+
+PIP = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("session_model")
+def test_installed_package_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A throwaway distribution, built and installed by pip, declaring the entry point."""
+    monkeypatch.chdir(tmp_path)
+    project = write_project(tmp_path)
     site = tmp_path / "site"
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-           "--no-index", "--target", str(site), str(project)]  # fmt: skip
-    subprocess.run(pip, check=True, capture_output=True, timeout=300)
+    subprocess.run([*PIP, "--target", str(site), str(project)], check=True, capture_output=True, timeout=300)
     monkeypatch.syspath_prepend(str(site))
     assert "oab" in Registry().sources() and "entry point of oab-plugin" in Registry().sources()["oab"].where
     config = write_config(tmp_path, "oab")
@@ -166,6 +176,38 @@ def test_installed_package_entry_point(tmp_path: Path, monkeypatch: pytest.Monke
     write_plugin(tmp_path / "again" / "oab_exam")
     with pytest.raises(UserError, match=r"'oab' is claimed twice: .*entry point of oab-plugin.*again"):
         Registry([tmp_path / "again"]).sources()
+
+
+@pytest.mark.slow
+def test_editable_install_as_the_docs_say(tmp_path: Path) -> None:
+    """``pip install -e oab-plugin``, then ``enade-bench validate`` in a fresh process finds ``oab``.
+
+    The install goes to a prefix of its own (``site.addsitedir`` reads its ``.pth``
+    files as a virtual environment's site-packages would); an edit to the prompt in the
+    project folder reaches the next command without reinstalling.
+    """
+    project = write_project(tmp_path)
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        [*PIP, "--prefix", str(prefix), "-e", str(project)], check=True, capture_output=True, timeout=300
+    )
+    (site_dir,) = prefix.glob("lib/python*/site-packages")
+    (tmp_path / "elsewhere").mkdir()
+    config = write_config(tmp_path / "elsewhere", "oab")
+    code = "import site, sys; site.addsitedir(sys.argv[1]); from enade_bench.cli.main import main; sys.exit(main(sys.argv[2:]))"
+    command = [sys.executable, "-c", code, str(site_dir), "validate", str(config), "--strategy", "S1"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+
+    def validate() -> str:
+        proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = validate()
+    assert "ok: " in out and "Exame de Ordem" in out and "--- S1: the prompt of question 41:1" in out
+    prompt = project / "oab_plugin" / "prompt.yaml"
+    prompt.write_text(PROMPT.replace("Exame de Ordem", "Exame da OAB"), encoding="utf-8")
+    assert "Exame da OAB" in validate()  # editable: the project folder is what runs
 
 
 def test_bad_plugins_are_one_error_line(

@@ -40,6 +40,10 @@ INLINE_COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta Correta"
 ITEMS = "item_id,a,b,c\nq1,1.2,-0.5,0.2\nq2,0.8,0.3,0\n"
 JSONL_ROW = json.dumps({"id": "q1", "stem": "Qual?", "A": "um", "B": "dois", "answer": "A"}) + "\n"
 RESPONSES = "respondent_id,q1,q2\nm1,1,0\nm2,0,1\n"
+NEUTRAL_PROMPT = (ROOT / "src/enade_bench/benchmarks/generic/prompts/neutral_pt-BR.yaml").read_text(
+    encoding="utf-8"
+)
+EXAMPLE = {"id": "ex1", "stem": "Qual?", "options": {"A": "um", "B": "dois"}, "answer": "A"}
 
 
 @dataclass(frozen=True)
@@ -197,11 +201,35 @@ CASES: list[Case] = [
         "maps option column(s) ['A'], but dataset.options_in_text is on",
         _config(dataset={"path": "q.csv", "columns": {"A": "alt_a"}, "options_in_text": {}}),
     ),
+    run_case(
+        "examples-bare-list",
+        "ex.yaml: the file holds a list at the top level; expected a top-level 'examples:' key",
+        _config(prompts={"dir": "p", "template": "t.yaml", "examples": "ex.yaml"}),
+        {"q.csv": GOOD_CSV, "p/t.yaml": NEUTRAL_PROMPT, "p/ex.yaml": yaml.safe_dump([EXAMPLE])},
+        args=("--strategy", "S2"),
+    ),
     Case("config-not-found", ["run", "absent.yaml"], "absent.yaml: config file not found"),
     Case("config-is-folder", ["run", "cfgdir"], "cfgdir: cannot read config", dirs=("cfgdir",)),
     run_case("unknown-strategy", "unknown strategy 'S9'", args=("--strategy", "S9")),
     run_case("limit-zero", "--limit: expected a positive integer", args=("--limit", "0")),
     run_case("unknown-flag", "unrecognized arguments: --fast", args=("--fast",)),
+    run_case("sample-zero", "--sample: expected a positive integer, got 0", args=("--sample", "0")),
+    run_case("seed-without-sample", "--seed: only with --sample N", args=("--seed", "3")),
+    run_case(
+        "sample-and-limit",
+        "argument --sample: not allowed with argument --limit",
+        args=("--limit", "1", "--sample", "1"),
+    ),
+    run_case(
+        "sample-stratify-unknown",
+        "dataset.sample.stratify (--stratify): 'curso' is not a field of the questions",
+        args=("--sample", "1", "--stratify", "curso"),
+    ),
+    run_case(
+        "sample-in-config-unknown-key",
+        "unknown key 'dataset.sample.size'",
+        _config(dataset__sample={"n": 3, "size": 3}),
+    ),
     # --- dataset files -------------------------------------------------------------------------------
     run_case("dataset-missing", "dataset.path: file not found", data={}),
     run_case("glob-matches-nothing", "no file matches", _config(dataset__path="exams/*.csv"), data={}),
@@ -254,6 +282,40 @@ CASES: list[Case] = [
         "dataset.id_template '{id:03d}' cannot be filled",
         GOOD_CSV,
         id_template="{id:03d}",
+    ),
+    dataset_case(
+        "field-names-no-column",
+        "missing column(s) 'banca' (for dataset.fields banca)",
+        GOOD_CSV,
+        fields=["banca"],
+    ),
+    dataset_case(
+        "two-options-one-column", "options A and B both read column 'A'", GOOD_CSV, columns={"B": "A"}
+    ),
+    dataset_case(
+        "jsonl-list-cell",
+        "q.jsonl: line 1, column 'stem': a JSON list, but stem expects a text",
+        JSONL_ROW.replace('"Qual?"', '["Qual?", "Como?"]'),
+        name="q.jsonl",
+    ),
+    dataset_case(
+        "jsonl-object-cell",
+        "q.jsonl: line 1, column 'A': a JSON object",
+        JSONL_ROW.replace('"um"', '{"pt": "um"}'),
+        name="q.jsonl",
+    ),
+    dataset_case(
+        "options-not-a-list",
+        "column 'A': expected a JSON list of option texts",
+        JSONL_ROW,
+        name="q.jsonl",
+        columns={"options": "A"},
+    ),
+    dataset_case(
+        "every-row-invalid-skipped",
+        "every one of the 2 row(s) read fails validation: ",
+        HEADER + ROW.replace(",A,f", ",F,f") + ROW.replace("q1", "q2").replace("Qual é a conduta?", ""),
+        skip_invalid=True,
     ),
     # --- options inside the text ---------------------------------------------------------------------
     inline_case(

@@ -57,6 +57,26 @@ def test_every_broken_row_is_listed_by_line(tmp_path: Path, capsys: pytest.Captu
     assert len(errors) == 1 and "2 problem(s) found" in errors[0] and "Traceback" not in captured.err
 
 
+def test_when_every_row_fails_each_reason_is_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [row.replace(",A,false", ",F,false") for row in GOOD] + [
+        GOOD[0].replace("q1", "q4").replace("Qual", "")
+    ]
+    rows[3] = "q4,2020,Medicina,CE,,a,b,c,d,,A,false,false"
+    assert main(["validate", str(write(tmp_path, rows))]) == 2
+    captured = capsys.readouterr()
+    # before: only "no question left after the filters ({'loaded': 4, …})", no row's reason
+    assert "rows that fail validation: 4 rejected" in captured.out
+    for line in (2, 3, 4):
+        assert f"exam.csv: line {line}, column 'answer': answer 'F' is not among" in captured.out
+    assert "exam.csv: line 5, column 'stem': empty stem" in captured.out
+    [error] = captured.err.strip().splitlines()
+    assert error.startswith("error: dataset 'exam.csv': every one of the 4 row(s) read fails validation: ")
+    assert "line 2, column 'answer'" in error and error.endswith("; … (1 more)")
+    assert "Traceback" not in captured.err
+
+
 def test_a_prompt_longer_than_the_context_is_a_problem(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

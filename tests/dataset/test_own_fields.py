@@ -49,9 +49,10 @@ def test_filters_on_any_field(tmp_path: Path) -> None:
 
 def test_a_year_from_the_file_name(tmp_path: Path) -> None:
     cfg = bar_exam(tmp_path, fields=["area"], field_patterns=None, file_fields=r"oab_(?P<year>\d{4})")
-    cfg = cfg.model_copy(update={"fields": ["year", "area"]})
+    cfg = cfg.model_copy(update={"fields": {"year": "year", "area": "area_juridica"}})
     data = load_dataset(cfg)
     assert {q.fields["year"] for q in data.questions} == {2021}
+    assert [q.fields["area"] for q in data.questions] == ["civil", "penal", "civil", "constitucional"]
 
 
 @pytest.mark.parametrize(

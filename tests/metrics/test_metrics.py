@@ -53,7 +53,18 @@ def test_breakdown_groups() -> None:
     by_field = field_breakdowns(records, ["course", "year", "missing"])
     assert list(by_field) == ["course", "year", "missing"]
     assert by_field["course"] == out
-    assert by_field["year"]["2019"].n == 3 and list(by_field["missing"]) == ["None"]
+    assert by_field["year"]["2019"].n == 3 and list(by_field["missing"]) == ["(empty)"]
+
+
+def test_empty_values_form_a_named_counted_group_last() -> None:
+    """Before: 14 of 20 questions with an empty field formed a group named '' (and None: 'None')."""
+    records = [rec(i, i < 4, 0, course="" if i < 14 else "Medicina") for i in range(20)]
+    records.append(rec(20, True, 0, course="  "))
+    out = breakdown(records, lambda r: r.fields["course"])
+    assert list(out) == ["Medicina", "(empty)"]
+    assert "" not in out and "None" not in out
+    assert (out["(empty)"].n, out["(empty)"].correct) == (15, 5)
+    assert out["Medicina"].n == 6
 
 
 def test_position_bias_matches_r_chisq_test() -> None:

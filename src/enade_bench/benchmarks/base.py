@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from enade_bench.config import ExperimentConfig, input_base, resolve_input
+from enade_bench.config import ExperimentConfig, input_base, output_dir, resolve_input
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.errors import UserError
@@ -199,7 +199,7 @@ class CsvExam:
             config=cfg,
             dataset=dataset,
             prompts=prompts,
-            output_dir=options.output_dir or Path(cfg.output.dir),
+            output_dir=output_dir(cfg, source, options.output_dir),
             strategies=strategies,
             breakdown_fields=configured(self.preset, cfg.dataset).breakdown_fields,
             limit=options.limit,

@@ -8,7 +8,7 @@ from pathlib import Path
 from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
-from enade_bench.config import ExperimentConfig, load_config
+from enade_bench.config import ExperimentConfig, load_config, output_dir
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
@@ -31,13 +31,17 @@ def load_experiment(
     when ``options.backend_factory`` supplies the model).
     """
     cfg = load_config(config_path)
+    if options.sample is not None:  # --sample: the config's dataset.sample, recorded in the results
+        cfg = cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"sample": options.sample})})
     if not cfg.output.dir.strip():
-        raise UserError(f"{config_path}: output.dir: expected a folder (write '.' for the current folder)")
+        raise UserError(
+            f"{config_path}: output.dir: expected a folder (write '.' for the config file's folder)"
+        )
     skip_invalid = cfg.dataset.skip_invalid
     if list_invalid:  # every broken row listed (as the run would report the first), none fatal here
         cfg = _with_skip_invalid(cfg, True)
     check_output_dir(
-        options.output_dir or Path(cfg.output.dir),
+        output_dir(cfg, config_path, options.output_dir),
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",
     )
     benchmark = registry.for_config(cfg, config_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from enade_bench.config import SampleConfig
 from enade_bench.errors import UserError
 
 
@@ -15,11 +16,36 @@ def add_include_path(parser: argparse.ArgumentParser) -> None:
 
 
 def add_selection(parser: argparse.ArgumentParser, all_help: str) -> None:
-    """``--strategy S`` (repeatable) or ``--all-strategies``, and ``--limit N``: what a run covers."""
+    """``--strategy S`` (repeatable) or ``--all-strategies``, and ``--limit N`` or ``--sample N``."""
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--strategy", action="append", metavar="S", help="S1..S7 (repeatable)")
     which.add_argument("--all-strategies", action="store_true", help=all_help)
-    parser.add_argument("--limit", type=int, help="only the first N questions")
+    subset = parser.add_mutually_exclusive_group()
+    subset.add_argument("--limit", type=int, help="only the first N questions")
+    subset.add_argument("--sample", type=int, metavar="N",
+                        help="N questions drawn at random (seeded) from those the filters keep")  # fmt: skip
+    parser.add_argument("--seed", type=int, metavar="S", help="--sample: the sample's seed (default 42)")
+    parser.add_argument("--stratify", metavar="FIELD",
+                        help="--sample: keep each value's share of FIELD (year, area, …)")  # fmt: skip
+
+
+def checked_sample(args: argparse.Namespace) -> SampleConfig | None:
+    """``--sample N [--seed S] [--stratify FIELD]`` as a ``dataset.sample`` block (or none)."""
+    if args.sample is None:
+        extra = [
+            flag
+            for flag, value in (("--seed", args.seed), ("--stratify", args.stratify))
+            if value is not None
+        ]
+        if extra:
+            raise UserError(f"{' and '.join(extra)}: only with --sample N")
+        return None
+    if args.sample < 1:
+        raise UserError(f"--sample: expected a positive integer, got {args.sample}")
+    if args.stratify is not None and not args.stratify.strip():
+        raise UserError("--stratify: expected a field name, got ''")
+    seed = {} if args.seed is None else {"seed": args.seed}
+    return SampleConfig(n=args.sample, stratify=args.stratify, **seed)
 
 
 def checked_limit(limit: int | None) -> int | None:

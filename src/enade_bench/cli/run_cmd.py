@@ -9,7 +9,7 @@ from pathlib import Path
 from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.retry import EXIT_ERRORS, errors_note
@@ -48,6 +48,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         strategies=args.strategy,
         all_strategies=args.all_strategies,
         limit=checked_limit(args.limit),
+        sample=checked_sample(args),
         output_dir=args.output_dir,
         resume=not args.no_resume,
         progress=not args.quiet and sys.stderr.isatty(),

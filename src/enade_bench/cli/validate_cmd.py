@@ -13,7 +13,8 @@ from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample
+from enade_bench.dataset.loader import NoQuestionLeft
 from enade_bench.errors import UserError
 from enade_bench.runner.dry_run import DryRun, dry_run
 from enade_bench.runner.plan import RunOptions
@@ -33,13 +34,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def handle(args: argparse.Namespace) -> int:
     options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies,
-                         limit=checked_limit(args.limit), progress=False)  # fmt: skip
+                         limit=checked_limit(args.limit), sample=checked_sample(args), progress=False)  # fmt: skip
     return validate(args.config, options, Registry(args.include_path), args.full_prompts)
 
 
 def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
     """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
-    _, exp = load_experiment(config, options, registry, list_invalid=True)
+    try:
+        _, exp = load_experiment(config, options, registry, list_invalid=True)
+    except NoQuestionLeft as exc:  # every row failed: list them all, as when only some fail
+        print_rejected(exc.counts, exc.invalid, skipped=False)
+        raise
     report = dry_run(exp, options.resume)
     print_dry_run(config, report, full_prompts)
     problems = report.problems
@@ -52,17 +57,21 @@ def validate(config: Path, options: RunOptions, registry: Registry, full_prompts
     return 0
 
 
-def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
-    """The dry run as text."""
-    counts = report.counts
+def print_rejected(counts: dict[str, int], invalid: list[str], skipped: bool) -> None:
+    """The data line and every row that fails validation, with its reason."""
     removed = ", ".join(f"{v} {k.removeprefix('removed_')}" for k, v in counts.items()
                         if k.startswith("removed_") and v)  # fmt: skip
     print(f"data: {counts.get('loaded', 0)} row(s) read, {counts.get('kept', 0)} question(s) kept"
           + (f"; removed: {removed}" if removed else ""))  # fmt: skip
-    rejected = "rejected" if not report.skip_invalid else "skipped (dataset.skip_invalid)"
-    print(f"rows that fail validation: {len(report.invalid_rows)} {rejected}")
-    for row in report.invalid_rows:
+    rejected = "skipped (dataset.skip_invalid)" if skipped else "rejected"
+    print(f"rows that fail validation: {len(invalid)} {rejected}")
+    for row in invalid:
         print(f"  {row}")
+
+
+def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
+    """The dry run as text."""
+    print_rejected(report.counts, report.invalid_rows, report.skip_invalid)
     context = "unknown" if report.context_length is None else (
         f"{report.context_length} tokens ({report.context_source})")  # fmt: skip
     print(f"model context: {context}; max_new_tokens {report.max_new_tokens}")

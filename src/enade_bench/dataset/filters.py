@@ -11,7 +11,7 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.schema import FieldValue, Question
 from enade_bench.errors import UserError
 
-__all__ = ["apply_filters"]
+__all__ = ["apply_filters", "field_value", "known_fields"]
 
 
 def apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[str, int]) -> list[Question]:
@@ -35,7 +35,15 @@ def apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[st
     return questions
 
 
-def _field_value(question: Question, name: str) -> FieldValue | str:
+def known_fields(questions: list[Question]) -> list[str]:
+    """The names :func:`field_value` reads: grouping fields, canonical fields, other columns."""
+    names = dict.fromkeys(n for q in questions[:1] for n in q.fields)
+    names.update(dict.fromkeys(("year", "course", "component", "answer", "id", "cluster")))
+    names.update(dict.fromkeys(k for q in questions for k, _ in q.extra))
+    return list(names)
+
+
+def field_value(question: Question, name: str) -> FieldValue | str:
     """A question's value of a grouping field, a canonical field or another column ("" if none)."""
     if name in question.fields:
         return question.fields[name]
@@ -48,7 +56,7 @@ def _filter_on(
     questions: list[Question], name: str, wanted: list[str | int], counts: dict[str, int]
 ) -> list[Question]:
     """``dataset.filters``: keep the questions whose ``name`` is one of ``wanted`` (compared as text)."""
-    values = [_field_value(q, name) for q in questions]
+    values = [field_value(q, name) for q in questions]
     keep = {str(w) for w in wanted}
     kept = [q for q, v in zip(questions, values, strict=True) if str(v) in keep]
     if questions and not kept:

@@ -11,24 +11,22 @@ With ``skip_invalid`` every problem is listed, in line order within a file.
 
 from __future__ import annotations
 
-import math
-import re
-import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
-from enade_bench.dataset.inline_options import OptionSplitError, split_options, usual_count
-from enade_bench.dataset.presets import CANONICAL, DatasetPreset, configured
-from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
+from enade_bench.dataset.inline_options import usual_count
+from enade_bench.dataset.mapper import YEARS, RowMapper, template_fields, whole_number
+from enade_bench.dataset.presets import CANONICAL, DatasetPreset
+from enade_bench.dataset.sample import draw_sample
+from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
 
-_TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
-_FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
+__all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "load_dataset", "whole_number"]
 
 
 @dataclass
@@ -42,223 +40,75 @@ class LoadedDataset:
     invalid: list[str] = field(default_factory=list)
 
 
-def _bool(value: str, where: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+class NoQuestionLeft(UserError):
+    """No question survived validation and the filters; the rows that failed, with their reasons.
 
-
-#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
-YEARS = range(1900, 2101)
-
-
-def whole_number(name: str, text: str, where: str) -> int | None:
-    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
-
-    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
-    :data:`YEARS` is an error naming the cell, never silently rounded.
+    ``validate`` lists every such row (as it does when only some fail); the message
+    itself names the first few.
     """
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
-    if not math.isfinite(value) or not value.is_integer():
-        raise UserError(f"{where}: {name} '{text}' is not an integer")
-    number = int(value)
-    if name == "year" and number not in YEARS:
-        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
-    return number
 
+    #: How many failing rows the message quotes.
+    SHOWN = 3
 
-def _template_fields(template: str) -> list[str]:
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
-
-
-class _RowMapper:
-    """Applies the column mapping of one config to rows of one file."""
-
-    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset) -> None:
-        preset = configured(preset, cfg)
-        self.preset = preset
-        self.patterns = {k: re.compile(v) for k, v in (cfg.field_patterns or {}).items()}
-        self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
-        self.mapping = dict(preset.columns)
-        self.mapping.update(cfg.columns or {})
-        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS)
-        if unknown:
-            raise UserError(
-                f"dataset.columns: unknown field(s) {sorted(unknown)} "
-                f"(canonical fields: {', '.join(CANONICAL_FIELDS)})"
-            )
-        self.constants = dict(preset.constants)
-        self.constants.update(cfg.constants or {})
-        self.id_template = cfg.id_template or preset.id_template
-        if self.id_template:
-            self.mapping.pop("id", None)
-        self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
-        self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
-        if self.inline:
-            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
-            if mapped:
-                raise UserError(
-                    f"dataset.columns: maps option column(s) {mapped}, but dataset.options_in_text is on "
-                    "(the options come from the stem column); remove one of the two"
+    def __init__(self, path: str, counts: dict[str, int], invalid: list[str]) -> None:
+        self.counts = counts
+        self.invalid = invalid
+        message = f"dataset '{path}': no question left after the filters ({counts})"
+        if invalid:
+            shown = "; ".join(invalid[: self.SHOWN])
+            if len(invalid) > self.SHOWN:
+                shown += f"; … ({len(invalid) - self.SHOWN} more)"
+            if len(invalid) == counts["loaded"] - counts["removed_annulled"]:
+                message = (
+                    f"dataset '{path}': every one of the {len(invalid)} row(s) read fails validation: {shown}"
                 )
-            for letter in LETTERS:
-                self.mapping.pop(letter, None)
-
-    def check_header(self, row: RawRow) -> None:
-        columns = set(row.values)
-        missing = []
-        for name in REQUIRED_FIELDS:
-            if name in self.constants or (name == "id" and self.id_template):
-                continue
-            if self.inline and name in LETTERS:
-                continue
-            if self.mapping.get(name) not in columns:
-                missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
-        if self.id_template:
-            missing += [
-                f"'{n}' (in id_template)"
-                for n in _template_fields(self.id_template)
-                if n not in columns and n != "file_stem"
-            ]
-        if missing:
-            raise UserError(
-                f"{row.source}: missing column(s) {', '.join(missing)}; "
-                f"columns present: {', '.join(sorted(columns))}"
-            )
-
-    def get(self, row: RawRow, name: str) -> str:
-        if name in self.constants:
-            return str(self.constants[name])
-        column = self.mapping.get(name)
-        return row.values.get(column, "") if column else ""
-
-    def is_annulled(self, row: RawRow) -> bool:
-        return self.get(row, "answer").strip().lower() in self.annulled
-
-    def matched(self, name: str, text: str, where: str) -> str:
-        """``text`` through ``dataset.field_patterns[name]`` (unchanged without one)."""
-        pattern = self.patterns.get(name)
-        if pattern is None or not text.strip():
-            return text
-        found = pattern.search(text)
-        if found is None:
-            raise UserError(
-                f"{where}: {name} '{text}' does not match dataset.field_patterns.{name} '{pattern.pattern}'"
-            )
-        return found.group(1) if pattern.groups else found.group(0)
-
-    def fields(self, row: RawRow, year: int | None, canonical: dict[str, str]) -> dict[str, FieldValue]:
-        """The preset's grouping fields of one row (sources in the order of :mod:`.presets`)."""
-        match = self.file_fields.search(Path(row.source).name) if self.file_fields else None
-        found = match.groupdict() if match else {}
-        out: dict[str, FieldValue] = {}
-        for name in self.preset.fields:
-            column = self.preset.field_columns.get(name, name)
-            if name in found:
-                text = found[name] or ""
-            elif name in self.constants:
-                text = str(self.constants[name])
-            elif name == "year" and name not in self.preset.field_columns:
-                out[name] = year
-                continue
-            elif name in canonical and name not in self.preset.field_columns:
-                text = canonical[name]
             else:
-                text = row.values.get(column, "")
-            text = self.matched(name, text, f"{row.source}: line {row.line}, column '{column}'").strip()
-            if name not in self.preset.int_fields:
-                out[name] = text
-                continue
-            out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
-        return out
-
-    def to_question(self, row: RawRow) -> Question:
-        where = f"{row.source}: line {row.line}"
-
-        def col(name: str) -> str:
-            return f"{where}, column '{self.mapping.get(name, name)}'"
-
-        if self.id_template:
-            values = {**row.values, "file_stem": Path(row.source).stem}
-            try:
-                qid = self.id_template.format_map(values).strip()
-            except (KeyError, ValueError, IndexError, AttributeError) as exc:
-                raise UserError(
-                    f"{where}: dataset.id_template '{self.id_template}' cannot be filled ({exc})"
-                ) from None
-            if not qid:
-                raise UserError(f"{where}: dataset.id_template '{self.id_template}' gives an empty id")
-        else:
-            qid = self.get(row, "id").strip()
-            if not qid:
-                raise UserError(f"{col('id')}: empty question id")
-        stem = self.get(row, "stem").strip()
-        if not stem:
-            raise UserError(f"{col('stem')}: empty stem")
-        if self.inline:
-            try:
-                split = split_options(stem, self.inline.pattern, self.inline.min_options)
-            except OptionSplitError as exc:
-                raise UserError(f"{col('stem')}: cannot split the options in the text: {exc}") from None
-            stem = split.stem
-            raw_options = list(split.options)
-        else:
-            raw_options = [self.get(row, letter).strip() for letter in LETTERS]
-        n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
-        options = tuple(raw_options[:n_options])
-        if n_options < 2:
-            raise UserError(f"{where}: fewer than two non-empty options")
-        gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
-        if gaps:
-            raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
-        answer = self.get(row, "answer").strip().upper()
-        if answer not in LETTERS[:n_options] or not answer:
-            raise UserError(
-                f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
-                f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
-            )
-        year = whole_number(
-            "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
-        )
-        used = {self.mapping.get(n) for n in CANONICAL_FIELDS}
-        extra = tuple((k, v) for k, v in row.values.items() if k not in used)
-        canonical = {
-            "course": self.get(row, "course").strip(),
-            "component": self.get(row, "component").strip(),
-        }
-        fields = self.fields(row, year, canonical)
-        if year is None and isinstance(fields.get("year"), int):
-            year = int(fields["year"])  # type: ignore[arg-type]  # from the file name or a field column
-        return Question(
-            id=qid,
-            stem=stem,
-            options=options,
-            answer=answer,
-            year=year,
-            course=canonical["course"],
-            component=canonical["component"],
-            has_image=_bool(self.get(row, "has_image"), col("has_image")),
-            cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
-            extra=(*extra, ("source_file", Path(row.source).name)),
-            fields=fields,
-            cluster=self.get(row, "cluster").strip(),
-        )
+                message += f"; {len(invalid)} row(s) fail validation: {shown}"
+        super().__init__(message)
 
 
-def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMapper) -> UserError:
-    """The error for a repeated id; across files it says how to make the ids unique per file.
+def _row_id(row: RawRow, mapper: RowMapper) -> str | None:
+    """The id a row would get (``None`` when it cannot be built)."""
+    if not mapper.id_template:
+        return row.values.get(mapper.mapping.get("id", "id"), "").strip()
+    try:
+        return mapper.id_template.format_map({**row.values, "file_stem": Path(row.source).stem}).strip()
+    except (KeyError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
+    """A column that, put before the id, makes every id of one file unique (``None`` if none does).
+
+    A candidate is filled in every row and no pair (its value, id) repeats; of those,
+    the one with the fewest distinct values (an edition or booklet column rather than
+    a text), first in the file's column order on a tie.
+    """
+    used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
+    used |= set(template_fields(mapper.id_template or "")) | {mapper.options_column}
+    ids = [_row_id(r, mapper) for r in rows]
+    best: tuple[int, str] | None = None
+    for column in rows[0].values if rows else ():
+        if column in used:
+            continue
+        values = [r.values.get(column, "").strip() for r in rows]
+        if not all(values) or len(set(zip(values, ids, strict=True))) < len(rows):
+            continue
+        if best is None or len(set(values)) < best[0]:
+            best = (len(set(values)), column)
+    return None if best is None else best[1]
+
+
+def _duplicate_id(
+    qid: str, row: RawRow, first: tuple[str, int], mapper: RowMapper, file_rows: list[RawRow]
+) -> UserError:
+    """The error for a repeated id, with a way to make the ids unique where one exists.
 
     Ids are never renamed silently: a repeat across files may as well be the same
     file matched twice by a glob, so the user chooses (and the config records) the
-    scheme, typically ``id_template: '{file_stem}:{<id column>}'``.
+    scheme, typically ``id_template: '{file_stem}:{<id column>}'``.  Within one file
+    the hint proposes only a column that makes every id of the file unique
+    (:func:`_unique_with`), and names the id_template columns that are empty in some rows.
     """
     if mapper.id_template:
         where, id_part = "id_template", mapper.id_template
@@ -266,26 +116,44 @@ def _duplicate_id(qid: str, row: RawRow, first: tuple[str, int], mapper: _RowMap
         id_column = mapper.mapping.get("id", "id")
         where, id_part = f"column '{id_column}'", f"{{{id_column}}}"
     message = f"{row.source}: line {row.line}, {where}: duplicate id '{qid}' (first seen at {first[0]}: line {first[1]})"
-    if first[0] == row.source and not mapper.id_template:
-        used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
-        other = next((c for c in row.values if c not in used), None)
+    if first[0] == row.source:
+        rows = [r for r in file_rows if not mapper.is_annulled(r)]
+        empty = [
+            f"column '{name}' is empty in {n} of {len(rows)} rows"
+            for name in template_fields(mapper.id_template or "")
+            if (n := sum(not r.values.get(name, "").strip() for r in rows))
+        ]
+        if empty:
+            message += f"; in id_template, {', '.join(empty)}"
+        other = _unique_with(rows, mapper)
         if other is not None:
             message += (
                 "; if ids repeat by design (numbered per edition or booklet), build unique ones with "
                 f"dataset.id_template, e.g. '{{{other}}}:{id_part}'"
             )
-    elif first[0] != row.source:
-        if "{file_stem}" in id_part:
-            message += "; two data files have the same name: rename one"
         else:
-            message += (
-                "; ids repeat across the files of this dataset: make them unique per file with "
-                f"dataset.id_template, e.g. '{{file_stem}}:{id_part}'"
-            )
+            message += "; no other column makes the ids of this file unique (is a question there twice?)"
+    elif "{file_stem}" in id_part:
+        message += "; two data files have the same name: rename one"
+    else:
+        message += (
+            "; ids repeat across the files of this dataset: make them unique per file with "
+            f"dataset.id_template, e.g. '{{file_stem}}:{id_part}'"
+        )
     return UserError(message)
 
 
-def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: _RowMapper) -> list[tuple[int, UserError]]:
+def _rest(rows: Iterator[RawRow]) -> list[RawRow]:
+    """The rows left in a file (up to a row that cannot be read: the hint makes do without)."""
+    out: list[RawRow] = []
+    try:
+        out.extend(rows)
+    except UserError:
+        pass
+    return out
+
+
+def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: RowMapper) -> list[tuple[int, UserError]]:
     """Rows of one file whose number of options differs from the file's usual number.
 
     Only for options split from the text (``options_in_text``), unless
@@ -329,7 +197,7 @@ def load_dataset(
         The benchmark's column mapping and grouping fields (default: the canonical
         layout, ENADE-QA's).
     """
-    mapper = _RowMapper(cfg, preset)
+    mapper = RowMapper(cfg, preset)
     sources: list[dict[str, str]] = []
     row_groups: list[Iterable[RawRow]] = []
     if cfg.path.startswith("hf://") or cfg.format == "hf":
@@ -345,9 +213,12 @@ def load_dataset(
     invalid: list[str] = []
     for rows in row_groups:
         loaded: list[tuple[RawRow, Question]] = []
+        read: list[RawRow] = []
+        iterator = iter(rows)
         problems: list[tuple[int, UserError]] = []  # (line, error) of the rows that fail
         try:
-            for number, row in enumerate(rows):
+            for number, row in enumerate(iterator):
+                read.append(row)
                 if number == 0:
                     mapper.check_header(row)
                 counts["loaded"] += 1
@@ -360,7 +231,7 @@ def load_dataset(
                     problems.append((row.line, exc))
                     continue
                 if question.id in seen:
-                    raise _duplicate_id(question.id, row, seen[question.id], mapper)
+                    raise _duplicate_id(question.id, row, seen[question.id], mapper, read + _rest(iterator))
                 seen[question.id] = (row.source, row.line)
                 loaded.append((row, question))
         except UserError:
@@ -375,7 +246,9 @@ def load_dataset(
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
     questions = apply_filters(questions, cfg, counts)
+    if cfg.sample is not None and questions:
+        questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
     if not questions:
-        raise UserError(f"dataset '{cfg.path}': no question left after the filters ({counts})")
+        raise NoQuestionLeft(cfg.path, counts, invalid)
     return LoadedDataset(questions=questions, counts=counts, sources=sources, invalid=invalid)

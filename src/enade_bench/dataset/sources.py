@@ -7,7 +7,7 @@ import glob
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,18 @@ from enade_bench.errors import UserError
 
 @dataclass(frozen=True)
 class RawRow:
-    """One row as read from the source, with where it came from (for error messages)."""
+    """One row as read from the source, with where it came from (for error messages).
+
+    ``values`` holds every cell as text; a JSON list or object (JSONL, Hugging Face)
+    is written there as JSON text and kept as read in ``nested``, so that the mapper
+    can refuse it where a text is expected, or read a list of options
+    (``dataset.columns.options``).
+    """
 
     source: str
     line: int
     values: dict[str, str]
+    nested: dict[str, list[Any] | dict[str, Any]] = field(default_factory=dict)
 
 
 def _cell(value: Any) -> str:
@@ -28,7 +35,15 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
+    """A row of a JSON object: cells as text, lists and objects also kept as read."""
+    nested = {str(k): v for k, v in obj.items() if isinstance(v, list | dict)}
+    return RawRow(source, line, {str(k): _cell(v) for k, v in obj.items()}, nested)
 
 
 #: Separators a CSV header is sniffed for when ``dataset.delimiter`` is not given.
@@ -139,7 +154,7 @@ def read_jsonl(path: Path) -> Iterator[RawRow]:
             raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             raise UserError(f"{path}: line {number}: expected a JSON object")
-        yield RawRow(str(path), number, {str(k): _cell(v) for k, v in obj.items()})
+        yield _row(str(path), number, obj)
 
 
 def read_hf(spec: str) -> Iterator[RawRow]:
@@ -155,7 +170,7 @@ def read_hf(spec: str) -> Iterator[RawRow]:
     except Exception as exc:  # noqa: BLE001 - network, auth, missing dataset: all user-facing
         raise UserError(f"{spec}: cannot load Hugging Face dataset ({type(exc).__name__}: {exc})") from None
     for number, obj in enumerate(table, start=1):
-        yield RawRow(spec, number, {str(k): _cell(v) for k, v in dict(obj).items()})
+        yield _row(spec, number, dict(obj))
 
 
 def expand_paths(path: str, base: Path | None = None) -> list[Path]:

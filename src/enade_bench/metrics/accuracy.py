@@ -92,20 +92,29 @@ def summarize(records: Sequence[QuestionRecord]) -> Totals:
     )
 
 
+#: The group of the records whose value is empty (an empty cell, or no value): named, counted, last.
+EMPTY = "(empty)"
+
+
+def group_label(value: object) -> str:
+    """The breakdown group of a value: its text, or :data:`EMPTY` for ``None`` and blank text."""
+    return EMPTY if value is None or not str(value).strip() else str(value)
+
+
 def breakdown(
     records: Iterable[QuestionRecord], key: Callable[[QuestionRecord], object]
 ) -> dict[str, AccuracyCell]:
-    """Accuracy (with Wilson interval) per value of ``key``, sorted by value."""
+    """Accuracy (with Wilson interval) per value of ``key``, sorted by value; empty values last as ``(empty)``."""
     groups: dict[str, list[QuestionRecord]] = defaultdict(list)
     for r in records:
-        groups[str(key(r))].append(r)
-    return {value: accuracy_cell(groups[value]) for value in sorted(groups)}
+        groups[group_label(key(r))].append(r)
+    return {value: accuracy_cell(groups[value]) for value in sorted(groups, key=lambda v: (v == EMPTY, v))}
 
 
 def field_breakdowns(
     records: Sequence[QuestionRecord], fields: Iterable[str]
 ) -> dict[str, dict[str, AccuracyCell]]:
-    """:func:`breakdown` by each named grouping field of the records (``None`` for a missing one)."""
+    """:func:`breakdown` by each named grouping field of the records (a missing one is ``(empty)``)."""
 
     def by(name: str) -> Callable[[QuestionRecord], object]:
         return lambda r: r.fields.get(name)

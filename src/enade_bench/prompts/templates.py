@@ -152,7 +152,19 @@ def _read_yaml(path: Path) -> Any:
         raise UserError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
 
 
+#: How a worked-examples file starts (its error messages show it).
+EXAMPLES_SHAPE = "examples: [{id: ex1, stem: '…', options: {A: '…', B: '…'}, answer: A}]"
+
+
 def _validate(model: type[_Strict], data: Any, path: Path) -> Any:
+    if not isinstance(data, dict):
+        found = {list: "a list", type(None): "an empty file"}.get(type(data), f"a {type(data).__name__}")
+        expected = (
+            f"a top-level 'examples:' key holding the list, e.g. {EXAMPLES_SHAPE}"
+            if model is Examples
+            else "a mapping of keys (instruction, option_format, …)"
+        )
+        raise UserError(f"{path}: the file holds {found} at the top level; expected {expected}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:

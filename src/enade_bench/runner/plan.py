@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from enade_bench.backends.base import Backend
-from enade_bench.config import ExperimentConfig
+from enade_bench.config import ExperimentConfig, SampleConfig
 from enade_bench.dataset.loader import LoadedDataset
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
@@ -52,6 +52,8 @@ class RunOptions:
     strategies: list[str] | None = None  # None: the config's own settings
     all_strategies: bool = False
     limit: int | None = None
+    #: ``--sample``: replaces the config's ``dataset.sample`` (and is recorded with it).
+    sample: SampleConfig | None = None
     output_dir: Path | None = None
     resume: bool = True
     progress: bool = True

@@ -55,7 +55,9 @@ class StudyConfig(StrictModel):
         default_factory=dict, description="evaluation settings shared by every model (an experiment's block)"
     )
     limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
-    output: str = Field(description="study folder: runs/<model>/ and report/ are written below it")
+    output: str = Field(
+        description="study folder: runs/<model>/ and report/ are written below it; relative: from the study file's folder"
+    )
     compare: CompareSettings = CompareSettings()
 
     @field_validator("dataset")

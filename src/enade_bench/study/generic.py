@@ -23,7 +23,7 @@ from enade_bench.backends.factory import check_backend, check_capabilities, crea
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
-from enade_bench.config import ExperimentConfig, parse_config, resolve_input
+from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.summary import JsonObject
@@ -98,7 +98,7 @@ def _dataset(cfg: StudyConfig, path: Path) -> JsonObject:
 def plan_generic(path: Path, data: Any, registry: Registry = DEFAULT, progress: bool = False) -> GenericPlan:
     """Check the whole study and prepare every model's run; no model is loaded."""
     cfg = parse_study_config(data, path)
-    output = Path(cfg.output).resolve()
+    output = resolve_output(cfg.output, path).resolve()  # relative: from the study file's folder
     check_output_dir(output, f"{path}: output")
     models: list[PlannedModel] = []
     benchmark: Benchmark | None = None

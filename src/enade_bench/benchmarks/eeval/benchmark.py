@@ -22,7 +22,7 @@ from enade_bench.benchmarks.eeval.loader import EEvalData, load_eeval
 from enade_bench.benchmarks.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
 from enade_bench.benchmarks.eeval.report import eval_split, subject_summary, subjects_csv
 from enade_bench.benchmarks.eeval.settings import LEADERBOARD_SETTINGS, EEvalSetting, plan_settings
-from enade_bench.config import ExperimentConfig, input_base, resolve_input
+from enade_bench.config import ExperimentConfig, input_base, output_dir, resolve_input
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.prompts.templates import PromptSet, Templates
@@ -70,6 +70,10 @@ def prepare_eeval(cfg: ExperimentConfig, source: Path, options: RunOptions) -> E
     the shipped ones unless ``prompts.dir`` names a folder with both files.
     """
     settings = plan_settings(options.strategies, cfg.evaluation)
+    if cfg.dataset.sample is not None:
+        raise UserError(
+            f"{source}: dataset.sample (--sample): E-EVAL keeps its subjects whole; use --limit N per subject"
+        )
     base = input_base(cfg.dataset.path, source)
     data = load_eeval(cfg.dataset.model_copy(update={"path": str(base / cfg.dataset.path) if base else cfg.dataset.path}),
                       limit_per_subject=options.limit)  # fmt: skip
@@ -89,7 +93,7 @@ def prepare_eeval(cfg: ExperimentConfig, source: Path, options: RunOptions) -> E
         config=cfg,
         dataset=data.dataset,
         prompts=prompts,
-        output_dir=options.output_dir or Path(cfg.output.dir),
+        output_dir=output_dir(cfg, source, options.output_dir),
         strategies=list(settings),
         prompt_fn_for=make_prompt_fn_for(data, templates),
         extract_fn=extract_chinese,

@@ -85,7 +85,9 @@ class StudyConfig(StrictModel):
     method: Literal["generation", "log_prob", "first_token"] = "first_token"
     seed: int = Field(default=42, description="seed of the option shuffles")
     analysis_seed: int = Field(default=20240101, description="random baseline, humans, bootstrap")
-    output: str = Field(description="study folder: runs/ and report/ are written below it")
+    output: str = Field(
+        description="study folder: runs/ and report/ are written below it; relative: from the study file's folder"
+    )
     enem_data: str | None = Field(default=None, description="folder with inep_items.csv and questions/")
     attributes: str | None = Field(default=None, description="item-attribute CSV (item_id + 0/1 columns)")
     limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")

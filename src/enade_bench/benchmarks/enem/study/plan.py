@@ -26,7 +26,7 @@ from enade_bench.benchmarks.enem.study.attributes import derive_attributes, read
 from enade_bench.benchmarks.enem.study.config import StudyConfig, load_study_config
 from enade_bench.benchmarks.enem.study.exams import ExamSource, find_exam
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
-from enade_bench.config import ExperimentConfig, parse_config, resolve_input
+from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError
 from enade_bench.results.summary import JsonObject
 
@@ -176,7 +176,7 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
     if len(set(labels)) != len(labels):
         raise UserError(f"{study_path}: key 'models': two models share the label(s) "
                         f"{sorted({x for x in labels if labels.count(x) > 1})}; set 'name'")  # fmt: skip
-    output = Path(cfg.output).resolve()
+    output = resolve_output(cfg.output, study_path).resolve()  # relative: from the study file's folder
     runs = [
         PlannedRun(
             label,

@@ -1,0 +1,352 @@
+"""Map one file's rows onto the canonical question fields (the config's ``dataset`` block).
+
+:class:`RowMapper` reads the cells a config names (``columns``, ``id_template``,
+``constants``, ``fields``, ``field_patterns``, ``options_in_text``) and turns one
+row into a :class:`~enade_bench.dataset.schema.Question`, or raises an ``error:``
+naming the file, line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+from pathlib import Path
+
+from enade_bench.config import DatasetConfig
+from enade_bench.dataset.inline_options import OptionSplitError, split_options
+from enade_bench.dataset.presets import DatasetPreset, configured
+from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
+from enade_bench.dataset.sources import RawRow
+from enade_bench.errors import UserError
+
+_TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
+_FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
+
+
+def _bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+
+
+#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
+YEARS = range(1900, 2101)
+
+
+def whole_number(name: str, text: str, where: str) -> int | None:
+    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
+
+    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
+    :data:`YEARS` is an error naming the cell, never silently rounded.
+    """
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise UserError(f"{where}: {name} '{text}' is not an integer")
+    number = int(value)
+    if name == "year" and number not in YEARS:
+        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
+    return number
+
+
+#: The ``dataset.columns`` key of a column holding the options as a JSON list (A, B, C… in order).
+OPTIONS = "options"
+
+
+def _text_of(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _one_column_per_option(mapping: dict[str, str]) -> None:
+    """Two options read from one column would load every row with equal options: an error."""
+    seen: dict[str, str] = {}
+    for letter in LETTERS:
+        column = mapping.get(letter)
+        if column is None:
+            continue
+        if column in seen:
+            raise UserError(
+                f"dataset.columns: options {seen[column]} and {letter} both read column '{column}'; "
+                "map each option to its own column"
+            )
+        seen[column] = letter
+
+
+def template_fields(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+class RowMapper:
+    """Applies the column mapping of one config to rows of one file."""
+
+    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset) -> None:
+        preset = configured(preset, cfg)
+        self.preset = preset
+        self.patterns = {k: re.compile(v) for k, v in (cfg.field_patterns or {}).items()}
+        self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
+        self.mapping = dict(preset.columns)
+        self.mapping.update(cfg.columns or {})
+        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS) - {OPTIONS}
+        if unknown:
+            raise UserError(
+                f"dataset.columns: unknown field(s) {sorted(unknown)} "
+                f"(canonical fields: {', '.join(CANONICAL_FIELDS)}, or {OPTIONS} for a list of options)"
+            )
+        #: The column holding the options as a JSON list (``dataset.columns.options``), if any.
+        self.options_column = self.mapping.pop(OPTIONS, None)
+        self.own_fields = cfg.fields is not None
+        self.constants = dict(preset.constants)
+        self.constants.update(cfg.constants or {})
+        self.id_template = cfg.id_template or preset.id_template
+        if self.id_template:
+            self.mapping.pop("id", None)
+        self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
+        self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
+        if self.inline:
+            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
+            if mapped:
+                raise UserError(
+                    f"dataset.columns: maps option column(s) {mapped}, but dataset.options_in_text is on "
+                    "(the options come from the stem column); remove one of the two"
+                )
+            if self.options_column is not None:
+                raise UserError(
+                    "dataset.columns: maps options, but dataset.options_in_text is on "
+                    "(the options come from the stem column); remove one of the two"
+                )
+        if self.options_column is not None:
+            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
+            if mapped:
+                raise UserError(
+                    f"dataset.columns: maps option column(s) {mapped} and options "
+                    f"('{self.options_column}', a list of options); map one or the other"
+                )
+        if self.inline or self.options_column is not None:
+            for letter in LETTERS:
+                self.mapping.pop(letter, None)
+        _one_column_per_option(self.mapping)
+
+    def check_header(self, row: RawRow) -> None:
+        columns = set(row.values)
+        missing = []
+        for name in REQUIRED_FIELDS:
+            if name in self.constants or (name == "id" and self.id_template):
+                continue
+            if (self.inline or self.options_column is not None) and name in LETTERS:
+                continue
+            if self.mapping.get(name) not in columns:
+                missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
+        if self.options_column is not None and self.options_column not in columns:
+            missing.append(f"'{self.options_column}' (for options)")
+        if self.id_template:
+            missing += [
+                f"'{n}' (in id_template)"
+                for n in template_fields(self.id_template)
+                if n not in columns and n != "file_stem"
+            ]
+        if self.own_fields:
+            missing += [
+                f"'{column}' (for dataset.fields {name})"
+                for name, column in self.field_sources()
+                if column is not None and column not in columns
+            ]
+        if missing:
+            raise UserError(
+                f"{row.source}: missing column(s) {', '.join(missing)}; "
+                f"columns present: {', '.join(sorted(columns))}"
+            )
+
+    def field_sources(self) -> list[tuple[str, str | None]]:
+        """Each grouping field with the column it is read from (``None``: the file name or a constant).
+
+        The order of :meth:`fields`: a named group of ``file_fields``, a constant, the
+        column ``field_columns`` names, the canonical field's column, the column of the
+        field's name.
+        """
+        groups = set(self.file_fields.groupindex) if self.file_fields else set()
+        out: list[tuple[str, str | None]] = []
+        for name in self.preset.fields:
+            if name in groups or name in self.constants:
+                out.append((name, None))
+            elif name in self.preset.field_columns:
+                out.append((name, self.preset.field_columns[name]))
+            elif name in ("year", "course", "component"):
+                out.append((name, self.mapping.get(name)))
+            else:
+                out.append((name, name))
+        return out
+
+    def text(self, row: RawRow, column: str, name: str) -> str:
+        """The text of ``column``; a JSON list or object there is an error naming the cell."""
+        if column in row.nested:
+            kind = "list" if isinstance(row.nested[column], list) else "object"
+            hint = (
+                f" (a list of options is read with dataset.columns: {{{OPTIONS}: '{column}'}})"
+                if kind == "list" and name in LETTERS
+                else ""
+            )
+            raise UserError(
+                f"{row.source}: line {row.line}, column '{column}': a JSON {kind}, but {name} "
+                f"expects a text or a number{hint}"
+            )
+        return row.values.get(column, "")
+
+    def get(self, row: RawRow, name: str) -> str:
+        if name in self.constants:
+            return str(self.constants[name])
+        column = self.mapping.get(name)
+        return self.text(row, column, name) if column else ""
+
+    def is_annulled(self, row: RawRow) -> bool:
+        column = self.mapping.get("answer")
+        answer = str(self.constants.get("answer", row.values.get(column, "") if column else ""))
+        return answer.strip().lower() in self.annulled
+
+    def options(self, row: RawRow) -> list[str]:
+        """The option texts of a row: its A..E columns, or the list ``dataset.columns.options`` names."""
+        if self.options_column is None:
+            return [self.get(row, letter).strip() for letter in LETTERS]
+        where = f"{row.source}: line {row.line}, column '{self.options_column}'"
+        cell: object = row.nested.get(self.options_column)
+        if cell is None:  # a CSV cell, or a JSON string: it may hold a JSON list
+            try:
+                cell = json.loads(row.values.get(self.options_column, ""))
+            except json.JSONDecodeError:
+                cell = None
+        if not isinstance(cell, list):
+            raise UserError(f'{where}: expected a JSON list of option texts (["…", "…"]) for options')
+        if len(cell) > len(LETTERS):
+            raise UserError(
+                f"{where}: {len(cell)} options, at most {len(LETTERS)} ({LETTERS[0]}–{LETTERS[-1]})"
+            )
+        bad = next((i for i, o in enumerate(cell) if isinstance(o, list | dict | bool)), None)
+        if bad is not None:
+            raise UserError(
+                f"{where}: option {LETTERS[bad]} is {json.dumps(cell[bad])[:30]}, expected a text"
+            )
+        return [_text_of(o).strip() for o in cell]
+
+    def matched(self, name: str, text: str, where: str) -> str:
+        """``text`` through ``dataset.field_patterns[name]`` (unchanged without one)."""
+        pattern = self.patterns.get(name)
+        if pattern is None or not text.strip():
+            return text
+        found = pattern.search(text)
+        if found is None:
+            raise UserError(
+                f"{where}: {name} '{text}' does not match dataset.field_patterns.{name} '{pattern.pattern}'"
+            )
+        return found.group(1) if pattern.groups else found.group(0)
+
+    def fields(self, row: RawRow, year: int | None, canonical: dict[str, str]) -> dict[str, FieldValue]:
+        """The preset's grouping fields of one row (sources in the order of :mod:`.presets`)."""
+        match = self.file_fields.search(Path(row.source).name) if self.file_fields else None
+        found = match.groupdict() if match else {}
+        out: dict[str, FieldValue] = {}
+        for name in self.preset.fields:
+            column = self.preset.field_columns.get(name, name)
+            if name in found:
+                text = found[name] or ""
+            elif name in self.constants:
+                text = str(self.constants[name])
+            elif name == "year" and name not in self.preset.field_columns:
+                out[name] = year
+                continue
+            elif name in canonical and name not in self.preset.field_columns:
+                text = canonical[name]
+            else:
+                text = self.text(row, column, name)
+            text = self.matched(name, text, f"{row.source}: line {row.line}, column '{column}'").strip()
+            if name not in self.preset.int_fields:
+                out[name] = text
+                continue
+            out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
+        return out
+
+    def to_question(self, row: RawRow) -> Question:
+        where = f"{row.source}: line {row.line}"
+
+        def col(name: str) -> str:
+            return f"{where}, column '{self.mapping.get(name, name)}'"
+
+        if self.id_template:
+            for name in template_fields(self.id_template):
+                if name in row.nested:
+                    self.text(row, name, "id_template")
+            values = {**row.values, "file_stem": Path(row.source).stem}
+            try:
+                qid = self.id_template.format_map(values).strip()
+            except (KeyError, ValueError, IndexError, AttributeError) as exc:
+                raise UserError(
+                    f"{where}: dataset.id_template '{self.id_template}' cannot be filled ({exc})"
+                ) from None
+            if not qid:
+                raise UserError(f"{where}: dataset.id_template '{self.id_template}' gives an empty id")
+        else:
+            qid = self.get(row, "id").strip()
+            if not qid:
+                raise UserError(f"{col('id')}: empty question id")
+        stem = self.get(row, "stem").strip()
+        if not stem:
+            raise UserError(f"{col('stem')}: empty stem")
+        if self.inline:
+            try:
+                split = split_options(stem, self.inline.pattern, self.inline.min_options)
+            except OptionSplitError as exc:
+                raise UserError(f"{col('stem')}: cannot split the options in the text: {exc}") from None
+            stem = split.stem
+            raw_options = list(split.options)
+        else:
+            raw_options = self.options(row)
+        n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
+        options = tuple(raw_options[:n_options])
+        if n_options < 2:
+            raise UserError(f"{where}: fewer than two non-empty options")
+        gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
+        if gaps:
+            raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
+        answer = self.get(row, "answer").strip().upper()
+        if answer not in LETTERS[:n_options] or not answer:
+            raise UserError(
+                f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
+                f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
+            )
+        year = whole_number(
+            "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
+        )
+        used = {self.mapping.get(n) for n in CANONICAL_FIELDS} | {self.options_column}
+        extra = tuple((k, v) for k, v in row.values.items() if k not in used)
+        canonical = {
+            "course": self.get(row, "course").strip(),
+            "component": self.get(row, "component").strip(),
+        }
+        fields = self.fields(row, year, canonical)
+        if year is None and isinstance(fields.get("year"), int):
+            year = int(fields["year"])  # type: ignore[arg-type]  # from the file name or a field column
+        return Question(
+            id=qid,
+            stem=stem,
+            options=options,
+            answer=answer,
+            year=year,
+            course=canonical["course"],
+            component=canonical["component"],
+            has_image=_bool(self.get(row, "has_image"), col("has_image")),
+            cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
+            extra=(*extra, ("source_file", Path(row.source).name)),
+            fields=fields,
+            cluster=self.get(row, "cluster").strip(),
+        )
