@@ -40,7 +40,7 @@ def _config(tmp: Path, url: str, **api: object) -> Path:
     }  # fmt: skip
     path = tmp / "rk.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    return path
+    return Path(path.name)  # as typed in the folder the tests run in (each test chdirs to tmp)
 
 
 def _server(rows: pd.DataFrame) -> FakeServer:
