@@ -15,6 +15,7 @@ refused rather than mixed in.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import tempfile
@@ -154,12 +155,26 @@ def _v2_to_v3(data: JsonObject) -> JsonObject:
     return data
 
 
+def _v3_to_v4(data: JsonObject) -> JsonObject:
+    """``complete``: whether no record ended in an error.
+
+    Totals and breakdowns keep their version-3 numbers (errors counted as wrong answers in
+    ``n``); the report rescores such files from their records
+    (:func:`enade_bench.report.loader.load_results`).
+    """
+    totals = as_object(data.get("totals"))
+    errors = totals.get("errors", 0)
+    data.setdefault("complete", not (isinstance(errors, int) and errors > 0))
+    return data
+
+
 #: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
 #: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
 MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
-    3: lambda data: data,
+    3: _v3_to_v4,
+    4: lambda data: data,
 }
 
 
@@ -246,6 +261,35 @@ class RunPaths:
     def sibling(self, suffix: str) -> Path:
         """Another file of this run, e.g. ``sibling("eeval.json")`` -> ``{stem}_eeval.json``."""
         return self.folder / f"{self.stem}_{suffix}"
+
+    def set_aside(self, now: dt.datetime | None = None) -> Path | None:
+        """Move this run's files into ``previous_old/{stem}_{UTC time}/``; that folder (or None).
+
+        A ``--no-resume`` run calls this before it starts, so that its results file never
+        stands beside the log of another run: a rerun that is killed leaves no earlier
+        results to be reported as if they were its own.  ``report`` skips folders whose
+        name ends in ``_old``; the files stay there until the user deletes them.
+        """
+        files = [p for p in (self.results, self.summary, self.timing, self.intermediate) if p.exists()]
+        if not files:
+            return None
+        stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
+        target = self.folder / PREVIOUS / f"{self.stem}_{stamp}"
+        suffix = 1
+        while target.exists():
+            suffix += 1
+            target = self.folder / PREVIOUS / f"{self.stem}_{stamp}_{suffix}"
+        try:
+            target.mkdir(parents=True)
+            for path in files:
+                os.replace(path, target / path.name)
+        except OSError as exc:
+            raise UserError(f"{target}: cannot move the earlier results aside ({os_reason(exc)})") from None
+        return target
+
+
+#: The folder of a results folder where ``--no-resume`` moves the files it replaces.
+PREVIOUS = "previous_old"
 
 
 _UMASK_LOCK = threading.Lock()

@@ -10,6 +10,7 @@ item flips).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,12 +45,15 @@ class StudyResult:
         What the reader should know (skipped analyses, excluded questions).
     failed
         ``model: reason`` of each model that failed to load or run (the others ran).
+    warnings
+        What the reader must see first: runs with records in error, stale results files.
     """
 
     summary: str
     index: Path
     notes: list[str]
     failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def study_benchmark(path: Path, data: Any) -> str:
@@ -69,16 +73,20 @@ def run_study(
     progress: bool = False,
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None,
     log: Callable[[str], None] | None = None,
+    limit: int | None = None,
 ) -> StudyResult:
     """Run or resume a study and write its report folder.
 
     Everything in the config, the data and the prompts is checked before any model is
     loaded.  With ``run_models=False`` the report is written from the runs on disk.
+    ``limit``: only the first N questions (``--limit``, in place of the config's ``limit``).
     """
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
-        return _enem_study(path, run_models, progress, backend_factory, log)
+        return _enem_study(path, run_models, progress, backend_factory, log, limit)
+    if limit is not None:
+        data = {**data, "limit": limit}
     plan = plan_generic(path, data, progress=progress)
     runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
@@ -86,7 +94,7 @@ def run_study(
     if report is None:
         raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
                         + ("; failures: " + "; ".join(failed) if failed else "; run without --report-only first"))  # fmt: skip
-    return StudyResult(report.summary, report.index, report.notes, failed)
+    return StudyResult(report.summary, report.index, report.notes, failed, report.warnings)
 
 
 def _enem_study(
@@ -95,8 +103,11 @@ def _enem_study(
     progress: bool,
     backend_factory: Callable[[ExperimentConfig], Backend] | None,
     log: Callable[[str], None] | None,
+    limit: int | None,
 ) -> StudyResult:
     plan = plan_study(path)
+    if limit is not None:
+        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
     if run_models:
         run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
     study = analyse_study(plan)
