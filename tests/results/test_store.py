@@ -79,9 +79,9 @@ def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str,
     for new, old in zip(written["records"], stored["records"], strict=True):
         assert new == old
     assert list(written["records"][0])[:3] == ["id", "shuffle", "fields"]
-    assert {k: v for k, v in written.items() if k not in ("records", "schema_version", "model", "complete")} == {
-        k: v for k, v in stored.items() if k not in ("records", "schema_version", "model")
-    }
+    assert {
+        k: v for k, v in written.items() if k not in ("records", "schema_version", "model", "complete")
+    } == {k: v for k, v in stored.items() if k not in ("records", "schema_version", "model")}
     again = tmp_path / name
     again.write_text(dump_json(written), encoding="utf-8")
     assert read_result(again) == result
