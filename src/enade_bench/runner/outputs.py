@@ -116,14 +116,16 @@ def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ())
 def accuracy_line(result: RunResult) -> str:
     """``S1: accuracy 0.500 [0.236, 0.764] on 10 items (1 unanswered)``.
 
-    Records in error are named next to the unanswered ones: ``(1 unanswered, 2 errors)``.
+    Records in error are named next to the unanswered ones: ``(1 unanswered, 2 errors)``; they
+    are not among the items scored (a run whose every record is an error: ``accuracy –``).
     """
     t = result.totals
     low, high = t.ci95
     errors = f", {t.errors} error{'s' if t.errors != 1 else ''}" if t.errors else ""
+    score = f"{t.accuracy:.3f} [{low:.3f}, {high:.3f}]" if t.n else "–"  # errors are not scored
     return (
-        f"{result.strategy.id or result.experiment}: accuracy {t.accuracy:.3f} "
-        f"[{low:.3f}, {high:.3f}] on {t.n} items ({t.unanswered} unanswered{errors})"
+        f"{result.strategy.id or result.experiment}: accuracy {score} on {t.n} items "
+        f"({t.unanswered} unanswered{errors})"
     )
 
 

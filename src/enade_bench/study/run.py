@@ -22,6 +22,7 @@ from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import ExperimentConfig, read_yaml
 from enade_bench.errors import UserError
+from enade_bench.report.folder import report_folder
 from enade_bench.study.execute import ExecuteOptions, run_planned
 from enade_bench.study.generic import GenericOptions, plan_generic
 from enade_bench.study.generic import run_models as run_each_model
@@ -114,7 +115,8 @@ def _enem_study(
     if study.verdict.empty:
         raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}; "
                         "run without --report-only first")  # fmt: skip
-    report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
-                                f"ENEM {plan.config.year} study: {plan.config.name}")  # fmt: skip
+    with report_folder(plan.report_dir, f"{path}: the study's report folder"):
+        report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
+                                    f"ENEM {plan.config.year} study: {plan.config.name}")  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     return StudyResult(summary, report.index, report.notes)
