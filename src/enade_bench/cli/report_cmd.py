@@ -24,7 +24,7 @@ from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
-from enade_bench.report.folder import report_folder
+from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.report.html import Lead
 from enade_bench.report.loader import RunEntry, load_results
 from enade_bench.report.section import Section
@@ -78,6 +78,7 @@ def exam_sections(
 
 def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
+    check_report_folder(args.out, "--out")
     enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
     entries = load_results(args.results)
     with report_folder(args.out, "--out"):

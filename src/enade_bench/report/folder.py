@@ -71,6 +71,21 @@ def _remove(folder: Path, names: set[str]) -> None:
             sub.rmdir()
 
 
+def check_report_folder(folder: Path, option: str = "--out") -> None:
+    """An error when ``folder`` holds files but no report manifest or marker (checked early:
+    before the runs are read, and before a study runs its models).
+    """
+    if (folder / MANIFEST).is_file() or (folder / MARKER).is_file():
+        return
+    present = _files(folder)
+    if present:
+        shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
+        raise UserError(
+            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report: "
+            "give an empty or new folder (a report cleans only the files it wrote itself)"
+        )
+
+
 def begin_report(folder: Path, option: str = "--out") -> set[str]:
     """Clean what earlier reports wrote in ``folder`` and mark it incomplete; the files kept.
 
@@ -87,12 +102,8 @@ def begin_report(folder: Path, option: str = "--out") -> set[str]:
         _remove(folder, present - kept)
     elif manifest.is_file():
         _remove(folder, set(_listed(manifest, "files")) & present)
-    elif present:
-        shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
-        raise UserError(
-            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report: "
-            "give an empty or new folder (a report cleans only the files it wrote itself)"
-        )
+    else:
+        check_report_folder(folder, option)
     manifest.unlink(missing_ok=True)
     kept = _files(folder)
     atomic_write_text(marker, dump_json({"format": MANIFEST_FORMAT, "kept": list[JsonValue](sorted(kept))}))

@@ -22,7 +22,7 @@ from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import ExperimentConfig, read_yaml
 from enade_bench.errors import UserError
-from enade_bench.report.folder import report_folder
+from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.study.execute import ExecuteOptions, run_planned
 from enade_bench.study.generic import GenericOptions, plan_generic
 from enade_bench.study.generic import run_models as run_each_model
@@ -89,6 +89,7 @@ def run_study(
     if limit is not None:
         data = {**data, "limit": limit}
     plan = plan_generic(path, data, progress=progress)
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
     runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
     report = write_generic_report(plan)
@@ -107,6 +108,7 @@ def _enem_study(
     limit: int | None,
 ) -> StudyResult:
     plan = plan_study(path)
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
     if limit is not None:
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
     if run_models:
