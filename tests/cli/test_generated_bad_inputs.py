@@ -515,6 +515,13 @@ CASES: list[Case] = [
         ("res",),
     ),
     Case(
+        "report-out-not-a-report-folder",
+        ["report", "res", "--out", "rep"],
+        "--out rep: not empty (thesis.tex) and holds no report_manifest.json of an earlier report",
+        {"rep/thesis.tex": "mine\n"},
+        ("res",),
+    ),
+    Case(
         "patterns-out-is-file",
         ["irt", "patterns", "res", "--out", "taken"],
         "--out: 'taken' is a file",

@@ -110,7 +110,7 @@ def test_identity_round_trips_through_a_results_file(tmp_path: Path) -> None:
     assert "null" not in json.dumps(written) and written["weights"] == {"source": "hub", "revision": "v1",
                                                                        "commit": "c0ffee"}  # fmt: skip
     again = read_result(path)
-    assert again.model == ident and again.schema_version == 3
+    assert again.model == ident and again.schema_version == 4
 
 
 def test_unknown_identity_key_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str,
     (tests/results/test_identity.py) and the version."""
     path = STORED / name
     result = read_result(path)
-    assert result.schema_version == SCHEMA_VERSION == 3
+    assert result.schema_version == SCHEMA_VERSION == 4
     assert result.totals.n == len(result.records) == result.dataset.n_evaluated == 3
     assert result.totals.correct == sum(r.correct for r in result.records)
     assert result.strategy.id == name.split("_")[2]
@@ -89,9 +89,9 @@ def test_stored_v1_files_load_and_write_back_unchanged_but_for_fields(name: str,
     for new, old in zip(written["records"], stored["records"], strict=True):
         assert new == old
     assert list(written["records"][0])[:3] == ["id", "shuffle", "fields"]
-    assert {k: v for k, v in written.items() if k not in ("records", "schema_version", "model")} == {
-        k: v for k, v in stored.items() if k not in ("records", "schema_version", "model")
-    }
+    assert {
+        k: v for k, v in written.items() if k not in ("records", "schema_version", "model", "complete")
+    } == {k: v for k, v in stored.items() if k not in ("records", "schema_version", "model")}
     again = tmp_path / name
     again.write_text(dump_json(written), encoding="utf-8")
     assert read_result(again) == result
@@ -137,7 +137,7 @@ def test_stored_v1_enem_file_gets_enem_fields() -> None:
     stored = json.loads(path.read_text(encoding="utf-8"))
     assert stored["schema_version"] == 1 and {r["course"] for r in stored["records"]} == {"ENEM"}
     result = read_result(path)
-    assert result.schema_version == SCHEMA_VERSION == 3
+    assert result.schema_version == SCHEMA_VERSION == 4
     for record, old in zip(result.records, stored["records"], strict=True):
         stem, number, language = old["id"].split(":")
         assert record.fields == {

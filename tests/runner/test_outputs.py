@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,17 @@ def test_optional_abilities_are_protocols(smollm2_backend) -> None:  # type: ign
     assert isinstance(smollm2_backend, GenerationBackend) and not isinstance(
         smollm2_backend, StreamingBackend
     )
+
+
+def test_table1_holds_every_strategy_on_disk_when_two_processes_share_a_folder(tmp_path: Path) -> None:
+    """Before: S1+S2 and S3+S4 run by two processes gave a Table 1 of the last process's two only."""
+    with FakeServer(_answer_a) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                      "base_url": server.url + "/v1"})  # fmt: skip
+        run_config(cfg, RunOptions(strategies=["S1", "S2"], limit=2, progress=False))
+        outcome = run_config(cfg, RunOptions(strategies=["S3", "S4"], limit=2, progress=False))
+    table = tmp_path / "out" / "api_test_table1.csv"
+    assert table in outcome.written
+    rows = list(csv.DictReader(table.open(encoding="utf-8")))
+    assert [r["strategy"] for r in rows] == ["S1", "S2", "S3", "S4"]
+    assert all(r["n"] == "2" and r["n_errors"] == "0" for r in rows)

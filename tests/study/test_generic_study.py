@@ -165,3 +165,33 @@ def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> No
     result = json.loads((run / "smollm2_S4_results.json").read_text())
     kept = {(r["id"], r["shuffle"]): r["prediction"] for r in result["records"]}
     assert len(kept) == 16 and all(kept[k] == v for k, v in before.items())
+
+
+def test_limit_must_be_positive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", str(write_study(tmp_path)), "--limit", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --limit: expected a positive integer, got 0"]
+    assert not (tmp_path / "study").exists()
+
+
+@pytest.mark.slow
+def test_limit_replaces_the_configs_limit(tmp_path: Path) -> None:
+    """``study --limit N``: each run covers the first N questions, whatever the config's limit."""
+    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S5"], limit=8)
+    assert main(["study", str(path), "--limit", "2", "--quiet"]) == 0
+    result = json.loads((tmp_path / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").read_text())
+    assert result["totals"]["n_questions"] == 2 and result["complete"] is True
+
+
+def test_a_report_folder_no_report_wrote_is_refused_before_any_model_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_study(tmp_path)
+    (tmp_path / "study" / "report").mkdir(parents=True)
+    (tmp_path / "study" / "report" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["study", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert (
+        len(err) == 1 and "the study's report folder" in err[0] and "holds no report_manifest.json" in err[0]
+    )
+    assert not (tmp_path / "study" / "runs").exists()

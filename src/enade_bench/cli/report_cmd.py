@@ -3,12 +3,19 @@
 The report renders the runs' tables and figures and, for each exam among the runs
 whose benchmark has analyses of its own (ENEM's psychometrics), that benchmark's
 section.  Runs of two or more models (experiments) also get the comparison
-(docs/comparisons.md): Table 1 with compact letters first, then the pairs and item flips.
+(docs/comparisons.md), which opens the page: Table 1 with compact letters, then the pairs and
+item flips; the per-run tables follow, with no "best" in bold.
+
+Before any table, the page and the command's output say what the reader must know:
+runs with records in error (not scored) and results files older than their log.  The
+``--out`` folder is cleaned of what an earlier report wrote there, and only of that
+(:mod:`enade_bench.report.folder`).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
@@ -17,10 +24,13 @@ from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
+from enade_bench.report.folder import check_report_folder, report_folder
+from enade_bench.report.html import Lead
 from enade_bench.report.loader import RunEntry, load_results
 from enade_bench.report.section import Section
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import check_output_dir
+from enade_bench.study.report import comparison_lead
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,23 +78,23 @@ def exam_sections(
 
 def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
+    check_report_folder(args.out, "--out")
     enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
     entries = load_results(args.results)
-    options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
-    registry = Registry(args.include_path)
-    sections = (
-        [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")
-    )
-    lead = []
-    if len({e.result.experiment for e in entries}) >= 2:
-        from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
-
-        comparison = study_comparison(
-            entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True
+    with report_folder(args.out, "--out"):
+        options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
+        registry = Registry(args.include_path)
+        sections = (
+            [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")
         )
-        sections.insert(0, comparison.section)
-        lead = comparison.lead
-    report = write_report(entries, args.out, sections, args.results, args.title, lead)
+        lead = Lead()
+        if len({e.result.experiment for e in entries}) >= 2:
+            section, lead, _ = comparison_lead(entries, args.out, args.compare_by, args.adjust, 0.05,
+                                                  allow_errors=True)
+            sections.insert(0, section)
+        report = write_report(entries, args.out, sections, args.results, args.title, lead)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for note in report.notes:
         print(f"note: {note}")
     print(f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "

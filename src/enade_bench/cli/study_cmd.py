@@ -8,6 +8,7 @@ from pathlib import Path
 
 from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
+from enade_bench.cli.options import checked_limit
 from enade_bench.errors import UserError
 from enade_bench.study.run import run_study
 
@@ -27,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--allow-errors", action="store_true",
                         help="compare runs with error records on their answers only (else refused as incomplete)")  # fmt: skip
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="only the first N questions of each run (in place of the config's limit)")  # fmt: skip
     parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
                         help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
     parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
@@ -51,7 +54,9 @@ def handle(args: argparse.Namespace) -> int:
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
         result = run_study(args.config, run_models=not args.report_only,
                            progress=not args.quiet and sys.stderr.isatty(), log=log,
-                           allow_errors=args.allow_errors)  # fmt: skip
+                           allow_errors=args.allow_errors, limit=checked_limit(args.limit))  # fmt: skip
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for note in result.notes:
         print(f"note: {note}")
     print(result.summary)

@@ -46,12 +46,30 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return (low, high)
 
 
+def scored(records: Iterable[QuestionRecord]) -> list[QuestionRecord]:
+    """The records that count in an accuracy: every one but those that ended in an error.
+
+    An error (HTTP 401, a timeout, a malformed reply) is not an answer: it is neither right
+    nor wrong, so it is left out of ``n`` and counted apart as ``n_errors``.  A question
+    the model answered with no letter (unanswered) is scored, as wrong.
+    """
+    return [r for r in records if r.error is None]
+
+
 def accuracy_cell(records: Sequence[QuestionRecord]) -> AccuracyCell:
-    """Accuracy of ``records`` with its 95 % Wilson interval (:func:`wilson_interval`)."""
-    n = len(records)
-    correct = sum(r.correct for r in records)
+    """Accuracy of ``records`` with its 95 % Wilson interval (:func:`wilson_interval`).
+
+    Records in error are left out (:func:`scored`) and counted in ``n_errors``.
+    """
+    kept = scored(records)
+    n = len(kept)
+    correct = sum(r.correct for r in kept)
     return AccuracyCell(
-        n=n, correct=correct, accuracy=correct / n if n else math.nan, ci95=wilson_interval(correct, n)
+        n=n,
+        correct=correct,
+        accuracy=correct / n if n else math.nan,
+        ci95=wilson_interval(correct, n),
+        n_errors=len(records) - n,
     )
 
 
@@ -61,19 +79,21 @@ def summarize(records: Sequence[QuestionRecord]) -> Totals:
     With several shuffles per question, ``per_shuffle`` adds the accuracy of each
     shuffle, their mean and the 2.5–97.5 percentile interval (records of one
     question are not independent, so the pooled Wilson interval is too narrow).
+    Records in error count in ``errors`` (and ``n_errors``) and in nothing else.
     """
-    n = len(records)
-    rules = Counter(r.extraction_rule for r in records if r.extraction_rule is not None)
+    kept = scored(records)
+    n = len(kept)
+    rules = Counter(r.extraction_rule for r in kept if r.extraction_rule is not None)
     extraction = None
     if rules:
         extraction = {
             rule: ExtractionShare(count=count, share=count / n) for rule, count in sorted(rules.items())
         }
     per_shuffle = None
-    shuffles = sorted({r.shuffle for r in records})
+    shuffles = sorted({r.shuffle for r in kept})
     if len(shuffles) > 1:
         by_shuffle: dict[int, list[bool]] = defaultdict(list)
-        for r in records:
+        for r in kept:
             by_shuffle[r.shuffle].append(r.correct)
         accs = np.array([np.mean(by_shuffle[s]) for s in shuffles])
         per_shuffle = PerShuffle(

@@ -8,11 +8,11 @@ analysis the caller ran on those runs (an exam's psychometrics, the comparison).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.report.figures import FigureFile, core_figures
-from enade_bench.report.html import render_html
+from enade_bench.report.html import Lead, render_html
 from enade_bench.report.loader import RunEntry
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
@@ -37,6 +37,8 @@ class Report:
         What the analyses said (skipped steps, missing data).
     index : Path
         The ``index.html``.
+    warnings : list of str
+        What the reader must see first: runs with records in error, stale results files.
     """
 
     entries: list[RunEntry]
@@ -44,6 +46,7 @@ class Report:
     figures: list[FigureFile]
     notes: list[str]
     index: Path
+    warnings: list[str] = field(default_factory=list)
 
     def table(self, name: str) -> Table:
         """The table called ``name`` (``KeyError`` when absent)."""
@@ -59,24 +62,27 @@ def write_report(
     sections: Sequence[Section] = (),
     folders: Sequence[Path] = (),
     title: str = "enade-bench report",
-    lead: Sequence[Table] = (),
+    lead: Sequence[Table] | Lead = (),
 ) -> Report:
     """Write the report of ``entries`` and the analyses' ``sections`` to ``out``.
 
     Writes ``out/tables/<name>.csv`` and ``.tex``, ``out/figures/<name>.png`` and
     ``.pdf``, each section's CSV files at ``out/``, and ``out/index.html``
-    (self-contained). ``lead`` tables (a study's verdict) come first on the page.
+    (self-contained), last. ``lead`` tables (a study's verdict, the comparison) come first
+    on the page; before them, what each run warns of (errors, a stale results file).
     """
     out = Path(out)
+    opening = lead if isinstance(lead, Lead) else Lead(tuple(lead))
     extra = Section.combine(sections)
-    tables = [*lead, *core_tables(entries), *extra.tables]
+    tables = [*opening.tables, *core_tables(entries, mark_best=not opening.comparison), *extra.tables]
     for table in tables:
         table.write(out / "tables")
     figures = core_figures(entries, out / "figures") + extra.figures
     for name, frame in extra.files.items():
         write_csv(out / name, frame, index=False, float_format="%.6g")
     index = out / "index.html"
-    page = render_html(entries, [t for t in tables if t not in lead], figures, list(folders), extra.notes,
-                       title, lead)  # fmt: skip
+    warnings = [w for e in entries for w in e.warnings]
+    page = render_html(entries, [t for t in tables if t not in opening.tables], figures, list(folders),
+                       extra.notes, title, opening, warnings)  # fmt: skip
     atomic_write_text(index, page)
-    return Report(list(entries), tables, figures, extra.notes, index)
+    return Report(list(entries), tables, figures, extra.notes, index, warnings)

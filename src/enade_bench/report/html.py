@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import importlib.metadata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +17,25 @@ from enade_bench.report.figures import FigureFile
 from enade_bench.report.loader import RunEntry, experiments
 from enade_bench.report.table import Table
 from enade_bench.results.summary import as_object
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The tables that open the page, under their own heading.
+
+    Attributes
+    ----------
+    tables : sequence of Table
+        In order (the comparison: Table 1 with its groups, the pairs, the flips).
+    heading : str
+        The section's heading (``Verdict`` for an ENEM study's verdict).
+    comparison : bool
+        The lead compares the models: the per-run tables then mark no "best" in bold.
+    """
+
+    tables: Sequence[Table] = ()
+    heading: str = "Verdict"
+    comparison: bool = False
 
 
 def _version() -> str:
@@ -34,7 +54,7 @@ def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
         runs.append({
             "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
             "identity": e.result.model.summary, "seed": e.result.seed,
-            "n": e.result.totals.n, "python": e.result.environment.get("python", ""),
+            "n": e.result.totals.n, "n_errors": e.n_errors, "python": e.result.environment.get("python", ""),
             "commit": commit, "path": str(e.path),
         })  # fmt: skip
     exps: list[dict[str, object]] = []
@@ -61,12 +81,15 @@ def render_html(
     folders: Sequence[Path],
     skipped: Sequence[str] = (),
     title: str = "enade-bench report",
-    lead: Sequence[Table] = (),
+    lead: Lead | Sequence[Table] = (),
+    warnings: Sequence[str] = (),
 ) -> str:
     """Render the report page (no external resources, no scripts).
 
-    ``lead`` tables (a study's verdict) are shown first, in a "Verdict" section.
+    ``warnings`` (runs with records in error, stale results files) open the page; then the
+    ``lead`` tables (a study's verdict, the comparison) under their heading.
     """
+    opening = lead if isinstance(lead, Lead) else Lead(tuple(lead))
     text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(text)
@@ -78,7 +101,9 @@ def render_html(
         folders=[str(f) for f in folders],
         skipped=list(skipped),
         tables=[_table(t) for t in tables],
-        lead=[_table(t) for t in lead],
+        lead=[_table(t) for t in opening.tables],
+        lead_heading=opening.heading,
+        warnings=list(warnings),
         figures=[
             {
                 "name": f.name,

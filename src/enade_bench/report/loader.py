@@ -1,22 +1,33 @@
 """Find and read the results files of one or more results folders.
 
 Every ``*_results.json`` under the given folders is read (recursively), except
-in folders whose name ends in ``_old`` (kept by hand as superseded runs).  Each
-file becomes one :class:`RunEntry`: one experiment × one strategy.
+in folders whose name ends in ``_old`` (kept by hand as superseded runs, and where a
+``--no-resume`` run moves the files it replaces).  Each file becomes one
+:class:`RunEntry`: one experiment × one strategy.  Runs keep the order of the folders
+given (the models in the order of the command line or the study config), then of the
+files in each folder.
+
+Records that ended in an error are never scored: files written before schema version 4
+counted them as wrong answers, and are rescored here from their records.  Each entry
+carries the warnings a reader must see (:func:`provenance_warnings`): errors, and a log
+that changed after the results file was written.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from enade_bench.errors import UserError
-from enade_bench.metrics.accuracy import summarize
+from enade_bench.metrics.accuracy import breakdown, scored, summarize
+from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
-from enade_bench.results.summary import as_object
+from enade_bench.results.summary import AccuracyCell, Totals, as_object
 
 #: Strategy order in tables and figures; anything else comes after, by name.
 STRATEGY_ORDER = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -33,11 +44,14 @@ class RunEntry:
     path : Path
         The ``*_results.json`` file.
     result : RunResult
-        Its parsed content.
+        Its parsed content (rescored when an earlier version counted errors as answers).
+    warnings : tuple of str
+        What the reader must be told about this file: records in error, a stale file.
     """
 
     path: Path
     result: RunResult
+    warnings: tuple[str, ...] = ()
 
     @property
     def experiment(self) -> str:
@@ -67,6 +81,11 @@ class RunEntry:
         """``model.training_cutoff`` of the config (``YYYY`` or ``YYYY-MM``), if given."""
         value = as_object(self.result.config.get("model")).get("training_cutoff")
         return str(value) if value else None
+
+    @property
+    def n_errors(self) -> int:
+        """Records that ended in an error (not scored; the run is incomplete)."""
+        return self.result.totals.errors
 
     @property
     def n_shuffles(self) -> int:
@@ -128,9 +147,12 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
     if not paths:
         shown = ", ".join(str(f) for f in folders)
         raise UserError(f"no *_results.json files under {shown} (folders ending in _old are skipped)")
-    entries = [RunEntry(path, read_result(path)) for path in paths]
-    for entry in entries:
+    entries = []
+    for path in paths:
+        entry = RunEntry(path, read_result(path))
         check_totals(entry)
+        entry = rescored(entry)
+        entries.append(replace(entry, warnings=tuple(provenance_warnings(entry))))
     seen: dict[tuple[str, str], Path] = {}
     for entry in entries:
         key = (entry.experiment, entry.strategy)
@@ -140,12 +162,111 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
                 "rename one folder with an _old suffix to skip it"
             )
         seen[key] = entry.path
-    entries.sort(key=lambda e: (e.experiment, strategy_sort_key(e.strategy)))
+    order = {name: i for i, name in enumerate(dict.fromkeys(e.experiment for e in entries))}
+    entries.sort(key=lambda e: (order[e.experiment], strategy_sort_key(e.strategy)))
     return entries
 
 
+def _legacy_errors(totals: Totals) -> bool:
+    """Totals written before version 4: records in error counted in ``n`` as wrong answers."""
+    return totals.errors > 0 and totals.n_errors == 0
+
+
+def rescored(entry: RunEntry) -> RunEntry:
+    """The entry with its errors out of every accuracy (files written before schema version 4).
+
+    Totals, breakdowns and position bias are recomputed from the records, as a run writes
+    them today (:func:`~enade_bench.metrics.accuracy.summarize`); other files are returned
+    as they are.
+    """
+    result = entry.result
+    if not _legacy_errors(result.totals):
+        return entry
+    records = result.records
+
+    def by(name: str) -> dict[str, AccuracyCell]:
+        if name == "n_options":
+            return breakdown(records, lambda r: r.n_options)
+        return breakdown(records, lambda r: r.fields.get(name))
+
+    bpc = None if result.position_bias is None else position_bias(scored(records))
+    update = {"totals": summarize(records), "breakdowns": {name: by(name) for name in result.breakdowns},
+              "position_bias": bpc, "complete": False}  # fmt: skip
+    return replace(entry, result=result.model_copy(update=update))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _log_fingerprint(path: Path) -> str | None:
+    """The fingerprint in the header line of an intermediate log (``None``: unreadable)."""
+    try:
+        with path.open("rb") as handle:
+            header = json.loads(handle.readline())
+    except (OSError, json.JSONDecodeError):
+        return None
+    value = header.get("fingerprint") if isinstance(header, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def errors_warning(entry: RunEntry) -> str | None:
+    """``exp S1: 28 of 28 records ended in an error…`` for an incomplete run; ``None`` otherwise."""
+    errors = entry.n_errors
+    if not errors:
+        return None
+    return (
+        f"{entry.experiment} {entry.strategy}: {errors} of {len(entry.result.records)} records ended "
+        f"in an error and are not scored (n = {entry.result.totals.n}, n_errors = {errors}); the run is "
+        f"incomplete: rerun its command to ask them again ({entry.path})"
+    )
+
+
+def stale_warning(entry: RunEntry) -> str | None:
+    """A warning when the log next to the results file changed after the file was written.
+
+    The results file names its log and the log's sha256 (schema version 4).  A log that
+    differs now was written by a later run that did not finish (killed, or still going): a
+    resumed run (same fingerprint: the results file lacks its newest answers) or a
+    ``--no-resume`` or changed rerun (another fingerprint: the results file is of the old
+    setup).  Files without that block are checked by date: a log newer than the file.
+    """
+    info = entry.result.log
+    if info is None:
+        stem = entry.path.name.removesuffix("_results.json")
+        log = entry.path.with_name(f"{stem}_intermediate.jsonl")
+        if log.is_file() and log.stat().st_mtime > entry.path.stat().st_mtime + 1:
+            return (
+                f"{entry.path}: its log {log.name} is newer than it (a later run that did not "
+                "finish?); these results may be stale: rerun the same command to update them"
+            )
+        return None
+    log = entry.path.with_name(info.path)
+    if info.sha256 is None or not log.is_file() or _sha256(log) == info.sha256:
+        return None
+    if _log_fingerprint(log) != info.fingerprint:
+        return (
+            f"{entry.path}: STALE: its log {log.name} was restarted by a run with another setup "
+            "(--no-resume, or a changed config) that did not finish; these results are of the "
+            "earlier run: finish the new run, or move the log away"
+        )
+    return (
+        f"{entry.path}: STALE: its log {log.name} holds answers written after it (a resumed run "
+        "that did not finish); rerun the same command to update these results"
+    )
+
+
+def provenance_warnings(entry: RunEntry) -> list[str]:
+    """What a report of this entry must say first: errors, a stale results file."""
+    return [w for w in (errors_warning(entry), stale_warning(entry)) if w is not None]
+
+
 #: The totals a report recomputes from the records of every file it reads.
-CHECKED_TOTALS = ("n", "correct", "unanswered", "errors", "n_questions")
+CHECKED_TOTALS = ("n", "correct", "unanswered", "errors", "n_errors", "n_questions")
 
 
 def check_totals(entry: RunEntry) -> None:
@@ -162,17 +283,25 @@ def check_totals(entry: RunEntry) -> None:
                 f"prediction {record.prediction!r} vs answer {record.answer!r} says otherwise"
             )
     stored, recomputed = entry.result.totals, summarize(records)
+    if _legacy_errors(stored):  # before version 4, errors counted in n as wrong answers
+        n = recomputed.n + recomputed.errors
+        recomputed = recomputed.model_copy(update={"n": n, "n_errors": 0, "accuracy": recomputed.correct / n})
     for name in CHECKED_TOTALS:
         if getattr(stored, name) != getattr(recomputed, name):
             raise UserError(
                 f"{entry.path}: totals.{name} is {getattr(stored, name)}, but the {len(records)} "
                 f"records give {getattr(recomputed, name)}; the file was altered or merged: rerun it"
             )
-    if not math.isclose(stored.accuracy, recomputed.accuracy, abs_tol=1e-9):
+    if not _same(stored.accuracy, recomputed.accuracy):
         raise UserError(
             f"{entry.path}: totals.accuracy is {stored.accuracy}, but the records give "
             f"{recomputed.accuracy}; the file was altered or merged: rerun it"
         )
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal accuracies (both NaN: no record scored)."""
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, abs_tol=1e-9)
 
 
 def experiments(entries: Sequence[RunEntry]) -> list[str]:

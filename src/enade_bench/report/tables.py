@@ -4,6 +4,11 @@ Every number comes from the results files: totals, breakdowns and
 ``position_bias`` as the run wrote them; only the before/after training
 cut-off split is recomputed from the per-question records (the run does not
 know the split), with the same Wilson interval as the runner.
+
+Accuracies are shown in percent with one decimal, as in the comparison's Table 1 (the
+CSV files keep proportions at full precision).  Records that ended in an error are in no
+accuracy: a run with errors shows ``n_errors`` beside ``n`` in its cells and CSV rows,
+and the table's title says how many records were left out.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, s
 from enade_bench.report.table import Table, fmt, fmt_interval, fmt_p
 from enade_bench.results.summary import AccuracyCell
 
-_ACC_COLUMNS = ["n", "correct", "accuracy", "ci95_low", "ci95_high"]
+_ACC_COLUMNS = ["n", "n_errors", "correct", "accuracy", "ci95_low", "ci95_high"]
 #: One row of a table's long frame.
 Row = dict[str, str | int | float | bool | None]
 
@@ -27,6 +32,7 @@ def _acc_row(block: AccuracyCell) -> Row:
     low, high = block.ci95
     return {
         "n": block.n,
+        "n_errors": block.n_errors,
         "correct": block.correct,
         "accuracy": block.accuracy,
         "ci95_low": float(low),
@@ -34,16 +40,39 @@ def _acc_row(block: AccuracyCell) -> Row:
     }
 
 
+def percent_interval(value: float, low: float, high: float) -> str:
+    """``40.0 [23.1, 61.4]``: a proportion and its interval in percent, one decimal."""
+    return fmt_interval(100 * value, 100 * low, 100 * high, digits=1)
+
+
 def _cell(row: pd.Series) -> str:
-    return fmt_interval(row["accuracy"], row["ci95_low"], row["ci95_high"])
+    return percent_interval(row["accuracy"], row["ci95_low"], row["ci95_high"])
 
 
-def table1(entries: Sequence[RunEntry]) -> Table:
+def _errors(row: pd.Series) -> str:
+    """``, n_errors=3`` for a cell with records in error (empty otherwise)."""
+    errors = int(row.get("n_errors", 0) or 0)
+    return f", n_errors={errors}" if errors else ""
+
+
+def errors_title(title: str, data: pd.DataFrame) -> str:
+    """The title, with the records in error it leaves out when there are any."""
+    errors = int(data["n_errors"].sum()) if "n_errors" in data and not data.empty else 0
+    if not errors:
+        return title
+    return f"{title} (incomplete: {errors} record{'s' if errors != 1 else ''} in error, not scored)"
+
+
+def table1(entries: Sequence[RunEntry], mark_best: bool = True) -> Table:
     """Table 1: accuracy per model (experiment) × strategy with 95 % Wilson intervals.
 
     The best accuracy in each strategy column is marked (``best`` in the CSV,
     bold in LaTeX/HTML).  With a single experiment there is nothing to compare
     down a column, so the best strategy of that row is marked instead.
+    ``mark_best=False`` (a report with the comparison, whose letters say which
+    models differ): the ``best`` column stays in the CSV, nothing is bold.
+    A cell with records in error adds ``n_errors=k``; a run whose every record is
+    an error has no accuracy (``–``) and is never the best.
     """
     rows = []
     for e in entries:
@@ -66,7 +95,13 @@ def table1(entries: Sequence[RunEntry]) -> Table:
     group = "experiment" if len(exps) == 1 else "strategy"
     best = data.groupby(group)["accuracy"].transform("max")
     data["best"] = data["accuracy"].notna() & (data["accuracy"] == best)
-    cells = {(r["experiment"], r["strategy"]): (_cell(r), bool(r["best"])) for _, r in data.iterrows()}
+    cells = {
+        (r["experiment"], r["strategy"]): (
+            _cell(r) + _errors(r).replace(", ", " ", 1),
+            mark_best and bool(r["best"]),
+        )
+        for _, r in data.iterrows()
+    }
     index = pd.Index(exps, name="experiment")
     display = pd.DataFrame(
         [[cells.get((x, s), ("–", False))[0] for s in strats] for x in exps], index, strats
@@ -76,13 +111,15 @@ def table1(entries: Sequence[RunEntry]) -> Table:
     display.insert(0, "model", models.reindex(display.index).to_numpy())
     bold.insert(0, "model", False)
     marked = "best strategy" if group == "experiment" else "best model per strategy"
+    lead = f"Accuracy in percent. Bold: {marked}. " if mark_best else "Accuracy in percent. "
     return Table(
         "table1",
-        "Accuracy per model and strategy, 95% Wilson interval",
+        errors_title("Accuracy per model and strategy, 95% Wilson interval", data),
         data,
         display.fillna("–").replace("", "–"),
         bold,
-        f"Bold: {marked}. Strategies: "
+        lead
+        + "Strategies: "
         + "; ".join(
             f"{s} = {lbl}" for s, lbl in data.drop_duplicates("strategy")[["strategy", "label"]].values
         ),
@@ -104,8 +141,18 @@ def _wide(data: pd.DataFrame, key: str, name: str, title: str, entries: Sequence
     index = pd.MultiIndex.from_frame(data[["experiment", key]].drop_duplicates(), names=["experiment", key])
     display = pd.DataFrame("–", index=index, columns=strats)
     for _, row in data.iterrows():
-        display.loc[(row["experiment"], row[key]), row["strategy"]] = f"{_cell(row)} n={row['n']}"
-    return Table(name, title, data, display, None, "Cells: accuracy [95% Wilson interval] and n items.")
+        display.loc[(row["experiment"], row[key]), row["strategy"]] = (
+            f"{_cell(row)} n={row['n']}{_errors(row)}"
+        )
+    return Table(
+        name,
+        errors_title(title, data),
+        data,
+        display,
+        None,
+        "Cells: accuracy in percent [95% Wilson interval] and n items scored (n_errors: records in error, "
+        "not scored).",
+    )
 
 
 def cutoff_period(year: int | None, cutoff: str | None) -> str | None:
@@ -127,17 +174,20 @@ def cutoff_table(entries: Sequence[RunEntry]) -> Table | None:
         if not cutoff:
             continue
         groups: dict[str, list[bool]] = {}
+        errors: dict[str, int] = {}
         for r in e.result.records:
             year = r.fields.get("year")
             period = cutoff_period(year if isinstance(year, int) else None, cutoff)
-            if period is not None:
+            if period is not None and r.error is not None:
+                errors[period] = errors.get(period, 0) + 1
+            elif period is not None:
                 groups.setdefault(period, []).append(r.correct)
         for period in ("before", "after"):
             hits = groups.get(period, [])
             low, high = wilson_interval(sum(hits), len(hits))
             rows.append({
                 "experiment": e.experiment, "strategy": e.strategy, "training_cutoff": cutoff,
-                "period": period, "n": len(hits), "correct": sum(hits),
+                "period": period, "n": len(hits), "n_errors": errors.get(period, 0), "correct": sum(hits),
                 "accuracy": sum(hits) / len(hits) if hits else math.nan,
                 "ci95_low": low, "ci95_high": high,
             })  # fmt: skip
@@ -156,19 +206,20 @@ def position_bias_table(entries: Sequence[RunEntry]) -> Table | None:
     rows, display_rows = [], []
     for e in entries:
         for k, block in (e.result.position_bias or {}).items():
+            errors = sum(r.error is not None and r.n_options == int(k) for r in e.result.records)
             shares = block.prediction_shares or [math.nan] * len(block.positions)
             for pos, letter in enumerate(block.positions):
                 rows.append({
                     "experiment": e.experiment, "strategy": e.strategy, "n_options": int(k),
-                    "n": block.n, "n_answered": block.n_answered, "position": letter,
+                    "n": block.n, "n_errors": errors, "n_answered": block.n_answered, "position": letter,
                     "prediction_count": block.prediction_counts[pos], "prediction_share": shares[pos],
                     "answer_share": block.answer_shares[pos], "bpc_tvd": block.bpc_tvd,
                     "chi2": block.chi2, "df": block.df, "p_value": block.p_value,
                 })  # fmt: skip
             cells: Row = {"experiment": e.experiment, "strategy": e.strategy, "options": int(k)}
-            cells["answered"] = f"{block.n_answered}/{block.n}"
+            cells["answered"] = f"{block.n_answered}/{block.n}" + (f", n_errors={errors}" if errors else "")
             for pos, letter in enumerate("ABCDE"):
-                cells[letter] = fmt(shares[pos], 2) if pos < len(shares) else ""
+                cells[letter] = fmt(100 * shares[pos], 1) if pos < len(shares) else ""
             cells.update(BPC=fmt(block.bpc_tvd), chi2=fmt(block.chi2, 2), p=fmt_p(block.p_value))
             display_rows.append(cells)
     if not rows:
@@ -177,10 +228,14 @@ def position_bias_table(entries: Sequence[RunEntry]) -> Table | None:
     display = display.rename(columns={"chi2": "χ²"})
     return Table(
         "position_bias",
-        "Position bias (BPC): share of predictions per displayed position, by number of options",
+        errors_title(
+            "Position bias (BPC): share of predictions per displayed position, by number of options",
+            pd.DataFrame(rows).drop_duplicates(["experiment", "strategy", "n_options"]),
+        ),
         pd.DataFrame(rows),
         display,
         None,
+        "A–E: percent of the answered predictions. "
         "BPC = total-variation distance of the prediction shares from uniform (0 = none, 1-1/k = "
         "always one position); χ² goodness-of-fit against uniform, k-1 df.",
     )
@@ -193,7 +248,7 @@ def extraction_table(entries: Sequence[RunEntry]) -> Table | None:
         t = e.result.totals
         for rule, share in (t.extraction or {}).items():
             rows.append({"experiment": e.experiment, "strategy": e.strategy, "rule": rule,
-                         "count": share.count, "share": share.share, "n": t.n})  # fmt: skip
+                         "count": share.count, "share": share.share, "n": t.n, "n_errors": t.errors})  # fmt: skip
     if not rows:
         return None
     data = pd.DataFrame(rows)
@@ -201,9 +256,15 @@ def extraction_table(entries: Sequence[RunEntry]) -> Table | None:
     pivot = data.pivot_table(index=["experiment", "strategy"], columns="rule", values="share", sort=False)
     display = pivot.reindex(columns=rules).map(lambda v: "–" if pd.isna(v) else f"{100 * v:.1f}%")
     display.columns.name = None
+    if data["n_errors"].any():
+        errors = data.drop_duplicates(["experiment", "strategy"]).set_index(["experiment", "strategy"])
+        display["n_errors"] = errors["n_errors"].reindex(display.index).astype(str).to_numpy()
     return Table(
         "extraction",
-        "Answer extraction: share of items per extraction rule",
+        errors_title(
+            "Answer extraction: share of items per extraction rule",
+            data.drop_duplicates(["experiment", "strategy"]),
+        ),
         data,
         display,
         None,
@@ -234,7 +295,10 @@ TABLE_BUILDERS: tuple[Callable[[Sequence[RunEntry]], Table | None], ...] = (
 )
 
 
-def core_tables(entries: Sequence[RunEntry]) -> list[Table]:
-    """All non-psychometric tables that the runs support, in report order."""
-    tables = [table1(entries), *breakdown_tables(entries)]
+def core_tables(entries: Sequence[RunEntry], mark_best: bool = True) -> list[Table]:
+    """All non-psychometric tables that the runs support, in report order.
+
+    ``mark_best=False``: Table 1 bolds no "best" (the report leads with the comparison).
+    """
+    tables = [table1(entries, mark_best), *breakdown_tables(entries)]
     return tables + [t for build in TABLE_BUILDERS if (t := build(entries)) is not None]

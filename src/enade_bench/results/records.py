@@ -11,6 +11,7 @@ from enade_bench.results.summary import (
     DatasetInfo,
     FieldValue,
     JsonObject,
+    LogInfo,
     PositionBias,
     PromptFile,
     StrategyInfo,
@@ -19,7 +20,9 @@ from enade_bench.results.summary import (
 
 #: 2: the exam's own grouping ``fields`` replace ``year``/``course``/``component``.
 #: 3: ``model`` is a typed :class:`~enade_bench.results.identity.ModelIdentity`.
-SCHEMA_VERSION = 3
+#: 4: errors are not scored (``n`` leaves them out, ``n_errors`` counts them), ``complete``
+#: says whether every record got an answer or none, ``log`` names the intermediate log.
+SCHEMA_VERSION = 4
 
 
 class Sample(BaseModel):
@@ -111,6 +114,11 @@ class RunResult(BaseModel):
     schema_version: int = SCHEMA_VERSION
     experiment: str
     strategy: StrategyInfo
+    #: False when some record ended in an error (``totals.errors``): the run is incomplete,
+    #: its accuracy covers only the questions that got an answer (or none).
+    complete: bool = True
+    #: The intermediate log the results were made from (absent in files before version 4).
+    log: LogInfo | None = Field(default=None, exclude_if=lambda v: v is None)
     config: JsonObject
     seed: int
     environment: JsonObject

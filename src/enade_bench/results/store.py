@@ -28,6 +28,7 @@ from pydantic import JsonValue, ValidationError
 from enade_bench.errors import UserError
 from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
+from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import os_reason
@@ -155,12 +156,26 @@ def _v2_to_v3(data: JsonObject) -> JsonObject:
     return data
 
 
+def _v3_to_v4(data: JsonObject) -> JsonObject:
+    """``complete``: whether no record ended in an error.
+
+    Totals and breakdowns keep their version-3 numbers (errors counted as wrong answers in
+    ``n``); the report rescores such files from their records
+    (:func:`enade_bench.report.loader.load_results`).
+    """
+    totals = as_object(data.get("totals"))
+    errors = totals.get("errors", 0)
+    data.setdefault("complete", not (isinstance(errors, int) and errors > 0))
+    return data
+
+
 #: ``MIGRATIONS[v]`` turns a version-``v`` file into the layout of version ``v + 1``;
 #: ``MIGRATIONS[SCHEMA_VERSION]`` fills what earlier writers of the current version left out.
 MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
-    3: lambda data: data,
+    3: _v3_to_v4,
+    4: lambda data: data,
 }
 
 
@@ -202,51 +217,6 @@ def read_result(path: Path) -> RunResult:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
-
-
-@dataclass(frozen=True)
-class RunPaths:
-    """The files one run (one experiment × one strategy) writes.
-
-    ``{stem}`` is ``{name}_{strategy}`` (or ``{name}`` for a run without a strategy id).
-    """
-
-    folder: Path
-    stem: str
-
-    @classmethod
-    def of(cls, output_dir: Path, name: str, strategy_id: str | None) -> RunPaths:
-        """The paths of experiment ``name``, strategy ``strategy_id``, in ``output_dir``."""
-        return cls(output_dir, f"{name}_{strategy_id}" if strategy_id else name)
-
-    @property
-    def results(self) -> Path:
-        """``{stem}_results.json``: config, environment, totals, breakdowns, records."""
-        return self.folder / f"{self.stem}_results.json"
-
-    @property
-    def summary(self) -> Path:
-        """``{stem}_summary.csv``: one row per record."""
-        return self.folder / f"{self.stem}_summary.csv"
-
-    @property
-    def intermediate(self) -> Path:
-        """``{stem}_intermediate.jsonl``: the resumable log."""
-        return self.folder / f"{self.stem}_intermediate.jsonl"
-
-    @property
-    def timing(self) -> Path:
-        """``{stem}_timing.json``: how long the run took."""
-        return self.folder / f"{self.stem}_timing.json"
-
-    @property
-    def lock(self) -> Path:
-        """``{stem}.lock``: held by the process writing these files (:mod:`.lock`)."""
-        return self.folder / f"{self.stem}.lock"
-
-    def sibling(self, suffix: str) -> Path:
-        """Another file of this run, e.g. ``sibling("eeval.json")`` -> ``{stem}_eeval.json``."""
-        return self.folder / f"{self.stem}_{suffix}"
 
 
 _UMASK_LOCK = threading.Lock()

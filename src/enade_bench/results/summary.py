@@ -34,8 +34,18 @@ class StrategyInfo(BaseModel):
     benchmark: str | None = Field(default=None, exclude_if=_absent)
 
 
+def _zero(value: object) -> bool:
+    return value == 0
+
+
 class AccuracyCell(BaseModel):
-    """Accuracy of a group of records with its 95 % Wilson interval (one breakdown cell)."""
+    """Accuracy of a group of records with its 95 % Wilson interval (one breakdown cell).
+
+    Errors are never scores: ``n`` counts the records that got an answer or none
+    (unanswered), not those that ended in an error (HTTP 401, a timeout…); those are
+    ``n_errors`` (written only when not 0).  Files of schema version 3 and earlier
+    counted errors in ``n`` as wrong answers; the report rescores them from their records.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -43,6 +53,7 @@ class AccuracyCell(BaseModel):
     correct: int
     accuracy: float
     ci95: tuple[float, float]
+    n_errors: int = Field(default=0, exclude_if=_zero)
 
 
 class ExtractionShare(BaseModel):
@@ -66,7 +77,10 @@ class PerShuffle(BaseModel):
 
 
 class Totals(AccuracyCell):
-    """Overall accuracy plus unanswered, errors, extraction shares and per-shuffle spread."""
+    """Overall accuracy plus unanswered, errors, extraction shares and per-shuffle spread.
+
+    ``errors`` is the same count as ``n_errors`` (the name files have used since version 1).
+    """
 
     unanswered: int
     errors: int
@@ -124,6 +138,25 @@ class PromptFile(BaseModel):
     path: str
     sha256: str
     text: str
+
+
+class LogInfo(BaseModel):
+    """Where a results file came from: its intermediate log, as it was when the file was written.
+
+    ``report`` compares the log next to the results file with this: a log that changed
+    afterwards (a resumed or ``--no-resume`` rerun that was killed) means the results file
+    may be stale.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The log's file name, in the results file's folder.
+    path: str
+    #: The resume fingerprint of the run (the log's header holds the same).
+    fingerprint: str
+    #: sha256 of the log's bytes when the results were written (``None``: no log was kept,
+    #: ``output.save_intermediate: false``).
+    sha256: str | None
 
 
 class LiveTiming(BaseModel):

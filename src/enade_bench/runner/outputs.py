@@ -6,14 +6,17 @@ summary through these functions; nothing else formats them.
 
 from __future__ import annotations
 
+import glob
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from enade_bench.errors import UserError
+from enade_bench.report.loader import strategy_sort_key
 from enade_bench.results.csv_safe import SafeWriter
 from enade_bench.results.records import QuestionRecord, RunResult
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.store import atomic_write_text, read_result
 
 #: Columns of the summary CSV after ``id``, ``shuffle`` and the exam's grouping fields.
 SUMMARY_COLUMNS = (
@@ -62,37 +65,67 @@ def summary_csv(records: Sequence[QuestionRecord]) -> str:
 
 
 def table1_csv(results: Sequence[RunResult]) -> str:
-    """Accuracy per strategy (Table 1)."""
+    """Accuracy per strategy (Table 1).
+
+    ``n`` counts the scored records; ``n_errors`` those that ended in an error (not scored).
+    """
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
-    writer.writerow(["strategy", "label", "n", "correct", "accuracy", "ci95_low", "ci95_high", "unanswered"])
+    writer.writerow(["strategy", "label", "n", "n_errors", "correct", "accuracy", "ci95_low", "ci95_high",
+                     "unanswered"])  # fmt: skip
     for res in results:
         t = res.totals
-        writer.writerow([res.strategy.id, res.strategy.label, t.n, t.correct, f"{t.accuracy:.4f}",
+        writer.writerow([res.strategy.id, res.strategy.label, t.n, t.errors, t.correct, f"{t.accuracy:.4f}",
                          f"{t.ci95[0]:.4f}", f"{t.ci95[1]:.4f}", t.unanswered])  # fmt: skip
     return buffer.getvalue()
 
 
-def write_table1(output_dir: Path, name: str, results: Sequence[RunResult]) -> list[Path]:
-    """Write ``{name}_table1.csv`` when several strategies ran; the files written (none or one)."""
-    if len(results) < 2:
+def results_on_disk(output_dir: Path, name: str) -> list[RunResult]:
+    """Every strategy's results of experiment ``name`` in ``output_dir``, in table order.
+
+    Files that cannot be read are left out (they are not this run's to judge).
+    """
+    found = []
+    for path in sorted(output_dir.glob(f"{glob.escape(name)}_*_results.json")):
+        try:
+            result = read_result(path)
+        except UserError:
+            continue
+        if result.experiment == name and result.strategy.id:
+            found.append(result)
+    return sorted(found, key=lambda r: strategy_sort_key(str(r.strategy.id)))
+
+
+def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ()) -> list[Path]:
+    """Write ``{name}_table1.csv`` when several strategies have results; the files written.
+
+    Table 1 is rebuilt from every strategy's results file in ``output_dir`` (``results``,
+    this process's, are among them): S1+S2 and S3+S4 run by two processes at once give one
+    table of all four, whichever ends last.
+    """
+    on_disk = {r.strategy.id: r for r in results_on_disk(output_dir, name)}
+    on_disk.update({r.strategy.id: r for r in results if r.strategy.id})
+    rows = sorted(on_disk.values(), key=lambda r: strategy_sort_key(str(r.strategy.id)))
+    if len(rows) < 2:
         return []
     path = output_dir / f"{name}_table1.csv"
-    atomic_write_text(path, table1_csv(results))
+    atomic_write_text(path, table1_csv(rows))
     return [path]
 
 
 def accuracy_line(result: RunResult) -> str:
     """``S1: accuracy 0.500 [0.236, 0.764] on 10 items (1 unanswered)``.
 
-    Records in error are named next to the unanswered ones: ``(1 unanswered, 2 errors)``.
+    Records in error are named next to the unanswered ones: ``(1 unanswered, 2 errors)``; they
+    are not among the items scored (a run whose every record is an error: ``accuracy –``).
     """
     t = result.totals
     low, high = t.ci95
     errors = f", {t.errors} error{'s' if t.errors != 1 else ''}" if t.errors else ""
+    score = f"{t.accuracy:.3f} [{low:.3f}, {high:.3f}]" if t.n else "–"  # errors are not scored
     return (
-        f"{result.strategy.id or result.experiment}: accuracy {t.accuracy:.3f} "
-        f"[{low:.3f}, {high:.3f}] on {t.n} items ({t.unanswered} unanswered{errors})"
+        f"{result.strategy.id or result.experiment}: accuracy {score} on {t.n} items "
+        f"({t.unanswered} unanswered{errors})"
     )
 
 

@@ -8,6 +8,7 @@ live or hands the plans to the provider's batch API (:mod:`enade_bench.runner.ba
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -118,6 +119,18 @@ def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit:
     return write_results(exp, plan, records, timing)
 
 
+def set_aside(plans: Sequence[StrategyPlan]) -> None:
+    """``--no-resume``: move each strategy's earlier files aside before anything is asked.
+
+    Its results file would otherwise stand beside the new log until the new run ends; a
+    rerun that is killed would leave those old results to be reported as current.
+    """
+    for plan in plans:
+        moved = plan.paths.set_aside()
+        if moved is not None:
+            print(f"note: --no-resume: moved the earlier files of {plan.label} to {moved}", file=sys.stderr)
+
+
 def run_experiment(exp: Experiment, options: RunOptions, table1: bool = True) -> RunOutcome:
     """Run (or resume) every planned strategy of an experiment whose model is loaded.
 
@@ -133,6 +146,8 @@ def run_experiment(exp: Experiment, options: RunOptions, table1: bool = True) ->
             outcome = run_batch(exp, plans, options.batch)
         else:
             fits = fit_prompts(exp, plans)  # every prompt against the context, before any question runs
+            if not options.resume:
+                set_aside(plans)
             outcome = RunOutcome.combine(
                 run_strategy(exp, plan, options, fits.get(plan.strategy.id)) for plan in plans
             )

@@ -7,13 +7,13 @@ import json
 
 from pydantic import JsonValue
 
-from enade_bench.metrics.accuracy import breakdown, field_breakdowns, summarize
+from enade_bench.metrics.accuracy import breakdown, field_breakdowns, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
 from enade_bench.results.log_key import LogKey, flatten
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text, dump_json
-from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, StrategyInfo
+from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, LogInfo, StrategyInfo
 from enade_bench.runner.outputs import RunOutcome, record_fields, summary_csv
 from enade_bench.runner.plan import Experiment, StrategyPlan
 from enade_bench.strategies.registry import Strategy
@@ -124,8 +124,12 @@ def write_results(
     records: list[QuestionRecord],
     timing: LiveTiming | BatchTiming | None = None,
 ) -> RunOutcome:
-    """Write the results JSON, the summary CSV (and timing) atomically; the result and its files."""
-    result = assemble_result(exp, plan.strategy, records)
+    """Write the results JSON, the summary CSV (and timing) atomically; the result and its files.
+
+    The results file names its log and the log's sha256 as it is now (:func:`log_info`), so
+    that ``report`` can tell when the log changed after it (a later run that did not finish).
+    """
+    result = assemble_result(exp, plan.strategy, records).model_copy(update={"log": log_info(exp, plan)})
     atomic_write_text(plan.paths.results, dump_json(result.model_dump(mode="json")))
     atomic_write_text(plan.paths.summary, summary_csv(records))
     if timing is not None:
@@ -133,13 +137,26 @@ def write_results(
     return RunOutcome([result], [plan.paths.results, plan.paths.summary])
 
 
+def log_info(exp: Experiment, plan: StrategyPlan) -> LogInfo:
+    """The run's intermediate log: its name, the run's fingerprint and the log's sha256 now."""
+    path = plan.paths.intermediate
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return LogInfo(path=path.name, fingerprint=fingerprint(exp, plan.strategy), sha256=digest)
+
+
 def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionRecord]) -> RunResult:
-    """The results file: config, environment, totals, breakdowns, BPC, records."""
+    """The results file: config, environment, totals, breakdowns, BPC, records.
+
+    Records in error are kept in ``records`` but scored nowhere (``n_errors`` beside each
+    ``n``); the file is then marked ``complete: false``.
+    """
     cfg = exp.config
-    bpc = None if strategy.method == "log_prob" else position_bias(records)
+    bpc = None if strategy.method == "log_prob" else position_bias(scored(records))
+    totals = summarize(records)
     return RunResult(
         experiment=cfg.name,
         strategy=StrategyInfo(label=strategy.label, **strategy.__dict__),
+        complete=totals.errors == 0,
         config=cfg.public_dict(),
         seed=exp.seed,
         environment=environment(),
@@ -151,7 +168,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
             n_evaluated=len({r.id for r in records}),
         ),
         prompts=exp.prompt_files,
-        totals=summarize(records),
+        totals=totals,
         breakdowns={
             **field_breakdowns(records, exp.breakdown_fields or record_fields(records)),
             "n_options": breakdown(records, lambda r: r.n_options),

@@ -1,13 +1,21 @@
-"""The report of a generic study: every model's runs, then the comparison across models."""
+"""The report of a generic study: the comparison across models first, then every model's runs.
+
+Models keep the order of the study config, in every table.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from enade_bench.compare.analysis import DEFAULT_FAMILY
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
-from enade_bench.report.loader import load_results
+from enade_bench.report.folder import report_folder
+from enade_bench.report.html import Lead
+from enade_bench.report.loader import RunEntry, load_results
+from enade_bench.report.section import Section
 from enade_bench.study.generic import GenericPlan
 
 
@@ -18,6 +26,24 @@ class GenericReport:
     summary: str
     index: Path
     notes: list[str]
+    warnings: list[str]
+
+
+def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
+                    family: str = DEFAULT_FAMILY, allow_errors: bool = False) -> tuple[Section, Lead, str]:  # fmt: skip
+    """The comparison of the models among ``entries``: its section (figures, notes, files), the
+    tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
+    """
+    from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
+
+    comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors)
+    tables = [*comparison.lead, *comparison.section.tables]
+    comparison.section.tables = []
+    return (
+        comparison.section,
+        Lead(tables, "Comparison", comparison=bool(comparison.lead)),
+        comparison.summary,
+    )
 
 
 def write_generic_report(plan: GenericPlan) -> GenericReport | None:
@@ -29,18 +55,10 @@ def write_generic_report(plan: GenericPlan) -> GenericReport | None:
         entries = []
     if not entries:
         return None
-    from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
-
     settings = plan.config.compare
-    comparison = study_comparison(
-        entries,
-        plan.report_dir,
-        settings.by,
-        settings.adjust,
-        settings.alpha,
-        settings.family,
-        settings.allow_errors,
-    )
     title = f"{plan.config.benchmark} study: {plan.config.name}"
-    report = write_report(entries, plan.report_dir, [comparison.section], folders, title, comparison.lead)
-    return GenericReport(comparison.summary, report.index, report.notes)
+    with report_folder(plan.report_dir, f"{plan.path}: the study's report folder"):
+        section, lead, summary = comparison_lead(entries, plan.report_dir, settings.by, settings.adjust,
+                                                 settings.alpha, settings.family, settings.allow_errors)  # fmt: skip
+        report = write_report(entries, plan.report_dir, [section], folders, title, lead)
+    return GenericReport(summary, report.index, report.notes, report.warnings)

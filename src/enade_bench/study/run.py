@@ -22,6 +22,7 @@ from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import ExperimentConfig, read_yaml
 from enade_bench.errors import UserError
+from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.study.execute import ExecuteOptions, run_planned
 from enade_bench.study.generic import GenericOptions, plan_generic
 from enade_bench.study.generic import run_models as run_each_model
@@ -45,12 +46,15 @@ class StudyResult:
         What the reader should know (skipped analyses, excluded questions).
     failed
         ``model: reason`` of each model that failed to load or run (the others ran).
+    warnings
+        What the reader must see first: runs with records in error, stale results files.
     """
 
     summary: str
     index: Path
     notes: list[str]
     failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def study_benchmark(path: Path, data: Any) -> str:
@@ -71,28 +75,33 @@ def run_study(
     backend_factory: Callable[[ExperimentConfig], Backend] | None = None,
     log: Callable[[str], None] | None = None,
     allow_errors: bool = False,
+    limit: int | None = None,
 ) -> StudyResult:
     """Run or resume a study and write its report folder.
 
     Everything in the config, the data and the prompts is checked before any model is
     loaded.  With ``run_models=False`` the report is written from the runs on disk.
     ``allow_errors`` compares runs with error records (``compare.allow_errors``).
+    ``limit``: only the first N questions (``--limit``, in place of the config's ``limit``).
     """
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
-        return _enem_study(path, run_models, progress, backend_factory, log)
+        return _enem_study(path, run_models, progress, backend_factory, log, limit)
+    if limit is not None:
+        data = {**data, "limit": limit}
     plan = plan_generic(path, data, progress=progress)
     if allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
     runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
     report = write_generic_report(plan)
     if report is None:
         raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
                         + ("; failures: " + "; ".join(failed) if failed else "; run without --report-only first"))  # fmt: skip
-    return StudyResult(report.summary, report.index, report.notes, failed)
+    return StudyResult(report.summary, report.index, report.notes, failed, report.warnings)
 
 
 def _enem_study(
@@ -101,15 +110,20 @@ def _enem_study(
     progress: bool,
     backend_factory: Callable[[ExperimentConfig], Backend] | None,
     log: Callable[[str], None] | None,
+    limit: int | None,
 ) -> StudyResult:
     plan = plan_study(path)
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
+    if limit is not None:
+        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
     if run_models:
         run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
     study = analyse_study(plan)
     if study.verdict.empty:
         raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}; "
                         "run without --report-only first")  # fmt: skip
-    report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
-                                f"ENEM {plan.config.year} study: {plan.config.name}")  # fmt: skip
+    with report_folder(plan.report_dir, f"{path}: the study's report folder"):
+        report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
+                                    f"ENEM {plan.config.year} study: {plan.config.name}")  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     return StudyResult(summary, report.index, report.notes)

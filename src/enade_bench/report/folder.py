@@ -1,0 +1,132 @@
+"""A report folder that holds one whole report, or says that it does not.
+
+``report --out DIR`` (and a study's ``report/`` folder) may be written again and again.
+:func:`report_folder` makes each time exact:
+
+* **Only what it wrote is cleaned.**  A finished report lists its files in
+  ``report_manifest.json``; the next report into the folder deletes those files (an old
+  ``comparison_*`` table of an earlier two-model report included) and nothing else.  A
+  folder that is not empty and holds no manifest was not written by a report: it is
+  refused rather than mixed with.
+* **A killed report leaves no half-set that looks complete.**  While a report is being
+  written the folder holds ``REPORT_INCOMPLETE.json`` (the files that were there before,
+  which are not the report's), and ``index.html`` and the manifest are written last.  A
+  report that is stopped leaves that marker; the next report into the folder removes
+  every file the stopped one wrote before it starts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from enade_bench.errors import UserError
+from enade_bench.results.store import atomic_write_text, dump_json
+from enade_bench.results.writable import os_reason
+
+#: The list of files a finished report wrote (relative to the folder).
+MANIFEST = "report_manifest.json"
+#: Present while a report is written, and after one that did not finish.
+MARKER = "REPORT_INCOMPLETE.json"
+MANIFEST_FORMAT = "enade_bench.report/1"
+
+
+def _files(folder: Path) -> set[str]:
+    """Every file under ``folder`` (relative POSIX paths), but the manifest and the marker."""
+    if not folder.is_dir():
+        return set()
+    found = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
+    return found - {MANIFEST, MARKER}
+
+
+def _listed(path: Path, key: str) -> list[str]:
+    """The file list ``key`` of the manifest or marker at ``path``; an error when unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable report manifest ({exc}); delete the folder") from None
+    files = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise UserError(f"{path}: {key}: expected a list of file names; delete the folder")
+    return files
+
+
+def _remove(folder: Path, names: set[str]) -> None:
+    """Delete the files ``names`` inside ``folder`` (never outside it), then emptied folders."""
+    root = folder.resolve()
+    for name in sorted(names):
+        path = folder / name
+        if root not in path.resolve().parents and not path.is_symlink():
+            continue  # a name that leads out of the folder is not ours to delete
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot delete the earlier report's file ({os_reason(exc)})") from None
+    for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if not any(sub.iterdir()):
+            sub.rmdir()
+
+
+def check_report_folder(folder: Path, option: str = "--out") -> None:
+    """An error when ``folder`` holds files but no report manifest or marker (checked early:
+    before the runs are read, and before a study runs its models).
+    """
+    if (folder / MANIFEST).is_file() or (folder / MARKER).is_file():
+        return
+    present = _files(folder)
+    if present:
+        shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
+        raise UserError(
+            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report: "
+            "give an empty or new folder (a report cleans only the files it wrote itself)"
+        )
+
+
+def begin_report(folder: Path, option: str = "--out") -> set[str]:
+    """Clean what earlier reports wrote in ``folder`` and mark it incomplete; the files kept.
+
+    Raises
+    ------
+    UserError
+        ``folder`` holds files and no manifest or marker (not a report folder), or a file
+        cannot be deleted.
+    """
+    manifest, marker = folder / MANIFEST, folder / MARKER
+    present = _files(folder)
+    if marker.is_file():  # a report that did not finish: its files are all but those it kept
+        kept = set(_listed(marker, "kept"))
+        _remove(folder, present - kept)
+    elif manifest.is_file():
+        _remove(folder, set(_listed(manifest, "files")) & present)
+    else:
+        check_report_folder(folder, option)
+    manifest.unlink(missing_ok=True)
+    kept = _files(folder)
+    atomic_write_text(marker, dump_json({"format": MANIFEST_FORMAT, "kept": list[JsonValue](sorted(kept))}))
+    return kept
+
+
+def finish_report(folder: Path, kept: set[str]) -> list[str]:
+    """Write the manifest of the files the report wrote and remove the marker; those files."""
+    files = sorted(_files(folder) - kept)
+    atomic_write_text(
+        folder / MANIFEST, dump_json({"format": MANIFEST_FORMAT, "files": list[JsonValue](files)})
+    )
+    (folder / MARKER).unlink()
+    return files
+
+
+@contextmanager
+def report_folder(folder: Path, option: str = "--out") -> Iterator[Path]:
+    """Write a report into ``folder``: cleaned first, listed in a manifest once finished.
+
+    An exception (or a kill) inside the block leaves the marker, so the folder says that
+    it holds no finished report.
+    """
+    kept = begin_report(folder, option)
+    yield folder
+    finish_report(folder, kept)
