@@ -89,8 +89,9 @@ def handle(args: argparse.Namespace) -> int:
         )
         lead = Lead()
         if len({e.result.experiment for e in entries}) >= 2:
-            section, lead, _ = comparison_lead(entries, args.out, args.compare_by, args.adjust, 0.05,
-                                                  allow_errors=True)
+            section, lead, _ = comparison_lead(
+                entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True
+            )
             sections.insert(0, section)
         report = write_report(entries, args.out, sections, args.results, args.title, lead)
     for warning in report.warnings:
