@@ -41,8 +41,9 @@ def _api(server: FakeServer, key: str = FAKE_KEY) -> dict[str, object]:
             "max_concurrency": 1, "timeout_s": 60}  # fmt: skip
 
 
-def _unauthorised(req):  # type: ignore[no-untyped-def]
-    return openai_error(401, "Incorrect API key provided.", code="invalid_api_key")
+def _refused(req):  # type: ignore[no-untyped-def]
+    # A permanent error on every request (a 401 now stops the run after three: test_errors_retry.py)
+    return openai_error(400, "This model's maximum context length is 8 tokens.", code="context_length_exceeded")
 
 
 def _answer(req):  # type: ignore[no-untyped-def]
@@ -56,8 +57,11 @@ def _results(tmp: Path) -> dict:  # type: ignore[type-arg]
 def test_a_run_whose_requests_all_fail_has_no_accuracy_and_the_report_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Before: ``report`` showed n = 4, accuracy 0.000 [0.000, 0.490], marked best, and no word of errors."""
-    with FakeServer(_unauthorised) as server:
+    """Before: ``report`` showed n = 4, accuracy 0.000 [0.000, 0.490], marked best, and no word of errors.
+
+    (The issue's run had 28 requests refused with HTTP 401; every request refused for
+    another permanent reason gives the same results file.)"""
+    with FakeServer(_refused) as server:
         cfg = write_config(tmp_path, _api(server, "sk-test-WRONG-9876543210zyxwvutsrqponmlk"))
         assert main(["run", str(cfg), "--limit", "4", "--quiet"]) == EXIT_ERRORS
     stored = _results(tmp_path)
@@ -98,7 +102,7 @@ def test_errors_leave_the_other_answers_scored(tmp_path: Path, capsys: pytest.Ca
         text = user_text_openai(req.json())
         with lock:
             failing = first.setdefault("text", text) == text
-        return _unauthorised(req) if failing else _answer(req)
+        return _refused(req) if failing else _answer(req)
 
     with FakeServer(first_fails) as server:
         cfg = write_config(tmp_path, _api(server))
