@@ -87,7 +87,7 @@ def run_study(
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
-        return _enem_study(path, run_models, progress, backend_factory, log, limit)
+        return _enem_study(path, run_models, progress, backend_factory, log, limit, allow_errors)
     if limit is not None:
         data = {**data, "limit": limit}
     plan = plan_generic(path, data, progress=progress)
@@ -111,11 +111,13 @@ def _enem_study(
     backend_factory: Callable[[ExperimentConfig], Backend] | None,
     log: Callable[[str], None] | None,
     limit: int | None,
+    allow_errors: bool,
 ) -> StudyResult:
     plan = plan_study(path)
     check_report_folder(plan.report_dir, f"{path}: the study's report folder")
     if limit is not None:
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
+    allow_errors = allow_errors or plan.config.allow_errors
     if run_models:
         run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
     study = analyse_study(plan)
@@ -124,6 +126,6 @@ def _enem_study(
                         "run without --report-only first")  # fmt: skip
     with report_folder(plan.report_dir, f"{path}: the study's report folder"):
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
-                                    f"ENEM {plan.config.year} study: {plan.config.name}")  # fmt: skip
+                                    f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors)  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     return StudyResult(summary, report.index, report.notes)

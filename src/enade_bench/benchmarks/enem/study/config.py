@@ -91,6 +91,10 @@ class StudyConfig(StrictModel):
     enem_data: str | None = Field(default=None, description="folder with inep_items.csv and questions/")
     attributes: str | None = Field(default=None, description="item-attribute CSV (item_id + 0/1 columns)")
     limit: int | None = Field(default=None, ge=1, description="only the first N questions (tests)")
+    allow_errors: bool = Field(
+        default=False,
+        description="compare runs with error records on their answers (else refused as incomplete)",
+    )
     n_humans: int = Field(default=1000, ge=10)
     verdict: VerdictRule = VerdictRule()
     predictions: Literal["raw", "corrected", "both"] = Field(

@@ -159,19 +159,26 @@ def _attribute_notes(tables: list[Table], source: str) -> list[Table]:
     ]
 
 
-def _comparison(study: StudyAnalysis, out: Path) -> Section:
+def _comparison(study: StudyAnalysis, out: Path, allow_errors: bool) -> Section:
     """Accuracy compared across the study's models per area and language (docs/comparisons.md)."""
     if len({e.result.experiment for e in study.labelled}) < 2:
         return Section()
     from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (scipy at use)
 
-    comparison = study_comparison(study.labelled, out, ["area", "language"], "holm", 0.05)
+    comparison = study_comparison(
+        study.labelled, out, ["area", "language"], "holm", 0.05, allow_errors=allow_errors
+    )
     comparison.section.tables[:0] = comparison.lead
     return comparison.section
 
 
 def write_study_report(
-    study: StudyAnalysis, out: Path, rule: VerdictRule, attributes_source: str, title: str
+    study: StudyAnalysis,
+    out: Path,
+    rule: VerdictRule,
+    attributes_source: str,
+    title: str,
+    allow_errors: bool = False,
 ) -> StudyReport:
     """Write the study's report folder (see the module docstring)."""
     figures_dir = out / "figures"
@@ -181,7 +188,9 @@ def write_study_report(
     figures = [save(theta_overview_figure(study.verdict), figures_dir, "theta_overview",
                     "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.")]  # fmt: skip
     figures += exam_figures(study.exams, figures_dir)
-    extra = Section.combine([run_steps(STEPS.values(), study, figures_dir), _comparison(study, out)])
+    extra = Section.combine(
+        [run_steps(STEPS.values(), study, figures_dir), _comparison(study, out, allow_errors)]
+    )
     tables += extra.tables
     figures += extra.figures
     figures += core_figures(study.entries, figures_dir)
