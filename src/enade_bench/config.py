@@ -244,7 +244,10 @@ class ModelConfig(StrictModel):
     load_in_4bit: bool = False
     gguf_file: str | None = None
     revision: str | None = None
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        default="auto",
+        description="auto: float32 on the CPU; on a GPU the checkpoint's dtype, bfloat16 where the card has it",
+    )
     device: str = "auto"
     instruct: bool | None = Field(
         default=None, description="use the chat template; null = when the tokenizer has one"
