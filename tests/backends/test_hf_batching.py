@@ -159,6 +159,7 @@ def test_buckets_bound_the_padding() -> None:
     assert bucket_members(lengths, past=40, waste=0.0) != [list(range(8))]
 
 
+@pytest.mark.slow
 def test_cuda_policy_scores_the_demo_as_the_cpu_policy(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """S5 on the demo through the real model: the CUDA policy's padded tree batches, within 1e-5."""
     from tests.conftest import executor_for

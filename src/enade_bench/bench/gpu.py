@@ -69,6 +69,8 @@ class GpuOptions:
     max_new_tokens: int = 10
     lmeval: bool = True
     enem_dir: str = ENEM_DIR
+    #: ``--shape`` with fewer layers (a quick run or a test); None: the shape's own.
+    layers: int | None = None
     out: Path = Path("bench/results/bench_gpu.json")
 
 
@@ -182,7 +184,8 @@ def load_engines(
         name = opts.model_dir
     else:
         assert opts.shape is not None
-        model = build_model(opts.shape, opts.dtype, opts.device)
+        overrides = {"num_hidden_layers": opts.layers} if opts.layers else {}
+        model = build_model(opts.shape, opts.dtype, opts.device, **overrides)
         name = f"random:{opts.shape}"
     cfg = ModelConfig(name=name, dtype=opts.dtype, device=opts.device)  # type: ignore[arg-type]
     source = ModelSource("folder", name, None, name, WeightsIdentity(source="folder"))
@@ -290,8 +293,9 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
                        n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
     stems = [len(q.stem) for q in dataset.questions]
     warm = list(range(min(opts.batch_size, len(stems))))
+    warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
     for strategy in ("S1", "S5"):  # untimed: kernels, allocator
-        run_strategy(ours, lm, strategy, warm, replace(opts, max_new_tokens=2))
+        run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
     for order_name in opts.orders:
         order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
         rows = report.orders.setdefault(order_name, [])
