@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError, model_validator
@@ -286,7 +286,9 @@ class EvaluationConfig(StrictModel):
     )
     temperature: float | None = Field(default=None, ge=0)
     n_samples: int = Field(default=1, ge=1)
-    batch_size: int = Field(default=8, ge=1)
+    batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        default=8, description="questions per model call; auto: the largest that fits the GPU (8 on a CPU)"
+    )
     run_all_strategies: bool = False
     letter_variants: Literal["both", "space", "bare"] = Field(
         default="both",

@@ -29,6 +29,7 @@ from enade_bench.backends.chat_render import (
     render_text,
     resolve_instruct,
 )
+from enade_bench.backends.hf_batch_size import auto_batch_size
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared, prefill
 from enade_bench.backends.hf_load import ModelSource
@@ -100,6 +101,10 @@ class HFLocalBackend:
     def encode(self, text: str) -> list[int]:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
+
+    def auto_batch_size(self) -> int:
+        """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`)."""
+        return auto_batch_size(self.model, self.context_length)
 
     # -- context window (ContextBackend) ------------------------------------------------
     @property
