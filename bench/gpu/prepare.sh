@@ -24,7 +24,7 @@ multiprocess evaluate jsonlines pytablewriter DataProperty mbstrdecoder pathvali
 typepy chardet sqlitedict word2number more-itertools zstandard rouge_score nltk numexpr tqdm-multiprocess"
 rm -rf .whl && mkdir -p .whl
 for name in $NAMES; do
-  version=$("$PY" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')
+  version=$("$PY" -m pip show "$name" 2>/dev/null | sed -n "s/^Version: //p" || true)
   [ -n "$version" ] || { echo "skip $name (not installed here)"; continue; }
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
