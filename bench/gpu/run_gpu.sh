@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'
 
 if [ -z "${SKIP_TEST:-}" ]; then
-  timeout 240 python3 -m pytest -m gpu tests/backends/test_gpu.py -q -p no:cacheprovider -o addopts="" \
+  timeout 240 python3 -m pytest -m gpu tests/backends/test_gpu.py -q -p no:cacheprovider \
     2>&1 | tee "$RESULTS/gpu_test.log"
 fi
 

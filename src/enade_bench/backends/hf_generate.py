@@ -6,7 +6,9 @@ prompts the worked examples, which are most of the prompt; the shuffles of one
 question also share the stem.  Here that prefix is run once, its key/value cache is
 repeated over the batch, the differing suffixes are run as one right-padded batch,
 and decoding continues from each row's own last token (explicit position ids, the
-padding masked out).
+padding masked out).  Rows in families with different long prefixes are prefilled as
+groups; whether the groups then decode in one loop (CUDA) or one loop each (CPU) is the
+device's :class:`.BatchingPolicy`.
 """
 
 from __future__ import annotations
