@@ -58,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gpu = parser.add_argument_group("GPU arm (--device cuda; docs/performance.md#gpu)")
     gpu.add_argument("--device", choices=["cpu", "cuda"], help="cuda: the GPU arm (bench/gpu/run_gpu.sh)")
     gpu.add_argument("--shape", help=f"random weights of a real shape, built in place ({', '.join(SHAPES)})")
+    gpu.add_argument("--layers", type=int, help="--shape with fewer layers (a quick run)")
     gpu.add_argument("--model-dir", help="a local transformers folder instead of --shape")
     gpu.add_argument("--tokenizer", help="tokenizer folder (default: the packaged SmolLM2's)")
     gpu.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
@@ -165,7 +166,7 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
                       lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
                       limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
                       lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
-                      enem_dir=args.enem_dir,
+                      enem_dir=args.enem_dir, layers=args.layers,
                       max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
 
 
