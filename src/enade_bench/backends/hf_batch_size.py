@@ -9,7 +9,9 @@ same tokens in one row).  On the CPU nothing is probed: the batch stays
 
 The resolved number is written to the results as ``evaluation.batch_size``; greedy and
 scoring answers do not depend on it (the resume fingerprint leaves it out), so a
-resumed run may resolve it again.
+resumed run may resolve it again.  Sampled generation seeds its draws per chunk, so
+there the number found is part of the fingerprint: a resume that finds another number
+starts the strategy over rather than mix two chunkings.
 """
 
 from __future__ import annotations
