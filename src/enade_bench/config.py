@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError, model_validator
@@ -271,7 +271,10 @@ class ModelConfig(StrictModel):
     load_in_4bit: bool = False
     gguf_file: str | None = None
     revision: str | None = None
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        default="auto",
+        description="auto: float32 on the CPU; on a GPU the checkpoint's dtype, bfloat16 where the card has it",
+    )
     device: str = "auto"
     instruct: bool | None = Field(
         default=None, description="use the chat template; null = when the tokenizer has one"
@@ -310,7 +313,9 @@ class EvaluationConfig(StrictModel):
     )
     temperature: float | None = Field(default=None, ge=0)
     n_samples: int = Field(default=1, ge=1)
-    batch_size: int = Field(default=8, ge=1)
+    batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        default=8, description="questions per model call; auto: the largest that fits the GPU (8 on a CPU)"
+    )
     run_all_strategies: bool = False
     letter_variants: Literal["both", "space", "bare"] = Field(
         default="both",

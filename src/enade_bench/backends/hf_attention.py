@@ -29,16 +29,86 @@ TREE_ATTENTION = "enade_tree"
 
 
 @dataclass(frozen=True)
+class Bucket:
+    """Trees run as one padded SDPA batch: ``n`` trees, each padded to ``width`` tokens.
+
+    ``index`` (``n × width``) holds each padded slot's column in the row (a padding slot
+    repeats its tree's first column); ``valid`` (``n × width``, boolean) marks the real
+    slots; ``mask`` (``n × 1 × width × (past + width)``) is each tree's mask, padding keys
+    masked out and padding queries attending to the first key only (their output is dropped).
+    """
+
+    index: torch.Tensor
+    valid: torch.Tensor
+    mask: torch.Tensor
+
+
+@dataclass(frozen=True)
 class TreeSpans:
     """Where each tree lies in the row (``[start, end)``), its mask, and the cached prefix length.
 
     ``masks[i]`` is boolean ``(end - start) × (past + end - start)``: True where a token of
-    tree ``i`` may attend, over the prefix's keys then the tree's own.
+    tree ``i`` may attend, over the prefix's keys then the tree's own.  With ``buckets``
+    (:func:`buckets_for`) the trees run as a few padded batches instead of one by one.
     """
 
     spans: Sequence[tuple[int, int]]
     masks: Sequence[torch.Tensor]
     past: int
+    buckets: Sequence[Bucket] | None = None
+
+
+def pairs(lengths: Sequence[int], past: int) -> int:
+    """Query--key pairs of trees of ``lengths`` tokens run one by one: ``Σ l (past + l)``."""
+    return sum(n * (past + n) for n in lengths)
+
+
+def bucket_members(lengths: Sequence[int], past: int, waste: float) -> list[list[int]]:
+    """Trees (indices) grouped so that padding each group to its longest adds at most ``waste``.
+
+    Longest first; a tree joins the open group while the group's padded pairs
+    ``n · L · (past + L)`` stay within ``(1 + waste)`` × the pairs its trees need
+    (:func:`pairs`), so all buckets together compute at most ``(1 + waste)`` × the pairs of
+    running each tree alone.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups:
+            group = groups[-1]
+            width = lengths[group[0]]
+            need = pairs([lengths[j] for j in group] + [lengths[i]], past)
+            if (len(group) + 1) * width * (past + width) <= (1 + waste) * need:
+                group.append(i)
+                continue
+        groups.append([i])
+    return groups
+
+
+def buckets_for(
+    spans: Sequence[tuple[int, int]], masks: Sequence[torch.Tensor], past: int, waste: float
+) -> list[Bucket]:
+    """The padded batches of :func:`bucket_members`, as :class:`Bucket` (on the masks' device)."""
+    lengths = [end - start for start, end in spans]
+    device = masks[0].device if masks else torch.device("cpu")
+    out = []
+    for members in bucket_members(lengths, past, waste):
+        width = lengths[members[0]]
+        index = torch.zeros((len(members), width), dtype=torch.long)
+        valid = torch.zeros((len(members), width), dtype=torch.bool)
+        mask = torch.zeros((len(members), 1, width, past + width), dtype=torch.bool, device=device)
+        mask[:, 0, :, 0] = True  # padding queries see one key (their output is dropped)
+        for row, tree in enumerate(members):
+            start, end = spans[tree]
+            n = end - start
+            index[row, :n] = torch.arange(start, end)
+            index[row, n:] = start
+            valid[row, :n] = True
+            mask[row, 0, :n] = False
+            mask[row, 0, :n, :past] = masks[tree][:, :past]
+            mask[row, 0, :n, past : past + n] = masks[tree][:, past:]
+        out.append(Bucket(index.to(device), valid.to(device), mask))
+    return out
 
 
 def _sdpa() -> Any:
@@ -69,6 +139,8 @@ def tree_attention_forward(
     if query.shape[0] != 1:
         raise ValueError(f"tree attention runs one row, got a batch of {query.shape[0]}")
     past = tree_spans.past
+    if tree_spans.buckets is not None:
+        return _bucketed(module, query, key, value, tree_spans, dropout, scaling), None
     outputs = []
     for (start, end), mask in zip(tree_spans.spans, tree_spans.masks, strict=True):
         keys = torch.cat((key[:, :, :past], key[:, :, past + start : past + end]), dim=2)
@@ -78,6 +150,39 @@ def tree_attention_forward(
         )
         outputs.append(out)
     return torch.cat(outputs, dim=1), None
+
+
+def _bucketed(
+    module: Any,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    tree_spans: TreeSpans,
+    dropout: float,
+    scaling: float | None,
+) -> torch.Tensor:
+    """:func:`tree_attention_forward` with the trees run as padded batches (``tree_spans.buckets``)."""
+    sdpa = _sdpa()
+    past = tree_spans.past
+    heads = query.shape[1]
+    out = query.new_empty((1, query.shape[2], heads, value.shape[3]))
+    for bucket in tree_spans.buckets or ():
+        n, width = bucket.index.shape
+        flat = bucket.index.reshape(-1)
+
+        def rows(
+            t: torch.Tensor, offset: int, flat: torch.Tensor = flat, n: int = n, width: int = width
+        ) -> torch.Tensor:
+            """``1 × h × row × d`` -> ``n × h × width × d``: each tree's (padded) slots."""
+            return t[0][:, offset + flat].reshape(t.shape[1], n, width, t.shape[3]).transpose(0, 1)
+
+        keys = torch.cat((key[:, :, :past].expand(n, -1, -1, -1), rows(key, past)), dim=2)
+        values = torch.cat((value[:, :, :past].expand(n, -1, -1, -1), rows(value, past)), dim=2)
+        result, _ = sdpa(module, rows(query, 0), keys, values, bucket.mask, dropout=dropout, scaling=scaling)
+        # result: n × width × h × d; keep the real slots
+        keep = bucket.valid.reshape(-1)
+        out[0, flat[keep]] = result.reshape(n * width, heads, -1)[keep]
+    return out
 
 
 def can_switch(model: Any) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from enade_bench.backends.chat_render import resolve_instruct
+from enade_bench.backends.hf_device import checkpoint_dtype, resolve_device, resolve_dtype
 from enade_bench.backends.preload import is_hub_id, probe_hub
 from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
@@ -186,7 +187,7 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
     import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
     import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    dtype = getattr(torch, cfg.dtype)
+    dtype = getattr(torch, load_dtype(cfg, source))
     auto_model = (
         transformers.AutoModelForSeq2SeqLM if cfg.type == "seq2seq" else transformers.AutoModelForCausalLM
     )
@@ -200,7 +201,7 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
             target = _converted_dir(source)
             if not (target / "config.json").exists():
                 resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
-                _convert_gguf(source, target, dtype)
+                _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
             resolve_instruct(cfg.instruct, tokenizer)
             model = auto_model.from_pretrained(
@@ -228,6 +229,25 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
         raise UserError(f"model.name: cannot load '{cfg.name}' ({type(exc).__name__}: {exc})") from None
     model.eval()
     return model, tokenizer, source
+
+
+def load_dtype(cfg: ModelConfig, source: ModelSource) -> str:
+    """The dtype the weights load in: ``model.dtype``, ``auto`` resolved (:mod:`.hf_device`)."""
+    if cfg.dtype != "auto":
+        return cfg.dtype
+    device = resolve_device(cfg.device)
+    if not device.startswith("cuda"):
+        return "float32"
+    checkpoint = None
+    if source.kind != "gguf":
+        checkpoint = checkpoint_dtype(source.location, revision=cfg.revision, token=hf_token(cfg),
+                                      local_files_only=source.local_files_only)  # fmt: skip
+    return resolve_dtype("auto", device, checkpoint)
+
+
+def conversion_dtype(cfg: ModelConfig) -> str:
+    """The dtype a GGUF file is dequantised to once (``auto``: float32, so every later load can narrow it)."""
+    return "float32" if cfg.dtype == "auto" else cfg.dtype
 
 
 def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
@@ -323,7 +343,7 @@ def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, ModelSourc
     target = _converted_dir(source)
     if not (target / "config.json").exists():
         try:
-            _convert_gguf(source, target, getattr(torch, cfg.dtype))
+            _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
         except (OSError, ValueError) as exc:
             raise UserError(
                 f"model.name: cannot convert '{cfg.name}' ({type(exc).__name__}: {exc})"

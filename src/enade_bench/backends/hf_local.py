@@ -29,6 +29,8 @@ from enade_bench.backends.chat_render import (
     render_text,
     resolve_instruct,
 )
+from enade_bench.backends.hf_batch_size import auto_batch_size
+from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared, prefill
 from enade_bench.backends.hf_load import ModelSource
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache
@@ -62,6 +64,8 @@ class HFLocalBackend:
         if not getattr(model, "hf_device_map", None):
             self.model.to(device)
         self.device = next(model.parameters()).device
+        #: How to batch on this device (:mod:`.hf_batching`); a test may set another device's.
+        self.batching = BatchingPolicy.for_device(self.device.type)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
         self.prompt_form: PromptForm = local_prompt_form(self.instruct)
@@ -97,6 +101,10 @@ class HFLocalBackend:
     def encode(self, text: str) -> list[int]:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
+
+    def auto_batch_size(self) -> int:
+        """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`)."""
+        return auto_batch_size(self.model, self.context_length)
 
     # -- context window (ContextBackend) ------------------------------------------------
     @property
@@ -142,7 +150,9 @@ class HFLocalBackend:
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
-            tokens = generate_shared(self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store)
+            tokens = generate_shared(
+                self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, self.batching
+            )
             return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
@@ -233,7 +243,7 @@ class HFLocalBackend:
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
             _, token_lps = score_tree(
-                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store
+                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, self.batching
             )
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
@@ -290,7 +300,7 @@ class HFLocalBackend:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
             dists = list(score_tree(self.model, [self._fit(self.encode(self.render(p))) for p in prompts],
-                                    [[] for _ in prompts], self.prefix_store)[0])  # fmt: skip
+                                    [[] for _ in prompts], self.prefix_store, self.batching)[0])  # fmt: skip
         else:
             seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

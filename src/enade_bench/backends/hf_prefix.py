@@ -69,8 +69,10 @@ def prefix_groups(seqs: Sequence[Sequence[int]], group_cost: int = 256) -> list[
     group is its prefix (computed once: the store holds a prefix only under its exact
     tokens, so a parent's prefix is not reused) plus its right-padded suffix batch,
     ``lcp_g + n_g * max_r (len_r - lcp_g)``; a split must save at least a quarter of the group's cost and ``group_cost``
-    tokens per extra group (each group decodes in its own loop).  The grouping
-    depends on the rows alone, so it is the same in a fresh and a resumed run.
+    tokens per extra group: the device's :attr:`.BatchingPolicy.split_cost` (on a CPU
+    each group decodes in its own loop, 256; on CUDA the groups share one loop and a
+    group costs one more prefill call, 64).  The grouping depends on the rows and the
+    device alone, so it is the same in a fresh and a resumed run.
     """
     order = sorted(range(len(seqs)), key=lambda i: tuple(seqs[i]))
     floor = min(len(s) for s in seqs) - 1 if seqs else 0

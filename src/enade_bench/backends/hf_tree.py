@@ -42,7 +42,8 @@ from typing import Any
 
 import torch
 
-from enade_bench.backends.hf_attention import TreeSpans, can_switch, tree_attention
+from enade_bench.backends.hf_attention import TreeSpans, buckets_for, can_switch, tree_attention
+from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 
 
@@ -112,12 +113,15 @@ def tree_logits(
     want: Sequence[tuple[int, int, int]],
     cache: Any = None,
     past: int = 0,
+    policy: BatchingPolicy | None = None,
 ) -> torch.Tensor:
     """Log-softmax after the tokens ``want`` = ``(tree, segment, offset)``, in one model call.
 
     The trees are laid end to end in one row, with no padding; each tree attends to
     the ``past`` tokens of ``cache`` (batch 1; ``None``/0: none) and to itself only
-    (:mod:`.hf_attention`).  Returns ``len(want) × vocab``.
+    (:mod:`.hf_attention`): one attention call per tree, or, under a policy with
+    ``batched_trees`` (CUDA), one per bucket of trees of similar length, padded
+    within ``policy.bucket_waste``.  Returns ``len(want) × vocab``.
     """
     device = next(model.parameters()).device
     layouts = [_layout(segments, past) for segments in trees]
@@ -129,7 +133,11 @@ def tree_logits(
         ids += [t for seg in segments for t in seg.tokens]
         positions += [first_pos[i] + j for i, seg in enumerate(segments) for j in range(len(seg.tokens))]
         spans.append((start, len(ids)))
-    plan = TreeSpans(spans, [tree_mask(segments, past).to(device) for segments in trees], past)
+    masks = [tree_mask(segments, past).to(device) for segments in trees]
+    if policy is None:
+        policy = BatchingPolicy.for_device(device.type)
+    buckets = buckets_for(spans, masks, past, policy.bucket_waste) if policy.batched_trees else None
+    plan = TreeSpans(spans, masks, past, buckets)
     # The output layer runs at the wanted columns only: a pre-hook gathers them before the
     # model's own head (and whatever the model does after it, e.g. soft-capping).
     cols_at = torch.tensor([spans[t][0] + layouts[t][0][s] + o for t, s, o in want], device=device)
@@ -155,6 +163,7 @@ def score_tree(
     contexts: Sequence[Sequence[int]],
     tails: Sequence[Sequence[Sequence[int]]],
     store: PrefixStore | None = None,
+    policy: BatchingPolicy | None = None,
 ) -> tuple[torch.Tensor, list[list[list[float]]]]:
     """Every context and its continuations in one model call.
 
@@ -162,7 +171,7 @@ def score_tree(
     ``store``); beyond it each question is a tree ``[rest of the context]
     [continuation 1][continuation 2]…`` with the continuations side by side
     (:func:`radix_units`), and the trees run end to end in one row
-    (:func:`tree_logits`).  Returns the log-softmax after each context's last
+    (:func:`tree_logits`, batched as ``policy`` says).  Returns the log-softmax after each context's last
     token (``len(contexts) × vocab``) and each continuation's token
     log-probabilities.
     """
@@ -181,7 +190,7 @@ def score_tree(
     ]
     if store is not None:
         store.stats.computed += sum(len(s.tokens) for unit in units for s in unit)
-    lp = tree_logits(model, units, list(want), cache, shared)
+    lp = tree_logits(model, units, list(want), cache, shared, policy)
     scores: list[list[list[float]]] = []
     for q, options in enumerate(tails):
         per_q = []

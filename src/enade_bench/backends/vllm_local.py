@@ -44,6 +44,7 @@ from enade_bench.backends.chat_render import (
     render_text,
     resolve_instruct,
 )
+from enade_bench.backends.hf_device import engine_dtype
 from enade_bench.backends.hf_load import ModelSource, local_folder, resolve_source
 from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.errors import UserError
@@ -125,7 +126,7 @@ def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, JsonValue]:
     kwargs: dict[str, JsonValue] = {
         "model": location,
         "tokenizer": location,
-        "dtype": vcfg.dtype or cfg.dtype,
+        "dtype": vcfg.dtype or engine_dtype(cfg.dtype),
         "tensor_parallel_size": vcfg.tensor_parallel_size,
         "gpu_memory_utilization": vcfg.gpu_memory_utilization,
         "enable_prefix_caching": vcfg.enable_prefix_caching,
@@ -190,7 +191,7 @@ class VllmBackend:
             name=source.name,
             engine="vllm",
             engine_version=str(vllm.__version__),
-            dtype=vcfg.dtype or cfg.dtype,
+            dtype=vcfg.dtype or engine_dtype(cfg.dtype),
             instruct=self.instruct,
             prompt_form=self.prompt_form,
             weights=source.weights,

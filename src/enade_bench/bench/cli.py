@@ -10,7 +10,9 @@ from pathlib import Path
 from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
 from enade_bench.bench.engines import SCORING_METHODS
 from enade_bench.bench.generation import GENERATION_STRATEGIES, parse_strategies
+from enade_bench.bench.gpu import ENEM_DIR, GPU_STRATEGIES, GpuOptions, run_gpu_bench
 from enade_bench.bench.report import table
+from enade_bench.bench.shapes import SHAPES
 
 #: What ``--methods`` accepts: the scoring methods and the generation arm.
 METHODS = (*SCORING_METHODS, "generation")
@@ -53,6 +55,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-prefix-cache", action="store_true", help="ours without the run-wide prefix cache"
     )
     parser.add_argument("--no-tree", action="store_true", help="ours without tree scoring")
+    gpu = parser.add_argument_group("GPU arm (--device cuda; docs/performance.md#gpu)")
+    gpu.add_argument("--device", choices=["cpu", "cuda"], help="cuda: the GPU arm (bench/gpu/run_gpu.sh)")
+    gpu.add_argument("--shape", help=f"random weights of a real shape, built in place ({', '.join(SHAPES)})")
+    gpu.add_argument("--layers", type=int, help="--shape with fewer layers (a quick run)")
+    gpu.add_argument("--model-dir", help="a local transformers folder instead of --shape")
+    gpu.add_argument("--tokenizer", help="tokenizer folder (default: the packaged SmolLM2's)")
+    gpu.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
+    gpu.add_argument(
+        "--orders", default="file,mixed", help="file: booklet order; mixed: short and long stems"
+    )
+    gpu.add_argument("--lmeval-orders", default="file", help="orders in which lm-eval runs too")
+    gpu.add_argument("--enem-dir", default=ENEM_DIR, help="folder of the ENEM booklets (ENEM_<year>_*.csv)")
+    gpu.add_argument("--strategies", default=",".join(GPU_STRATEGIES), help="GPU arm strategies")
 
 
 def options_from(args: argparse.Namespace) -> BenchOptions:
@@ -124,8 +139,44 @@ def vllm_block_size(value: int | None) -> int | None:
     return value
 
 
+def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
+    """:class:`GpuOptions` when the GPU arm is asked for (``--device``, ``--shape`` or ``--model-dir``)."""
+    if not (
+        getattr(args, "device", None) or getattr(args, "shape", None) or getattr(args, "model_dir", None)
+    ):
+        return None
+    if args.shape and args.model_dir:
+        raise ValueError("--shape and --model-dir: give one")
+    if args.shape and args.shape not in SHAPES:
+        raise ValueError(f"--shape: expected one of {', '.join(SHAPES)}, got {args.shape!r}")
+    strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+    unknown = [s for s in strategies if s not in GPU_STRATEGIES]
+    if unknown or not strategies:
+        raise ValueError(
+            f"--strategies: expected some of {', '.join(GPU_STRATEGIES)}, got {args.strategies!r}"
+        )
+    orders = tuple(o.strip() for o in args.orders.split(",") if o.strip())
+    if not orders or any(o not in ("file", "mixed") for o in orders):
+        raise ValueError(f"--orders: expected file and/or mixed, got {args.orders!r}")
+    batch = args.batch_size if args.batch_size != BenchOptions().batch_size else GpuOptions().batch_size
+    lmeval_batch = parse_lmeval_batch_size(args.lmeval_batch_size)
+    out = args.out if args.out != BenchOptions().out else GpuOptions().out
+    return GpuOptions(shape=None if args.model_dir else (args.shape or GpuOptions().shape), model_dir=args.model_dir,
+                      tokenizer=args.tokenizer, device=args.device or "cuda", dtype=args.dtype, batch_size=batch,
+                      lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
+                      limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
+                      lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
+                      enem_dir=args.enem_dir, layers=args.layers,
+                      max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table and the JSON path."""
+    gpu = gpu_options_from(args)
+    if gpu is not None:
+        run_gpu_bench(gpu, log=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"wrote {gpu.out}")
+        return 0
     opts = options_from(args)
     report = run_bench(opts, log=lambda line: print(line, file=sys.stderr, flush=True))
     print(table(report))

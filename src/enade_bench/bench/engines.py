@@ -161,7 +161,7 @@ class OursEngine:
     ) -> ChunkExecutor:
         """The runner's executor for ``strategy`` on the questions at ``indices``."""
         questions = [self.dataset.questions[i] for i in indices]
-        plan = make_plan(questions, strategy, evaluation.seed, evaluation.batch_size,
+        plan = make_plan(questions, strategy, evaluation.seed, int(evaluation.batch_size),
                          template_prompt_fn(strategy, self.prompts), RunPaths.of(Path("."), "bench", strategy.method))  # fmt: skip
         return ChunkExecutor(self.backend, plan, evaluation, extract_answer)
 

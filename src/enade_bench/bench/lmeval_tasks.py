@@ -158,6 +158,18 @@ def make_lm(model_dir: str, batch_size: int) -> Any:
     return lm
 
 
+def make_lm_from(model: Any, tokenizer: Any, batch_size: int) -> Any:
+    """An ``HFLM`` around a model already loaded (the GPU arm: the same weights, dtype and card as ours)."""
+    from lm_eval.models.huggingface import HFLM  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    class RecordingHFLM(_Recording, HFLM):  # type: ignore[misc]
+        """HFLM that keeps each request's answer and the time spent in the model methods."""
+
+    lm = RecordingHFLM(pretrained=model, tokenizer=tokenizer, batch_size=batch_size)
+    lm.reset_capture()
+    return lm
+
+
 def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, JsonValue]) -> Any:
     """lm-eval's ``VLLM`` (``--model vllm``) on ``model_dir``, float32, recording its answers.
 

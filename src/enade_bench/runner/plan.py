@@ -62,6 +62,10 @@ class RunOptions:
     batch: BatchMode | None = None
 
 
+#: ``evaluation.batch_size: auto`` before the model is loaded (and with a backend that cannot say).
+AUTO_PLACEHOLDER = 8
+
+
 @dataclass
 class Experiment:
     """Everything loaded once and shared by the strategies of one run.
@@ -100,8 +104,20 @@ class Experiment:
         return self.backend
 
     def with_backend(self, backend: Backend) -> Experiment:
-        """This experiment with its model loaded."""
-        return dataclasses.replace(self, backend=backend)
+        """This experiment with its model loaded.
+
+        ``evaluation.batch_size: auto`` is resolved here, once, by the backend
+        (``auto_batch_size``; 8 where it has none) and the plans are made again with it.
+        """
+        if self.config.evaluation.batch_size != "auto":
+            return dataclasses.replace(self, backend=backend)
+        find = getattr(backend, "auto_batch_size", None)
+        size = int(find()) if callable(find) else AUTO_PLACEHOLDER
+        evaluation = self.config.evaluation.model_copy(update={"batch_size": size})
+        exp = dataclasses.replace(
+            self, backend=backend, config=self.config.model_copy(update={"evaluation": evaluation})
+        )
+        return exp.planned() if self.plans else exp
 
     def planned(self) -> Experiment:
         """This experiment with the plan of every strategy made (and so checked)."""
@@ -192,7 +208,8 @@ def plan_strategy(exp: Experiment, strategy: Strategy) -> StrategyPlan:
     model has loaded or an earlier strategy has run.
     """
     try:
-        return make_plan(exp.questions, strategy, exp.seed, exp.config.evaluation.batch_size,
+        size = exp.config.evaluation.batch_size
+        return make_plan(exp.questions, strategy, exp.seed, AUTO_PLACEHOLDER if size == "auto" else size,
                          exp.prompt_fn(strategy), exp.paths(strategy))  # fmt: skip
     except UserError as exc:
         raise UserError(f"{strategy.id or exp.config.name}: {exc}") from None

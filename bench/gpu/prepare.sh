@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prepare the GPU arm on this (CPU) machine, for a bare GPU machine without network:
+#   .whl/  the wheels its image lacks (pydantic, gguf, tenacity, lm-eval and lm-eval's own needs),
+#   .gpu/  the tokenizer of the packaged SmolLM2 and the 16 ENEM booklets of 2019-2022.
+# Both folders are git-ignored; the device call carries them (docs/performance.md#gpu).
+# Run from the checkout's root:  bench/gpu/prepare.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+SHARED=${ENADE_BENCH_SHARED_DATA:-../shared/data}
+
+# 1. the tokenizer (the packaged model's converted folder; made once from its GGUF) and the questions
+mkdir -p .gpu/tokenizer .gpu/enem
+TOK=$(PYTHONPATH=$PWD/src "$PY" -c 'from enade_bench.bench.shapes import default_tokenizer_dir as d; print(d())')
+cp "$TOK"/tokenizer.json "$TOK"/tokenizer_config.json .gpu/tokenizer/
+for f in chat_template.jinja special_tokens_map.json generation_config.json; do
+  [ -f "$TOK/$f" ] && cp "$TOK/$f" .gpu/tokenizer/
+done
+cp "$SHARED"/enem/questions/pt-br/ENEM_20{19,20,21,22}_*.csv .gpu/enem/
+
+# 2. wheels, at the versions of this venv (Python 3.12, manylinux x86-64 on the GPU machine)
+NAMES="pydantic pydantic_core annotated-types typing-inspection gguf tenacity lm_eval datasets dill
+multiprocess evaluate jsonlines pytablewriter DataProperty mbstrdecoder pathvalidate tabledata tcolorpy
+typepy chardet sqlitedict word2number more-itertools zstandard rouge_score nltk numexpr tqdm-multiprocess"
+rm -rf .whl && mkdir -p .whl
+for name in $NAMES; do
+  version=$("$PY" -m pip show "$name" 2>/dev/null | sed -n "s/^Version: //p" || true)
+  [ -n "$version" ] || { echo "skip $name (not installed here)"; continue; }
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      --platform any -d .whl "$name==$version" 2>/dev/null \
+    || python3 -m pip wheel -q --no-deps -w .whl "$name==$version"   # pure-Python sdists: build here
+done
+du -sh .whl .gpu
+echo "carry: .whl .gpu  (the device call: see docs/performance.md#gpu)"

@@ -1,0 +1,69 @@
+"""How the HF backend batches on its device: a small policy the engine consults.
+
+The batching choices of :mod:`.hf_prefix`, :mod:`.hf_generate` and :mod:`.hf_attention`
+depend on what costs time on the device, so they are data, built from the device
+(as vLLM's ``SchedulerConfig`` is), not constants:
+
+* **CPU** (two cores, matrix products bound by the tokens they see): every token
+  costs about the same, padding is paid in full, and a decode step of one row is
+  much cheaper than one of 32.  Rows whose prompts fall into families with different
+  long prefixes (:func:`.hf_prefix.prefix_groups`) decode as separate groups, each in
+  its own loop; scoring attention runs one SDPA call per question tree.
+* **CUDA** (a GPU): a model call has a fixed cost (kernel launches, reading the
+  weights) that a decode step of one row pays as fully as one of 32.  Groups are
+  still prefilled apart (each its own padded batch: padding costs compute), but all
+  groups then decode in *one* loop, their key/value caches padded to a common
+  length and the padding masked out (:func:`.hf_generate.generate_shared`).  Scoring
+  attention runs the question trees as one padded batch per length bucket
+  (:func:`.hf_attention.tree_attention_forward`), a handful of kernel calls per
+  layer instead of one per question.
+
+The cost model behind a split (:func:`.hf_prefix.prefix_groups`): a group costs its
+prefix plus its right-padded suffix batch, in tokens; a split must save a quarter of
+the group's cost and :attr:`BatchingPolicy.split_cost` tokens per extra group.  On
+CPU an extra group also costs a decode loop (``split_cost = 256``); on CUDA, where the
+groups share one loop, only one more prefill call (``split_cost = 64``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: The devices with a policy of their own; anything else (``mps``, ``xpu``) is run as ``cpu``.
+Device = Literal["cpu", "cuda"]
+
+
+@dataclass(frozen=True)
+class BatchingPolicy:
+    """Batching decisions of the HF backend for one device (module docstring).
+
+    Attributes
+    ----------
+    device
+        ``cpu`` or ``cuda``.
+    split_cost
+        Tokens an extra prefix group must save (:func:`.hf_prefix.prefix_groups`).
+    shared_decode
+        Greedy generation: all prefix groups of a chunk decode in one loop (their caches
+        padded to one length) instead of one loop per group.
+    batched_trees
+        Scoring attention: question trees run as padded batches (one SDPA call per length
+        bucket and layer) instead of one call per tree and layer.
+    bucket_waste
+        With ``batched_trees``: the padding a bucket may add, as a fraction of the
+        query--key pairs its trees need (0.1: at most 1.1 × the pairs).
+    """
+
+    device: Device = "cpu"
+    split_cost: int = 256
+    shared_decode: bool = False
+    batched_trees: bool = False
+    bucket_waste: float = 0.1
+
+    @classmethod
+    def for_device(cls, device: str) -> BatchingPolicy:
+        """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
+        if str(device).split(":")[0] == "cuda":
+            return cls(device="cuda", split_cost=64, shared_decode=True, batched_trees=True)
+        return cls()

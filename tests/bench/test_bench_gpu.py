@@ -1,0 +1,116 @@
+"""The GPU arm of the bench (``--device cuda``): options, orders, shapes, and a run on the CPU.
+
+The arm is meant for a card (bench/gpu/run_gpu.sh); here it runs with ``--device cpu`` on a
+two-layer SmolLM2-shaped random model, so the whole path (data, both engines on one model
+object, the JSON) is exercised in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import require_shared
+
+from enade_bench.bench.cli import add_arguments, gpu_options_from
+from enade_bench.bench.gpu import GPU_STRATEGIES, GpuOptions, mixed_order, run_gpu_bench
+from enade_bench.bench.shapes import SHAPES, shape_config
+
+HAS_LMEVAL = importlib.util.find_spec("lm_eval") is not None
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_gpu_arm_is_asked_for_by_device_shape_or_folder() -> None:
+    assert gpu_options_from(_parse()) is None  # the CPU bench as before
+    opts = gpu_options_from(_parse("--device", "cuda"))
+    assert opts is not None
+    assert (opts.shape, opts.dtype, opts.batch_size, opts.limit) == ("llama-3-8b", "bfloat16", 32, 720)
+    assert opts.orders == ("file", "mixed") and opts.strategies == GPU_STRATEGIES
+    assert str(opts.out).endswith("bench_gpu.json")
+    opts = gpu_options_from(_parse("--shape", "qwen2.5-7b", "--batch-size", "16", "--strategies", "S5,S1"))
+    assert opts is not None and (opts.shape, opts.batch_size, opts.strategies) == (
+        "qwen2.5-7b",
+        16,
+        ("S5", "S1"),
+    )
+    folder = gpu_options_from(_parse("--model-dir", "/models/x"))
+    assert folder is not None and folder.shape is None and folder.model_dir == "/models/x"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--shape", "gpt-5"), "--shape: expected one of"),
+        (("--shape", "llama-3-8b", "--model-dir", "x"), "give one"),
+        (("--device", "cuda", "--strategies", "S9"), "--strategies: expected some of"),
+        (("--device", "cuda", "--orders", "random"), "--orders: expected file and/or mixed"),
+    ],
+)
+def test_gpu_options_reject_naming_the_option(argv: tuple[str, ...], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gpu_options_from(_parse(*argv))
+
+
+def test_mixed_order_alternates_short_and_long() -> None:
+    lengths = [50, 10, 40, 30, 20, 60]
+    order = mixed_order(lengths)
+    assert sorted(order) == list(range(6))
+    assert [lengths[i] for i in order] == [10, 60, 20, 50, 30, 40]
+    assert mixed_order([5]) == [0] and mixed_order([]) == []
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_shapes_are_the_published_sizes(name: str) -> None:
+    config = shape_config(name)
+    assert config.hidden_size == SHAPES[name]["hidden_size"]
+    assert config.num_hidden_layers == SHAPES[name]["num_hidden_layers"]
+    assert config._attn_implementation == "sdpa"
+    assert config.hidden_size % config.num_attention_heads == 0
+
+
+def test_llama_3_8b_has_eight_billion_parameters() -> None:
+    c = shape_config("llama-3-8b")
+    head = c.hidden_size // c.num_attention_heads
+    attention = c.hidden_size * (2 * c.hidden_size + 2 * c.num_key_value_heads * head)
+    mlp = 3 * c.hidden_size * c.intermediate_size
+    total = c.num_hidden_layers * (attention + mlp) + 2 * c.vocab_size * c.hidden_size
+    assert 8.0e9 < total < 8.1e9  # Llama-3-8B: 8.03 billion
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_LMEVAL, reason="lm-eval is not installed (pip install -e '.[bench]')")
+def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
+    enem = require_shared("enem", "questions", "pt-br")
+    out = tmp_path / "gpu.json"
+    opts = GpuOptions(shape="smollm2-135m", layers=2, device="cpu", dtype="float32", batch_size=2, limit=4,
+                      orders=("file", "mixed"), strategies=("S5", "S1", "S4"), max_new_tokens=2,
+                      enem_dir=str(enem), out=out)  # fmt: skip
+    run_gpu_bench(opts, log=lambda _line: None)
+    report = json.loads(out.read_text())
+    assert report["status"] == "complete" and report["card"] == "cpu"
+    assert (report["dtype"], report["batch_size"], report["n_questions"]) == ("float32", 2, 4)
+    assert (
+        report["model"]["name"] == "random:smollm2-135m"
+        and report["model"]["config"]["num_hidden_layers"] == 2
+    )
+    file_rows = {r["strategy"]: r for r in report["orders"]["file"]}
+    assert set(file_rows) == {"S5", "S1", "S4"}
+    s5 = file_rows["S5"]
+    assert (
+        s5["ours_qps"] > 0
+        and s5["lm_eval_qps"] > 0
+        and s5["ratio"] == pytest.approx(s5["ours_qps"] / s5["lm_eval_qps"])
+    )
+    assert s5["agreement"] == 1.0 and s5["max_abs_score_diff"] < 1e-3  # same weights, float32
+    assert file_rows["S1"]["text_agreement"] == 1.0  # greedy, the same tokens
+    assert file_rows["S4"]["lm_eval_qps"] is None  # ours only
+    assert all(r["lm_eval_qps"] is None for r in report["orders"]["mixed"])  # lm-eval: file order only
+    assert report["table1_seconds"]["file"] > 0
