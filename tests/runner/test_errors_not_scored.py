@@ -43,7 +43,9 @@ def _api(server: FakeServer, key: str = FAKE_KEY) -> dict[str, object]:
 
 def _refused(req):  # type: ignore[no-untyped-def]
     # A permanent error on every request (a 401 now stops the run after three: test_errors_retry.py)
-    return openai_error(400, "This model's maximum context length is 8 tokens.", code="context_length_exceeded")
+    return openai_error(
+        400, "This model's maximum context length is 8 tokens.", code="context_length_exceeded"
+    )
 
 
 def _answer(req):  # type: ignore[no-untyped-def]
