@@ -108,6 +108,9 @@ def legacy_fingerprint(exp: Experiment, strategy: Strategy) -> str:
     api = cfg["model"].get("api") if isinstance(cfg["model"], dict) else None
     if isinstance(api, dict) and api.get("max_retry_after_s") == 120.0:
         api.pop("max_retry_after_s")  # added with version 2
+    model = cfg["model"]
+    if isinstance(model, dict) and model.get("dtype") == "auto" and exp.model.identity.dtype == "float32":
+        model["dtype"] = "float32"  # the default before `auto` (the weights ran in float32 either way)
     payload = {
         "config": cfg,
         "strategy": strategy.__dict__,
