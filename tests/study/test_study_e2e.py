@@ -268,3 +268,34 @@ def test_theta_pairs_table(study_dir: Path) -> None:
         assert np.isclose(row.mean_a, verdict.loc[(row.model_a, row.predictions), "theta"])
         assert np.isclose(row.diff, row.mean_a - row.mean_b)
     assert (pd.read_csv(study_dir / "report" / "tables" / "study_theta_pairs.csv").shape[0]) == 2
+
+
+@pytest.mark.slow
+def test_a_record_in_error_is_a_missing_response_not_a_wrong_one(study_dir: Path) -> None:
+    """Issue 26: an error is never a score, in θ and person fit too. Before, the record of a
+    failed request counted as a wrong answer in its shuffle's response pattern."""
+    from dataclasses import replace
+
+    from enade_bench.benchmarks.enem.analysis import analyse
+    from enade_bench.benchmarks.enem.study.analysis import analyse_study
+    from enade_bench.benchmarks.enem.study.plan import plan_study
+
+    plan = plan_study(study_dir.parent / "tiny.yaml")
+    exam = analyse_study(plan).exams[0]
+    entry = exam.respondents["smollm2"]
+    linked = [(exam.linked, exam.language)]
+    right = next(k for k, r in enumerate(entry.result.records) if r.correct and r.shuffle == 0)
+
+    def with_record(**changes: object) -> pd.DataFrame:
+        records = list(entry.result.records)
+        records[right] = records[right].model_copy(update=changes)
+        changed = replace(entry, result=entry.result.model_copy(update={"records": records}))
+        (out,) = analyse([changed], plan.enem_dir, linked=linked).exams
+        return out.per_shuffle.set_index(["respondent", "shuffle"]).loc[("smollm2", 0)]
+
+    before = with_record()
+    failed = with_record(prediction=None, correct=False, error="HTTP 500: upstream timed out")
+    wrong = with_record(correct=False)
+    assert failed["n_items"] == before["n_items"] - 1 == wrong["n_items"] - 1  # the item is missing
+    assert failed["n_correct"] == before["n_correct"] - 1 == wrong["n_correct"]
+    assert failed["theta"] != pytest.approx(wrong["theta"])  # not scored as a wrong answer

@@ -128,4 +128,4 @@ def _enem_study(
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                     f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors)  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
-    return StudyResult(summary, report.index, report.notes)
+    return StudyResult(summary, report.index, report.notes, [], report.warnings)

@@ -226,6 +226,8 @@ def analyse(
 
 
 def _tidy(exam: LinkedExam, runs: Sequence[RunEntry]) -> tuple[pd.DataFrame, dict[str, RunEntry]]:
+    """One row per answered record. A record in error is no answer: its item is missing from
+    that shuffle's pattern (the likelihood skips it), not a wrong response."""
     item_of = exam.item_of()
     rows, names = [], {}
     for entry in runs:
@@ -233,7 +235,7 @@ def _tidy(exam: LinkedExam, runs: Sequence[RunEntry]) -> tuple[pd.DataFrame, dic
         names[name] = entry
         for r in entry.result.records:
             key = item_key(r)
-            if key is not None and key in item_of and exam_of(r) == exam.exam:
+            if r.error is None and key is not None and key in item_of and exam_of(r) == exam.exam:
                 rows.append((name, r.shuffle, item_of[key], int(r.correct)))
     return pd.DataFrame(rows, columns=["respondent", "shuffle", "item_id", "correct"]), names
 

@@ -17,7 +17,7 @@ ENEM steps (:mod:`enade_bench.benchmarks.enem.steps`), which take the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +35,7 @@ from enade_bench.psychometrics.classical import attribute_tests
 from enade_bench.psychometrics.information import measurement_position
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.personfit import bootstrap_cutoff
-from enade_bench.report.loader import RunEntry, read_result
+from enade_bench.report.loader import RunEntry, provenance_warnings, read_result
 from enade_bench.results.store import RunPaths
 
 
@@ -54,7 +54,8 @@ def load_runs(plan: StudyPlan) -> tuple[list[tuple[PlannedRun, RunEntry]], list[
     for run in plan.runs:
         path = RunPaths.of(run.folder, run.config.name, None).results
         if path.is_file():
-            found.append((run, RunEntry(path, read_result(path))))
+            entry = RunEntry(path, read_result(path))
+            found.append((run, replace(entry, warnings=tuple(provenance_warnings(entry)))))
         else:
             notes.append(f"{run.model} on {run.area} {run.language}: no results yet ({path})")
     return found, notes
@@ -62,7 +63,7 @@ def load_runs(plan: StudyPlan) -> tuple[list[tuple[PlannedRun, RunEntry]], list[
 
 def _as_model(entry: RunEntry, model: str) -> RunEntry:
     """The run renamed to its model label (respondent name in tables and figures)."""
-    return RunEntry(entry.path, entry.result.model_copy(update={"experiment": model}))
+    return replace(entry, result=entry.result.model_copy(update={"experiment": model}))
 
 
 def analyse_exam(
@@ -171,10 +172,12 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
                 frames.append(verdict_rows(study, plan.scale[exam.area], cfg.verdict, cfg.analysis_seed,
                                            name, baseline=name == sets[0]))  # fmt: skip
     verdict = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    if not verdict.empty:
-        verdict = verdict.sort_values(["area", "language", "baseline", "model", "predictions"],
+    if not verdict.empty:  # models in the study file's order (the random baseline last)
+        order = {m: k for k, m in enumerate(dict.fromkeys(r.model for r, _ in runs))}
+        verdict = verdict.assign(_order=verdict["model"].map(order).fillna(len(order)))
+        verdict = verdict.sort_values(["area", "language", "baseline", "_order", "predictions"],
                                       ascending=[True, True, False, True, False], kind="stable")  # fmt: skip
-        verdict = verdict.reset_index(drop=True)
+        verdict = verdict.drop(columns="_order").reset_index(drop=True)
     return StudyAnalysis([e for _, e in runs], exams["raw"], exams["corrected"], corrections, sets,
                          cfg.dif, cfg.cat, notes, verdict, [_as_model(e, r.model) for r, e in runs])  # fmt: skip
 

@@ -58,6 +58,7 @@ class StudyReport:
     verdict_csv: Path
     index: Path
     notes: list[str]
+    warnings: list[str]
 
 
 def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
@@ -202,7 +203,8 @@ def write_study_report(
     write_csv(verdict_csv, study.verdict, index=False)
     notes = study.notes + extra.notes
     folders = sorted({e.path.parent for e in study.entries})
-    html = render_html(study.entries, tables, figures, folders, notes, title, lead=[lead])
+    warnings = [w for e in study.entries for w in e.warnings]  # errors, stale files: the page opens with them
+    html = render_html(study.entries, tables, figures, folders, notes, title, lead=[lead], warnings=warnings)
     index = out / "index.html"
     atomic_write_text(index, html)
-    return StudyReport([lead, *tables], figures, verdict_csv, index, notes)
+    return StudyReport([lead, *tables], figures, verdict_csv, index, notes, warnings)
