@@ -146,21 +146,27 @@ def _killed_rerun(tmp_path: Path, cfg: Path, extra: list[str], logged: Callable[
         proc.communicate()
 
 
-def test_a_killed_resumed_run_leaves_a_results_file_the_report_calls_stale(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Before: the report showed the two-question results of the first run, with no warning."""
+def _hangs_after(n: int):  # type: ignore[no-untyped-def]
+    """A handler that answers ``n`` requests, then hangs until ``release`` is set (or 30 s)."""
     release = threading.Event()
     lock, seen = threading.Lock(), {"n": 0}
 
-    def slow_after_three(req):  # type: ignore[no-untyped-def]
+    def handler(req):  # type: ignore[no-untyped-def]
         with lock:
             seen["n"] += 1
-            hang = seen["n"] > 3
+            hang = seen["n"] > n
         if hang:
             release.wait(30)
         return _answer(req)
 
+    return handler, release
+
+
+def test_a_killed_resumed_run_leaves_a_results_file_the_report_calls_stale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the report showed the two-question results of the first run, with no warning."""
+    slow_after_three, release = _hangs_after(3)
     with FakeServer(slow_after_three) as server:
         cfg = write_config(tmp_path, _api(server))
         assert main(["run", str(cfg), "--limit", "2", "--quiet"]) == 0
@@ -180,17 +186,7 @@ def test_no_resume_moves_the_earlier_files_aside_before_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A killed ``--no-resume`` rerun leaves no earlier results beside its new log."""
-    release = threading.Event()
-    lock, seen = threading.Lock(), {"n": 0}
-
-    def slow_after_three(req):  # type: ignore[no-untyped-def]
-        with lock:
-            seen["n"] += 1
-            hang = seen["n"] > 3
-        if hang:
-            release.wait(30)
-        return _answer(req)
-
+    slow_after_three, release = _hangs_after(3)
     out = tmp_path / "out"
     with FakeServer(slow_after_three) as server:
         cfg = write_config(tmp_path, _api(server))
