@@ -128,13 +128,36 @@ def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # 
         assert backend.model.config._attn_implementation == "sdpa"  # the model's own attention again
 
 
+def test_score_tree_runs_no_continuation_last_token(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """One-token options and options that differ only in their last token: exact, and not run."""
+    backend = smollm2_backend
+    ctx = backend.encode("Pergunta: qual alternativa? Resposta:")
+    a, b, c, d = backend.encode(" A B C D")[:4]
+    tails = [[a], [b, c], [b, d], [b, c, d]]
+    store = PrefixStore()
+    _, scores = score_tree(backend.model, [ctx, ctx], [tails, tails[:1]], store)
+    full = _naive(backend.model, [*ctx, b, c, d])
+    want = [
+        [float(full[len(ctx) - 1, a])],
+        [float(full[len(ctx) - 1, b]), float(full[len(ctx), c])],
+        [float(full[len(ctx) - 1, b]), float(full[len(ctx), d])],
+        [float(full[len(ctx) - 1, b]), float(full[len(ctx), c]), float(full[len(ctx) + 1, d])],
+    ]
+    for got, expected in zip(scores[0], want, strict=True):
+        assert got == pytest.approx(expected, abs=1e-4)
+    assert scores[1][0] == pytest.approx(want[0], abs=1e-4)
+    # the shared head (all but the context's last token), that last token, [b] once, [b c]
+    # once; a and d are never run
+    assert store.stats.computed == (len(ctx) - 1) + 1 + 1 + 2
+
+
 @pytest.mark.slow
 def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """S5, S6, first_token (one-shot) and S2 on the demo: the batched path against store + tree."""
     backend = smollm2_backend
     questions = list(
         load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")).questions[
-            :8
+            :4
         ]
     )
     strategies = [
@@ -143,7 +166,8 @@ def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_
         STRATEGIES["S2"],
         Strategy("FT1", "first_token", "one", False),
     ]
-    evaluation = EvaluationConfig(batch_size=4, max_new_tokens=4)
+    # two chunks of two: the second takes its prefix from the store, and each row holds two trees
+    evaluation = EvaluationConfig(batch_size=2, max_new_tokens=4)
     store, tree = backend.prefix_store, backend.tree
     try:
         for strategy in strategies:

@@ -1,7 +1,8 @@
 """Session fixtures: a real demo run (all strategies), an ENEM shuffle run, and their report.
 
-The runs use the packaged SmolLM2 model on a few questions; the report is made
-by one ``enade-bench report`` command over a folder that also holds an
+The runs use the packaged SmolLM2 model on a few questions, in-process (the session's one
+load of the model; ``run.py`` as a process is tested in ``tests/cli`` and ``tests/runner``);
+the report is made by one ``enade-bench report`` command over a folder that also holds an
 ``_old`` copy (which must be skipped).
 """
 
@@ -28,6 +29,15 @@ def _run(args: list[str], cwd: Path = REPO_ROOT, timeout: int = 600) -> subproce
     if proc.returncode != 0:
         pytest.fail(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-3000:]}")
     return proc
+
+
+def _run_here(args: list[str]) -> None:
+    """``enade-bench ARGS`` in this process (the session's packaged model, loaded once)."""
+    from enade_bench.cli.main import main
+
+    status = main(args)
+    if status != 0:
+        pytest.fail(f"enade-bench {' '.join(args)} exited {status}")
 
 
 def enade_bench(*args: str) -> list[str]:
@@ -61,8 +71,8 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
         dataset={"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
         model={"training_cutoff": TEST_CUTOFF},
     )
-    _run([sys.executable, "run.py", str(demo_cfg), "--all-strategies", "--limit", str(DEMO_LIMIT),
-          "--output-dir", str(root / "demo"), "--quiet"])  # fmt: skip
+    _run_here(["run", str(demo_cfg), "--all-strategies", "--limit", str(DEMO_LIMIT),
+               "--output-dir", str(root / "demo"), "--quiet"])  # fmt: skip
     stale = root / "demo_old"
     stale.mkdir()
     shutil.copy(next((root / "demo").glob("*_S1_results.json")), stale)
@@ -74,8 +84,8 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
             dataset={"path": str(enem_csv)},
             evaluation={"n_shuffles": ENEM_SHUFFLES},
         )
-        _run([sys.executable, "run.py", str(enem_cfg), "--limit", str(ENEM_LIMIT),
-              "--output-dir", str(root / "enem"), "--quiet"])  # fmt: skip
+        _run_here(["run", str(enem_cfg), "--limit", str(ENEM_LIMIT),
+                   "--output-dir", str(root / "enem"), "--quiet"])  # fmt: skip
     return root
 
 

@@ -14,8 +14,9 @@ own segment, and position ids restart where the parent ends, so option 1b sits a
 the same positions as option 1a.  Each tree's attention is computed on its own
 (:mod:`.hf_attention`), so the row needs no padding and no attention score between
 two questions is computed; the model is called once per chunk, no key/value cache
-is copied per option, and the output layer runs only at the positions whose
-next-token distribution is asked for.
+is copied per option, the output layer runs only at the positions whose
+next-token distribution is asked for, and a continuation's last token (whose
+next-token distribution nobody asks for) is not run at all.
 
 Beyond the chunk's common prefix, contexts are laid out as a radix tree
 (:func:`radix_units`): the option orders of one question share the stem *and*
@@ -178,7 +179,9 @@ def score_tree(
     shared = min(common_prefix_length(contexts), min(len(c) for c in contexts) - 1)
     head = list(contexts[0][:shared])
     cache = prefix_states(model, head, store, logits=False)[0] if shared else None
-    units, ends, tail_segs = radix_units([ctx[shared:] for ctx in contexts], tails)
+    # A continuation's last token predicts nothing that is scored: it is not run at all.
+    fed = [[tail[:-1] for tail in options] for options in tails]
+    units, ends, tail_segs = radix_units([ctx[shared:] for ctx in contexts], fed)
     want: dict[tuple[int, int, int], int] = {}  # (tree, segment, offset) -> index in the output
 
     def at(unit: int, seg: int, offset: int) -> int:
@@ -186,7 +189,11 @@ def score_tree(
 
     after = [at(u, s, len(units[u][s].tokens) - 1) for u, s in ends]  # after each context
     token_at = [
-        [[at(u, s, j) for j in range(len(units[u][s].tokens) - 1)] for u, s in per_q] for per_q in tail_segs
+        [
+            [] if seg is None else [at(seg[0], seg[1], j) for j in range(len(units[seg[0]][seg[1]].tokens))]
+            for seg in per_q
+        ]
+        for per_q in tail_segs
     ]
     if store is not None:
         store.stats.computed += sum(len(s.tokens) for unit in units for s in unit)
@@ -204,7 +211,7 @@ def score_tree(
 
 def radix_units(
     contexts: Sequence[Sequence[int]], tails: Sequence[Sequence[Sequence[int]]]
-) -> tuple[list[list[Segment]], list[tuple[int, int]], list[list[tuple[int, int]]]]:
+) -> tuple[list[list[Segment]], list[tuple[int, int]], list[list[tuple[int, int] | None]]]:
     """The contexts as radix trees (shared heads once), each context's tails under it.
 
     The shuffles of a question list the same options in other orders, so their
@@ -213,7 +220,7 @@ def radix_units(
     one context once.  Contexts that begin with different tokens are separate
     trees, laid side by side in the row.  Returns the units (segments with
     parents inside their unit, parents first), each context's last segment as
-    ``(unit, segment)``, and each tail's segment.
+    ``(unit, segment)``, and each tail's segment (``None`` for an empty tail).
     """
     units: list[list[Segment]] = []
     ends: list[tuple[int, int]] = [(0, 0)] * len(contexts)
@@ -240,12 +247,15 @@ def radix_units(
         unit: list[Segment] = []
         build(unit, members, 0, None)
         units.append(unit)
-    tail_segs: list[list[tuple[int, int]]] = []
+    tail_segs: list[list[tuple[int, int] | None]] = []
     seen: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (unit, context node, tail) -> segment
     for q, options in enumerate(tails):
         u, node = ends[q]
-        per_q = []
+        per_q: list[tuple[int, int] | None] = []
         for tail in options:
+            if not tail:  # nothing to run (a one-token continuation, its last token dropped)
+                per_q.append(None)
+                continue
             key = (u, node, tuple(tail))
             if key not in seen:
                 seen[key] = len(units[u])

@@ -1,6 +1,6 @@
 """Where the time goes: torch-profiler tables of our S5 scoring and lm-eval's, same questions.
 
-``python -m enade_bench.bench.profile_scoring [--questions GLOB] [--n 2] [--threads 1] [--out FILE]``
+``python -m enade_bench.bench.profile_scoring [--questions GLOB] [--n 2] [--threads 1] [--methods M,…] [--out FILE]``
 runs both engines in this process (after one warm-up question each) under
 ``torch.profiler`` and writes the operator tables and wall times to ``--out``.
 """
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS
-from enade_bench.bench.engines import LmEvalEngine, OursEngine
+from enade_bench.bench.engines import SCORING_METHODS, LmEvalEngine, OursEngine
 
 
 def main() -> int:
@@ -21,15 +21,20 @@ def main() -> int:
     parser.add_argument("--questions", default=DEFAULT_QUESTIONS)
     parser.add_argument("--n", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--methods", default="log_prob,first_token",
+                        help="comma-separated: log_prob, log_prob_one_shot, first_token")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("bench/results/profile_scoring.txt"))
     args = parser.parse_args()
+    unknown = sorted(set(args.methods.split(",")) - set(SCORING_METHODS))
+    if unknown:
+        parser.error(f"--methods: expected some of {', '.join(SCORING_METHODS)}, got {', '.join(unknown)}")
     from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     ours = OursEngine(args.questions, args.threads, 8)
     lm = LmEvalEngine(ours.model_dir, args.threads, 8)
     warm, measured = [args.n], list(range(args.n))
     lines = [f"threads={args.threads}, questions={measured}"]
-    for method in ("log_prob", "first_token"):
+    for method in args.methods.split(","):
         docs = ours.docs(measured)
         ours.run(method, warm)
         lm.run(method, ours.docs(warm))
