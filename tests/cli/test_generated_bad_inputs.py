@@ -501,6 +501,12 @@ CASES: list[Case] = [
         {"long.csv": "model,item,correct\na,q1,1\nb,q1,0\n"},
     ),
     Case(
+        "compare-out-not-a-comparison-folder",
+        ["compare", "long.csv", "--out", "cmp"],
+        "--out cmp: not empty (draft.tex) and holds no report_manifest.json of an earlier report or comparison",
+        {"long.csv": "model,item,correct\na,q1,1\nb,q1,0\na,q2,1\nb,q2,1\n", "cmp/draft.tex": "mine\n"},
+    ),
+    Case(
         "report-out-is-file",
         ["report", "res", "--out", "taken"],
         "--out: 'taken' is a file, not a folder",

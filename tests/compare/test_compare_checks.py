@@ -101,6 +101,43 @@ def test_disjoint_items_are_not_comparable_and_listed(tmp_path: Path) -> None:
     assert any("not comparable" in n for n in comp.notes) and any("unpaired.csv" in n for n in comp.notes)
 
 
+def test_a_comparison_folder_is_listed_cleaned_and_marked_while_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second comparison replaces the first one's files (the user's own stay); one stopped
+    half-way leaves the marker, not a mix of new scores and old pairs that looks complete."""
+    first = _csv(tmp_path, "model,item,correct\n" + "".join(f"a,q{i},{i % 2}\n" for i in range(8))
+                 + "".join(f"b,q{i},1\n" for i in range(6)))  # fmt: skip
+    out = tmp_path / "out"
+    assert main(["compare", str(first), "--out", str(out)]) == 0
+    manifest = json.loads((out / "report_manifest.json").read_text())
+    assert {"scores.csv", "pairs.csv", "unpaired.csv"} <= set(manifest["files"])
+    assert len(pd.read_csv(out / "unpaired.csv")) == 2
+    (out / "notes.md").write_text("mine\n")  # a file of the user's, written after the comparison
+    second = tmp_path / "second.csv"
+    second.write_text("model,item,correct\n" + "".join(f"{m},q{i},{i % 2}\n" for m in "ab" for i in range(6)))
+    assert main(["compare", str(second), "--out", str(out)]) == 0
+    assert pd.read_csv(out / "unpaired.csv").empty and (out / "notes.md").read_text() == "mine\n"
+
+    from enade_bench.compare import render
+
+    written: list[str] = []
+    real_write = render.write_csv
+
+    def stop_after_one(path: Path, *args: object, **kwargs: object) -> None:
+        if written:
+            raise KeyboardInterrupt  # Ctrl-C after the new scores.csv, before the new pairs.csv
+        written.append(path.name)
+        real_write(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(render, "write_csv", stop_after_one)
+    assert main(["compare", str(first), "--out", str(out)]) == 130  # stopped like Ctrl-C
+    assert (out / "REPORT_INCOMPLETE.json").is_file() and not (out / "report_manifest.json").exists()
+    monkeypatch.undo()
+    assert main(["compare", str(first), "--out", str(out)]) == 0
+    assert not (out / "REPORT_INCOMPLETE.json").exists() and (out / "notes.md").is_file()
+
+
 def test_identical_answers_say_no_discordant_questions(tmp_path: Path) -> None:
     rows = "".join(f"{m},q{i},{i % 2}\n" for m in "ab" for i in range(10))
     comp = compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + rows)))

@@ -5,6 +5,10 @@ long-format CSVs (``model,item,[replicate],correct[,cluster,<fields>…]``) expo
 any harness; with ``--from lm-eval|inspect|helm`` they are that harness's own output
 (``compare/importers/``).  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``unpaired.csv``,
 ``tables/*.tex`` and ``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
+
+The folder is a report folder (:mod:`enade_bench.report.folder`): a second comparison into
+it first removes every file the first one wrote (an ``unpaired.csv`` that no longer
+applies included), and a folder that holds other files and no manifest is refused.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 
 from enade_bench.compare.importers import SOURCES
 from enade_bench.errors import UserError
+from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.results.writable import check_output_dir
 
 
@@ -101,13 +106,15 @@ def handle(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: expected a number between 0 and 1, got {args.alpha}")
     check_output_dir(args.out, "--out")
+    check_report_folder(args.out, "--out")
     from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
     table = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
     comp = compare_table(table, options)
-    written = write_comparison(comp, args.out)
+    with report_folder(args.out, "--out"):
+        written = write_comparison(comp, args.out)
     for warning in comp.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"note: multiplicity family: {comp.family_label} (--family {args.family})")

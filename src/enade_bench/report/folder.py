@@ -1,6 +1,7 @@
 """A report folder that holds one whole report, or says that it does not.
 
-``report --out DIR`` (and a study's ``report/`` folder) may be written again and again.
+``report --out DIR``, ``compare --out DIR`` and a study's ``report/`` folder may be written
+again and again.
 :func:`report_folder` makes each time exact:
 
 * **Only what it wrote is cleaned.**  A finished report lists its files in
@@ -81,8 +82,8 @@ def check_report_folder(folder: Path, option: str = "--out") -> None:
     if present:
         shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
         raise UserError(
-            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report: "
-            "give an empty or new folder (a report cleans only the files it wrote itself)"
+            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report or "
+            "comparison: give an empty or new folder (they clean only the files they wrote themselves)"
         )
 
 
