@@ -8,6 +8,7 @@ its documented format), each with a ``by_hand.csv`` typed from them (data/README
 from __future__ import annotations
 
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_lm_eval_mapping() -> None:
 
 
 def test_lm_eval_metric_option_reads_that_metric() -> None:
-    table = read_from("lm-eval", LM_EVAL_MC, metric="acc_norm")
+    table = read_from("lm-eval", LM_EVAL_MC, ["acc_norm"])
     expected = [
         int(json.loads(line)["acc_norm"])
         for f in LM_EVAL_MC
@@ -86,6 +87,40 @@ def test_lm_eval_metric_option_reads_that_metric() -> None:
     assert (
         table["correct"].tolist() == expected and (table["prediction"] == "").all()
     )  # acc's choice is not shown
+
+
+def test_metric_per_task_reads_acc_norm_for_one_task_and_the_default_for_the_other() -> None:
+    """A run with a multiple-choice task and a generation task: ``--metric enem_mc=acc_norm``."""
+    with pytest.raises(UserError, match="no metric 'acc_norm'"):
+        read_from("lm-eval", [DATA / "lm-eval"], ["acc_norm"])  # enem_gen has exact_match only
+    table = read_from("lm-eval", [DATA / "lm-eval"], ["enem_mc=acc_norm"])
+    mc = table[table["task"] == "enem_mc"]
+    assert mc["correct"].tolist() == [
+        int(json.loads(line)["acc_norm"])
+        for f in LM_EVAL_MC
+        for line in f.read_text(encoding="utf-8").splitlines()
+    ]
+    default = read_from("lm-eval", [DATA / "lm-eval"])
+    gen = table["task"] == "enem_gen"
+    assert table[gen]["correct"].tolist() == default[default["task"] == "enem_gen"]["correct"].tolist()
+
+
+@pytest.mark.parametrize(
+    ("metrics", "message"),
+    [
+        (
+            ["enem_mcq=acc_norm"],
+            "--metric enem_mcq=acc_norm: no task 'enem_mcq' in the lm-eval output (tasks: enem_gen, enem_mc)",
+        ),
+        (["acc", "acc_norm"], "'acc' and 'acc_norm' both for every task"),
+        (["enem_mc=acc", "enem_mc=acc_norm"], "task 'enem_mc' given twice"),
+        (["enem_mc="], "expected NAME or TASK=NAME"),
+        (["=acc"], "expected NAME or TASK=NAME"),
+    ],
+)
+def test_bad_metric_values_are_refused(metrics: list[str], message: str) -> None:
+    with pytest.raises(UserError, match=re.escape(message)):
+        read_from("lm-eval", [DATA / "lm-eval"], metrics)
 
 
 def test_inspect_mapping() -> None:

@@ -33,9 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="read RESULTS as this harness's output: lm-eval (--log_samples folders), inspect "
                         "(.eval/.json logs), helm (run folders) or long (CSVs); default: our results, "
                         ".csv as long")  # fmt: skip
-    parser.add_argument("--metric", metavar="NAME",
+    parser.add_argument("--metric", action="append", default=[], metavar="[TASK=]NAME",
                         help="with --from: the harness's right/wrong measure (lm-eval metric, inspect scorer, "
-                        "HELM stat); default acc / exact_match (docs/comparisons.md)")  # fmt: skip
+                        "HELM stat) for every task, or TASK=NAME for one task (repeatable); default acc / "
+                        "exact_match (docs/comparisons.md)")  # fmt: skip
     parser.add_argument("--by", action="append", default=[], metavar="FIELD",
                         help="compare separately per value of this field (repeatable), e.g. --by area")  # fmt: skip
     parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
@@ -55,12 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def _read(paths: list[Path], source: str | None = None, metric: str | None = None):  # type: ignore[no-untyped-def]
+def _read(paths: list[Path], source: str | None = None, metrics: list[str] | None = None):  # type: ignore[no-untyped-def]
     if source is not None:
         from enade_bench.compare.importers import read_from  # noqa: PLC0415
 
-        return read_from(source, paths, metric)
-    if metric is not None:
+        return read_from(source, paths, metrics or [])
+    if metrics:
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
     import pandas as pd  # noqa: PLC0415 (the command's own imports)
 

@@ -23,14 +23,17 @@ READERS = {"lm-eval": "lmeval", "inspect": "inspect", "helm": "helm"}
 SOURCES = ("long", *READERS)
 
 
-def read_from(source: str, paths: Sequence[Path], metric: str | None = None) -> pd.DataFrame:
+def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -> pd.DataFrame:
     """The long table of ``paths`` read as ``source``'s output (one of :data:`SOURCES`).
+
+    ``metrics`` are the ``--metric`` values: ``NAME`` for every task, ``TASK=NAME`` for one
+    (:meth:`~._rows.ImportOptions.parse`).
 
     Raises
     ------
     UserError
         Bad input (one line naming the file and what was expected), ``--metric`` with
-        ``long``, or no answer at all.
+        ``long`` or naming a task that is not in the input, or no answer at all.
     """
     import importlib  # noqa: PLC0415 (the readers load on use)
 
@@ -41,13 +44,18 @@ def read_from(source: str, paths: Sequence[Path], metric: str | None = None) -> 
     from enade_bench.errors import UserError  # noqa: PLC0415
 
     if source == "long":
-        if metric is not None:
+        if metrics:
             raise UserError("--metric: a long CSV has its own 'correct' column; --metric is for "
                             "--from lm-eval, inspect or helm")  # fmt: skip
         return pd.concat([read_long_csv(p) for p in paths], ignore_index=True)
     module = importlib.import_module(f"{__name__}.{READERS[source]}")
-    options = ImportOptions(metric=metric)
+    options = ImportOptions.parse(metrics)
     table = long_table(row for path in paths for row in module.read(path, options))
     if table.empty:
         raise UserError(f"{', '.join(map(str, paths))}: no scored answer in the {source} output")
+    tasks = sorted(set(table["task"])) if "task" in table else []
+    unknown = sorted(set(options.task_metrics) - set(tasks))
+    if unknown:
+        raise UserError(f"--metric {unknown[0]}={options.task_metrics[unknown[0]]}: no task {unknown[0]!r} in "
+                        f"the {source} output (tasks: {', '.join(tasks) or 'none'})")  # fmt: skip
     return table

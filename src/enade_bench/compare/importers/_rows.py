@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +32,36 @@ class ImportOptions:
         The harness's 0/1 measure to use as ``correct``: an lm-eval metric (``acc``,
         ``exact_match``…), an inspect_ai scorer name, a HELM stat name.  ``None``: each
         reader's documented default.
+    task_metrics
+        The same for named tasks (``--metric TASK=NAME``), before ``metric``: a run with a
+        multiple-choice task and a generation task can use ``acc_norm`` for one and
+        ``exact_match`` for the other.
     """
 
     metric: str | None = None
+    task_metrics: Mapping[str, str] = field(default_factory=dict)
+
+    def metric_for(self, task: str) -> str | None:
+        """The measure asked for ``task`` (its own, else the one for every task, else ``None``)."""
+        return self.task_metrics.get(task, self.metric)
+
+    @classmethod
+    def parse(cls, values: Sequence[str]) -> ImportOptions:
+        """``--metric`` values: ``NAME`` (every task, at most once) or ``TASK=NAME`` (repeatable)."""
+        every: str | None = None
+        tasks: dict[str, str] = {}
+        for value in values:
+            task, sep, name = value.rpartition("=")
+            if not name or (sep and not task):
+                raise UserError(f"--metric {value!r}: expected NAME or TASK=NAME")
+            if not sep:
+                if every is not None:
+                    raise UserError(f"--metric: {every!r} and {name!r} both for every task; "
+                                    "name the task of one (TASK=NAME)")  # fmt: skip
+                every = name
+            elif tasks.setdefault(task, name) != name:
+                raise UserError(f"--metric: task {task!r} given twice ({tasks[task]!r} and {name!r})")
+        return cls(metric=every, task_metrics=tasks)
 
 
 @dataclass(frozen=True)

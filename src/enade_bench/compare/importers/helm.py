@@ -61,7 +61,6 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
     if not files:
         raise UserError(f"{path}: no {_STATS} under it (helm-run writes one per run folder, "
                         "benchmark_output/runs/<suite>/<run>/)")  # fmt: skip
-    metric = options.metric or DEFAULT_METRIC
     rows: list[Row] = []
     for file in files:
         model, task = _model_and_task(file.parent)
@@ -76,7 +75,16 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
                 or not isinstance(entry.get("stats"), list)
             ):
                 raise UserError(f"{file}: entry {n}: expected 'instance_id' and 'stats' (a PerInstanceStats)")
-            rows.append(_row(entry, model, task, metric, texts, f"{file}: instance {entry['instance_id']!r}"))
+            rows.append(
+                _row(
+                    entry,
+                    model,
+                    task,
+                    options.metric_for(task) or DEFAULT_METRIC,
+                    texts,
+                    f"{file}: instance {entry['instance_id']!r}",
+                )
+            )
     return rows
 
 

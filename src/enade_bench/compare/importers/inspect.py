@@ -139,7 +139,7 @@ def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, 
     scores = sample.get("scores") or {}
     if not isinstance(scores, dict) or not scores:
         raise UserError(f"{where}: no scores; expected a scored sample (score the log with inspect score)")
-    name = options.metric
+    name = options.metric_for(task)
     if name is None:
         if len(scores) > 1:
             raise UserError(f"{where}: scorers {', '.join(scores)}; choose one with --metric")

@@ -62,7 +62,7 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         if earlier != file:
             raise UserError(f"{file}: model {run.model!r} has another run of task {task!r} ({earlier}); "
                             "compare one run per model and task (move the other out)")  # fmt: skip
-        metric = options.metric or DEFAULT_METRIC.get(run.output_type)
+        metric = options.metric_for(task) or DEFAULT_METRIC.get(run.output_type)
         if metric is None:
             raise UserError(f"{run.results}: task {task!r} has output_type {run.output_type!r}, which has no "
                             "default right/wrong metric; choose one with --metric")  # fmt: skip
