@@ -556,6 +556,12 @@ CASES: list[Case] = [
     ),
     # --- compare --from: another harness's files ----------------------------------------------------
     Case(
+        "compare-metric-without-name",
+        ["compare", "--from", "lm-eval", "lm", "--metric", "enem_mc=", "--out", "cmp"],
+        "--metric 'enem_mc=': expected NAME or TASK=NAME",
+        dirs=("lm",),
+    ),
+    Case(
         "compare-lmeval-no-samples",
         ["compare", "--from", "lm-eval", "lm", "--out", "cmp"],
         "lm: no samples_*.jsonl under it",
