@@ -16,6 +16,7 @@ from enade_bench.metrics import field_breakdowns, summarize
 from enade_bench.report import load_results
 from enade_bench.report.folder import MANIFEST, MARKER, report_folder
 from enade_bench.report.tables import table1
+from enade_bench.results.records import QuestionRecord
 
 
 @pytest.fixture
@@ -142,3 +143,21 @@ def test_a_version_3_file_with_errors_is_rescored(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(UserError, match="totals.correct is 2"):
         load_results([tmp_path / "r"])
+
+
+def test_a_file_with_a_blank_named_group_reads_it_as_the_empty_group(tmp_path: Path) -> None:
+    """Files written before ``(empty)`` named the group of empty values ``""``; read, they say ``(empty)``."""
+    path = write_run(tmp_path / "r", "old", "S1", [True, False, True, False])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for record in data["records"][:2]:
+        record["fields"]["course"] = ""
+    records = [QuestionRecord.model_validate(r) for r in data["records"]]
+    cells = field_breakdowns(records, ["year", "course", "component"])
+    data["breakdowns"] = {k: {("" if v == "(empty)" else v): c.model_dump(mode="json") for v, c in cells.items()}
+                          for k, cells in cells.items()}  # fmt: skip
+    assert "" in data["breakdowns"]["course"]  # as the earlier version wrote it
+    path.write_text(json.dumps(data), encoding="utf-8")
+    (entry,) = load_results([tmp_path / "r"])
+    course = entry.result.breakdowns["course"]
+    assert list(course) == ["Enfermagem", "Medicina", "(empty)"] and course["(empty)"].n == 2
+    assert entry.result.complete is True and entry.result.totals.n == 4  # nothing else changes

@@ -8,7 +8,9 @@ given (the models in the order of the command line or the study config), then of
 files in each folder.
 
 Records that ended in an error are never scored: files written before schema version 4
-counted them as wrong answers, and are rescored here from their records.  Each entry
+counted them as wrong answers, and are rescored here from their records.  Files written
+before empty values formed the ``(empty)`` group hold a group with a blank name; their
+breakdowns are recomputed from the records too.  Each entry
 carries the warnings a reader must see (:func:`provenance_warnings`): errors, and a log
 that changed after the results file was written.
 """
@@ -172,15 +174,23 @@ def _legacy_errors(totals: Totals) -> bool:
     return totals.errors > 0 and totals.n_errors == 0
 
 
+def _blank_groups(result: RunResult) -> bool:
+    """Breakdowns written before empty values formed the ``(empty)`` group: a blank group name."""
+    return any(not str(value).strip() for groups in result.breakdowns.values() for value in groups)
+
+
 def rescored(entry: RunEntry) -> RunEntry:
-    """The entry with its errors out of every accuracy (files written before schema version 4).
+    """The entry with its errors out of every accuracy (files written before schema version 4)
+    and its empty values in the ``(empty)`` group.
 
     Totals, breakdowns and position bias are recomputed from the records, as a run writes
-    them today (:func:`~enade_bench.metrics.accuracy.summarize`); other files are returned
-    as they are.
+    them today (:func:`~enade_bench.metrics.accuracy.summarize`); a file whose only
+    difference is a blank group name gets its breakdowns recomputed; other files are
+    returned as they are.
     """
     result = entry.result
-    if not _legacy_errors(result.totals):
+    legacy = _legacy_errors(result.totals)
+    if not legacy and not _blank_groups(result):
         return entry
     records = result.records
 
@@ -189,9 +199,10 @@ def rescored(entry: RunEntry) -> RunEntry:
             return breakdown(records, lambda r: r.n_options)
         return breakdown(records, lambda r: r.fields.get(name))
 
-    bpc = None if result.position_bias is None else position_bias(scored(records))
-    update = {"totals": summarize(records), "breakdowns": {name: by(name) for name in result.breakdowns},
-              "position_bias": bpc, "complete": False}  # fmt: skip
+    update: dict[str, object] = {"breakdowns": {name: by(name) for name in result.breakdowns}}
+    if legacy:
+        bpc = None if result.position_bias is None else position_bias(scored(records))
+        update |= {"totals": summarize(records), "position_bias": bpc, "complete": False}
     return replace(entry, result=result.model_copy(update=update))
 
 
