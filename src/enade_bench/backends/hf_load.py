@@ -4,8 +4,8 @@
 where a missing file or folder, an unknown packaged model and an unreachable hub
 model (:mod:`.preload`) are reported.
 
-GGUF weights are dequantised by ``transformers`` on load, which is slow (the
-tokenizer conversion alone takes about a minute for Gemma).  The converted model
+GGUF weights are dequantised by ``transformers`` on load, which is slow (Gemma 3 270M:
+47 s on two cores, docs/performance.md).  The converted model
 is therefore cached as safetensors under ``$ENADE_BENCH_CACHE`` (default
 ``~/.cache/enade_bench``), keyed by the GGUF file's sha256; the identity recorded
 in results is still that hash.
@@ -16,6 +16,12 @@ from the file's metadata without the weights.  That takes seconds (``transformer
 parses the whole vocabulary in Python), so it is done once and the tokenizer saved
 under ``$ENADE_BENCH_CACHE/tokenizers/<sha256>``; a GGUF whose weights were already
 converted uses the converted folder.
+
+``transformers`` reads a GGUF file three times to convert it (its configuration, its
+tokenizer, its weights), each time parsing every metadata field, the whole vocabulary
+included, in Python.  During a conversion :func:`one_gguf_parse` hands those three reads
+one parsed ``gguf.GGUFReader`` (the file is memory-mapped and read only), which takes a
+third of a conversion's time off.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -200,8 +208,9 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
         if source.kind == "gguf":
             target = _converted_dir(source)
             if not (target / "config.json").exists():
-                resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
-                _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
+                with one_gguf_parse():
+                    resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
+                    _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
             resolve_instruct(cfg.instruct, tokenizer)
             model = auto_model.from_pretrained(
@@ -248,6 +257,31 @@ def load_dtype(cfg: ModelConfig, source: ModelSource) -> str:
 def conversion_dtype(cfg: ModelConfig) -> str:
     """The dtype a GGUF file is dequantised to once (``auto``: float32, so every later load can narrow it)."""
     return "float32" if cfg.dtype == "auto" else cfg.dtype
+
+
+@contextmanager
+def one_gguf_parse() -> Iterator[None]:
+    """Within the block, ``gguf.GGUFReader(path)`` parses each file once and returns that reader again.
+
+    ``transformers`` imports ``GGUFReader`` from ``gguf`` at each call of
+    ``load_gguf_checkpoint``, so the module attribute is what it gets; it is restored on exit.
+    """
+    import gguf  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    real = gguf.GGUFReader
+    parsed: dict[tuple[str, str], Any] = {}
+
+    def reader(path: str | os.PathLike[str], mode: Literal["r", "r+", "c"] = "r") -> Any:
+        key = (os.path.realpath(path), mode)
+        if key not in parsed:
+            parsed[key] = real(path, mode)
+        return parsed[key]
+
+    gguf.GGUFReader = reader  # type: ignore[assignment,misc]
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = real  # type: ignore[misc]
 
 
 def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
@@ -343,7 +377,8 @@ def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, ModelSourc
     target = _converted_dir(source)
     if not (target / "config.json").exists():
         try:
-            _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
+            with one_gguf_parse():
+                _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
         except (OSError, ValueError) as exc:
             raise UserError(
                 f"model.name: cannot convert '{cfg.name}' ({type(exc).__name__}: {exc})"
