@@ -116,9 +116,14 @@ def summarize(records: Sequence[QuestionRecord]) -> Totals:
 EMPTY = "(empty)"
 
 
+def is_blank(value: object) -> bool:
+    """Whether a grouping value is empty: ``None`` or blank text (its group is :data:`EMPTY`)."""
+    return value is None or not str(value).strip()
+
+
 def group_label(value: object) -> str:
     """The breakdown group of a value: its text, or :data:`EMPTY` for ``None`` and blank text."""
-    return EMPTY if value is None or not str(value).strip() else str(value)
+    return EMPTY if is_blank(value) else str(value)
 
 
 def breakdown(

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from enade_bench.errors import UserError
-from enade_bench.metrics.accuracy import breakdown, scored, summarize
+from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
@@ -176,7 +176,7 @@ def _legacy_errors(totals: Totals) -> bool:
 
 def _blank_groups(result: RunResult) -> bool:
     """Breakdowns written before empty values formed the ``(empty)`` group: a blank group name."""
-    return any(not str(value).strip() for groups in result.breakdowns.values() for value in groups)
+    return any(is_blank(value) for groups in result.breakdowns.values() for value in groups)
 
 
 def rescored(entry: RunEntry) -> RunEntry:
