@@ -25,7 +25,8 @@ def main() -> int:
                         help="comma-separated: log_prob, log_prob_one_shot, first_token")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("bench/results/profile_scoring.txt"))
     args = parser.parse_args()
-    unknown = sorted(set(args.methods.split(",")) - set(SCORING_METHODS))
+    methods = args.methods.split(",")
+    unknown = sorted(set(methods) - set(SCORING_METHODS))
     if unknown:
         parser.error(f"--methods: expected some of {', '.join(SCORING_METHODS)}, got {', '.join(unknown)}")
     from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415 (optional or heavy dependency, imported at use)
@@ -34,7 +35,7 @@ def main() -> int:
     lm = LmEvalEngine(ours.model_dir, args.threads, 8)
     warm, measured = [args.n], list(range(args.n))
     lines = [f"threads={args.threads}, questions={measured}"]
-    for method in args.methods.split(","):
+    for method in methods:
         docs = ours.docs(measured)
         ours.run(method, warm)
         lm.run(method, ours.docs(warm))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from enade_bench.compare.importers import SOURCES
@@ -56,11 +57,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def _read(paths: list[Path], source: str | None = None, metrics: list[str] | None = None):  # type: ignore[no-untyped-def]
+def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] = ()):  # type: ignore[no-untyped-def]
     if source is not None:
         from enade_bench.compare.importers import read_from  # noqa: PLC0415
 
-        return read_from(source, paths, metrics or [])
+        return read_from(source, paths, metrics)
     if metrics:
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
     import pandas as pd  # noqa: PLC0415 (the command's own imports)

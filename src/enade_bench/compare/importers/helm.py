@@ -64,6 +64,7 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
     rows: list[Row] = []
     for file in files:
         model, task = _model_and_task(file.parent)
+        metric = options.metric_for(task) or DEFAULT_METRIC
         texts = _texts(file.parent)
         entries = read_json(file)
         if not isinstance(entries, list):
@@ -75,16 +76,7 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
                 or not isinstance(entry.get("stats"), list)
             ):
                 raise UserError(f"{file}: entry {n}: expected 'instance_id' and 'stats' (a PerInstanceStats)")
-            rows.append(
-                _row(
-                    entry,
-                    model,
-                    task,
-                    options.metric_for(task) or DEFAULT_METRIC,
-                    texts,
-                    f"{file}: instance {entry['instance_id']!r}",
-                )
-            )
+            rows.append(_row(entry, model, task, metric, texts, f"{file}: instance {entry['instance_id']!r}"))
     return rows
 
 
