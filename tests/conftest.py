@@ -54,6 +54,33 @@ def executor_for(backend, strategy, questions, evaluation=None, prompts=None):  
     return ChunkExecutor(backend, plan, evaluation, extract_answer)
 
 
+#: Test folders whose conftest builds costly package- or session-scoped fixtures (one vLLM engine
+#: and one vLLM server; the report tests' runs): each folder is one unit of work for pytest-xdist,
+#: so its fixtures are built once, on one worker.
+_ONE_UNIT = {"backends/vllm": "vllm", "report": "report"}
+#: Units handed out first, longest first, so the other worker takes the rest meanwhile.
+_FIRST = ("vllm", "report")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Units of work for ``-n 2 --dist loadgroup`` (pyproject.toml): one test file, or one folder.
+
+    A whole file goes to one worker, so its module-scoped fixtures (a run, a model's scores)
+    are built once; the folders in ``_ONE_UNIT`` go whole to one worker, and the longest start
+    first. Without xdist the markers are inert and only the order changes.
+    """
+    tests = Path(__file__).resolve().parent
+    groups: dict[int, str] = {}
+    for item in items:
+        rel = Path(item.path).resolve().relative_to(tests).as_posix()
+        group = next((g for prefix, g in _ONE_UNIT.items() if rel.startswith(prefix + "/")), rel)
+        groups[id(item)] = group
+        item.add_marker(pytest.mark.xdist_group(group))
+    rank = {group: i for i, group in enumerate(_FIRST)}
+    items.sort(key=lambda item: rank.get(groups[id(item)], len(rank)))  # stable: files keep their order
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The ``../shared/data`` folder, or skip."""

@@ -33,3 +33,35 @@ def test_a_conversion_parses_the_gguf_file_once(monkeypatch: pytest.MonkeyPatch)
         assert gguf.GGUFReader(path) is gguf.GGUFReader(path)
     assert parses == [path] and config == again and config["model_type"] == "llama"
     assert gguf.GGUFReader is real_reader  # restored on exit: outside the block each read parses again
+
+
+def test_cache_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
+    """Two processes making the same cache entry (xdist workers, Ray workers): the second waits.
+
+    The first holds the lock while it "converts" (writes start, sleeps, writes end); the second,
+    started while the first holds it, may only write once the first has finished.
+    """
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "converted" / "abc"
+    events = tmp_path / "events.txt"
+    code = (
+        "import sys, time; from pathlib import Path; "
+        "from enade_bench.backends.hf_load import cache_lock; "
+        "name, hold = sys.argv[1], float(sys.argv[2]); events = Path(sys.argv[3]); "
+        "target = Path(sys.argv[4])\n"
+        "with cache_lock(target):\n"
+        "    with events.open('a') as f: f.write(f'{name} start\\n')\n"
+        "    time.sleep(hold)\n"
+        "    with events.open('a') as f: f.write(f'{name} end\\n')\n"
+    )
+    first = subprocess.Popen([sys.executable, "-c", code, "first", "1.5", str(events), str(target)])
+    deadline = time.monotonic() + 60
+    while not (events.exists() and "first start" in events.read_text()):
+        assert time.monotonic() < deadline and first.poll() is None, "the first process never took the lock"
+        time.sleep(0.05)
+    second = subprocess.run([sys.executable, "-c", code, "second", "0", str(events), str(target)], timeout=120)
+    assert first.wait(timeout=60) == 0 and second.returncode == 0
+    assert events.read_text().splitlines() == ["first start", "first end", "second start", "second end"]

