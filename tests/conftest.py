@@ -57,28 +57,38 @@ def executor_for(backend, strategy, questions, evaluation=None, prompts=None):  
 #: Test folders whose conftest builds costly package- or session-scoped fixtures (one vLLM engine
 #: and one vLLM server; the report tests' runs): each folder is one unit of work for pytest-xdist,
 #: so its fixtures are built once, on one worker.
-_ONE_UNIT = {"backends/vllm": "vllm", "report": "report"}
+_ONE_UNIT = {"tests/backends/vllm/": "vllm", "tests/report/": "report"}
 #: Units handed out first, longest first, so the other worker takes the rest meanwhile.
 _FIRST = ("vllm", "report")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Units of work for ``-n 2 --dist loadgroup`` (pyproject.toml): one test file, or one folder.
+def unit_of(nodeid: str) -> str:
+    """The unit of work of a test: its folder in ``_ONE_UNIT``, else its file."""
+    path = nodeid.split("::", 1)[0]
+    return next((unit for prefix, unit in _ONE_UNIT.items() if path.startswith(prefix)), path)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist (``-n 2``, pyproject.toml) hands out whole units (:func:`unit_of`).
 
     A whole file goes to one worker, so its module-scoped fixtures (a run, a model's scores)
-    are built once; the folders in ``_ONE_UNIT`` go whole to one worker, and the longest start
-    first. Without xdist the markers are inert and only the order changes.
+    are built once; a folder in ``_ONE_UNIT`` goes whole to one worker. (xdist's own
+    ``loadgroup`` renames node ids, which pytest 9 no longer reads, so the scope is computed
+    here from the node id.)
     """
-    tests = Path(__file__).resolve().parent
-    groups: dict[int, str] = {}
-    for item in items:
-        rel = Path(item.path).resolve().relative_to(tests).as_posix()
-        group = next((g for prefix, g in _ONE_UNIT.items() if rel.startswith(prefix + "/")), rel)
-        groups[id(item)] = group
-        item.add_marker(pytest.mark.xdist_group(group))
-    rank = {group: i for i, group in enumerate(_FIRST)}
-    items.sort(key=lambda item: rank.get(groups[id(item)], len(rank)))  # stable: files keep their order
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+    return Units(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest units first (``--no-loadscope-reorder`` keeps this order); files keep theirs."""
+    rank = {unit: i for i, unit in enumerate(_FIRST)}
+    items.sort(key=lambda item: rank.get(unit_of(item.nodeid), len(rank)))
 
 
 @pytest.fixture(scope="session")
