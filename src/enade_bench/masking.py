@@ -92,7 +92,7 @@ def secret_forms(secret: str) -> frozenset[str]:
     Examples
     --------
     >>> sorted(f for f in secret_forms("user:SECRET") if f.startswith("dXNl"))
-    ['dXNlcjpTRUNSRVQ', 'dXNlcjpTRUNSRVQ=']
+    ['dXNlcjpTRUNSRV', 'dXNlcjpTRUNSRVQ', 'dXNlcjpTRUNSRVQ=']
     """
     if len(secret) < MIN_SECRET:
         return frozenset()
@@ -170,12 +170,37 @@ def _mask_shapes(text: str) -> str:
     return _KEY_SHAPES.sub(lambda m: f"{m['prefix']}{MASK}", text)
 
 
+@lru_cache(maxsize=256)
+def _percent_encoded(secret: str) -> re.Pattern[str] | None:
+    """``secret`` under any URL encoding: each reserved character literal, ``%XX`` (either case)
+    or, for a space, ``+`` (clients differ on which characters they escape)."""
+
+    def alternatives(char: str) -> str:
+        if char.isascii() and (char.isalnum() or char in "-._~"):
+            return re.escape(char)
+        escaped = "".join(f"%{b >> 4:X}[{b & 15:X}{b & 15:x}]" for b in char.encode("utf-8"))
+        return f"(?:{re.escape(char)}|{escaped}{'|[+]' if char == ' ' else ''})"
+
+    parts = [alternatives(c) for c in secret]
+    return None if all(len(p) <= 2 for p in parts) else re.compile("".join(parts))
+
+
 def _mask_known(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted(set(secrets), key=len, reverse=True):
-        for form in sorted(secret_forms(secret), key=len, reverse=True):
-            if form in text:
-                text = text.replace(form, MASK)
-        for start in range(max(0, len(secret) - FRAGMENT + 1) if len(secret) > FRAGMENT else 0):
+    """Whole forms of every secret first (encoded, then literal/base64), fragments last.
+
+    A fragment masked early could cut a longer encoded form of another secret in two.
+    """
+    ordered = sorted(set(secrets), key=len, reverse=True)
+    for secret in ordered:
+        encoded = _percent_encoded(secret)
+        if encoded is not None:
+            text = encoded.sub(MASK, text)
+    forms = sorted({f for secret in ordered for f in secret_forms(secret)}, key=len, reverse=True)
+    for form in forms:
+        if form in text:
+            text = text.replace(form, MASK)
+    for secret in ordered:
+        for start in range(len(secret) - FRAGMENT + 1):
             fragment = secret[start : start + FRAGMENT]
             if fragment in text:
                 text = text.replace(fragment, MASK)
@@ -195,7 +220,7 @@ def mask(text: str, secrets: Iterable[str | None] = ()) -> str:
     """
     with _lock:
         known = [*_known, *(s for s in secrets if s and len(s) >= MIN_SECRET)]
-    return _mask_shapes(_mask_known(text, known))
+    return _mask_known(_mask_shapes(text), known)
 
 
 def mask_json(value: J, secrets: Iterable[str | None] = ()) -> J:
