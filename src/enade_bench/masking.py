@@ -166,7 +166,6 @@ def _auth_value(match: re.Match[str]) -> str:
 def _mask_shapes(text: str) -> str:
     """The credentials ``text`` shows by their shape (no secret needs to be known)."""
     text = mask_url(text) if ("://" in text or "=" in text) else text
-    text = _AUTH_VALUE.sub(_auth_value, text)
     return _KEY_SHAPES.sub(lambda m: f"{m['prefix']}{MASK}", text)
 
 
@@ -220,7 +219,9 @@ def mask(text: str, secrets: Iterable[str | None] = ()) -> str:
     """
     with _lock:
         known = [*_known, *(s for s in secrets if s and len(s) >= MIN_SECRET)]
-    return _mask_known(_mask_shapes(text), known)
+    # an Authorization value whole first (a known secret masked inside it would hide its shape),
+    # then every known form, then what is left that looks like a credential
+    return _mask_shapes(_mask_known(_AUTH_VALUE.sub(_auth_value, text), known))
 
 
 def mask_json(value: J, secrets: Iterable[str | None] = ()) -> J:
