@@ -159,3 +159,31 @@ def test_an_unset_variable_in_the_key_is_refused_by_validate(
     monkeypatch.setenv("ENADE_UNSET_KEY_32", "sk-from-the-environment-0123456789")
     assert main(["validate", str(cfg), "--limit", "2"]) == 0
     assert "ok:" in capsys.readouterr().out
+
+
+def test_a_results_file_made_elsewhere_shows_no_secret_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An older version (or another program) wrote the key and a URL's password into the file."""
+    with EchoServer() as server:
+        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": KEY,
+                                    "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        assert main(["run", str(cfg), "--limit", "2", "--quiet"]) == 0
+    forget_all()  # the report runs in a process that never saw these secrets
+    live, password = "sk-live-0123456789abcdefghijklmn", "hunter2pass"
+    path = tmp_path / "out" / "api_test_results.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    api = data["config"]["model"]["api"]
+    api.update(api_key=live, base_url=f"http://bob:{password}@gateway.example/v1",
+               extra_params={"password": "p4ssw0rd-xyz", "client_secret": "cs-0123456789"})  # fmt: skip
+    data["records"][0]["error_history"] = [f"HTTP 401: sent Authorization: Basic {_b64('bob:' + password)}, Bearer {live}"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["report", str(tmp_path / "out"), "--out", str(tmp_path / "report")]) == 0
+    html = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "api_key: &#39;***&#39;" in html or "api_key: '***'" in html
+    secrets = {live, password, _b64("bob:" + password), "p4ssw0rd-xyz", "cs-0123456789"}
+    for file in (tmp_path / "report").rglob("*"):
+        if file.is_file():
+            text = file.read_bytes().decode("utf-8", "replace")
+            assert {s for s in secrets if s in text} == set(), file.name
+    assert {s for s in secrets if s in capsys.readouterr().err} == set()
