@@ -18,8 +18,6 @@ from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
 from enade_bench.masking import mask_config, mask_urls_in
-from enade_bench.masking import mask_url as mask_url  # re-exported: older imports
-from enade_bench.masking import url_secrets as url_secrets  # re-exported: older imports
 from enade_bench.yaml_io import safe_load
 
 Method = Literal["generation", "log_prob", "first_token"]

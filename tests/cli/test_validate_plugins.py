@@ -12,14 +12,14 @@ from enade_bench.cli.main import main
 DEMO_CSV = Path(__file__).resolve().parents[2] / "data" / "enade_demo.csv"
 
 #: A benchmark folder whose import leaves a trace on disk: proof that validate ran its code.
-PLUGIN = '''
+PLUGIN = """
 from pathlib import Path
 
 from enade_bench.benchmarks.registry import DEFAULT
 
 Path(__file__).with_name("ran.txt").write_text("this plug-in's code ran", encoding="utf-8")
 BENCHMARK = DEFAULT.get("enade")
-'''
+"""
 
 
 def _config(folder: Path) -> Path:
@@ -38,7 +38,9 @@ def _config(folder: Path) -> Path:
     return path
 
 
-def test_validate_prints_the_plugin_code_it_imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_prints_the_plugin_code_it_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = _config(tmp_path)
     assert main(["validate", str(config), "--limit", "2"]) == 0
     out = capsys.readouterr().out

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from enade_bench.cli.main import main
-from enade_bench.config import mask_url, url_secrets
+from enade_bench.masking import mask_url, url_secrets
 from enade_bench.results.csv_safe import FORMULA_STARTS, SafeWriter, safe_cell, safe_frame, to_csv_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends" / "api"))

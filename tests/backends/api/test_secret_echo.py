@@ -16,7 +16,15 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import pytest
-from api_fakes import FakeServer, Reply, Request, answer_for, openai_completion, openai_error, user_text_openai
+from api_fakes import (
+    FakeServer,
+    Reply,
+    Request,
+    answer_for,
+    openai_completion,
+    openai_error,
+    user_text_openai,
+)
 from api_fakes import write_config as api_config
 
 from enade_bench.cli.main import main
@@ -176,7 +184,9 @@ def test_a_results_file_made_elsewhere_shows_no_secret_in_the_report(
     api = data["config"]["model"]["api"]
     api.update(api_key=live, base_url=f"http://bob:{password}@gateway.example/v1",
                extra_params={"password": "p4ssw0rd-xyz", "client_secret": "cs-0123456789"})  # fmt: skip
-    data["records"][0]["error_history"] = [f"HTTP 401: sent Authorization: Basic {_b64('bob:' + password)}, Bearer {live}"]
+    data["records"][0]["error_history"] = [
+        f"HTTP 401: sent Authorization: Basic {_b64('bob:' + password)}, Bearer {live}"
+    ]
     path.write_text(json.dumps(data), encoding="utf-8")
     assert main(["report", str(tmp_path / "out"), "--out", str(tmp_path / "report")]) == 0
     html = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
