@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
@@ -81,7 +82,7 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 
 
 def test_config_keys_that_hold_secrets() -> None:
-    config = {
+    config: dict[str, Any] = {
         "model": {
             "hf_token": "hf_abcdef",
             "api": {"api_key": "sk-old", "max_tokens": 5, "tokenizer": "gpt2", "top_logprobs": 20,
