@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,35 @@ def test_validate_help_carries_the_trust_note(capsys: pytest.CaptureFixture[str]
     assert info.value.code == 0
     text = " ".join(capsys.readouterr().out.replace("-\n", "-").split())  # argparse wraps at hyphens
     assert "A plug-in is Python code that runs" in text and "prints which plug-in code it imported" in text
+
+
+def test_validate_names_an_installed_entry_point_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A distribution on ``sys.path`` (its ``.dist-info`` declares the entry point) is found and named."""
+    site = tmp_path / "site"
+    package = site / "trust_probe_exam"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(PLUGIN, encoding="utf-8")
+    info = site / "trust_probe_exam-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: trust-probe-exam\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[enade_bench.benchmarks]\ntrust_probe = trust_probe_exam:BENCHMARK\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    config = _config(tmp_path / "cfg")
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["dataset"]["benchmark"] = "trust_probe"
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    monkeypatch.delitem(sys.modules, "trust_probe_exam", raising=False)
+    status = main(["validate", str(config), "--limit", "2"])
+    out = capsys.readouterr()
+    lines = [line for line in out.out.splitlines() if line.startswith("plug-in code imported")]
+    assert lines == [f"plug-in code imported (it ran): trust_probe_exam ({package / '__init__.py'})"], out
+    assert (package / "ran.txt").is_file()
+    assert (
+        status == 2 and "its BENCHMARK is named 'enade'" in out.err
+    )  # the registry's own check, after the import
