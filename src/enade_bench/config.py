@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, Validat
 from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
+from enade_bench.masking import mask_config, mask_urls_in
 from enade_bench.yaml_io import safe_load
 
 Method = Literal["generation", "log_prob", "first_token"]
@@ -384,8 +385,9 @@ class ExperimentConfig(StrictModel):
     def public_dict(self) -> dict[str, JsonValue]:
         """The config as plain data, secrets masked (safe to write to results).
 
-        Keys (``api_key``, ``hf_token``) become ``***``, and so do the credentials inside
-        any URL (:func:`mask_url`: ``http://user:pw@host`` -> ``http://***@host``).
+        Keys (``api_key``, ``hf_token``, and any secret-looking key such as ``password`` in
+        ``extra_params``: :func:`~enade_bench.masking.mask_config`) become ``***``, and so do
+        the credentials inside any URL (``http://user:pw@host`` -> ``http://***@host``).
         """
         data: dict[str, JsonValue] = self.model_dump(mode="json")
         model = data["model"]
@@ -395,55 +397,7 @@ class ExperimentConfig(StrictModel):
             for key in ("hf_token", "api_key"):
                 if block.get(key) is not None:
                     block[key] = "***"
-        masked = mask_urls_in(data)
-        assert isinstance(masked, dict)
-        return masked
-
-
-#: ``scheme://user:password@`` (the credentials of a URL).
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@")
-#: A query parameter that carries a key or token (``?key=…``, ``&api_key=…``, ``access_token=…``).
-_URL_TOKEN = re.compile(
-    r"(?P<name>[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|password|secret|sig|signature)=)"
-    r"[^&#\s]+",
-    re.IGNORECASE,
-)
-
-
-def mask_url(text: str) -> str:
-    """``text`` with the credentials of every URL in it replaced by ``***``.
-
-    The user and password (``http://user:SECRET@host/v1`` -> ``http://***@host/v1``) and
-    the values of token query parameters (``?key=…``, ``api_key=…``, ``token=…``) are masked;
-    the rest of the URL stays, so a results file still says which server answered.
-
-    >>> mask_url("http://user:SECRET@host:8000/v1?api_key=abc&x=1")
-    'http://***@host:8000/v1?api_key=***&x=1'
-    """
-    return _URL_TOKEN.sub(r"\g<name>***", _URL_USERINFO.sub(r"\g<scheme>***@", text))
-
-
-def url_secrets(url: str | None) -> list[str]:
-    """The secret parts of ``url`` (password, token parameters), for redacting error texts."""
-    if not url:
-        return []
-    found = []
-    userinfo = re.search(r"://([^/?#@\s]+)@", url)
-    if userinfo:  # user:password -> the password; a lone user part is a token (https://TOKEN@host)
-        found.append(userinfo.group(1).split(":", 1)[-1])
-    found += [m.group(0).split("=", 1)[1] for m in _URL_TOKEN.finditer(url)]
-    return [secret for secret in found if len(secret) >= 4]
-
-
-def mask_urls_in(value: JsonValue) -> JsonValue:
-    """``value`` (JSON) with :func:`mask_url` applied to every string that holds a URL."""
-    if isinstance(value, str):
-        return mask_url(value) if "://" in value else value
-    if isinstance(value, dict):
-        return {k: mask_urls_in(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_urls_in(v) for v in value]
-    return value
+        return mask_urls_in(mask_config(data, texts=False))
 
 
 def _describe_error(err: ErrorDetails, root: type[BaseModel]) -> str:

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from enade_bench.cli.main import main
-from enade_bench.config import mask_url, url_secrets
+from enade_bench.masking import mask_url, url_secrets
 from enade_bench.results.csv_safe import FORMULA_STARTS, SafeWriter, safe_cell, safe_frame, to_csv_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backends" / "api"))
@@ -63,7 +63,7 @@ def test_mask_url() -> None:
     assert mask_url("http://user:SECRET@host/v1") == "http://***@host/v1"
     assert mask_url("https://TOKENabc@host/v1?key=K123&x=1") == "https://***@host/v1?key=***&x=1"
     assert mask_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
-    assert url_secrets("http://user:SECRET@host/v1?api_key=abcd") == ["SECRET", "abcd"]
+    assert url_secrets("http://user:SECRET@host/v1?api_key=abcdef") == ["user:SECRET", "SECRET", "abcdef"]
 
 
 def _cells(path: Path) -> list[str]:
@@ -102,7 +102,7 @@ def test_formulas_neutralised_and_credentials_masked_end_to_end(tmp_path: Path) 
         return Reply(200, openai_completion(f"Resposta: {letter}"))
 
     with FakeServer(handler) as server:
-        secret_url = server.url.replace("http://", "http://alice:SECRETpw99@") + "/v1"
+        secret_url = server.url + "/v1?api_key=SECRETpw99"  # user-info in a URL is refused
         for name, model in (("evil", model_name), ("plain", "gpt-4o-mini")):
             cfg = {
                 "name": name,
@@ -141,7 +141,7 @@ def test_formulas_neutralised_and_credentials_masked_end_to_end(tmp_path: Path) 
     assert result["model"]["name"] == model_name and result["records"][0]["id"] == item_id
     assert result["config"]["model"]["api"]["model"] == model_name
     assert EVIL in json.loads(result["records"][0]["prompt"])[-1]["content"]
-    masked = secret_url.replace("alice:SECRETpw99", "***")
+    masked = secret_url.replace("SECRETpw99", "***")
     assert result["config"]["model"]["api"]["base_url"] == masked
     assert result["model"]["api"]["base_url"] == masked
     written = [p for p in [*(tmp_path / "out").iterdir(), *(tmp_path / "report").rglob("*")] if p.is_file()]

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 from enade_bench.benchmarks.base import CommandBenchmark
 from enade_bench.benchmarks.registry import BUILTIN, DEFAULT
 from enade_bench.errors import UserError
+from enade_bench.masking import mask
 
 #: Sub-command modules, in the order they appear in ``--help`` (benchmarks add their own after).
 SUBCOMMANDS = ("run", "validate", "irt", "report", "compare", "bench", "study")
@@ -127,11 +128,11 @@ def _main(argv: Sequence[str] | None) -> int:
         status: int = args.handler(args)
         return status
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(mask(f"error: {exc}"), file=sys.stderr)  # a server's echo never shows a secret
         return UserError.exit_code
     except OSError as exc:  # an OS failure after the up-front checks (disk full, folder removed)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(mask(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return UserError.exit_code
     except Terminated:
         print("error: terminated (SIGTERM; partial results are kept; rerun to resume)", file=sys.stderr)

@@ -1,14 +1,21 @@
-"""``enade-bench validate CONFIG`` (and ``run --dry-run``): check everything, run nothing.
+"""``enade-bench validate CONFIG`` (and ``run --dry-run``): check everything, call no model.
 
 Prints the rows loaded, removed and rejected (with reasons), the model calls and prompt
 tokens per strategy against the model's context, and one rendered prompt per strategy
 (:mod:`enade_bench.runner.dry_run`).  Exit status 2 when anything would fail or be
 misread.
+
+A plug-in (a benchmark folder named by the config or by ``--include-path``, or an
+installed entry-point plug-in for a benchmark or a backend) is Python code, and checking
+a config that names one imports it, so its code runs: :func:`print_plugins` says which
+plug-in modules were imported, and from which file.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
@@ -21,10 +28,26 @@ from enade_bench.runner.plan import RunOptions
 
 #: Characters of each strategy's example prompt that are printed (``--full-prompts``: all).
 PROMPT_CHARS = 1200
+#: Module-name prefix of benchmark folders imported as plug-ins (``benchmarks.registry.load_folder``).
+FOLDER_PLUGIN_PREFIX = "enade_bench_plugin_"
+#: Entry-point groups through which installed packages add code (benchmarks, backends).
+PLUGIN_GROUPS = ("enade_bench.benchmarks", "enade_bench.backends")
+#: ``validate --help``: what it does and does not do.
+TRUST_NOTE = (
+    "Check a config, its data, prompts and model without calling the model. A plug-in is "
+    "Python code that runs when it is imported: a benchmark folder named by the config "
+    "(dataset.benchmark: ./my_exam/) or by --include-path, or an installed entry-point plug-in, "
+    "is imported (run) by validate as by run. Validate only configs and plug-ins you trust; "
+    "validate prints which plug-in code it imported (module and file)."
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("validate", help="check a config, its data, prompts and model without inference")
+    parser = sub.add_parser(
+        "validate",
+        help="check a config, its data, prompts and model without inference (plug-ins' code runs)",
+        description=TRUST_NOTE,
+    )
     parser.add_argument("config", type=Path, help="experiment YAML file")
     add_selection(parser, "S1–S6")
     parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
@@ -40,12 +63,16 @@ def handle(args: argparse.Namespace) -> int:
 
 def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
     """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
+    before = set(sys.modules)
     try:
-        _, exp = load_experiment(config, options, registry, list_invalid=True)
-    except NoQuestionLeft as exc:  # every row failed: list them all, as when only some fail
-        print_rejected(exc.counts, exc.invalid, skipped=False)
-        raise
-    report = dry_run(exp, options.resume)
+        try:
+            _, exp = load_experiment(config, options, registry, list_invalid=True)
+        except NoQuestionLeft as exc:  # every row failed: list them all, as when only some fail
+            print_rejected(exc.counts, exc.invalid, skipped=False)
+            raise
+        report = dry_run(exp, options.resume)
+    finally:  # also when the plug-in's own check fails: its code ran
+        print_plugins(before)
     print_dry_run(config, report, full_prompts)
     problems = report.problems
     if problems:
@@ -88,3 +115,25 @@ def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
             "--full-prompts prints all]")  # fmt: skip
         print(f"--- {s.label}: the prompt of question {s.example_id}, as the model reads it ---")
         print(text)
+
+
+def plugins_imported(before: set[str]) -> list[tuple[str, str]]:
+    """``(module, file)`` of each plug-in module imported since ``before`` (a ``sys.modules`` snapshot).
+
+    Plug-in modules are benchmark folders (:data:`FOLDER_PLUGIN_PREFIX`) and the modules
+    installed packages name as entry points (:data:`PLUGIN_GROUPS`), with their sub-modules.
+    """
+    roots = {ep.value.partition(":")[0] for group in PLUGIN_GROUPS for ep in entry_points(group=group)}
+    found = []
+    for name in sorted(set(sys.modules) - before):
+        top = name.partition(".")[0]
+        if top.startswith(FOLDER_PLUGIN_PREFIX) or any(name == r or name.startswith(r + ".") for r in roots):
+            module = sys.modules.get(name)
+            found.append((name, str(getattr(module, "__file__", None) or "(no file)")))
+    return found
+
+
+def print_plugins(before: set[str]) -> None:
+    """One ``plug-in code imported:`` line per plug-in module imported since ``before``."""
+    for name, path in plugins_imported(before):
+        print(f"plug-in code imported (it ran): {name} ({path})")

@@ -26,7 +26,7 @@ from pydantic import (
     model_serializer,
 )
 
-from enade_bench.config import mask_url
+from enade_bench.masking import mask_url
 
 #: How a prompt reaches the model: the tokenizer's chat template applied by enade-bench
 #: (prefill included), messages sent to a chat API (which applies its own template), or

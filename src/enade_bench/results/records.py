@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from enade_bench.config import mask_urls_in
+from enade_bench.masking import mask_config, mask_json
 from enade_bench.results.identity import ModelIdentity
 from enade_bench.results.summary import (
     Breakdowns,
@@ -105,6 +105,12 @@ class QuestionRecord(BaseModel):
     def key(self) -> tuple[str, int]:
         return (self.id, self.shuffle)
 
+    @field_validator("error", "error_history")
+    @classmethod
+    def _no_secret_in_errors(cls, value: str | list[str] | None) -> str | list[str] | None:
+        """An error echoed by a server never shows a secret (:func:`~enade_bench.masking.mask`)."""
+        return mask_json(value)
+
 
 class RunResult(BaseModel):
     """Everything a results file holds."""
@@ -133,7 +139,10 @@ class RunResult(BaseModel):
     @field_validator("config")
     @classmethod
     def _no_credentials(cls, value: JsonObject) -> JsonObject:
-        """URLs' credentials masked (:func:`~enade_bench.config.mask_url`), also in older files."""
-        masked = mask_urls_in(value)
-        assert isinstance(masked, dict)
-        return masked
+        """Secrets masked (:func:`~enade_bench.masking.mask_config`), also in files made elsewhere.
+
+        An older version, or another program, may have written ``api_key: sk-…`` or a URL with
+        its password into the config: the values of secret-looking keys and every credential
+        shown by its shape are ``***`` once read.
+        """
+        return mask_config(value)

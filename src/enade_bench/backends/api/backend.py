@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from enade_bench.backends.api import wire
 from enade_bench.backends.api.clients import base_url_for, make_sdk_client
-from enade_bench.backends.api.keys import redact
+from enade_bench.backends.api.keys import NO_KEY, redact
 from enade_bench.backends.api.resilience import (
     AuthStreak,
     MalformedReply,
@@ -37,8 +37,9 @@ from enade_bench.backends.chat_render import (
     render_text,
 )
 from enade_bench.backends.model_info import load_tokenizer
-from enade_bench.config import ApiConfig, mask_url, url_secrets
+from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
+from enade_bench.masking import mask_url, remember, url_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
 
@@ -86,7 +87,9 @@ class ApiBackend:
 
     def __init__(self, cfg: ApiConfig, api_key: str, client: Any | None = None) -> None:
         self.cfg = cfg
-        self._secrets = [api_key, *url_secrets(cfg.base_url)]
+        self.base_url = base_url_for(cfg)  # ${VAR} expanded, user-info refused
+        self._secrets = [s for s in (api_key, *url_secrets(self.base_url)) if s != NO_KEY]
+        remember(self._secrets)  # stderr, records and the report mask them from now on
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
         self.completions = uses_completions(cfg)
         self.policy = RetryPolicy(
@@ -98,7 +101,6 @@ class ApiBackend:
         if cfg.tokenizer is not None:
             self.tokenizer = load_tokenizer(cfg.tokenizer)
         self.prompt_form: PromptForm = api_prompt_form(cfg, self.tokenizer)
-        self.base_url = base_url_for(cfg)
         self._identity = ModelIdentity(
             backend="api",
             name=cfg.model,

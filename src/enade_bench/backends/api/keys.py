@@ -3,17 +3,21 @@
 A key comes from ``model.api.api_key`` or, when that is null, from the
 provider's environment variable (:data:`ENV_VARS`).  It is handed to the SDK
 client and nowhere else: results store the config through
-``ExperimentConfig.public_dict()`` (which masks ``api_key``), and every error
-text that leaves a backend goes through :func:`redact` first.
+``ExperimentConfig.public_dict()`` (which masks ``api_key``), the backend registers
+the key with :func:`enade_bench.masking.remember`, and every error text that leaves a
+backend goes through :func:`redact` (every encoded form masked) first.  ``${VAR}`` in
+``api_key`` is read from the environment (:func:`expand_env`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
+from enade_bench.masking import mask
 
 #: Environment variable read for each provider when ``api_key`` is null.
 ENV_VARS: dict[str, str] = {
@@ -28,20 +32,49 @@ ENV_VARS: dict[str, str] = {
 #: Sent to OpenAI-compatible servers that need no key (vLLM, llama.cpp, Ollama without auth).
 NO_KEY = "EMPTY"
 
-#: Shortest run of key characters that :func:`redact` still treats as a leak.
-_MIN_FRAGMENT = 12
+#: ``${NAME}``: an environment variable named in ``api_key`` or ``base_url``.
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def resolve_api_key(cfg: ApiConfig) -> str:
-    """The key for ``cfg.provider`` from the config or the environment.
+def expand_env(value: str, key: str) -> str:
+    """``value`` with every ``${NAME}`` replaced by the environment variable ``NAME``.
 
     Raises
     ------
     UserError
-        When no key is configured (the message names the variable, never a value).
+        When a named variable is unset or empty (the message names the variable, never a value).
+
+    Examples
+    --------
+    >>> import os; os.environ["ENADE_DOC_HOST"] = "127.0.0.1"
+    >>> expand_env("http://${ENADE_DOC_HOST}:8000/v1", "model.api.base_url")
+    'http://127.0.0.1:8000/v1'
+    """
+
+    def value_of(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = os.environ.get(name, "").strip()
+        if not found:
+            raise UserError(
+                f"{key}: '${{{name}}}' names the environment variable {name}, which is not set; "
+                f"export {name}=… before the run (or write the value in the config)"
+            )
+        return found
+
+    return _ENV_REF.sub(value_of, value)
+
+
+def resolve_api_key(cfg: ApiConfig) -> str:
+    """The key for ``cfg.provider``: ``model.api.api_key`` (``${VAR}`` expanded) or the environment.
+
+    Raises
+    ------
+    UserError
+        When no key is configured, or ``api_key`` names an unset variable (the message names
+        the variable, never a value).
     """
     if cfg.api_key is not None and cfg.api_key.get_secret_value():
-        return cfg.api_key.get_secret_value()
+        return expand_env(cfg.api_key.get_secret_value(), "model.api.api_key")
     var = ENV_VARS[cfg.provider]
     value = os.environ.get(var, "").strip()
     if value:
@@ -55,24 +88,14 @@ def resolve_api_key(cfg: ApiConfig) -> str:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret, and any long fragment of one, by ``***``.
+    """Every form of ``secrets`` (and of the process's remembered ones) replaced by ``***``.
 
-    Servers sometimes echo part of a key in an error message (``Incorrect API
-    key provided: sk-abc…``); fragments of :data:`_MIN_FRAGMENT` characters or
-    more are removed too.
+    Servers echo a key whole, in part (``Incorrect API key provided: sk-abc…``) or encoded
+    (``Authorization: Basic …``); :func:`enade_bench.masking.mask` masks them all.
 
     Examples
     --------
-    >>> redact("bad key sk-1234567890abcdefXYZ here", ["sk-1234567890abcdefXYZ"])
+    >>> redact("bad key 1234567890abcdefXYZ here", ["1234567890abcdefXYZ"])
     'bad key *** here'
     """
-    for secret in secrets:
-        if not secret or secret == NO_KEY:
-            continue
-        text = text.replace(secret, "***")
-        if len(secret) > _MIN_FRAGMENT:
-            for start in range(len(secret) - _MIN_FRAGMENT + 1):
-                fragment = secret[start : start + _MIN_FRAGMENT]
-                if fragment in text:
-                    text = text.replace(fragment, "***")
-    return text
+    return mask(text, [s for s in secrets if s != NO_KEY])
