@@ -20,6 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "enade_bench"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "yaml_io": 0,
+    "file_names": 0,
     "config": 1,
     "results": 2,
     "psychometrics": 5,  # above metrics: DIF and θ comparisons adjust p-values with metrics.multiplicity
