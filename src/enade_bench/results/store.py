@@ -338,11 +338,11 @@ class IntermediateLog:
         """Append records and flush them to disk before returning."""
         if not records:
             return
+        self._refuse_link()
         lines = "".join(
             json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records
         )
-        self._refuse_link()
         try:
             with self.path.open("a", encoding="utf-8", newline="") as handle:
                 handle.write(lines)
