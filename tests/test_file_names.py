@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from enade_bench.cli.main import main
 from enade_bench.config import parse_config
 from enade_bench.errors import UserError
 from enade_bench.file_names import NAME_MAX_BYTES, name_problem, safe_stem
 
+CORPUS = Path(__file__).parent / "cli" / "bad_inputs"
 BASE = {"name": "x", "dataset": {"path": "a.csv"}, "model": {"name": "m"}}
 
 
@@ -60,3 +64,14 @@ def test_config_refuses_names_that_would_reach_a_path(change: dict[str, object],
     with pytest.raises(UserError, match="^c.yaml: ") as info:
         parse_config({**BASE, **change}, "c.yaml")
     assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_validate_refuses_a_250_character_name_that_run_could_not_write(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: such a name passed ``validate`` and failed ``run`` with "File name too long"."""
+    monkeypatch.chdir(CORPUS)
+    assert main(["validate", "safe_name_too_long.yaml"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: safe_name_too_long.yaml: key 'name'"), err
+    assert "is 250 bytes long (at most 120)" in err[0]
