@@ -49,3 +49,16 @@ def test_a_linked_runs_folder_is_refused_and_nothing_lands_there(
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
     assert len(err) == 1 and "runs: a symbolic link inside the output folder" in err[0], err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_linked_report_folder_is_refused_before_any_model_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "study").mkdir()
+    (tmp_path / "study" / "report").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["study", str(write_study(tmp_path, models=[SMOLLM2]))]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "report: a symbolic link inside the output folder" in err[0], err
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path / "study" / "runs").exists()

@@ -64,6 +64,20 @@ def _remove(folder: Path, names: set[str]) -> None:
     remove_inside(folder, names)
 
 
+def _inside_through_link(folder: Path, within: Path) -> bool:
+    """Whether a folder on the way from ``within`` down to ``folder`` is a symbolic link."""
+    try:
+        parts = Path(folder).relative_to(within).parts
+    except ValueError:
+        return False
+    current = Path(within)
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
 def _refuse_linked_folders(folder: Path, option: str) -> None:
     """An error naming the first link to a folder inside ``folder``: checked before anything is deleted."""
     linked = linked_folders(folder)
@@ -74,10 +88,18 @@ def _refuse_linked_folders(folder: Path, option: str) -> None:
         )
 
 
-def check_report_folder(folder: Path, option: str = "--out") -> None:
+def check_report_folder(folder: Path, option: str = "--out", within: Path | None = None) -> None:
     """An error when ``folder`` holds files but no report manifest or marker (checked early:
     before the runs are read, and before a study runs its models), or holds a link to a folder.
+
+    ``within``: the output folder ``folder`` belongs to (a study's ``report/``), which it
+    may not leave through a link either.
     """
+    if within is not None and _inside_through_link(folder, within):
+        raise UserError(
+            f"{option} {folder}: a symbolic link inside the output folder '{within}'; a report is never "
+            "written through links: remove the link"
+        )
     _refuse_linked_folders(folder, option)
     if (folder / MANIFEST).is_file() or (folder / MARKER).is_file():
         return

@@ -95,7 +95,7 @@ def run_study(
     if allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
     with output_root(plan.output):  # the runs' files: never through a linked folder of the study
         runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
@@ -116,7 +116,7 @@ def _enem_study(
     allow_errors: bool,
 ) -> StudyResult:
     plan = plan_study(path)
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
     if limit is not None:
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
     allow_errors = allow_errors or plan.config.allow_errors
