@@ -20,6 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "enade_bench"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "yaml_io": 0,
+    "file_names": 0,
     "masking": 0,
     "config": 1,
     "results": 2,

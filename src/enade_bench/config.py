@@ -13,10 +13,20 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from enade_bench.errors import UserError
+from enade_bench.file_names import SafeName, check_names
 from enade_bench.masking import mask_config, mask_urls_in
 from enade_bench.yaml_io import safe_load
 
@@ -156,6 +166,13 @@ class DatasetConfig(StrictModel):
                 raise ValueError("give 'benchmark' or its older name 'preset', not both")
             data = {("benchmark" if k == "preset" else k): v for k, v in data.items()}
         return data
+
+    @field_validator("fields")
+    @classmethod
+    def _field_names(cls, value: list[str] | dict[str, str] | None) -> list[str] | dict[str, str] | None:
+        """A field's name names its files (``accuracy_by_{field}.csv``): :mod:`enade_bench.file_names`."""
+        check_names(value or [], "field name")
+        return value
 
     @model_validator(mode="after")
     def _patterns(self) -> DatasetConfig:
@@ -374,7 +391,7 @@ class OutputConfig(StrictModel):
 class ExperimentConfig(StrictModel):
     """One experiment: dataset × model × evaluation settings."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    name: SafeName = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
     description: str = ""
     dataset: DatasetConfig
     model: ModelConfig

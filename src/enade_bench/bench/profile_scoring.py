@@ -14,6 +14,7 @@ from pathlib import Path
 
 from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, LmEvalEngine, OursEngine
+from enade_bench.results.store import atomic_write_text
 
 
 def main() -> int:
@@ -52,8 +53,7 @@ def main() -> int:
                 f"\n== {method} / {name}: wall {wall:.2f}s, scoring {model:.2f}s, tokens {res['tokens']}"
             )
             lines.append(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=12))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    atomic_write_text(args.out, "\n".join(lines) + "\n")  # the one safe writer: never through a link
     print("\n".join(line for line in lines if line.startswith("\n==") or line.startswith("threads")))
     return 0
 

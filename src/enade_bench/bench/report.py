@@ -19,6 +19,7 @@ from enade_bench.bench.records import (
     Target,
     Totals,
 )
+from enade_bench.results.store import atomic_write_text
 
 #: Targets (ratios from one run against lm-eval; docs/performance.md); the vLLM arm's S5
 #: target is issue 10's (>= 2x).
@@ -165,11 +166,8 @@ def _json_default(value: object) -> object:
 
 def write_json(path: Path, report: Report) -> None:
     """Write ``report`` atomically (indented JSON)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     text = json.dumps(report, indent=2, ensure_ascii=False, default=_json_default)
-    tmp.write_text(text + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, text + "\n")  # the one safe writer: never through a link
 
 
 def table(report: Report) -> str:

@@ -28,6 +28,7 @@ from typing import Any, TypedDict
 from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, OursEngine
 from enade_bench.bench.records import ScoringRun
+from enade_bench.results.store import atomic_write_text
 
 #: name -> (run-wide prefix store, tree scoring)
 PATHS = {"batched": (False, False), "store": (True, False), "store+tree": (True, True)}
@@ -129,8 +130,7 @@ def main() -> int:
         "threads": args.threads,
         "methods": compare(engine, args.methods.split(","), indices, args.rounds),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(args.out, json.dumps(report, indent=2) + "\n")  # never through a link
     for method, entry in report["methods"].items():
         for name in PATHS:
             f = entry[name]

@@ -35,7 +35,7 @@ from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, Model
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.records import QuestionRecord
-from enade_bench.results.store import RunPaths
+from enade_bench.results.store import RunPaths, atomic_write_text
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.plan import make_plan, template_prompt_fn
 from enade_bench.scoring.extraction import extract_answer
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None, printer: Callable[[str], None] = pri
     result = measure(args.engines.split(","), questions(args.questions, args.limit), args.methods.split(","))
     text = json.dumps(result, indent=2, default=str)
     if args.out:
-        args.out.write_text(text)
+        atomic_write_text(args.out, text)  # the one safe writer: never through a link
     printer(text)
     return 0
 

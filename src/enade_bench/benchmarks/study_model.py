@@ -21,6 +21,7 @@ from enade_bench.config import (
     resolve_input,
 )
 from enade_bench.errors import UserError
+from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
 
 #: Names that label models and studies in tables and folder names.
@@ -31,7 +32,7 @@ class StudyModel(StrictModel):
     """One model of the study: an experiment YAML (``config``) or an inline ``model`` block."""
 
     config: str | None = Field(default=None, description="experiment YAML whose model/prompts are used")
-    name: str | None = Field(
+    name: SafeName | None = Field(
         default=None, pattern=NAME_PATTERN, description="label in tables (default: derived)"
     )
     model: ModelConfig | None = None

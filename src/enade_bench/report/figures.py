@@ -6,6 +6,7 @@ series carry distinct markers and line styles, and colours are greys.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from matplotlib.figure import Figure
 
 from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, strategies
 from enade_bench.report.table import fmt
+from enade_bench.results.safe_write import file_stem, write_bytes
 
 HATCHES = ("", "///", "...", "xxx", "\\\\\\", "++", "oo", "--")
 GREYS = ("0.25", "0.85", "0.55", "1.0", "0.7", "0.4", "0.95", "0.15")
@@ -46,12 +48,21 @@ class FigureFile:
 
 
 def save(fig: Figure, folder: Path, name: str, caption: str) -> FigureFile:
-    """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` in ``folder`` and close it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    png, pdf = folder / f"{name}.png", folder / f"{name}.pdf"
-    fig.savefig(png, bbox_inches="tight")
-    fig.savefig(pdf, bbox_inches="tight")
-    plt.close(fig)
+    """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` in ``folder`` and close it.
+
+    Rendered in memory and written by the one safe writer (:mod:`enade_bench.results.safe_write`:
+    atomic, never through a link); a ``name`` that is not one safe file name (an experiment
+    or strategy name from a results file made elsewhere) is mapped to one, and said.
+    """
+    stem = file_stem(name, "figure")
+    png, pdf = folder / f"{stem}.png", folder / f"{stem}.pdf"
+    try:
+        for path in (png, pdf):
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=path.suffix[1:], bbox_inches="tight")
+            write_bytes(path, buffer.getvalue())
+    finally:
+        plt.close(fig)
     return FigureFile(name, caption, png, pdf)
 
 

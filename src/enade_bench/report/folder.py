@@ -14,6 +14,10 @@ again and again.
   which are not the report's), and ``index.html`` and the manifest are written last.  A
   report that is stopped leaves that marker; the next report into the folder removes
   every file the stopped one wrote before it starts.
+* **Never through a link.**  Every file is written by the one safe writer
+  (:mod:`enade_bench.results.safe_write`, with the folder as its output root): a link at a
+  file's place is replaced, never followed.  A link to a folder anywhere inside is refused
+  before anything is deleted; cleaning deletes a link itself, never what it points to.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from enade_bench.errors import UserError
+from enade_bench.results.safe_write import files_inside, linked_folders, output_root, remove_inside
 from enade_bench.results.store import atomic_write_text, dump_json
-from enade_bench.results.writable import os_reason
 
 #: The list of files a finished report wrote (relative to the folder).
 MANIFEST = "report_manifest.json"
@@ -37,11 +41,9 @@ MANIFEST_FORMAT = "enade_bench.report/1"
 
 
 def _files(folder: Path) -> set[str]:
-    """Every file under ``folder`` (relative POSIX paths), but the manifest and the marker."""
-    if not folder.is_dir():
-        return set()
-    found = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
-    return found - {MANIFEST, MARKER}
+    """Every file and link under ``folder`` (relative POSIX paths, links not followed), but the
+    manifest and the marker."""
+    return files_inside(folder) - {MANIFEST, MARKER}
 
 
 def _listed(path: Path, key: str) -> list[str]:
@@ -57,25 +59,48 @@ def _listed(path: Path, key: str) -> list[str]:
 
 
 def _remove(folder: Path, names: set[str]) -> None:
-    """Delete the files ``names`` inside ``folder`` (never outside it), then emptied folders."""
-    root = folder.resolve()
-    for name in sorted(names):
-        path = folder / name
-        if root not in path.resolve().parents and not path.is_symlink():
-            continue  # a name that leads out of the folder is not ours to delete
-        try:
-            path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise UserError(f"{path}: cannot delete the earlier report's file ({os_reason(exc)})") from None
-    for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
-        if not any(sub.iterdir()):
-            sub.rmdir()
+    """Delete the files ``names`` inside ``folder`` (never outside it, never through a link),
+    then the folders that emptied."""
+    remove_inside(folder, names)
 
 
-def check_report_folder(folder: Path, option: str = "--out") -> None:
+def _inside_through_link(folder: Path, within: Path) -> bool:
+    """Whether a folder on the way from ``within`` down to ``folder`` is a symbolic link."""
+    try:
+        parts = Path(folder).relative_to(within).parts
+    except ValueError:
+        return False
+    current = Path(within)
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
+def _refuse_linked_folders(folder: Path, option: str) -> None:
+    """An error naming the first link to a folder inside ``folder``: checked before anything is deleted."""
+    linked = linked_folders(folder)
+    if linked:
+        raise UserError(
+            f"{option} {folder}: '{linked[0]}' is a symbolic link to a folder; a report never writes "
+            "through links and deletes nothing until it is gone: remove the link (or give another folder)"
+        )
+
+
+def check_report_folder(folder: Path, option: str = "--out", within: Path | None = None) -> None:
     """An error when ``folder`` holds files but no report manifest or marker (checked early:
-    before the runs are read, and before a study runs its models).
+    before the runs are read, and before a study runs its models), or holds a link to a folder.
+
+    ``within``: the output folder ``folder`` belongs to (a study's ``report/``), which it
+    may not leave through a link either.
     """
+    if within is not None and _inside_through_link(folder, within):
+        raise UserError(
+            f"{option} {folder}: a symbolic link inside the output folder '{within}'; a report is never "
+            "written through links: remove the link"
+        )
+    _refuse_linked_folders(folder, option)
     if (folder / MANIFEST).is_file() or (folder / MARKER).is_file():
         return
     present = _files(folder)
@@ -97,6 +122,7 @@ def begin_report(folder: Path, option: str = "--out") -> set[str]:
         cannot be deleted.
     """
     manifest, marker = folder / MANIFEST, folder / MARKER
+    _refuse_linked_folders(folder, option)
     present = _files(folder)
     if marker.is_file():  # a report that did not finish: its files are all but those it kept
         kept = set(_listed(marker, "kept"))
@@ -105,7 +131,7 @@ def begin_report(folder: Path, option: str = "--out") -> set[str]:
         _remove(folder, set(_listed(manifest, "files")) & present)
     else:
         check_report_folder(folder, option)
-    manifest.unlink(missing_ok=True)
+    remove_inside(folder, {MANIFEST})
     kept = _files(folder)
     atomic_write_text(marker, dump_json({"format": MANIFEST_FORMAT, "kept": list[JsonValue](sorted(kept))}))
     return kept
@@ -117,7 +143,7 @@ def finish_report(folder: Path, kept: set[str]) -> list[str]:
     atomic_write_text(
         folder / MANIFEST, dump_json({"format": MANIFEST_FORMAT, "files": list[JsonValue](files)})
     )
-    (folder / MARKER).unlink()
+    remove_inside(folder, {MARKER})
     return files
 
 
@@ -128,6 +154,7 @@ def report_folder(folder: Path, option: str = "--out") -> Iterator[Path]:
     An exception (or a kill) inside the block leaves the marker, so the folder says that
     it holds no finished report.
     """
-    kept = begin_report(folder, option)
-    yield folder
-    finish_report(folder, kept)
+    with output_root(folder):
+        kept = begin_report(folder, option)
+        yield folder
+        finish_report(folder, kept)

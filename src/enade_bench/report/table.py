@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.results.csv_safe import write_csv
+from enade_bench.results.safe_write import file_stem, write_text
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -127,12 +128,17 @@ class Table:
         )
 
     def write(self, folder: Path) -> dict[str, Path]:
-        """Write ``<name>.csv`` and ``<name>.tex`` into ``folder``; return the paths."""
-        folder.mkdir(parents=True, exist_ok=True)
-        csv_path = folder / f"{self.name}.csv"
-        tex_path = folder / f"{self.name}.tex"
+        """Write ``<name>.csv`` and ``<name>.tex`` into ``folder``; return the paths.
+
+        Through the one safe writer (:mod:`enade_bench.results.safe_write`); a name that is
+        not one safe file name (a field name from a results file made elsewhere) is mapped
+        to one, and said.
+        """
+        stem = file_stem(self.name, "table")
+        csv_path = folder / f"{stem}.csv"
+        tex_path = folder / f"{stem}.tex"
         write_csv(csv_path, self.data, index=False, float_format="%.10g", na_rep="", lineterminator="\n")
-        tex_path.write_text(self.to_latex(), encoding="utf-8")
+        write_text(tex_path, self.to_latex())
         self.files = {"csv": csv_path, "tex": tex_path}
         return self.files
 

@@ -27,6 +27,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.results.safe_write import folder_of
 from enade_bench.results.writable import os_reason
 
 log = logging.getLogger(__name__)
@@ -70,9 +71,14 @@ def _acquire(path: Path) -> int:
 
     while True:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            folder_of(path)  # a real folder below the output folder (never a linked one)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)  # never through a link
         except OSError as exc:
+            if path.is_symlink():
+                raise UserError(
+                    f"{path}: a symbolic link where the run's lock file goes; a lock is never taken "
+                    "through a link: remove the link"
+                ) from None
             raise UserError(f"{path}: cannot create the run's lock file ({os_reason(exc)})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

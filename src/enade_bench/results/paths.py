@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.file_names import name_problem
+from enade_bench.results.safe_write import real_folder
 from enade_bench.results.writable import os_reason
 
 __all__ = ["PREVIOUS", "RunPaths"]
@@ -25,7 +27,18 @@ class RunPaths:
 
     @classmethod
     def of(cls, output_dir: Path, name: str, strategy_id: str | None) -> RunPaths:
-        """The paths of experiment ``name``, strategy ``strategy_id``, in ``output_dir``."""
+        """The paths of experiment ``name``, strategy ``strategy_id``, in ``output_dir``.
+
+        Raises
+        ------
+        UserError
+            ``name`` or ``strategy_id`` is not one safe file name (:mod:`enade_bench.file_names`;
+            a config is checked when read, this guards every other route).
+        """
+        for what, value in (("experiment name", name), ("strategy id", strategy_id)):
+            problem = None if value is None else name_problem(value)
+            if problem is not None:
+                raise UserError(f"{what} {value!r} {problem}: it names the run's files in {output_dir}")
         return cls(output_dir, f"{name}_{strategy_id}" if strategy_id else name)
 
     @property
@@ -74,8 +87,9 @@ class RunPaths:
         while target.exists():
             suffix += 1
             target = self.folder / PREVIOUS / f"{self.stem}_{stamp}_{suffix}"
+        real_folder(target.parent, self.folder)  # a linked previous_old/ is refused
         try:
-            target.mkdir(parents=True)
+            target.mkdir()
             for path in files:
                 os.replace(path, target / path.name)
         except OSError as exc:

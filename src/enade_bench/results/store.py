@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
 from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
+from enade_bench.results.safe_write import write_text
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import os_reason
 
@@ -219,20 +218,12 @@ def read_result(path: Path) -> RunResult:
         raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
 
 
-_UMASK_LOCK = threading.Lock()
-
-
-def _umask() -> int:
-    """The process umask (read by setting it back at once, under a lock)."""
-    with _UMASK_LOCK:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> None:
     """Write ``text`` to ``path`` so that readers see the old or the new file, never half.
 
+    The one safe writer (:func:`enade_bench.results.safe_write.write_text`): a link at
+    ``path`` is replaced, never followed; a linked folder below the output folder (``root``,
+    else the enclosing :func:`~enade_bench.results.safe_write.output_root`) is refused.
     The file gets the permissions the process umask gives (``0644`` under umask ``022``).
 
     Raises
@@ -241,24 +232,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         The file cannot be written, with the reason (e.g. ``Not a directory``,
         ``No space left on device``); nothing is left behind.
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give what open() would give
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(path, text, root=root)
 
 
 def dump_json(data: JsonValue) -> str:
@@ -279,6 +253,7 @@ class IntermediateLog:
         Cuts a torn last line off the file so that later appends stay well-formed, and
         brings an older header up to date (``write=False``: the file is left as it is).
         """
+        self._refuse_link()
         if not self.path.exists():
             return {}
         data = self.path.read_bytes()
@@ -327,11 +302,20 @@ class IntermediateLog:
             atomic_write_text(self.path, self._header_line() + rest.decode("utf-8"))
         return records
 
+    def _refuse_link(self) -> None:
+        """The log is read and appended in place: a link there (to a file elsewhere) is refused."""
+        if self.path.is_symlink():
+            raise UserError(
+                f"{self.path}: a symbolic link; the run's log is read and appended in place, never "
+                "through a link: remove the link (a copy of the file itself resumes the run)"
+            )
+
     def _header_line(self) -> str:
         return json.dumps(self.key.header(), ensure_ascii=False) + "\n"
 
     def header(self) -> dict[str, JsonValue] | None:
         """The log's header (``None``: no log, or no complete first line)."""
+        self._refuse_link()
         if not self.path.exists():
             return None
         with self.path.open("rb") as handle:
@@ -354,6 +338,7 @@ class IntermediateLog:
         """Append records and flush them to disk before returning."""
         if not records:
             return
+        self._refuse_link()
         lines = "".join(
             json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records

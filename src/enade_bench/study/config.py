@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, _describe_error
 from enade_bench.errors import UserError
+from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
 
 
@@ -43,7 +44,7 @@ class CompareSettings(StrictModel):
 class StudyConfig(StrictModel):
     """Many models on one benchmark's questions: run or resume each, then compare them."""
 
-    name: str = Field(pattern=NAME_PATTERN)
+    name: SafeName = Field(pattern=NAME_PATTERN)
     description: str = ""
     benchmark: str = Field(description="the exam: enade, eeval, generic, a plug-in's name or folder")
     dataset: JsonObject = Field(description="the questions: an experiment's dataset block")

@@ -25,6 +25,7 @@ from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError
+from enade_bench.results.safe_write import real_folder
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
@@ -148,7 +149,7 @@ def run_models(plan: GenericPlan, options: GenericOptions) -> list[ModelRun]:
         log(f"{planned.label}: {', '.join(plan.strategies)} -> {planned.folder}")
         backend: Backend | None = None
         try:
-            planned.folder.mkdir(parents=True, exist_ok=True)
+            real_folder(planned.folder, plan.output)  # never through a linked folder of the study
             atomic_write_text(planned.config_path,
                               yaml.safe_dump(planned.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
             backend = factory(planned.config)

@@ -23,6 +23,7 @@ from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import ExperimentConfig, read_yaml
 from enade_bench.errors import UserError
 from enade_bench.report.folder import check_report_folder, report_folder
+from enade_bench.results.safe_write import output_root
 from enade_bench.study.execute import ExecuteOptions, run_planned
 from enade_bench.study.generic import GenericOptions, plan_generic
 from enade_bench.study.generic import run_models as run_each_model
@@ -94,8 +95,9 @@ def run_study(
     if allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
-    runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
+    with output_root(plan.output):  # the runs' files: never through a linked folder of the study
+        runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
     failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
     report = write_generic_report(plan)
     if report is None:
@@ -114,12 +116,13 @@ def _enem_study(
     allow_errors: bool,
 ) -> StudyResult:
     plan = plan_study(path)
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder")
+    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
     if limit is not None:
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
     allow_errors = allow_errors or plan.config.allow_errors
     if run_models:
-        run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
+        with output_root(plan.output):  # the runs' files: never through a linked folder of the study
+            run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
     study = analyse_study(plan)
     if study.verdict.empty:
         raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}; "

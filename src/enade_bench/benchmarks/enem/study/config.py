@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator, mo
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
+from enade_bench.file_names import SafeName
 from enade_bench.psychometrics.cat import CatConfig, stop_rule
 
 Area = Literal["CH", "CN", "LC", "MT"]
@@ -72,7 +73,7 @@ class CatSettings(StrictModel):
 class StudyConfig(StrictModel):
     """One study: models × areas × languages of one ENEM year."""
 
-    name: str = Field(pattern=_NAME)
+    name: SafeName = Field(pattern=_NAME)
     description: str = ""
     benchmark: Literal["enem"] = Field(default="enem", description="always enem (a study with a 'year')")
     models: list[StudyModel] = Field(min_length=1)
