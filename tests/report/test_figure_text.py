@@ -43,7 +43,9 @@ def _write(folder: Path, name: str, records: list[QuestionRecord]) -> None:
         position_bias=position_bias(records), records=records,
     )  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}_S1_results.json").write_text(json.dumps(result.model_dump(mode="json")), encoding="utf-8")
+    (folder / f"{name}_S1_results.json").write_text(
+        json.dumps(result.model_dump(mode="json")), encoding="utf-8"
+    )
 
 
 def _texts(fig: plt.Figure) -> list[Text]:
