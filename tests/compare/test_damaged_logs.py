@@ -1,12 +1,14 @@
-"""A damaged inspect_ai ``.eval`` log is one ``error:`` line naming the file and the member (issue 32).
+"""A damaged harness log is one ``error:`` line naming the file (and the archive member) (issue 32).
 
 Before: a damaged zstd or deflate member, or a damaged ``header.json``, ended in a
 49–64-line traceback. The logs here are the real ones of ``tests/compare/data/inspect``,
-damaged byte by byte as a cut download or a bad disk would.
+damaged byte by byte as a cut download or a bad disk would. A lm-eval samples file cut at
+a line boundary (or empty) was accepted while its run's ``results_*.json`` counts more.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -43,8 +45,8 @@ def _deflated(tmp_path: Path) -> Path:
     return target
 
 
-def _one_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["compare", "--from", "inspect", *args]) == 2
+def _one_error(args: list[str], capsys: pytest.CaptureFixture[str], harness: str = "inspect") -> str:
+    assert main(["compare", "--from", harness, *args]) == 2
     captured = capsys.readouterr()
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: "), captured.err
@@ -105,3 +107,34 @@ def test_a_sample_that_is_not_an_object_is_one_line(
             out.writestr(name, b'["x"]' if damaged else member_bytes(SMOL_EVAL, source, name))
     line = _one_error([str(log), "--out", str(tmp_path / "out")], capsys)
     assert f"{log}: samples/ENEM_2022_CH_80_epoch_1.json is list, expected a JSON object" in line
+
+
+LM_EVAL = Path(__file__).parent / "data" / "lm-eval"
+
+
+def _lm_eval_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "lm-eval"
+    shutil.copytree(LM_EVAL, target)
+    return target
+
+
+@pytest.mark.parametrize("keep", [0, 7])
+def test_a_cut_or_empty_lm_eval_samples_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], keep: int
+) -> None:
+    run = _lm_eval_copy(tmp_path)
+    samples = next(run.glob("*SmolLM2*/samples_enem_mc_*.jsonl"))
+    lines = samples.read_text(encoding="utf-8").splitlines(keepends=True)
+    results = json.loads(next(samples.parent.glob("results_*.json")).read_text(encoding="utf-8"))
+    expected = results["n-samples"]["enem_mc"]["effective"]
+    assert len(lines) == expected > keep  # one line per document: the fixture is whole
+    samples.write_text("".join(lines[:keep]), encoding="utf-8")  # cut at a line boundary: valid JSON Lines
+    line = _one_error([str(run), "--out", str(tmp_path / "out")], capsys, harness="lm-eval")
+    found = f"{keep} under filter 'none'" if keep else "none"
+    assert line.startswith(f"error: {samples}: {found} of the {expected} documents results_"), line
+    assert "for task 'enem_mc' (n-samples)" in line and not (tmp_path / "out").exists()
+
+
+def test_a_whole_lm_eval_run_still_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--from", "lm-eval", str(LM_EVAL), "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
