@@ -83,7 +83,7 @@ def test_rows_of_a_json_array_are_named_by_the_line_they_start_on(tmp_path: Path
     start = [n for n, line in enumerate(lines, start=1) if line == " {"][1]  # the second object's first line
     with pytest.raises(UserError, match=rf"a.json: line {start}, column 'gabarito': answer 'E' is not among"):
         load_dataset(config(path))
-    with pytest.raises(UserError, match=r"a.json: line 1: item 1 of the array: expected a JSON object"):
+    with pytest.raises(UserError, match=r"a.json: line 1: expected a JSON object \(item 1 of the array\)"):
         load_dataset(config(write(tmp_path, "a.json", "[1, 2]")))
     with pytest.raises(
         UserError, match=r"a.json: line 2: invalid JSON \(expected ',' or '\]' after item 1\)"

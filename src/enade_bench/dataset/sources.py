@@ -219,7 +219,7 @@ def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
             raise UserError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
         number += 1
         if not isinstance(obj, dict):
-            raise UserError(f"{path}: line {line}: item {number} of the array: expected a JSON object")
+            raise UserError(f"{path}: line {line}: expected a JSON object (item {number} of the array)")
         yield _row(str(path), line, obj)
         position = skip(end)
         if position < len(text) and text[position] == ",":

@@ -164,7 +164,7 @@ def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
     bar at all is left out, legend included (:func:`core_figures` says so in the caption).
     """
     left_out = {id(e) for e in all_errors(entries)}
-    entries = [e for e in entries if id(e) not in left_out] or list(entries[:0])
+    entries = [e for e in entries if id(e) not in left_out]
     exps, strats = experiments(entries), strategies(entries)
     index = {(e.experiment, e.strategy): e for e in entries}
     width = 0.8 / max(len(exps), 1)
