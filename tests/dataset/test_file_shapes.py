@@ -100,7 +100,7 @@ def test_a_file_that_is_one_json_object_says_what_is_expected(tmp_path: Path) ->
 
 
 def test_options_as_an_object_keyed_by_letter(tmp_path: Path) -> None:
-    rows = [{**r, "alternativas": dict(zip("ABC", r["alternativas"], strict=True))} for r in Q]
+    rows = [{**r, "alternativas": dict(zip("ABC", r["alternativas"], strict=True))} for r in Q]  # type: ignore[call-overload]
     rows[1]["alternativas"] = {"(a)": "um", "b)": "dois", "C.": "três"}
     questions = load_dataset(config(write(tmp_path, "a.json", json.dumps(rows)))).questions
     assert [q.options for q in questions] == [("um", "dois", "três")] * 2
@@ -183,6 +183,7 @@ def test_unmatched_ids_are_listed_in_one_error(tmp_path: Path) -> None:
     assert "0 id(s) matched" in message and "\n" not in message
     # a key for more questions than the file: allowed when said; the question without an answer still is not
     write(tmp_path, "key.json", json.dumps({**{f"Q{i}": "B" for i in range(2, 31)}, "Q99": "A"}))
+    assert cfg.answer_key is not None
     allow = cfg.model_copy(update={"answer_key": cfg.answer_key.model_copy(update={"allow_extra": True})})
     with pytest.raises(
         UserError, match=r"1 question\(s\) have no answer in the key: 'Q1' \(first at .*q.json: line 1\)"

@@ -32,7 +32,8 @@ def _record(i: int, course: str, ok: bool, error: str | None = None) -> Question
 
 
 def _write(folder: Path, name: str, records: list[QuestionRecord]) -> None:
-    result = RunResult(
+    result = RunResult.model_validate(
+        dict(
         experiment=name,
         strategy={"id": "S1", "label": "generation, zero-shot", "method": "generation", "shot": "zero",
                   "shuffle": False, "n_shuffles": 1},
@@ -41,6 +42,7 @@ def _write(folder: Path, name: str, records: list[QuestionRecord]) -> None:
         dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
         prompts={}, totals=summarize(records), breakdowns=field_breakdowns(records, ("year", "course")),
         position_bias=position_bias(records), records=records,
+        )
     )  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}_S1_results.json").write_text(
@@ -60,7 +62,7 @@ def test_dollar_signs_in_group_values_are_drawn_literally(tmp_path: Path) -> Non
     drawn = _texts(fig)
     assert {t.get_text() for t in drawn} >= {CHEMISTRY, MONEY}
     # matplotlib's own test of whether a text goes through mathtext
-    assert not [t.get_text() for t in drawn if t._preprocess_math(t.get_text())[1]]
+    assert not [t.get_text() for t in drawn if t._preprocess_math(t.get_text())[1]]  # type: ignore[attr-defined]
     plt.close(fig)
     report = write_report(entries, tmp_path / "out", folders=[tmp_path / "r"])  # saved as PNG and PDF
     assert all(f.png.stat().st_size > 1000 for f in report.figures)
@@ -72,7 +74,7 @@ def test_a_model_whose_every_answer_is_an_error_is_left_out_and_said(tmp_path: P
     entries = load_results([tmp_path / "r"])
     fig = comparison_figure(entries)
     legend = fig.axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["alpha"]
+    assert legend is not None and [t.get_text() for t in legend.get_texts()] == ["alpha"]
     plt.close(fig)
     (comparison, *_) = core_figures(entries, tmp_path / "figures")
     assert "Left out, every answer an error (no accuracy): broken S1." in comparison.caption

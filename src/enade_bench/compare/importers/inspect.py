@@ -174,7 +174,8 @@ def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, 
     correct = (
         _VALUES[value] if isinstance(value, str) and value in _VALUES else as_correct(value, where, name)
     )
-    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    found = sample.get("attachments")
+    attachments: dict[str, str] = found if isinstance(found, dict) else {}
     target = sample.get("target", "")
     fields = {"task": task}
     metadata = sample.get("metadata")
