@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast
 
-from enade_bench.bench.engines import SCORING_METHODS, shared_data, worker_main
+from enade_bench.bench.data_paths import shared_data
+from enade_bench.bench.engines import SCORING_METHODS, worker_main
 from enade_bench.bench.generation import run_generation_arm
 from enade_bench.bench.load import CompetingLoad
 from enade_bench.bench.records import (

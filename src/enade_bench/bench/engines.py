@@ -360,22 +360,6 @@ class LmEvalEngine:
             self.lm.model.llm_engine.engine_core.shutdown()
 
 
-def shared_data(relative: str) -> str:
-    """``relative`` (``../shared/data/…``) from the checkout's root, whatever the current folder.
-
-    The benchmark's default data lies beside the checkout; a package installed from a
-    checkout (``pip install -e``) finds it from any folder. An installed package without
-    a checkout reads it from the current folder, as before.
-    """
-    root = Path(__file__).resolve().parents[3]
-    base = (
-        root
-        if (root / "pyproject.toml").is_file() and (root / "src" / "enade_bench").is_dir()
-        else Path.cwd()
-    )
-    return os.path.normpath(base / relative)
-
-
 def _failure(exc: BaseException) -> tuple[str, str]:
     """What a worker sends back for an exception: a user's error as its line, anything else in full."""
     if isinstance(exc, UserError):

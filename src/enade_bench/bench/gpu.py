@@ -32,7 +32,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from enade_bench.bench.engines import LmEvalEngine, OursEngine, shared_data
+from enade_bench.bench.data_paths import shared_data
+from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
