@@ -29,6 +29,7 @@ Q = [
     {"numero": 2, "enunciado": "Qual outra?", "alternativas": ["um", "dois", "três"], "gabarito": "C"},
 ]
 COLUMNS = {"id": "numero", "stem": "enunciado", "options": "alternativas", "answer": "gabarito"}
+KEYED = {k: v for k, v in COLUMNS.items() if k != "answer"}  # the answers come from dataset.answer_key
 
 
 def config(path: Path, **changes: object) -> DatasetConfig:
@@ -159,7 +160,7 @@ def test_an_answer_key_in_a_second_file_is_joined_by_id(
         tmp_path, "q.json", json.dumps([{k: v for k, v in r.items() if k != "gabarito"} for r in Q])
     )
     write(tmp_path, name, body)
-    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": {**COLUMNS, "answer": "none"},
+    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": KEYED,
                                         "answer_key": {"path": name, **key}})  # fmt: skip
     assert {q.id: q.answer for q in load_dataset(cfg, tmp_path).questions} == {"1": "A", "2": "C"}
     assert questions.exists()
@@ -169,7 +170,7 @@ def test_unmatched_ids_are_listed_in_one_error(tmp_path: Path) -> None:
     rows = [{"numero": f"Q{i}", "enunciado": "Qual?", "alternativas": ["a", "b"]} for i in range(1, 31)]
     write(tmp_path, "q.json", json.dumps(rows))
     write(tmp_path, "key.json", json.dumps({str(i): "A" for i in range(1, 31)}))
-    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": {**COLUMNS, "answer": "none"},
+    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": KEYED,
                                         "answer_key": {"path": "key.json"}})  # fmt: skip
     with pytest.raises(UserError) as info:
         load_dataset(cfg, tmp_path)
@@ -198,7 +199,7 @@ def test_unmatched_ids_are_listed_in_one_error(tmp_path: Path) -> None:
 
 def test_a_bad_key_file_names_the_file_and_id(tmp_path: Path) -> None:
     write(tmp_path, "q.json", json.dumps([{k: v for k, v in r.items() if k != "gabarito"} for r in Q]))
-    base = {"path": "q.json", "columns": {**COLUMNS, "answer": "none"}}
+    base = {"path": "q.json", "columns": KEYED}
     for body, message in [
         (
             '{"1": "A", "2": "F"}',
@@ -214,6 +215,11 @@ def test_a_bad_key_file_names_the_file_and_id(tmp_path: Path) -> None:
         cfg = DatasetConfig.model_validate({**base, "answer_key": {"path": "key.json"}})
         with pytest.raises(UserError, match=message):
             load_dataset(cfg, tmp_path)
+    with pytest.raises(UserError, match=r"dataset.columns maps answer to 'gabarito' and dataset.answer_key"):
+        load_dataset(
+            DatasetConfig.model_validate({**base, "columns": COLUMNS, "answer_key": {"path": "key.json"}}),
+            tmp_path,
+        )
     with pytest.raises(UserError, match=r"dataset.answer_key.path: file not found"):
         load_dataset(DatasetConfig.model_validate({**base, "answer_key": {"path": "nope.json"}}), tmp_path)
 

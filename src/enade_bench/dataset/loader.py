@@ -188,6 +188,11 @@ def load_dataset(
         The benchmark's column mapping and grouping fields (default: the canonical
         layout, ENADE-QA's).
     """
+    if cfg.answer_key is not None and cfg.columns and "answer" in cfg.columns:
+        raise UserError(
+            f"dataset.columns maps answer to '{cfg.columns['answer']}' and dataset.answer_key reads the "
+            "answers from a second file; remove one of the two"
+        )
     key = None if cfg.answer_key is None else load_answer_key(cfg.answer_key, base_dir)
     mapper = RowMapper(cfg, preset, key)
     sources: list[dict[str, str]] = []
