@@ -38,6 +38,7 @@ LAYERS: dict[str, int] = {
     "study": 9,
     "bench": 9,
     "cli": 10,
+    "__main__": 11,  # python -m enade_bench: the cli entry point
 }
 #: Pure layers: no I/O stack, no model backend, no exam.
 PURE = {

@@ -85,11 +85,32 @@ class SampleConfig(StrictModel):
     )
 
 
+class AnswerKeyConfig(StrictModel):
+    """The answers in a second file, joined to the questions by id (``dataset.answer_key``).
+
+    See :mod:`enade_bench.dataset.answer_key`: a CSV file or a JSON list of objects
+    (columns ``id`` and ``answer``), or a JSON object keyed by id whose values are the
+    answers (or objects holding the answer under ``answer``).
+    """
+
+    path: str = Field(description="the key file (.csv or .json), relative to the config's folder")
+    id: str = Field(default="id", description="the key file's column (or object key) holding the question id")
+    answer: str = Field(default="answer", description="the key file's column (or object key) holding the answer")
+    allow_extra: bool = Field(
+        default=False,
+        description="key ids that match no question are allowed (a key for several booklets); "
+        "by default they are an error, listed",
+    )
+
+
 class DatasetConfig(StrictModel):
     """Where the questions come from and which of them to keep."""
 
     path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
-    format: Literal["auto", "csv", "jsonl", "hf"] = "auto"
+    format: Literal["auto", "csv", "json", "jsonl", "hf"] = Field(
+        default="auto",
+        description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",
+    )
     delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
     benchmark: str = Field(
         default="generic",
@@ -114,7 +135,17 @@ class DatasetConfig(StrictModel):
     language: Literal["pt-BR", "en"] = Field(
         default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
     )
-    annulled_answers: list[str] = Field(default_factory=lambda: ["anulada"])
+    annulled_answers: list[str] = Field(
+        default_factory=lambda: ["anulada"],
+        description="answers that mark an annulled item (skipped, counted), besides the common forms "
+        "always matched, in any case: anulada/anulado(s), annulled, cancelada/cancelado, cancel(l)ed, nula/nulo",
+    )
+    answer_key: AnswerKeyConfig | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="the answers in a second file joined by id, e.g. {path: gabarito.json} "
+        "(docs/bring_your_own_exam.md)",
+    )
     options_in_text: OptionsInTextConfig | None = Field(
         default=None, description="split options printed inside the stem column (no A..E columns)"
     )

@@ -158,6 +158,7 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
     orders = tuple(o.strip() for o in args.orders.split(",") if o.strip())
     if not orders or any(o not in ("file", "mixed") for o in orders):
         raise ValueError(f"--orders: expected file and/or mixed, got {args.orders!r}")
+    _check_gpu_arm(args)
     batch = args.batch_size if args.batch_size != BenchOptions().batch_size else GpuOptions().batch_size
     lmeval_batch = parse_lmeval_batch_size(args.lmeval_batch_size)
     out = args.out if args.out != BenchOptions().out else GpuOptions().out
@@ -168,6 +169,27 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
                       lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
                       enem_dir=args.enem_dir, layers=args.layers,
                       max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
+
+
+def _check_gpu_arm(args: argparse.Namespace) -> None:
+    """What the GPU arm needs, checked before any model or data is loaded."""
+    for name in ("layers", "limit", "batch_size", "max_new_tokens"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    for name in ("model_dir", "tokenizer", "enem_dir"):
+        folder = getattr(args, name, None)
+        if folder and not Path(folder).is_dir():
+            raise ValueError(f"--{name.replace('_', '-')}: no folder {folder!r}")
+    if (args.device or "cuda") == "cuda":
+        import torch  # noqa: PLC0415 (the GPU arm only; before any model is loaded)
+
+        if not torch.cuda.is_available():
+            build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "a build without CUDA"
+            raise ValueError(
+                f"--device cuda: no CUDA device here (torch {torch.__version__}, {build}); run the GPU "
+                "arm on a GPU machine (bench/gpu/run_gpu.sh), or --device cpu for a slow check"
+            )
 
 
 def run(args: argparse.Namespace) -> int:

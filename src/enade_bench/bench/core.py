@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast
 
+from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import SCORING_METHODS, worker_main
 from enade_bench.bench.generation import run_generation_arm
 from enade_bench.bench.load import CompetingLoad
@@ -43,9 +44,10 @@ from enade_bench.bench.records import (
 )
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
+from enade_bench.errors import UserError
 
-#: The first ENEM 2022 booklets in ``../shared/data`` beside the checkout (run from its root).
-DEFAULT_QUESTIONS = "../shared/data/enem/questions/pt-br/ENEM_2022_*.csv"
+#: The first ENEM 2022 booklets in ``../shared/data`` beside the checkout (from any folder).
+DEFAULT_QUESTIONS = shared_data("../shared/data/enem/questions/pt-br/ENEM_2022_*.csv")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ class Worker(Generic[InfoT]):
 
     def _answer(self) -> Any:
         status, payload = self.conn.recv()
+        if status == "user_error":  # a bad input the worker found (its data, its model): the user's line
+            raise UserError(payload)
         if status != "ok":
             raise RuntimeError(f"benchmark worker failed:\n{payload}")
         return payload

@@ -48,6 +48,7 @@ from enade_bench.benchmarks.enade import PROMPTS as ENADE_PROMPTS
 from enade_bench.benchmarks.enem import PRESET as ENEM_PRESET
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig, VllmConfig
 from enade_bench.dataset.loader import load_dataset
+from enade_bench.errors import UserError
 from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.store import RunPaths
 from enade_bench.runner.execute import ChunkExecutor
@@ -359,6 +360,13 @@ class LmEvalEngine:
             self.lm.model.llm_engine.engine_core.shutdown()
 
 
+def _failure(exc: BaseException) -> tuple[str, str]:
+    """What a worker sends back for an exception: a user's error as its line, anything else in full."""
+    if isinstance(exc, UserError):
+        return ("user_error", str(exc))
+    return ("error", traceback.format_exc())
+
+
 def worker_main(conn: Connection, args: OursArgs | LmEvalArgs, alias: str | None = None) -> None:
     """Worker process: build the engine, then answer ``(method, kwargs)`` requests.
 
@@ -373,8 +381,8 @@ def worker_main(conn: Connection, args: OursArgs | LmEvalArgs, alias: str | None
     try:
         obj = OursEngine(**args) if "questions" in args else LmEvalEngine(**args)
         conn.send(("ok", obj.info()))
-    except Exception:  # noqa: BLE001 - reported to the parent
-        conn.send(("error", traceback.format_exc()))
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        conn.send(_failure(exc))
         return
     while True:
         message = conn.recv()
@@ -384,5 +392,5 @@ def worker_main(conn: Connection, args: OursArgs | LmEvalArgs, alias: str | None
         name, kwargs = message
         try:
             conn.send(("ok", getattr(obj, name)(**kwargs)))
-        except Exception:  # noqa: BLE001 - reported to the parent
-            conn.send(("error", traceback.format_exc()))
+        except Exception as exc:  # noqa: BLE001 - reported to the parent
+            conn.send(_failure(exc))

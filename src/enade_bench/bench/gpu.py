@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
 from enade_bench.bench.measure import TokenCounter
@@ -42,7 +43,7 @@ from enade_bench.scoring.extraction import extract_answer
 
 #: The ENEM booklets of the GPU arm: four areas of each year, 2019–2022.
 GPU_YEARS = (2019, 2020, 2021, 2022)
-ENEM_DIR = "../shared/data/enem/questions/pt-br"
+ENEM_DIR = shared_data("../shared/data/enem/questions/pt-br")
 #: Strategy -> (our method name in :data:`.engines.SCORING_METHODS` or a generation strategy, lm-eval peer?).
 GPU_STRATEGIES = ("S1", "S2", "S3", "S4", "S5", "S6", "first_token")
 PEERS = {"S1": "S1", "S3": "S3", "S5": "log_prob", "S6": "log_prob_one_shot", "first_token": "first_token"}

@@ -201,7 +201,11 @@ class CsvExam:
             prompts=prompts,
             output_dir=output_dir(cfg, source, options.output_dir),
             strategies=strategies,
-            breakdown_fields=configured(self.preset, cfg.dataset).breakdown_fields,
+            breakdown_fields=tuple(  # a generic exam's file without course/component: not its fields
+                f
+                for f in configured(self.preset, cfg.dataset).breakdown_fields
+                if any(f in q.fields for q in dataset.questions)
+            ),
             limit=options.limit,
         )
         return exp.planned()

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
+from enade_bench.dataset.answer_key import load_answer_key, unmatched
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import usual_count
-from enade_bench.dataset.mapper import YEARS, RowMapper, template_fields, whole_number
+from enade_bench.dataset.mapper import YEARS, MissingAnswer, RowMapper, template_fields, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
@@ -67,16 +68,6 @@ class NoQuestionLeft(UserError):
         super().__init__(message)
 
 
-def _row_id(row: RawRow, mapper: RowMapper) -> str | None:
-    """The id a row would get (``None`` when it cannot be built)."""
-    if not mapper.id_template:
-        return row.values.get(mapper.mapping.get("id", "id"), "").strip()
-    try:
-        return mapper.id_template.format_map({**row.values, "file_stem": Path(row.source).stem}).strip()
-    except (KeyError, ValueError, IndexError, AttributeError):
-        return None
-
-
 def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
     """A column that, put before the id, makes every id of one file unique (``None`` if none does).
 
@@ -86,7 +77,7 @@ def _unique_with(rows: list[RawRow], mapper: RowMapper) -> str | None:
     """
     used = {mapper.mapping.get(n) for n in ("id", "stem", "answer", *LETTERS)}
     used |= set(template_fields(mapper.id_template or "")) | {mapper.options_column}
-    ids = [_row_id(r, mapper) for r in rows]
+    ids = [mapper.row_id(r) for r in rows]
     best: tuple[int, str] | None = None
     for column in rows[0].values if rows else ():
         if column in used:
@@ -197,7 +188,13 @@ def load_dataset(
         The benchmark's column mapping and grouping fields (default: the canonical
         layout, ENADE-QA's).
     """
-    mapper = RowMapper(cfg, preset)
+    if cfg.answer_key is not None and cfg.columns and "answer" in cfg.columns:
+        raise UserError(
+            f"dataset.columns maps answer to '{cfg.columns['answer']}' and dataset.answer_key reads the "
+            "answers from a second file; remove one of the two"
+        )
+    key = None if cfg.answer_key is None else load_answer_key(cfg.answer_key, base_dir)
+    mapper = RowMapper(cfg, preset, key)
     sources: list[dict[str, str]] = []
     row_groups: list[Iterable[RawRow]] = []
     if cfg.path.startswith("hf://") or cfg.format == "hf":
@@ -211,6 +208,7 @@ def load_dataset(
     seen: dict[str, tuple[str, int]] = {}
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
+    missing: list[tuple[str, str]] = []  # questions without an answer in the key: (id, where)
     for rows in row_groups:
         loaded: list[tuple[RawRow, Question]] = []
         read: list[RawRow] = []
@@ -227,6 +225,9 @@ def load_dataset(
                     continue
                 try:
                     question = mapper.to_question(row)
+                except MissingAnswer as exc:
+                    missing.append((exc.qid, exc.where))
+                    continue
                 except UserError as exc:
                     problems.append((row.line, exc))
                     continue
@@ -245,6 +246,17 @@ def load_dataset(
         questions += shared_text_clusters([q for row, q in loaded if row.line not in flagged])
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
+    if key is not None and cfg.answer_key is not None:
+        if cfg.skip_invalid:  # questions without an answer are skipped and listed like other bad rows
+            invalid += [
+                f"{where}: question '{qid}' has no answer in dataset.answer_key" for qid, where in missing
+            ]
+            counts["removed_invalid"] += len(missing)
+            missing = []
+        problem = unmatched(key, missing, cfg.answer_key.allow_extra)
+        if problem is not None:
+            raise problem
+        sources.append(key.source)
     questions = apply_filters(questions, cfg, counts)
     if cfg.sample is not None and questions:
         questions = draw_sample(questions, cfg.sample, counts)

@@ -1,9 +1,9 @@
 """Map one file's rows onto the canonical question fields (the config's ``dataset`` block).
 
 :class:`RowMapper` reads the cells a config names (``columns``, ``id_template``,
-``constants``, ``fields``, ``field_patterns``, ``options_in_text``) and turns one
-row into a :class:`~enade_bench.dataset.schema.Question`, or raises an ``error:``
-naming the file, line and column.
+``constants``, ``fields``, ``field_patterns``, ``options_in_text``, ``answer_key``)
+and turns one row into a :class:`~enade_bench.dataset.schema.Question`, or raises an
+``error:`` naming the file, line and column.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import string
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
+from enade_bench.dataset.answer_key import AnswerKey
+from enade_bench.dataset.cells import annulled_markers, marker, options_from_cell
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
@@ -62,12 +64,12 @@ def whole_number(name: str, text: str, where: str) -> int | None:
 OPTIONS = "options"
 
 
-def _text_of(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+class MissingAnswer(UserError):
+    """A question whose id the answer key lacks (the loader lists them all in one error)."""
+
+    def __init__(self, qid: str, where: str) -> None:
+        self.qid, self.where = qid, where
+        super().__init__(f"{where}: question '{qid}' has no answer in dataset.answer_key")
 
 
 def _one_column_per_option(mapping: dict[str, str]) -> None:
@@ -92,8 +94,12 @@ def template_fields(template: str) -> list[str]:
 class RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
-    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset) -> None:
+    def __init__(self, cfg: DatasetConfig, preset: DatasetPreset, key: AnswerKey | None = None) -> None:
         preset = configured(preset, cfg)
+        #: The answers read from ``dataset.answer_key`` (``None``: from the answer column).
+        self.key = key
+        #: A generic exam's canonical grouping fields that no column, constant or file name gives.
+        self.absent: set[str] = set()
         self.preset = preset
         self.patterns = {k: re.compile(v) for k, v in (cfg.field_patterns or {}).items()}
         self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
@@ -113,7 +119,7 @@ class RowMapper:
         self.id_template = cfg.id_template or preset.id_template
         if self.id_template:
             self.mapping.pop("id", None)
-        self.annulled = {a.strip().lower() for a in cfg.annulled_answers}
+        self.annulled = annulled_markers(cfg.annulled_answers)
         self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
         if self.inline:
             mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
@@ -147,6 +153,8 @@ class RowMapper:
                 continue
             if (self.inline or self.options_column is not None) and name in LETTERS:
                 continue
+            if name == "answer" and self.key is not None:
+                continue
             if self.mapping.get(name) not in columns:
                 missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
         if self.options_column is not None and self.options_column not in columns:
@@ -168,6 +176,12 @@ class RowMapper:
                 f"{row.source}: missing column(s) {', '.join(missing)}; "
                 f"columns present: {', '.join(sorted(columns))}"
             )
+        if self.preset.name == "canonical" and not self.own_fields:  # a generic exam: only its own fields
+            self.absent = {
+                name
+                for name, column in self.field_sources()
+                if column is not None and column not in columns and name not in self.constants
+            }
 
     def field_sources(self) -> list[tuple[str, str | None]]:
         """Each grouping field with the column it is read from (``None``: the file name or a constant).
@@ -190,7 +204,12 @@ class RowMapper:
         return out
 
     def text(self, row: RawRow, column: str, name: str) -> str:
-        """The text of ``column``; a JSON list or object there is an error naming the cell."""
+        """The text of ``column``; a JSON list, object, NaN or Infinity there is an error naming the cell."""
+        if column in row.nonfinite:
+            raise UserError(
+                f"{row.source}: line {row.line}, column '{column}': {row.values[column]} (a JSON NaN or "
+                f"Infinity) is not a value for {name}; write the text, or null for an empty cell"
+            )
         if column in row.nested:
             kind = "list" if isinstance(row.nested[column], list) else "object"
             hint = (
@@ -210,10 +229,26 @@ class RowMapper:
         column = self.mapping.get(name)
         return self.text(row, column, name) if column else ""
 
+    def raw_answer(self, row: RawRow) -> str | None:
+        """The answer cell of a row, or its answer in the key (``None``: the key lacks its id)."""
+        if self.key is None:
+            column = self.mapping.get("answer")
+            return str(self.constants.get("answer", row.values.get(column, "") if column else ""))
+        qid = self.row_id(row)
+        return None if qid is None else self.key.answer(qid)
+
+    def row_id(self, row: RawRow) -> str | None:
+        """The id a row gets (``None`` when it cannot be built)."""
+        if not self.id_template:
+            return row.values.get(self.mapping.get("id", "id"), "").strip()
+        try:
+            return self.id_template.format_map({**row.values, "file_stem": Path(row.source).stem}).strip()
+        except (KeyError, ValueError, IndexError, AttributeError):
+            return None
+
     def is_annulled(self, row: RawRow) -> bool:
-        column = self.mapping.get("answer")
-        answer = str(self.constants.get("answer", row.values.get(column, "") if column else ""))
-        return answer.strip().lower() in self.annulled
+        answer = self.raw_answer(row)
+        return answer is not None and marker(answer) in self.annulled
 
     def options(self, row: RawRow) -> list[str]:
         """The option texts of a row: its A..E columns, or the list ``dataset.columns.options`` names."""
@@ -221,23 +256,12 @@ class RowMapper:
             return [self.get(row, letter).strip() for letter in LETTERS]
         where = f"{row.source}: line {row.line}, column '{self.options_column}'"
         cell: object = row.nested.get(self.options_column)
-        if cell is None:  # a CSV cell, or a JSON string: it may hold a JSON list
+        if cell is None:  # a CSV cell, or a JSON string: it may hold a JSON list or object
             try:
                 cell = json.loads(row.values.get(self.options_column, ""))
             except json.JSONDecodeError:
                 cell = None
-        if not isinstance(cell, list):
-            raise UserError(f'{where}: expected a JSON list of option texts (["…", "…"]) for options')
-        if len(cell) > len(LETTERS):
-            raise UserError(
-                f"{where}: {len(cell)} options, at most {len(LETTERS)} ({LETTERS[0]}–{LETTERS[-1]})"
-            )
-        bad = next((i for i, o in enumerate(cell) if isinstance(o, list | dict | bool)), None)
-        if bad is not None:
-            raise UserError(
-                f"{where}: option {LETTERS[bad]} is {json.dumps(cell[bad])[:30]}, expected a text"
-            )
-        return [_text_of(o).strip() for o in cell]
+        return options_from_cell(cell, where)
 
     def matched(self, name: str, text: str, where: str) -> str:
         """``text`` through ``dataset.field_patterns[name]`` (unchanged without one)."""
@@ -276,6 +300,29 @@ class RowMapper:
             out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
         return out
 
+    def answer(self, row: RawRow, qid: str, n_options: int, where: str) -> str:
+        """The row's answer letter: its answer cell, or its id's answer in ``dataset.answer_key``."""
+        if self.key is None:
+            raw = self.get(row, "answer")
+        else:
+            found = self.key.answer(qid)
+            if found is None:
+                raise MissingAnswer(qid, f"{row.source}: line {row.line}")
+            raw, where = (
+                found,
+                f"{self.key.where[qid.strip()]} (question '{qid}', {row.source}: line {row.line})",
+            )
+        answer = raw.strip().upper()
+        if answer in LETTERS[:n_options] and answer:
+            return answer
+        hint = ""
+        if len(answer) > 1 and answer.isalpha():
+            hint = "; if it marks an annulled item, add it to dataset.annulled_answers"
+        raise UserError(
+            f"{where}: answer '{raw}' is not among the non-empty options "
+            f"({LETTERS[0]}–{LETTERS[n_options - 1]}){hint}"
+        )
+
     def to_question(self, row: RawRow) -> Question:
         where = f"{row.source}: line {row.line}"
 
@@ -284,7 +331,7 @@ class RowMapper:
 
         if self.id_template:
             for name in template_fields(self.id_template):
-                if name in row.nested:
+                if name in row.nested or name in row.nonfinite:
                     self.text(row, name, "id_template")
             values = {**row.values, "file_stem": Path(row.source).stem}
             try:
@@ -318,12 +365,7 @@ class RowMapper:
         gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
         if gaps:
             raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
-        answer = self.get(row, "answer").strip().upper()
-        if answer not in LETTERS[:n_options] or not answer:
-            raise UserError(
-                f"{col('answer')}: answer '{self.get(row, 'answer')}' is not among the non-empty "
-                f"options ({LETTERS[0]}–{LETTERS[n_options - 1]})"
-            )
+        answer = self.answer(row, qid, n_options, col("answer"))
         year = whole_number(
             "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
         )
@@ -333,7 +375,7 @@ class RowMapper:
             "course": self.get(row, "course").strip(),
             "component": self.get(row, "component").strip(),
         }
-        fields = self.fields(row, year, canonical)
+        fields = {k: v for k, v in self.fields(row, year, canonical).items() if k not in self.absent}
         if year is None and isinstance(fields.get("year"), int):
             year = int(fields["year"])  # type: ignore[arg-type]  # from the file name or a field column
         return Question(

@@ -1,4 +1,9 @@
-"""Read raw rows from CSV, JSONL and Hugging Face datasets (no validation here)."""
+"""Read raw rows from CSV, JSON (an array of objects, or JSON Lines) and Hugging Face datasets.
+
+No validation here, except what only the reader can see: a JSON ``NaN`` or
+``Infinity`` (what ``json.dump`` writes for a missing float) is recorded per cell in
+:attr:`RawRow.nonfinite`, so that the mapper refuses it where the cell is read.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import csv
 import glob
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +34,12 @@ class RawRow:
     line: int
     values: dict[str, str]
     nested: dict[str, list[Any] | dict[str, Any]] = field(default_factory=dict)
+    #: Keys whose value is a JSON ``NaN``/``Infinity`` (or a float NaN from a Hugging Face table).
+    nonfinite: frozenset[str] = frozenset()
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A JSON value as the text of a cell (``1.0`` as ``1``; a list or object as JSON text)."""
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -40,10 +49,16 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def is_nonfinite(value: Any) -> bool:
+    """Whether a JSON value is ``NaN``, ``Infinity`` or ``-Infinity`` (never a text an exam holds)."""
+    return isinstance(value, float) and not math.isfinite(value)
+
+
 def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
     """A row of a JSON object: cells as text, lists and objects also kept as read."""
     nested = {str(k): v for k, v in obj.items() if isinstance(v, list | dict)}
-    return RawRow(source, line, {str(k): _cell(v) for k, v in obj.items()}, nested)
+    nonfinite = frozenset(str(k) for k, v in obj.items() if is_nonfinite(v))
+    return RawRow(source, line, {str(k): cell_text(v) for k, v in obj.items()}, nested, nonfinite)
 
 
 #: Separators a CSV header is sniffed for when ``dataset.delimiter`` is not given.
@@ -137,24 +152,94 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
             raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
 
 
-def read_jsonl(path: Path) -> Iterator[RawRow]:
-    """Rows of a JSON-lines file (one object per line)."""
+def _json_text(path: Path) -> str:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+
+
+def read_jsonl(path: Path, text: str | None = None) -> Iterator[RawRow]:
+    """Rows of a JSON-lines file (one object per line)."""
+    lines = (_json_text(path) if text is None else text).splitlines()
+    first = True
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg})") from None
+            hint = _whole_object_hint("\n".join(lines)) if first else ""
+            raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
+        first = False
         if not isinstance(obj, dict):
             raise UserError(f"{path}: line {number}: expected a JSON object")
         yield _row(str(path), number, obj)
+
+
+def _whole_object_hint(text: str) -> str:
+    """What a file that is one JSON object (not one object per line) holds, for the error."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        return ""
+    if not isinstance(whole, dict):
+        return ""
+    lists = [k for k, v in whole.items() if isinstance(v, list) and v and all(isinstance(o, dict) for o in v)]
+    listed = f"; its key(s) {lists} hold lists of objects: save one of them as the file" if lists else ""
+    return (
+        "; the file is one JSON object, expected an array of question objects ([{…}, {…}]) "
+        f"or one object per line (JSON Lines){listed}"
+    )
+
+
+def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
+    """Rows of a JSON file holding an array of objects; each row's line is where its object starts."""
+    text = _json_text(path) if text is None else text
+    decoder = json.JSONDecoder()
+    start = len(text) - len(text.lstrip())
+    position = start + 1  # after '['
+    number = 0
+
+    def skip(at: int) -> int:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        return at
+
+    position = skip(position)
+    if position < len(text) and text[position] == "]":
+        return
+    while True:
+        line = text.count("\n", 0, position) + 1
+        try:
+            obj, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        number += 1
+        if not isinstance(obj, dict):
+            raise UserError(f"{path}: line {line}: expected a JSON object (item {number} of the array)")
+        yield _row(str(path), line, obj)
+        position = skip(end)
+        if position < len(text) and text[position] == ",":
+            position = skip(position + 1)
+            continue
+        if position < len(text) and text[position] == "]":
+            if skip(position + 1) < len(text):
+                where = text.count("\n", 0, skip(position + 1)) + 1
+                raise UserError(f"{path}: line {where}: text after the end of the JSON array")
+            return
+        where = text.count("\n", 0, position) + 1
+        raise UserError(f"{path}: line {where}: invalid JSON (expected ',' or ']' after item {number})")
+
+
+def read_json(path: Path) -> Iterator[RawRow]:
+    """Rows of a JSON file, by its content: an array of objects, or one object per line (JSON Lines)."""
+    text = _json_text(path)
+    if text.lstrip().startswith("["):
+        return read_json_array(path, text)
+    return read_jsonl(path, text)
 
 
 def read_hf(spec: str) -> Iterator[RawRow]:
@@ -188,14 +273,38 @@ def expand_paths(path: str, base: Path | None = None) -> list[Path]:
     return [candidate]
 
 
+#: What a file holding JSON starts with (after white space): an array, or JSON Lines' first object.
+_JSON_STARTS = ("[", "{")
+
+
+def _starts_with_json(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1] in _JSON_STARTS
+
+
 def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[RawRow]:
-    """Dispatch on the format (``auto`` = by file extension); ``delimiter``: CSV only."""
+    """Dispatch on the format; ``delimiter``: CSV only.
+
+    ``auto``: ``.csv`` is CSV; ``.json``, ``.jsonl``, ``.ndjson`` and any other file whose
+    text starts with ``[`` or ``{`` are JSON, read by content (:func:`read_json`: an
+    array of objects, or JSON Lines). ``json`` and ``jsonl`` are read by content too.
+    """
     if fmt == "auto":
         suffix = path.suffix.lower()
-        fmt = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl"}.get(suffix, "")
-        if not fmt:
-            raise UserError(f"{path}: unknown dataset format '{suffix}' (expected .csv or .jsonl)")
-    return read_csv(path, delimiter) if fmt == "csv" else read_jsonl(path)
+        if suffix == ".csv":
+            fmt = "csv"
+        elif suffix in (".json", ".jsonl", ".ndjson") or _starts_with_json(path):
+            fmt = "json"
+        else:
+            raise UserError(
+                f"{path}: unknown dataset format '{suffix}' (expected .csv, .json or .jsonl; "
+                "or set dataset.format)"
+            )
+    return read_csv(path, delimiter) if fmt == "csv" else read_json(path)
 
 
 def file_sha256(path: Path) -> str:

@@ -18,7 +18,7 @@ def cat_curve_figure(curve: pd.DataFrame, tolerance: float = 0.15, target_se: fl
 
     ``curve`` is :func:`~enade_bench.psychometrics.cat.cat_curve`'s output.
     """
-    with plt.rc_context(STYLE):
+    with plt.rc_context({**STYLE, "text.parse_math": True}):  # its own maths (θ̂); no data text here
         fig, (left, right) = plt.subplots(1, 2, figsize=(7.0, 2.8))
         k = curve["k"]
         left.fill_between(k, curve["se_q25"], curve["se_q75"], color="0.85", label="SE, quartiles")

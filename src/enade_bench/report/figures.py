@@ -2,6 +2,11 @@
 
 All figures are readable in black and white: bars carry hatch patterns,
 series carry distinct markers and line styles, and colours are greys.
+
+Text is drawn literally (``text.parse_math`` off in :data:`STYLE`): group values,
+model and experiment names come from data files, where a ``$`` is a currency
+(``R$ 10 e R$ 20``) or a chemical formula in TeX, never matplotlib's mathtext. A
+figure that wants maths turns it on for its own text (``Text.set_parse_math``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ STYLE: dict[Any, Any] = {
     "axes.spines.right": False,
     "savefig.dpi": 150,
     "pdf.fonttype": 42,
+    "text.parse_math": False,  # data text ($ in a group value or a name) is drawn as written
 }
 
 
@@ -133,8 +139,12 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
 
 
 def _main_field(runs: Sequence[RunEntry]) -> str:
-    """The first grouping field other than the year (``course`` for ENADE)."""
-    return next((f for f in breakdown_fields(runs) if f != "year"), "course")
+    """The first grouping field other than the year (``course`` for ENADE; else ``n_options``).
+
+    An exam without a grouping field of its own (a generic exam's file with no course
+    column) is shown per number of options rather than per an empty ``course``.
+    """
+    return next((f for f in breakdown_fields(runs) if f != "year"), "n_options")
 
 
 def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: str) -> None:
@@ -153,11 +163,22 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
         ax.legend(frameon=False, fontsize=6, ncol=min(len(runs), 4))
 
 
+def all_errors(entries: Sequence[RunEntry]) -> list[RunEntry]:
+    """Runs whose every record ended in an error (no accuracy: no bar to draw)."""
+    return [e for e in entries if e.result.totals.n == 0]
+
+
 def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
-    """Accuracy with 95 % intervals: one group per strategy, one bar per model."""
+    """Accuracy with 95 % intervals: one group per strategy, one bar per model.
+
+    Runs without a scored record (:func:`all_errors`) have no bar; a model with no
+    bar at all is left out, legend included (:func:`core_figures` says so in the caption).
+    """
+    left_out = {id(e) for e in all_errors(entries)}
+    entries = [e for e in entries if id(e) not in left_out]
     exps, strats = experiments(entries), strategies(entries)
     index = {(e.experiment, e.strategy): e for e in entries}
-    width = 0.8 / len(exps)
+    width = 0.8 / max(len(exps), 1)
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(strats) * max(1, len(exps) / 2)), 3.4))
         for k, name in enumerate(exps):
@@ -177,15 +198,23 @@ def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy (95% Wilson CI)")
         ax.set_title("models compared across strategies")
-        ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        if exps:
+            ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
+
+
+def _comparison_caption(entries: Sequence[RunEntry]) -> str:
+    caption = "Accuracy per strategy and model (95% CI)."
+    left = all_errors(entries)
+    if left:
+        runs = ", ".join(f"{e.experiment} {e.strategy}" for e in left)
+        caption += f" Left out, every answer an error (no accuracy): {runs}."
+    return caption
 
 
 def core_figures(entries: Sequence[RunEntry], folder: Path) -> list[FigureFile]:
     """Comparison chart, one 4-panel summary per experiment and position plots; saved to ``folder``."""
-    out = [
-        save(comparison_figure(entries), folder, "comparison", "Accuracy per strategy and model (95% CI).")
-    ]
+    out = [save(comparison_figure(entries), folder, "comparison", _comparison_caption(entries))]
     for name in experiments(entries):
         runs = [e for e in entries if e.experiment == name]
         out.append(save(summary_figure(runs), folder, f"summary_{name}",

@@ -28,6 +28,7 @@ import json
 import re
 import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -87,22 +88,39 @@ def _read_eval(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
                 raise UserError(f"{file}: no header.json in it; inspect_ai writes it when the eval ends "
                                 "(is the eval still running?)")  # fmt: skip
             header = _json(file, archive, "header.json")
+            if not isinstance(header, dict):
+                raise UserError(f"{file}: header.json is {type(header).__name__}, expected a JSON object")
             samples = []
             for name in sorted(n for n in names if _SAMPLE.match(n)):
                 sample = _json(file, archive, name)
+                if not isinstance(sample, dict):
+                    raise UserError(f"{file}: {name} is {type(sample).__name__}, expected a JSON object")
                 samples.append((f"{file}: {name}", sample))
-    except zipfile.BadZipFile:
-        raise UserError(f"{file}: not a zip file; expected an inspect_ai .eval log") from None
+    except zipfile.BadZipFile as exc:
+        raise UserError(f"{file}: not a zip file; expected an inspect_ai .eval log ({exc})") from None
     return header, samples
 
 
+def _damaged(file: Path, name: str, reason: str) -> UserError:
+    return UserError(f"{file}: member {name} is damaged ({reason}); the log cannot be read (copy it again)")
+
+
 def member_bytes(file: Path, archive: zipfile.ZipFile, name: str) -> bytes:
-    """One member of an ``.eval`` zip, uncompressed (deflate by ``zipfile``, zstd by :mod:`zstandard`)."""
+    """One member of an ``.eval`` zip, uncompressed (deflate by ``zipfile``, zstd by :mod:`zstandard`).
+
+    A damaged member (broken compressed data, a CRC that does not match, a member cut
+    short) is an ``error:`` naming the file and the member.
+    """
     info = archive.getinfo(name)
     try:
         return archive.read(info)
     except NotImplementedError:
-        return _zstd_member(file, info)
+        data = _zstd_member(file, info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise _damaged(file, name, str(exc) or type(exc).__name__) from None
+    if zlib.crc32(data) != info.CRC or len(data) != info.file_size:
+        raise _damaged(file, name, "its CRC-32 or size does not match the zip directory")
+    return data
 
 
 def _json(file: Path, archive: zipfile.ZipFile, name: str) -> Any:
@@ -128,16 +146,21 @@ def _zstd_member(file: Path, info: zipfile.ZipInfo) -> bytes:
     with file.open("rb") as f:
         f.seek(info.header_offset)
         local = f.read(30)
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            raise _damaged(file, info.filename, "no local file header where the zip directory points")
         name_length, extra_length = struct.unpack("<HH", local[26:30])
         f.seek(info.header_offset + 30 + name_length + extra_length)
         raw = f.read(info.compress_size)
-    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True) as reader:
-        return bytes(reader.read())
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True) as reader:
+            return bytes(reader.read())
+    except zstandard.ZstdError as exc:
+        raise _damaged(file, info.filename, f"zstd: {exc}") from None
 
 
 def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, where: str) -> Row:
     scores = sample.get("scores") or {}
-    if not isinstance(scores, dict) or not scores:
+    if not isinstance(scores, dict) or not scores:  # a damaged sample too
         raise UserError(f"{where}: no scores; expected a scored sample (score the log with inspect score)")
     name = options.metric_for(task)
     if name is None:
@@ -151,10 +174,12 @@ def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, 
     correct = (
         _VALUES[value] if isinstance(value, str) and value in _VALUES else as_correct(value, where, name)
     )
-    attachments = sample.get("attachments") or {}
+    found = sample.get("attachments")
+    attachments: dict[str, str] = found if isinstance(found, dict) else {}
     target = sample.get("target", "")
     fields = {"task": task}
-    for key, item in (sample.get("metadata") or {}).items():
+    metadata = sample.get("metadata")
+    for key, item in (metadata if isinstance(metadata, dict) else {}).items():
         if isinstance(item, (str, int, float, bool)) and key not in BASE_COLUMNS:
             fields.setdefault(str(key), str(item))
     return Row(model=model, item=f"{task}/{sample.get('id')}", replicate=str(sample.get("epoch", 1)),

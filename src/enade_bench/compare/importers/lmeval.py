@@ -66,7 +66,9 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         if metric is None:
             raise UserError(f"{run.results}: task {task!r} has output_type {run.output_type!r}, which has no "
                             "default right/wrong metric; choose one with --metric")  # fmt: skip
-        rows += [_row(sample, run, metric, f"{file}: line {n}") for n, sample in _samples(file)]
+        samples = _samples(file)
+        run.check_complete(file, samples)
+        rows += [_row(sample, run, metric, f"{file}: line {n}") for n, sample in samples]
     return rows
 
 
@@ -79,6 +81,8 @@ class _Run:
     model: str
     output_type: str
     group: str
+    #: The documents the run scored for the task (``n-samples``/``effective``; ``None``: not said).
+    expected: int | None = None
 
     @classmethod
     def read(cls, results: Path, task: str) -> _Run:
@@ -92,7 +96,33 @@ class _Run:
         model = Path(name).name if _PATH_LIKE.match(name) else name
         config = (info.get("configs") or {}).get(task) or {}
         group = next((g for g, tasks in (info.get("group_subtasks") or {}).items() if task in tasks), "")
-        return cls(results, task, model, str(config.get("output_type", "")), group)
+        counts = (info.get("n-samples") or {}).get(task) if isinstance(info.get("n-samples"), dict) else None
+        effective = counts.get("effective") if isinstance(counts, dict) else None
+        expected = effective if isinstance(effective, int) and not isinstance(effective, bool) else None
+        return cls(results, task, model, str(config.get("output_type", "")), group, expected)
+
+    def check_complete(self, file: Path, samples: list[tuple[int, dict[str, Any]]]) -> None:
+        """Each filter's samples cover the documents the results file counts (a cut file is refused).
+
+        ``n-samples`` of ``results_<date>.json`` holds, per task, the documents scored
+        (``effective``, after ``--limit``); ``--log_samples`` writes one line per document
+        and filter. A file cut at a line boundary (a copy interrupted, a disk full) reads
+        as valid JSON Lines with fewer documents: compared with a cut file, every model
+        would lose different items without a word.
+        """
+        if self.expected is None:
+            return
+        by_filter: dict[str, set[str]] = {}
+        for _, sample in samples:
+            by_filter.setdefault(str(sample.get("filter", "none")), set()).add(str(sample["doc_id"]))
+        short = {f: len(ids) for f, ids in by_filter.items() if len(ids) != self.expected}
+        if not samples or short:
+            found = ", ".join(f"{n} under filter {f!r}" for f, n in short.items()) if short else "none"
+            raise UserError(
+                f"{file}: {found} of the {self.expected} documents {self.results.name} counts for task "
+                f"{self.task!r} (n-samples); the samples file is incomplete (cut short?): copy it again "
+                "or rerun the task"
+            )
 
 
 def _samples(file: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -1,0 +1,170 @@
+"""An answer key in a second file, joined to the questions by id (``dataset.answer_key``).
+
+Many published exams ship the questions and the answer key apart: a medical licensing
+exam's questions as a JSON list and its key as a JSON object keyed by question number
+(``{"1": "B", "2": "D", …}``), or a key as a CSV table. The key file is read whole
+before the questions, in one of three shapes:
+
+* a JSON object keyed by id whose values are the answers (``{"1": "B"}``), or objects
+  holding the answer under ``answer_key.answer`` (``{"1": {"gabarito": "B"}}``);
+* a JSON list of objects, or JSON Lines, with ``answer_key.id`` and ``answer_key.answer``;
+* a CSV file with those two columns.
+
+Ids are compared as text after trimming (a JSON number ``1`` is the id ``"1"``, as a
+question's cell is read). A repeated id, an empty answer, a JSON ``NaN`` or a list
+where an answer is expected is an ``error:`` naming the key file and the id. Which
+question ids the key lacks, and which key ids match no question, are listed in one
+error by :func:`unmatched` once every question file is read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from enade_bench.config import AnswerKeyConfig
+from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
+from enade_bench.errors import UserError
+
+#: How many unmatched ids an error quotes.
+SHOWN = 20
+
+
+@dataclass
+class AnswerKey:
+    """The answers of a key file by question id, and which ids were used."""
+
+    path: Path
+    answers: dict[str, str]
+    #: Where each id's answer is, for error messages ("line 4" or "key '7'").
+    where: dict[str, str]
+    used: set[str] = field(default_factory=set)
+
+    @property
+    def source(self) -> dict[str, str]:
+        """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
+        return {"path": str(self.path), "sha256": file_sha256(self.path), "role": "answer_key"}
+
+    def answer(self, qid: str) -> str | None:
+        """The answer of question ``qid`` (``None``: not in the key)."""
+        found = self.answers.get(qid.strip())
+        if found is not None:
+            self.used.add(qid.strip())
+        return found
+
+
+def _answer_text(value: Any, where: str) -> str:
+    if is_nonfinite(value):
+        raise UserError(f"{where}: {json.dumps(value)} is not an answer (write the letter, or null)")
+    if isinstance(value, list | dict | bool):
+        raise UserError(f"{where}: expected the answer as a text (a letter), got {json.dumps(value)[:40]}")
+    text = cell_text(value).strip()
+    if not text:
+        raise UserError(f"{where}: empty answer")
+    return text
+
+
+def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> AnswerKey:
+    answers: dict[str, str] = {}
+    where: dict[str, str] = {}
+    for key, value in obj.items():
+        qid = key.strip()
+        here = f"{path}: key '{key}'"
+        answer = value
+        if isinstance(value, dict):
+            if cfg.answer not in value:
+                raise UserError(
+                    f"{here}: no '{cfg.answer}' in the object (answer_key.answer names the key holding "
+                    f"the answer; keys present: {', '.join(sorted(value))})"
+                )
+            answer = value[cfg.answer]
+        if qid in answers:
+            raise UserError(f"{here}: id '{qid}' appears twice")
+        answers[qid] = _answer_text(answer, here)
+        where[qid] = here
+    return AnswerKey(path, answers, where)
+
+
+def _from_rows(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
+    answers: dict[str, str] = {}
+    where: dict[str, str] = {}
+    for number, row in enumerate(read_rows(path, "auto")):
+        if number == 0:
+            missing = [c for c in (cfg.id, cfg.answer) if c not in row.values]
+            if missing:
+                raise UserError(
+                    f"{path}: answer_key: missing column(s) {missing}; columns present: "
+                    f"{', '.join(sorted(row.values))} (set answer_key.id and answer_key.answer)"
+                )
+        here = f"{path}: line {row.line}"
+        for column in (cfg.id, cfg.answer):
+            if column in row.nonfinite or column in row.nested:
+                raise UserError(f"{here}, column '{column}': expected a text, got {row.values[column][:40]}")
+        qid = row.values[cfg.id].strip()
+        if not qid:
+            raise UserError(f"{here}, column '{cfg.id}': empty id")
+        if qid in answers:
+            raise UserError(f"{here}, column '{cfg.id}': id '{qid}' appears twice (first at {where[qid]})")
+        answers[qid] = _answer_text(row.values[cfg.answer], f"{here}, column '{cfg.answer}'")
+        where[qid] = here
+    if not answers:
+        raise UserError(f"{path}: the answer key holds no answer")
+    return AnswerKey(path, answers, where)
+
+
+def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> AnswerKey:
+    """Read the key file ``cfg.path`` names (relative to ``base_dir``, the config's folder)."""
+    path = Path(cfg.path)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if not path.is_file():
+        raise UserError(f"dataset.answer_key.path: file not found '{path}'")
+    if path.suffix.lower() != ".csv":
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise UserError(f"{path}: cannot open the answer key ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None  # JSON Lines, or broken JSON: the row reader says where
+        if isinstance(whole, dict):
+            key = _from_object(path, whole, cfg)
+            if not key.answers:
+                raise UserError(f"{path}: the answer key holds no answer")
+            return key
+    return _from_rows(path, cfg)
+
+
+def unmatched(key: AnswerKey, missing: list[tuple[str, str]], allow_extra: bool) -> UserError | None:
+    """One error listing the question ids the key lacks and the key ids no question has.
+
+    ``missing``: (id, where) of each question without an answer in the key.
+    Key ids without a question are an error unless ``allow_extra``.
+    """
+    parts: list[str] = []
+    if missing:
+        ids = ", ".join(f"'{qid}'" for qid, _ in missing[:SHOWN])
+        more = f" … ({len(missing) - SHOWN} more)" if len(missing) > SHOWN else ""
+        parts.append(
+            f"{len(missing)} question(s) have no answer in the key: {ids}{more} (first at {missing[0][1]})"
+        )
+    extra = [qid for qid in key.answers if qid not in key.used]
+    if extra and not allow_extra:
+        ids = ", ".join(f"'{qid}'" for qid in extra[:SHOWN])
+        more = f" … ({len(extra) - SHOWN} more)" if len(extra) > SHOWN else ""
+        parts.append(
+            f"{len(extra)} key id(s) match no question: {ids}{more} (a key for several booklets: "
+            "set dataset.answer_key.allow_extra: true)"
+        )
+    if not parts:
+        return None
+    matched = len(key.used)
+    return UserError(
+        f"{key.path}: dataset.answer_key: {'; '.join(parts)}; {matched} id(s) matched "
+        "(ids are compared as text: the question's id, after dataset.id_template, with the key's)"
+    )

@@ -1,0 +1,82 @@
+"""Cells the mapper reads in more than one shape: a list of options, an annulled marker.
+
+* Options in one cell (``dataset.columns.options``): a JSON list read as A, B, C…, or
+  a JSON object keyed by letter (``{"A": "…", "B": "…"}``; keys such as ``a``, ``(A)``
+  or ``A)`` too), in a JSON file or as JSON text in a CSV cell.
+* An annulled item's answer: the config's ``annulled_answers`` and the common forms
+  (:data:`COMMON_ANNULLED`), compared without case, accents, surrounding space,
+  brackets or a final full stop (``ANULADA``, ``Anulado``, ``(anulada)``, ``Annulled.``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+from enade_bench.dataset.schema import LETTERS
+from enade_bench.dataset.sources import cell_text, is_nonfinite
+from enade_bench.errors import UserError
+
+#: Annulled markers matched whatever ``dataset.annulled_answers`` holds (normalised by :func:`marker`).
+COMMON_ANNULLED = frozenset(
+    {
+        "anulada", "anuladas", "anulado", "anulados", "annulled", "cancelada", "cancelado",
+        "cancelled", "canceled", "nula", "nulo",
+    }
+)  # fmt: skip
+
+_LETTER_KEY = re.compile(r"^[(\[]?\s*([A-Za-z])\s*[)\].:]?$")
+
+
+def marker(text: str) -> str:
+    """``text`` as annulled markers are compared: no case, accents, brackets or final full stop."""
+    decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return plain.strip("()[]{}*. \t")
+
+
+def annulled_markers(configured: list[str]) -> frozenset[str]:
+    """The markers an answer is compared with: the config's and :data:`COMMON_ANNULLED`."""
+    return COMMON_ANNULLED | {marker(a) for a in configured if marker(a)}
+
+
+def _letter_of(key: str, where: str) -> int:
+    found = _LETTER_KEY.match(key.strip())
+    index = LETTERS.find(found.group(1).upper()) if found else -1
+    if index < 0:
+        raise UserError(
+            f"{where}: option key '{key}' is not a letter {LETTERS[0]}–{LETTERS[-1]} "
+            '(options as an object are keyed by letter: {"A": "…", "B": "…"})'
+        )
+    return index
+
+
+def options_from_cell(cell: Any, where: str) -> list[str]:
+    """The option texts of one cell: a JSON list (A, B, C… in order) or an object keyed by letter.
+
+    A missing letter in an object (``{"A": …, "C": …}``) is an empty option, which the
+    mapper refuses as a gap before a non-empty option; a key that is no letter, a letter
+    given twice (``A`` and ``a``), an option that is a list, object, boolean, ``NaN`` or
+    ``Infinity`` is an error naming the option.
+    """
+    if isinstance(cell, dict):
+        by_letter: dict[int, Any] = {}
+        for key, value in cell.items():
+            index = _letter_of(str(key), where)
+            if index in by_letter:
+                raise UserError(f"{where}: option {LETTERS[index]} is given twice (key '{key}')")
+            by_letter[index] = value
+        cell = [by_letter.get(i) for i in range(max(by_letter, default=-1) + 1)]
+    if not isinstance(cell, list):
+        raise UserError(
+            f'{where}: expected a JSON list of option texts (["…", "…"]) or an object keyed by letter '
+            '({"A": "…", "B": "…"}) for options'
+        )
+    if len(cell) > len(LETTERS):
+        raise UserError(f"{where}: {len(cell)} options, at most {len(LETTERS)} ({LETTERS[0]}–{LETTERS[-1]})")
+    for i, option in enumerate(cell):
+        if isinstance(option, list | dict | bool) or is_nonfinite(option):
+            raise UserError(f"{where}: option {LETTERS[i]} is {json.dumps(option)[:30]}, expected a text")
+    return ["" if o is None else cell_text(o).strip() for o in cell]
