@@ -27,11 +27,13 @@ from enade_bench.results.summary import JsonObject
 class CompareSettings(StrictModel):
     """The comparison across models that ends the study (``enade-bench compare``)."""
 
-    adjust: Literal["holm", "bh"] = Field(
-        default="holm", description="multiplicity adjustment within the family"
+    adjust: Literal["holm", "bonferroni", "bh"] = Field(
+        default="holm", description="multiplicity adjustment within the family (default holm)"
     )
     family: Literal["all", "strategy", "stratum"] = Field(
-        default="strategy", description="pairs adjusted together: the whole table, one strategy, or one cell"
+        default="strategy",
+        description="pairs adjusted together, chosen before the results: the whole table (all), one strategy "
+        "with all its strata (strategy, the default), or one cell (stratum); recorded in every output",
     )
     allow_errors: bool = Field(default=False, description="compare runs with error records (else refused)")
     alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the tests and letters")
