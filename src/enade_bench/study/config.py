@@ -76,6 +76,14 @@ class StudyConfig(StrictModel):
         EvaluationConfig.model_validate(value)
         return value
 
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, value: int | None) -> int | None:
+        if value == 1:
+            raise ValueError("1 question leaves no pair of models to compare (a paired comparison needs at "
+                             "least 2 questions); expected 2 or more")  # fmt: skip
+        return value
+
     @model_validator(mode="after")
     def _unique_names(self) -> StudyConfig:
         names = [m.name for m in self.models if m.name]
