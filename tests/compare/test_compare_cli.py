@@ -97,8 +97,15 @@ def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
     text = (Path(__file__).parents[2] / "docs" / "comparisons.md").read_text(encoding="utf-8")
     header, _, *rows = text[text.index("| model | CH en | CH pt-br") :].split("\n\n")[0].splitlines()
     cells = [c.strip() for c in header.strip("|").split("|")][1:]
-    assert len(rows) == 5
-    for line in rows:
+    assert len(rows) == 6 and rows[-1].startswith("| MDD 80 % (points) |")
+    from enade_bench.compare.render import _mdd_cell
+
+    mdd = [c.strip() for c in rows[-1].strip("|").split("|")][1:]
+    pairs_mdd = pd.read_csv(out / "pairs.csv")
+    for column, value in zip(cells, mdd, strict=True):
+        area, language = column.split()
+        assert value == _mdd_cell(pairs_mdd[pairs_mdd["stratum"] == f"area={area}, language={language}"]["mdd_80"])
+    for line in rows[:-1]:
         model, *shown = [c.strip() for c in line.strip("|").split("|")]
         for column, value in zip(cells, shown, strict=True):
             area, language = column.split()
