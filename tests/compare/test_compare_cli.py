@@ -64,7 +64,9 @@ def _rate_and_interval(tokens: list[str]) -> tuple[float, float, float]:
     return float(tokens[0]), float(tokens[1].strip("[,")), float(tokens[2].strip("]"))
 
 
-def test_calibration_prints_each_rate_with_its_monte_carlo_interval(capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibration_prints_each_rate_with_its_monte_carlo_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Few replications (the docs use 2,000): every rate carries Wilson's interval on the replication count."""
     from enade_bench.metrics.accuracy import wilson_interval
 
@@ -104,7 +106,9 @@ def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
     pairs_mdd = pd.read_csv(out / "pairs.csv")
     for column, value in zip(cells, mdd, strict=True):
         area, language = column.split()
-        assert value == _mdd_cell(pairs_mdd[pairs_mdd["stratum"] == f"area={area}, language={language}"]["mdd_80"])
+        assert value == _mdd_cell(
+            pairs_mdd[pairs_mdd["stratum"] == f"area={area}, language={language}"]["mdd_80"]
+        )
     for line in rows[:-1]:
         model, *shown = [c.strip() for c in line.strip("|").split("|")]
         for column, value in zip(cells, shown, strict=True):
@@ -125,13 +129,17 @@ def _assert_one_inference(pairs: pd.DataFrame, scores: pd.DataFrame) -> int:
     pairs whose *unadjusted* interval would have disagreed (the referee's objection)."""
     disagreed = 0
     for pair in pairs.itertuples():
-        cell = scores[(scores["strategy"].astype(str) == str(pair.strategy)) & (scores["stratum"] == pair.stratum)]
+        cell = scores[
+            (scores["strategy"].astype(str) == str(pair.strategy)) & (scores["stratum"] == pair.stratum)
+        ]
         letters = cell.set_index("model")["letters"].astype(str)
         shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
         holds_zero = pair.ci_low <= 0 <= pair.ci_high
         assert shared == holds_zero == (not pair.different) == (pair.p_adjusted >= 0.05), pair
         assert pair.ci_low <= pair.diff <= pair.ci_high
-        assert pair.ci_low <= pair.ci_low_unadjusted + 1e-12 and pair.ci_high >= pair.ci_high_unadjusted - 1e-12
+        assert (
+            pair.ci_low <= pair.ci_low_unadjusted + 1e-12 and pair.ci_high >= pair.ci_high_unadjusted - 1e-12
+        )
         disagreed += shared == (pair.ci_low_unadjusted > 0 or pair.ci_high_unadjusted < 0)
     return disagreed
 
@@ -143,7 +151,9 @@ def test_shown_intervals_agree_with_the_letters_on_published_data(published: Pat
     from enade_bench.compare.render import pairs_table
     from enade_bench.compare.table import read_long_csv
 
-    comp = compare_table(read_long_csv(published / "mt.csv"), CompareOptions(("language",), adjust, 0.05, "stratum"))
+    comp = compare_table(
+        read_long_csv(published / "mt.csv"), CompareOptions(("language",), adjust, 0.05, "stratum")
+    )
     pairs, scores = comp.pairs_frame(), comp.scores_frame()
     _assert_one_inference(pairs, scores)
     assert set(pairs["ci_method"]) == {comp.interval_name} and (pairs["ci_level"] <= 0.05).all()

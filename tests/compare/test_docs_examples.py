@@ -19,7 +19,9 @@ import pytest
 from enade_bench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-MARKER = re.compile(r"<!-- example: enade-bench (?P<command>[^\n]*?) -->\n+```[a-z]*\n(?P<output>.*?)```", re.DOTALL)
+MARKER = re.compile(
+    r"<!-- example: enade-bench (?P<command>[^\n]*?) -->\n+```[a-z]*\n(?P<output>.*?)```", re.DOTALL
+)
 
 
 def _examples() -> list[tuple[str, str, str]]:
@@ -37,15 +39,24 @@ def test_the_comparison_docs_have_examples() -> None:
     assert sum(1 for doc, *_ in EXAMPLES if doc == "comparisons.md") >= 3
 
 
-@pytest.mark.parametrize(("doc", "command", "output"), EXAMPLES, ids=[f"{d}:{c.split()[2]}" for d, c, _ in EXAMPLES])
+@pytest.mark.parametrize(
+    ("doc", "command", "output"), EXAMPLES, ids=[f"{d}:{c.split()[2]}" for d, c, _ in EXAMPLES]
+)
 def test_doc_example_output_is_the_commands_output(
-    doc: str, command: str, output: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    doc: str,
+    command: str,
+    output: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
     args = shlex.split(command)
     if "--out" in args:
         args[args.index("--out") + 1] = str(tmp_path / "out")
     assert main(args) == 0
-    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if not line.startswith("wrote ")]
+    printed = [
+        line.rstrip() for line in capsys.readouterr().out.splitlines() if not line.startswith("wrote ")
+    ]
     shown = [line.rstrip() for line in output.splitlines()]
     assert printed == shown, f"{doc}: `enade-bench {command}` now prints:\n" + "\n".join(printed)

@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from enade_bench.compare.analysis import CompareOptions, compare_table
+from enade_bench.compare.analysis import compare_table
 from enade_bench.compare.render import MDD_ROW, NO_ANSWER, flips_table, pairs_table, table1
 from enade_bench.metrics.simultaneous import family_mdd
 
 
-def _table(accuracies: dict[str, float], n: int = 80, seed: int = 0, predictions: bool = True) -> pd.DataFrame:
+def _table(
+    accuracies: dict[str, float], n: int = 80, seed: int = 0, predictions: bool = True
+) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for model, p in accuracies.items():

@@ -90,16 +90,22 @@ def test_lock_is_reentrant_in_one_process_and_released(tmp_path: Path) -> None:
         pass
 
 
-def test_locks_left_by_one_killed_run_give_one_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_locks_left_by_one_killed_run_give_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A killed study leaves a lock per strategy (six): taking them over says so once, counted."""
-    stale = json.dumps({"pid": 4242, "host": "gone-host", "started": "2026-01-01T00:00:00+00:00", "command": "x"})
+    stale = json.dumps(
+        {"pid": 4242, "host": "gone-host", "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+    )
     paths = [tmp_path / f"S{k}.lock" for k in range(1, 7)]
     for path in paths:
         path.write_text(stale + "\n", encoding="utf-8")
     with run_lock(paths):
         pass
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("warning: took over 6 lock(s) of a run that is gone (PID 4242 on gone-host")
+    assert len(lines) == 1 and lines[0].startswith(
+        "warning: took over 6 lock(s) of a run that is gone (PID 4242 on gone-host"
+    )
     assert "and 5 more beside it" in lines[0]
     with run_lock(paths):  # released cleanly: nothing is taken over the second time
         pass

@@ -110,8 +110,10 @@ def handle(args: argparse.Namespace) -> int:
         written = write_comparison(comp, args.out)
     for warning in comp.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"note: multiplicity family: {comp.family_label} (--family {args.family}); intervals beside adjusted "
-          f"p: {comp.interval_name}")
+    print(
+        f"note: multiplicity family: {comp.family_label} (--family {args.family}); intervals beside adjusted "
+        f"p: {comp.interval_name}"
+    )
     for note in comp.notes:
         print(f"note: {note}")
     print(table1(comp).display.to_string())

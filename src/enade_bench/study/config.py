@@ -76,13 +76,12 @@ class StudyConfig(StrictModel):
         EvaluationConfig.model_validate(value)
         return value
 
-    @field_validator("limit")
-    @classmethod
-    def _limit(cls, value: int | None) -> int | None:
-        if value == 1:
-            raise ValueError("1 question leaves no pair of models to compare (a paired comparison needs at "
-                             "least 2 questions); expected 2 or more")  # fmt: skip
-        return value
+    @model_validator(mode="after")
+    def _limit_leaves_pairs(self) -> StudyConfig:
+        if self.limit == 1 and len(self.models) > 1:
+            raise ValueError("limit: 1 question leaves no pair of models to compare (a paired comparison needs "
+                             "at least 2 questions); expected 2 or more")  # fmt: skip
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyConfig:

@@ -91,7 +91,11 @@ def _rows(file: Path, entries: list[Any], model: str, task: str, metric: str,
           texts: dict[tuple[str, int, str], _Text]) -> list[Row]:  # fmt: skip
     rows = []
     for n, entry in enumerate(entries):
-        if not isinstance(entry, dict) or "instance_id" not in entry or not isinstance(entry.get("stats"), list):
+        if (
+            not isinstance(entry, dict)
+            or "instance_id" not in entry
+            or not isinstance(entry.get("stats"), list)
+        ):
             raise UserError(f"{file}: entry {n}: expected 'instance_id' and 'stats' (a PerInstanceStats)")
         rows.append(_row(entry, model, task, metric, texts, f"{file}: instance {entry['instance_id']!r}"))
     return rows
