@@ -88,7 +88,7 @@ def mc_interval(rate: float, replications: int) -> tuple[float, float]:
     Examples
     --------
     >>> [round(x, 4) for x in mc_interval(0.976, 2000)]
-    [0.9686, 0.9817]
+    [0.9683, 0.9819]
     """
     return wilson_interval(round(rate * replications), replications)
 
