@@ -65,3 +65,15 @@ def test_no_flips_is_one_sentence_without_dashes() -> None:
     assert table.title == "Item flips: none" and table.display.shape == (1, 1)
     html, latex = table.to_html(), table.to_latex()
     assert "—" not in html and "–" not in html and "--" not in latex.split("\\midrule")[1]
+
+
+def test_the_html_lead_states_the_detectable_difference() -> None:
+    """The report page opens with Table 1: the MDD row and 'not distinguishable at this size'."""
+    from enade_bench.report.html import Lead, render_html
+
+    comp = compare_table(_table({"A": 0.6, "B": 0.55, "C": 0.5}))
+    page = render_html([], [], [], [], lead=Lead([table1(comp)], "Comparison", True))
+    lead = page[page.index('id="verdict"') : page.index('id="tables"')]
+    assert MDD_ROW in lead and "not distinguishable at this size, not equal" in lead
+    assert table1(comp).display.loc[MDD_ROW, "S1"] in lead
+    assert comp.family_label in lead
