@@ -160,4 +160,4 @@ def test_shown_intervals_agree_with_the_letters_on_published_data(published: Pat
     shown = pairs_table(comp).display["difference [adjusted CI]"].tolist()
     for text, pair in zip(shown, pairs.itertuples(), strict=True):
         low, high = (float(x) for x in text.split("[")[1].rstrip("]").split(","))
-        assert (low <= 0 <= high) == (not pair.different) or abs(low) < 0.05 or abs(high) < 0.05, text
+        assert (low <= 0 <= high) == (not pair.different), text

@@ -77,3 +77,11 @@ def test_the_html_lead_states_the_detectable_difference() -> None:
     assert MDD_ROW in lead and "not distinguishable at this size, not equal" in lead
     assert table1(comp).display.loc[MDD_ROW, "S1"] in lead
     assert comp.family_label in lead
+
+
+def test_a_limit_near_zero_is_not_printed_as_zero() -> None:
+    """An interval that excludes 0 by 0.04 points must not read [0.0, …] in the pairs table."""
+    from enade_bench.compare.render import _bound
+
+    assert _bound(0.0004) == "0.04" and _bound(-0.0002) == "-0.02"
+    assert _bound(0.0) == "0.0" and _bound(0.1234) == "12.3"

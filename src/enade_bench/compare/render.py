@@ -103,6 +103,15 @@ def table1(comp: Comparison) -> Table:
                  f"distinguishable at this size, not equal.{errors}")  # fmt: skip
 
 
+def _bound(value: float) -> str:
+    """An interval limit in points; one that rounds to 0 but is not 0 keeps two significant digits, so
+    that a shown interval excludes 0 exactly when the pair's decision does."""
+    text = _pct(value)
+    if value != 0 and not math.isnan(value) and float(text) == 0:
+        return f"{100 * value:.2g}"
+    return text
+
+
 def _level_pct(level: float) -> str:
     return "–" if math.isnan(level) else f"{100 * (1 - level):.4g} %"
 
@@ -112,7 +121,7 @@ def pairs_table(comp: Comparison) -> Table:
     pairs = comp.pairs_frame()
     rows = [{"strategy": cell_name(p.strategy, p.stratum),
              "A − B": f"{p.model_a} − {p.model_b}",
-             "difference [adjusted CI]": f"{_pct(p.result.diff)} [{_pct(p.ci_low)}, {_pct(p.ci_high)}]",
+             "difference [adjusted CI]": f"{_pct(p.result.diff)} [{_bound(p.ci_low)}, {_bound(p.ci_high)}]",
              "CI level": _level_pct(p.ci_level),
              "test": p.result.test, "p": _p(p.result.p_value), f"p ({comp.adjust})": _p(p.p_adjusted),
              "MDD 80 %": _pct(p.mdd), "questions": str(p.result.n_questions)}
