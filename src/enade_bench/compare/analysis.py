@@ -8,7 +8,10 @@ adjusted (Holm or Benjamini–Hochberg) within a *family* (:data:`FAMILIES`): ev
 the table, every pair of one strategy (all its strata; the default), or every pair of
 one cell.  The models of a cell get letters from the adjusted decisions
 (:func:`~enade_bench.metrics.letters.compact_letters`): two models share a letter
-exactly when their pair is not significant.  A pair of fewer than two common questions
+exactly when their pair is not significant, and each pair's interval is computed at the
+level of its adjusted decision (:mod:`enade_bench.metrics.simultaneous`), so that it
+excludes 0 exactly when the two models share no letter; the detectable difference is at
+the family's level :math:`\alpha/K`.  A pair of fewer than two common questions
 is not comparable: no p, outside the family, no split of the letters.  Questions only
 one model of a pair answered are left out of that pair and listed
 (:mod:`enade_bench.compare.checks`).
