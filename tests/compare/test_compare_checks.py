@@ -194,7 +194,7 @@ def test_family_is_a_choice_and_is_stated(tmp_path: Path) -> None:
     wide = compare_table(table, CompareOptions(by=("area",), family="all")).pairs_frame()
     cell = compare_table(table, CompareOptions(by=("area",), family="stratum")).pairs_frame()
     assert (wide["family"] == "all").all() and (wide["family_size"] == 6).all()
-    assert set(cell["family"]) == {"area=X", "area=Y"} and (cell["family_size"] == 3).all()
+    assert set(cell["family"]) == {"stratum area=X", "stratum area=Y"} and (cell["family_size"] == 3).all()
     assert (cell["p_adjusted"] <= wide["p_adjusted"] + 1e-15).all()
     with pytest.raises(UserError, match="--family: expected one of all, strategy, stratum"):
         compare_table(table, CompareOptions(family="everything"))

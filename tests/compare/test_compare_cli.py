@@ -44,13 +44,14 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
     assert len(pairs) == 2 * len(list(combinations(range(5), 2)))
     assert (pairs["test"] == "clustered paired t").all()
     assert (pairs["p_adjusted"] >= pairs["p_value"] - 1e-15).all()
-    assert (scores["family"] == "all").all() and (pairs["family_size"] == 20).all()  # default: the strategy
+    assert (scores["family"] == "strategy (none: every pair)").all() and (pairs["family_size"] == 20).all()
     for stratum, cell in pairs.groupby("stratum"):
         letters = scores[scores["stratum"] == stratum].set_index("model")["letters"].astype(str)
         assert "a" in letters.iloc[int(np.argmax(scores[scores["stratum"] == stratum]["accuracy"]))]
         for pair in cell.itertuples():
             shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
             assert shared == (pair.p_adjusted >= 0.05), (stratum, pair.model_a, pair.model_b)
+            assert shared == (pair.ci_low <= 0 <= pair.ci_high), (stratum, pair.model_a, pair.model_b)
     flips = pd.read_csv(out / "flips.csv")
     assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
     assert (out / "tables" / "comparison_table1.tex").is_file() and (
@@ -58,14 +59,30 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
     ).is_file()
 
 
-def test_calibration_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "--calibration", "--replications", "600"]) == 0
+def _rate_and_interval(tokens: list[str]) -> tuple[float, float, float]:
+    """``0.050 [0.041, 0.060]`` split on spaces -> (rate, low, high)."""
+    return float(tokens[0]), float(tokens[1].strip("[,")), float(tokens[2].strip("]"))
+
+
+def test_calibration_prints_each_rate_with_its_monte_carlo_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Few replications (the docs use 2,000): every rate carries Wilson's interval on the replication count."""
+    from enade_bench.metrics.accuracy import wilson_interval
+
+    replications = 300
+    assert main(["compare", "--calibration", "--replications", str(replications)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     null = lines[2].split()  # no difference, model x item effect SD 1
     assert float(null[0]) == 0.0 and float(null[1]) == 1.0
-    assert float(null[3]) < 0.1 and float(null[4]) > 0.2  # the [0.03, 0.07] check: test_paired_calibration.py
-    letters = lines[9].split()
-    assert lines[8].startswith("theta_C") and float(letters[0]) == 0.0 and float(letters[1]) >= 0.95
+    for rate, low, high in (_rate_and_interval(null[3:6]), _rate_and_interval(null[6:9])):
+        expected = wilson_interval(round(rate * replications), replications)
+        assert (low, high) == (round(expected[0], 3), round(expected[1], 3)) and low <= rate <= high
+    assert _rate_and_interval(null[3:6])[0] < 0.1 and _rate_and_interval(null[6:9])[0] > 0.2
+    assert lines[8].startswith("theta_C") and f"{replications} replications" in lines[8]
+    share, low, high = _rate_and_interval(lines[9].split()[1:4])
+    assert float(lines[9].split()[0]) == 0.0 and share >= 0.9 and low < share < high
+    assert high - low > 0.02  # 300 replications cannot support "at least 95 %" to three decimals
 
 
 @pytest.mark.slow
@@ -82,8 +99,17 @@ def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
     text = (Path(__file__).parents[2] / "docs" / "comparisons.md").read_text(encoding="utf-8")
     header, _, *rows = text[text.index("| model | CH en | CH pt-br") :].split("\n\n")[0].splitlines()
     cells = [c.strip() for c in header.strip("|").split("|")][1:]
-    assert len(rows) == 5
-    for line in rows:
+    assert len(rows) == 6 and rows[-1].startswith("| MDD 80 % (points) |")
+    from enade_bench.compare.render import _mdd_cell
+
+    mdd = [c.strip() for c in rows[-1].strip("|").split("|")][1:]
+    pairs_mdd = pd.read_csv(out / "pairs.csv")
+    for column, value in zip(cells, mdd, strict=True):
+        area, language = column.split()
+        assert value == _mdd_cell(
+            pairs_mdd[pairs_mdd["stratum"] == f"area={area}, language={language}"]["mdd_80"]
+        )
+    for line in rows[:-1]:
         model, *shown = [c.strip() for c in line.strip("|").split("|")]
         for column, value in zip(cells, shown, strict=True):
             area, language = column.split()
@@ -93,3 +119,45 @@ def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
             r = row.iloc[0]
             expected = f"{100 * r.accuracy:.1f} [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}] {r.letters}"
             assert value == expected, (model, column)
+    # one inference per pair on the whole published table: the unadjusted intervals disagreed on 9 of 80
+    pairs = pd.read_csv(out / "pairs.csv", keep_default_na=False)
+    assert len(pairs) == 80 and _assert_one_inference(pairs, scores) == 9
+
+
+def _assert_one_inference(pairs: pd.DataFrame, scores: pd.DataFrame) -> int:
+    """Every pair: shares a letter <=> its shown interval holds 0 <=> not 'different'; returns the
+    pairs whose *unadjusted* interval would have disagreed (the referee's objection)."""
+    disagreed = 0
+    for pair in pairs.itertuples():
+        cell = scores[
+            (scores["strategy"].astype(str) == str(pair.strategy)) & (scores["stratum"] == pair.stratum)
+        ]
+        letters = cell.set_index("model")["letters"].astype(str)
+        shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
+        holds_zero = pair.ci_low <= 0 <= pair.ci_high
+        assert shared == holds_zero == (not pair.different) == (pair.p_adjusted >= 0.05), pair
+        assert pair.ci_low <= pair.diff <= pair.ci_high
+        assert (
+            pair.ci_low <= pair.ci_low_unadjusted + 1e-12 and pair.ci_high >= pair.ci_high_unadjusted - 1e-12
+        )
+        disagreed += shared == (pair.ci_low_unadjusted > 0 or pair.ci_high_unadjusted < 0)
+    return disagreed
+
+
+@pytest.mark.parametrize("adjust", ["holm", "bonferroni", "bh"])
+def test_shown_intervals_agree_with_the_letters_on_published_data(published: Path, adjust: str) -> None:
+    """MT 2019+2022, per cell (stratum family): CSV and the pairs table the HTML shows."""
+    from enade_bench.compare.analysis import CompareOptions, compare_table
+    from enade_bench.compare.render import pairs_table
+    from enade_bench.compare.table import read_long_csv
+
+    comp = compare_table(
+        read_long_csv(published / "mt.csv"), CompareOptions(("language",), adjust, 0.05, "stratum")
+    )
+    pairs, scores = comp.pairs_frame(), comp.scores_frame()
+    _assert_one_inference(pairs, scores)
+    assert set(pairs["ci_method"]) == {comp.interval_name} and (pairs["ci_level"] <= 0.05).all()
+    shown = pairs_table(comp).display["difference [adjusted CI]"].tolist()
+    for text, pair in zip(shown, pairs.itertuples(), strict=True):
+        low, high = (float(x) for x in text.split("[")[1].rstrip("]").split(","))
+        assert (low <= 0 <= high) == (not pair.different), text

@@ -301,3 +301,25 @@ def test_from_long_is_the_long_csv_reader() -> None:
 
     hand = DATA / "helm" / "by_hand.csv"
     pd.testing.assert_frame_equal(read_from("long", [hand]), read_long_csv(hand))
+
+
+def test_helm_run_without_the_metric_is_reported_and_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite where one run lacks the stat (HELM before 0.2.3): that run is named and skipped, the rest read."""
+    runs = sorted(p for p in DATA.glob("helm/*") if p.is_dir())
+    for run in runs:
+        target = tmp_path / run.name
+        target.mkdir()
+        for file in run.iterdir():
+            (target / file.name).write_bytes(file.read_bytes())
+    old = tmp_path / runs[0].name / "per_instance_stats.json"
+    entries = json.loads(old.read_text(encoding="utf-8"))
+    for entry in entries:
+        entry["stats"] = [s for s in entry["stats"] if s["name"]["name"] != "exact_match"]
+    old.write_text(json.dumps(entries), encoding="utf-8")
+    table = read_from("helm", [tmp_path])
+    assert table["model"].nunique() == 1 and len(table) == len(read_from("helm", [runs[1]]))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"warning: {old}") and "no stat 'exact_match'" in err[0]
+    assert "left out of the comparison" in err[0]

@@ -15,6 +15,7 @@ from enade_bench.metrics.paired import (
     mcnemar_interval,
     paired_difference,
 )
+from enade_bench.metrics.paired_score import tango_interval
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -75,12 +76,14 @@ def test_fewer_than_two_questions_are_not_comparable() -> None:
 
 def test_issue_example_four_discordant_questions_all_one_way() -> None:
     """28 questions, 4 discordant all for A: exact p = 0.125, so the interval must contain 0
-    (the t interval was [+0.5, +28.1] points)."""
+    (the t interval was [+0.5, +28.1] points), and its upper limit is Tango's, above the
+    4/28 share of discordant questions the conditional interval was capped at."""
     a = np.array([1.0] * 4 + [1.0] * 12 + [0.0] * 12)
     b = np.array([0.0] * 4 + [1.0] * 12 + [0.0] * 12)
     r = paired_difference(a, b, single_record=True)
     assert r.test == MCNEMAR and r.p_value == pytest.approx(0.125, abs=1e-12)
-    assert r.ci_low < 0 < r.ci_high and r.ci_high == pytest.approx(4 / 28)
+    assert r.ci_low <= 0 < r.ci_high and r.ci_high > 4 / 28 + 0.05
+    assert r.ci_high == pytest.approx(tango_interval(4, 0, 28)[1], abs=1e-12)
 
 
 @pytest.mark.parametrize("n_extra", [0, 7, 60])

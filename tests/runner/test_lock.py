@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from api_fakes import (
     FAKE_KEY,
     FakeServer,
@@ -74,7 +75,7 @@ def test_second_process_is_refused_and_a_killed_holder_is_taken_over(tmp_path: P
         out, err = third.communicate(timeout=120)
     assert third.returncode == 0, err
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("warning: took over the lock of a run that is gone")
+    assert len(lines) == 1 and lines[0].startswith("warning: took over 1 lock(s) of a run that is gone")
     assert f"(PID {first.pid} on {socket.gethostname()}" in lines[0]
     assert "accuracy" in out
     assert not lock.exists()  # a finished run removes its lock
@@ -87,3 +88,25 @@ def test_lock_is_reentrant_in_one_process_and_released(tmp_path: Path) -> None:
     assert not path.exists()
     with run_lock([path]):
         pass
+
+
+def test_locks_left_by_one_killed_run_give_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed study leaves a lock per strategy (six): taking them over says so once, counted."""
+    stale = json.dumps(
+        {"pid": 4242, "host": "gone-host", "started": "2026-01-01T00:00:00+00:00", "command": "x"}
+    )
+    paths = [tmp_path / f"S{k}.lock" for k in range(1, 7)]
+    for path in paths:
+        path.write_text(stale + "\n", encoding="utf-8")
+    with run_lock(paths):
+        pass
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "warning: took over 6 lock(s) of a run that is gone (PID 4242 on gone-host"
+    )
+    assert "and 5 more beside it" in lines[0]
+    with run_lock(paths):  # released cleanly: nothing is taken over the second time
+        pass
+    assert capsys.readouterr().err == ""

@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "exact_match (docs/comparisons.md)")  # fmt: skip
     parser.add_argument("--by", action="append", default=[], metavar="FIELD",
                         help="compare separately per value of this field (repeatable), e.g. --by area")  # fmt: skip
-    parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
-                        help="multiplicity adjustment (default holm) over the pairs of one --family")  # fmt: skip
+    parser.add_argument("--adjust", choices=["holm", "bonferroni", "bh"], default="holm",
+                        help="multiplicity adjustment (default holm) over the pairs of one --family; each pair's "
+                             "interval is adjusted alike (docs/comparisons.md)")  # fmt: skip
     parser.add_argument("--family", choices=["all", "strategy", "stratum"], default="strategy",
                         help="which pairs are adjusted together: every pair of the table (all), of one strategy "
                              "with all its --by strata (strategy, default), or of one cell (stratum)")  # fmt: skip
@@ -82,21 +83,11 @@ def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] =
 
 
 def _calibration(replications: int) -> int:
-    from enade_bench.compare.calibration import calibration_rows  # noqa: PLC0415
+    from enade_bench.compare.calibration import calibration_lines  # noqa: PLC0415
 
     if replications < 10:
         raise UserError(f"--replications: expected at least 10, got {replications}")
-    rows, letters = calibration_rows(replications)
-    print("theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t  naive_pooled_z  (rejection rate at "
-          f"alpha 0.05, {replications} replications, 100 questions x 30 shuffles, clusters of 2-4)")  # fmt: skip
-    for row in rows:
-        d = row.design
-        print(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
-              f"{row.clustered:18.3f}  {row.naive:14.3f}")  # fmt: skip
-    print("theta_C  share_equal_A_B_a_letter  (models A = B and C, Holm over 3 pairs, compact letters; "
-          f"{replications // 2} replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
-    for share in letters:
-        print(f"{share.design.theta_diff:7.1f}  {share.share:24.3f}")
+    print("\n".join(calibration_lines(replications)))
     return 0
 
 
@@ -119,7 +110,10 @@ def handle(args: argparse.Namespace) -> int:
         written = write_comparison(comp, args.out)
     for warning in comp.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"note: multiplicity family: {comp.family_label} (--family {args.family})")
+    print(
+        f"note: multiplicity family: {comp.family_label} (--family {args.family}); intervals beside adjusted "
+        f"p: {comp.interval_name}"
+    )
     for note in comp.notes:
         print(f"note: {note}")
     print(table1(comp).display.to_string())

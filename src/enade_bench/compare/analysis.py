@@ -8,7 +8,10 @@ adjusted (Holm or Benjamini–Hochberg) within a *family* (:data:`FAMILIES`): ev
 the table, every pair of one strategy (all its strata; the default), or every pair of
 one cell.  The models of a cell get letters from the adjusted decisions
 (:func:`~enade_bench.metrics.letters.compact_letters`): two models share a letter
-exactly when their pair is not significant.  A pair of fewer than two common questions
+exactly when their pair is not significant, and each pair's interval is computed at the
+level of its adjusted decision (:mod:`enade_bench.metrics.simultaneous`), so that it
+excludes 0 exactly when the two models share no letter; the detectable difference is at
+the family's level :math:`\alpha/K`.  A pair of fewer than two common questions
 is not comparable: no p, outside the family, no split of the letters.  Questions only
 one model of a pair answered are left out of that pair and listed
 (:mod:`enade_bench.compare.checks`).
@@ -30,12 +33,15 @@ from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
 from enade_bench.metrics.multiplicity import adjust_pvalues, minimum_detectable_difference
-from enade_bench.metrics.paired import PairedDifference
+from enade_bench.metrics.paired import PairedDifference, pair_interval
 from enade_bench.metrics.ranks import rank_sets
+from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels, family_mdd
 
 __all__ = ["DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore", "PairComparison",
            "cell_name", "compare_table"]  # fmt: skip
 
+#: The adjustments' names in titles.
+ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 #: The families a multiplicity adjustment can span (``--family``).
 FAMILIES = ("all", "strategy", "stratum")
 #: One strategy's table, all its strata: slicing by more fields is paid for, separate
@@ -52,7 +58,7 @@ class CompareOptions:
     by
         Grouping fields compared separately (strata).
     adjust
-        ``holm`` (family-wise error) or ``bh`` (false discovery rate).
+        ``holm`` or ``bonferroni`` (family-wise error) or ``bh`` (false discovery rate).
     alpha
         Level of the tests and the letters; intervals have coverage ``1 - alpha``.
     family
@@ -90,7 +96,14 @@ class ModelScore:
 
 @dataclass(frozen=True)
 class PairComparison:
-    """Model A against model B in one cell; ``n_excluded`` questions only one of them answered."""
+    """Model A against model B in one cell; ``n_excluded`` questions only one of them answered.
+
+    ``result`` holds the unadjusted ``1 - alpha`` interval; ``ci_low``–``ci_high`` is the
+    interval shown, at ``ci_level`` (the level of the pair's adjusted decision,
+    :func:`~enade_bench.metrics.simultaneous.decision_levels`): it excludes 0 exactly when
+    ``significant`` (the pair shares no letter).  ``mdd`` is the detectable difference at
+    the family's level :math:`\alpha/K`, ``mdd_single`` that of the pair tested alone.
+    """
 
     strategy: str
     stratum: str
@@ -102,6 +115,11 @@ class PairComparison:
     mdd: float
     family: str = ""
     family_size: int = 0
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    ci_level: float = math.nan
+    significant: bool = False
+    mdd_single: float = math.nan
 
 
 @dataclass
@@ -150,7 +168,12 @@ class Comparison:
         """How the family reads in titles: ``Holm within each strategy``."""
         scope = {"all": "over every pair of the table", "strategy": "within each strategy (all its strata)",
                  "stratum": "within each cell (strategy and stratum)"}[self.options.family]  # fmt: skip
-        return f"{'Holm' if self.adjust == 'holm' else 'Benjamini-Hochberg'} {scope}"
+        return f"{ADJUST_NAMES[self.adjust]} {scope}"
+
+    @property
+    def interval_name(self) -> str:
+        """How the pairs' shown intervals are adjusted (:data:`~enade_bench.metrics.simultaneous.INTERVAL_NAMES`)."""
+        return INTERVAL_NAMES[self.adjust]
 
     def scores_frame(self) -> pd.DataFrame:
         """One row per model and cell, every number of its :class:`ClusteredMean`."""
@@ -167,11 +190,15 @@ class Comparison:
         """One row per pair and cell: difference, interval, test, p-values, detectable difference."""
         rows = [{"strategy": p.strategy, "stratum": p.stratum, "model_a": p.model_a, "model_b": p.model_b,
                  "accuracy_a": p.result.mean_a, "accuracy_b": p.result.mean_b, "diff": p.result.diff,
-                 "se": p.result.se, "ci_low": p.result.ci_low, "ci_high": p.result.ci_high,
+                 "se": p.result.se, "ci_low": p.ci_low, "ci_high": p.ci_high, "ci_level": p.ci_level,
+                 "ci_method": self.interval_name, "different": p.significant,
+                 "ci_low_unadjusted": p.result.ci_low, "ci_high_unadjusted": p.result.ci_high,
                  "test": p.result.test, "statistic": p.result.statistic, "p_value": p.result.p_value,
-                 "p_adjusted": p.p_adjusted, "family": p.family, "family_size": p.family_size, "mdd_80": p.mdd, "n_questions": p.result.n_questions,
-                 "n_clusters": p.result.n_clusters, "n_excluded": p.n_excluded, "a_better": p.result.a_only,
-                 "b_better": p.result.b_only, "why_this_test": p.result.reason} for p in self.pairs]  # fmt: skip
+                 "p_adjusted": p.p_adjusted, "adjust": self.adjust, "family": p.family,
+                 "family_size": p.family_size, "mdd_80": p.mdd, "mdd_80_unadjusted": p.mdd_single,
+                 "n_questions": p.result.n_questions, "n_clusters": p.result.n_clusters,
+                 "n_excluded": p.n_excluded, "a_better": p.result.a_only, "b_better": p.result.b_only,
+                 "why_this_test": p.result.reason} for p in self.pairs]  # fmt: skip
         return pd.DataFrame(rows)
 
 
@@ -193,9 +220,12 @@ def cell_name(strategy: str, stratum: str) -> str:
 
 
 def _family(family: str, strategy: str, stratum: str) -> str:
-    if family == "all" or (family == "strategy" and strategy == "-"):
+    """The family's label in ``scores.csv``/``pairs.csv``: it names the ``family`` option used."""
+    if family == "all":
         return "all"
-    return f"strategy {strategy}" if family == "strategy" else cell_name(strategy, stratum)
+    if family == "strategy":
+        return "strategy (none: every pair)" if strategy == "-" else f"strategy {strategy}"
+    return f"stratum {cell_name(strategy, stratum)}"
 
 
 @dataclass(frozen=True)
@@ -228,6 +258,8 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
         raise UserError(
             f"--by {', '.join(unknown)}: no such field (fields: {', '.join(grouping_fields(table)) or 'none'})"
         )
+    if opts.adjust not in ADJUST_NAMES:
+        raise UserError(f"--adjust: expected one of {', '.join(ADJUST_NAMES)}, got {opts.adjust!r}")
     if opts.family not in FAMILIES:
         raise UserError(f"--family: expected one of {', '.join(FAMILIES)}, got {opts.family!r}")
     if table["model"].nunique() < 2:
@@ -300,17 +332,30 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
 def _adjust(
     raw: list[tuple[_Cell, str, str, PairedDifference, int]], opts: CompareOptions
 ) -> list[PairComparison]:
-    """Adjusted p-values within each family (NaN p-values stay outside it)."""
+    """Adjusted p-values within each family (NaN p-values stay outside it), and each pair's
+    interval at the level of its adjusted decision (one inference per pair)."""
     labels = [_family(opts.family, c.strategy, c.stratum) for c, *_ in raw]
     adjusted = np.full(len(raw), math.nan)
+    levels = np.full(len(raw), math.nan)
     sizes = dict.fromkeys(labels, 0)
     for label in sizes:
         index = [k for k, lab in enumerate(labels) if lab == label]
-        adjusted[index] = adjust_pvalues([raw[k][3].p_value for k in index], opts.adjust)
+        pvalues = [raw[k][3].p_value for k in index]
+        adjusted[index] = adjust_pvalues(pvalues, opts.adjust)
+        levels[index] = decision_levels(pvalues, opts.alpha, opts.adjust)
         sizes[label] = sum(1 for k in index if not math.isnan(raw[k][3].p_value))
-    return [PairComparison(c.strategy, c.stratum, a, b, r, n, float(p),
-                           minimum_detectable_difference(r.se, opts.alpha), label, sizes[label])
-            for (c, a, b, r, n), p, label in zip(raw, adjusted, labels, strict=True)]  # fmt: skip
+    out = []
+    for (c, a, b, r, n), p, level, label in zip(raw, adjusted, levels, labels, strict=True):
+        significant = bool(p < opts.alpha)
+        low, high = pair_interval(r, 1 - level) if not math.isnan(level) else (math.nan, math.nan)
+        if not significant and not math.isnan(low):  # one inference: a pair that shares a letter holds 0
+            low, high = min(low, 0.0), max(high, 0.0)
+        size = sizes[label]
+        out.append(PairComparison(c.strategy, c.stratum, a, b, r, n, float(p),
+                                  family_mdd(r.se, opts.alpha / size) if size else math.nan, label, size,
+                                  low, high, float(level), significant,
+                                  minimum_detectable_difference(r.se, opts.alpha)))  # fmt: skip
+    return out
 
 
 def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOptions) -> list[ModelScore]:
@@ -320,7 +365,7 @@ def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOption
         mine = [p for p in pairs if (p.strategy, p.stratum) == (cell.strategy, cell.stratum)]
         scored = {m: float(cell.questions[m].scores.mean()) for m in cell.models
                   if not cell.questions[m].scores.empty}  # fmt: skip
-        significant = [(p.model_a, p.model_b) for p in mine if p.p_adjusted < opts.alpha]
+        significant = [(p.model_a, p.model_b) for p in mine if p.significant]
         letters = compact_letters(scored, significant)
         family = _family(opts.family, cell.strategy, cell.stratum)
         ranks = rank_sets({(p.model_a, p.model_b): (p.result.diff, p.result.p_value) for p in mine

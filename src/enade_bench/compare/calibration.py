@@ -27,7 +27,20 @@ beyond the question's difficulty); :math:`\sigma_{mq} = 0` removes it.  With
   in which every model's rank set (:func:`~enade_bench.metrics.ranks.rank_sets`) holds
   its true rank at once.
 
-``enade-bench compare --calibration`` prints the table quoted in ``docs/comparisons.md``.
+``enade-bench compare --calibration`` prints the table quoted in ``docs/comparisons.md``
+(:func:`calibration_lines`).  Each rate is a Monte-Carlo estimate from ``replications``
+independent exams, so it carries its own 95 % interval, Wilson's (1927) on the count of
+replications (:meth:`CalibrationRow.interval`): a claim such as "the letters keep two
+equal models together at least 95 % of the time" holds when that interval's lower limit
+clears 0.95, which needs about 2,000 replications for a rate near 0.975 (Morris, White &
+Crowther 2019, §5.2: Monte-Carlo standard errors belong beside every simulated rate).
+
+References
+----------
+.. [1] T. P. Morris, I. R. White and M. J. Crowther, "Using simulation studies to evaluate
+   statistical methods", Statistics in Medicine 38(11), 2074–2102, 2019.
+.. [2] E. B. Wilson, "Probable inference, the law of succession, and statistical
+   inference", JASA 22(158), 209–212, 1927.
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.metrics.letters import letter_sets, share_a_letter
 from enade_bench.metrics.multiplicity import holm
 from enade_bench.metrics.ranks import rank_sets
@@ -45,7 +59,9 @@ __all__ = [
     "CalibrationRow",
     "Design",
     "LettersRow",
+    "calibration_lines",
     "calibration_rows",
+    "mc_interval",
     "simulate_letters",
     "simulate_rank_sets",
     "simulate_rejections",
@@ -66,6 +82,17 @@ class Design:
     sigma_model_item: float = 1.0
 
 
+def mc_interval(rate: float, replications: int) -> tuple[float, float]:
+    """Wilson's 95 % interval of a simulated rate: ``round(rate * replications)`` of ``replications``.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in mc_interval(0.976, 2000)]
+    [0.9683, 0.9819]
+    """
+    return wilson_interval(round(rate * replications), replications)
+
+
 @dataclass(frozen=True)
 class CalibrationRow:
     """Rejection rates at ``alpha`` for one design."""
@@ -76,6 +103,10 @@ class CalibrationRow:
     naive: float
     mean_accuracy_diff: float
 
+    def interval(self, rate: float) -> tuple[float, float]:
+        """The Monte-Carlo 95 % interval of ``rate`` (``clustered`` or ``naive``)."""
+        return mc_interval(rate, self.replications)
+
 
 @dataclass(frozen=True)
 class LettersRow:
@@ -84,6 +115,10 @@ class LettersRow:
     design: Design
     replications: int
     share: float
+
+    def interval(self) -> tuple[float, float]:
+        """The Monte-Carlo 95 % interval of ``share``."""
+        return mc_interval(self.share, self.replications)
 
 
 def _cluster_layout(n_questions: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
@@ -183,7 +218,26 @@ def calibration_rows(replications: int = 2000) -> tuple[list[CalibrationRow], li
                replace(base, theta_diff=0.6)]  # fmt: skip
     rows = [simulate_rejections(d, replications) for d in designs]
     referee = replace(base, n_questions=60, sigma_item=1.5)  # issue 27's design: 60 items, N(0, 1.5²) logits
-    letters = [
-        simulate_letters(replace(referee, theta_diff=diff), replications // 2) for diff in (0.0, 0.3, 0.6)
-    ]
+    letters = [simulate_letters(replace(referee, theta_diff=diff), replications) for diff in (0.0, 0.3, 0.6)]
     return rows, letters
+
+
+def _rate(rate: float, replications: int) -> str:
+    low, high = mc_interval(rate, replications)
+    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def calibration_lines(replications: int = 2000) -> list[str]:
+    """The text ``enade-bench compare --calibration`` prints: each rate with its 95 % Monte-Carlo interval."""
+    rows, letters = calibration_rows(replications)
+    lines = ["theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t [95% MC]  naive_pooled_z [95% MC]  "
+             f"(rejection rate at alpha 0.05, {replications} replications, 100 questions x 30 shuffles, "
+             "clusters of 2-4; [95% MC]: Wilson interval over the replications)"]  # fmt: skip
+    for row in rows:
+        d = row.design
+        lines.append(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
+                     f"{_rate(row.clustered, replications):>26}  {_rate(row.naive, replications):>23}")  # fmt: skip
+    lines.append("theta_C  share_equal_A_B_a_letter [95% MC]  (models A = B and C, Holm over 3 pairs, compact "
+                 f"letters; {replications} replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
+    lines += [f"{share.design.theta_diff:7.1f}  {_rate(share.share, replications):>33}" for share in letters]
+    return lines

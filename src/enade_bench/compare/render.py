@@ -18,7 +18,7 @@ from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 from enade_bench.results.csv_safe import write_csv
 
-__all__ = ["comparison_section", "pairs_table", "table1", "write_comparison"]
+__all__ = ["MDD_ROW", "comparison_section", "mdd_row", "pairs_table", "table1", "write_comparison"]
 
 FOLDER = "comparison"
 
@@ -43,8 +43,37 @@ def _score_cell(row: pd.Series) -> str:
     return f"{_pct(row.accuracy)} [{_pct(row.ci_low)}, {_pct(row.ci_high)}] {row.letters}{n}"
 
 
+#: Table 1's last row: the detectable difference of each column's pairs.
+MDD_ROW = "MDD 80 % (points)"
+
+
+def _mdd_cell(mdds: pd.Series) -> str:
+    """Median (range) of a cell's pair MDDs in points; ``–`` without comparable pairs."""
+    values = mdds.dropna()
+    if values.empty:
+        return "–"
+    low, mid, high = (100 * float(v) for v in (values.min(), values.median(), values.max()))
+    return f"{mid:.1f}" if high - low < 0.05 else f"{mid:.1f} ({low:.1f}–{high:.1f})"
+
+
+def mdd_row(comp: Comparison, columns: list[str]) -> pd.Series:
+    """Each column's minimum detectable difference at 80 % power and the family's level."""
+    pairs = comp.pairs_frame()
+    if pairs.empty:
+        return pd.Series("–", index=columns, name=MDD_ROW)
+    pairs["column"] = [cell_name(st, sr) for st, sr in zip(pairs["strategy"], pairs["stratum"], strict=True)]
+    cells = {column: _mdd_cell(rows["mdd_80"]) for column, rows in pairs.groupby("column", sort=False)}
+    return pd.Series([cells.get(c, "–") for c in columns], index=columns, name=MDD_ROW)
+
+
+def _lead_letter(letters: pd.Series) -> list[bool]:
+    """Bold the models with the letter ``a``, unless every model of the column has it (bold then says nothing)."""
+    has_a = [(t.split()[0] == "a") if " " in t else t.startswith("a") for t in letters]
+    return [False] * len(has_a) if all(has_a) else has_a
+
+
 def table1(comp: Comparison) -> Table:
-    """Models × strategies: accuracy (%) [interval] and letters; the letter ``a`` in bold."""
+    """Models × strategies: accuracy (%) [interval] and letters, the letter ``a`` in bold, and the MDD row."""
     scores = comp.scores_frame()
     scores["column"] = [
         cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)
@@ -53,11 +82,13 @@ def table1(comp: Comparison) -> Table:
                                                                          values="cell")  # fmt: skip
     columns = list(dict.fromkeys(scores["column"]))
     display = display.reindex(index=list(dict.fromkeys(scores["model"])), columns=columns).fillna("–")
-    top = scores.assign(
-        top=[(t.split()[0] == "a") if " " in t else t.startswith("a") for t in scores["letters"]]
-    )
+    top = scores.assign(top=False)
+    for _, rows in scores.groupby("column", sort=False):
+        top.loc[rows.index, "top"] = _lead_letter(rows["letters"].astype(str))
     bold = top.pivot(index="model", columns="column", values="top")
     bold = bold.reindex(index=display.index, columns=columns).fillna(False).astype(bool)
+    display = pd.concat([display, mdd_row(comp, columns).to_frame().T])
+    bold = pd.concat([bold, pd.DataFrame(False, index=[MDD_ROW], columns=columns)])
     display.index.name = "model"
     errors = (" n_errors: records that ended in an error, not scored (--allow-errors)."
               if (scores["n_errors"] > 0).any() else "")  # fmt: skip
@@ -66,39 +97,77 @@ def table1(comp: Comparison) -> Table:
                  "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
                  "has one record. Two models of a column share a letter exactly when their pair is not "
                  f"significant at α = {comp.alpha} ({comp.family_label}; compact letter display, Piepho 2004); "
-                 f"models with the letter a (bold) cannot be told apart from the best.{errors}")  # fmt: skip
+                 "bold: the letter a, the models not distinguishable from the best (no bold when every model "
+                 f"has it). {MDD_ROW}: the smallest true difference the pairs of the column detect with 80 % "
+                 f"power at the family's level α/K (median, range over the pairs). A shared letter means not "
+                 f"distinguishable at this size, not equal.{errors}")  # fmt: skip
+
+
+def _bound(value: float) -> str:
+    """An interval limit in points; one that rounds to 0 but is not 0 keeps two significant digits, so
+    that a shown interval excludes 0 exactly when the pair's decision does."""
+    text = _pct(value)
+    if value != 0 and not math.isnan(value) and float(text) == 0:
+        return f"{100 * value:.2g}"
+    return text
+
+
+def _level_pct(level: float) -> str:
+    return "–" if math.isnan(level) else f"{100 * (1 - level):.4g} %"
 
 
 def pairs_table(comp: Comparison) -> Table:
-    """Every pair: difference (points) [95 % CI], test, p, adjusted p, detectable difference."""
+    """Every pair: difference (points) [adjusted CI] at its level, test, p, adjusted p, detectable difference."""
     pairs = comp.pairs_frame()
     rows = [{"strategy": cell_name(p.strategy, p.stratum),
              "A − B": f"{p.model_a} − {p.model_b}",
-             "difference": f"{_pct(p.result.diff)} [{_pct(p.result.ci_low)}, {_pct(p.result.ci_high)}]",
+             "difference [adjusted CI]": f"{_pct(p.result.diff)} [{_bound(p.ci_low)}, {_bound(p.ci_high)}]",
+             "CI level": _level_pct(p.ci_level),
              "test": p.result.test, "p": _p(p.result.p_value), f"p ({comp.adjust})": _p(p.p_adjusted),
              "MDD 80 %": _pct(p.mdd), "questions": str(p.result.n_questions)}
             for p in comp.pairs]  # fmt: skip
     display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
-    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{_level(comp)} CI]; "
-                 f"p adjusted {comp.family_label}", pairs, display,
-                 notes="Differences are paired on the questions both models answered. The interval comes from "
-                       "the test's own procedure (exact McNemar: conditional Clopper-Pearson on the discordant "
-                       "questions; clustered t: the t interval), so it excludes 0 exactly when p < α. MDD 80 % is "
-                       "the smallest true difference this many questions would detect with 80 % power.")  # fmt: skip
+    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{comp.interval_name} "
+                 f"CI]; p adjusted {comp.family_label}", pairs, display,
+                 notes="Differences are paired on the questions both models answered. Each interval is at the "
+                       "level of the pair's adjusted decision (CI level), by the test's own procedure (exact "
+                       "McNemar: Tango's score interval, reaching 0 where the exact test does not reject; "
+                       "clustered t: the t interval), so it excludes 0 exactly when p adjusted < α, i.e. when the "
+                       "two models share no letter. The unadjusted intervals are ci_low_unadjusted and "
+                       "ci_high_unadjusted in pairs.csv. MDD 80 %: the smallest true difference this many "
+                       "questions detect with 80 % power at the family's level α/K.")  # fmt: skip
+
+
+#: The flips table's text for a model that gave no answer the parser could read.
+NO_ANSWER = "(no answer)"
 
 
 def flips_table(comp: Comparison) -> Table:
-    """Questions one model got right and the other wrong, with the exam's fields and a stem excerpt."""
+    """Questions one model got right and the other wrong, with the exam's fields and a stem excerpt.
+
+    Answer columns that are empty throughout (a long CSV without them) are left out; an
+    empty prediction among filled ones reads :data:`NO_ANSWER`.  Without flips the table
+    says so in one sentence (no empty grid).
+    """
     flips = comp.flips
     if flips.empty:
-        return Table("comparison_flips", "Item flips: none", flips, pd.DataFrame())
+        message = pd.DataFrame({"item flips": ["none: no question is right for one model of a pair and wrong "
+                                               "for the other"]}, index=pd.Index([""], name=""))  # fmt: skip
+        return Table("comparison_flips", "Item flips: none", flips, message)
     shown = ["strategy", "right", "wrong", "item", *comp.fields, "answer", "prediction_right",
              "prediction_wrong", "stem"]  # fmt: skip
-    display = flips[[c for c in shown if c in flips.columns]].astype(str).reset_index(drop=True)
+    display = flips[[c for c in shown if c in flips.columns]].fillna("").astype(str).reset_index(drop=True)
+    for column in ("answer", "prediction_right", "prediction_wrong", "stem"):
+        if column in display.columns:
+            if (display[column].str.strip() == "").all():
+                display = display.drop(columns=column)
+            elif column.startswith("prediction"):
+                display[column] = display[column].where(display[column].str.strip() != "", NO_ANSWER)
     display = display.set_index(["strategy", "right", "wrong"])
     return Table("comparison_flips", "Item flips: right by one model, wrong by the other", flips, display,
                  notes="Right: the question's score (mean over its shuffles or samples) above 1/2; wrong: below. "
-                       "Sorted by the exam's fields, then item.")  # fmt: skip
+                       f"Sorted by the exam's fields, then item. {NO_ANSWER}: no option could be read from the "
+                       "model's output.")  # fmt: skip
 
 
 def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
@@ -133,7 +202,8 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
         tables=[table1(comp), pairs_table(comp), flips_table(comp)],
         figures=[figure] if figure is not None else [],
         notes=[*(f"warning: {w}" for w in comp.warnings),
-               f"multiplicity family: {comp.family_label} (--family {comp.options.family})", *comp.notes,
+               f"multiplicity family: {comp.family_label} (family: {comp.options.family}); intervals beside "
+               f"adjusted p: {comp.interval_name}", *comp.notes,
                f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
                "fields and item; any column sorts it in a spreadsheet)"],
         files={f"{FOLDER}/scores.csv": comp.scores_frame(), f"{FOLDER}/pairs.csv": comp.pairs_frame(),

@@ -38,7 +38,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["adjust_pvalues", "benjamini_hochberg", "holm", "minimum_detectable_difference"]
+__all__ = ["adjust_pvalues", "benjamini_hochberg", "bonferroni", "holm", "minimum_detectable_difference"]
 
 
 def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -56,6 +56,18 @@ def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
     out = np.empty(m)
     out[order] = stepped
     return out
+
+
+def bonferroni(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    r"""Bonferroni adjusted p-values :math:`\min\{1, m\,p_i\}` (Dunn 1961).
+
+    Examples
+    --------
+    >>> bonferroni([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.12, 0.09]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    return np.asarray(np.minimum(1.0, p.size * p), dtype=float)
 
 
 def benjamini_hochberg(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -78,12 +90,13 @@ def benjamini_hochberg(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 ADJUSTMENTS: dict[str, Callable[[npt.ArrayLike], npt.NDArray[np.float64]]] = {
     "holm": holm,
+    "bonferroni": bonferroni,
     "bh": benjamini_hochberg,
 }
 
 
 def adjust_pvalues(pvalues: npt.ArrayLike, method: str) -> npt.NDArray[np.float64]:
-    """``holm`` or ``bh`` adjusted p-values; NaN p-values stay NaN and are not counted."""
+    """``holm``, ``bonferroni`` or ``bh`` adjusted p-values; NaN p-values stay NaN and are not counted."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.size, math.nan)
     ok = ~np.isnan(p)

@@ -17,19 +17,23 @@ removes the variance the two models share through the questions' difficulty
   normal reference rejects too often).  Its error rate is checked by simulation in the
   tests (questions of varying difficulty, 30 shuffles each, clusters of 2–4).
 
-**One inference per pair**: the interval comes from the same procedure as the test, so
-that :math:`p < \alpha` exactly when the :math:`1-\alpha` interval excludes 0.
+**One inference per pair**: the interval agrees with the test, so that :math:`p < \alpha`
+exactly when the :math:`1-\alpha` interval excludes 0 (at any level: the comparison
+computes each pair's interval at the level its adjusted decision used,
+:mod:`enade_bench.metrics.simultaneous`).
 
-* With McNemar's test the interval is the *conditional exact* one (Breslow & Day 1980,
-  §4.4; Fagerland, Lydersen & Laake 2013, "exact conditional"): given the
-  :math:`n_d = n_{10}+n_{01}` discordant questions, :math:`n_{10} \sim
-  \mathrm{Binomial}(n_d, \pi)`; the Clopper–Pearson interval :math:`[\pi_L, \pi_U]`
-  for :math:`\pi` (Clopper & Pearson 1934),
-  :math:`\pi_L = B^{-1}(\alpha/2;\, n_{10},\, n_{01}+1)`,
-  :math:`\pi_U = B^{-1}(1-\alpha/2;\, n_{10}+1,\, n_{01})`, is carried to the paired
-  difference by :math:`\bar d = (n_{10}-n_{01})/n = (n_d/n)(2\pi-1)`, treating
-  :math:`n_d` as fixed.  :math:`\pi_L > 1/2` exactly when :math:`P(X \ge n_{10} \mid
-  1/2) < \alpha/2`, i.e. when the exact two-sided test rejects.
+* With McNemar's test the interval is **Tango's score interval**
+  (:func:`~enade_bench.metrics.paired_score.tango_interval`; Tango 1998, recommended by
+  Fagerland, Lydersen & Laake 2014), which is not capped at the share of discordant
+  questions.  Tango's interval inverts the *asymptotic* score test, while the p-value is
+  the exact test's, so where the two verdicts differ the interval follows the exact test
+  (:func:`mcnemar_score_interval`): Tango's interval excludes 0 but the exact test does
+  not reject (the exact test is the more conservative, e.g. 5 of 5 discordant questions
+  for A, p = 0.0625) → the interval is widened to reach 0 (a wider interval keeps its
+  coverage); Tango's interval holds 0 but the exact test rejects (only at levels below
+  3e-4 for up to 300 discordant questions, e.g. 13 to 0 at 2.5e-4) → the *conditional
+  exact* interval (Breslow & Day 1980, §4.4; :func:`mcnemar_interval`), the inversion of
+  the exact test itself.
 * With the clustered paired t test it is :math:`\bar d \pm t_{G-1,\,1-\alpha/2}\,\widehat{SE}`.
 
 A pair with **no discordant question** (every difference 0) has no interval (NaN) and
@@ -49,6 +53,10 @@ References
 .. [6] M. W. Fagerland, S. Lydersen and P. Laake, "The McNemar test for binary
    matched-pairs data: mid-p and asymptotic are better than exact conditional", BMC
    Medical Research Methodology 13:91, 2013.
+.. [7] T. Tango, "Equivalence test and confidence interval for the difference in
+   proportions for the paired-sample design", Statistics in Medicine 17(8), 891–908, 1998.
+.. [8] M. W. Fagerland, S. Lydersen and P. Laake, "Recommended tests and confidence
+   intervals for paired binomial proportions", Statistics in Medicine 33(16), 2850–2875, 2014.
 """
 
 from __future__ import annotations
@@ -61,6 +69,7 @@ import numpy as np
 import numpy.typing as npt
 
 from enade_bench.metrics.clustered import cluster_se, t_quantile
+from enade_bench.metrics.paired_score import tango_interval
 
 __all__ = [
     "MCNEMAR",
@@ -70,6 +79,8 @@ __all__ = [
     "PairedDifference",
     "mcnemar_exact",
     "mcnemar_interval",
+    "mcnemar_score_interval",
+    "pair_interval",
     "paired_difference",
 ]
 
@@ -172,6 +183,59 @@ def mcnemar_interval(a_only: int, b_only: int, n: int, confidence: float = 0.95)
     return nd / n * (2 * low - 1), nd / n * (2 * high - 1)
 
 
+def mcnemar_score_interval(a_only: int, b_only: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Tango's score interval, made to agree with :func:`mcnemar_exact` at ``1 - confidence``.
+
+    Parameters
+    ----------
+    a_only, b_only
+        Discordant counts :math:`n_{10}` and :math:`n_{01}`.
+    n
+        Questions compared.
+    confidence
+        Coverage of the interval; the exact test is read at ``alpha = 1 - confidence``.
+
+    Returns
+    -------
+    tuple of float
+        Tango's interval when its verdict is the exact test's; widened to 0 when only
+        Tango's excludes 0; the conditional exact interval when only the exact test
+        rejects (module docstring).  ``(nan, nan)`` without discordant questions.
+
+    Examples
+    --------
+    >>> low, high = mcnemar_score_interval(5, 0, 30)  # Tango: [3.4, 33.6] points; exact p 0.0625
+    >>> round(low, 4), round(high, 4)
+    (0.0, 0.3356)
+    """
+    if a_only + b_only == 0 or n <= 0:
+        return math.nan, math.nan
+    low, high = tango_interval(a_only, b_only, n, confidence)
+    rejects = mcnemar_exact(a_only, b_only) < 1 - confidence
+    if not rejects:
+        return min(low, 0.0), max(high, 0.0)
+    if low <= 0.0 <= high:
+        return mcnemar_interval(a_only, b_only, n, confidence)
+    return low, high
+
+
+def pair_interval(result: PairedDifference, confidence: float) -> tuple[float, float]:
+    """The interval of a :class:`PairedDifference` at another coverage, by the same procedure.
+
+    Examples
+    --------
+    >>> r = paired_difference([1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0], single_record=True)
+    >>> [round(x, 3) for x in pair_interval(r, 0.95)]
+    [0.0, 0.97]
+    """
+    if result.test == MCNEMAR:
+        return mcnemar_score_interval(result.a_only, result.b_only, result.n_questions, confidence)
+    if result.test == PAIRED_T and result.n_clusters >= 2 and result.se > 0:
+        half = t_quantile(confidence, result.n_clusters - 1) * result.se
+        return result.diff - half, result.diff + half
+    return math.nan, math.nan
+
+
 def paired_difference(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
@@ -219,10 +283,10 @@ def paired_difference(
                                 "every question scored the same for both models: no evidence either way",
                                 0, 0)  # fmt: skip
     if single_record and clusters is None:
-        low, high = mcnemar_interval(a_only, b_only, n, confidence)
+        low, high = mcnemar_score_interval(a_only, b_only, n, confidence)
         return PairedDifference(*shared, se, low, high, float(min(a_only, b_only)), mcnemar_exact(a_only, b_only),
                                 MCNEMAR, "one binary record per question and model, no shared stimuli; "
-                                "conditional exact (Clopper-Pearson) interval", a_only, b_only)  # fmt: skip
+                                "Tango score interval, agreeing with the exact test", a_only, b_only)  # fmt: skip
     reason = ("repeated records per question (shuffles or samples)" if not single_record
               else "questions share stimuli (clusters)")  # fmt: skip
     if groups < 2 or not se > 0:  # one cluster, or every cluster's differences cancel out

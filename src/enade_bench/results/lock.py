@@ -98,13 +98,11 @@ def _acquire(path: Path) -> int:
         os.close(fd)  # the holder removed the file as we opened it: take the new one
 
 
-def _take(path: Path) -> int:
+def _take(path: Path, taken: list[tuple[str, Path]]) -> int:
     fd = _acquire(path)
     stale = _read(fd).strip()
     if stale:  # a holder that died without removing its lock: the kernel freed it
-        message = f"took over the lock of a run that is gone ({describe_holder(stale)}): {path}"
-        log.info(message)
-        print(f"warning: {message}", file=sys.stderr)
+        taken.append((describe_holder(stale), path))
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, (json.dumps(_holder_info()) + "\n").encode())
@@ -112,14 +110,29 @@ def _take(path: Path) -> int:
     return fd
 
 
+def _report_takeovers(taken: list[tuple[str, Path]]) -> None:
+    """One ``warning:`` line per former holder, however many of its lock files were taken over."""
+    by_holder: dict[str, list[Path]] = {}
+    for holder, path in taken:
+        by_holder.setdefault(holder, []).append(path)
+    for holder, paths in by_holder.items():
+        more = f" and {len(paths) - 1} more beside it" if len(paths) > 1 else ""
+        message = f"took over {len(paths)} lock(s) of a run that is gone ({holder}): {paths[0]}{more}"
+        log.info(message)
+        print(f"warning: {message}", file=sys.stderr)
+
+
 @contextmanager
-def _held(path: Path) -> Iterator[None]:
+def _held(path: Path, taken: list[tuple[str, Path]] | None = None) -> Iterator[None]:
     key = path.resolve()
     if key in _HELD:
         fd, depth = _HELD[key]
         _HELD[key] = (fd, depth + 1)
     else:
-        _HELD[key] = (_take(path), 1)
+        own = [] if taken is None else taken
+        _HELD[key] = (_take(path, own), 1)
+        if taken is None:
+            _report_takeovers(own)
     try:
         yield
     finally:
@@ -141,6 +154,8 @@ def run_lock(paths: Sequence[Path]) -> Iterator[None]:
         yield
         return
     with ExitStack() as stack:
+        taken: list[tuple[str, Path]] = []
         for path in sorted(set(paths)):
-            stack.enter_context(_held(path))
+            stack.enter_context(_held(path, taken))
+        _report_takeovers(taken)
         yield

@@ -28,11 +28,13 @@ from enade_bench.results.summary import JsonObject
 class CompareSettings(StrictModel):
     """The comparison across models that ends the study (``enade-bench compare``)."""
 
-    adjust: Literal["holm", "bh"] = Field(
-        default="holm", description="multiplicity adjustment within the family"
+    adjust: Literal["holm", "bonferroni", "bh"] = Field(
+        default="holm", description="multiplicity adjustment within the family (default holm)"
     )
     family: Literal["all", "strategy", "stratum"] = Field(
-        default="strategy", description="pairs adjusted together: the whole table, one strategy, or one cell"
+        default="strategy",
+        description="pairs adjusted together, chosen before the results: the whole table (all), one strategy "
+        "with all its strata (strategy, the default), or one cell (stratum); recorded in every output",
     )
     allow_errors: bool = Field(default=False, description="compare runs with error records (else refused)")
     alpha: float = Field(default=0.05, gt=0, lt=1, description="level of the tests and letters")
@@ -74,6 +76,13 @@ class StudyConfig(StrictModel):
     def _evaluation(cls, value: JsonObject) -> JsonObject:
         EvaluationConfig.model_validate(value)
         return value
+
+    @model_validator(mode="after")
+    def _limit_leaves_pairs(self) -> StudyConfig:
+        if self.limit == 1 and len(self.models) > 1:
+            raise ValueError("limit: 1 question leaves no pair of models to compare (a paired comparison needs "
+                             "at least 2 questions); expected 2 or more")  # fmt: skip
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyConfig:

@@ -129,6 +129,7 @@ def _enem_study(
                         "run without --report-only first")  # fmt: skip
     with report_folder(plan.report_dir, f"{path}: the study's report folder"):
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
-                                    f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors)  # fmt: skip
+                                    f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
+                                    family=plan.config.family)  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     return StudyResult(summary, report.index, report.notes, [], report.warnings)

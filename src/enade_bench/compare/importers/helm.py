@@ -28,6 +28,7 @@ The mapping (docs/comparisons.md, "Results from other harnesses"):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         raise UserError(f"{path}: no {_STATS} under it (helm-run writes one per run folder, "
                         "benchmark_output/runs/<suite>/<run>/)")  # fmt: skip
     rows: list[Row] = []
+    skipped: list[str] = []
     for file in files:
         model, task = _model_and_task(file.parent)
         metric = options.metric_for(task) or DEFAULT_METRIC
@@ -69,14 +71,33 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         entries = read_json(file)
         if not isinstance(entries, list):
             raise UserError(f"{file}: expected a list of per-instance stats, as helm-run writes")
-        for n, entry in enumerate(entries):
-            if (
-                not isinstance(entry, dict)
-                or "instance_id" not in entry
-                or not isinstance(entry.get("stats"), list)
-            ):
-                raise UserError(f"{file}: entry {n}: expected 'instance_id' and 'stats' (a PerInstanceStats)")
-            rows.append(_row(entry, model, task, metric, texts, f"{file}: instance {entry['instance_id']!r}"))
+        try:
+            rows += _rows(file, entries, model, task, metric, texts)
+        except _MissingStat as exc:  # one run without the measure is left out, the others compared
+            skipped.append(str(exc))
+    if skipped and not rows:
+        raise UserError(skipped[0])
+    for reason in skipped:
+        print(f"warning: {reason}; this run is left out of the comparison (HELM before 0.2.3 wrote runs "
+              "without some stats)", file=sys.stderr)  # fmt: skip
+    return rows
+
+
+class _MissingStat(UserError):
+    """A run's entry lacks the chosen stat: that run is left out (:func:`read`)."""
+
+
+def _rows(file: Path, entries: list[Any], model: str, task: str, metric: str,
+          texts: dict[tuple[str, int, str], _Text]) -> list[Row]:  # fmt: skip
+    rows = []
+    for n, entry in enumerate(entries):
+        if (
+            not isinstance(entry, dict)
+            or "instance_id" not in entry
+            or not isinstance(entry.get("stats"), list)
+        ):
+            raise UserError(f"{file}: entry {n}: expected 'instance_id' and 'stats' (a PerInstanceStats)")
+        rows.append(_row(entry, model, task, metric, texts, f"{file}: instance {entry['instance_id']!r}"))
     return rows
 
 
@@ -105,7 +126,7 @@ def _row(entry: dict[str, Any], model: str, task: str, metric: str, texts: dict[
     stat = next((s for s, n in zip(entry["stats"], names, strict=True) if n.get("name") == metric), None)
     if stat is None:
         have = ", ".join(sorted({str(n.get("name")) for n in names})) or "none"
-        raise UserError(f"{where}: no stat {metric!r} (stats: {have}); choose one with --metric")
+        raise _MissingStat(f"{where}: no stat {metric!r} (stats: {have}); choose one with --metric")
     if "mean" not in stat:
         raise UserError(
             f"{where}: stat {metric!r} has no mean (count {stat.get('count', 0)}); expected one value"

@@ -96,6 +96,12 @@ class StudyConfig(StrictModel):
         default=False,
         description="compare runs with error records on their answers (else refused as incomplete)",
     )
+    family: Literal["all", "strategy", "stratum"] = Field(
+        default="strategy",
+        description="pairs of the comparison adjusted together (docs/comparisons.md): every area x language "
+        "cell at once (strategy, the default, as all: a study has one strategy) or each cell alone (stratum); "
+        "set before the results, recorded in every output",
+    )
     n_humans: int = Field(default=1000, ge=10)
     verdict: VerdictRule = VerdictRule()
     predictions: Literal["raw", "corrected", "both"] = Field(

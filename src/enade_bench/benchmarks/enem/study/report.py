@@ -160,14 +160,14 @@ def _attribute_notes(tables: list[Table], source: str) -> list[Table]:
     ]
 
 
-def _comparison(study: StudyAnalysis, out: Path, allow_errors: bool) -> Section:
+def _comparison(study: StudyAnalysis, out: Path, allow_errors: bool, family: str = "strategy") -> Section:
     """Accuracy compared across the study's models per area and language (docs/comparisons.md)."""
     if len({e.result.experiment for e in study.labelled}) < 2:
         return Section()
     from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (scipy at use)
 
     comparison = study_comparison(
-        study.labelled, out, ["area", "language"], "holm", 0.05, allow_errors=allow_errors
+        study.labelled, out, ["area", "language"], "holm", 0.05, family=family, allow_errors=allow_errors
     )
     comparison.section.tables[:0] = comparison.lead
     return comparison.section
@@ -180,6 +180,7 @@ def write_study_report(
     attributes_source: str,
     title: str,
     allow_errors: bool = False,
+    family: str = "strategy",
 ) -> StudyReport:
     """Write the study's report folder (see the module docstring)."""
     figures_dir = out / "figures"
@@ -190,7 +191,7 @@ def write_study_report(
                     "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.")]  # fmt: skip
     figures += exam_figures(study.exams, figures_dir)
     extra = Section.combine(
-        [run_steps(STEPS.values(), study, figures_dir), _comparison(study, out, allow_errors)]
+        [run_steps(STEPS.values(), study, figures_dir), _comparison(study, out, allow_errors, family)]
     )
     tables += extra.tables
     figures += extra.figures

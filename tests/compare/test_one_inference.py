@@ -1,0 +1,80 @@
+"""One inference per pair on 1,000 simulated exams: the interval shown beside an adjusted p excludes 0
+exactly when the two models share no letter, for every adjustment and family (issue 34)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from enade_bench.compare.analysis import CompareOptions, compare_table
+from enade_bench.metrics.letters import letter_sets, share_a_letter
+from enade_bench.metrics.multiplicity import adjust_pvalues
+from enade_bench.metrics.paired import pair_interval, paired_difference
+from enade_bench.metrics.simultaneous import decision_levels
+
+EXAMS = 1000
+
+
+def _exam(rng: np.random.Generator, n_models: int, n_questions: int, shuffles: int) -> list[np.ndarray]:
+    """Question scores of each model: logit ability - difficulty, a few models truly apart."""
+    difficulty = rng.normal(0, 1.5, n_questions)
+    thetas = rng.choice([0.0, 0.0, 0.3, 0.8], n_models)
+    out = []
+    for theta in thetas:
+        p = 1 / (1 + np.exp(-(theta - difficulty + rng.normal(0, 0.7, n_questions))))
+        out.append(rng.binomial(shuffles, p) / shuffles)
+    return out
+
+
+@pytest.mark.parametrize("adjust", ["holm", "bonferroni", "bh"])
+def test_interval_and_letters_agree_on_simulated_exams(adjust: str) -> None:
+    """The metrics pipeline the comparison runs, on EXAMS exams of 3-6 models, McNemar and clustered t."""
+    rng = np.random.default_rng(34)
+    checked = disagreed_before = 0
+    for exam in range(EXAMS):
+        n_models, n_questions = int(rng.integers(3, 7)), int(rng.integers(20, 200))
+        shuffles = 1 if exam % 2 else int(rng.integers(2, 6))
+        scores = _exam(rng, n_models, n_questions, shuffles)
+        names = [f"m{k}" for k in range(n_models)]
+        pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
+        results = [paired_difference(scores[i], scores[j], single_record=shuffles == 1) for i, j in pairs]
+        p = np.array([r.p_value for r in results])
+        adjusted = adjust_pvalues(p, adjust)
+        levels = decision_levels(p, 0.05, adjust)
+        significant = [(names[i], names[j]) for (i, j), q in zip(pairs, adjusted, strict=True) if q < 0.05]
+        letters = letter_sets({n: float(s.mean()) for n, s in zip(names, scores, strict=True)}, significant)
+        for (i, j), r, q, level in zip(pairs, results, adjusted, levels, strict=True):
+            if np.isnan(level):
+                continue
+            low, high = pair_interval(r, 1 - level)
+            shared = share_a_letter(letters, names[i], names[j])
+            assert shared == (low <= 0 <= high) == (q >= 0.05), (exam, adjust, r, q, level, low, high)
+            disagreed_before += shared == (r.ci_low > 0 or r.ci_high < 0)
+            checked += 1
+    assert checked > 5 * EXAMS
+    if adjust != "bh":
+        assert disagreed_before > 0  # the unadjusted intervals did disagree somewhere: the test can fail
+
+
+def _long(rng: np.random.Generator) -> pd.DataFrame:
+    scores = _exam(rng, 4, 60, 1)
+    rows = [{"model": f"m{k}", "item": f"q{i}", "replicate": "0", "correct": int(s[i]), "strategy": st,
+             "cluster": "", "stem": "", "answer": "", "prediction": "", "area": "AB"[i % 2]}
+            for st in ("S1", "S2") for k, s in enumerate(scores) for i in range(60)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("family", ["all", "strategy", "stratum"])
+def test_compare_table_shows_agreeing_intervals(family: str) -> None:
+    """The comparison itself (CSV columns) on simulated long tables with strata, for each family."""
+    rng = np.random.default_rng(7)
+    for _ in range(8):
+        comp = compare_table(_long(rng), CompareOptions(by=("area",), family=family))
+        pairs, scores = comp.pairs_frame(), comp.scores_frame()
+        for pair in pairs.itertuples():
+            cell = scores[(scores["strategy"] == pair.strategy) & (scores["stratum"] == pair.stratum)]
+            letters = cell.set_index("model")["letters"].astype(str)
+            shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
+            assert shared == (pair.ci_low <= 0 <= pair.ci_high) == (not pair.different)
+            assert pair.family.startswith(family) and pair.ci_method == comp.interval_name

@@ -1,0 +1,87 @@
+"""Table 1 (the page's lead): the detectable difference per column, bold only when it says something,
+and the flips table without blank answers or an empty grid (issue 34)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from enade_bench.compare.analysis import compare_table
+from enade_bench.compare.render import MDD_ROW, NO_ANSWER, flips_table, pairs_table, table1
+from enade_bench.metrics.simultaneous import family_mdd
+
+
+def _table(
+    accuracies: dict[str, float], n: int = 80, seed: int = 0, predictions: bool = True
+) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model, p in accuracies.items():
+        right = rng.random(n) < p
+        for i in range(n):
+            rows.append({"model": model, "strategy": "S1", "item": f"q{i:03d}", "replicate": "0",
+                         "correct": int(right[i]), "cluster": "", "stem": f"question {i}", "answer": "A",
+                         "prediction": ("A" if right[i] else ("" if i % 3 == 0 else "B")) if predictions else ""})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_table1_states_the_detectable_difference_of_its_pairs() -> None:
+    comp = compare_table(_table({"A": 0.6, "B": 0.55, "C": 0.5}))
+    table = table1(comp)
+    assert table.display.index[-1] == MDD_ROW
+    pairs = comp.pairs_frame()
+    expected = [100 * family_mdd(se, 0.05 / len(pairs)) for se in pairs["se"]]
+    cell = table.display.loc[MDD_ROW, "S1"]
+    median = float(cell.split()[0])
+    assert abs(median - float(np.median(expected))) < 0.051
+    low, high = (float(x) for x in cell.split("(")[1].rstrip(")").split("–"))
+    assert abs(low - min(expected)) < 0.051 and abs(high - max(expected)) < 0.051
+    assert "not distinguishable at this size, not equal" in table.notes
+    assert not table.bold.loc[MDD_ROW].any()
+    assert "MDD 80 %" in pairs_table(comp).display.columns
+
+
+def test_no_bold_when_every_model_shares_a() -> None:
+    same = compare_table(_table({"A": 0.5, "B": 0.5}, seed=3))
+    assert (same.scores_frame()["letters"] == "a").all()
+    assert not table1(same).bold.to_numpy().any()
+    apart = compare_table(_table({"A": 0.95, "B": 0.1}, seed=3))
+    bold = table1(apart).bold
+    assert bool(bold.loc["A", "S1"]) and not bool(bold.loc["B", "S1"])
+
+
+def test_flips_show_no_blank_predictions_and_drop_empty_columns() -> None:
+    comp = compare_table(_table({"A": 0.7, "B": 0.3}, seed=5))
+    display = flips_table(comp).display
+    assert not (display["prediction_wrong"].str.strip() == "").any()
+    assert (display["prediction_wrong"] == NO_ANSWER).any()
+    bare = flips_table(compare_table(_table({"A": 0.7, "B": 0.3}, seed=5, predictions=False))).display
+    assert "prediction_wrong" not in bare.columns and "prediction_right" not in bare.columns
+
+
+def test_no_flips_is_one_sentence_without_dashes() -> None:
+    comp = compare_table(_table({"A": 1.0, "B": 1.0}, n=10))
+    table = flips_table(comp)
+    assert table.title == "Item flips: none" and table.display.shape == (1, 1)
+    html, latex = table.to_html(), table.to_latex()
+    assert "—" not in html and "–" not in html and "--" not in latex.split("\\midrule")[1]
+
+
+def test_the_html_lead_states_the_detectable_difference() -> None:
+    """The report page opens with Table 1: the MDD row and 'not distinguishable at this size'."""
+    from enade_bench.report.html import Lead, render_html
+
+    comp = compare_table(_table({"A": 0.6, "B": 0.55, "C": 0.5}))
+    page = render_html([], [], [], [], lead=Lead([table1(comp)], "Comparison", True))
+    lead = page[page.index('id="verdict"') : page.index('id="tables"')]
+    assert MDD_ROW in lead and "not distinguishable at this size, not equal" in lead
+    assert table1(comp).display.loc[MDD_ROW, "S1"] in lead
+    assert comp.family_label in lead
+
+
+def test_a_limit_near_zero_is_not_printed_as_zero() -> None:
+    """An interval that excludes 0 by 0.04 points must not read [0.0, …] in the pairs table."""
+    from enade_bench.compare.render import _bound
+
+    assert _bound(0.0004) == "0.04" and _bound(-0.0002) == "-0.02"
+    assert _bound(0.0) == "0.0" and _bound(0.1234) == "12.3"
