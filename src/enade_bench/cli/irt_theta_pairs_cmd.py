@@ -3,12 +3,14 @@
 ::
 
     enade-bench irt theta-pairs RESULTS_DIR... [--enem-data DIR] [--pairing auto|shuffle|independent]
-        [--adjust holm|bh] [--debias] [--out FILE.csv]
-    enade-bench irt theta-pairs --published [--enem-data DIR] [--adjust holm|bh] [--out FILE.csv]
+        [--adjust holm|bonferroni|bh] [--debias] [--out FILE.csv]
+    enade-bench irt theta-pairs --published [--enem-data DIR] [--adjust holm|bonferroni|bh] [--out FILE.csv]
 
 For every exam answered by two or more models: the mean θ (EAP per shuffle pattern)
-of model A minus model B with its SE, 95 % interval, p-value and Holm/BH adjusted
-p-value over the exam's pairs (:mod:`enade_bench.benchmarks.enem.steps.theta_pairs`,
+of model A minus model B with its SE, p-value and Holm/Bonferroni/BH adjusted p-value
+over the exam's pairs, and its interval at the level of that adjusted decision (it
+excludes 0 exactly when the adjusted p is below 0.05; the unadjusted 95 % interval is in
+the CSV as ``ci_low_unadjusted``–``ci_high_unadjusted``) (:mod:`enade_bench.benchmarks.enem.steps.theta_pairs`,
 :mod:`enade_bench.psychometrics.theta_compare`). ``--published`` compares the five
 models of the shared published runs per area and language (years as strata).
 """
@@ -34,9 +36,9 @@ def register(sub: Any) -> None:
     p.add_argument("--pairing", choices=("auto", "shuffle", "independent"), default="auto",
                    help="pair by shuffle index, independent samples (Welch) or auto (default: pair when "
                         "the models ran the same shuffles)")  # fmt: skip
-    p.add_argument(
-        "--adjust", choices=("holm", "bh"), default="holm", help="p-value adjustment (default holm)"
-    )
+    p.add_argument("--adjust", choices=("holm", "bonferroni", "bh"), default="holm",
+                   help="p-value adjustment over each table's pairs; the intervals are adjusted alike "
+                        "(default holm)")  # fmt: skip
     p.add_argument("--debias", action="store_true", help="letter-prior corrected predictions (PriDe)")
     p.add_argument("--out", type=Path, help="CSV file for every pair")
     p.set_defaults(handler=run_theta_pairs)
@@ -48,6 +50,7 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
     from enade_bench.benchmarks.enem.steps import enem_analysis  # noqa: PLC0415
     from enade_bench.benchmarks.enem.steps.theta_pairs import (  # noqa: PLC0415
         display_pairs,
+        pairs_note,
         published_theta_pairs,
         theta_pairs_frame,
     )
@@ -81,6 +84,7 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_colwidth", 40):
         print(f"θ differences between models ({pairing}; {len(data)} pairs)")
         print(shown.to_string())
+        print(pairs_note(data))
     if args.out is not None:
         try:
             write_csv(args.out, data, index=False, float_format="%.6g")

@@ -31,9 +31,20 @@ the mean over the :math:`S` strata both models answered,
 :math:`\hat d = S^{-1}\sum_s \hat d_s`, :math:`\widehat{SE}^2 = S^{-2}\sum_s
 \widehat{SE}_s^2`, and the degrees of freedom are Satterthwaite's over every
 variance component. Test: :math:`t = \hat d/\widehat{SE}` against Student's t;
-interval :math:`\hat d \pm t_{df,\,0.975}\widehat{SE}`. Many pairs: Holm or
-Benjamini–Hochberg over the pairs of one table
+interval :math:`\hat d \pm t_{df,\,0.975}\widehat{SE}`. Many pairs: Holm,
+Bonferroni or Benjamini–Hochberg over the pairs of one table
 (:func:`enade_bench.metrics.multiplicity.adjust_pvalues`).
+
+One inference per pair (:func:`theta_pairs`): the interval shown beside an adjusted p
+is adjusted the same way. Pair :math:`i` gets the level :math:`\alpha_i` with
+:math:`\tilde p_i < \alpha \iff p_i < \alpha_i`
+(:func:`enade_bench.metrics.simultaneous.decision_levels`: Holm-compatible levels,
+Bonferroni's :math:`\alpha/K`, or the false-coverage-rate level :math:`R\alpha/K`) and its
+interval is the t test's own inversion at that level,
+:math:`\hat d \pm t_{df,\,1-\alpha_i/2}\widehat{SE}` with the test's degrees of freedom,
+so it excludes 0 exactly when :math:`|t| > t_{df,\,1-\alpha_i/2}`, i.e. when
+:math:`p_i < \alpha_i`, i.e. when the adjusted p is below :math:`\alpha`. The unadjusted
+:math:`1-\alpha` interval is kept as ``ci_low_unadjusted``–``ci_high_unadjusted``.
 
 References
 ----------
@@ -45,6 +56,13 @@ components. *Biometrics Bulletin*, 2(6), 110-114.
 
 Holm, S. (1979). A simple sequentially rejective multiple test procedure.
 *Scandinavian Journal of Statistics*, 6(2), 65-70.
+
+Strassburger, K., & Bretz, F. (2008). Compatible simultaneous lower confidence bounds
+for the Holm procedure and other Bonferroni-based closed tests. *Statistics in
+Medicine*, 27(24), 4914-4927.
+
+Benjamini, Y., & Yekutieli, D. (2005). False discovery rate-adjusted multiple confidence
+intervals for selected parameters. *JASA*, 100(469), 71-81.
 """
 
 from __future__ import annotations
@@ -60,6 +78,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
+from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels
 
 Pairing = Literal["independent", "shuffle"]
 
@@ -115,13 +134,26 @@ class ThetaDifference:
     se, df : float
         Standard error of ``diff`` and its degrees of freedom.
     ci_low, ci_high : float
-        The interval.
+        The interval shown: the t interval at level ``1 - ci_level``. From
+        :func:`theta_difference` the unadjusted one; from :func:`theta_pairs` the one at
+        the level of the pair's adjusted decision (it excludes 0 exactly when
+        ``different``).
     t, p_value : float
         The t statistic and its two-sided p-value.
     pairing : str
         ``"independent"`` or ``"shuffle"``.
     p_adjusted : float
-        Set by :func:`theta_pairs` (Holm or BH over the pairs); NaN otherwise.
+        Set by :func:`theta_pairs` (Holm, Bonferroni or BH over the pairs); NaN otherwise.
+    adjust : str
+        The adjustment (``"none"`` from :func:`theta_difference`).
+    ci_level : float
+        :math:`\alpha_i`, the level of the shown interval (its coverage is ``1 - ci_level``).
+    ci_method : str
+        How the shown interval is adjusted (:data:`enade_bench.metrics.simultaneous.INTERVAL_NAMES`).
+    different : bool
+        The decision: adjusted p (unadjusted p for one pair) below :math:`\alpha`.
+    ci_low_unadjusted, ci_high_unadjusted : float
+        The unadjusted :math:`1-\alpha` t interval.
     """
 
     model_a: str
@@ -140,6 +172,12 @@ class ThetaDifference:
     p_value: float
     pairing: str
     p_adjusted: float = math.nan
+    adjust: str = "none"
+    ci_level: float = math.nan
+    ci_method: str = "unadjusted"
+    different: bool = False
+    ci_low_unadjusted: float = math.nan
+    ci_high_unadjusted: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -168,6 +206,28 @@ def _stratum(a: np.ndarray, ka: np.ndarray, b: np.ndarray, kb: np.ndarray, pairi
     vb = float(np.var(b, ddof=1)) / b.size if b.size > 1 else math.nan
     comps = [(va, a.size - 1), (vb, b.size - 1)]
     return _Stratum(float(a.mean() - b.mean()), float(a.mean()), float(b.mean()), comps, a.size, b.size)
+
+
+def t_interval(diff: float, se: float, df: float, level: float) -> tuple[float, float]:
+    r"""The t test's own interval at ``level``: :math:`\hat d \pm t_{df,\,1-\text{level}/2}\widehat{SE}`.
+
+    It excludes 0 exactly when the two-sided t test's p-value is below ``level``. With
+    :math:`\widehat{SE} = 0` the interval is the point :math:`\hat d` (the test's p is 0
+    or 1); with no SE or level, NaN.
+
+    Examples
+    --------
+    >>> [round(v, 3) for v in t_interval(1.0, 0.163, 4.0, 0.05)]
+    [0.547, 1.453]
+    """
+    if se == 0 and not math.isnan(level):
+        return diff, diff
+    if not (se > 0 and df > 0 and 0 < level < 1):
+        return math.nan, math.nan
+    from scipy import stats  # noqa: PLC0415 (slow import)
+
+    half = float(stats.t.ppf(1 - level / 2, df)) * se
+    return diff - half, diff + half
 
 
 def theta_difference(
@@ -200,11 +260,7 @@ def theta_difference(
     se = math.sqrt(var) if var >= 0 else math.nan
     from scipy import stats  # noqa: PLC0415 (slow import)
 
-    half = (
-        float(stats.t.ppf(0.5 + confidence / 2, df)) * se
-        if se > 0 and df > 0
-        else (0.0 if se == 0 else math.nan)
-    )
+    low, high = t_interval(diff, se, df, 1 - confidence)
     if se > 0:
         t = diff / se
         pv = float(2 * stats.t.sf(abs(t), df))
@@ -212,7 +268,9 @@ def theta_difference(
         t, pv = math.nan, (1.0 if diff == 0 else 0.0 if se == 0 else math.nan)
     return ThetaDifference(a.name, b.name, sum(p.n_a for p in parts), sum(p.n_b for p in parts), n_s,
                            float(np.mean([p.mean_a for p in parts])), float(np.mean([p.mean_b for p in parts])), diff,
-                           se, df, diff - half, diff + half, t, pv, pairing)  # fmt: skip
+                           se, df, low, high, t, pv, pairing, ci_level=1 - confidence,
+                           different=bool(pv < 1 - confidence), ci_low_unadjusted=low,
+                           ci_high_unadjusted=high)  # fmt: skip
 
 
 def theta_pairs(
@@ -221,11 +279,59 @@ def theta_pairs(
     adjust: str = "holm",
     confidence: float = 0.95,
 ) -> list[ThetaDifference]:
-    """Every pair of ``samples`` (higher mean θ first), p-values adjusted together (``holm`` or ``bh``)."""
+    """Every pair of ``samples`` (higher mean θ first), adjusted together: one inference per pair.
+
+    The p-values are adjusted over the pairs (``holm``, ``bonferroni`` or ``bh``); each
+    pair's shown interval ``ci_low``–``ci_high`` is the t interval at the level
+    :math:`\alpha_i` of its adjusted decision (``ci_level``,
+    :func:`enade_bench.metrics.simultaneous.decision_levels`), so it excludes 0 exactly when
+    ``different`` (adjusted p below :math:`\alpha = 1 -` ``confidence``); the unadjusted
+    interval stays in ``ci_low_unadjusted``–``ci_high_unadjusted``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> pairs = theta_pairs([ThetaSample.of(n, rng.normal(mu, 0.3, 10)) for n, mu in (("x", 0), ("y", 0.5))])
+    >>> p = pairs[0]
+    >>> p.different == (p.ci_low > 0 or p.ci_high < 0) == (p.p_adjusted < 0.05)
+    True
+    """
+    if adjust not in INTERVAL_NAMES:
+        raise ValueError(f"adjust must be one of {', '.join(INTERVAL_NAMES)}; got {adjust!r}")
+    alpha = 1 - confidence
     ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
     pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
-    adjusted = adjust_pvalues([p.p_value for p in pairs], adjust) if pairs else np.empty(0)
-    return [replace(p, p_adjusted=float(q)) for p, q in zip(pairs, adjusted, strict=True)]
+    pvalues = [p.p_value for p in pairs]
+    adjusted = adjust_pvalues(pvalues, adjust) if pairs else np.empty(0)
+    levels = decision_levels(pvalues, alpha, adjust) if pairs else np.empty(0)
+    return [
+        _adjusted(p, float(q), float(level), alpha, adjust)
+        for p, q, level in zip(pairs, adjusted, levels, strict=True)
+    ]
+
+
+def _adjusted(
+    pair: ThetaDifference, p_adjusted: float, level: float, alpha: float, adjust: str
+) -> ThetaDifference:
+    """``pair`` with its adjusted p and its interval at the level of that decision.
+
+    The t interval at ``level`` excludes 0 exactly when ``p < level``, which
+    :func:`~enade_bench.metrics.simultaneous.decision_levels` makes equivalent to
+    ``p_adjusted < alpha``; only a tie within rounding (``p`` equal to ``level`` to the
+    last bits) can split the two: then a pair that is not different gets its interval
+    reaching 0, and a different one its bound nearest 0 moved just past 0 (the smallest
+    float) on the estimate's side, so the shown interval and the decision never disagree.
+    On the simulation grid of the tests this guard moves nothing.
+    """
+    different = bool(p_adjusted < alpha)
+    low, high = t_interval(pair.diff, pair.se, pair.df, level)
+    if not math.isnan(low):
+        if not different:  # a tie within rounding: the interval reaches 0
+            low, high = min(low, 0.0), max(high, 0.0)
+        elif low <= 0 <= high:
+            low, high = (math.ulp(0.0), high) if pair.diff > 0 else (low, -math.ulp(0.0))
+    return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=level, ci_method=INTERVAL_NAMES[adjust],
+                   different=different, ci_low=low, ci_high=high)  # fmt: skip
 
 
 def pairs_frame(pairs: Sequence[ThetaDifference]) -> pd.DataFrame:

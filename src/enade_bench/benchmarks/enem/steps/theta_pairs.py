@@ -10,11 +10,15 @@ published runs of the shared data.
 Pairing (``"auto"``): by shuffle index when every model of the exam has the same
 shuffle indices — the runs of one study share the seed, and this project's option
 order of shuffle *k* depends on the seed, the question and *k*, not on the model —
-otherwise independent samples (Welch). Holm (or BH) over the pairs of one exam.
+otherwise independent samples (Welch). Holm (or Bonferroni, BH) over the pairs of one
+exam; each pair's interval (``ci_low``–``ci_high``) is at the level of its adjusted
+decision (``ci_level``, ``ci_method``), so it excludes 0 exactly when ``different``; the
+unadjusted 95 % interval is ``ci_low_unadjusted``–``ci_high_unadjusted``.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -25,7 +29,7 @@ from enade_bench.benchmarks.enem.published import PUBLISHED_FILE
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, exam_columns
 from enade_bench.psychometrics.theta_compare import Pairing, ThetaSample, pairs_frame, theta_pairs
 from enade_bench.report.section import Section, StepSkipped
-from enade_bench.report.table import Table, fmt_interval
+from enade_bench.report.table import Table, fmt
 
 PairingChoice = Literal["auto", "shuffle", "independent"]
 
@@ -52,7 +56,7 @@ def theta_pairs_frame(
                 continue
             pairs = pairs_frame(theta_pairs(samples, _pairing(samples, pairing), adjust))
             head = exam_columns(predictions, exam)
-            frames.append(pd.concat([pd.DataFrame([{**head, "adjust": adjust}] * len(pairs)), pairs], axis=1))
+            frames.append(pd.concat([pd.DataFrame([head] * len(pairs)), pairs], axis=1))
     if not frames:
         return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
@@ -67,7 +71,8 @@ def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm") -> pd.Data
     (sampled at temperature 0.6, original option order: independent runs, Welch); a
     model's θ per area and language is the mean over the years of its mean over runs,
     so the difference is the mean of the per-year differences (each year its own
-    booklet, a stratum). Holm (or BH) over the 10 pairs of each area and language.
+    booklet, a stratum). Holm (or Bonferroni, BH) over the 10 pairs of each area and
+    language, each interval at the level of its pair's adjusted decision.
     """
     ref = pd.read_parquet(Path(enem_dir) / PUBLISHED_FILE)
     ref = ref.assign(
@@ -79,24 +84,51 @@ def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm") -> pd.Data
                    for model, rows in part.groupby("model", sort=True)]  # fmt: skip
         pairs = pairs_frame(theta_pairs(samples, "independent", adjust))
         years = ",".join(str(y) for y in sorted(part["EXAM_YEAR"].unique()))
-        frames.append(pairs.assign(area=str(area), language=str(language), years=years, adjust=adjust))
+        frames.append(pairs.assign(area=str(area), language=str(language), years=years))
     data = pd.concat(frames, ignore_index=True)
     first = ["area", "language", "years", "model_a", "model_b"]
     return data[first + [c for c in data.columns if c not in first]]
 
 
+def _level_pct(level: float) -> str:
+    return "–" if math.isnan(level) else f"{100 * (1 - level):.4g} %"
+
+
+def _bound(value: float) -> str:
+    """An interval limit at 2 decimals; one that rounds to 0 but is not 0 keeps two significant digits,
+    so that a shown interval excludes 0 exactly when the pair's decision does."""
+    text = fmt(value, 2)
+    if value != 0 and math.isfinite(value) and float(text) == 0:
+        return f"{value:.2g}"
+    return text
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    return "–" if not math.isfinite(value) else f"{fmt(value, 2)} [{_bound(low)}, {_bound(high)}]"
+
+
 def display_pairs(data: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The pairs table as shown: Δθ [95 % CI], SE, p, adjusted p."""
+    """The pairs table as shown: Δθ [adjusted CI] with its level, SE, p, adjusted p."""
     return pd.DataFrame({
         **{k: data[k] for k in keys},
         "pair": data["model_a"] + " − " + data["model_b"],
         "θ_A": data["mean_a"].map(lambda v: f"{v:.2f}"), "θ_B": data["mean_b"].map(lambda v: f"{v:.2f}"),
-        "Δθ [95% CI]": [fmt_interval(d, lo, hi, 2) for d, lo, hi
-                        in zip(data["diff"], data["ci_low"], data["ci_high"], strict=True)],
+        "Δθ [adjusted CI]": [_interval(d, lo, hi) for d, lo, hi in zip(data["diff"], data["ci_low"], data["ci_high"], strict=True)],
+        "CI level": data["ci_level"].map(_level_pct),
         "SE": data["se"].map(lambda v: f"{v:.3f}"),
         "p": data["p_value"].map(lambda v: f"{v:.2g}"),
         "p adj.": data["p_adjusted"].map(lambda v: f"{v:.2g}"),
     }).set_index([*keys, "pair"])  # fmt: skip
+
+
+def pairs_note(data: pd.DataFrame) -> str:
+    """What the shown intervals are: the adjustment, its interval method, and where the unadjusted ones are."""
+    methods = "; ".join(
+        f"{a}: {m}" for a, m in sorted(set(zip(data["adjust"], data["ci_method"], strict=True)))
+    )
+    return (f"Each interval is the t interval at the level of its pair's adjusted decision (CI level; {methods}), "
+            "so it excludes 0 exactly when the adjusted p is below 0.05. The unadjusted 95% intervals are "
+            "ci_low_unadjusted and ci_high_unadjusted in the CSV.")  # fmt: skip
 
 
 def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
@@ -109,9 +141,10 @@ def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
         "Mean θ (EAP over each model's shuffle patterns) of model A minus model B on the same booklet; the "
         "shuffles are repeated measures: paired by shuffle index when both models ran the same shuffles (one "
         "seed: the same option orders), else Welch with each model's between-shuffle variance "
-        "(psychometrics.theta_compare). 95% t interval; p adj.: Holm over the pairs of one exam. "
-        "Every pair: theta_pairs.csv."
+        "(psychometrics.theta_compare). p adj.: Holm over the pairs of one exam. "
+        + pairs_note(data)
+        + " Every pair: theta_pairs.csv."
     )
-    table = Table("study_theta_pairs", "θ differences between models (over shuffles)", data,
+    table = Table("study_theta_pairs", "θ differences between models (over shuffles) [Holm-compatible CI]", data,
                   display_pairs(data, keys), None, notes)  # fmt: skip
     return Section([table], files={"theta_pairs.csv": data})
