@@ -32,7 +32,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -323,14 +323,23 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
-    try:
+
+    def save(tmp: Path) -> None:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         (tmp / "enade_bench_source.json").write_text(
             json.dumps(source.weights.model_dump(mode="json"), indent=2)
         )
+
+    _save_folder(target, ".convert-", save)
+
+
+def _save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
+    """``save`` into a temporary folder beside ``target``, then rename it over ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    try:
+        save(tmp)
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)
@@ -355,17 +364,8 @@ def _gguf_tokenizer(source: ModelSource) -> Any:
     target = _tokenizer_dir(source)
     try:
         with cache_lock(target):
-            if (target / "tokenizer_config.json").exists():
-                return tokenizer  # another process saved it meanwhile
-            tmp = Path(tempfile.mkdtemp(prefix=".tokenizer-", dir=target.parent))
-            try:
-                tokenizer.save_pretrained(tmp)
-                if target.exists():
-                    shutil.rmtree(target)
-                os.replace(tmp, target)
-            except OSError:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise
+            if not (target / "tokenizer_config.json").exists():  # else another process saved it
+                _save_folder(target, ".tokenizer-", tokenizer.save_pretrained)
     except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
         pass
     return tokenizer
