@@ -134,3 +134,20 @@ def test_a_corrupt_line_in_the_middle_of_the_log_names_the_line_and_the_remedy(
         assert main(["run", cfg, "--quiet", "--no-resume"]) == 0  # the remedy works
         (kept,) = tmp_path.glob("out/previous_old/*/rk_intermediate.jsonl")
         assert kept.read_text(encoding="utf-8").splitlines() == lines  # the damaged log kept, not deleted
+
+
+def test_validate_output_dir_looks_where_run_output_dir_wrote(
+    exam: pd.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate --output-dir DIR`` means what ``run --output-dir DIR`` means (it had no such option)."""
+    with _server(exam) as server:
+        cfg = _config(tmp_path, server.url)
+        assert main(["run", cfg, "--quiet", "--limit", "2", "--output-dir", "elsewhere"]) == 0
+        capsys.readouterr()
+        assert main(["validate", cfg, "--output-dir", "elsewhere"]) == 0
+        assert (
+            "run: resumes elsewhere/rk_intermediate.jsonl: 2 of 6 answer(s) logged" in capsys.readouterr().out
+        )
+        assert main(["validate", cfg]) == 0  # output.dir: no log there
+        assert "resumes" not in capsys.readouterr().out
+        assert len(server.posts()) == 2
