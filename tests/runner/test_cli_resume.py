@@ -61,7 +61,8 @@ def test_run_says_when_it_rescores_logged_answers_against_a_changed_key(
         assert main(["run", cfg, "--quiet", "--limit", "4"]) == 0
         fixed = exam.copy()
         for row in (0, 2):  # the key of two answered questions changes
-            fixed.loc[row, "answer"] = "ABCDE"[("ABCDE".index(exam.loc[row, "answer"]) + 1) % 5]
+            old = str(exam.at[row, "answer"])
+            fixed.at[row, "answer"] = "ABCDE"[("ABCDE".index(old) + 1) % 5]
         fixed.to_csv(tmp_path / "exam.csv", index=False)
         capsys.readouterr()
         assert main(["run", cfg, "--quiet"]) == 0
