@@ -126,6 +126,7 @@ def build_record(
         agreement=agreement,
         error=error,
         question_hash=q.content_hash(),
+        stem=q.stem,
         prompt_hash=sha256_text(prompt_text),
         prompt=prompt_text,
         prompt_form=prompt_form,
