@@ -448,11 +448,21 @@ class ExperimentConfig(StrictModel):
         return mask_urls_in(mask_config(data, texts=False))
 
 
-def _describe_error(err: ErrorDetails, root: type[BaseModel]) -> str:
-    loc = ".".join(str(p) for p in err["loc"])
+#: pydantic's names for the branches of a union in an error's location (``constrained-int``,
+#: ``literal['auto']``, ``list[str]``, ``str``): not keys the user wrote, left out of messages.
+_BRANCH = re.compile(r"(?:str|int|float|bool|none|bytes|constrained-\w+|[a-z][\w-]*\[.*\])\Z")
+
+
+def user_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """An error's location as the user wrote it: pydantic's union-branch names removed."""
+    return tuple(p for p in loc if not (isinstance(p, str) and _BRANCH.match(p)))
+
+
+def _describe_error(err: ErrorDetails, root: type[BaseModel], accepted: str | None = None) -> str:
+    loc = ".".join(str(p) for p in user_loc(err["loc"]))
     kind = err["type"]
     if kind == "extra_forbidden":
-        parent = _model_at(root, err["loc"][:-1])
+        parent = _model_at(root, user_loc(err["loc"])[:-1])
         allowed = ", ".join(parent.model_fields) if parent else "see docs/configuration.md"
         return f"unknown key '{loc}' (allowed here: {allowed})"
     if kind == "missing":
@@ -460,12 +470,78 @@ def _describe_error(err: ErrorDetails, root: type[BaseModel]) -> str:
     value = err.get("input")
     shown = repr(value) if not isinstance(value, dict) else "a mapping"
     where = f"key '{loc}'" if loc else "config"
+    if accepted is not None:
+        return f"{where}: got {shown}; expected {accepted}"
     return f"{where}: got {shown}; {err['msg'].removeprefix('Value error, ')}"
+
+
+def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> str:
+    """A pydantic error of ``root`` as one line: the first key at fault and how many others fail.
+
+    A key whose value may take several forms (``batch_size``: an integer ≥ 1 or ``'auto'``)
+    fails once per form; those errors are one problem, said with the forms the key accepts.
+    """
+    groups: dict[tuple[int | str, ...], list[ErrorDetails]] = {}
+    for err in exc.errors():
+        groups.setdefault(user_loc(err["loc"]), []).append(err)
+    loc, errors = next(iter(groups.items()))
+    accepted = _accepted(root, loc) if len(errors) > 1 else None
+    more = f" (and {len(groups) - 1} more)" if len(groups) > 1 else ""
+    return _describe_error(errors[0], root, accepted) + more
+
+
+def _accepted(root: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """The forms the key at ``loc`` accepts, from ``root``'s JSON schema (None when not found)."""
+    try:
+        schema = root.model_json_schema()
+    except Exception:  # noqa: BLE001 - a type without a JSON schema: the message says less, nothing fails
+        return None
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any) -> dict[str, Any]:
+        while isinstance(node, dict) and "$ref" in node:
+            node = defs.get(str(node["$ref"]).rsplit("/", 1)[-1], {})
+        return node if isinstance(node, dict) else {}
+
+    node = resolve(schema)
+    for part in loc:
+        options = [resolve(n) for n in node.get("anyOf", [node])]
+        found = [o["items"] for o in options if isinstance(part, int) and "items" in o]
+        found += [o["properties"][part] for o in options if part in o.get("properties", {})]
+        found += [
+            o["additionalProperties"] for o in options if isinstance(o.get("additionalProperties"), dict)
+        ]
+        if not found:
+            return None
+        node = resolve(found[0])
+
+    def form(node: dict[str, Any]) -> str:
+        if "anyOf" in node:
+            return " or ".join(dict.fromkeys(form(resolve(n)) for n in node["anyOf"]))
+        if "const" in node:
+            return repr(node["const"])
+        if "enum" in node:
+            return "one of " + ", ".join(repr(v) for v in node["enum"])
+        bounds = [f"{sign} {node[key]}" for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"),
+                  ("maximum", "≤"), ("exclusiveMaximum", "<")) if key in node]  # fmt: skip
+        kinds = {"integer": "an integer", "number": "a number", "string": "a text", "boolean": "true or false",
+                 "null": "null", "array": "a list", "object": "a mapping"}  # fmt: skip
+        return " ".join(
+            [kinds.get(str(node.get("type")), "a mapping" if "properties" in node else "a value"), *bounds]
+        )
+
+    return form(node)
 
 
 def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
     model: type[BaseModel] | None = root
     for part in loc:
+        if isinstance(part, int) and model is not None:  # an item of a list of blocks
+            continue
+        nested = getattr(model, "nested_models", {}).get(part)  # a mapping validated as a block
+        if nested is not None:
+            model = nested
+            continue
         if model is None or part not in model.model_fields:
             return None
         annotation = model.model_fields[part].annotation
@@ -481,9 +557,7 @@ def parse_config(data: Any, source: str) -> ExperimentConfig:
     try:
         return ExperimentConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UserError(f"{source}: {_describe_error(first, ExperimentConfig)}{more}") from None
+        raise UserError(f"{source}: {describe_validation_error(exc, ExperimentConfig)}") from None
 
 
 def read_yaml(path: str | Path, what: str = "config") -> Any:

@@ -60,11 +60,20 @@ def test_a_simple_sample_is_seeded_and_without_repeats() -> None:
     assert ids != [q.id for q in whole.questions[:10]]
 
 
-def test_a_sample_larger_than_the_data_keeps_everything() -> None:
+def test_a_sample_of_every_question_keeps_everything_and_a_larger_one_is_refused() -> None:
+    """Issue 32: ``--sample 1000`` on 28 questions says there are only 28 (it passed silently)."""
     whole = load_dataset(DatasetConfig(path=str(DEMO_CSV)))
-    data = load_dataset(DatasetConfig(path=str(DEMO_CSV), sample=SampleConfig(n=1000, stratify="course")))
+    n = len(whole.questions)
+    data = load_dataset(DatasetConfig(path=str(DEMO_CSV), sample=SampleConfig(n=n, stratify="course")))
     assert [q.id for q in data.questions] == [q.id for q in whole.questions]
     assert data.counts["removed_sample"] == 0
+    with pytest.raises(UserError, match=f"1000 questions asked, but only {n} are left after the filters"):
+        load_dataset(DatasetConfig(path=str(DEMO_CSV), sample=SampleConfig(n=1000, stratify="course")))
+
+
+def test_stratifying_by_a_field_unique_to_every_question_is_refused() -> None:
+    with pytest.raises(UserError, match="every question has its own value of 'id'"):
+        load_dataset(DatasetConfig(path=str(DEMO_CSV), sample=SampleConfig(n=5, stratify="id")))
 
 
 def test_empty_values_are_their_own_stratum() -> None:

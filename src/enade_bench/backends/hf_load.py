@@ -353,13 +353,32 @@ def _tokenizer_dir(source: ModelSource) -> Path:
     return cache_root() / "tokenizers" / source.weights.weights_sha256[:24]
 
 
+def saved_tokenizer(folder: Path) -> Any:
+    """A tokenizer this package saved (a GGUF's converted folder or tokenizer cache), without torch.
+
+    It is loaded by the class it was saved as (``tokenizer_class`` in its
+    ``tokenizer_config.json``), the class ``AutoTokenizer`` picks for it; importing
+    ``AutoTokenizer`` imports every model class and torch (about 5 s of CPU, most of
+    ``validate``'s time), the class alone does not. ``AutoTokenizer`` when the class is not
+    one transformers exports.
+    """
+    import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
+
+    saved = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    name = saved.get("tokenizer_class") if isinstance(saved, dict) else None
+    cls = getattr(transformers, name, None) if isinstance(name, str) and name.isidentifier() else None
+    if cls is None or not hasattr(cls, "from_pretrained"):
+        return transformers.AutoTokenizer.from_pretrained(folder)
+    return cls.from_pretrained(folder)
+
+
 def _gguf_tokenizer(source: ModelSource) -> Any:
     """A GGUF file's tokenizer: from its converted folder, the tokenizer cache, or the file."""
     import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     for folder in (_converted_dir(source), _tokenizer_dir(source)):
         if (folder / "tokenizer_config.json").exists():
-            return transformers.AutoTokenizer.from_pretrained(folder)
+            return saved_tokenizer(folder)
     tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
     target = _tokenizer_dir(source)
     try:

@@ -13,6 +13,8 @@ metadata, kept in the cache); no weights are read or converted here.
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from enade_bench.backends.chat_render import encode_text, render_text, resolve_i
 from enade_bench.backends.hf_load import (
     ModelSource,
     _converted_dir,
+    cache_root,
     hf_token,
     resolve_source,
     source_tokenizer,
@@ -112,13 +115,59 @@ def _gguf_context(source: ModelSource) -> tuple[int | None, str | None]:
     return int(value), f"GGUF {arch}.context_length"
 
 
+def _memo_gguf_context(source: ModelSource) -> tuple[int | None, str | None]:
+    """:func:`_gguf_context`, kept in the cache by the weights' hash (reading it imports torch)."""
+    assert source.weights.weights_sha256 is not None
+    memo = cache_root() / "gguf_context" / f"{source.weights.weights_sha256[:24]}.json"
+    try:
+        kept = json.loads(memo.read_text(encoding="utf-8"))
+        return kept["length"], kept["source"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    length, where = _gguf_context(source)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({"length": length, "source": where}), encoding="utf-8")
+        os.replace(tmp, memo)
+    except OSError:  # the cache is a convenience: a read-only cache still gives the length
+        pass
+    return length, where
+
+
+def _config_json_context(folder: Path) -> tuple[int | None, str | None]:
+    """The context length written in a local folder's ``config.json`` (no transformers, no torch)."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(config, dict):
+        return None, None
+    for part in (config, config.get("text_config")):
+        if not isinstance(part, dict):
+            continue
+        for key in CONTEXT_KEYS:
+            value = part.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value, f"config.json {key}"
+    return None, None
+
+
 def source_context_length(cfg: ModelConfig, source: ModelSource) -> tuple[int | None, str | None]:
-    """The model's own context length and where it was read, without its weights."""
+    """The model's own context length and where it was read, without its weights.
+
+    A value written in a local ``config.json`` is read from the file; the config class's
+    defaults (``AutoConfig``, which imports torch) are asked only when it holds none.
+    """
     if source.kind == "gguf" and not (_converted_dir(source) / "config.json").exists():
-        return _gguf_context(source)
+        return _memo_gguf_context(source)
+    location = str(_converted_dir(source)) if source.kind == "gguf" else source.location
+    if source.kind != "hub":
+        length, where = _config_json_context(Path(location))
+        if length is not None:
+            return length, where
     import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
-    location = str(_converted_dir(source)) if source.kind == "gguf" else source.location
     try:
         config = transformers.AutoConfig.from_pretrained(
             location,

@@ -2,7 +2,9 @@
 
 Every sub-command lives in its own module under :mod:`enade_bench.cli` and exposes
 ``register(subparsers)``, which adds its parser and sets ``handler`` (a callable
-taking the parsed namespace and returning an exit status).  Bad input anywhere
+taking the parsed namespace and returning an exit status). Only the module of the
+command named is imported (:func:`build_parser`): ``--help`` lists the commands from
+:data:`COMMANDS` and imports none.  Bad input anywhere
 raises :class:`~enade_bench.errors.UserError`; :func:`main` turns it into one
 ``error: …`` line on stderr and exit status 2, never a traceback.
 
@@ -22,13 +24,29 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
-from enade_bench.benchmarks.base import CommandBenchmark
-from enade_bench.benchmarks.registry import BUILTIN, DEFAULT
 from enade_bench.errors import UserError
 from enade_bench.masking import mask
 
-#: Sub-command modules, in the order they appear in ``--help`` (benchmarks add their own after).
-SUBCOMMANDS = ("run", "validate", "irt", "report", "compare", "bench", "study")
+#: The commands ``enade-bench --help`` lists, in that order, each with its one-line help (the
+#: help its own parser registers; tests/cli/test_cli_start.py keeps the two equal). A command's
+#: module, and the libraries it needs, is imported only when the command line names it.
+COMMANDS: dict[str, str] = {
+    "run": "run an experiment config (S1–S7)",
+    "validate": "check a config, its data, prompts and model without inference",
+    "irt": "IRT ability, person fit and item calibration",
+    "report": "tables (CSV, LaTeX), figures and index.html from results",
+    "compare": "compare models question by question: clustered intervals, paired tests, compact letters, "
+    "item flips",
+    "bench": "benchmark scoring speed against lm-evaluation-harness",
+    "study": "many models on one benchmark: run or resume each, compare them, write the report "
+    "(ENEM: models × areas × languages, option shuffles, the verdict)",
+    "eeval": "E-EVAL (Chinese K-12): run, leaderboard, submission",
+}
+#: Commands of built-in exams (``eeval …``): command -> the benchmark that registers it
+#: (:class:`~enade_bench.benchmarks.base.CommandBenchmark`); plug-ins run through ``run``.
+BENCHMARK_COMMANDS: dict[str, str] = {"eeval": "eeval"}
+#: The package's own sub-command modules (``enade_bench.cli.{name}_cmd``).
+SUBCOMMANDS = tuple(name for name in COMMANDS if name not in BENCHMARK_COMMANDS)
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -39,37 +57,47 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
-    """The sub-command ``argv`` names, when it is one of :data:`SUBCOMMANDS` (else ``None``)."""
+    """The command ``argv`` names, when it is one of :data:`COMMANDS` (else ``None``).
+
+    The top-level parser has no option that takes a value, so its first positional
+    argument is the command, as argparse reads it.
+    """
     first = next((a for a in argv if not a.startswith("-")), None)
-    return first if first in SUBCOMMANDS else None
+    return first if first in COMMANDS else None
+
+
+def _register(name: str, sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add command ``name``'s real parser (its module imported now)."""
+    if name in BENCHMARK_COMMANDS:
+        from enade_bench.benchmarks.base import CommandBenchmark  # noqa: PLC0415 (only when named)
+        from enade_bench.benchmarks.registry import DEFAULT  # noqa: PLC0415
+
+        benchmark = DEFAULT.get(BENCHMARK_COMMANDS[name])
+        if isinstance(benchmark, CommandBenchmark):
+            benchmark.register_commands(sub)
+        return
+    importlib.import_module(f"enade_bench.cli.{name}_cmd").register(sub)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The ``enade-bench`` parser; with ``only``, just that sub-command's module is imported.
+    """The ``enade-bench`` parser; the real parser of command ``only`` alone (its module imported).
 
-    Importing every sub-command (and the libraries they need: scipy, matplotlib, pandas)
-    takes seconds, so :func:`main` builds the full parser only for ``--help`` or a name it
-    does not know (whose error then lists every command).
+    Every other command is listed by name and help only (:data:`COMMANDS`), so
+    ``enade-bench --help`` and a misspelt command import no command's module: no
+    pandas, matplotlib, scipy, torch or transformers before the arguments are parsed.
+    ``build_parser(name)`` for every name in :data:`COMMANDS` gives each real parser.
     """
     parser = OneLineErrorParser(
         prog="enade-bench",
         description="Evaluate language models on multiple-choice exams written for humans.",
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineErrorParser)
-    for name in SUBCOMMANDS if only is None else (only,):
-        try:
-            module = importlib.import_module(f"enade_bench.cli.{name}_cmd")
-        except ModuleNotFoundError as exc:  # a sub-command not built yet
-            if exc.name != f"enade_bench.cli.{name}_cmd":
-                raise
-            continue
-        module.register(sub)
-    if only is not None:
-        return parser
-    for name in BUILTIN:  # built-in exams' own commands (``eeval …``); plug-ins run through ``run``
-        benchmark = DEFAULT.get(name)
-        if isinstance(benchmark, CommandBenchmark):
-            benchmark.register_commands(sub)
+    owner = BENCHMARK_COMMANDS.get(only or "")
+    for name, help_text in COMMANDS.items():
+        if name == only:
+            _register(name, sub)
+        elif owner is None or BENCHMARK_COMMANDS.get(name) != owner:  # a benchmark registers all its own
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 

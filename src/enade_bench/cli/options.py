@@ -9,6 +9,15 @@ from enade_bench.config import SampleConfig
 from enade_bench.errors import UserError
 
 
+def folder_arg(text: str) -> Path:
+    """A folder named on the command line; an empty string is an error (not the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a folder, got {text!r} (write '.' for the current folder)"
+        )
+    return Path(text)
+
+
 def add_include_path(parser: argparse.ArgumentParser) -> None:
     """``--include-path DIR``: benchmark plug-in folders outside the package (repeatable)."""
     parser.add_argument("--include-path", type=Path, action="append", default=[], metavar="DIR",

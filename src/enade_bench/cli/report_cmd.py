@@ -76,11 +76,26 @@ def exam_sections(
     return sections
 
 
+def check_compare_by(entries: list[RunEntry], by: list[str]) -> None:
+    """``--compare-by FIELD``: a field of the runs' questions, checked before the report folder is touched."""
+    if not by:
+        return
+    from enade_bench.compare.table import from_entries, grouping_fields  # noqa: PLC0415 (pandas, at use)
+
+    fields = grouping_fields(from_entries(entries))
+    unknown = [f for f in by if f not in fields]
+    if unknown:
+        raise UserError(
+            f"--compare-by {', '.join(unknown)}: no such field (fields: {', '.join(fields) or 'none'})"
+        )
+
+
 def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
     check_report_folder(args.out, "--out")
     enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
     entries = load_results(args.results)
+    check_compare_by(entries, args.compare_by)
     with report_folder(args.out, "--out"):
         options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
         registry = Registry(args.include_path)

@@ -9,7 +9,7 @@ from pathlib import Path
 from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
 from enade_bench.runner.outputs import print_outcome
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.retry import EXIT_ERRORS, errors_note
@@ -31,15 +31,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
     batch.add_argument("--batch-fetch", action="store_true", help="API: fetch batch results")
     parser.set_defaults(handler=handle)
-
-
-def folder_arg(text: str) -> Path:
-    """A folder named on the command line; an empty string is an error (not the current folder)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(
-            f"expected a folder, got {text!r} (write '.' for the current folder)"
-        )
-    return Path(text)
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:

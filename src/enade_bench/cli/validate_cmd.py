@@ -20,7 +20,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample
+from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
 from enade_bench.dataset.loader import NoQuestionLeft
 from enade_bench.errors import UserError
 from enade_bench.runner.dry_run import DryRun, dry_run
@@ -50,14 +50,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("config", type=Path, help="experiment YAML file")
     add_selection(parser, "S1–S6")
+    parser.add_argument("--output-dir", type=folder_arg,
+                        help="override output.dir (as run's: the logs a run would resume are looked for there)")  # fmt: skip
     parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies,
-                         limit=checked_limit(args.limit), sample=checked_sample(args), progress=False)  # fmt: skip
+    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=checked_limit(args.limit),
+                         sample=checked_sample(args), output_dir=args.output_dir, progress=False)  # fmt: skip
     return validate(args.config, options, Registry(args.include_path), args.full_prompts)
 
 

@@ -21,8 +21,17 @@ import pandas as pd
 
 from enade_bench.errors import UserError
 from enade_bench.report.loader import RunEntry
+from enade_bench.results.records import QuestionRecord
 
-__all__ = ["BASE_COLUMNS", "ERROR_COLUMN", "from_entries", "grouping_fields", "read_long_csv", "stem_excerpt"]
+__all__ = [
+    "BASE_COLUMNS",
+    "ERROR_COLUMN",
+    "from_entries",
+    "grouping_fields",
+    "read_long_csv",
+    "record_stem",
+    "stem_excerpt",
+]
 
 BASE_COLUMNS = (
     "model",
@@ -60,6 +69,22 @@ def stem_excerpt(prompt: str, width: int = _EXCERPT) -> str:
     return text if len(text) <= width else "…" + text[-width:]
 
 
+def record_stem(record: QuestionRecord, width: int = _EXCERPT) -> str:
+    """The end of a record's question stem (its last ``width`` characters, spaces collapsed).
+
+    Records written before they kept the stem give :func:`stem_excerpt` of their prompt.
+
+    Examples
+    --------
+    >>> record_stem(QuestionRecord.model_construct(stem="Quanto  é 2+3?", prompt="Responda. Quanto é 2+3?"))
+    'Quanto é 2+3?'
+    """
+    if record.stem is None:
+        return stem_excerpt(record.prompt, width)
+    text = " ".join(record.stem.split())
+    return text if len(text) <= width else "…" + text[-width:]
+
+
 def _last_user_message(prompt: str) -> str:
     """The content of the last user message of a chat prompt stored as JSON; else the prompt."""
     if not prompt.lstrip().startswith("["):
@@ -87,7 +112,7 @@ def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
         for r in result.records:
             row: dict[str, object] = {
                 "model": result.experiment, "strategy": entry.strategy, "item": r.id, "replicate": r.shuffle,
-                "correct": int(r.correct), "cluster": r.cluster or "", "stem": stem_excerpt(r.prompt), "answer": r.answer,
+                "correct": int(r.correct), "cluster": r.cluster or "", "stem": record_stem(r), "answer": r.answer,
                 "prediction": r.prediction or "", ERROR_COLUMN: "" if r.error is None else str(r.error) or "error",
             }  # fmt: skip
             for key, value in r.fields.items():

@@ -58,14 +58,34 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
 
 
 def draw_sample(questions: list[Question], sample: SampleConfig, counts: dict[str, int]) -> list[Question]:
-    """The sample of ``questions`` (all of them when ``sample.n`` is not smaller); counts what it left out."""
+    """The sample of ``questions`` (all of them when ``sample.n`` equals their number); counts what it left out.
+
+    Raises
+    ------
+    UserError
+        ``sample.n`` larger than the number of questions, a ``stratify`` field the questions
+        lack, or one whose value differs for every question (an id: no groups to keep).
+    """
     if sample.stratify is not None and sample.stratify not in known_fields(questions):
         raise UserError(
             f"dataset.sample.stratify (--stratify): '{sample.stratify}' is not a field of the questions "
             f"(fields: {', '.join(known_fields(questions))})"
         )
+    if sample.n > len(questions):
+        raise UserError(
+            f"dataset.sample.n (--sample): {sample.n} questions asked, but only {len(questions)} are left "
+            f"after the filters; ask for at most {len(questions)} or leave the sample out"
+        )
+    if sample.stratify is not None and len(questions) > 1:
+        values = {str(field_value(q, sample.stratify)) for q in questions}
+        if len(values) == len(questions):
+            raise UserError(
+                f"dataset.sample.stratify (--stratify): every question has its own value of '{sample.stratify}' "
+                f"({len(values)} values for {len(questions)} questions), so there are no groups to keep the "
+                "shares of; name a grouping field (year, course, area, …)"
+            )
     rng = np.random.default_rng(sample.seed)
-    if sample.n >= len(questions):
+    if sample.n == len(questions):
         chosen = list(range(len(questions)))
     elif sample.stratify is None:
         chosen = sorted(int(i) for i in rng.choice(len(questions), size=sample.n, replace=False))

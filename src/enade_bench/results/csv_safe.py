@@ -16,11 +16,12 @@ import csv
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TextIO
 
 from enade_bench.results.store import atomic_write_text
+
+if TYPE_CHECKING:  # pandas loads with the first frame written, not with every command (SafeWriter needs none)
+    import pandas as pd
 
 #: First characters a spreadsheet reads as the start of a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -46,12 +47,16 @@ def safe_cell(value: object) -> object:
 
 
 def _text(dtype: Any) -> bool:
+    import pandas as pd  # noqa: PLC0415 (see TYPE_CHECKING above)
+
     if isinstance(dtype, pd.CategoricalDtype):
         return _text(dtype.categories.dtype)
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
 def _safe_labels(index: pd.Index) -> pd.Index:
+    import pandas as pd  # noqa: PLC0415 (see TYPE_CHECKING above)
+
     if isinstance(index, pd.MultiIndex):
         levels: list[Any] = [lvl.map(safe_cell) if _text(lvl.dtype) else lvl for lvl in index.levels]
         return index.set_levels(levels)

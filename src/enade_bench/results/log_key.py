@@ -4,8 +4,8 @@ A log's header holds the settings that change a strategy's prompts or the model'
 outputs (flat ``dotted.key: value`` pairs, :class:`LogKey`) and their sha256, the
 fingerprint. A rerun resumes the log when the fingerprints match; otherwise the
 refusal names each setting that changed with its old and new value. Settings that only
-change how fast a run goes (concurrency, retries, timeouts) and the answer key are not
-among them: correctness is recomputed from the key on disk
+change how fast a run goes (concurrency, retries, timeouts), the spelling of the data and
+prompt files' paths (:data:`PATH_SETTINGS`) and the answer key are not among them: correctness is recomputed from the key on disk
 (:func:`enade_bench.runner.work.with_current_key`).
 
 Logs written before the settings were recorded (no ``fingerprint_version``) hold only
@@ -28,6 +28,11 @@ from pydantic import JsonValue
 FINGERPRINT_VERSION = 2
 #: Longest value shown in a refusal (a prompt file's sha256 is cut to its start).
 _SHOWN = 40
+#: Where the data and prompt files are, as the config spells the path: not keyed on (the same
+#: file by an absolute or a relative path resumes). Their content is: each logged record's
+#: question hash is checked against the data on disk, the prompt files' sha256 are settings.
+#: Headers written while they were keyed on still hold them; they are left out when compared.
+PATH_SETTINGS = ("dataset.path", "prompts.dir")
 
 
 def flatten(prefix: str, value: JsonValue) -> dict[str, JsonValue]:
@@ -87,6 +92,7 @@ class LogKey:
         """Why a log with this ``header`` cannot be resumed by this setup (``None``: it can)."""
         old = header.get("settings")
         if header.get("fingerprint_version") == FINGERPRINT_VERSION and isinstance(old, dict):
+            old = {k: v for k, v in old.items() if k not in PATH_SETTINGS}
             if not self.unknown and header.get("fingerprint") == self.fingerprint:
                 return None
             changed = changes(self._known(old), self._known(self.settings))

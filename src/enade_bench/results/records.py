@@ -91,6 +91,8 @@ class QuestionRecord(BaseModel):
     #: Set when the prompt was cut to fit the context (``evaluation.truncate: left``).
     truncation: Truncation | None = Field(default=None, exclude_if=lambda v: v is None)
     question_hash: str
+    #: The question's stem as the data gives it (absent in files written before issue 32).
+    stem: str | None = Field(default=None, exclude_if=lambda v: v is None)
     prompt_hash: str
     prompt: str
     #: How the prompt reached the model: ``chat_template_rendered`` (the tokenizer's chat

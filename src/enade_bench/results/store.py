@@ -261,7 +261,11 @@ class IntermediateLog:
         records: dict[tuple[str, int], QuestionRecord] = {}
         header: dict[str, JsonValue] = {}
         offset = 0
-        for raw in data.splitlines(keepends=True):
+        remedy = (
+            "the log cannot be resumed past it; move the log aside (it keeps every answer before it) "
+            "and rerun, or rerun with --no-resume (the earlier files are moved aside, not deleted)"
+        )
+        for number, raw in enumerate(data.splitlines(keepends=True), start=1):
             line_end = offset + len(raw)
             complete = raw.endswith(b"\n")
             try:
@@ -271,7 +275,10 @@ class IntermediateLog:
             if obj is None:
                 if line_end == len(data):  # a torn last line: drop it
                     break
-                raise UserError(f"{self.path}: byte {offset}: corrupt line in the middle of the log")
+                raise UserError(
+                    f"{self.path}: line {number} (byte {offset}): corrupt line in the middle of the log "
+                    f"(not JSON); {remedy}"
+                )
             if offset == 0:
                 if obj.get("kind") != "header":
                     raise UserError(f"{self.path}: first line is not a header")
@@ -286,7 +293,9 @@ class IntermediateLog:
                         raw_record = migrate_record_v1(raw_record)
                     record = QuestionRecord.model_validate(raw_record)
                 except (KeyError, ValidationError):
-                    raise UserError(f"{self.path}: byte {offset}: not a result record") from None
+                    raise UserError(
+                        f"{self.path}: line {number} (byte {offset}): not a result record; {remedy}"
+                    ) from None
                 records[record.key] = record
             good_end = line_end
             offset = line_end

@@ -18,6 +18,7 @@ again downloads nothing twice and rewrites the same files.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,13 @@ from enade_bench.results.summary import BatchTiming
 from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import BatchMode, Experiment, StrategyPlan
-from enade_bench.runner.work import WorkItem, sha256_text, with_current_fields, with_current_key
+from enade_bench.runner.work import (
+    WorkItem,
+    rescored_note,
+    sha256_text,
+    with_current_fields,
+    with_current_key,
+)
 from enade_bench.runner.write import log_key, write_results
 from enade_bench.strategies.registry import Strategy
 
@@ -146,7 +153,11 @@ def _plans(exp: Experiment, plans: Sequence[StrategyPlan]) -> list[_Plan]:
     for plan in plans:
         executor = ChunkExecutor(exp.model, plan, cfg.evaluation, exp.extract_fn)
         log = IntermediateLog(plan.paths.intermediate, log_key(exp, plan.strategy))
-        done = with_current_key(with_current_fields(log.load(), exp.questions), exp.questions, log.path)
+        raw = with_current_fields(log.load(), exp.questions)
+        done = with_current_key(raw, exp.questions, log.path)
+        note = rescored_note(raw, done, log.path)
+        if note is not None:
+            print(f"note: {plan.label}: {note}", file=sys.stderr)
         out.append(_Plan(plan, executor, log, done, n_samples))
     return out
 

@@ -85,20 +85,26 @@ class DryRun:
         return out
 
 
-def _count(info: ModelInfo | None, text: str) -> tuple[int, bool]:
+def _count(info: ModelInfo | None, text: str, seen: dict[str, int]) -> tuple[int, bool]:
+    """Tokens of ``text`` (``seen``: the texts counted already; strategies share prompts) and
+    whether the count is an estimate."""
     if info is not None and info.counter is not None:
-        return info.counter.count_text(text), False
+        if text not in seen:
+            seen[text] = info.counter.count_text(text)
+        return seen[text], False
     return max(1, round(len(text) / CHARS_PER_TOKEN)), True
 
 
-def _strategy(exp: Experiment, plan: StrategyPlan, info: ModelInfo | None) -> StrategyDryRun:
+def _strategy(
+    exp: Experiment, plan: StrategyPlan, info: ModelInfo | None, seen: dict[str, int]
+) -> StrategyDryRun:
     ev = exp.config.evaluation
     out_tokens = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else ev.max_new_tokens
     generation = plan.strategy.method == "generation"
     samples = ev.n_samples if generation else 1
     counter = None if info is None else info.counter
     rendered = [counter.render(p) if counter is not None else p.plain_text() for p in plan.prompts]
-    counted = [_count(info, text) for text in rendered]
+    counted = [_count(info, text, seen) for text in rendered]
     tokens = [n for n, _ in counted]
     context = effective_context(None if info is None else info.context_length, ev)
     too_long = []
@@ -180,7 +186,8 @@ def dry_run(exp: Experiment, resume: bool = True) -> DryRun:
         notes.append(f"model.type '{exp.config.model.type}' offers no inspection: token counts are estimates")
     elif effective_context(info.context_length, exp.config.evaluation) is None:
         notes.append("the model's context length is unknown: prompt lengths are not checked against it")
-    strategies = [_strategy(exp, plan, info) for plan in exp.plans]
+    seen: dict[str, int] = {}
+    strategies = [_strategy(exp, plan, info, seen) for plan in exp.plans]
     outlooks = [resume_outlook(exp, plan, resume) for plan in exp.plans]
     notes += [note for note, _ in outlooks if note]
     truncate = exp.config.evaluation.truncate

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from enade_bench.errors import UserError
-from enade_bench.report.loader import strategy_sort_key
 from enade_bench.results.csv_safe import SafeWriter
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text, read_result
@@ -93,6 +92,8 @@ def results_on_disk(output_dir: Path, name: str) -> list[RunResult]:
             continue
         if result.experiment == name and result.strategy.id:
             found.append(result)
+    from enade_bench.report.loader import strategy_sort_key  # noqa: PLC0415 (the report stack: pandas, matplotlib)
+
     return sorted(found, key=lambda r: strategy_sort_key(str(r.strategy.id)))
 
 
@@ -105,6 +106,8 @@ def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ())
     """
     on_disk = {r.strategy.id: r for r in results_on_disk(output_dir, name)}
     on_disk.update({r.strategy.id: r for r in results if r.strategy.id})
+    from enade_bench.report.loader import strategy_sort_key  # noqa: PLC0415 (the report stack: pandas, matplotlib)
+
     rows = sorted(on_disk.values(), key=lambda r: strategy_sort_key(str(r.strategy.id)))
     if len(rows) < 2:
         return []

@@ -26,7 +26,7 @@ from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome, write_table1
 from enade_bench.runner.plan import Experiment, RunOptions, StrategyPlan, plan_run
 from enade_bench.runner.retry import as_retry, split_logged
-from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.work import rescored_note, with_current_fields, with_current_key
 from enade_bench.runner.write import log_key, write_results
 
 
@@ -63,7 +63,11 @@ def _resume(
     if not options.resume:
         log.start_fresh()
         return log, {}, {}
-    logged = with_current_key(with_current_fields(log.load(), exp.questions), exp.questions, log.path)
+    raw = with_current_fields(log.load(), exp.questions)
+    logged = with_current_key(raw, exp.questions, log.path)
+    note = rescored_note(raw, logged, log.path)
+    if note is not None:
+        print(f"note: {plan.label}: {note}", file=sys.stderr)
     done, again = split_logged(logged)
     log.ensure_header()
     return log, done, again

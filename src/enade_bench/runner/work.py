@@ -126,6 +126,7 @@ def build_record(
         agreement=agreement,
         error=error,
         question_hash=q.content_hash(),
+        stem=q.stem,
         prompt_hash=sha256_text(prompt_text),
         prompt=prompt_text,
         prompt_form=prompt_form,
@@ -187,3 +188,17 @@ def with_current_key(
             "(asks every question again) or choose another output.dir"
         )
     return out
+
+
+def rescored_note(
+    logged: dict[tuple[str, int], QuestionRecord], current: dict[tuple[str, int], QuestionRecord], log: Path
+) -> str | None:
+    """One line saying how many logged answers :func:`with_current_key` re-scored (``None``: none)."""
+    changed = {key for key, r in current.items() if r.answer != logged[key].answer}
+    if not changed:
+        return None
+    questions = len({question for question, _ in changed})
+    return (
+        f"{log}: {len(changed)} logged answer(s) of {questions} question(s) re-scored against the answer "
+        "key on disk: their gold answer changed since they were answered"
+    )

@@ -10,7 +10,7 @@ from pydantic import JsonValue
 from enade_bench.metrics.accuracy import breakdown, field_breakdowns, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
-from enade_bench.results.log_key import LogKey, flatten
+from enade_bench.results.log_key import PATH_SETTINGS, LogKey, flatten
 from enade_bench.results.records import QuestionRecord, RunResult
 from enade_bench.results.store import atomic_write_text, dump_json
 from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, LogInfo, StrategyInfo
@@ -76,11 +76,18 @@ def log_key(exp: Experiment, strategy: Strategy, with_model: bool = True) -> Log
     identity (``with_model=False``: not known yet, as in ``validate``). So fixing S3's
     examples, adding a strategy to the command line or raising ``max_concurrency`` does
     not discard a finished log. ``batch_size`` counts only for sampled generation, whose
-    seeds follow the chunks (:mod:`enade_bench.runner.schedule`). The data file is not
-    hashed: each logged record's question text is checked against the data on disk, and
-    its correctness recomputed from the key there (:func:`~enade_bench.runner.work.with_current_key`).
+    seeds follow the chunks (:mod:`enade_bench.runner.schedule`). Neither the data file's
+    path nor its bytes are keyed on (:data:`~enade_bench.results.log_key.PATH_SETTINGS`): the
+    same file by an absolute or a relative path resumes; its content is checked question by
+    question, each logged record's question hash against the data on disk, and its
+    correctness recomputed from the key there (:func:`~enade_bench.runner.work.with_current_key`),
+    so a corrected answer key re-scores instead of asking again.
     """
-    settings = {k: v for k, v in flatten("", _config_used(exp, strategy)).items() if k not in THROUGHPUT}
+    settings = {
+        k: v
+        for k, v in flatten("", _config_used(exp, strategy)).items()
+        if k not in (*THROUGHPUT, *PATH_SETTINGS)
+    }
     settings |= flatten("strategy", dict(strategy.__dict__))
     settings |= {f"prompts.files.{name}": sha for name, sha in _prompt_files(exp, strategy).items()}
     if not with_model:

@@ -14,12 +14,12 @@ config: :mod:`enade_bench.benchmarks.enem.study.config`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
-from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, _describe_error
+from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, describe_validation_error
 from enade_bench.errors import UserError
 from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
@@ -62,6 +62,11 @@ class StudyConfig(StrictModel):
         description="study folder: runs/<model>/ and report/ are written below it; relative: from the study file's folder"
     )
     compare: CompareSettings = CompareSettings()
+    #: Mappings validated as an experiment's blocks: an unknown key in them lists their keys.
+    nested_models: ClassVar[dict[str, type[StrictModel]]] = {
+        "dataset": DatasetConfig,
+        "evaluation": EvaluationConfig,
+    }
 
     @field_validator("dataset")
     @classmethod
@@ -99,6 +104,4 @@ def parse_study_config(data: Any, path: Path) -> StudyConfig:
     try:
         return StudyConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UserError(f"{path}: {_describe_error(first, StudyConfig)}{more}") from None
+        raise UserError(f"{path}: {describe_validation_error(exc, StudyConfig)}") from None
