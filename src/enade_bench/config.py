@@ -95,7 +95,9 @@ class AnswerKeyConfig(StrictModel):
 
     path: str = Field(description="the key file (.csv or .json), relative to the config's folder")
     id: str = Field(default="id", description="the key file's column (or object key) holding the question id")
-    answer: str = Field(default="answer", description="the key file's column (or object key) holding the answer")
+    answer: str = Field(
+        default="answer", description="the key file's column (or object key) holding the answer"
+    )
     allow_extra: bool = Field(
         default=False,
         description="key ids that match no question are allowed (a key for several booklets); "

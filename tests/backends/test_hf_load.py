@@ -62,6 +62,8 @@ def test_cache_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
     while not (events.exists() and "first start" in events.read_text()):
         assert time.monotonic() < deadline and first.poll() is None, "the first process never took the lock"
         time.sleep(0.05)
-    second = subprocess.run([sys.executable, "-c", code, "second", "0", str(events), str(target)], timeout=120)
+    second = subprocess.run(
+        [sys.executable, "-c", code, "second", "0", str(events), str(target)], timeout=120
+    )
     assert first.wait(timeout=60) == 0 and second.returncode == 0
     assert events.read_text().splitlines() == ["first start", "first end", "second start", "second end"]
