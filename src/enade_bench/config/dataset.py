@@ -1,0 +1,203 @@
+"""The ``dataset`` block: where the questions come from and which of them to keep."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from enade_bench.config.base import StrictModel
+from enade_bench.file_names import check_names
+
+
+class OptionsInTextConfig(StrictModel):
+    """Options printed inside the question text ("… (A) … (B) …"), split by their markers.
+
+    See :mod:`enade_bench.dataset.inline_options` and docs/bring_your_own_exam.md.
+    """
+
+    enabled: bool = True
+    pattern: str | None = Field(
+        default=None,
+        description="regex of one option marker with a named group 'letter' (default: (A), A), A., a))",
+    )
+    min_options: int = Field(default=2, ge=2, le=5, description="fewer options found is an error")
+    allow_other_counts: bool = Field(
+        default=False,
+        description="load a row whose number of options differs from its file's usual number "
+        "(default: such a row is an error, the symptom of a misread or truncated question)",
+    )
+
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> OptionsInTextConfig:
+        if self.pattern is None:
+            return self
+        try:
+            compiled = re.compile(self.pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {self.pattern!r} is not a valid regular expression ({exc})") from None
+        if "letter" not in compiled.groupindex:
+            raise ValueError("pattern needs a named group (?P<letter>...) capturing the option letter")
+        return self
+
+
+class SampleConfig(StrictModel):
+    """A seeded random subset of the questions left after the filters (``--sample N``).
+
+    See :mod:`enade_bench.dataset.sample`: simple random sampling without
+    replacement, or stratified by one field with proportional allocation.
+    """
+
+    n: int = Field(ge=1, description="questions to keep (all when fewer are left)")
+    seed: int = Field(default=42, description="the sample's seed (the same seed, the same questions)")
+    stratify: str | None = Field(
+        default=None, description="a field (year, area…) whose values keep their shares in the sample"
+    )
+
+
+class AnswerKeyConfig(StrictModel):
+    """The answers in a second file, joined to the questions by id (``dataset.answer_key``).
+
+    See :mod:`enade_bench.dataset.answer_key`: a CSV file or a JSON list of objects
+    (columns ``id`` and ``answer``), or a JSON object keyed by id whose values are the
+    answers (or objects holding the answer under ``answer``).
+    """
+
+    path: str = Field(description="the key file (.csv or .json), relative to the config's folder")
+    id: str = Field(default="id", description="the key file's column (or object key) holding the question id")
+    answer: str = Field(
+        default="answer", description="the key file's column (or object key) holding the answer"
+    )
+    allow_extra: bool = Field(
+        default=False,
+        description="key ids that match no question are allowed (a key for several booklets); "
+        "by default they are an error, listed",
+    )
+
+
+class DatasetConfig(StrictModel):
+    """Where the questions come from and which of them to keep."""
+
+    path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
+    format: Literal["auto", "csv", "json", "jsonl", "hf"] = Field(
+        default="auto",
+        description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",
+    )
+    delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
+    benchmark: str = Field(
+        default="generic",
+        pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",
+        description=(
+            "the exam: generic (your own exam: neutral prompts in dataset.language), a registered "
+            "benchmark (enade, enem, eeval, progress_test, or an installed plug-in's name) or the "
+            "folder of a benchmark plug-in (./my_exam/); 'preset' is the older name of this key"
+        ),
+    )
+    columns: dict[str, str] | None = Field(
+        default=None,
+        description="canonical field -> column in the file (overrides the preset); options -> a column "
+        "holding the options as a JSON list (read as A, B, C…)",
+    )
+    id_template: str | None = Field(
+        default=None, description="build the id from columns, e.g. '{year}_{test}_{question_number}'"
+    )
+    constants: dict[str, str | int] | None = Field(
+        default=None, description="canonical fields that are constant for the whole file"
+    )
+    language: Literal["pt-BR", "en"] = Field(
+        default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
+    )
+    annulled_answers: list[str] = Field(
+        default_factory=lambda: ["anulada"],
+        description="answers that mark an annulled item (skipped, counted), besides the common forms "
+        "always matched, in any case: anulada/anulado(s), annulled, cancelada/cancelado, cancel(l)ed, nula/nulo",
+    )
+    answer_key: AnswerKeyConfig | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="the answers in a second file joined by id, e.g. {path: gabarito.json} "
+        "(docs/bring_your_own_exam.md)",
+    )
+    options_in_text: OptionsInTextConfig | None = Field(
+        default=None, description="split options printed inside the stem column (no A..E columns)"
+    )
+    skip_invalid: bool = Field(
+        default=False,
+        description="skip rows that fail validation (counted and listed in results) instead of an error",
+    )
+    fields: list[str] | dict[str, str] | None = Field(
+        default=None,
+        description="the exam's own grouping fields, replacing the benchmark's (ENADE: year, course, "
+        "component): names, each read from the column of that name, or name -> column",
+    )
+    field_patterns: dict[str, str] | None = Field(
+        default=None,
+        description="field -> regular expression searched in its text; the first group (or the whole "
+        "match) is the value, e.g. {year: '(\\d{4})'} reads 2021 out of '2021 - prova 1'",
+    )
+    file_fields: str | None = Field(
+        default=None,
+        description="regular expression searched in each file's name; its named groups are fields, "
+        "e.g. '(?P<year>\\d{4})'",
+    )
+    filters: dict[str, list[str | int]] | None = Field(
+        default=None,
+        description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
+    )
+    sample: SampleConfig | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
+    )
+    filter_images: bool = True
+    filter_cannot_fix: bool = True
+    anos: list[int] | None = None
+    cursos: list[str] | None = None
+    componentes: list[str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthands(cls, data: Any) -> Any:
+        """``options_in_text: true`` (or ``false``) is short for ``{enabled: true}``; ``preset`` is
+        the older name of ``benchmark`` (both at once is an error)."""
+        if not isinstance(data, dict):
+            return data
+        if isinstance(data.get("options_in_text"), bool):
+            data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        if "preset" in data:
+            if "benchmark" in data:
+                raise ValueError("give 'benchmark' or its older name 'preset', not both")
+            data = {("benchmark" if k == "preset" else k): v for k, v in data.items()}
+        return data
+
+    @field_validator("fields")
+    @classmethod
+    def _field_names(cls, value: list[str] | dict[str, str] | None) -> list[str] | dict[str, str] | None:
+        """A field's name names its files (``accuracy_by_{field}.csv``): :mod:`enade_bench.file_names`."""
+        check_names(value or [], "field name")
+        return value
+
+    @model_validator(mode="after")
+    def _patterns(self) -> DatasetConfig:
+        """The regular expressions compile, ``file_fields`` names its groups, patterns name fields."""
+        patterns = {f"field_patterns.{k}": v for k, v in (self.field_patterns or {}).items()}
+        if self.file_fields is not None:
+            patterns["file_fields"] = self.file_fields
+        for key, pattern in patterns.items():
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{key}: '{pattern}' is not a regular expression ({exc})") from None
+            if key == "file_fields" and not compiled.groupindex:
+                raise ValueError(f"file_fields: '{pattern}' has no named group, e.g. (?P<year>\\d{{4}})")
+        names = self.fields if isinstance(self.fields, dict) else dict.fromkeys(self.fields or [])
+        unknown = sorted(set(self.field_patterns or {}) - set(names) - {"year"})
+        if self.fields is not None and unknown:
+            raise ValueError(f"field_patterns: {unknown} are not among dataset.fields {list(names)}")
+        return self
+
+    @property
+    def preset(self) -> str:
+        """The older name of :attr:`benchmark`."""
+        return self.benchmark
