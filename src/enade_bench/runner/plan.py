@@ -108,11 +108,18 @@ class Experiment:
 
         ``evaluation.batch_size: auto`` is resolved here, once, by the backend
         (``auto_batch_size``; 8 where it has none) and the plans are made again with it.
+        A planned experiment hands the backend its heaviest chunks as the probe
+        (:func:`~enade_bench.runner.batch_probe.peak_workload`).
         """
         if self.config.evaluation.batch_size != "auto":
             return dataclasses.replace(self, backend=backend)
         find = getattr(backend, "auto_batch_size", None)
-        size = int(find()) if callable(find) else AUTO_PLACEHOLDER
+        if callable(find) and self.plans:
+            from enade_bench.runner.batch_probe import peak_workload  # noqa: PLC0415 (imports this module)
+
+            size = int(find(peak_workload(dataclasses.replace(self, backend=backend))))
+        else:
+            size = int(find()) if callable(find) else AUTO_PLACEHOLDER
         evaluation = self.config.evaluation.model_copy(update={"batch_size": size})
         exp = dataclasses.replace(
             self, backend=backend, config=self.config.model_copy(update={"evaluation": evaluation})
