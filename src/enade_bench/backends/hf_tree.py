@@ -22,6 +22,10 @@ Beyond the chunk's common prefix, contexts are laid out as a radix tree
 (:func:`radix_units`): the option orders of one question share the stem *and*
 whatever leading options they list alike, identical contexts run once, and a
 context's identical continuations once.
+A tree that merges several contexts is attended block by block
+(:func:`.hf_radix.attention_blocks`), so that no question costs more query--key
+pairs than it would as its own tree, and the scored tokens' log-probabilities are
+gathered on the device and read back once per call.
 
 Exactness: each token sees exactly the tokens it would see in its own sequence,
 at the same positions, so only floating-point summation order differs from
