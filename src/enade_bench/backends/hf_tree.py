@@ -249,6 +249,7 @@ def score_tree(
     device = next(model.parameters()).device
     rows_at = torch.tensor(rows, dtype=torch.long, device=device)
     targets_at = torch.tensor(targets, dtype=torch.long, device=device)
+    after_at = torch.tensor(after, dtype=torch.long, device=device)  # all indices before the call
     logits = _tree_forward(model, units, list(want), cache, shared, policy, blocks)
     norm = torch.logsumexp(logits, dim=-1)
     flat = (logits[rows_at, targets_at] - norm[rows_at]).tolist()  # the one transfer to the host
@@ -260,5 +261,4 @@ def score_tree(
             per_q.append(flat[read : read + len(tail)])
             read += len(tail)
         scores.append(per_q)
-    after_at = torch.tensor(after, dtype=torch.long, device=device)
     return logits[after_at] - norm[after_at, None], scores
