@@ -19,6 +19,7 @@ from enade_bench.backends.hf_batch_size import (
 )
 from enade_bench.benchmarks import load_experiment
 from enade_bench.config import EvaluationConfig
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.write import fingerprint
 
@@ -123,7 +124,7 @@ def _experiment(tmp_path: Path, batch_size: object):  # type: ignore[no-untyped-
 def test_auto_is_resolved_once_when_the_model_loads_and_leaves_the_fingerprint(tmp_path: Path) -> None:
     exp = _experiment(tmp_path, "auto").planned()
     backend = _Found()
-    loaded = exp.with_backend(backend)  # type: ignore[arg-type]
+    loaded = exp.with_backend(backend, peak_workload)  # type: ignore[arg-type]
     assert backend.calls == 1
     assert callable(backend.workload)  # the run's heaviest chunks, for the backend to probe with
     assert loaded.config.evaluation.batch_size == 5  # what the results file records

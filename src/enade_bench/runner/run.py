@@ -21,6 +21,7 @@ from enade_bench.config import ExperimentConfig
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
 from enade_bench.results.summary import HalvedChunk, LiveTiming
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.context import PromptFit, fit_prompts
 from enade_bench.runner.dry_run import check_logs
 from enade_bench.runner.execute import ChunkExecutor
@@ -44,7 +45,7 @@ def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
     backend = factory(exp.config)
     strategies = exp.strategies
     check_capabilities(backend, {s.method for s in strategies}, [s.id or exp.config.name for s in strategies])
-    return exp.with_backend(backend)
+    return exp.with_backend(backend, peak_workload)
 
 
 Logged = dict[tuple[str, int], QuestionRecord]
