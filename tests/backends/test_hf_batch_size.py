@@ -10,9 +10,16 @@ import yaml
 from pydantic import ValidationError
 from tests.conftest import DEMO_CSV
 
-from enade_bench.backends.hf_batch_size import CPU_BATCH, auto_batch_size, find_batch_size
+from enade_bench.backends.hf_batch_size import (
+    CPU_BATCH,
+    auto_batch_size,
+    find_batch_size,
+    is_oom,
+    run_halving,
+)
 from enade_bench.benchmarks import load_experiment
 from enade_bench.config import EvaluationConfig
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.write import fingerprint
 
@@ -48,6 +55,34 @@ def test_other_errors_and_a_row_that_never_fits_go_through() -> None:
         find_batch_size(never, start=4)  # type: ignore[arg-type]
 
 
+def test_a_chunk_that_runs_out_of_memory_runs_again_in_halves() -> None:
+    calls: list[list[int]] = []
+
+    def run(items: list[int]) -> list[int]:  # the device holds 3 rows
+        calls.append(items)
+        if len(items) > 3:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+        return [10 * i for i in items]
+
+    results, pieces = run_halving(run, list(range(10)))
+    assert results == [10 * i for i in range(10)]  # every item, in order
+    assert pieces == [3, 2, 3, 2] and calls[0] == list(range(10))
+    assert run_halving(run, [1, 2]) == ([10, 20], [2])  # nothing halved
+
+    def broken(items: list[int]) -> list[int]:
+        raise ValueError("not a memory problem")
+
+    with pytest.raises(ValueError, match="not a memory problem"):
+        run_halving(broken, [1, 2, 3, 4])
+
+    def never(items: list[int]) -> list[int]:
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    with pytest.raises(torch.OutOfMemoryError):
+        run_halving(never, [1, 2, 3])  # down to one item, which does not fit either
+    assert is_oom(RuntimeError("CUDA error: out of memory")) and not is_oom(RuntimeError("shape mismatch"))
+
+
 def test_the_cpu_keeps_its_batch() -> None:
     model = torch.nn.Linear(2, 2)
     assert auto_batch_size(model, 8192) == CPU_BATCH == EvaluationConfig().batch_size
@@ -72,8 +107,9 @@ class _Found:
         self.identity = ModelIdentity(backend="test", name="fixed")
         self.calls = 0
 
-    def auto_batch_size(self) -> int:
+    def auto_batch_size(self, workload=None) -> int:  # type: ignore[no-untyped-def]
         self.calls += 1
+        self.workload = workload
         return 5
 
 
@@ -88,8 +124,9 @@ def _experiment(tmp_path: Path, batch_size: object):  # type: ignore[no-untyped-
 def test_auto_is_resolved_once_when_the_model_loads_and_leaves_the_fingerprint(tmp_path: Path) -> None:
     exp = _experiment(tmp_path, "auto").planned()
     backend = _Found()
-    loaded = exp.with_backend(backend)  # type: ignore[arg-type]
+    loaded = exp.with_backend(backend, peak_workload)  # type: ignore[arg-type]
     assert backend.calls == 1
+    assert callable(backend.workload)  # the run's heaviest chunks, for the backend to probe with
     assert loaded.config.evaluation.batch_size == 5  # what the results file records
     assert all(len(chunk) <= 5 for plan in loaded.plans for chunk in plan.chunks)
     assert max(len(chunk) for plan in loaded.plans for chunk in plan.chunks) == 5

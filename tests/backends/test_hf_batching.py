@@ -161,7 +161,12 @@ def test_buckets_bound_the_padding() -> None:
 
 @pytest.mark.slow
 def test_cuda_policy_scores_the_demo_as_the_cpu_policy(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
-    """S5 on the demo through the real model: the CUDA policy's padded tree batches, within 1e-5."""
+    """S5 on the demo through the real model: the CUDA policy's padded block batches, within 1e-4.
+
+    The padded batches change only the kernel's summation order (more, masked keys): the
+    sums of 30 layers' float32 noise over an option's tokens stay within the tolerance the
+    full-sequence comparisons use (``test_hf_tree``).
+    """
     from tests.conftest import executor_for
 
     backend = smollm2_backend
@@ -178,4 +183,4 @@ def test_cuda_policy_scores_the_demo_as_the_cpu_policy(smollm2_backend) -> None:
     finally:
         backend.batching = BatchingPolicy.for_device(backend.device.type)
     for g_q, w_q in zip(got, want, strict=True):
-        assert [g.sum_logprob for g in g_q] == pytest.approx([w.sum_logprob for w in w_q], abs=1e-5)
+        assert [g.sum_logprob for g in g_q] == pytest.approx([w.sum_logprob for w in w_q], abs=1e-4)

@@ -39,11 +39,23 @@ def test_radix_units_run_shared_heads_and_identical_tails_once() -> None:
     units, ends, tail_segs = radix_units(contexts, tails)
     assert len(units) == 2  # contexts starting with 1, and the one starting with 7
     first = [(list(s.tokens), s.parent) for s in units[0]]
-    assert first[:4] == [([1, 2], None), ([3], 0), ([4], 1), ([5], 0)]
-    assert ends[0] == ends[2] == (0, 2) and ends[4] == (0, 1) and ends[1] == (0, 3) and ends[3] == (1, 0)
+    # depth first, each node's tails right after it: [1 2] [3] [4] (its tails) [5] (its tail)
+    assert first == [
+        ([1, 2], None),
+        ([3], 0),
+        ([4], 1),
+        ([9], 2),
+        ([10, 11], 2),
+        ([12], 2),
+        ([5], 0),
+        ([9], 6),
+    ]
+    assert ends[0] == ends[2] == (0, 2) and ends[4] == (0, 1) and ends[1] == (0, 6) and ends[3] == (1, 0)
     assert tail_segs[0][1] == tail_segs[2][0]  # identical context and tail: one segment
     assert tail_segs[0][0] != tail_segs[1][0]  # the same tail under another context: its own
-    n_tail = sum(len(s.tokens) for s in units[0][4:])
+    n_tail = sum(
+        len(units[0][s].tokens) for u, s in {seg for per_q in tail_segs for seg in per_q if seg} if u == 0
+    )
     assert n_tail == 1 + 2 + 1 + 1  # [9] [10 11] [12] under [1 2 3 4]; [9] under [1 2 5]
     for unit in units:
         assert all(s.parent is None or s.parent < i for i, s in enumerate(unit))
@@ -178,7 +190,7 @@ def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_
                 executor = executor_for(backend, strategy, questions, evaluation)
                 runs.append([r for c in executor.plan.chunks for r in executor.run(c)])
             for old, new in zip(*runs, strict=True):
-                assert (old.prediction, old.raw_output) == (new.prediction, new.raw_output), strategy.name
+                assert (old.prediction, old.raw_output) == (new.prediction, new.raw_output), strategy.id
                 for letter, value in (old.option_scores or {}).items():
                     assert new.option_scores is not None
                     assert new.option_scores[letter] == pytest.approx(value, abs=1e-4)

@@ -41,6 +41,10 @@ class Bucket:
     index: torch.Tensor
     valid: torch.Tensor
     mask: torch.Tensor
+    #: Blocks with keys of their own (:attr:`TreeSpans.key_index`): ``n × (past + kwidth)``, each
+    #: key slot's position in the key tensor (a padding slot repeats the first); the mask is then
+    #: ``n × 1 × width × (past + kwidth)``.  None: the keys are the prefix and the query slots.
+    key_index: torch.Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,11 @@ class TreeSpans:
     masks: Sequence[torch.Tensor]
     past: int
     buckets: Sequence[Bucket] | None = None
+    #: Scoring blocks (:func:`.hf_radix.attention_blocks`) attend more than their own span:
+    #: ``key_index[i]`` lists the positions in the key tensor (prefix included) that span ``i``
+    #: attends, and ``masks[i]`` is ``(end - start) × len(key_index[i])``.  None: the prefix
+    #: and the span itself.
+    key_index: Sequence[torch.Tensor] | None = None
 
 
 def pairs(lengths: Sequence[int], past: int) -> int:
@@ -63,34 +72,47 @@ def pairs(lengths: Sequence[int], past: int) -> int:
     return sum(n * (past + n) for n in lengths)
 
 
-def bucket_members(lengths: Sequence[int], past: int, waste: float) -> list[list[int]]:
+def bucket_members(
+    lengths: Sequence[int], past: int, waste: float, keys: Sequence[int] | None = None
+) -> list[list[int]]:
     """Trees (indices) grouped so that padding each group to its longest adds at most ``waste``.
 
     Longest first; a tree joins the open group while the group's padded pairs
-    ``n · L · (past + L)`` stay within ``(1 + waste)`` × the pairs its trees need
-    (:func:`pairs`), so all buckets together compute at most ``(1 + waste)`` × the pairs of
-    running each tree alone.
+    ``n · L · (past + K)`` (``L`` its most queries, ``K`` its most keys beyond the prefix;
+    ``keys``: each tree's, default its ``lengths``) stay within ``(1 + waste)`` × the pairs
+    its trees need ``Σ l (past + k)``, so all buckets together compute at most
+    ``(1 + waste)`` × the pairs of running each tree alone.
     """
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    klen = list(lengths) if keys is None else list(keys)
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], -klen[i]))
     groups: list[list[int]] = []
     for i in order:
         if groups:
-            group = groups[-1]
-            width = lengths[group[0]]
-            need = pairs([lengths[j] for j in group] + [lengths[i]], past)
-            if (len(group) + 1) * width * (past + width) <= (1 + waste) * need:
-                group.append(i)
+            group = [*groups[-1], i]
+            width, kwidth = max(lengths[j] for j in group), max(klen[j] for j in group)
+            need = sum(lengths[j] * (past + klen[j]) for j in group)
+            if len(group) * width * (past + kwidth) <= (1 + waste) * need:
+                groups[-1].append(i)
                 continue
         groups.append([i])
     return groups
 
 
 def buckets_for(
-    spans: Sequence[tuple[int, int]], masks: Sequence[torch.Tensor], past: int, waste: float
+    spans: Sequence[tuple[int, int]],
+    masks: Sequence[torch.Tensor],
+    past: int,
+    waste: float,
+    key_index: Sequence[torch.Tensor] | None = None,
 ) -> list[Bucket]:
-    """The padded batches of :func:`bucket_members`, as :class:`Bucket` (on the masks' device)."""
+    """The padded batches of :func:`bucket_members`, as :class:`Bucket` (on the masks' device).
+
+    ``key_index``: the blocks' own keys (:attr:`TreeSpans.key_index`), None: each tree's span.
+    """
     lengths = [end - start for start, end in spans]
     device = masks[0].device if masks else torch.device("cpu")
+    if key_index is not None:
+        return _key_buckets(spans, masks, past, waste, key_index)
     out = []
     for members in bucket_members(lengths, past, waste):
         width = lengths[members[0]]
@@ -108,6 +130,39 @@ def buckets_for(
             mask[row, 0, :n, :past] = masks[tree][:, :past]
             mask[row, 0, :n, past : past + n] = masks[tree][:, past:]
         out.append(Bucket(index.to(device), valid.to(device), mask))
+    return out
+
+
+def _key_buckets(
+    spans: Sequence[tuple[int, int]],
+    masks: Sequence[torch.Tensor],
+    past: int,
+    waste: float,
+    key_index: Sequence[torch.Tensor],
+) -> list[Bucket]:
+    """:func:`buckets_for` of blocks with keys of their own, built on the host, moved once per bucket."""
+    lengths = [end - start for start, end in spans]
+    keys = [len(k) - past for k in key_index]
+    device = masks[0].device if masks else torch.device("cpu")
+    out = []
+    for members in bucket_members(lengths, past, waste, keys):
+        width, kwidth = max(lengths[i] for i in members), max(keys[i] for i in members)
+        index = torch.zeros((len(members), width), dtype=torch.long)
+        valid = torch.zeros((len(members), width), dtype=torch.bool)
+        kindex = torch.zeros((len(members), past + kwidth), dtype=torch.long)
+        mask = torch.zeros((len(members), 1, width, past + kwidth), dtype=torch.bool)
+        mask[:, 0, :, 0] = True  # padding queries see one key (their output is dropped)
+        for row, block in enumerate(members):
+            start, end = spans[block]
+            n, k = end - start, len(key_index[block])
+            index[row, :n] = torch.arange(start, end)
+            index[row, n:] = start
+            valid[row, :n] = True
+            kindex[row, :k] = key_index[block].cpu()
+            kindex[row, k:] = kindex[row, 0]
+            mask[row, 0, :n] = False
+            mask[row, 0, :n, :k] = masks[block].cpu()
+        out.append(Bucket(index.to(device), valid.to(device), mask.to(device), kindex.to(device)))
     return out
 
 
@@ -142,9 +197,13 @@ def tree_attention_forward(
     if tree_spans.buckets is not None:
         return _bucketed(module, query, key, value, tree_spans, dropout, scaling), None
     outputs = []
-    for (start, end), mask in zip(tree_spans.spans, tree_spans.masks, strict=True):
-        keys = torch.cat((key[:, :, :past], key[:, :, past + start : past + end]), dim=2)
-        values = torch.cat((value[:, :, :past], value[:, :, past + start : past + end]), dim=2)
+    for i, ((start, end), mask) in enumerate(zip(tree_spans.spans, tree_spans.masks, strict=True)):
+        if tree_spans.key_index is not None:  # a scoring block: its ancestors' keys and its own
+            keys = key.index_select(2, tree_spans.key_index[i])
+            values = value.index_select(2, tree_spans.key_index[i])
+        else:
+            keys = torch.cat((key[:, :, :past], key[:, :, past + start : past + end]), dim=2)
+            values = torch.cat((value[:, :, :past], value[:, :, past + start : past + end]), dim=2)
         out, _ = sdpa(
             module, query[:, :, start:end], keys, values, mask[None, None], dropout=dropout, scaling=scaling
         )
@@ -176,13 +235,22 @@ def _bucketed(
             """``1 × h × row × d`` -> ``n × h × width × d``: each tree's (padded) slots."""
             return t[0][:, offset + flat].reshape(t.shape[1], n, width, t.shape[3]).transpose(0, 1)
 
-        keys = torch.cat((key[:, :, :past].expand(n, -1, -1, -1), rows(key, past)), dim=2)
-        values = torch.cat((value[:, :, :past].expand(n, -1, -1, -1), rows(value, past)), dim=2)
+        if bucket.key_index is not None:  # scoring blocks: each its own keys, prefix included
+            keys, values = _gathered(key, bucket.key_index), _gathered(value, bucket.key_index)
+        else:
+            keys = torch.cat((key[:, :, :past].expand(n, -1, -1, -1), rows(key, past)), dim=2)
+            values = torch.cat((value[:, :, :past].expand(n, -1, -1, -1), rows(value, past)), dim=2)
         result, _ = sdpa(module, rows(query, 0), keys, values, bucket.mask, dropout=dropout, scaling=scaling)
         # result: n × width × h × d; keep the real slots
         keep = bucket.valid.reshape(-1)
         out[0, flat[keep]] = result.reshape(n * width, heads, -1)[keep]
     return out
+
+
+def _gathered(t: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``1 × h × positions × d`` at ``index`` (``n × k``) -> ``n × h × k × d``."""
+    n, k = index.shape
+    return t[0][:, index.reshape(-1)].reshape(t.shape[1], n, k, t.shape[3]).transpose(0, 1)
 
 
 def can_switch(model: Any) -> bool:

@@ -1,11 +1,20 @@
-"""``evaluation.batch_size: auto``: the largest batch that fits the device, found once.
+"""``evaluation.batch_size: auto``: the largest batch that fits the device, and that holds.
 
 As lm-eval's ``--batch_size auto`` (``find_executable_batch_size``): start large, run a
 probe of that many rows, halve on an out-of-memory error until one fits.  The probe is
-what a chunk of the run costs at most: ``rows`` prompts of ``length`` tokens in one
-forward pass that keeps its key/value cache (generation prefills so; scoring packs the
-same tokens in one row).  On the CPU nothing is probed: the batch stays
+the run's own heaviest work: for every strategy of the run, a chunk of its ``rows``
+longest prompts (options included) run through the real code path
+(:func:`enade_bench.runner.batch_probe.peak_workload`), so it meets the strategy's true
+peak (float32 logits, key/value caches and their copies, the decode loop to
+``max_new_tokens``, few-shot prompts of any length); a size passes only if the device's
+peak stays within :data:`HEADROOM` of its memory (:func:`measured`).  Without the
+run's work (an experiment not planned) the probe is one forward pass of ``rows × length``
+tokens with its cache (:func:`probe`).  On the CPU nothing is probed: the batch stays
 :data:`CPU_BATCH` (today's default), since a larger one only pads more there.
+
+Should a chunk still run out of memory later (fragmentation, a prompt longer than the
+probe's), :func:`run_halving` runs it again in halves, down to single items, and the run
+goes on; the pieces are recorded in the strategy's timing file (``halved``).
 
 The resolved number is written to the results as ``evaluation.batch_size``; greedy and
 scoring answers do not depend on it (the resume fingerprint leaves it out), so a
@@ -16,22 +25,46 @@ starts the strategy over rather than mix two chunkings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 #: The batch on the CPU, and what a plan uses before the model is loaded.
 CPU_BATCH = 8
 #: Where the search starts on a GPU.
 START = 128
+#: The share of the device's memory a probe's peak may reach (the rest: fragmentation, other use).
+HEADROOM = 0.9
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def is_oom(exc: BaseException) -> bool:
-    """Whether ``exc`` is the device running out of memory (CUDA's error or its message)."""
-    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-
-    if isinstance(exc, torch.cuda.OutOfMemoryError):
+    """Whether ``exc`` is the device running out of memory (torch's error, or its message)."""
+    torch = sys.modules.get("torch")  # not imported: no torch error can have been raised
+    if torch is not None and isinstance(exc, torch.OutOfMemoryError):
         return True
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+
+
+def run_halving(run: Callable[[list[T]], list[R]], items: Sequence[T]) -> tuple[list[R], list[int]]:
+    """``run(items)``; on an out-of-memory error, each half in turn (recursively), down to one item.
+
+    Returns the results in order and the sizes of the pieces that ran (``[len(items)]``
+    when nothing was halved).  An error other than running out of memory, or one item
+    that does not fit, goes through.
+    """
+    try:
+        return run(list(items)), [len(items)]
+    except Exception as exc:
+        if not is_oom(exc) or len(items) <= 1:
+            raise
+    _empty_cache()
+    half = (len(items) + 1) // 2
+    first, sizes = run_halving(run, items[:half])
+    second, more = run_halving(run, items[half:])
+    return first + second, sizes + more
 
 
 def find_batch_size(fits: Callable[[int], object], start: int = START) -> int:
@@ -75,10 +108,47 @@ def probe(model: Any, length: int) -> Callable[[int], None]:
     return fits
 
 
-def auto_batch_size(model: Any, context_length: int | None, start: int = START) -> int:
-    """The batch for ``evaluation.batch_size: auto`` (module docstring)."""
+def measured(
+    workload: Callable[[int], object], device: Any, headroom: float = HEADROOM
+) -> Callable[[int], None]:
+    """``fits(rows)``: ``workload(rows)``, an out-of-memory error when its peak passes ``headroom``.
+
+    The peak is CUDA's ``max_memory_allocated`` over the workload, against the card's
+    total memory: a size that only just fits would fail on the run's next allocation.
+    """
+    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    def fits(rows: int) -> None:
+        torch.cuda.reset_peak_memory_stats(device)
+        workload(rows)
+        peak, total = (
+            torch.cuda.max_memory_allocated(device),
+            torch.cuda.get_device_properties(device).total_memory,
+        )
+        _empty_cache()
+        if peak > headroom * total:
+            raise torch.OutOfMemoryError(
+                f"out of memory: {rows} rows peaked at {peak / 2**30:.1f} GiB, "
+                f"over {headroom:.0%} of the card's {total / 2**30:.1f} GiB"
+            )
+
+    return fits
+
+
+def auto_batch_size(
+    model: Any,
+    context_length: int | None,
+    start: int = START,
+    workload: Callable[[int], object] | None = None,
+) -> int:
+    """The batch for ``evaluation.batch_size: auto`` (module docstring).
+
+    ``workload(rows)``: the run's heaviest chunk of ``rows`` items through the real code
+    path; None: a forward pass of ``rows ×`` the context (at most 2,048 tokens).
+    """
     device = next(model.parameters()).device
     if device.type != "cuda":
         return CPU_BATCH
-    length = min(context_length or 2048, 2048)
-    return find_batch_size(probe(model, length), start)
+    if workload is None:
+        workload = probe(model, min(context_length or 2048, 2048))
+    return find_batch_size(measured(workload, device), start)

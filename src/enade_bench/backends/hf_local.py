@@ -15,7 +15,7 @@ needed (``logits_to_keep``), not to the whole batch × length × vocabulary.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -102,9 +102,12 @@ class HFLocalBackend:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
 
-    def auto_batch_size(self) -> int:
-        """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`)."""
-        return auto_batch_size(self.model, self.context_length)
+    def auto_batch_size(self, workload: Callable[[int], object] | None = None) -> int:
+        """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`).
+
+        ``workload(rows)``: the run's heaviest chunk of ``rows`` items (the probe).
+        """
+        return auto_batch_size(self.model, self.context_length, workload=workload)
 
     # -- context window (ContextBackend) ------------------------------------------------
     @property
@@ -304,7 +307,9 @@ class HFLocalBackend:
         else:
             seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]
-        return [[float(torch.logsumexp(dist[ids], dim=0)) for ids in candidates] for dist in dists]
+        stacked = torch.stack(list(dists))  # prompts × vocab; one transfer to the host below
+        per_letter = [torch.logsumexp(stacked[:, ids], dim=1) for ids in candidates]
+        return torch.stack(per_letter, dim=1).tolist()  # type: ignore[no-any-return]
 
     # -- seq2seq (encoder-decoder) --------------------------------------------------------
     @torch.inference_mode()

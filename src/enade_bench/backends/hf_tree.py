@@ -22,6 +22,10 @@ Beyond the chunk's common prefix, contexts are laid out as a radix tree
 (:func:`radix_units`): the option orders of one question share the stem *and*
 whatever leading options they list alike, identical contexts run once, and a
 context's identical continuations once.
+A tree that merges several contexts is attended block by block
+(:func:`.hf_radix.attention_blocks`), so that no question costs more query--key
+pairs than it would as its own tree, and the scored tokens' log-probabilities are
+gathered on the device and read back once per call.
 
 Exactness: each token sees exactly the tokens it would see in its own sequence,
 at the same positions, so only floating-point summation order differs from
@@ -38,7 +42,6 @@ through transformers' ``AttentionInterface`` are not run this way;
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -46,14 +49,9 @@ import torch
 from enade_bench.backends.hf_attention import TreeSpans, buckets_for, can_switch, tree_attention
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
+from enade_bench.backends.hf_radix import Block, Segment, attention_blocks, radix_units, unit_members
 
-
-@dataclass(frozen=True)
-class Segment:
-    """Tokens that follow ``parent`` (an earlier segment's index; ``None``: the cached prefix)."""
-
-    tokens: Sequence[int]
-    parent: int | None = None
+__all__ = ["Segment", "radix_units", "score_tree", "supports_tree", "tree_logits", "tree_mask"]
 
 
 def supports_tree(model: Any) -> bool:
@@ -115,15 +113,30 @@ def tree_logits(
     cache: Any = None,
     past: int = 0,
     policy: BatchingPolicy | None = None,
+    blocks: Sequence[Sequence[Block]] | None = None,
 ) -> torch.Tensor:
     """Log-softmax after the tokens ``want`` = ``(tree, segment, offset)``, in one model call.
 
     The trees are laid end to end in one row, with no padding; each tree attends to
     the ``past`` tokens of ``cache`` (batch 1; ``None``/0: none) and to itself only
-    (:mod:`.hf_attention`): one attention call per tree, or, under a policy with
-    ``batched_trees`` (CUDA), one per bucket of trees of similar length, padded
-    within ``policy.bucket_waste``.  Returns ``len(want) × vocab``.
+    (:mod:`.hf_attention`): one attention call per tree (per block of ``blocks``, each
+    tree's :func:`.hf_radix.attention_blocks`), or, under a policy with
+    ``batched_trees`` (CUDA), one per bucket of similar length, padded within
+    ``policy.bucket_waste``.  Returns ``len(want) × vocab``.
     """
+    return torch.log_softmax(_tree_forward(model, trees, want, cache, past, policy, blocks), dim=-1)
+
+
+def _tree_forward(
+    model: Any,
+    trees: Sequence[Sequence[Segment]],
+    want: Sequence[tuple[int, int, int]],
+    cache: Any,
+    past: int,
+    policy: BatchingPolicy | None,
+    blocks: Sequence[Sequence[Block]] | None,
+) -> torch.Tensor:
+    """:func:`tree_logits` before the log-softmax: the float32 logits at ``want``."""
     device = next(model.parameters()).device
     layouts = [_layout(segments, past) for segments in trees]
     spans: list[tuple[int, int]] = []
@@ -134,11 +147,14 @@ def tree_logits(
         ids += [t for seg in segments for t in seg.tokens]
         positions += [first_pos[i] + j for i, seg in enumerate(segments) for j in range(len(seg.tokens))]
         spans.append((start, len(ids)))
-    masks = [tree_mask(segments, past).to(device) for segments in trees]
     if policy is None:
         policy = BatchingPolicy.for_device(device.type)
-    buckets = buckets_for(spans, masks, past, policy.bucket_waste) if policy.batched_trees else None
-    plan = TreeSpans(spans, masks, past, buckets)
+    if blocks is None:
+        masks = [tree_mask(segments, past).to(device) for segments in trees]
+        buckets = buckets_for(spans, masks, past, policy.bucket_waste) if policy.batched_trees else None
+        plan = TreeSpans(spans, masks, past, buckets)
+    else:
+        plan = _block_spans(spans, blocks, past, policy, device)
     # The output layer runs at the wanted columns only: a pre-hook gathers them before the
     # model's own head (and whatever the model does after it, e.g. soft-capping).
     cols_at = torch.tensor([spans[t][0] + layouts[t][0][s] + o for t, s, o in want], device=device)
@@ -156,7 +172,34 @@ def tree_logits(
             )
     finally:
         hook.remove()
-    return torch.log_softmax(out.logits[0].float(), dim=-1)
+    return out.logits[0].float()
+
+
+def _block_spans(
+    spans: Sequence[tuple[int, int]],
+    blocks: Sequence[Sequence[Block]],
+    past: int,
+    policy: BatchingPolicy,
+    device: torch.device,
+) -> TreeSpans:
+    """The trees' blocks as one :class:`TreeSpans` (row coordinates; keys prefix included)."""
+    q_spans: list[tuple[int, int]] = []
+    key_index: list[torch.Tensor] = []
+    masks: list[torch.Tensor] = []
+    prefix = torch.arange(past)
+    for (offset, _), tree_blocks in zip(spans, blocks, strict=True):
+        for block in tree_blocks:
+            q_spans.append((offset + block.start, offset + block.end))
+            ranges = [torch.arange(past + offset + a, past + offset + b) for a, b in block.keys]
+            key_index.append(torch.cat([prefix, *ranges]))
+            masks.append(block.mask)
+    if policy.batched_trees:
+        buckets = buckets_for(q_spans, masks, past, policy.bucket_waste, key_index)
+        return TreeSpans(q_spans, masks, past, buckets, key_index)
+    if device.type != "cpu":  # one transfer each, all before the model call
+        masks = [m.to(device) for m in masks]
+        key_index = [k.to(device) for k in key_index]
+    return TreeSpans(q_spans, masks, past, None, key_index)
 
 
 def score_tree(
@@ -169,12 +212,13 @@ def score_tree(
     """Every context and its continuations in one model call.
 
     The contexts' common prefix is computed once (or taken from the run-wide
-    ``store``); beyond it each question is a tree ``[rest of the context]
-    [continuation 1][continuation 2]…`` with the continuations side by side
-    (:func:`radix_units`), and the trees run end to end in one row
-    (:func:`tree_logits`, batched as ``policy`` says).  Returns the log-softmax after each context's last
-    token (``len(contexts) × vocab``) and each continuation's token
-    log-probabilities.
+    ``store``); beyond it the contexts are radix trees with their continuations
+    side by side (:func:`radix_units`), attended block by block so that no question
+    costs more attention than alone (:func:`.hf_radix.attention_blocks`), and the
+    trees run end to end in one row (:func:`tree_logits`, batched as ``policy``
+    says).  The scored tokens' log-probabilities are gathered on the device and
+    read back in one transfer.  Returns the log-softmax after each context's last
+    token (``len(contexts) × vocab``) and each continuation's token log-probabilities.
     """
     shared = min(common_prefix_length(contexts), min(len(c) for c in contexts) - 1)
     head = list(contexts[0][:shared])
@@ -188,78 +232,33 @@ def score_tree(
         return want.setdefault((unit, seg, offset), len(want))
 
     after = [at(u, s, len(units[u][s].tokens) - 1) for u, s in ends]  # after each context
-    token_at = [
-        [
-            [] if seg is None else [at(seg[0], seg[1], j) for j in range(len(units[seg[0]][seg[1]].tokens))]
-            for seg in per_q
-        ]
-        for per_q in tail_segs
-    ]
+    rows: list[int] = []  # per scored token: its row in the output, and the token
+    targets: list[int] = []
+    for q, options in enumerate(tails):
+        for seg, tail in zip(tail_segs[q], options, strict=True):
+            if not tail:
+                raise ValueError(f"context {q}: an empty continuation has nothing to score")
+            rows += [after[q]] + (
+                [] if seg is None else [at(seg[0], seg[1], j) for j in range(len(tail) - 1)]
+            )
+            targets += list(tail)
     if store is not None:
         store.stats.computed += sum(len(s.tokens) for unit in units for s in unit)
-    lp = tree_logits(model, units, list(want), cache, shared, policy)
+    members = unit_members(len(units), ends, tail_segs)
+    blocks = [attention_blocks(unit, member, shared) for unit, member in zip(units, members, strict=True)]
+    device = next(model.parameters()).device
+    rows_at = torch.tensor(rows, dtype=torch.long, device=device)
+    targets_at = torch.tensor(targets, dtype=torch.long, device=device)
+    after_at = torch.tensor(after, dtype=torch.long, device=device)  # all indices before the call
+    logits = _tree_forward(model, units, list(want), cache, shared, policy, blocks)
+    norm = torch.logsumexp(logits, dim=-1)
+    flat = (logits[rows_at, targets_at] - norm[rows_at]).tolist()  # the one transfer to the host
     scores: list[list[list[float]]] = []
-    for q, options in enumerate(tails):
+    read = 0
+    for options in tails:
         per_q = []
-        for positions, tail in zip(token_at[q], options, strict=True):
-            token_lp = [float(lp[after[q], tail[0]])]
-            token_lp += [float(lp[positions[j - 1], tail[j]]) for j in range(1, len(tail))]
-            per_q.append(token_lp)
-        scores.append(per_q)
-    return lp[after], scores
-
-
-def radix_units(
-    contexts: Sequence[Sequence[int]], tails: Sequence[Sequence[Sequence[int]]]
-) -> tuple[list[list[Segment]], list[tuple[int, int]], list[list[tuple[int, int] | None]]]:
-    """The contexts as radix trees (shared heads once), each context's tails under it.
-
-    The shuffles of a question list the same options in other orders, so their
-    contexts share more than the chunk's common prefix: a context's tokens are
-    run once per distinct head (identical contexts once), and identical tails of
-    one context once.  Contexts that begin with different tokens are separate
-    trees, laid side by side in the row.  Returns the units (segments with
-    parents inside their unit, parents first), each context's last segment as
-    ``(unit, segment)``, and each tail's segment (``None`` for an empty tail).
-    """
-    units: list[list[Segment]] = []
-    ends: list[tuple[int, int]] = [(0, 0)] * len(contexts)
-
-    def build(unit: list[Segment], members: list[int], depth: int, parent: int | None) -> None:
-        n = common_prefix_length([contexts[m][depth:] for m in members])
-        unit.append(Segment(contexts[members[0]][depth : depth + n], parent))
-        node, depth = len(unit) - 1, depth + n
-        groups: dict[int, list[int]] = {}
-        for m in members:
-            if len(contexts[m]) == depth:
-                ends[m] = (len(units), node)
-            else:
-                groups.setdefault(contexts[m][depth], []).append(m)
-        for group in groups.values():
-            build(unit, group, depth, node)
-
-    roots: dict[int, list[int]] = {}
-    for q, ctx in enumerate(contexts):
-        if not ctx:
-            raise ValueError(f"context {q} is empty after the shared prefix")
-        roots.setdefault(ctx[0], []).append(q)
-    for members in roots.values():
-        unit: list[Segment] = []
-        build(unit, members, 0, None)
-        units.append(unit)
-    tail_segs: list[list[tuple[int, int] | None]] = []
-    seen: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (unit, context node, tail) -> segment
-    for q, options in enumerate(tails):
-        u, node = ends[q]
-        per_q: list[tuple[int, int] | None] = []
         for tail in options:
-            if not tail:  # nothing to run (a one-token continuation, its last token dropped)
-                per_q.append(None)
-                continue
-            key = (u, node, tuple(tail))
-            if key not in seen:
-                seen[key] = len(units[u])
-                units[u].append(Segment(tail, node))
-            per_q.append((u, seen[key]))
-        tail_segs.append(per_q)
-    return units, ends, tail_segs
+            per_q.append(flat[read : read + len(tail)])
+            read += len(tail)
+        scores.append(per_q)
+    return logits[after_at] - norm[after_at, None], scores

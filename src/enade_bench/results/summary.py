@@ -159,6 +159,16 @@ class LogInfo(BaseModel):
     sha256: str | None
 
 
+class HalvedChunk(BaseModel):
+    """A chunk that ran out of device memory and ran again in pieces (``evaluation.batch_size: auto``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chunk: int = Field(description="the chunk's index in the plan")
+    rows: int = Field(description="its items")
+    pieces: list[int] = Field(description="the sizes it ran in, in order")
+
+
 class LiveTiming(BaseModel):
     """``{name}_{strategy}_timing.json`` of a live run: how long the computed part took."""
 
@@ -167,6 +177,10 @@ class LiveTiming(BaseModel):
     seconds: float
     items_computed: int
     items_per_second: float | None
+    #: The batch the chunks were cut to (``evaluation.batch_size``, ``auto`` resolved).
+    batch_size: int | None = None
+    #: Chunks that ran out of memory and were run again in halves; None: none.
+    halved: list[HalvedChunk] | None = None
 
 
 class BatchTiming(BaseModel):

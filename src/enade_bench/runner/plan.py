@@ -103,16 +103,24 @@ class Experiment:
             raise RuntimeError("the experiment has no backend yet (Experiment.with_backend)")
         return self.backend
 
-    def with_backend(self, backend: Backend) -> Experiment:
+    def with_backend(
+        self, backend: Backend, probe: Callable[[Experiment], Callable[[int], None]] | None = None
+    ) -> Experiment:
         """This experiment with its model loaded.
 
         ``evaluation.batch_size: auto`` is resolved here, once, by the backend
         (``auto_batch_size``; 8 where it has none) and the plans are made again with it.
+        ``probe(exp)``: the workload the backend probes with, given this experiment loaded
+        (the runner's :func:`~enade_bench.runner.batch_probe.peak_workload`: its heaviest
+        chunks); None, or an experiment not planned: the backend's own probe.
         """
         if self.config.evaluation.batch_size != "auto":
             return dataclasses.replace(self, backend=backend)
         find = getattr(backend, "auto_batch_size", None)
-        size = int(find()) if callable(find) else AUTO_PLACEHOLDER
+        if callable(find) and probe is not None and self.plans:
+            size = int(find(probe(dataclasses.replace(self, backend=backend))))
+        else:
+            size = int(find()) if callable(find) else AUTO_PLACEHOLDER
         evaluation = self.config.evaluation.model_copy(update={"batch_size": size})
         exp = dataclasses.replace(
             self, backend=backend, config=self.config.model_copy(update={"evaluation": evaluation})

@@ -16,10 +16,12 @@ from tqdm import tqdm
 
 from enade_bench.backends.base import Backend, ContextBackend, StreamingBackend
 from enade_bench.backends.factory import check_capabilities, create_backend
+from enade_bench.backends.hf_batch_size import run_halving
 from enade_bench.config import ExperimentConfig
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog
-from enade_bench.results.summary import LiveTiming
+from enade_bench.results.summary import HalvedChunk, LiveTiming
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.context import PromptFit, fit_prompts
 from enade_bench.runner.dry_run import check_logs
 from enade_bench.runner.execute import ChunkExecutor
@@ -43,7 +45,7 @@ def load_backend(exp: Experiment, options: RunOptions) -> Experiment:
     backend = factory(exp.config)
     strategies = exp.strategies
     check_capabilities(backend, {s.method for s in strategies}, [s.id or exp.config.name for s in strategies])
-    return exp.with_backend(backend)
+    return exp.with_backend(backend, peak_workload)
 
 
 Logged = dict[tuple[str, int], QuestionRecord]
@@ -112,13 +114,23 @@ def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit:
             # API backends: each answer is logged the moment it arrives (no chunk barrier).
             pending = [item for item in items if item.key not in done]
             executor.run_streaming(exp.model, pending, lambda record: keep([record]))
-        for chunk in plan.chunks:
+        halved: list[HalvedChunk] = []
+        for index, chunk in enumerate(plan.chunks):
             if any(item.key not in done for item in chunk):
-                keep(executor.run(chunk))
+                # out of device memory: the chunk again in halves, and the run goes on
+                records, pieces = run_halving(executor.run, chunk)
+                if len(pieces) > 1:
+                    halved.append(HalvedChunk(chunk=index, rows=len(chunk), pieces=pieces))
+                keep(records)
     elapsed = time.perf_counter() - started
     records = [done[item.key] for item in items]
+    size = cfg.evaluation.batch_size
     timing = LiveTiming(
-        seconds=elapsed, items_computed=todo, items_per_second=todo / elapsed if elapsed else None
+        seconds=elapsed,
+        items_computed=todo,
+        items_per_second=todo / elapsed if elapsed else None,
+        batch_size=size if isinstance(size, int) else None,
+        halved=halved or None,
     )
     return write_results(exp, plan, records, timing)
 

@@ -22,6 +22,7 @@ from enade_bench.benchmarks.enem.study.plan import PlannedRun, StudyPlan
 from enade_bench.config import ExperimentConfig
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import atomic_write_text
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import RunOptions
 
 
@@ -61,7 +62,7 @@ def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedR
         )
         if options.log is not None:
             options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
-        outcome = ENEM.run(exp.with_backend(backend), opts)
+        outcome = ENEM.run(exp.with_backend(backend, peak_workload), opts)
         out += [(run, result) for result in outcome.results]
         options.written += outcome.written
     return out

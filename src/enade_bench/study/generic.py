@@ -29,6 +29,7 @@ from enade_bench.results.safe_write import real_folder
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
+from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.strategies.registry import ALL_STRATEGIES
 from enade_bench.study.config import StudyConfig, parse_study_config
@@ -155,7 +156,7 @@ def run_models(plan: GenericPlan, options: GenericOptions) -> list[ModelRun]:
             backend = factory(planned.config)
             exp = planned.experiment
             check_capabilities(backend, {s.method for s in exp.strategies}, [planned.label])
-            outcome = plan.benchmark.run(exp.with_backend(backend), planned.options)
+            outcome = plan.benchmark.run(exp.with_backend(backend, peak_workload), planned.options)
             run.written = list(outcome.written)
         except KeyboardInterrupt:
             raise
