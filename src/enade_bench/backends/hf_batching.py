@@ -50,8 +50,13 @@ class BatchingPolicy:
     batched_trees
         Scoring attention: question trees run as padded batches (one SDPA call per length
         bucket and layer) instead of one call per tree and layer.
+    packed_prefill
+        Greedy generation: the chunk's questions prefilled in one call, packed in one row with
+        attention per question, then one decode loop on a preallocated cache
+        (:func:`.hf_packed.generate_packed`); ``split_cost`` and ``shared_decode`` then apply only
+        to sampling and to models that cannot run it.
     bucket_waste
-        With ``batched_trees``: the padding a bucket may add, as a fraction of the
+        With ``batched_trees`` (and ``packed_prefill``): the padding a bucket may add, as a fraction of the
         query--key pairs its trees need (0.1: at most 1.1 × the pairs).
     """
 
@@ -59,11 +64,12 @@ class BatchingPolicy:
     split_cost: int = 256
     shared_decode: bool = False
     batched_trees: bool = False
+    packed_prefill: bool = False
     bucket_waste: float = 0.1
 
     @classmethod
     def for_device(cls, device: str) -> BatchingPolicy:
         """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
         if str(device).split(":")[0] == "cuda":
-            return cls(device="cuda", split_cost=64, shared_decode=True, batched_trees=True)
+            return cls(device="cuda", split_cost=64, shared_decode=True, batched_trees=True, packed_prefill=True)
         return cls()
