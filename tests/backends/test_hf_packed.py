@@ -34,7 +34,7 @@ GENERATION = ("S1", "S2", "S3", "S4")
 def _llama(vocab: int = 512) -> LlamaForCausalLM:
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=vocab, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=6, num_key_value_heads=2, attn_implementation="sdpa")  # fmt: skip
+                         num_attention_heads=6, num_key_value_heads=2, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
     return LlamaForCausalLM(config).eval()
 
 
@@ -109,9 +109,17 @@ class _NewBigTensors(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         out = func(*args, **(kwargs or {}))
-        held = {t.untyped_storage().data_ptr() for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)}
+        held = {
+            t.untyped_storage().data_ptr()
+            for t in tree_flatten((args, kwargs))[0]
+            if isinstance(t, torch.Tensor)
+        }
         for t in tree_flatten(out)[0]:
-            if isinstance(t, torch.Tensor) and t.numel() >= self.size and t.untyped_storage().data_ptr() not in held:
+            if (
+                isinstance(t, torch.Tensor)
+                and t.numel() >= self.size
+                and t.untyped_storage().data_ptr() not in held
+            ):
                 self.ops.append(str(func))
         return out
 
@@ -174,7 +182,10 @@ def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[
     out = {}
     for sid in GENERATION:
         executor = ours.executor_for(STRATEGIES[sid], order, EvaluationConfig(batch_size=32, seed=42))
-        out[sid] = [smollm2_backend.encode(smollm2_backend.render(executor.prompt_for(it))) for it in executor.plan.items]
+        out[sid] = [
+            smollm2_backend.encode(smollm2_backend.render(executor.prompt_for(it)))
+            for it in executor.plan.items
+        ]
     return out
 
 
@@ -207,3 +218,22 @@ def test_packed_generation_gives_todays_answers_on_smollm2(enem_chunks, smollm2_
             got = generate_shared(model, seqs, params, smollm2_backend.pad_id, eos, PrefixStore(), CUDA)
         assert got == want
         assert sum(1 for rows, w in calls.shapes if rows == 1) <= 2
+
+
+def test_a_compiled_decode_step_gives_the_same_tokens(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``compile_decode`` traced by dynamo (its ``eager`` backend here; CUDA graphs on a card)."""
+    from dataclasses import replace
+
+    from enade_bench.backends import hf_packed
+
+    monkeypatch.setattr(hf_packed, "COMPILE_OPTIONS", {"backend": "eager", "dynamic": False})
+    torch._dynamo.reset()
+    seqs = _random_chunk(6)
+    params = GenerationParams(max_new_tokens=4)
+    want = generate_shared(llama, seqs, params, 0, set(), None, CUDA)
+    assert not CUDA.compile_decode  # off by default
+    with Calls(llama) as calls:
+        got = generate_shared(llama, seqs, params, 0, set(), None, replace(CUDA, compile_decode=True))
+    assert got == want
+    assert len(calls.shapes) == 1 + params.max_new_tokens - 1
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] > 0  # the step was traced

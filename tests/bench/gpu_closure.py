@@ -29,7 +29,9 @@ class Importers:
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
         if name not in self.first:
             frame = sys._getframe(1)
-            while frame is not None and frame.f_globals.get("__name__", "").startswith(("importlib", "_frozen_importlib")):
+            while frame is not None and frame.f_globals.get("__name__", "").startswith(
+                ("importlib", "_frozen_importlib")
+            ):
                 frame = frame.f_back  # type: ignore[assignment]
             self.first[name] = frame.f_globals.get("__name__", "") if frame is not None else ""
 
@@ -39,7 +41,9 @@ sys.meta_path.insert(0, importers)  # type: ignore[arg-type]
 import pytest  # noqa: E402
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-code = pytest.main(["-q", "-p", "no:cacheprovider", "-m", "gpu", os.path.join(root, "tests", "backends", "test_gpu.py")])
+code = pytest.main(
+    ["-q", "-p", "no:cacheprovider", "-m", "gpu", os.path.join(root, "tests", "backends", "test_gpu.py")]
+)
 if code not in (0, 5, pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
     raise SystemExit(f"pytest exit {code}")
 with tempfile.TemporaryDirectory() as out:

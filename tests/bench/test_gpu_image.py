@@ -12,11 +12,11 @@ its own dependencies).
 
 from __future__ import annotations
 
-import importlib.metadata as metadata
 import os
 import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,11 @@ def canonical(name: str) -> str:
 
 
 def listed(path: Path) -> set[str]:
-    return {canonical(line.strip()) for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")}
+    return {
+        canonical(line.strip())
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
 
 
 def _owners() -> dict[str, str]:

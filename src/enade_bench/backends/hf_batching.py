@@ -55,6 +55,9 @@ class BatchingPolicy:
         attention per question, then one decode loop on a preallocated cache
         (:func:`.hf_packed.generate_packed`); ``split_cost`` and ``shared_decode`` then apply only
         to sampling and to models that cannot run it.
+    compile_decode
+        With ``packed_prefill``: the decode step through ``torch.compile`` (CUDA graphs), off
+        until measured faster on a card (:mod:`.hf_packed`).
     bucket_waste
         With ``batched_trees`` (and ``packed_prefill``): the padding a bucket may add, as a fraction of the
         query--key pairs its trees need (0.1: at most 1.1 × the pairs).
@@ -65,11 +68,14 @@ class BatchingPolicy:
     shared_decode: bool = False
     batched_trees: bool = False
     packed_prefill: bool = False
+    compile_decode: bool = False
     bucket_waste: float = 0.1
 
     @classmethod
     def for_device(cls, device: str) -> BatchingPolicy:
         """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
         if str(device).split(":")[0] == "cuda":
-            return cls(device="cuda", split_cost=64, shared_decode=True, batched_trees=True, packed_prefill=True)
+            return cls(
+                device="cuda", split_cost=64, shared_decode=True, batched_trees=True, packed_prefill=True
+            )
         return cls()

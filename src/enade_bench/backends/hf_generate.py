@@ -30,7 +30,14 @@ from enade_bench.backends.hf_prefix import (
     prefix_states,
 )
 
-__all__ = ["common_prefix_length", "generate_packed", "generate_shared", "merge_starts", "packable", "prefill"]
+__all__ = [
+    "common_prefix_length",
+    "generate_packed",
+    "generate_shared",
+    "merge_starts",
+    "packable",
+    "prefill",
+]
 
 
 @torch.inference_mode()

@@ -5,6 +5,12 @@ run-wide store holds it), one for the rest of the prefix and every question pack
 row, and one per new token after the first.  Positions fed: the prefix once and each
 question's own tokens once, no padding.  Each row decodes from its own last token at its
 own position; the keys and values of a step are written in place in the preallocated cache.
+
+With :attr:`.BatchingPolicy.compile_decode` the decode step runs through ``torch.compile``
+(:data:`COMPILE_OPTIONS`: CUDA graphs, static shapes: every step attends over the whole
+preallocated width, the unused columns masked).  It is off by default: it pays only where the
+fixed cost of a step's ~2,000 kernel launches outweighs a compilation per chunk shape, which
+has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,20 @@ from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache, SlotPlan, slot_attention, slot_buckets
+
+#: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
+#: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
+COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": False}
+
+
+def compiled(model: Any) -> Any:
+    """``model`` compiled with :data:`COMPILE_OPTIONS` (once per model object)."""
+    key = repr(sorted(COMPILE_OPTIONS.items()))
+    found = getattr(model, "_enade_compiled", None)
+    if found is None or found[0] != key:
+        found = (key, torch.compile(model, **COMPILE_OPTIONS))
+        model._enade_compiled = found
+    return found[1]
 
 
 def packable(model: Any) -> bool:
@@ -56,7 +76,9 @@ def generate_packed(
     own = [end - start for start, end in spans]
     room = max(own)
     steps = max(params.max_new_tokens - 1, 0)
-    gather = torch.tensor([[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)])
+    gather = torch.tensor(
+        [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
+    )
     cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
                       gather=gather.to(device))  # fmt: skip
     plan = SlotPlan(past=past, rest=len(rest), spans=spans,
@@ -71,6 +93,7 @@ def generate_packed(
     out: list[list[int]] = [[] for _ in range(n)]
     finished = [False] * n
     position = torch.tensor(lengths, device=device)[:, None]
+    forward = compiled(model) if policy.compile_decode else model
     with slot_attention(model):
         result = model(input_ids=torch.tensor([row], device=device), position_ids=torch.tensor([positions], device=device),
                        past_key_values=cache, use_cache=True, logits_to_keep=last, slot_plan=plan)  # fmt: skip
@@ -88,10 +111,10 @@ def generate_packed(
                 break
             column = shared + room + t
             cache.cursor = torch.tensor([column], device=device)
-            cache.limit = column + 1
+            cache.limit = cache.width if policy.compile_decode else column + 1  # static: one shape a chunk
             valid[:, column] = True
             feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
-            result = model(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
+            result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
                            slot_plan=decode)  # fmt: skip
             step = result.logits[:, -1].float()
     return out

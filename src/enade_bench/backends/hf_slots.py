@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch.nn.functional as F  # noqa: N812 (the usual name)
+import torch.nn.functional as F
 
 from enade_bench.backends.hf_attention import bucket_members
 
@@ -171,7 +171,9 @@ class SlotCache:
     limit: int = 0  # columns returned to the attention in a decode step
     layers: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)
 
-    def update(self, key: torch.Tensor, value: torch.Tensor, layer: int, *args: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def update(
+        self, key: torch.Tensor, value: torch.Tensor, layer: int, *args: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         if len(self.layers) <= layer:  # the prefill: batch 1, the packed row
             if self.past is not None:
                 key = torch.cat((self.past.layers[layer].keys, key), dim=2)

@@ -72,6 +72,8 @@ class GpuOptions:
     enem_dir: str = ENEM_DIR
     #: ``--shape`` with fewer layers (a quick run or a test); None: the shape's own.
     layers: int | None = None
+    #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
+    compile_decode: bool = False
     out: Path = Path("bench/results/bench_gpu.json")
 
 
@@ -204,6 +206,8 @@ def load_engines(
     cfg = ModelConfig(name=name, dtype=opts.dtype, device=opts.device)  # type: ignore[arg-type]
     source = ModelSource("folder", name, None, name, WeightsIdentity(source="folder"))
     backend = HFLocalBackend(cfg, model, tokenizer, source)
+    if opts.compile_decode:
+        backend.batching = replace(backend.batching, compile_decode=True)
     counter = TokenCounter(model)
     ours = GpuOurs(dataset, backend, counter, opts.batch_size)
     lm = None
