@@ -23,6 +23,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from enade_bench.backends import hf_slots
 from enade_bench.backends.base import GenerationParams
+from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
@@ -190,18 +191,26 @@ def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[
 
 
 @pytest.mark.parametrize("sid", GENERATION)
-def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(enem_chunks, sid) -> None:  # type: ignore[no-untyped-def]
+def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
+    enem_chunks, sid, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     seqs = enem_chunks[sid]
     assert len(seqs) == 32
     model = _llama(vocab=49152)  # SmolLM2's vocabulary; two small layers (the counts only)
     params = GenerationParams(max_new_tokens=4)
-    with Calls(model) as calls:
+    with Calls(model) as calls, _spy_sdpa(monkeypatch) as seen:
         got = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CUDA)
+    group = model.config.num_attention_heads // model.config.num_key_value_heads
+    layers = model.config.num_hidden_layers
+    attended = sum(q.shape[0] * q.shape[2] // group * k.shape[2] for q, k in seen if q.shape[0] != len(seqs))
     assert len(calls.shapes) <= 1 + 1 + (params.max_new_tokens - 1)
     fed = sum(w for rows, w in calls.shapes if w > 1 or rows == 1)
     shared = common_prefix_length(seqs)
     real = shared + sum(len(s) - shared for s in seqs)
     assert fed - real <= 0.1 * real  # prefill padding
+    rest = shared - PrefixStore().cut(shared)
+    need = rest * shared + pairs([len(s) - shared for s in seqs], shared)  # each question alone
+    assert need <= attended / layers <= 1.1 * need  # query-key pairs of the prefill, per layer
     assert got == generate_shared(model, seqs, params, 0, set(), PrefixStore(), CPU)  # today's tokens
 
 
