@@ -23,7 +23,7 @@ import torch
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
-from enade_bench.backends.hf_slots import SlotCache, SlotPlan, slot_attention, slot_buckets
+from enade_bench.backends.hf_slots import SlotCache, SlotPlan, prefill_plan, slot_attention, slot_buckets
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
 #: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
@@ -81,8 +81,15 @@ def generate_packed(
     )
     cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
                       gather=gather.to(device))  # fmt: skip
-    plan = SlotPlan(past=past, rest=len(rest), spans=spans,
-                    buckets=slot_buckets(own, shared, policy.batched_trees, policy.bucket_waste))  # fmt: skip
+    text = (
+        model.config.get_text_config(decoder=True)
+        if hasattr(model.config, "get_text_config")
+        else model.config
+    )
+    heads = text.num_attention_heads
+    group = heads // (getattr(text, "num_key_value_heads", None) or heads)
+    buckets = slot_buckets(own, shared, policy.batched_trees, policy.bucket_waste)
+    plan = prefill_plan(past, len(rest), spans, buckets, group, device)
     if store is not None:
         store.stats.computed += len(row)
     last = torch.tensor([len(rest) + end - 1 for _, end in spans], device=device)

@@ -52,16 +52,32 @@ def grouped_sdpa(
 
     ``query``: ``n × H × L × d``; ``key``, ``value``: ``n × Hkv × S × d`` (``H = g · Hkv``, the
     heads of one group adjacent, as transformers orders them); ``mask``: boolean ``n × 1 × L × S``
-    (True: attend).  Returns ``n × L × H × d`` (transformers' attention output layout).
+    (True: attend), or already folded, ``n × 1 × (g · L) × S``.  Returns ``n × L × H × d`` (transformers' attention output layout).
     """
     n, heads, length, dim = query.shape
     kv_heads = key.shape[1]
     group = heads // kv_heads
     folded = query.reshape(n, kv_heads, group * length, dim)
-    if length > 1 and group > 1:
-        mask = mask[:, :, None].expand(n, 1, group, length, mask.shape[-1]).reshape(n, 1, group * length, -1)
+    if length > 1 and mask.shape[-2] != group * length:  # not folded yet (one query: it broadcasts)
+        mask = _fold(mask, group)
     out = F.scaled_dot_product_attention(folded, key, value, attn_mask=mask, scale=scale)
     return out.reshape(n, heads, length, value.shape[-1]).transpose(1, 2)
+
+
+@dataclass(frozen=True)
+class SlotBucket:
+    """Questions run as one padded SDPA batch in the prefill, built once for every layer.
+
+    ``cols`` (``n × width``): each padded slot's offset after the prefix's rest (a padding slot
+    repeats its question's last token); ``mask``: boolean ``n × 1 × (group · width) × (prefix +
+    width)``, folded for grouped-query attention (:func:`grouped_sdpa`); ``src`` and ``dest``: the
+    real slots (flat in ``n · width``) and their offsets in the row, for placing the output.
+    """
+
+    cols: torch.Tensor
+    mask: torch.Tensor
+    src: torch.Tensor
+    dest: torch.Tensor
 
 
 @dataclass
@@ -69,63 +85,73 @@ class SlotPlan:
     """What one call of :func:`slot_attention_forward` does.
 
     Prefill (``decode`` False): the row holds ``rest`` tokens of the prefix after the ``past``
-    cached ones, then the questions at ``spans`` (offsets after ``rest``).  ``buckets`` lists the
-    questions run together (padded to the first's length).  Decode: ``valid`` (``rows × width``,
-    boolean) marks the cache columns each row attends to; ``limit`` is how many columns are in use.
+    cached ones (``causal``: their folded mask), then the questions, run as ``buckets``.  Decode:
+    ``valid`` (``rows × width``, boolean) marks the cache columns each row attends to.
     """
 
     past: int = 0
     rest: int = 0
-    spans: Sequence[tuple[int, int]] = ()
-    buckets: Sequence[Sequence[int]] = ()
+    causal: torch.Tensor | None = None
+    buckets: Sequence[SlotBucket] = ()
     decode: bool = False
     valid: torch.Tensor | None = None
-    limit: int = 0
+
+
+def _fold(mask: torch.Tensor, group: int) -> torch.Tensor:
+    """``n × 1 × L × S`` -> ``n × 1 × (group · L) × S``: the mask of the folded query heads."""
+    n, _, length, keys = mask.shape
+    return mask[:, :, None].expand(n, 1, group, length, keys).reshape(n, 1, group * length, keys)
+
+
+def prefill_plan(past: int, rest: int, spans: Sequence[tuple[int, int]], buckets: Sequence[Sequence[int]],
+                 group: int, device: torch.device) -> SlotPlan:  # fmt: skip
+    """The prefill's plan: the rest's causal mask and each bucket's slots and mask, on ``device``."""
+    prefix = past + rest
+    causal = None
+    if rest:
+        causal = _fold(torch.ones((rest, prefix), dtype=torch.bool).tril(past)[None, None], group).to(device)
+    out = []
+    for members in buckets:
+        lengths = torch.tensor([spans[i][1] - spans[i][0] for i in members])
+        starts = torch.tensor([spans[i][0] for i in members])
+        width = int(lengths[0])
+        own = torch.arange(width)
+        cols = starts[:, None] + torch.minimum(own[None, :], lengths[:, None] - 1)
+        real = own[None, :] < lengths[:, None]
+        mask = torch.cat((torch.ones((len(members), width, prefix), dtype=torch.bool),
+                          (own[None, None, :] <= own[None, :, None]) & real[:, None, :]), dim=2)  # fmt: skip
+        src = torch.nonzero(real.reshape(-1))[:, 0]
+        out.append(SlotBucket(cols.to(device), _fold(mask[:, None], group).to(device), src.to(device),
+                              (rest + cols.reshape(-1)[src]).to(device)))  # fmt: skip
+    return SlotPlan(past=past, rest=rest, causal=causal, buckets=out)
 
 
 def _prefill_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, plan: SlotPlan,
                        scale: float | None) -> torch.Tensor:  # fmt: skip
     """The packed row: the prefix's rest causally, then each question over the prefix and itself."""
-    past, rest = plan.past, plan.rest
-    prefix = past + rest
+    rest = plan.rest
+    prefix = plan.past + rest
     heads, dim = query.shape[1], value.shape[3]
-    out = query.new_empty((1, query.shape[2], heads, dim))
-    device = query.device
-    if rest:
-        causal = torch.ones((rest, prefix), dtype=torch.bool, device=device).tril(past)
-        out[:, :rest] = grouped_sdpa(query[:, :, :rest], key[:, :, :prefix], value[:, :, :prefix],
-                                     causal[None, None], scale)  # fmt: skip
-    for members in plan.buckets:
-        lengths = [plan.spans[i][1] - plan.spans[i][0] for i in members]
-        width = lengths[0]
-        cols = torch.zeros((len(members), width), dtype=torch.long)
-        for row, i in enumerate(members):
-            start = plan.spans[i][0]
-            cols[row] = torch.arange(start, start + width).clamp(max=plan.spans[i][1] - 1)
-        cols = cols.to(device)
-        own = torch.arange(width, device=device)
-        lens = torch.tensor(lengths, device=device)
-        mask = torch.cat(
-            (
-                torch.ones((len(members), width, prefix), dtype=torch.bool, device=device),
-                (own[None, None, :] <= own[None, :, None]) & (own[None, None, :] < lens[:, None, None]),
-            ),
-            dim=2,
-        )[:, None]
+    out = query.new_empty((query.shape[2], heads, dim))
+    if plan.causal is not None:
+        out[:rest] = grouped_sdpa(
+            query[:, :, :rest], key[:, :, :prefix], value[:, :, :prefix], plan.causal, scale
+        )[0]
+    for bucket in plan.buckets:
+        n, width = bucket.cols.shape
+        flat = bucket.cols.reshape(-1)
 
-        def rows(t: torch.Tensor, offset: int, cols: torch.Tensor = cols) -> torch.Tensor:
+        def rows(
+            t: torch.Tensor, offset: int, flat: torch.Tensor = flat, n: int = n, width: int = width
+        ) -> torch.Tensor:
             """``1 × h × row × d`` -> ``n × h × width × d``: each question's (padded) slots."""
-            n, w = cols.shape
-            return t[0][:, offset + cols.reshape(-1)].reshape(t.shape[1], n, w, t.shape[3]).transpose(0, 1)
+            return t[0][:, offset + flat].reshape(t.shape[1], n, width, t.shape[3]).transpose(0, 1)
 
-        n = len(members)
         keys = torch.cat((key[:, :, :prefix].expand(n, -1, -1, -1), rows(key, prefix)), dim=2)
         values = torch.cat((value[:, :, :prefix].expand(n, -1, -1, -1), rows(value, prefix)), dim=2)
-        result = grouped_sdpa(rows(query, rest), keys, values, mask, scale)  # n × width × H × d
-        for row, i in enumerate(members):
-            start, end = plan.spans[i]
-            out[0, rest + start : rest + end] = result[row, : end - start]
-    return out
+        result = grouped_sdpa(rows(query, rest), keys, values, bucket.mask, scale)  # n × width × H × d
+        out[bucket.dest] = result.reshape(n * width, heads, dim)[bucket.src]
+    return out[None]
 
 
 def slot_attention_forward(
