@@ -10,10 +10,13 @@ depend on what costs time on the device, so they are data, built from the device
   long prefixes (:func:`.hf_prefix.prefix_groups`) decode as separate groups, each in
   its own loop; scoring attention runs one SDPA call per question tree.
 * **CUDA** (a GPU): a model call has a fixed cost (kernel launches, reading the
-  weights) that a decode step of one row pays as fully as one of 32.  Groups are
-  still prefilled apart (each its own padded batch: padding costs compute), but all
-  groups then decode in *one* loop, their key/value caches padded to a common
-  length and the padding masked out (:func:`.hf_generate.generate_shared`).  Scoring
+  weights) that a decode step of one row pays as fully as one of 32.  Greedy generation
+  prefills the whole chunk in one call, its questions packed in one row with attention
+  per question (no padding), and decodes it in *one* loop on a preallocated cache
+  (:mod:`.hf_packed`, :mod:`.hf_slots`).  Sampling, and models whose attention cannot be
+  switched, prefill groups apart (each its own padded batch) and decode greedy groups in
+  one loop, their key/value caches padded to a common length and the padding masked out
+  (:func:`.hf_generate.generate_shared`).  Scoring
   attention runs the question trees as one padded batch per length bucket
   (:func:`.hf_attention.tree_attention_forward`), a handful of kernel calls per
   layer instead of one per question.

@@ -8,7 +8,8 @@ repeated over the batch, the differing suffixes are run as one right-padded batc
 and decoding continues from each row's own last token (explicit position ids, the
 padding masked out).  Rows in families with different long prefixes are prefilled as
 groups; whether the groups then decode in one loop (CUDA) or one loop each (CPU) is the
-device's :class:`.BatchingPolicy`.
+device's :class:`.BatchingPolicy`.  Under the CUDA policy, greedy chunks take another path:
+one packed prefill call and one decode loop on a preallocated cache (:mod:`.hf_packed`).
 """
 
 from __future__ import annotations
