@@ -246,3 +246,11 @@ def test_a_compiled_decode_step_gives_the_same_tokens(llama, monkeypatch) -> Non
     assert got == want
     assert len(calls.shapes) == 1 + params.max_new_tokens - 1
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] > 0  # the step was traced
+
+
+def test_a_model_split_over_devices_keeps_the_grouped_path(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from enade_bench.backends.hf_packed import packable
+
+    assert packable(llama)
+    monkeypatch.setattr(llama, "hf_device_map", {"model.layers.0": 0, "model.layers.1": 1}, raising=False)
+    assert not packable(llama)

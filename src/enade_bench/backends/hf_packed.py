@@ -41,10 +41,14 @@ def compiled(model: Any) -> Any:
 
 
 def packable(model: Any) -> bool:
-    """Whether :func:`generate_packed` is exact for ``model`` (full attention, SDPA, switchable)."""
+    """Whether :func:`generate_packed` is exact for ``model`` (full attention, SDPA, switchable).
+
+    A model split over several devices (``device_map``) is not: the plan's tensors live on one.
+    """
     from enade_bench.backends.hf_tree import supports_tree  # noqa: PLC0415 (the same conditions)
 
-    return supports_tree(model) and plain_cache(model)
+    devices = set((getattr(model, "hf_device_map", None) or {}).values())
+    return len(devices) <= 1 and supports_tree(model) and plain_cache(model)
 
 
 @torch.inference_mode()
