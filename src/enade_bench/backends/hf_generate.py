@@ -8,7 +8,8 @@ repeated over the batch, the differing suffixes are run as one right-padded batc
 and decoding continues from each row's own last token (explicit position ids, the
 padding masked out).  Rows in families with different long prefixes are prefilled as
 groups; whether the groups then decode in one loop (CUDA) or one loop each (CPU) is the
-device's :class:`.BatchingPolicy`.
+device's :class:`.BatchingPolicy`.  Under the CUDA policy, greedy chunks take another path:
+one packed prefill call and one decode loop on a preallocated cache (:mod:`.hf_packed`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_packed import generate_packed, packable
 from enade_bench.backends.hf_prefix import (
     PrefixStore,
     common_prefix_length,
@@ -29,7 +31,14 @@ from enade_bench.backends.hf_prefix import (
     prefix_states,
 )
 
-__all__ = ["common_prefix_length", "generate_shared", "merge_starts", "prefill"]
+__all__ = [
+    "common_prefix_length",
+    "generate_packed",
+    "generate_shared",
+    "merge_starts",
+    "packable",
+    "prefill",
+]
 
 
 @torch.inference_mode()
@@ -88,8 +97,11 @@ def generate_shared(
 ) -> list[list[int]]:
     """New token ids for each sequence (``n_samples`` rows per sequence when sampling).
 
-    Rows that fall into families with different long prefixes (:func:`.prefix_groups`,
-    with the ``policy``'s split cost) are prefilled as separate groups, each sharing its
+    Greedy, under a policy with ``packed_prefill`` (CUDA), on a model that allows it
+    (:func:`.packable`): one prefill call for the chunk and one decode loop on a preallocated
+    cache (:func:`.generate_packed`).  Otherwise rows that fall into families with different
+    long prefixes (:func:`.prefix_groups`, with the ``policy``'s split cost) are prefilled as
+    separate groups, each sharing its
     own prefix.  Under a policy with ``shared_decode`` (CUDA) greedy groups then decode
     in one loop, their caches padded to one length (:func:`merge_starts`); otherwise
     (CPU, or sampling, whose draws depend on the rows of a loop) each group decodes in
@@ -99,6 +111,8 @@ def generate_shared(
     if policy is None:
         policy = BatchingPolicy.for_device(next(model.parameters()).device.type)
     sampling = params.temperature is not None and params.temperature > 0
+    if policy.packed_prefill and not sampling and len(seqs) > 1 and packable(model):
+        return generate_packed(model, seqs, params, pad_id, eos_ids, store, policy)
     per = params.n_samples if sampling else 1
     groups = prefix_groups(seqs, policy.split_cost) if len(seqs) > 1 else [list(range(len(seqs)))]
     if len(groups) == 1:

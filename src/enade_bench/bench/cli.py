@@ -68,6 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gpu.add_argument("--lmeval-orders", default="file", help="orders in which lm-eval runs too")
     gpu.add_argument("--enem-dir", default=ENEM_DIR, help="folder of the ENEM booklets (ENEM_<year>_*.csv)")
     gpu.add_argument("--strategies", default=",".join(GPU_STRATEGIES), help="GPU arm strategies")
+    gpu.add_argument("--compile-decode", action="store_true",
+                     help="ours: the decode step through torch.compile / CUDA graphs (off by default)")  # fmt: skip
 
 
 def options_from(args: argparse.Namespace) -> BenchOptions:
@@ -167,7 +169,7 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
                       lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
                       limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
                       lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
-                      enem_dir=args.enem_dir, layers=args.layers,
+                      enem_dir=args.enem_dir, layers=args.layers, compile_decode=args.compile_decode,
                       max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
 
 

@@ -11,7 +11,8 @@ one process on one card:
   order) and ``mixed`` (sorted by stem length, then shortest and longest alternating,
   so that every chunk mixes short and long stems: the worst case for padding);
 * ours: the runner's :class:`~enade_bench.runner.execute.ChunkExecutor` on the HF
-  backend, strategies S1–S6 (and ``first_token``), chunks of ``--batch-size``;
+  backend, strategies S1–S6 (and ``first_token``), chunks of ``--batch-size``, with the
+  prompts ``enade-bench run`` renders for ENEM (:func:`enem_prompts`): the path users run;
 * the peer: lm-eval's ``HFLM`` wrapped around *the same model object* (same weights,
   dtype and card), ``--lmeval-batch-size`` (default: ours), on the same rendered
   prompts: S5, S6 and ``first_token`` as ``multiple_choice`` tasks, S1 and S3 as
@@ -72,6 +73,8 @@ class GpuOptions:
     enem_dir: str = ENEM_DIR
     #: ``--shape`` with fewer layers (a quick run or a test); None: the shape's own.
     layers: int | None = None
+    #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
+    compile_decode: bool = False
     out: Path = Path("bench/results/bench_gpu.json")
 
 
@@ -145,19 +148,32 @@ def mixed_order(lengths: list[int]) -> list[int]:
     return out
 
 
+def enem_prompts() -> Any:
+    """What ``enade-bench run`` prompts ENEM questions with: the ENEM benchmark's default template
+    (pt-BR), and, for one/few-shot strategies (ENEM ships no worked examples), the team's examples."""
+    from enade_bench.bench.engines import TEAM_EXAMPLES  # noqa: PLC0415
+    from enade_bench.benchmarks.enem import BENCHMARK  # noqa: PLC0415
+    from enade_bench.prompts.templates import load_prompt_set  # noqa: PLC0415
+
+    prompts = BENCHMARK.prompts
+    return load_prompt_set(prompts.templates[prompts.default["pt-BR"]], TEAM_EXAMPLES)
+
+
 class GpuOurs(OursEngine):
-    """:class:`OursEngine` on a model already on the card (the bench's executor helpers, reused)."""
+    """:class:`OursEngine` on a model already on the card: the runner's executor on the ENEM prompts.
+
+    The arm measures the path of ``enade-bench run`` on the ENEM benchmark: the same plan
+    (:func:`~enade_bench.runner.plan.make_plan`), chunk executor and backend, with the prompts
+    that run renders (:func:`enem_prompts`; tested equal).
+    """
 
     def __init__(self, dataset: LoadedDataset, backend: Any, counter: TokenCounter, batch_size: int) -> None:
-        from enade_bench.bench.engines import TEAM_EXAMPLES, TEAM_PROMPT  # noqa: PLC0415
-        from enade_bench.prompts.templates import load_prompt_set  # noqa: PLC0415
-
         self.dataset = dataset
         self.engine = "hf"
         self.backend = backend
         self.counter = counter
         self.model_dir = ""
-        self.prompts = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
+        self.prompts = enem_prompts()
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=42, letter_variants="space")
         self.batch_size = batch_size
 
@@ -191,6 +207,8 @@ def load_engines(
     cfg = ModelConfig(name=name, dtype=opts.dtype, device=opts.device)  # type: ignore[arg-type]
     source = ModelSource("folder", name, None, name, WeightsIdentity(source="folder"))
     backend = HFLocalBackend(cfg, model, tokenizer, source)
+    if opts.compile_decode:
+        backend.batching = replace(backend.batching, compile_decode=True)
     counter = TokenCounter(model)
     ours = GpuOurs(dataset, backend, counter, opts.batch_size)
     lm = None

@@ -1,0 +1,131 @@
+"""Greedy generation of a chunk in one prefill call and one decode loop (:mod:`.hf_slots`).
+
+Model calls per chunk: at most one for the prefix up to its last whole block (none once the
+run-wide store holds it), one for the rest of the prefix and every question packed in one
+row, and one per new token after the first.  Positions fed: the prefix once and each
+question's own tokens once, no padding.  Each row decodes from its own last token at its
+own position; the keys and values of a step are written in place in the preallocated cache.
+
+With :attr:`.BatchingPolicy.compile_decode` the decode step runs through ``torch.compile``
+(:data:`COMPILE_OPTIONS`: CUDA graphs, static shapes: every step attends over the whole
+preallocated width, the unused columns masked).  It is off by default: it pays only where the
+fixed cost of a step's ~2,000 kernel launches outweighs a compilation per chunk shape, which
+has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from enade_bench.backends.base import GenerationParams
+from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
+from enade_bench.backends.hf_slots import SlotCache, SlotPlan, prefill_plan, slot_attention, slot_buckets
+
+#: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
+#: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
+COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": False}
+
+
+def compiled(model: Any) -> Any:
+    """``model`` compiled with :data:`COMPILE_OPTIONS` (once per model object)."""
+    key = repr(sorted(COMPILE_OPTIONS.items()))
+    found = getattr(model, "_enade_compiled", None)
+    if found is None or found[0] != key:
+        found = (key, torch.compile(model, **COMPILE_OPTIONS))
+        model._enade_compiled = found
+    return found[1]
+
+
+def packable(model: Any) -> bool:
+    """Whether :func:`generate_packed` is exact for ``model`` (full attention, SDPA, switchable).
+
+    A model split over several devices (``device_map``) is not: the plan's tensors live on one.
+    """
+    from enade_bench.backends.hf_tree import supports_tree  # noqa: PLC0415 (the same conditions)
+
+    devices = set((getattr(model, "hf_device_map", None) or {}).values())
+    return len(devices) <= 1 and supports_tree(model) and plain_cache(model)
+
+
+@torch.inference_mode()
+def generate_packed(
+    model: Any,
+    seqs: Sequence[Sequence[int]],
+    params: GenerationParams,
+    pad_id: int,
+    eos_ids: set[int],
+    store: PrefixStore | None,
+    policy: BatchingPolicy,
+) -> list[list[int]]:
+    """Greedy new token ids for each sequence: one prefill call, one decode loop (module docstring)."""
+    device = next(model.parameters()).device
+    n = len(seqs)
+    lengths = [len(s) for s in seqs]
+    shared = min(common_prefix_length(seqs), min(lengths) - 1)
+    past_cache, past = None, 0
+    if store is not None and store.cut(shared):
+        past = store.cut(shared)
+        past_cache = prefix_states(model, seqs[0][:past], store, logits=False)[0]
+    rest = list(seqs[0][past:shared])
+    row, positions, spans = list(rest), list(range(past, shared)), []
+    for s in seqs:
+        start = len(row) - len(rest)
+        row += s[shared:]
+        positions += range(shared, len(s))
+        spans.append((start, start + len(s) - shared))
+    own = [end - start for start, end in spans]
+    room = max(own)
+    steps = max(params.max_new_tokens - 1, 0)
+    gather = torch.tensor(
+        [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
+    )
+    cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
+                      gather=gather.to(device))  # fmt: skip
+    text = (
+        model.config.get_text_config(decoder=True)
+        if hasattr(model.config, "get_text_config")
+        else model.config
+    )
+    heads = text.num_attention_heads
+    group = heads // (getattr(text, "num_key_value_heads", None) or heads)
+    buckets = slot_buckets(own, shared, policy.batched_trees, policy.bucket_waste)
+    plan = prefill_plan(past, len(rest), spans, buckets, group, device)
+    if store is not None:
+        store.stats.computed += len(row)
+    last = torch.tensor([len(rest) + end - 1 for _, end in spans], device=device)
+    valid = torch.zeros((n, cache.width), dtype=torch.bool, device=device)
+    valid[:, :shared] = True
+    for i, m in enumerate(own):
+        valid[i, shared : shared + m] = True
+    out: list[list[int]] = [[] for _ in range(n)]
+    finished = [False] * n
+    position = torch.tensor(lengths, device=device)[:, None]
+    forward = compiled(model) if policy.compile_decode else model
+    with slot_attention(model):
+        result = model(input_ids=torch.tensor([row], device=device), position_ids=torch.tensor([positions], device=device),
+                       past_key_values=cache, use_cache=True, logits_to_keep=last, slot_plan=plan)  # fmt: skip
+        step = result.logits[0].float()
+        decode = SlotPlan(decode=True, valid=valid)
+        for t in range(params.max_new_tokens):
+            tokens = step.argmax(dim=-1).tolist()
+            for i, token in enumerate(tokens):
+                if not finished[i]:
+                    if token in eos_ids:
+                        finished[i] = True
+                    else:
+                        out[i].append(int(token))
+            if all(finished) or t == params.max_new_tokens - 1:
+                break
+            column = shared + room + t
+            cache.cursor = torch.tensor([column], device=device)
+            cache.limit = cache.width if policy.compile_decode else column + 1  # static: one shape a chunk
+            valid[:, column] = True
+            feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
+            result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
+                           slot_plan=decode)  # fmt: skip
+            step = result.logits[:, -1].float()
+    return out

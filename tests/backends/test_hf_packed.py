@@ -1,0 +1,256 @@
+"""One prefill per chunk and a cheap decode step (issue 35, items 2 and 4), counted on the CPU.
+
+The CUDA policy runs here on the CPU, as in test_hf_batching.py.  The calls, the positions fed
+and the attention's keys are counted with forward hooks and a spy on SDPA; the chunk is 32 real
+ENEM questions (2019-2022, the GPU arm's ``mixed`` order) tokenized by the packaged SmolLM2,
+through a two-layer model of SmolLM2's vocabulary (the counts do not depend on the weights); the
+tokens are compared with today's path (the CPU policy) on that model and on the real SmolLM2.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import torch
+from tests.conftest import require_shared
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from enade_bench.backends import hf_slots
+from enade_bench.backends.base import GenerationParams
+from enade_bench.backends.hf_attention import pairs
+from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_generate import generate_shared
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
+
+CPU, CUDA = BatchingPolicy.for_device("cpu"), BatchingPolicy.for_device("cuda:0")
+GENERATION = ("S1", "S2", "S3", "S4")
+
+
+def _llama(vocab: int = 512) -> LlamaForCausalLM:
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=vocab, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=6, num_key_value_heads=2, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="module")
+def llama() -> LlamaForCausalLM:
+    return _llama()
+
+
+class Calls:
+    """The model's forward calls: ``(rows, positions)`` of each."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.shapes: list[tuple[int, int]] = []
+        self.handle = model.register_forward_pre_hook(self._hook, with_kwargs=True)
+
+    def _hook(self, _module: Any, _args: Any, kwargs: dict[str, Any]) -> None:
+        self.shapes.append(tuple(kwargs["input_ids"].shape))  # type: ignore[arg-type]
+
+    def __enter__(self) -> Calls:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.remove()
+
+
+def _random_chunk(n: int = 16) -> list[list[int]]:
+    rng = random.Random(7)
+    head = [rng.randrange(1, 512) for _ in range(70)]
+    return [head + [rng.randrange(1, 512) for _ in range(rng.choice([3, 40, 300]))] for _ in range(n)]
+
+
+@pytest.mark.parametrize("store", [True, False], ids=["store", "no-store"])
+def test_packed_generation_gives_todays_tokens_in_one_prefill(llama, store) -> None:  # type: ignore[no-untyped-def]
+    seqs = _random_chunk()
+    params = GenerationParams(max_new_tokens=6)
+    eos = {int(t) for t in range(0, 512, 37)}  # some rows stop early
+    want = generate_shared(llama, seqs, params, 0, eos, PrefixStore() if store else None, CPU)
+    with Calls(llama) as calls:
+        got = generate_shared(llama, seqs, params, 0, eos, PrefixStore() if store else None, CUDA)
+    assert got == want
+    prefill = [s for s in calls.shapes if s[0] == 1]
+    assert len(prefill) == (2 if store else 1)  # the stored block of the prefix, then one packed row
+    assert len(calls.shapes) <= len(prefill) + params.max_new_tokens - 1
+    shared = common_prefix_length(seqs)
+    assert sum(w for _, w in prefill) == shared + sum(len(s) - shared for s in seqs)  # no padding
+
+
+@contextmanager
+def _spy_sdpa(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[torch.Tensor, torch.Tensor]]]:
+    seen: list[tuple[torch.Tensor, torch.Tensor]] = []
+    real = torch.nn.functional.scaled_dot_product_attention
+
+    def spy(query, key, value, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((query, key))
+        return real(query, key, value, **kwargs)
+
+    monkeypatch.setattr(hf_slots.F, "scaled_dot_product_attention", spy)
+    yield seen
+    monkeypatch.undo()
+
+
+class _NewBigTensors(TorchDispatchMode):
+    """Operations that allocate a tensor of at least ``size`` elements (a copy of a cache would).
+
+    In-place writes and views return storage their inputs already hold: not counted.
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        out = func(*args, **(kwargs or {}))
+        held = {
+            t.untyped_storage().data_ptr()
+            for t in tree_flatten((args, kwargs))[0]
+            if isinstance(t, torch.Tensor)
+        }
+        for t in tree_flatten(out)[0]:
+            if (
+                isinstance(t, torch.Tensor)
+                and t.numel() >= self.size
+                and t.untyped_storage().data_ptr() not in held
+            ):
+                self.ops.append(str(func))
+        return out
+
+
+def test_a_decode_step_writes_in_place_and_reads_keys_once_per_kv_head(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No per-step concatenation or copy of the cache, no key/value heads repeated (item 4)."""
+    seqs = _random_chunk()
+    params = GenerationParams(max_new_tokens=5)
+    kv_heads = llama.config.num_key_value_heads
+    dim = llama.config.hidden_size // llama.config.num_attention_heads
+    shared = common_prefix_length(seqs)
+    caches: list[Any] = []
+    steps: list[_NewBigTensors] = []
+
+    def pre(_module, _args, kwargs):  # type: ignore[no-untyped-def]
+        caches.append(kwargs["past_key_values"])
+        if kwargs["input_ids"].shape[1] == 1:  # a decode step: anything as big as the rows' prefix keys
+            steps.append(_NewBigTensors(len(seqs) * kv_heads * shared * dim))
+            steps[-1].__enter__()
+
+    def post(_module, args, kwargs, _out):  # type: ignore[no-untyped-def]
+        if kwargs["input_ids"].shape[1] == 1:
+            steps[-1].__exit__(None, None, None)
+
+    handles = [
+        llama.register_forward_pre_hook(pre, with_kwargs=True),
+        llama.register_forward_hook(post, with_kwargs=True),
+    ]
+    try:
+        with _spy_sdpa(monkeypatch) as seen:
+            generate_shared(llama, seqs, params, 0, set(), PrefixStore(), CUDA)
+    finally:
+        for h in handles:
+            h.remove()
+    assert len(steps) == params.max_new_tokens - 1
+    assert all(not s.ops for s in steps), [s.ops for s in steps]  # nothing cache-sized is made per step
+    cache = caches[-1]
+    assert isinstance(cache, hf_slots.SlotCache) and all(c is cache for c in caches[1:])
+    slots = {t.untyped_storage().data_ptr() for layer in cache.layers for t in layer}
+    decode_keys = [k for q, k in seen if q.shape[0] == len(seqs)]
+    assert len(decode_keys) == llama.config.num_hidden_layers * (params.max_new_tokens - 1)
+    assert {k.untyped_storage().data_ptr() for k in decode_keys} <= slots  # views of the preallocated slots
+    assert all(k.shape[1] == kv_heads for _, k in seen)  # every SDPA call: one key per kv head
+    assert len(seen) > len(decode_keys)  # the prefill's calls were seen too
+
+
+# -- the chunk of the issue: 32 real ENEM questions, mixed short and long --------------------
+@pytest.fixture(scope="module")
+def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[no-untyped-def]
+    """S1-S4 token ids of the GPU arm's first ``mixed`` chunk, as ``enade-bench run`` renders them."""
+    from enade_bench.bench.gpu import ENEM_DIR, GpuOurs, load_questions, mixed_order
+    from enade_bench.bench.measure import TokenCounter
+    from enade_bench.config import EvaluationConfig
+    from enade_bench.strategies.registry import STRATEGIES
+
+    require_shared("enem", "questions", "pt-br")
+    dataset = load_questions(ENEM_DIR.replace("../shared/data", str(require_shared())), 720)
+    order = mixed_order([len(q.stem) for q in dataset.questions])[:32]
+    ours = GpuOurs(dataset, smollm2_backend, TokenCounter(smollm2_backend.model), 32)
+    out = {}
+    for sid in GENERATION:
+        executor = ours.executor_for(STRATEGIES[sid], order, EvaluationConfig(batch_size=32, seed=42))
+        out[sid] = [
+            smollm2_backend.encode(smollm2_backend.render(executor.prompt_for(it)))
+            for it in executor.plan.items
+        ]
+    return out
+
+
+@pytest.mark.parametrize("sid", GENERATION)
+def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
+    enem_chunks, sid, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    seqs = enem_chunks[sid]
+    assert len(seqs) == 32
+    model = _llama(vocab=49152)  # SmolLM2's vocabulary; two small layers (the counts only)
+    params = GenerationParams(max_new_tokens=4)
+    with Calls(model) as calls, _spy_sdpa(monkeypatch) as seen:
+        got = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CUDA)
+    group = model.config.num_attention_heads // model.config.num_key_value_heads
+    layers = model.config.num_hidden_layers
+    attended = sum(q.shape[0] * q.shape[2] // group * k.shape[2] for q, k in seen if q.shape[0] != len(seqs))
+    assert len(calls.shapes) <= 1 + 1 + (params.max_new_tokens - 1)
+    fed = sum(w for rows, w in calls.shapes if w > 1 or rows == 1)
+    shared = common_prefix_length(seqs)
+    real = shared + sum(len(s) - shared for s in seqs)
+    assert fed - real <= 0.1 * real  # prefill padding
+    rest = shared - PrefixStore().cut(shared)
+    need = rest * shared + pairs([len(s) - shared for s in seqs], shared)  # each question alone
+    assert need <= attended / layers <= 1.1 * need  # query-key pairs of the prefill, per layer
+    assert got == generate_shared(model, seqs, params, 0, set(), PrefixStore(), CPU)  # today's tokens
+
+
+@pytest.mark.slow
+def test_packed_generation_gives_todays_answers_on_smollm2(enem_chunks, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """The packaged SmolLM2, greedy: the same new tokens as today's path, S1 and S3, 6 questions."""
+    model = smollm2_backend.model
+    params = GenerationParams(max_new_tokens=5)
+    eos = {int(smollm2_backend.tokenizer.eos_token_id)}
+    for sid in ("S1", "S3"):
+        seqs = enem_chunks[sid][:6]
+        want = generate_shared(model, seqs, params, smollm2_backend.pad_id, eos, PrefixStore(), CPU)
+        with Calls(model) as calls:
+            got = generate_shared(model, seqs, params, smollm2_backend.pad_id, eos, PrefixStore(), CUDA)
+        assert got == want
+        assert sum(1 for rows, w in calls.shapes if rows == 1) <= 2
+
+
+def test_a_compiled_decode_step_gives_the_same_tokens(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``compile_decode`` traced by dynamo (its ``eager`` backend here; CUDA graphs on a card)."""
+    from dataclasses import replace
+
+    from enade_bench.backends import hf_packed
+
+    monkeypatch.setattr(hf_packed, "COMPILE_OPTIONS", {"backend": "eager", "dynamic": False})
+    torch._dynamo.reset()
+    seqs = _random_chunk(6)
+    params = GenerationParams(max_new_tokens=4)
+    want = generate_shared(llama, seqs, params, 0, set(), None, CUDA)
+    assert not CUDA.compile_decode  # off by default
+    with Calls(llama) as calls:
+        got = generate_shared(llama, seqs, params, 0, set(), None, replace(CUDA, compile_decode=True))
+    assert got == want
+    assert len(calls.shapes) == 1 + params.max_new_tokens - 1
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] > 0  # the step was traced
+
+
+def test_a_model_split_over_devices_keeps_the_grouped_path(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from enade_bench.backends.hf_packed import packable
+
+    assert packable(llama)
+    monkeypatch.setattr(llama, "hf_device_map", {"model.layers.0": 0, "model.layers.1": 1}, raising=False)
+    assert not packable(llama)
