@@ -22,6 +22,7 @@ from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, _describe_error
 from enade_bench.errors import UserError
 from enade_bench.results.summary import JsonObject
+from enade_bench.runner.executors import ExecutorSettings, LocalSettings
 
 
 class CompareSettings(StrictModel):
@@ -59,6 +60,10 @@ class StudyConfig(StrictModel):
         description="study folder: runs/<model>/ and report/ are written below it; relative: from the study file's folder"
     )
     compare: CompareSettings = CompareSettings()
+    executor: ExecutorSettings = Field(
+        default_factory=LocalSettings,
+        description="where the models run: {type: local} (default), {type: ray, ...}, {type: slurm, ...}",
+    )
 
     @field_validator("dataset")
     @classmethod

@@ -17,6 +17,7 @@ from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.cat import CatConfig, stop_rule
+from enade_bench.runner.executors import ExecutorSettings, LocalSettings
 
 Area = Literal["CH", "CN", "LC", "MT"]
 StudyLanguage = Literal["pt-br", "en"]
@@ -105,6 +106,10 @@ class StudyConfig(StrictModel):
     )
     dif: DifSettings = DifSettings()
     cat: CatSettings = CatSettings()
+    executor: ExecutorSettings = Field(
+        default_factory=LocalSettings,
+        description="where the models run: {type: local} (default), {type: ray, ...}, {type: slurm, ...}",
+    )
 
     @field_validator("areas", "languages")
     @classmethod
