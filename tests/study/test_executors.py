@@ -31,7 +31,9 @@ from enade_bench.cli.main import main
 from enade_bench.study import run_study
 
 pytestmark = pytest.mark.slow
-ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
+#: Subprocesses: this tree's sources, one thread; the test cluster (loopback only) without Ray's auth token.
+ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1",
+       "RAY_AUTH_MODE": "disabled"}  # fmt: skip
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
 
 
@@ -42,6 +44,7 @@ def cluster() -> Iterator[str]:
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
     patch.setenv("OMP_NUM_THREADS", "1")
+    patch.setenv("RAY_AUTH_MODE", "disabled")  # so that the commands run as subprocesses can join
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=150 * 2**20,
              logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
     yield ray.get_runtime_context().gcs_address
@@ -124,6 +127,7 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
         if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
             break
         time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
     worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
     os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
@@ -135,6 +139,24 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     got = tables(folder / "study")
     assert [k for k in expected if got.get(k) != expected[k]] == []
     assert not list((folder / "study" / "runs").rglob("*.lock"))
+
+
+def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
+    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S1"], limit=12,
+                       executor={"type": "ray", "address": cluster})  # fmt: skip
+    log = tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_intermediate.jsonl"
+    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    assert list(log.parent.glob("*.lock"))  # the worker holds the run's lock
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and not (log.parent / "smollm2_S1_results.json").exists(), err
+    assert not list((tmp_path / "study").rglob("*.lock")), err  # the cancelled task removed it
 
 
 def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: str, tmp_path: Path) -> None:

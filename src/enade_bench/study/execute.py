@@ -60,7 +60,9 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
         executor.check(tasks)
         with StudyProgress(tasks, log, options.progress) as progress:
             work = Work(
-                run=partial(run_task, factory=options.backend_factory), lost=_lost, done=progress.done
+                run=partial(run_task, factory=options.backend_factory or load_model),
+                lost=_lost,
+                done=progress.done,
             )
             return executor.run(tasks, work)
     finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
@@ -40,6 +40,11 @@ def _check_reachable(address: str) -> None:
     except OSError as exc:
         raise UserError(f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
                         "start one with `ray start --head` or fix the address") from None  # fmt: skip
+
+
+def _call(run: Callable[[T], R], task: T) -> R:
+    """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
+    return run(task)
 
 
 class RayExecutor:
@@ -90,10 +95,10 @@ class RayExecutor:
             self._gpus[task.label] = need
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
-        remote = ray.remote(work.run)
+        remote = ray.remote(_call)
         refs = {
             remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                           max_retries=0, name=f"enade-bench:{t.label}").remote(t): i
+                           max_retries=0, name=f"enade-bench:{t.label}").remote(work.run, t): i
             for i, t in enumerate(tasks)
         }  # fmt: skip
         out: dict[int, R] = {}
