@@ -80,12 +80,16 @@ def tables(study: Path) -> dict[str, bytes]:
     return out
 
 
-def timed_study(path: Path, executor: str) -> float:
+def timed_study(path: Path, executor: str) -> tuple[float, dict[str, str]]:
+    """Wall clock of ``enade-bench study --executor``, and each model's end line."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()", "study", str(path), "--quiet",
-                    "--executor", executor], env=env, check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-    return time.perf_counter() - start
+    done = subprocess.run([sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()",
+                           "study", str(path), "--executor", executor],
+                          env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    wall = time.perf_counter() - start
+    ends = [line.split(": ", 1) for line in done.stderr.splitlines() if ": finished (" in line]
+    return wall, {label: rest for label, rest in ends}
 
 
 def main() -> int:
@@ -99,13 +103,14 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     path = write_study(folder, build_shapes(folder / "shapes"), args.limit)
     shutil.rmtree(folder / "study", ignore_errors=True)
-    local = timed_study(path, "local")
+    local, local_models = timed_study(path, "local")
     expected = tables(folder / "study")
     shutil.rmtree(folder / "study")
-    ray = timed_study(path, "ray")
+    ray, ray_models = timed_study(path, "ray")
     same = tables(folder / "study") == expected
     print(json.dumps({"models": 4, "limit": args.limit, "local_s": round(local, 1), "ray_2_workers_s": round(ray, 1),
-                      "ratio": round(local / ray, 2), "identical_tables": same, "files_compared": len(expected)}))  # fmt: skip
+                      "ratio": round(local / ray, 2), "identical_tables": same, "files_compared": len(expected),
+                      "local_models": local_models, "ray_models": ray_models}))  # fmt: skip
     return 0 if same else 1
 
 

@@ -171,9 +171,7 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
     assert any(n.startswith("broken is left out of the comparison") for n in result.notes)
 
 
-def test_submitit_local_executor_gives_the_local_tables(
-    local: tuple[Path, dict[str, bytes]]
-) -> None:
+def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
     pytest.importorskip("submitit")
     folder, expected = local
     path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20})
@@ -199,7 +197,12 @@ def test_submitit_local_executor_gives_the_local_tables(
     ],
 )  # fmt: skip
 def test_bad_executor_is_one_error_line_before_any_model_loads(
-    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], executor: Any, argv: list[str], expected: str
+    cluster: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    executor: Any,
+    argv: list[str],
+    expected: str,
 ) -> None:
     path = write_study(tmp_path, **({"executor": executor} if executor else {}))
     assert main(["study", str(path), "--quiet", *argv]) == 2
@@ -226,7 +229,7 @@ def enem_study(tmp_path: Path, **changes: Any) -> Path:
     model = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
     data = {
         "name": "tiny", "year": 2022, "areas": ["MT"], "languages": ["pt-br", "en"], "n_shuffles": 2,
-        "limit": 2, "models": [{"config": model, "name": "smollm2"}, {**GEMMA, "batch_size": 4}],
+        "limit": 2, "models": [{"config": model, "name": "smollm2"}, {"name": GEMMA["name"], "model": GEMMA["model"], "batch_size": 4}],
         "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"), "n_humans": 100,
         "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
         "verdict": {"n_boot": 10, "n_respondents": 100}, "dif": {"min_n": 4}, **changes,

@@ -124,7 +124,9 @@ def started_file(task: ModelTask) -> Path:
     return task.output / ".study" / f"{task.label}.started"
 
 
-def run_task(task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None = None) -> TaskOutcome:
+def run_task(
+    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None = None
+) -> TaskOutcome:
     """Run or resume every run of ``task`` with its model loaded once; release it after.
 
     Returns the outcome; a failure to load or run is its ``error`` (``KeyboardInterrupt``

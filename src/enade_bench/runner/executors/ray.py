@@ -95,7 +95,7 @@ class RayExecutor:
             self._gpus[task.label] = need
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
-        remote = ray.remote(_call)
+        remote: Any = ray.remote(_call)
         refs = {
             remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
                            max_retries=0, name=f"enade-bench:{t.label}").remote(work.run, t): i
