@@ -12,7 +12,7 @@ from enade_bench.errors import UserError
 from enade_bench.runner.executors.settings import LocalSettings, RaySettings, SlurmSettings
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.run import executor_settings
-from enade_bench.study.tasks import ModelTask, TaskRun
+from enade_bench.study.tasks import ModelTask, TaskRun, run_task
 
 
 def _task(model: dict[str, Any]) -> ModelTask:
@@ -50,3 +50,13 @@ def test_executor_option_replaces_the_type_and_keeps_the_blocks_own_settings() -
     assert executor_settings(LocalSettings(), "slurm") == SlurmSettings(type="slurm")
     with pytest.raises(UserError, match="--executor: expected one of local, ray, slurm, got 'dask'"):
         executor_settings(ray, "dask")
+
+
+def test_a_worker_that_cannot_see_the_study_folder_fails_its_model_with_one_line(tmp_path: Path) -> None:
+    task = _task({"name": "org/model"})
+    task = ModelTask(task.label, task.runs, tmp_path / "not_mounted")
+    loaded: list[object] = []
+    outcome = run_task(task, loaded.append)  # type: ignore[arg-type]
+    assert outcome.error is not None and "not visible on node" in outcome.error
+    assert str(tmp_path / "not_mounted") in outcome.error and "\n" not in outcome.error
+    assert loaded == []  # no model loaded
