@@ -24,7 +24,7 @@ from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import read_yaml
 from enade_bench.errors import UserError
 from enade_bench.report.folder import check_report_folder, report_folder
-from enade_bench.runner.executors import EXECUTOR_TYPES, ExecutorSettings
+from enade_bench.runner.executors import EXECUTOR_TYPES, ExecutorSettings, LocalSettings
 from enade_bench.study.execute import ExecuteOptions, execute, run_planned
 from enade_bench.study.generic import generic_tasks, plan_generic
 from enade_bench.study.report import left_out_notes, write_generic_report
@@ -120,6 +120,7 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     is left out of the comparison and named in the report and in ``failed``.
     """
     opts = dataclasses.replace(options or StudyOptions(), **changes)
+    executor_settings(LocalSettings(), opts.executor)  # a bad --executor: one line before anything
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
