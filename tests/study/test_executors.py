@@ -93,26 +93,6 @@ def _same_place(local: tuple[Path, dict[str, bytes]], **changes: Any) -> Path:
     return write_study(folder, **changes)
 
 
-def test_ray_gives_the_local_run_folders_and_tables(
-    local: tuple[Path, dict[str, bytes]], cluster: str
-) -> None:
-    folder, expected = local
-    lines: list[str] = []
-    path = _same_place(local, executor={"type": "ray"})
-    result = run_study(path, log=lines.append)
-    assert result.failed == []
-    got = tables(folder / "study")
-    assert sorted(got) == sorted(expected) and any(k.startswith("report/") for k in got)
-    assert [k for k in expected if got[k] != expected[k]] == []
-    for label in ("smollm2", "gemma3_270m"):  # one start and one end line each, naming worker, node, device
-        started = [x for x in lines if x.startswith(f"{label}: started")]
-        ended = [x for x in lines if x.startswith(f"{label}: finished")]
-        assert len(started) == len(ended) == 1 and "pid" in started[0] and "CPU" in ended[0], lines
-    pids = {x.split("pid ")[1].split(",")[0] for x in lines if ": started" in x}
-    assert str(os.getpid()) not in pids  # the models ran in Ray's workers
-    assert not (folder / "study" / ".study").exists()
-
-
 def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     local: tuple[Path, dict[str, bytes]], cluster: str
 ) -> None:
@@ -135,10 +115,19 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     assert "failed: gemma3_270m: did not finish: its Ray worker was lost" in err
     assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
 
-    assert main(["study", str(path), "--quiet"]) == 0  # the same command: resumes from the logs
+    lines: list[str] = []
+    assert run_study(path, log=lines.append).failed == []  # the same study again: resumes from the logs
     got = tables(folder / "study")
-    assert [k for k in expected if got.get(k) != expected[k]] == []
+    assert sorted(got) == sorted(expected) and any(k.startswith("report/") for k in got)
+    assert [k for k in expected if got[k] != expected[k]] == []  # as if run once, by `local`
     assert not list((folder / "study" / "runs").rglob("*.lock"))
+    assert not (folder / "study" / ".study").exists()
+    for label in ("smollm2", "gemma3_270m"):  # one start and one end line each: worker, node, device
+        started = [x for x in lines if x.startswith(f"{label}: started")]
+        ended = [x for x in lines if x.startswith(f"{label}: finished")]
+        assert len(started) == len(ended) == 1 and "node" in started[0] and "CPU" in ended[0], lines
+    pids = {x.split("pid ")[1].split(",")[0] for x in lines if ": started" in x}
+    assert str(os.getpid()) not in pids  # the models ran in Ray's workers
 
 
 def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
