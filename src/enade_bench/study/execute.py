@@ -1,68 +1,90 @@
-"""Run (or resume) the experiments of a study plan through the existing runner.
+"""Run the tasks of a study (one model with all its runs each) through its executor.
 
-Each planned run is one experiment config (written for provenance as
-``runs/<model>/<year>_<area>_<language>/experiment.yaml``); its records go
-through :func:`enade_bench.runner.run.run_experiment`, whose append-only
-intermediate log makes a rerun of an interrupted study skip every answered
-(question, shuffle).  One backend is loaded per model and shared by its runs.
+Both studies come here: the generic study (one run per model,
+:mod:`enade_bench.study.generic`) and the ENEM study (one run per model × area ×
+language, :func:`enem_tasks`).  The executor (``executor:`` in the study YAML or
+``study --executor``: ``local``, ``ray``, ``slurm``; :mod:`enade_bench.runner.executors`) is
+checked before any model loads; each task loads its model once, runs or resumes its runs
+(the runner's append-only logs skip every answered question) and releases the model
+(:func:`~enade_bench.study.tasks.release`).  A model that fails is an outcome with an
+error; the other models go on.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-import yaml
-
 from enade_bench.backends.base import Backend
-from enade_bench.backends.factory import check_capabilities, create_backend
+from enade_bench.backends.factory import create_backend
 from enade_bench.benchmarks.enem import BENCHMARK as ENEM
-from enade_bench.benchmarks.enem.study.plan import PlannedRun, StudyPlan
+from enade_bench.benchmarks.enem.study.plan import StudyPlan
 from enade_bench.config import ExperimentConfig
-from enade_bench.results.records import RunResult
-from enade_bench.results.store import atomic_write_text
-from enade_bench.runner.batch_probe import peak_workload
+from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
+from enade_bench.study.progress import StudyProgress
+from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task
 
 
 @dataclass
 class ExecuteOptions:
-    """How to run the study's experiments."""
+    """How to run a study's tasks: the executor, the bar, the log, a backend factory (tests)."""
 
     progress: bool = True
-    backend_factory: Callable[[ExperimentConfig], Backend] | None = None
+    backend_factory: BackendFactory | None = None
     log: Callable[[str], None] | None = None
-    written: list[Path] = field(default_factory=list)
+    executor: ExecutorSettings = field(default_factory=LocalSettings)
 
 
-def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[tuple[PlannedRun, RunResult]]:
-    """Run or resume every planned run; return each run's result.
+def load_model(cfg: ExperimentConfig) -> Backend:
+    """The default factory: :func:`~enade_bench.backends.factory.create_backend` of the run's model
+    (a module-level function, so that it pickles to a worker by name)."""
+    return create_backend(cfg.model)
 
-    Every run is prepared (data, prompts, plans) before the first model loads, so a
+
+def _lost(task: ModelTask, why: str) -> TaskOutcome:
+    return TaskOutcome(task.label, error=f"did not finish: {why}")
+
+
+def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
+    """Check the executor, then run every task; the outcomes in task order.
+
+    ``output`` is the study folder (job logs of the ``slurm`` executor: ``output/jobs``).
+    """
+    log = options.log or (lambda _line: None)
+    executor = make_executor(options.executor, output / "jobs")
+    try:
+        executor.check(tasks)
+        with StudyProgress(tasks, log, options.progress) as progress:
+            work = Work(
+                run=partial(run_task, factory=options.backend_factory or load_model),
+                lost=_lost,
+                done=progress.done,
+            )
+            return executor.run(tasks, work)
+    finally:
+        executor.close()
+
+
+def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
+    """One task per model of an ENEM study, with its area × language runs, every run prepared.
+
+    Every run is prepared (data, prompts, plans) here, before the first model loads, so a
     bad file stops the study before any model call.
     """
-    factory = options.backend_factory or (lambda c: create_backend(c.model))
-    prepared = []
+    runs: dict[str, list[TaskRun]] = defaultdict(list)
     for run in plan.runs:
-        opts = RunOptions(
-            limit=plan.config.limit, output_dir=run.folder, resume=True, progress=options.progress
-        )
-        prepared.append((run, opts, ENEM.prepare(run.config, run.config_path, opts)))
-    backends: dict[str, Backend] = {}
-    out = []
-    for run, opts, exp in prepared:
-        cfg = run.config
-        if run.model not in backends:
-            backends[run.model] = factory(cfg)
-        backend = backends[run.model]
-        check_capabilities(backend, {s.method for s in exp.strategies}, [cfg.name])
-        atomic_write_text(
-            run.config_path, yaml.safe_dump(cfg.public_dict(), sort_keys=False, allow_unicode=True)
-        )
-        if options.log is not None:
-            options.log(f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")
-        outcome = ENEM.run(exp.with_backend(backend, peak_workload), opts)
-        out += [(run, result) for result in outcome.results]
-        options.written += outcome.written
-    return out
+        opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
+        exp = ENEM.prepare(run.config, run.config_path, opts)
+        runs[run.model].append(TaskRun(
+            run.config, run.config_path, exp, opts, ENEM,
+            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}"))  # fmt: skip
+    return [ModelTask(label, tuple(model_runs), plan.output) for label, model_runs in runs.items()]
+
+
+def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[TaskOutcome]:
+    """Run or resume every planned run of an ENEM study, one task per model."""
+    return execute(enem_tasks(plan), plan.output, options)

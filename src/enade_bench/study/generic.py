@@ -2,37 +2,31 @@
 
 Everything is checked before the first model loads (:func:`plan_generic`): the study
 YAML, each model's experiment YAML, the data, the prompts of every strategy and each
-model's settings as far as they can be without loading it.  Then one model at a time
-is loaded, runs every strategy (or resumes: its append-only logs skip each answered
+model's settings as far as they can be without loading it.  Each model becomes one task
+(:func:`generic_tasks`) for the study's executor (:mod:`enade_bench.study.execute`): it is
+loaded, runs every strategy (or resumes: its append-only logs skip each answered
 question), and is released.  A model that fails to load or run is reported and the
 others go on; the comparison covers the models with results.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from enade_bench.backends.base import Backend
-from enade_bench.backends.factory import check_backend, check_capabilities, create_backend
+from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError
-from enade_bench.results.safe_write import real_folder
-from enade_bench.results.store import atomic_write_text
 from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
-from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.strategies.registry import ALL_STRATEGIES
 from enade_bench.study.config import StudyConfig, parse_study_config
+from enade_bench.study.tasks import ModelTask, TaskRun
 
 
 @dataclass(frozen=True)
@@ -65,15 +59,6 @@ class GenericPlan:
     @property
     def report_dir(self) -> Path:
         return self.output / "report"
-
-
-@dataclass
-class ModelRun:
-    """How one model's run ended: the result files it wrote, or why it failed."""
-
-    label: str
-    written: list[Path] = field(default_factory=list)
-    error: str | None = None
 
 
 def _model_parts(entry: StudyModel, index: int, path: Path) -> tuple[str, JsonObject]:
@@ -131,45 +116,11 @@ def plan_generic(path: Path, data: Any, registry: Registry = DEFAULT, progress: 
     return GenericPlan(cfg, path, benchmark, output, strategies, models)
 
 
-@dataclass
-class GenericOptions:
-    """How to run a generic study's models."""
-
-    backend_factory: Callable[[ExperimentConfig], Backend] | None = None
-    log: Callable[[str], None] | None = None
-
-
-def run_models(plan: GenericPlan, options: GenericOptions) -> list[ModelRun]:
-    """Run or resume each planned model, one loaded at a time; a failure does not stop the others."""
-    factory = options.backend_factory or (lambda c: create_backend(c.model))
-    log = options.log or (lambda _line: None)
-    runs = []
-    for planned in plan.models:
-        run = ModelRun(planned.label)
-        runs.append(run)
-        log(f"{planned.label}: {', '.join(plan.strategies)} -> {planned.folder}")
-        backend: Backend | None = None
-        try:
-            real_folder(planned.folder, plan.output)  # never through a linked folder of the study
-            atomic_write_text(planned.config_path,
-                              yaml.safe_dump(planned.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
-            backend = factory(planned.config)
-            exp = planned.experiment
-            check_capabilities(backend, {s.method for s in exp.strategies}, [planned.label])
-            outcome = plan.benchmark.run(exp.with_backend(backend, peak_workload), planned.options)
-            run.written = list(outcome.written)
-        except KeyboardInterrupt:
-            raise
-        except UserError as exc:
-            run.error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - one model's failure is reported, the others run
-            run.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            close = getattr(backend, "close", None)
-            if callable(close):
-                close()
-            del backend
-            gc.collect()
-        if run.error is not None:
-            log(f"{planned.label}: failed: {run.error}")
-    return runs
+def generic_tasks(plan: GenericPlan) -> list[ModelTask]:
+    """One task per model of the study: its one run (every study strategy), prepared."""
+    return [
+        ModelTask(m.label, (TaskRun(m.config, m.config_path, m.experiment, replace(m.options, progress=False),
+                                    plan.benchmark, f"{m.label}: {', '.join(plan.strategies)} -> {m.folder}"),),
+                  plan.output)
+        for m in plan.models
+    ]  # fmt: skip

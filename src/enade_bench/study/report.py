@@ -5,7 +5,7 @@ Models keep the order of the study config, in every table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +46,19 @@ def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], a
     )
 
 
-def write_generic_report(plan: GenericPlan) -> GenericReport | None:
-    """The report folder of a study (``output/report``); ``None`` when no model has results."""
-    folders = [m.folder for m in plan.models if m.folder.is_dir()]
+def left_out_notes(failed: Mapping[str, str]) -> list[str]:
+    """One note per model that failed and is left out of the comparison."""
+    return [f"{label} is left out of the comparison: it failed ({error}); rerun the same command "
+            "once the cause is fixed (finished runs are kept)" for label, error in failed.items()]  # fmt: skip
+
+
+def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = None) -> GenericReport | None:
+    """The report folder of a study (``output/report``); ``None`` when no model has results.
+
+    A model in ``failed`` (label -> why) is left out, whatever its folder holds, and named in a note.
+    """
+    failed = failed or {}
+    folders = [m.folder for m in plan.models if m.folder.is_dir() and m.label not in failed]
     try:
         entries = load_results(folders) if folders else []
     except UserError:
@@ -61,4 +71,4 @@ def write_generic_report(plan: GenericPlan) -> GenericReport | None:
         section, lead, summary = comparison_lead(entries, plan.report_dir, settings.by, settings.adjust,
                                                  settings.alpha, settings.family, settings.allow_errors)  # fmt: skip
         report = write_report(entries, plan.report_dir, [section], folders, title, lead)
-    return GenericReport(summary, report.index, report.notes, report.warnings)
+    return GenericReport(summary, report.index, [*left_out_notes(failed), *report.notes], report.warnings)

@@ -16,18 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from enade_bench.backends.base import Backend
+from pydantic import TypeAdapter
+
 from enade_bench.benchmarks.enem.study.analysis import analyse_study
 from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
-from enade_bench.config import ExperimentConfig, read_yaml
+from enade_bench.config import read_yaml
 from enade_bench.errors import UserError
 from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.results.safe_write import output_root
-from enade_bench.study.execute import ExecuteOptions, run_planned
-from enade_bench.study.generic import GenericOptions, plan_generic
-from enade_bench.study.generic import run_models as run_each_model
-from enade_bench.study.report import write_generic_report
+from enade_bench.runner.executors import EXECUTOR_TYPES, ExecutorSettings, LocalSettings
+from enade_bench.study.execute import ExecuteOptions, execute, run_planned
+from enade_bench.study.generic import generic_tasks, plan_generic
+from enade_bench.study.report import left_out_notes, write_generic_report
+from enade_bench.study.tasks import BackendFactory
 
 _VERDICT_COLUMNS = ["model", "predictions", "area", "language", "theta", "se", "score", "aberrant_share",
                     "relative_information", "verdict"]  # fmt: skip
@@ -69,67 +71,107 @@ def study_benchmark(path: Path, data: Any) -> str:
     return str(name)
 
 
-def run_study(
-    config: Path | str,
-    run_models: bool = True,
-    progress: bool = False,
-    backend_factory: Callable[[ExperimentConfig], Backend] | None = None,
-    log: Callable[[str], None] | None = None,
-    allow_errors: bool = False,
-    limit: int | None = None,
-) -> StudyResult:
+@dataclass(frozen=True)
+class StudyOptions:
+    """The command line's choices for one study.
+
+    Attributes
+    ----------
+    run_models
+        ``False`` (``--report-only``): write the report from the runs on disk.
+    progress
+        The study's bar (and its start/end lines through ``log``).
+    backend_factory
+        Loads a model from its experiment config (tests; default ``create_backend``).
+    log
+        Where the progress lines go.
+    allow_errors
+        Compare runs with error records (``compare.allow_errors``).
+    limit
+        Only the first N questions (``--limit``, in place of the config's ``limit``).
+    executor
+        ``--executor``: ``local``, ``ray`` or ``slurm`` in place of the config's ``executor.type``.
+    """
+
+    run_models: bool = True
+    progress: bool = False
+    backend_factory: BackendFactory | None = None
+    log: Callable[[str], None] | None = None
+    allow_errors: bool = False
+    limit: int | None = None
+    executor: str | None = None
+
+
+def executor_settings(configured: ExecutorSettings, override: str | None) -> ExecutorSettings:
+    """The study's executor: the config's block, or ``--executor TYPE`` (the block's own settings
+    are kept when it names the same type)."""
+    if override is None or override == configured.type:
+        return configured
+    if override not in EXECUTOR_TYPES:
+        raise UserError(f"--executor: expected one of {', '.join(EXECUTOR_TYPES)}, got {override!r}")
+    return TypeAdapter(ExecutorSettings).validate_python({"type": override})
+
+
+def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
     """Run or resume a study and write its report folder.
 
     Everything in the config, the data and the prompts is checked before any model is
-    loaded.  With ``run_models=False`` the report is written from the runs on disk.
-    ``allow_errors`` compares runs with error records (``compare.allow_errors``).
-    ``limit``: only the first N questions (``--limit``, in place of the config's ``limit``).
+    loaded, and the executor before the first model starts.  ``changes``: fields of
+    :class:`StudyOptions` (``run_study(path, backend_factory=...)``).  A model that fails
+    is left out of the comparison and named in the report and in ``failed``.
     """
+    opts = dataclasses.replace(options or StudyOptions(), **changes)
+    executor_settings(LocalSettings(), opts.executor)  # a bad --executor: one line before anything
     path = Path(config)
     data = read_yaml(path, "study config")
     if study_benchmark(path, data) == "enem":
-        return _enem_study(path, run_models, progress, backend_factory, log, limit, allow_errors)
-    if limit is not None:
-        data = {**data, "limit": limit}
-    plan = plan_generic(path, data, progress=progress)
-    if allow_errors:
+        return _enem_study(path, opts)
+    if opts.limit is not None:
+        data = {**data, "limit": opts.limit}
+    plan = plan_generic(path, data, progress=opts.progress)
+    if opts.allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
     check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
-    with output_root(plan.output):  # the runs' files: never through a linked folder of the study
-        runs = run_each_model(plan, GenericOptions(backend_factory, log)) if run_models else []
-    failed = [f"{r.label}: {r.error}" for r in runs if r.error is not None]
-    report = write_generic_report(plan)
+    failed: dict[str, str] = {}
+    if opts.run_models:
+        settings = executor_settings(plan.config.executor, opts.executor)
+        with output_root(plan.output):  # the runs' files: never through a linked folder of the study
+            outcomes = execute(generic_tasks(plan), plan.output,
+                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings))  # fmt: skip
+        failed = {o.label: o.error for o in outcomes if o.error is not None}
+    report = write_generic_report(plan, failed)
+    listed = [f"{label}: {error}" for label, error in failed.items()]
     if report is None:
         raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
-                        + ("; failures: " + "; ".join(failed) if failed else "; run without --report-only first"))  # fmt: skip
-    return StudyResult(report.summary, report.index, report.notes, failed, report.warnings)
+                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
+    return StudyResult(report.summary, report.index, report.notes, listed, report.warnings)
 
 
-def _enem_study(
-    path: Path,
-    run_models: bool,
-    progress: bool,
-    backend_factory: Callable[[ExperimentConfig], Backend] | None,
-    log: Callable[[str], None] | None,
-    limit: int | None,
-    allow_errors: bool,
-) -> StudyResult:
+def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     plan = plan_study(path)
     check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
-    if limit is not None:
-        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": limit}))
-    allow_errors = allow_errors or plan.config.allow_errors
-    if run_models:
+    if opts.limit is not None:
+        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": opts.limit}))
+    allow_errors = opts.allow_errors or plan.config.allow_errors
+    failed: dict[str, str] = {}
+    if opts.run_models:
+        settings = executor_settings(plan.config.executor, opts.executor)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
-            run_planned(plan, ExecuteOptions(progress=progress, backend_factory=backend_factory, log=log))
-    study = analyse_study(plan)
+            outcomes = run_planned(
+                plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings)
+            )
+        failed = {o.label: o.error for o in outcomes if o.error is not None}
+    kept = dataclasses.replace(plan, runs=[r for r in plan.runs if r.model not in failed])
+    study = analyse_study(kept)
+    listed = [f"{label}: {error}" for label, error in failed.items()]
     if study.verdict.empty:
-        raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}; "
-                        "run without --report-only first")  # fmt: skip
+        raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}"
+                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
     with report_folder(plan.report_dir, f"{path}: the study's report folder"):
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                     f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
                                     family=plan.config.family)  # fmt: skip
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
-    return StudyResult(summary, report.index, report.notes, [], report.warnings)
+    notes = [*left_out_notes(failed), *report.notes]
+    return StudyResult(summary, report.index, notes, listed, report.warnings)

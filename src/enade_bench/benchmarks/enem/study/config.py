@@ -18,6 +18,7 @@ from enade_bench.config import StrictModel, _describe_error, read_yaml
 from enade_bench.errors import UserError
 from enade_bench.file_names import SafeName
 from enade_bench.psychometrics.cat import CatConfig, stop_rule
+from enade_bench.runner.executors import ExecutorSettings, LocalSettings
 
 Area = Literal["CH", "CN", "LC", "MT"]
 StudyLanguage = Literal["pt-br", "en"]
@@ -112,6 +113,10 @@ class StudyConfig(StrictModel):
     )
     dif: DifSettings = DifSettings()
     cat: CatSettings = CatSettings()
+    executor: ExecutorSettings = Field(
+        default_factory=LocalSettings,
+        description="where the models run: {type: local} (default), {type: ray, ...}, {type: slurm, ...}",
+    )
 
     @field_validator("areas", "languages")
     @classmethod

@@ -1,0 +1,34 @@
+"""From the ``executor:`` block to an executor; Ray and submitit are imported only here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from enade_bench.errors import UserError
+from enade_bench.runner.executors.base import Executor
+from enade_bench.runner.executors.settings import ExecutorSettings, LocalSettings, RaySettings
+
+#: The extra that brings Ray and submitit.
+EXTRA = "pip install 'enade-bench[cluster]'"
+
+
+def make_executor(settings: ExecutorSettings, folder: Path) -> Executor:
+    """The executor ``settings`` describe; ``folder``: where it may keep its own files (job logs).
+
+    Ray and submitit are imported here, so a missing extra is one error line.
+    """
+    if isinstance(settings, LocalSettings):
+        from enade_bench.runner.executors.local import LocalExecutor  # noqa: PLC0415
+
+        return LocalExecutor()
+    try:
+        if isinstance(settings, RaySettings):
+            from enade_bench.runner.executors.ray import RayExecutor  # noqa: PLC0415
+
+            return RayExecutor(settings)
+        from enade_bench.runner.executors.slurm import SlurmExecutor  # noqa: PLC0415
+
+        return SlurmExecutor(settings, folder)
+    except ImportError as exc:
+        raise UserError(f"executor: type '{settings.type}' needs {exc.name or 'ray/submitit'}, "
+                        f"which is not installed; install the extra: {EXTRA}") from None  # fmt: skip

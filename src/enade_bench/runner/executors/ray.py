@@ -1,0 +1,128 @@
+"""The ``ray`` executor: each task a Ray task that asks for the GPUs its model needs.
+
+``ray.init(address=...)`` joins a running cluster (``address: auto`` or ``HOST:PORT``;
+``ray start --head`` / ``ray start --address``), without an address a cluster starts on
+this machine.  Each task is ``ray.remote(run).options(num_gpus=..., num_cpus=...)``; Ray
+sets its ``CUDA_VISIBLE_DEVICES``, so 8 GPUs run 8 one-GPU models at once and a model with
+``tensor_parallel_size: 4`` waits for 4 free GPUs.  A task whose worker or node is lost is
+not retried (``max_retries=0``): the study names it and the same command resumes it.
+Ctrl-C cancels the tasks (``ray.cancel``: a ``KeyboardInterrupt`` in each, so its run
+locks are removed) and re-raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+
+from enade_bench.errors import UserError
+from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.runner.executors.settings import RaySettings
+
+#: Seconds to reach a cluster's address before it is called unreachable (Ray itself retries for minutes).
+CONNECT_TIMEOUT_S = 5.0
+#: Seconds a cancelled task is given to clean up (remove its locks) before the driver leaves.
+CANCEL_GRACE_S = 30.0
+
+
+def _check_reachable(address: str) -> None:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UserError(f"executor.address: expected 'auto' or HOST:PORT, got {address!r}")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        raise UserError(f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
+                        "start one with `ray start --head` or fix the address") from None  # fmt: skip
+
+
+def _call(run: Callable[[T], R], task: T) -> R:
+    """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
+    return run(task)
+
+
+class RayExecutor:
+    """Tasks on a Ray cluster (joined or started here)."""
+
+    name = "ray"
+
+    def __init__(self, settings: RaySettings) -> None:
+        self.settings = settings
+        self._connected = False
+        self._gpus: dict[str, float] = {}
+
+    def _connect(self) -> None:
+        s = self.settings
+        if s.address not in {None, "auto"}:
+            _check_reachable(str(s.address).removeprefix("ray://"))
+        if ray.is_initialized():  # this process already joined a cluster (a notebook, the tests)
+            return
+        options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING,
+                                   "configure_logging": False}  # fmt: skip
+        if s.address is not None:
+            try:
+                ray.init(address=s.address, **options)  # close() disconnects; the cluster stays
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise UserError(f"executor.address: cannot join the Ray cluster at {s.address!r} "
+                                f"({str(exc).splitlines()[0]})") from None  # fmt: skip
+        else:
+            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, **options)
+        self._connected = True
+
+    def check(self, tasks: Sequence[Task]) -> None:
+        """Join or start the cluster; each task's GPUs must exist there (one ``error:`` line if not)."""
+        self._connect()
+        resources = ray.cluster_resources()
+        have, cpus = float(resources.get("GPU", 0)), float(resources.get("CPU", 0))
+        if self.settings.cpus_per_model > cpus:
+            raise UserError(f"executor.cpus_per_model: {self.settings.cpus_per_model} CPUs per model, "
+                            f"but the Ray cluster has {cpus:g}")  # fmt: skip
+        for task in tasks:
+            explicit = self.settings.gpus_per_model
+            need = float(explicit if explicit is not None else task.gpus)
+            if have == 0 and explicit is None and need <= 1:
+                need = 0  # a CPU-only cluster: the model runs on the CPU
+            if need > have:
+                where = "executor.gpus_per_model" if explicit is not None else f"model {task.label}"
+                raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
+                                f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
+            self._gpus[task.label] = need
+
+    def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
+        remote: Any = ray.remote(_call)
+        refs = {
+            remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
+                           max_retries=0, name=f"enade-bench:{t.label}").remote(work.run, t): i
+            for i, t in enumerate(tasks)
+        }  # fmt: skip
+        out: dict[int, R] = {}
+        pending = list(refs)
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    task = tasks[refs[ref]]
+                    try:
+                        outcome = ray.get(ref)
+                    except RayTaskError as exc:  # an error the task itself raised
+                        outcome = work.lost(task, f"{type(exc.cause).__name__}: {exc.cause}")
+                    except RayError as exc:  # worker killed, node lost, out of memory
+                        outcome = work.lost(task, f"its Ray worker was lost ({type(exc).__name__})")
+                    out[refs[ref]] = outcome
+                    work.done(outcome)
+        except KeyboardInterrupt:
+            for ref in pending:
+                ray.cancel(ref)  # force=False: KeyboardInterrupt inside the task, its finally blocks run
+            ray.wait(pending, num_returns=len(pending), timeout=CANCEL_GRACE_S)
+            raise
+        return [out[i] for i in range(len(tasks))]
+
+    def close(self) -> None:
+        if self._connected and ray.is_initialized():
+            ray.shutdown()

@@ -1,0 +1,68 @@
+"""The ``executor:`` block of a study YAML: where the study's tasks run (pydantic, ``extra="forbid"``).
+
+* ``local`` (default): one task after the other in this process.
+* ``ray``: each task a Ray task; ``address: auto`` (or ``HOST:PORT``) joins a running
+  cluster, none starts one on this machine with ``num_cpus`` CPUs.
+* ``slurm``: each task a Slurm job through submitit; the command waits for them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from enade_bench.config import StrictModel
+
+
+class LocalSettings(StrictModel):
+    """Every task in this process, one after the other (today's behaviour)."""
+
+    type: Literal["local"] = "local"
+
+
+class RaySettings(StrictModel):
+    """Each task a Ray task (``ray.remote(...).options(num_gpus=..., num_cpus=...)``)."""
+
+    type: Literal["ray"]
+    address: str | None = Field(
+        default=None, description="'auto' or HOST:PORT of a running cluster; null: start one here"
+    )
+    num_cpus: int | None = Field(
+        default=None, ge=1, description="without an address: CPUs of the cluster started here (default: all)"
+    )
+    cpus_per_model: float = Field(default=1, gt=0, description="num_cpus of each task")
+    gpus_per_model: float | None = Field(
+        default=None,
+        ge=0,
+        description="num_gpus of each task (default: what the model needs; 0 on a CPU cluster)",
+    )
+    object_store_mb: int = Field(
+        default=256, ge=80, description="without an address: object store of the cluster started here"
+    )
+
+
+class SlurmSettings(StrictModel):
+    """Each task a Slurm job through submitit (``AutoExecutor``); the driver waits for them."""
+
+    type: Literal["slurm"]
+    partition: str | None = Field(default=None, description="slurm_partition")
+    account: str | None = Field(default=None, description="slurm_account")
+    time: int = Field(default=240, ge=1, description="minutes a job may run (timeout_min)")
+    gpus_per_node: int | None = Field(
+        default=None, ge=0, description="GPUs of each job (default: what the model needs)"
+    )
+    cpus_per_task: int = Field(default=4, ge=1)
+    mem_gb: float | None = Field(default=None, gt=0)
+    setup: list[str] = Field(
+        default_factory=list, description="shell lines run before each job (slurm_setup)"
+    )
+    cluster: Literal["slurm", "local"] = Field(
+        default="slurm", description="local: submitit's LocalExecutor (jobs as processes here; tests)"
+    )
+
+
+#: The ``executor:`` block (``type`` picks the kind).
+ExecutorSettings = Annotated[LocalSettings | RaySettings | SlurmSettings, Field(discriminator="type")]
+#: The executor types, as ``study --executor`` takes them.
+EXECUTOR_TYPES = ("local", "ray", "slurm")

@@ -1,0 +1,167 @@
+"""The unit of work of a study: one model with all its runs (:class:`ModelTask`), and how it runs.
+
+Both studies plan the same tasks (the generic study: one run per model; ENEM: one run per
+area × language) and hand them to an executor (:mod:`enade_bench.study.executors`): in this
+process, as Ray tasks, or as Slurm jobs.  :func:`run_task` is what runs where the task lands:
+it checks that the study folder is visible there, loads the model once, runs or resumes every
+run (the runner's append-only logs skip each answered question), and releases the model
+(:func:`release`) whatever happened.  A model that fails is an outcome with an ``error``, not
+an exception: the other tasks go on.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from enade_bench.backends.base import Backend
+from enade_bench.backends.factory import check_capabilities
+from enade_bench.benchmarks.base import Benchmark
+from enade_bench.config import ExperimentConfig
+from enade_bench.errors import UserError
+from enade_bench.results.safe_write import output_root, real_folder
+from enade_bench.results.store import atomic_write_text
+from enade_bench.runner.batch_probe import peak_workload
+from enade_bench.runner.plan import Experiment, RunOptions
+
+#: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
+BackendFactory = Callable[[ExperimentConfig], Backend]
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    """One run of a task's model: its prepared experiment and where it is written."""
+
+    config: ExperimentConfig
+    config_path: Path
+    experiment: Experiment
+    options: RunOptions
+    benchmark: Benchmark
+    description: str
+
+    @property
+    def planned(self) -> int:
+        """Work items of the run (question × shuffle × strategy), as planned before the model loads."""
+        return sum(len(p.items) for p in self.experiment.plans)
+
+    @property
+    def logs(self) -> list[Path]:
+        """The runner's append-only logs of this run (one per strategy)."""
+        return [p.paths.intermediate for p in self.experiment.plans]
+
+
+@dataclass(frozen=True)
+class ModelTask:
+    """One model of a study with all its runs; ``output`` is the study folder."""
+
+    label: str
+    runs: tuple[TaskRun, ...]
+    output: Path
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the model asks for on a GPU node: a vLLM model its ``tensor_parallel_size`` ×
+        ``data_parallel_size``, another local model 1 (0 with ``device: cpu``), an API 0."""
+        model = self.runs[0].config.model
+        if model.type == "vllm":
+            vllm = model.vllm
+            return 1 if vllm is None else vllm.tensor_parallel_size * vllm.data_parallel_size
+        if model.type == "api" or model.device == "cpu":
+            return 0
+        return 1
+
+    @property
+    def planned(self) -> int:
+        """Work items of every run of the model."""
+        return sum(r.planned for r in self.runs)
+
+
+@dataclass
+class TaskOutcome:
+    """How one task ended, and where it ran."""
+
+    label: str
+    written: list[Path] = field(default_factory=list)
+    error: str | None = None
+    worker: str = ""
+    node: str = ""
+    device: str = ""
+    seconds: float = 0.0
+
+    @property
+    def where(self) -> str:
+        """``worker PID on node, device`` for the progress lines."""
+        return f"worker {self.worker} on {self.node}, {self.device}"
+
+
+def where_am_i() -> tuple[str, str, str]:
+    """This process's worker id, node and device (the GPUs it may see, else the CPU)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    device = f"GPU {visible}" if visible not in {"", "-1"} else "CPU"
+    return f"pid {os.getpid()}", socket.gethostname(), device
+
+
+def release(backend: object | None) -> None:
+    """Free a model: close it (vLLM: its engine shuts down), collect it, empty the CUDA cache."""
+    close = getattr(backend, "close", None)
+    if callable(close):
+        close()
+    del backend
+    gc.collect()
+    torch = sys.modules.get("torch")  # loaded by the backend if it needed it; never imported here
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def started_file(task: ModelTask) -> Path:
+    """The file a worker writes as it starts a task (the driver prints the start line from it)."""
+    return task.output / ".study" / f"{task.label}.started"
+
+
+def run_task(
+    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None = None
+) -> TaskOutcome:
+    """Run or resume every run of ``task`` with its model loaded once; release it after.
+
+    Returns the outcome; a failure to load or run is its ``error`` (``KeyboardInterrupt``
+    propagates, after the model is released and the run locks are removed).
+    """
+    worker, node, device = where_am_i()
+    outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
+    start = time.perf_counter()
+    if not task.output.is_dir():
+        outcome.error = (f"the study folder {task.output} is not visible on node {node}; "
+                         "put it on a filesystem every node shares")  # fmt: skip
+        return outcome
+    backend: Backend | None = None
+    try:
+        with output_root(task.output):  # in every worker: never through a linked folder of the study
+            atomic_write_text(started_file(task), f"{worker}\t{node}\t{device}\n")
+            for run in task.runs:
+                real_folder(run.config_path.parent, task.output, run.config_path)
+                atomic_write_text(run.config_path,
+                                  yaml.safe_dump(run.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
+            backend = factory(task.runs[0].config)
+            for run in task.runs:
+                check_capabilities(backend, {s.method for s in run.experiment.strategies}, [run.config.name])
+                if log is not None:
+                    log(run.description)
+                result = run.benchmark.run(run.experiment.with_backend(backend, peak_workload), run.options)
+                outcome.written += result.written
+    except UserError as exc:
+        outcome.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - one model's failure is reported, the others run
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        release(backend)
+        del backend
+    outcome.seconds = time.perf_counter() - start
+    return outcome

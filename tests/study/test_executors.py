@@ -1,0 +1,263 @@
+"""The study executors: ``local``, ``ray`` (a real Ray cluster on loopback) and ``slurm`` (submitit's
+local executor) give the same run folders and tables; a killed worker loses nothing; bad input is
+one line before any model loads; each model is released after its runs.
+
+One Ray cluster serves the whole module (2 CPUs, small object store), shut down at the end.
+The tasks of ``ray`` and ``slurm`` load their models in worker processes (the session's
+packaged models cannot cross a process), so these studies are two packaged models × a few
+questions.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, packaged_backend, require_shared
+from tests.study.test_generic_study import GEMMA, SMOLLM2
+
+from enade_bench.cli.main import main
+from enade_bench.study import run_study
+
+pytestmark = pytest.mark.slow
+#: Subprocesses: this tree's sources, one thread; the test cluster (loopback only) without Ray's auth token.
+ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1",
+       "RAY_AUTH_MODE": "disabled"}  # fmt: skip
+CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A Ray cluster on this machine for the module; its address (other processes join it)."""
+    ray = pytest.importorskip("ray")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
+    patch.setenv("OMP_NUM_THREADS", "1")
+    patch.setenv("RAY_AUTH_MODE", "disabled")  # so that the commands run as subprocesses can join
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=150 * 2**20,
+             logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+    patch.undo()
+
+
+def write_study(tmp_path: Path, **changes: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
+        "models": [SMOLLM2, GEMMA], "limit": 4, "strategies": ["S1", "S5"], "output": str(tmp_path / "study"),
+        "evaluation": {"max_new_tokens": 6, "batch_size": 1},
+    }  # fmt: skip
+    data.update(changes)
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def tables(study: Path, runs: bool = True) -> dict[str, bytes]:
+    """The files that must not depend on the executor: run folders (timing and logs aside) and tables."""
+    out = {}
+    for path in sorted(study.rglob("*")):
+        rel = str(path.relative_to(study))
+        if not path.is_file() or rel.startswith("jobs"):
+            continue
+        in_runs = rel.startswith("runs/") and runs and not path.name.endswith(("_timing.json", ".jsonl"))
+        if in_runs or (rel.startswith("report/") and path.suffix == ".csv"):
+            out[rel] = path.read_bytes()
+    return out
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
+    """The study run by the ``local`` executor (the session's models): its folder and files."""
+    tmp = tmp_path_factory.mktemp("local")
+    path = write_study(tmp)
+    assert run_study(path).failed == []
+    return tmp, tables(tmp / "study")
+
+
+def _same_place(local: tuple[Path, dict[str, bytes]], **changes: Any) -> Path:
+    """The local study's config at a new place, its output where the local one wrote (paths in files match)."""
+    folder, _ = local
+    shutil.rmtree(folder / "study")
+    return write_study(folder, **changes)
+
+
+def test_killed_worker_is_named_and_the_same_command_completes_the_study(
+    local: tuple[Path, dict[str, bytes]], cluster: str
+) -> None:
+    folder, expected = local
+    path = _same_place(local, executor={"type": "ray", "address": cluster})
+    log = folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S1_intermediate.jsonl"
+    started = folder / "study" / ".study" / "gemma3_270m.started"
+    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
+    os.kill(worker, signal.SIGKILL)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 3, err
+    assert "failed: gemma3_270m: did not finish: its Ray worker was lost" in err
+    assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
+
+    lines: list[str] = []
+    assert run_study(path, log=lines.append).failed == []  # the same study again: resumes from the logs
+    got = tables(folder / "study")
+    assert sorted(got) == sorted(expected) and any(k.startswith("report/") for k in got)
+    assert [k for k in expected if got[k] != expected[k]] == []  # as if run once, by `local`
+    assert not list((folder / "study" / "runs").rglob("*.lock"))
+    assert not (folder / "study" / ".study").exists()
+    for label in ("smollm2", "gemma3_270m"):  # one start and one end line each: worker, node, device
+        started = [x for x in lines if x.startswith(f"{label}: started")]
+        ended = [x for x in lines if x.startswith(f"{label}: finished")]
+        assert len(started) == len(ended) == 1 and "node" in started[0] and "CPU" in ended[0], lines
+    pids = {x.split("pid ")[1].split(",")[0] for x in lines if ": started" in x}
+    assert str(os.getpid()) not in pids  # the models ran in Ray's workers
+
+
+def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
+    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S1"], limit=12,
+                       executor={"type": "ray", "address": cluster})  # fmt: skip
+    log = tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_intermediate.jsonl"
+    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    assert list(log.parent.glob("*.lock"))  # the worker holds the run's lock
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and not (log.parent / "smollm2_S1_results.json").exists(), err
+    assert not list((tmp_path / "study").rglob("*.lock")), err  # the cancelled task removed it
+
+
+def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text('{"model_type": "llama"}', encoding="utf-8")  # no weights
+    path = write_study(tmp_path, models=[SMOLLM2, {"name": "broken", "model": {"name": str(broken)}}],
+                       strategies=["S5"], limit=2, executor={"type": "ray"})  # fmt: skip
+    result = run_study(path)
+    assert [x.split(":")[0] for x in result.failed] == ["broken"]
+    assert (tmp_path / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").is_file()
+    assert any(n.startswith("broken is left out of the comparison") for n in result.notes)
+
+
+def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
+    pytest.importorskip("submitit")
+    folder, expected = local
+    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20})
+    patch = pytest.MonkeyPatch()
+    patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
+    try:
+        assert run_study(path).failed == []
+    finally:
+        patch.undo()
+    got = tables(folder / "study")
+    assert [k for k in expected if got.get(k) != expected[k]] == []
+    assert list((folder / "study" / "jobs").rglob("*_log.out"))  # submitit's job logs
+
+
+@pytest.mark.parametrize(
+    ("executor", "argv", "expected"),
+    [
+        ({"type": "dask"}, [], "key 'executor'"),
+        (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
+        ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
+        ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
+        ({"type": "slurm"}, [], "this machine has no Slurm"),
+    ],
+)  # fmt: skip
+def test_bad_executor_is_one_error_line_before_any_model_loads(
+    cluster: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    executor: Any,
+    argv: list[str],
+    expected: str,
+) -> None:
+    path = write_study(tmp_path, **({"executor": executor} if executor else {}))
+    assert main(["study", str(path), "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert not (tmp_path / "study" / "runs").exists()
+
+
+def test_ray_without_the_extra_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_study(tmp_path, executor={"type": "ray"})
+    patch = pytest.MonkeyPatch()
+    patch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError, as without the extra
+    patch.delitem(sys.modules, "enade_bench.runner.executors.ray", raising=False)
+    try:
+        assert main(["study", str(path), "--quiet"]) == 2
+    finally:
+        patch.undo()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: executor: type 'ray' needs ray, which is not installed; "
+                   "install the extra: pip install 'enade-bench[cluster]'"]  # fmt: skip
+
+
+def enem_study(tmp_path: Path, **changes: Any) -> Path:
+    model = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
+    data = {
+        "name": "tiny", "year": 2022, "areas": ["MT"], "languages": ["pt-br", "en"], "n_shuffles": 2,
+        "limit": 2, "models": [{"config": model, "name": "smollm2"}, {"name": GEMMA["name"], "model": GEMMA["model"], "batch_size": 4}],
+        "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"), "n_humans": 100,
+        "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
+        "verdict": {"n_boot": 10, "n_respondents": 100}, "dif": {"min_n": 4}, **changes,
+    }  # fmt: skip
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+class _Counted:
+    """A loaded backend that counts itself among the live ones while it is referenced."""
+
+    def __init__(self, backend: Any, live: list[int]) -> None:
+        self._backend = backend
+        live[0] += 1
+        weakref.finalize(self, lambda: live.__setitem__(0, live[0] - 1))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+
+def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: str, tmp_path: Path) -> None:
+    require_shared("enem", "inep_items.csv")
+    live, peak, loads = [0], [0], []
+
+    def factory(cfg):  # type: ignore[no-untyped-def]
+        loads.append(cfg.name)
+        peak[0] = max(peak[0], live[0])  # models alive when the next one loads
+        return _Counted(packaged_backend(cfg.model), live)
+
+    path = enem_study(tmp_path)
+    result = run_study(path, backend_factory=factory)
+    assert result.failed == [] and len(loads) == 2  # one load per model for its two runs
+    assert peak == [0] and live == [0]  # the first model was released before the second loaded
+    expected = tables(tmp_path / "study")
+    assert {k.split("/")[2] for k in expected if k.startswith("runs/")} == {"2022_MT_pt-br", "2022_MT_en"}
+
+    shutil.rmtree(tmp_path / "study")
+    assert run_study(enem_study(tmp_path, executor={"type": "ray"})).failed == []
+    got = tables(tmp_path / "study")
+    assert sorted(got) == sorted(expected)
+    assert [k for k in expected if got[k] != expected[k]] == []
