@@ -133,6 +133,20 @@ def packaged_backend(cfg):  # type: ignore[no-untyped-def]
 _REAL_FACTORY: list[Any] = []
 
 
+def fresh_packaged_backends() -> None:
+    """Give the session's packaged models the state a new process has: an empty prefix store.
+
+    Earlier tests fill a shared model's run-wide prefix store; a prefix read from it rather
+    than computed in the run's own chunks can move the last bits of a score. A test that
+    compares an in-process run byte for byte with a run in other processes calls this first.
+    """
+    from enade_bench.backends.hf_prefix import PrefixStore
+
+    for backend in _PACKAGED.values():
+        if getattr(backend, "prefix_store", None) is not None:
+            backend.prefix_store = PrefixStore()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _one_load_per_packaged_model() -> Iterator[None]:
     """Commands run in-process get the session's packaged models (subprocesses load their own)."""

@@ -28,7 +28,9 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'
 
 if [ -z "${SKIP_TEST:-}" ]; then
+  # One process (the suite's two xdist workers are for CI's two cores): addopts replaced.
   timeout 240 python3 -m pytest -m gpu tests/backends/test_gpu.py -q -p no:cacheprovider \
+    -o 'addopts=--import-mode=importlib' \
     2>&1 | tee "$RESULTS/gpu_test.log"
 fi
 

@@ -42,7 +42,16 @@ import pytest  # noqa: E402
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 code = pytest.main(
-    ["-q", "-p", "no:cacheprovider", "-m", "gpu", os.path.join(root, "tests", "backends", "test_gpu.py")]
+    [
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=--import-mode=importlib",
+        "-m",
+        "gpu",
+        os.path.join(root, "tests", "backends", "test_gpu.py"),
+    ]
 )
 if code not in (0, 5, pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
     raise SystemExit(f"pytest exit {code}")

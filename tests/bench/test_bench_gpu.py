@@ -28,7 +28,13 @@ def _parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def test_gpu_arm_is_asked_for_by_device_shape_or_folder() -> None:
+def test_gpu_arm_is_asked_for_by_device_shape_or_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """How the options map, as on the GPU machine (a card seen; a CPU machine refuses: test_bench_inputs)."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert gpu_options_from(_parse()) is None  # the CPU bench as before
     opts = gpu_options_from(_parse("--device", "cuda"))
     assert opts is not None
@@ -41,8 +47,8 @@ def test_gpu_arm_is_asked_for_by_device_shape_or_folder() -> None:
         16,
         ("S5", "S1"),
     )
-    folder = gpu_options_from(_parse("--model-dir", "/models/x"))
-    assert folder is not None and folder.shape is None and folder.model_dir == "/models/x"
+    folder = gpu_options_from(_parse("--model-dir", str(tmp_path)))
+    assert folder is not None and folder.shape is None and folder.model_dir == str(tmp_path)
 
 
 @pytest.mark.parametrize(

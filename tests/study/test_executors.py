@@ -24,7 +24,14 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, packaged_backend, require_shared
+from tests.conftest import (
+    DEMO_CSV,
+    REPO_ROOT,
+    SHARED_DATA,
+    fresh_packaged_backends,
+    packaged_backend,
+    require_shared,
+)
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
@@ -82,6 +89,7 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     """The study run by the ``local`` executor (the session's models): its folder and files."""
     tmp = tmp_path_factory.mktemp("local")
     path = write_study(tmp)
+    fresh_packaged_backends()  # as the workers' new processes: no prefix stored by earlier tests
     assert run_study(path).failed == []
     return tmp, tables(tmp / "study")
 
@@ -116,6 +124,7 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
 
     lines: list[str] = []
+    fresh_packaged_backends()
     assert run_study(path, log=lines.append).failed == []  # the same study again: resumes from the logs
     got = tables(folder / "study")
     assert sorted(got) == sorted(expected) and any(k.startswith("report/") for k in got)
@@ -250,6 +259,7 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
         return _Counted(packaged_backend(cfg.model), live)
 
     path = enem_study(tmp_path)
+    fresh_packaged_backends()
     result = run_study(path, backend_factory=factory)
     assert result.failed == [] and len(loads) == 2  # one load per model for its two runs
     assert peak == [0] and live == [0]  # the first model was released before the second loaded

@@ -111,7 +111,7 @@ def test_a_failed_model_is_reported_and_the_others_run(tmp_path: Path) -> None:
         ({"strategies": ["S9"]}, "S9"),
         ({"models": [SMOLLM2, {"config": "nowhere.yaml"}]}, "nowhere.yaml"),
         ({"models": [SMOLLM2, SMOLLM2]}, "model names must differ"),
-        ({"compare": {"adjust": "bonferroni"}}, "compare.adjust"),
+        ({"compare": {"adjust": "tukey"}}, "compare.adjust"),
         ({"dataset": {"path": "missing.csv"}}, "missing.csv"),
     ],
 )

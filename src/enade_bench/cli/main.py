@@ -32,7 +32,7 @@ from enade_bench.masking import mask
 #: module, and the libraries it needs, is imported only when the command line names it.
 COMMANDS: dict[str, str] = {
     "run": "run an experiment config (S1–S7)",
-    "validate": "check a config, its data, prompts and model without inference",
+    "validate": "check a config, its data, prompts and model without inference (plug-ins' code runs)",
     "irt": "IRT ability, person fit and item calibration",
     "report": "tables (CSV, LaTeX), figures and index.html from results",
     "compare": "compare models question by question: clustered intervals, paired tests, compact letters, "
