@@ -68,6 +68,7 @@ def unit_of(nodeid: str) -> str:
     return next((unit for prefix, unit in _ONE_UNIT.items() if path.startswith(prefix)), path)
 
 
+@pytest.hookimpl(optionalhook=True)  # without xdist (-p no:xdist, the GPU image's bare pytest) unused
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist (``-n 2``, pyproject.toml) hands out whole units (:func:`unit_of`).
 
