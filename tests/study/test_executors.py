@@ -86,11 +86,16 @@ def tables(study: Path, runs: bool = True) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
-    """The study run by the ``local`` executor (the session's models): its folder and files."""
+    """The study run by the ``local`` executor, as a user runs it (a new process): its folder and files.
+
+    Not in-process: the session's shared models carry state from earlier tests (a prefix
+    store, chunks an earlier test cut), which can move a score's last bits.
+    """
     tmp = tmp_path_factory.mktemp("local")
     path = write_study(tmp)
-    fresh_packaged_backends()  # as the workers' new processes: no prefix stored by earlier tests
-    assert run_study(path).failed == []
+    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=ENV,
+                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stderr
     return tmp, tables(tmp / "study")
 
 
@@ -124,7 +129,6 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
 
     lines: list[str] = []
-    fresh_packaged_backends()
     assert run_study(path, log=lines.append).failed == []  # the same study again: resumes from the logs
     got = tables(folder / "study")
     assert sorted(got) == sorted(expected) and any(k.startswith("report/") for k in got)
@@ -258,9 +262,16 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
         peak[0] = max(peak[0], live[0])  # models alive when the next one loads
         return _Counted(packaged_backend(cfg.model), live)
 
+    import torch
+
     path = enem_study(tmp_path)
-    fresh_packaged_backends()
-    result = run_study(path, backend_factory=factory)
+    fresh_packaged_backends()  # in-process as a new process is: no prefix stored, one thread as the workers
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        result = run_study(path, backend_factory=factory)
+    finally:
+        torch.set_num_threads(threads)
     assert result.failed == [] and len(loads) == 2  # one load per model for its two runs
     assert peak == [0] and live == [0]  # the first model was released before the second loaded
     expected = tables(tmp_path / "study")
