@@ -144,7 +144,10 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
 
 
 def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
-    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S1"], limit=12,
+    # 28 questions of 24 new tokens, one a chunk: tens of seconds of work left after the first
+    # record, so the run cannot finish before the cancel reaches the worker on a loaded machine.
+    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S1"], limit=28,
+                       evaluation={"max_new_tokens": 24, "batch_size": 1},
                        executor={"type": "ray", "address": cluster})  # fmt: skip
     log = tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_intermediate.jsonl"
     proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True)
