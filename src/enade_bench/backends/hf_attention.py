@@ -17,8 +17,8 @@ which transformers hands from the model's ``forward`` down to every attention la
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,16 +260,21 @@ def can_switch(model: Any) -> bool:
 
 
 @contextmanager
-def tree_attention(model: Any) -> Iterator[None]:
-    """Within the block, ``model`` runs :func:`tree_attention_forward` (then its own again)."""
+def switched_attention(model: Any, name: str, forward: Callable[..., Any]) -> Iterator[None]:
+    """Within the block, ``model`` runs ``forward`` registered as ``name`` (then its own again)."""
     from transformers import AttentionInterface  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    AttentionInterface.register(TREE_ATTENTION, tree_attention_forward)
+    AttentionInterface.register(name, forward)
     before = model.config._attn_implementation
-    model.set_attn_implementation(TREE_ATTENTION)
+    model.set_attn_implementation(name)
     try:
-        if model.config._attn_implementation != TREE_ATTENTION:
-            raise RuntimeError(f"{type(model).__name__} did not switch to the tree attention")
+        if model.config._attn_implementation != name:
+            raise RuntimeError(f"{type(model).__name__} did not switch to the attention '{name}'")
         yield
     finally:
         model.set_attn_implementation(before)
+
+
+def tree_attention(model: Any) -> AbstractContextManager[None]:
+    """Within the block, ``model`` runs :func:`tree_attention_forward` (then its own again)."""
+    return switched_attention(model, TREE_ATTENTION, tree_attention_forward)

@@ -31,15 +31,15 @@ builds none for an attention it has no mask function for).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
-from enade_bench.backends.hf_attention import bucket_members
+from enade_bench.backends.hf_attention import bucket_members, switched_attention
 
 #: The name the attention is registered under.
 SLOT_ATTENTION = "enade_slots"
@@ -234,17 +234,6 @@ def slot_buckets(lengths: Sequence[int], past: int, batched: bool, waste: float)
     return bucket_members(lengths, past, waste)
 
 
-@contextmanager
-def slot_attention(model: Any) -> Iterator[None]:
+def slot_attention(model: Any) -> AbstractContextManager[None]:
     """Within the block, ``model`` runs :func:`slot_attention_forward` (then its own again)."""
-    from transformers import AttentionInterface  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-
-    AttentionInterface.register(SLOT_ATTENTION, slot_attention_forward)
-    before = model.config._attn_implementation
-    model.set_attn_implementation(SLOT_ATTENTION)
-    try:
-        if model.config._attn_implementation != SLOT_ATTENTION:
-            raise RuntimeError(f"{type(model).__name__} did not switch to the slot attention")
-        yield
-    finally:
-        model.set_attn_implementation(before)
+    return switched_attention(model, SLOT_ATTENTION, slot_attention_forward)
