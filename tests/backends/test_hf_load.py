@@ -49,7 +49,7 @@ def test_cache_lock_makes_a_second_process_wait(tmp_path: Path) -> None:
     events = tmp_path / "events.txt"
     code = (
         "import sys, time; from pathlib import Path; "
-        "from enade_bench.backends.hf_load import cache_lock; "
+        "from enade_bench.backends.model_cache import cache_lock; "
         "name, hold = sys.argv[1], float(sys.argv[2]); events = Path(sys.argv[3]); "
         "target = Path(sys.argv[4])\n"
         "with cache_lock(target):\n"

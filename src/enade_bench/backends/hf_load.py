@@ -30,9 +30,7 @@ import hashlib
 import importlib.util
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,10 +38,10 @@ from typing import Any, Literal
 
 from enade_bench.backends.chat_render import resolve_instruct
 from enade_bench.backends.hf_device import checkpoint_dtype, resolve_device, resolve_dtype
+from enade_bench.backends.model_cache import cache_lock, cache_root, file_sha256, save_folder
 from enade_bench.backends.preload import is_hub_id, probe_hub
 from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
-from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.errors import UserError
 from enade_bench.results.identity import WeightsIdentity
 
@@ -72,25 +70,6 @@ class ModelSource:
 def hf_token(cfg: ModelConfig) -> str | None:
     """``model.hf_token`` or ``$HF_TOKEN``."""
     return cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("ENADE_BENCH_CACHE", Path.home() / ".cache" / "enade_bench"))
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, memoised in the cache by (path, size, mtime)."""
-    stat = path.stat()
-    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
-    memo = cache_root() / "hashes" / key
-    if memo.exists() and len(known := memo.read_text().strip()) == 64:
-        return known
-    value = stream_sha256(path)
-    memo.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")  # readers in other processes never see half
-    tmp.write_text(value)
-    os.replace(tmp, memo)
-    return value
 
 
 def _packaged_gguf(name: str) -> Path:
@@ -124,28 +103,6 @@ def _assemble_gemma(folder: Path) -> Path:
             produced = Path(result) if isinstance(result, (str, os.PathLike)) else tmp
             os.replace(produced, target)
     return target
-
-
-@contextmanager
-def cache_lock(target: Path) -> Iterator[None]:
-    """Hold ``target``'s cache entry exclusively across processes while it is made.
-
-    Several processes may load the same GGUF at once (pytest-xdist workers, a study's Ray
-    workers, two runs): the first converts, the others wait and then read its folder. The
-    lock is ``fcntl.flock`` on ``TARGET.lock``, released by the kernel if the holder dies.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl  # noqa: PLC0415 (POSIX only; elsewhere the cache is unlocked)
-    except ImportError:
-        yield
-        return
-    with open(target.with_name(target.name + ".lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def resolve_source(cfg: ModelConfig) -> ModelSource:
@@ -331,21 +288,7 @@ def _convert_gguf(source: ModelSource, target: Path, dtype: Any) -> None:
             json.dumps(source.weights.model_dump(mode="json"), indent=2)
         )
 
-    _save_folder(target, ".convert-", save)
-
-
-def _save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
-    """``save`` into a temporary folder beside ``target``, then rename it over ``target``."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
-    try:
-        save(tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    save_folder(target, ".convert-", save)
 
 
 def _tokenizer_dir(source: ModelSource) -> Path:
@@ -384,7 +327,7 @@ def _gguf_tokenizer(source: ModelSource) -> Any:
     try:
         with cache_lock(target):
             if not (target / "tokenizer_config.json").exists():  # else another process saved it
-                _save_folder(target, ".tokenizer-", tokenizer.save_pretrained)
+                save_folder(target, ".tokenizer-", tokenizer.save_pretrained)
     except OSError:  # the cache is a convenience: a read-only cache still gives the tokenizer
         pass
     return tokenizer

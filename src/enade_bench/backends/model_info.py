@@ -23,11 +23,11 @@ from enade_bench.backends.chat_render import encode_text, render_text, resolve_i
 from enade_bench.backends.hf_load import (
     ModelSource,
     _converted_dir,
-    cache_root,
     hf_token,
     resolve_source,
     source_tokenizer,
 )
+from enade_bench.backends.model_cache import cache_root
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts

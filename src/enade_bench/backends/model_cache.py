@@ -1,0 +1,75 @@
+"""The model cache (``$ENADE_BENCH_CACHE``, default ``~/.cache/enade_bench``): where converted
+GGUF models, tokenizers and file hashes are kept, and how several processes share it.
+
+Several processes may fill the same entry at once (pytest-xdist workers, a study's Ray
+workers, two runs): an entry is made under :func:`cache_lock` and saved with
+:func:`save_folder` (a temporary folder renamed over the target), so a reader sees a whole
+entry or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from enade_bench.dataset.sources import file_sha256 as stream_sha256
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("ENADE_BENCH_CACHE", Path.home() / ".cache" / "enade_bench"))
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, memoised in the cache by (path, size, mtime)."""
+    stat = path.stat()
+    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
+    memo = cache_root() / "hashes" / key
+    if memo.exists() and len(known := memo.read_text().strip()) == 64:
+        return known
+    value = stream_sha256(path)
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")  # readers in other processes never see half
+    tmp.write_text(value)
+    os.replace(tmp, memo)
+    return value
+
+
+@contextmanager
+def cache_lock(target: Path) -> Iterator[None]:
+    """Hold ``target``'s cache entry exclusively across processes while it is made.
+
+    Several processes may load the same GGUF at once (pytest-xdist workers, a study's Ray
+    workers, two runs): the first converts, the others wait and then read its folder. The
+    lock is ``fcntl.flock`` on ``TARGET.lock``, released by the kernel if the holder dies.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl  # noqa: PLC0415 (POSIX only; elsewhere the cache is unlocked)
+    except ImportError:
+        yield
+        return
+    with open(target.with_name(target.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
+    """``save`` into a temporary folder beside ``target``, then rename it over ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    try:
+        save(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
