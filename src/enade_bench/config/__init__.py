@@ -31,6 +31,7 @@ from enade_bench.config.load import (
     resolve_input,
     resolve_output,
     user_loc,
+    validate_mapping,
 )
 from enade_bench.config.model import LOCAL_TYPES, ApiConfig, ModelConfig, VllmConfig
 
@@ -60,4 +61,5 @@ __all__ = [
     "resolve_input",
     "resolve_output",
     "user_loc",
+    "validate_mapping",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -14,6 +14,8 @@ from pydantic_core import ErrorDetails
 from enade_bench.config.experiment import ExperimentConfig
 from enade_bench.errors import UserError
 from enade_bench.yaml_io import safe_load
+
+M = TypeVar("M", bound=BaseModel)
 
 #: pydantic's names for the branches of a union in an error's location (``constrained-int``,
 #: ``literal['auto']``, ``list[str]``, ``str``): not keys the user wrote, left out of messages.
@@ -117,14 +119,19 @@ def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | 
     return model
 
 
-def parse_config(data: Any, source: str) -> ExperimentConfig:
-    """Validate already-parsed YAML data; errors name ``source`` and the key."""
+def validate_mapping(model: type[M], data: Any, source: str | Path) -> M:
+    """``model`` validated from already-parsed YAML data; one error line naming ``source`` and the key."""
     if not isinstance(data, dict):
         raise UserError(f"{source}: expected a YAML mapping at the top level")
     try:
-        return ExperimentConfig.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise UserError(f"{source}: {describe_validation_error(exc, ExperimentConfig)}") from None
+        raise UserError(f"{source}: {describe_validation_error(exc, model)}") from None
+
+
+def parse_config(data: Any, source: str) -> ExperimentConfig:
+    """Validate already-parsed YAML data; errors name ``source`` and the key."""
+    return validate_mapping(ExperimentConfig, data, source)
 
 
 def read_yaml(path: str | Path, what: str = "config") -> Any:

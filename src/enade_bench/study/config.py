@@ -16,11 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
-from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, describe_validation_error
-from enade_bench.errors import UserError
+from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, validate_mapping
 from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings
@@ -104,9 +103,4 @@ class StudyConfig(StrictModel):
 
 def parse_study_config(data: Any, path: Path) -> StudyConfig:
     """Validate a study YAML's mapping (one ``error:`` line naming the file and key)."""
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a YAML mapping at the top level")
-    try:
-        return StudyConfig.model_validate(data)
-    except ValidationError as exc:
-        raise UserError(f"{path}: {describe_validation_error(exc, StudyConfig)}") from None
+    return validate_mapping(StudyConfig, data, path)

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
-from enade_bench.config import StrictModel, _describe_error, read_yaml
-from enade_bench.errors import UserError
+from enade_bench.config import StrictModel, read_yaml, validate_mapping
 from enade_bench.file_names import SafeName
 from enade_bench.psychometrics.cat import CatConfig, stop_rule
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings
@@ -148,18 +147,4 @@ class StudyConfig(StrictModel):
 def load_study_config(path: str | Path) -> StudyConfig:
     """Read and validate a study YAML (one ``error:`` line on bad input)."""
     path = Path(path)
-    data = read_yaml(path, "study config")
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a YAML mapping at the top level")
-    try:
-        return StudyConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        loc = first["loc"]
-        if first["type"] == "extra_forbidden" and len(loc) == 3 and loc[0] == "models":
-            where = ".".join(str(p) for p in loc)
-            message = f"unknown key '{where}' (allowed here: {', '.join(StudyModel.model_fields)})"
-        else:
-            message = _describe_error(first, StudyConfig)
-        raise UserError(f"{path}: {message}{more}") from None
+    return validate_mapping(StudyConfig, read_yaml(path, "study config"), path)
