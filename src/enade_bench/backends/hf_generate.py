@@ -22,7 +22,7 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_packed import generate_packed, packable
+from enade_bench.backends.hf_packed import append_new_tokens, generate_packed, packable
 from enade_bench.backends.hf_prefix import (
     PrefixStore,
     common_prefix_length,
@@ -210,13 +210,7 @@ def _decode(
             tokens = torch.multinomial(probs, 1, generator=generator)[:, 0].tolist()
         else:
             tokens = step.argmax(dim=-1).tolist()
-        for i, token in enumerate(tokens):
-            if not finished[i]:
-                if token in eos_ids:
-                    finished[i] = True
-                else:
-                    out[i].append(int(token))
-        if all(finished) or t == params.max_new_tokens - 1:
+        if append_new_tokens(tokens, eos_ids, out, finished) or t == params.max_new_tokens - 1:
             break
         feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
         mask = torch.cat([mask, torch.ones((n, 1), dtype=mask.dtype, device=device)], dim=1)

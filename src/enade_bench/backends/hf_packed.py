@@ -40,6 +40,19 @@ def compiled(model: Any) -> Any:
     return found[1]
 
 
+def append_new_tokens(
+    tokens: list[int], eos_ids: set[int], out: list[list[int]], finished: list[bool]
+) -> bool:
+    """One decode step's tokens into each unfinished row (an EOS finishes it); whether all are finished."""
+    for i, token in enumerate(tokens):
+        if not finished[i]:
+            if token in eos_ids:
+                finished[i] = True
+            else:
+                out[i].append(int(token))
+    return all(finished)
+
+
 def packable(model: Any) -> bool:
     """Whether :func:`generate_packed` is exact for ``model`` (full attention, SDPA, switchable).
 
@@ -112,13 +125,7 @@ def generate_packed(
         decode = SlotPlan(decode=True, valid=valid)
         for t in range(params.max_new_tokens):
             tokens = step.argmax(dim=-1).tolist()
-            for i, token in enumerate(tokens):
-                if not finished[i]:
-                    if token in eos_ids:
-                        finished[i] = True
-                    else:
-                        out[i].append(int(token))
-            if all(finished) or t == params.max_new_tokens - 1:
+            if append_new_tokens(tokens, eos_ids, out, finished) or t == params.max_new_tokens - 1:
                 break
             column = shared + room + t
             cache.cursor = torch.tensor([column], device=device)
