@@ -1,4 +1,4 @@
-"""On a CUDA card the demo gives the CPU's answers: S1–S6 in float32, predictions equal, scores within 1e-4.
+"""On a CUDA card the demo gives the CPU's answers: S1–S6 in float32, predictions equal, scores within 1e-4 (1e-5 relative).
 
 Marked ``gpu``: skipped where no CUDA device is visible (CI); ``bench/gpu/run_gpu.sh`` runs it
 on a GPU machine.  The model is the packaged SmolLM2 where its GGUF is installed, else
@@ -87,16 +87,21 @@ def test_demo_on_cuda_gives_the_cpu_answers() -> None:
     questions = list(
         load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")).questions
     )
+    mismatches: list[str] = []  # all of them: one card run says everything it can
     for strategy in ("S1", "S2", "S3", "S4", "S5", "S6"):
         want, got = _run(cpu, strategy, questions), _run(cuda, strategy, questions)
         assert [r.key for r in got] == [r.key for r in want]
         for g, w in zip(got, want, strict=True):
-            assert g.prediction == w.prediction, (strategy, g.id, g.raw_output, w.raw_output)
-            assert g.raw_output == w.raw_output, (strategy, g.id)
+            if g.prediction != w.prediction or g.raw_output != w.raw_output:
+                mismatches.append(
+                    f"{strategy} {g.id}: {g.prediction!r} {g.raw_output!r} != {w.prediction!r} {w.raw_output!r}"
+                )
             for letter, details in (w.score_details or {}).items():
                 for key, value in details.items():
-                    assert g.score_details[letter][key] == pytest.approx(value, abs=1e-4), (
-                        strategy,
-                        g.id,
-                        key,
-                    )
+                    # float32 noise per token (1e-4), and relative on sums over ~100 tokens (the
+                    # card's first run: -220.88999 against -220.88958, 2e-6 relative)
+                    if g.score_details[letter][key] != pytest.approx(value, rel=1e-5, abs=1e-4):
+                        mismatches.append(
+                            f"{strategy} {g.id} {letter} {key}: {g.score_details[letter][key]} != {value}"
+                        )
+    assert not mismatches, "\n".join(mismatches)

@@ -199,3 +199,37 @@ def test_log_prob_batch_over_questions_equals_one_question_at_a_time(smollm2_bac
         assert [s.n_tokens for s in got] == [s.n_tokens for s in single]
         for a, b in zip(got, single, strict=True):
             assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=2e-3)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_no_model_call_records_a_graph(smollm2_backend, device: str) -> None:  # type: ignore[no-untyped-def]
+    """Every backend method calls the model with autograd off, on both batching policies.
+
+    A model loaded by transformers has parameters that require grad; one call outside
+    inference mode keeps every layer's activations for a backward that never comes (the GPU
+    arm's first_token ran out of 139 GiB this way on an 8B model).
+    """
+    from enade_bench.backends.hf_batching import BatchingPolicy
+
+    backend = smollm2_backend
+    assert any(p.requires_grad for p in backend.model.parameters())  # as transformers loads it
+    graded: list[bool] = []
+    handle = backend.model.register_forward_pre_hook(lambda *_: graded.append(torch.is_grad_enabled()))
+    saved = backend.batching
+    backend.batching = BatchingPolicy.for_device(device)
+    try:
+        prompts = [
+            build_prompt(Q, option_view(Q, perm), "first_token", 0, PROMPTS)
+            for perm in ([0, 1, 2, 3], [3, 2, 1, 0])
+        ]
+        backend.letter_logprobs(prompts, "ABCD", "both")
+        backend.continuation_logprobs(
+            build_prompt(Q, Q.options, "log_prob", 0, PROMPTS), [" " + o for o in Q.options]
+        )
+        backend.generate(
+            [build_prompt(Q, Q.options, "generation", 0, PROMPTS)] * 2, GenerationParams(max_new_tokens=2)
+        )
+    finally:
+        handle.remove()
+        backend.batching = saved
+    assert graded and not any(graded), graded

@@ -104,15 +104,18 @@ def buckets_for(
     past: int,
     waste: float,
     key_index: Sequence[torch.Tensor] | None = None,
+    device: torch.device | None = None,
 ) -> list[Bucket]:
-    """The padded batches of :func:`bucket_members`, as :class:`Bucket` (on the masks' device).
+    """The padded batches of :func:`bucket_members`, as :class:`Bucket` on ``device``.
 
     ``key_index``: the blocks' own keys (:attr:`TreeSpans.key_index`), None: each tree's span.
+    ``device``: the model's (None: the masks'); the masks may be built on the host.
     """
     lengths = [end - start for start, end in spans]
-    device = masks[0].device if masks else torch.device("cpu")
+    if device is None:
+        device = masks[0].device if masks else torch.device("cpu")
     if key_index is not None:
-        return _key_buckets(spans, masks, past, waste, key_index)
+        return _key_buckets(spans, masks, past, waste, key_index, device)
     out = []
     for members in bucket_members(lengths, past, waste):
         width = lengths[members[0]]
@@ -127,8 +130,8 @@ def buckets_for(
             index[row, n:] = start
             valid[row, :n] = True
             mask[row, 0, :n] = False
-            mask[row, 0, :n, :past] = masks[tree][:, :past]
-            mask[row, 0, :n, past : past + n] = masks[tree][:, past:]
+            mask[row, 0, :n, :past] = masks[tree][:, :past].to(device)
+            mask[row, 0, :n, past : past + n] = masks[tree][:, past:].to(device)
         out.append(Bucket(index.to(device), valid.to(device), mask))
     return out
 
@@ -139,11 +142,11 @@ def _key_buckets(
     past: int,
     waste: float,
     key_index: Sequence[torch.Tensor],
+    device: torch.device,
 ) -> list[Bucket]:
     """:func:`buckets_for` of blocks with keys of their own, built on the host, moved once per bucket."""
     lengths = [end - start for start, end in spans]
     keys = [len(k) - past for k in key_index]
-    device = masks[0].device if masks else torch.device("cpu")
     out = []
     for members in bucket_members(lengths, past, waste, keys):
         width, kwidth = max(lengths[i] for i in members), max(keys[i] for i in members)

@@ -295,6 +295,7 @@ class HFLocalBackend:
         """Single-token ids standing for each letter (``A`` and/or `` A``)."""
         return letter_token_ids(self.tokenizer, letters, variants)
 
+    @torch.inference_mode()
     def letter_logprobs(
         self, prompts: Sequence[PromptParts], letters: str, variants: str
     ) -> list[list[float]]:

@@ -151,7 +151,11 @@ def _tree_forward(
         policy = BatchingPolicy.for_device(device.type)
     if blocks is None:
         masks = [tree_mask(segments, past).to(device) for segments in trees]
-        buckets = buckets_for(spans, masks, past, policy.bucket_waste) if policy.batched_trees else None
+        buckets = (
+            buckets_for(spans, masks, past, policy.bucket_waste, device=device)
+            if policy.batched_trees
+            else None
+        )
         plan = TreeSpans(spans, masks, past, buckets)
     else:
         plan = _block_spans(spans, blocks, past, policy, device)
@@ -194,7 +198,7 @@ def _block_spans(
             key_index.append(torch.cat([prefix, *ranges]))
             masks.append(block.mask)
     if policy.batched_trees:
-        buckets = buckets_for(q_spans, masks, past, policy.bucket_waste, key_index)
+        buckets = buckets_for(q_spans, masks, past, policy.bucket_waste, key_index, device)
         return TreeSpans(q_spans, masks, past, buckets, key_index)
     if device.type != "cpu":  # one transfer each, all before the model call
         masks = [m.to(device) for m in masks]
@@ -202,6 +206,7 @@ def _block_spans(
     return TreeSpans(q_spans, masks, past, None, key_index)
 
 
+@torch.inference_mode()
 def score_tree(
     model: Any,
     contexts: Sequence[Sequence[int]],
