@@ -8,7 +8,9 @@
 #   run(command="bench/gpu/run_gpu.sh", carry=[".whl", ".gpu"], timeout_s=600)
 # Results go to $OUT (the device tool's folder) or bench/results: bench_gpu.json, gpu_test.log, bench_gpu.log.
 # Knobs (environment): SHAPE (llama-3-8b), BATCH (32), LIMIT (720), ORDERS (file,mixed),
-# STRATEGIES (S5,S1,S3,S6,first_token,S2,S4), LMEVAL_ORDERS (file), DEADLINE (seconds from the start
+# STRATEGIES (S5,S1,S3,S6,first_token,S2,S4), LMEVAL_ORDERS (file), LMEVAL_STRATEGIES (S5,S1,S3),
+# F32_CHECK (64: S5 on the first 64 questions in float32, both engines; 0: none), NO_PROFILE=1
+# (no profile of one S5 and one S1 chunk), DEADLINE (seconds from the start
 # by which everything ends, 570: inside the device call's 600 s), SKIP_TEST=1 to skip step 1,
 # COMPILE_DECODE=1 (ours: the decode step through torch.compile / CUDA graphs; off by default).
 # The bench gets what the test leaves of DEADLINE (BUDGET, if set, caps it).
@@ -37,11 +39,14 @@ fi
 LEFT=$(( ${DEADLINE:-570} - (SECONDS - START) ))
 BENCH_S=$(( ${BUDGET:-$LEFT} < LEFT ? ${BUDGET:-$LEFT} : LEFT ))
 echo "bench budget: ${BENCH_S} s"
+PROFILE_FLAG=--profile
+[ -n "${NO_PROFILE:-}" ] && PROFILE_FLAG=
 if [ "$BENCH_S" -lt 30 ]; then echo "no time left for the bench"; exit 1; fi
 timeout "$BENCH_S" python3 -m enade_bench.bench --device cuda --shape "${SHAPE:-llama-3-8b}" \
   --tokenizer "$ENADE_GPU_TOKENIZER" --enem-dir .gpu/enem --dtype bfloat16 \
   --batch-size "${BATCH:-32}" --limit "${LIMIT:-720}" --orders "${ORDERS:-file,mixed}" \
-  --lmeval-orders "${LMEVAL_ORDERS:-file}" \
+  --lmeval-orders "${LMEVAL_ORDERS:-file}" --lmeval-strategies "${LMEVAL_STRATEGIES:-S5,S1,S3}" \
+  --f32-check "${F32_CHECK:-64}" ${PROFILE_FLAG} \
   --strategies "${STRATEGIES:-S5,S1,S3,S6,first_token,S2,S4}" --max-new-tokens 10 \
   ${COMPILE_DECODE:+--compile-decode} \
   --out "$RESULTS/bench_gpu.json" 2>&1 | grep -v -i -E "warn|tqdm|it/s" | tee "$RESULTS/bench_gpu.log"

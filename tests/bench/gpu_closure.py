@@ -59,6 +59,7 @@ with tempfile.TemporaryDirectory() as out:
     sys.argv = ["enade_bench.bench", "--device", "cpu", "--shape", "smollm2-135m", "--layers", "1",
                 "--tokenizer", tokenizer, "--enem-dir", enem, "--dtype", "float32", "--batch-size", "2",
                 "--limit", "2", "--orders", "file", "--strategies", "S1,S5", "--max-new-tokens", "2",
+                "--f32-check", "1", "--profile",
                 "--out", os.path.join(out, "gpu.json")]  # fmt: skip
     try:
         runpy.run_module("enade_bench.bench", run_name="__main__")

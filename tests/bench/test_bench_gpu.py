@@ -58,6 +58,8 @@ def test_gpu_arm_is_asked_for_by_device_shape_or_folder(
         (("--shape", "llama-3-8b", "--model-dir", "x"), "give one"),
         (("--device", "cuda", "--strategies", "S9"), "--strategies: expected some of"),
         (("--device", "cuda", "--orders", "random"), "--orders: expected file and/or mixed"),
+        (("--device", "cpu", "--lmeval-strategies", "S2"), "--lmeval-strategies: expected some of"),
+        (("--device", "cpu", "--f32-check", "-1"), "--f32-check: expected a number of questions"),
     ],
 )
 def test_gpu_options_reject_naming_the_option(argv: tuple[str, ...], message: str) -> None:
@@ -98,7 +100,7 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     out = tmp_path / "gpu.json"
     opts = GpuOptions(shape="smollm2-135m", layers=2, device="cpu", dtype="float32", batch_size=2, limit=4,
                       orders=("file", "mixed"), strategies=("S5", "S1", "S4"), max_new_tokens=2,
-                      enem_dir=str(enem), out=out)  # fmt: skip
+                      enem_dir=str(enem), out=out, f32_check=2, profile=True)  # fmt: skip
     run_gpu_bench(opts, log=lambda _line: None)
     report = json.loads(out.read_text())
     assert report["status"] == "complete" and report["card"] == "cpu"
@@ -120,6 +122,10 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     assert file_rows["S4"]["lm_eval_qps"] is None  # ours only
     assert all(r["lm_eval_qps"] is None for r in report["orders"]["mixed"])  # lm-eval: file order only
     assert report["table1_seconds"]["file"] > 0
+    check = report["float32_check"]
+    assert check["questions"] == 2 and check["agreement"] == 1.0 and check["max_abs_score_diff"] < 1e-3
+    assert [p["strategy"] for p in report["profile"]] == ["S5", "S1"]
+    assert all(p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 for p in report["profile"])
 
 
 @pytest.mark.parametrize("sid", ["S1", "S4", "S5"])
@@ -142,3 +148,24 @@ def test_the_arm_prompts_as_enade_bench_run_does_on_enem(tmp_path: Path, sid: st
     arm = ours.executor_for(STRATEGIES[sid], list(range(40)), EvaluationConfig(batch_size=32, seed=42))
     assert [it.question.id for it in arm.plan.items] == [it.question.id for it in run_plan.items[:40]]
     assert list(arm.plan.prompts) == list(run_plan.prompts[:40])
+
+
+def test_float32_check_casts_in_place_and_restores_every_dtype() -> None:
+    """bfloat16 -> float32 -> bfloat16 is exact; a float32 buffer (rotary inv_freq) stays float32."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from enade_bench.bench.gpu_checks import float32_check
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=4, num_key_value_heads=2))  # fmt: skip
+    model.to(torch.bfloat16)
+    model.model.rotary_emb.inv_freq.data = model.model.rotary_emb.inv_freq.data.float()
+    before = {n: t.detach().clone() for n, t in [*model.named_parameters(), *model.named_buffers()]}
+    resets: list[int] = []
+    inside = float32_check(model, lambda: {p.dtype for p in model.parameters()}, lambda: resets.append(1))
+    assert inside == {torch.float32} and len(resets) == 2
+    after = dict([*model.named_parameters(), *model.named_buffers()])
+    for name, t in before.items():
+        assert after[name].dtype == t.dtype and torch.equal(after[name], t), name

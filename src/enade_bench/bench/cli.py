@@ -10,7 +10,7 @@ from pathlib import Path
 from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
 from enade_bench.bench.engines import SCORING_METHODS
 from enade_bench.bench.generation import GENERATION_STRATEGIES, parse_strategies
-from enade_bench.bench.gpu import ENEM_DIR, GPU_STRATEGIES, GpuOptions, run_gpu_bench
+from enade_bench.bench.gpu import ENEM_DIR, GPU_STRATEGIES, PEERS, GpuOptions, run_gpu_bench
 from enade_bench.bench.report import table
 from enade_bench.bench.shapes import SHAPES
 
@@ -66,6 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--orders", default="file,mixed", help="file: booklet order; mixed: short and long stems"
     )
     gpu.add_argument("--lmeval-orders", default="file", help="orders in which lm-eval runs too")
+    gpu.add_argument("--lmeval-strategies", default="S5,S1,S3", help="strategies lm-eval runs too")
+    gpu.add_argument(
+        "--f32-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="S5 on the first N questions in float32, ours against lm-eval (0: none)",
+    )
+    gpu.add_argument("--profile", action="store_true", help="profile one chunk of S5 and S1 (torch.profiler)")
     gpu.add_argument("--enem-dir", default=ENEM_DIR, help="folder of the ENEM booklets (ENEM_<year>_*.csv)")
     gpu.add_argument("--strategies", default=",".join(GPU_STRATEGIES), help="GPU arm strategies")
     gpu.add_argument("--compile-decode", action="store_true",
@@ -169,8 +178,19 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
                       lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
                       limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
                       lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
+                      lmeval_strategies=_lmeval_strategies(args.lmeval_strategies),
+                      f32_check=args.f32_check, profile=args.profile,
                       enem_dir=args.enem_dir, layers=args.layers, compile_decode=args.compile_decode,
                       max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
+
+
+def _lmeval_strategies(value: str) -> tuple[str, ...]:
+    """``--lmeval-strategies``: some of the strategies lm-eval has a peer for, or none (empty)."""
+    names = tuple(s.strip() for s in value.split(",") if s.strip())
+    unknown = [s for s in names if s not in PEERS]
+    if unknown:
+        raise ValueError(f"--lmeval-strategies: expected some of {', '.join(PEERS)}, got {value!r}")
+    return names
 
 
 def _check_gpu_arm(args: argparse.Namespace) -> None:
@@ -179,6 +199,8 @@ def _check_gpu_arm(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if value is not None and value < 1:
             raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    if getattr(args, "f32_check", 0) < 0:
+        raise ValueError(f"--f32-check: expected a number of questions (0: none), got {args.f32_check}")
     for name in ("model_dir", "tokenizer", "enem_dir"):
         folder = getattr(args, name, None)
         if folder and not Path(folder).is_dir():

@@ -30,12 +30,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
+from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check, float32_check, profile_chunk
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
@@ -67,6 +69,13 @@ class GpuOptions:
     #: Orders in which lm-eval runs too: it sorts its requests by length itself, so the
     #: order of the documents does not change its batches (one order saves GPU time).
     lmeval_orders: tuple[str, ...] = ("file",)
+    #: Strategies lm-eval runs too (those of issue 35's ratios: a whole peer run costs the card
+    #: as much as ours, and the arm has one device call).
+    lmeval_strategies: tuple[str, ...] = ("S5", "S1", "S3")
+    #: Questions of the float32 check (:mod:`.gpu_checks`), after the ``file`` order; 0: none.
+    f32_check: int = 0
+    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up.
+    profile: bool = False
     strategies: tuple[str, ...] = GPU_STRATEGIES
     max_new_tokens: int = 10
     lmeval: bool = True
@@ -115,6 +124,8 @@ class GpuReport:
     orders: dict[str, list[StrategyFigures]] = field(default_factory=dict)
     #: Table 1 (S1–S6) strategy time per order, ours, seconds.
     table1_seconds: dict[str, float] = field(default_factory=dict)
+    float32_check: Float32Check | None = None
+    profile: list[ChunkProfile] = field(default_factory=list)
     status: str = "running"
 
 
@@ -315,18 +326,34 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
     for strategy in ("S1", "S5"):  # untimed: kernels, allocator
         run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
+    if opts.profile:
+        for strategy in ("S5", "S1"):
+            ours.reset_prefix_store()
+            report.profile.append(profile_chunk(strategy, len(warm),
+                                                partial(run_strategy, ours, None, strategy, warm, opts)))  # fmt: skip
+        write_report(opts.out, report)
     for order_name in opts.orders:
         order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
         rows = report.orders.setdefault(order_name, [])
         for strategy in opts.strategies:
             ours.reset_prefix_store()
-            peer = lm if order_name in opts.lmeval_orders else None
+            peer = lm if order_name in opts.lmeval_orders and strategy in opts.lmeval_strategies else None
             fig = run_strategy(ours, peer, strategy, order, opts)
             rows.append(fig)
             log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s  lm-eval "
                 f"{fig.lm_eval_qps or 0:7.1f} q/s  ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
             report.table1_seconds[order_name] = sum(
                 r.ours_seconds for r in rows if r.strategy.startswith("S")
+            )
+            write_report(opts.out, report)
+        if order_name == opts.orders[0] and opts.f32_check and lm is not None:
+            first = list(range(min(opts.f32_check, len(stems))))
+            fig = float32_check(ours.backend.model, partial(run_strategy, ours, lm, "S5", first, opts),
+                                ours.reset_prefix_store)  # fmt: skip
+            report.float32_check = Float32Check(fig.questions, fig.agreement, fig.max_abs_score_diff,
+                                                fig.ours_qps, fig.lm_eval_qps)  # fmt: skip
+            log(
+                f"float32 S5 on {fig.questions}: agreement {fig.agreement}, max |diff| {fig.max_abs_score_diff}"
             )
             write_report(opts.out, report)
     report.status = "complete"

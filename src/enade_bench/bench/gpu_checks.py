@@ -1,0 +1,105 @@
+"""Two checks of the GPU arm beside its timings: a float32 agreement check and a kernel profile.
+
+**Why a float32 check.** The arm's model has random weights in bfloat16: its option scores
+are close together (a random model prefers nothing), and bfloat16 rounds each logit to
+three significant digits, so two engines that compute the same function in different
+batches disagree on a share of the questions by rounding alone (on the CPU, SmolLM2's
+shape with 8 random layers, 96 ENEM questions, S5: ours against lm-eval agree on 85 % in
+bfloat16 and on all in float32; ``enade-bench bench --device cpu --shape smollm2-135m
+--layers 8 --dtype bfloat16 --limit 96 --strategies S5 --orders file``).  Agreement in
+bfloat16 is therefore a figure of the card's rounding, not of our code; :func:`float32_check`
+casts the same model to float32 in place, runs S5 on the first questions through both
+engines, and casts every parameter and buffer back to the dtype it had (bfloat16 ->
+float32 -> bfloat16 is exact), so the timed phases after it see the same weights.
+
+**Why a profile.** A figure says how long a strategy took, not where the time went:
+:func:`profile_chunk` runs one chunk of a strategy under ``torch.profiler`` and keeps the
+kernels and operators that took the most device time, with the number of kernel launches
+(the cost of an eager forward of many small operations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+
+@dataclass
+class Float32Check:
+    """S5 on the first questions with the model in float32: ours against lm-eval."""
+
+    questions: int
+    agreement: float | None
+    max_abs_score_diff: float | None
+    ours_qps: float
+    lm_eval_qps: float | None
+
+
+@dataclass
+class ProfileRow:
+    """One operator or kernel of a profiled chunk."""
+
+    name: str
+    calls: int
+    self_device_ms: float
+    self_cpu_ms: float
+
+
+@dataclass
+class ChunkProfile:
+    """One chunk of one strategy under ``torch.profiler``."""
+
+    strategy: str
+    questions: int
+    kernel_launches: int
+    device_ms: float
+    top: list[ProfileRow] = field(default_factory=list)
+
+
+def float32_check(model: Any, run: Callable[[], Any], reset: Callable[[], None]) -> Any:
+    """``run()`` with ``model`` cast to float32 in place; every tensor's dtype restored after.
+
+    ``reset`` empties the caches that hold states of the old dtype (the prefix store), before
+    and after.  Returns what ``run`` returns.
+    """
+    import torch  # noqa: PLC0415
+
+    saved = {name: t.dtype for name, t in chain(model.named_parameters(), model.named_buffers())}
+    model.to(torch.float32)
+    reset()
+    try:
+        return run()
+    finally:
+        for name, t in chain(model.named_parameters(), model.named_buffers()):
+            if t.dtype != saved[name]:
+                t.data = t.data.to(saved[name])
+        reset()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+def profile_chunk(strategy: str, questions: int, run: Callable[[], Any], top: int = 15) -> ChunkProfile:
+    """``run()`` (one chunk) under ``torch.profiler``: the ``top`` entries by device time."""
+    import torch  # noqa: PLC0415
+    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+
+    cuda = torch.cuda.is_available()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        run()
+        if cuda:
+            torch.cuda.synchronize()
+    events = prof.key_averages()
+
+    def device_us(e: Any) -> float:
+        return float(getattr(e, "self_device_time_total", None) or getattr(e, "self_cuda_time_total", 0) or 0)
+
+    launches = sum(
+        e.count for e in events if e.key in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC")
+    )
+    ranked = sorted(events, key=lambda e: (device_us(e), e.self_cpu_time_total), reverse=True)[:top]
+    rows = [ProfileRow(e.key[:120], int(e.count), device_us(e) / 1000, float(e.self_cpu_time_total) / 1000)
+            for e in ranked]  # fmt: skip
+    return ChunkProfile(strategy, questions, launches, sum(device_us(e) for e in events) / 1000, rows)
