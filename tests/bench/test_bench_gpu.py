@@ -125,7 +125,10 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     check = report["float32_check"]
     assert check["questions"] == 2 and check["agreement"] == 1.0 and check["max_abs_score_diff"] < 1e-3
     assert [p["strategy"] for p in report["profile"]] == ["S5", "S1"]
-    assert all(p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 for p in report["profile"])
+    assert all(
+        p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 and p["wall_ms"] > 0
+        for p in report["profile"]
+    )
 
 
 @pytest.mark.parametrize("sid", ["S1", "S4", "S5"])

@@ -20,6 +20,7 @@ kernels and operators that took the most device time, with the number of kernel 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
@@ -54,6 +55,8 @@ class ChunkProfile:
     strategy: str
     questions: int
     kernel_launches: int
+    #: The chunk's wall clock and the device's busy time in it: far apart, the host is the limit.
+    wall_ms: float
     device_ms: float
     top: list[ProfileRow] = field(default_factory=list)
 
@@ -88,9 +91,11 @@ def profile_chunk(strategy: str, questions: int, run: Callable[[], Any], top: in
     cuda = torch.cuda.is_available()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with profile(activities=activities) as prof:
+        start = time.perf_counter()
         run()
         if cuda:
             torch.cuda.synchronize()
+        wall = (time.perf_counter() - start) * 1000
     events = prof.key_averages()
 
     def device_us(e: Any) -> float:
@@ -102,4 +107,5 @@ def profile_chunk(strategy: str, questions: int, run: Callable[[], Any], top: in
     ranked = sorted(events, key=lambda e: (device_us(e), e.self_cpu_time_total), reverse=True)[:top]
     rows = [ProfileRow(e.key[:120], int(e.count), device_us(e) / 1000, float(e.self_cpu_time_total) / 1000)
             for e in ranked]  # fmt: skip
-    return ChunkProfile(strategy, questions, launches, sum(device_us(e) for e in events) / 1000, rows)
+    kernels = [e for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")]  # not their callers
+    return ChunkProfile(strategy, questions, launches, wall, sum(device_us(e) for e in kernels) / 1000, rows)
