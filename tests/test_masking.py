@@ -104,3 +104,21 @@ def test_url_secrets() -> None:
     assert url_secrets("http://user:SECRET@host/v1?api_key=abc%2Fdef&api-version=1") == [
         "user:SECRET", "SECRET", "abc%2Fdef", "abc/def"]  # fmt: skip
     assert url_secrets("http://127.0.0.1:8000/v1") == []
+
+
+@pytest.mark.parametrize("where", ["config", "environment"])
+def test_hugging_face_token_is_masked_once_read(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub token is registered when the loader reads it, so an echo of it, in any encoding, is masked."""
+    from enade_bench.backends.hf_load import hf_token
+    from enade_bench.config import ModelConfig
+
+    token = "hf_" + "Q7x9Lm2Zp4Rt8Vw3Ks6Nd1Bc5Hj0Fg"
+    monkeypatch.setenv("HF_TOKEN", token if where == "environment" else "")
+    cfg = ModelConfig(name="org/private-model", hf_token=token if where == "config" else None)
+    forget_all()
+    try:
+        assert hf_token(cfg) == token
+        echoed = f"401 for {token}; header Authorization: Bearer {base64.b64encode(token.encode()).decode()}"
+        assert token not in mask(echoed) and base64.b64encode(token.encode()).decode() not in mask(echoed)
+    finally:
+        forget_all()

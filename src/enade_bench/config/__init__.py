@@ -21,7 +21,6 @@ from enade_bench.config.experiment import (
     PromptsConfig,
 )
 from enade_bench.config.load import (
-    _describe_error,
     describe_validation_error,
     input_base,
     load_config,
@@ -51,7 +50,6 @@ __all__ = [
     "SampleConfig",
     "StrictModel",
     "VllmConfig",
-    "_describe_error",
     "describe_validation_error",
     "input_base",
     "load_config",
