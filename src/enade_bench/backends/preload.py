@@ -18,6 +18,9 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from enade_bench.errors import UserError
@@ -26,6 +29,30 @@ from enade_bench.errors import UserError
 HUB_TIMEOUT_S = 5.0
 #: A hub id as huggingface_hub accepts it: ``name`` or ``org/name``, no ``--`` or ``..``.
 _REPO_ID = re.compile(r"^(?!.*(--|\.\.))[\w.\-]{1,96}(/[\w.\-]{1,96})?$")
+
+
+#: Set while a study is planned for a Ray cluster's or Slurm's nodes (:func:`devices_elsewhere`).
+_ELSEWHERE: ContextVar[bool] = ContextVar("enade_bench_devices_elsewhere", default=False)
+
+
+@contextmanager
+def devices_elsewhere() -> Iterator[None]:
+    """Within the block, this machine's devices are not checked: the models run on other nodes.
+
+    A study run from a Slurm login node or a Ray head without GPUs plans models with
+    ``device: cuda`` or ``tensor_parallel_size: 2``; its executor checks the GPUs the jobs or
+    the cluster have, and each worker checks its own device when it loads the model.
+    """
+    token = _ELSEWHERE.set(True)
+    try:
+        yield
+    finally:
+        _ELSEWHERE.reset(token)
+
+
+def devices_are_here() -> bool:
+    """Whether the models being checked run on this machine (see :func:`devices_elsewhere`)."""
+    return not _ELSEWHERE.get()
 
 
 def check_device(device: str, key: str = "model.device") -> None:
@@ -45,6 +72,8 @@ def check_device(device: str, key: str = "model.device") -> None:
         dev = torch.device(device)
     except (RuntimeError, ValueError):
         raise UserError(f"{key}: '{device}' is not a device (auto, cpu, cuda, cuda:N, mps)") from None
+    if not devices_are_here():
+        return
     if dev.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if count == 0:

@@ -46,6 +46,7 @@ from enade_bench.backends.chat_render import (
 )
 from enade_bench.backends.hf_device import engine_dtype
 from enade_bench.backends.hf_load import ModelSource, local_folder, resolve_source
+from enade_bench.backends.preload import devices_are_here
 from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
@@ -114,7 +115,7 @@ def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, JsonValue]:
             "data parallel serve the model (vllm serve --data-parallel-size N, Ray for several nodes) "
             "and use provider openai_compatible with a tokenizer (docs/vllm.md)"
         )
-    if vcfg.tensor_parallel_size > 1 and distributed != "ray":
+    if vcfg.tensor_parallel_size > 1 and distributed != "ray" and devices_are_here():
         import torch  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
         gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from enade_bench.backends.preload import devices_elsewhere
 from enade_bench.benchmarks.enem.study.analysis import analyse_study
 from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
@@ -112,6 +114,20 @@ def executor_settings(configured: ExecutorSettings, override: str | None) -> Exe
     return TypeAdapter(ExecutorSettings).validate_python({"type": override})
 
 
+def _on_other_nodes(data: Any, override: str | None) -> bool:
+    """Whether the study's models run on other machines: Slurm's nodes (``cluster: slurm``) or a
+    Ray cluster the study joins (``address``); a Ray cluster it starts itself, and submitit's
+    ``cluster: local``, run them here.  A malformed block is the plan's error to report."""
+    block = data.get("executor") if isinstance(data, dict) else None
+    block = block if isinstance(block, dict) else {}
+    kind = block.get("type") or "local"
+    if override is not None and override != kind:
+        kind, block = override, {}
+    if kind == "slurm":
+        return block.get("cluster", "slurm") == "slurm"
+    return kind == "ray" and block.get("address") is not None
+
+
 def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
     """Run or resume a study and write its report folder.
 
@@ -128,7 +144,8 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
         return _enem_study(path, opts)
     if opts.limit is not None:
         data = {**data, "limit": opts.limit}
-    plan = plan_generic(path, data, progress=opts.progress)
+    with devices_elsewhere() if _on_other_nodes(data, opts.executor) else nullcontext():
+        plan = plan_generic(path, data, progress=opts.progress)
     if opts.allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))

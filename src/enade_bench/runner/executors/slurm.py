@@ -36,7 +36,17 @@ class SlurmExecutor:
         self.folder = folder
 
     def check(self, tasks: Sequence[Task]) -> None:
-        """Slurm is there (``srun`` on the PATH) unless ``cluster: local``."""
+        """Slurm is there (``srun`` on the PATH) unless ``cluster: local``, and a fixed
+        ``gpus_per_node`` holds each model's GPUs (tensor × data parallel): else the job would
+        wait in the queue, start, and fail on its node."""
+        fixed = self.settings.gpus_per_node
+        # a one-GPU model on a CPU job runs on the CPU (device auto); a split one cannot
+        short = [t for t in tasks if fixed is not None and t.gpus > max(fixed, 1)]
+        if short:
+            need = ", ".join(f"{t.label} ({t.gpus})" for t in short)
+            raise UserError(f"executor.gpus_per_node: {fixed} GPU(s) per job, but these models need more: "
+                            f"{need}; raise gpus_per_node, leave it out (each job asks for its model's), "
+                            "or lower tensor_parallel_size")  # fmt: skip
         if self.settings.cluster == "slurm" and shutil.which("srun") is None:
             raise UserError("executor.type: slurm, but this machine has no Slurm (no srun on the PATH); "
                             "run the study from a login node, or use executor type ray or local")  # fmt: skip
