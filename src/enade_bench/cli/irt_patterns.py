@@ -19,6 +19,7 @@ from typing import Any
 
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
+from enade_bench.results.safe_write import file_stem
 from enade_bench.results.writable import check_output_dir
 
 
@@ -50,7 +51,8 @@ def run_patterns(args: argparse.Namespace) -> int:
         wide.index = [f"{name}#s{shuffle}" for name, shuffle in wide.index]
         wide = wide.astype("Int64")
         wide.index.name = "respondent_id"
-        stem = f"enem_{exam.exam.year}_{exam.exam.area}_{exam.booklet}"
+        # year, area and booklet come from the runs and --enem-data: one safe name, as any results name
+        stem = file_stem(f"enem_{exam.exam.year}_{exam.exam.area}_{exam.booklet}", "ENEM exam name")
         write_csv(args.out / f"{stem}_responses.csv", wide, na_rep="", lineterminator="\n")
         items = exam.items.to_frame()[["item_id", "a", "b", "c"]]
         write_csv(
