@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from enade_bench.bench.lmeval_tasks import TaskConfig
+from enade_bench.bench.lmeval_tasks import TaskConfig, task_manager
 from enade_bench.bench.records import GenDoc, LmEvalGeneration
 
 #: The task configuration (what a task YAML would say); ``generation_kwargs`` and
@@ -82,7 +82,7 @@ def evaluate_generation(
 
     task = build_generation_task(docs, max_new_tokens, until)
     results = simple_evaluate(model=lm, tasks=[task], num_fewshot=0, bootstrap_iters=0,
-                              log_samples=False, verbosity="ERROR")  # fmt: skip
+                              log_samples=False, verbosity="ERROR", task_manager=task_manager())  # fmt: skip
     # lm-eval's results: its own untyped JSON-like dict
     metrics = (results or {}).get("results", {}).get(GENERATION_TASK["task"], {})
     texts: dict[str, str] = {}

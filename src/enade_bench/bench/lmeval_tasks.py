@@ -18,6 +18,7 @@ prefill included):
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, TypedDict
 
@@ -199,6 +200,19 @@ def build_task(method: str, docs: list[ScoringDoc]) -> Any:
     return ConfigurableTask(config=config)
 
 
+@functools.cache
+def task_manager() -> Any:
+    """An lm-eval ``TaskManager`` without lm-eval's own task index.
+
+    ``simple_evaluate`` builds a full ``TaskManager()`` when given none: about 4 s indexing
+    every task YAML lm-eval ships, on each call, for the objects built here that need no
+    index (``ConfigurableTask`` instances).  One empty manager serves every call.
+    """
+    from lm_eval.tasks import TaskManager  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    return TaskManager(include_defaults=False)
+
+
 def evaluate_task(lm: Any, method: str, docs: list[ScoringDoc]) -> Metrics:
     """``lm_eval.simple_evaluate`` on the task; returns lm-eval's own metrics."""
     from lm_eval import simple_evaluate  # noqa: PLC0415 (optional or heavy dependency, imported at use)
@@ -211,6 +225,7 @@ def evaluate_task(lm: Any, method: str, docs: list[ScoringDoc]) -> Metrics:
         bootstrap_iters=0,
         log_samples=False,
         verbosity="ERROR",
+        task_manager=task_manager(),
     )
     metrics = (results or {}).get("results", {}).get(TASK_CONFIGS[method]["task"], {})
     return {k: v for k, v in metrics.items() if isinstance(v, (int, float))}
