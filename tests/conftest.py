@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+
+def _cores_per_worker() -> None:
+    """Under pytest-xdist, each worker (and every process it starts) computes on its share of the cores.
+
+    torch's OpenMP takes every core by default, so two workers on two cores run four threads
+    whose spin-waits slow both: two runs of one SmolLM2 test side by side took 116 s with two
+    threads each and 66 s with one (docs/performance.md, "The test suite").  Set before torch is imported, so the
+    processes the tests start (the CLI, vLLM, Ray and submitit workers) inherit it; a value
+    already in the environment is kept.
+    """
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not count:
+        return
+    threads = max(1, (os.cpu_count() or 1) // int(count))
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(name, str(threads))
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+_cores_per_worker()
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: ``../shared/data`` beside the checkout (present in CI, maybe absent elsewhere).
 SHARED_DATA = Path(os.environ.get("ENADE_BENCH_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
