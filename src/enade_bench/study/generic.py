@@ -11,11 +11,13 @@ others go on; the comparison covers the models with results.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from enade_bench.backends.factory import check_backend
+from enade_bench.backends.preload import devices_elsewhere
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
@@ -23,6 +25,7 @@ from enade_bench.config import ExperimentConfig, parse_config, resolve_input, re
 from enade_bench.errors import UserError
 from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
+from enade_bench.runner.executors import ExecutorSettings, executor_settings
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.strategies.registry import ALL_STRATEGIES
 from enade_bench.study.config import StudyConfig, parse_study_config
@@ -55,6 +58,8 @@ class GenericPlan:
     output: Path
     strategies: list[str]
     models: list[PlannedModel]
+    #: Where the models run: the study's ``executor:`` block, or ``--executor``.
+    executor: ExecutorSettings
 
     @property
     def report_dir(self) -> Path:
@@ -82,9 +87,24 @@ def _dataset(cfg: StudyConfig, path: Path) -> JsonObject:
     return block
 
 
-def plan_generic(path: Path, data: Any, registry: Registry = DEFAULT, progress: bool = False) -> GenericPlan:
-    """Check the whole study and prepare every model's run; no model is loaded."""
+def plan_generic(path: Path, data: Any, registry: Registry = DEFAULT, progress: bool = False,
+                 executor: str | None = None) -> GenericPlan:  # fmt: skip
+    """Check the whole study and prepare every model's run; no model is loaded.
+
+    ``executor``: ``--executor``, in place of the study's block.  Models the executor runs on
+    other machines (its settings' ``elsewhere``: Slurm's nodes, a joined Ray cluster) are
+    checked without this machine's devices (:func:`~enade_bench.backends.preload.devices_elsewhere`).
+    """
     cfg = parse_study_config(data, path)
+    settings = executor_settings(cfg.executor, executor)
+    with devices_elsewhere() if settings.elsewhere else nullcontext():
+        return _plan_models(cfg, path, registry, progress, settings)
+
+
+def _plan_models(
+    cfg: StudyConfig, path: Path, registry: Registry, progress: bool, settings: ExecutorSettings
+) -> GenericPlan:
+    """:func:`plan_generic` after the study file is read: each model's run, prepared and checked."""
     output = resolve_output(cfg.output, path).resolve()  # relative: from the study file's folder
     check_output_dir(output, f"{path}: output")
     models: list[PlannedModel] = []
@@ -113,7 +133,7 @@ def plan_generic(path: Path, data: Any, registry: Registry = DEFAULT, progress: 
         check_backend(exp_cfg.model, {s.method for s in exp.strategies}, ids)
         models.append(PlannedModel(label, exp_cfg, folder, exp, options))
     assert benchmark is not None  # models has at least one entry (validated)
-    return GenericPlan(cfg, path, benchmark, output, strategies, models)
+    return GenericPlan(cfg, path, benchmark, output, strategies, models, settings)
 
 
 def generic_tasks(plan: GenericPlan) -> list[ModelTask]:

@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from enade_bench.backends.preload import devices_elsewhere
 from enade_bench.benchmarks.enem.study.analysis import analyse_study
 from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
@@ -27,7 +23,7 @@ from enade_bench.config import read_yaml
 from enade_bench.errors import UserError
 from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.results.safe_write import output_root
-from enade_bench.runner.executors import EXECUTOR_TYPES, ExecutorSettings, LocalSettings
+from enade_bench.runner.executors import LocalSettings, executor_settings
 from enade_bench.study.execute import ExecuteOptions, execute, run_planned
 from enade_bench.study.generic import generic_tasks, plan_generic
 from enade_bench.study.report import left_out_notes, write_generic_report
@@ -104,30 +100,6 @@ class StudyOptions:
     executor: str | None = None
 
 
-def executor_settings(configured: ExecutorSettings, override: str | None) -> ExecutorSettings:
-    """The study's executor: the config's block, or ``--executor TYPE`` (the block's own settings
-    are kept when it names the same type)."""
-    if override is None or override == configured.type:
-        return configured
-    if override not in EXECUTOR_TYPES:
-        raise UserError(f"--executor: expected one of {', '.join(EXECUTOR_TYPES)}, got {override!r}")
-    return TypeAdapter(ExecutorSettings).validate_python({"type": override})
-
-
-def _on_other_nodes(data: Any, override: str | None) -> bool:
-    """Whether the study's models run on other machines: Slurm's nodes (``cluster: slurm``) or a
-    Ray cluster the study joins (``address``); a Ray cluster it starts itself, and submitit's
-    ``cluster: local``, run them here.  A malformed block is the plan's error to report."""
-    block = data.get("executor") if isinstance(data, dict) else None
-    block = block if isinstance(block, dict) else {}
-    kind = block.get("type") or "local"
-    if override is not None and override != kind:
-        kind, block = override, {}
-    if kind == "slurm":
-        return block.get("cluster", "slurm") == "slurm"
-    return kind == "ray" and block.get("address") is not None
-
-
 def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
     """Run or resume a study and write its report folder.
 
@@ -144,18 +116,16 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
         return _enem_study(path, opts)
     if opts.limit is not None:
         data = {**data, "limit": opts.limit}
-    with devices_elsewhere() if _on_other_nodes(data, opts.executor) else nullcontext():
-        plan = plan_generic(path, data, progress=opts.progress)
+    plan = plan_generic(path, data, progress=opts.progress, executor=opts.executor)
     if opts.allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
     check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
     failed: dict[str, str] = {}
     if opts.run_models:
-        settings = executor_settings(plan.config.executor, opts.executor)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = execute(generic_tasks(plan), plan.output,
-                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings))  # fmt: skip
+                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor))  # fmt: skip
         failed = {o.label: o.error for o in outcomes if o.error is not None}
     report = write_generic_report(plan, failed)
     listed = [f"{label}: {error}" for label, error in failed.items()]

@@ -9,6 +9,20 @@ Ray and submitit are the optional extra ``enade-bench[cluster]``, imported only 
 
 from enade_bench.runner.executors.base import Executor, Task, Work
 from enade_bench.runner.executors.factory import make_executor
-from enade_bench.runner.executors.settings import EXECUTOR_TYPES, ExecutorSettings, LocalSettings
+from enade_bench.runner.executors.settings import (
+    EXECUTOR_TYPES,
+    ExecutorSettings,
+    LocalSettings,
+    executor_settings,
+)
 
-__all__ = ["EXECUTOR_TYPES", "Executor", "ExecutorSettings", "LocalSettings", "Task", "Work", "make_executor"]
+__all__ = [
+    "EXECUTOR_TYPES",
+    "Executor",
+    "ExecutorSettings",
+    "LocalSettings",
+    "Task",
+    "Work",
+    "executor_settings",
+    "make_executor",
+]

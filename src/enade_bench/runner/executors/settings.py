@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from enade_bench.config import StrictModel
+from enade_bench.errors import UserError
 
 
 class LocalSettings(StrictModel):
     """Every task in this process, one after the other (today's behaviour)."""
 
     type: Literal["local"] = "local"
+
+    @property
+    def elsewhere(self) -> bool:
+        """Whether the models run on other machines than this one (never: this process)."""
+        return False
 
 
 class RaySettings(StrictModel):
@@ -41,6 +47,12 @@ class RaySettings(StrictModel):
         default=256, ge=80, description="without an address: object store of the cluster started here"
     )
 
+    @property
+    def elsewhere(self) -> bool:
+        """Whether the models run on other machines: a cluster joined by ``address`` (one the
+        study starts itself runs them here)."""
+        return self.address is not None
+
 
 class SlurmSettings(StrictModel):
     """Each task a Slurm job through submitit (``AutoExecutor``); the driver waits for them."""
@@ -61,8 +73,23 @@ class SlurmSettings(StrictModel):
         default="slurm", description="local: submitit's LocalExecutor (jobs as processes here; tests)"
     )
 
+    @property
+    def elsewhere(self) -> bool:
+        """Whether the models run on other machines: Slurm's nodes (``cluster: local``: here)."""
+        return self.cluster == "slurm"
+
 
 #: The ``executor:`` block (``type`` picks the kind).
 ExecutorSettings = Annotated[LocalSettings | RaySettings | SlurmSettings, Field(discriminator="type")]
 #: The executor types, as ``study --executor`` takes them.
 EXECUTOR_TYPES = ("local", "ray", "slurm")
+
+
+def executor_settings(configured: ExecutorSettings, override: str | None) -> ExecutorSettings:
+    """The study's executor: the config's block, or ``--executor TYPE`` (the block's own settings
+    are kept when it names the same type)."""
+    if override is None or override == configured.type:
+        return configured
+    if override not in EXECUTOR_TYPES:
+        raise UserError(f"--executor: expected one of {', '.join(EXECUTOR_TYPES)}, got {override!r}")
+    return TypeAdapter(ExecutorSettings).validate_python({"type": override})
