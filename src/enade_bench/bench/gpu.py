@@ -72,7 +72,7 @@ class GpuOptions:
     #: Strategies lm-eval runs too (those of issue 35's ratios: a whole peer run costs the card
     #: as much as ours, and the arm has one device call).
     lmeval_strategies: tuple[str, ...] = ("S5", "S1", "S3")
-    #: Questions of the float32 check (:mod:`.gpu_checks`), after the ``file`` order; 0: none.
+    #: Questions of the float32 check (:mod:`.gpu_checks`), after the first order; 0: none.
     f32_check: int = 0
     #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up.
     profile: bool = False
