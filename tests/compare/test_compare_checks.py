@@ -139,11 +139,21 @@ def test_a_comparison_folder_is_listed_cleaned_and_marked_while_written(
 
 
 def test_identical_answers_say_no_discordant_questions(tmp_path: Path) -> None:
-    rows = "".join(f"{m},q{i},{i % 2}\n" for m in "ab" for i in range(10))
-    comp = compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + rows)))
+    """Repeated records: no SE, no interval, no MDD; one record each: McNemar's p = 1 with Tango's
+    +-z^2/(n+z^2) interval and an MDD under the alternative (issue 43)."""
+    rows = "".join(f"{m},q{i},{r},{i % 2}\n" for m in "ab" for i in range(10) for r in range(2))
+    comp = compare_table(read_long_csv(_csv(tmp_path, "model,item,replicate,correct\n" + rows)))
     pair = comp.pairs_frame().iloc[0]
     assert pair["test"] == "no discordant questions" and pair["p_value"] == 1.0
     assert np.isnan(pair["ci_low"]) and np.isnan(pair["se"]) and np.isnan(pair["mdd_80"])
+    rows = "".join(f"{m},q{i},{i % 2}\n" for m in "ab" for i in range(10))
+    single = compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + rows))).pairs_frame().iloc[0]
+    half = 1.959964**2 / (10 + 1.959964**2)
+    assert single["test"] == "McNemar score" and single["p_value"] == 1.0 and np.isnan(single["se"])
+    assert single["ci_low"] == pytest.approx(-half, abs=1e-6) and single["ci_high"] == pytest.approx(
+        half, abs=1e-6
+    )
+    assert 0.4 < single["mdd_80"] < 1
 
 
 def test_replicates_folded_into_item_ids_give_a_warning(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import require_shared
 
 from enade_bench.cli.main import main
+from enade_bench.metrics.simultaneous import holds_zero
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +135,10 @@ def _assert_one_inference(pairs: pd.DataFrame, scores: pd.DataFrame) -> int:
         ]
         letters = cell.set_index("model")["letters"].astype(str)
         shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
-        holds_zero = pair.ci_low <= 0 <= pair.ci_high
-        assert shared == holds_zero == (not pair.different) == (pair.p_adjusted >= 0.05), pair
+        zero = holds_zero(pair.statement, pair.ci_low, pair.ci_high)
+        assert shared == zero == (not pair.different) == (pair.p_adjusted >= 0.05), pair
         assert pair.ci_low <= pair.diff <= pair.ci_high
+        assert pair.bonferroni_low <= pair.diff <= pair.bonferroni_high
         assert (
             pair.ci_low <= pair.ci_low_unadjusted + 1e-12 and pair.ci_high >= pair.ci_high_unadjusted - 1e-12
         )
@@ -156,8 +158,15 @@ def test_shown_intervals_agree_with_the_letters_on_published_data(published: Pat
     )
     pairs, scores = comp.pairs_frame(), comp.scores_frame()
     _assert_one_inference(pairs, scores)
-    assert set(pairs["ci_method"]) == {comp.interval_name} and (pairs["ci_level"] <= 0.05).all()
-    shown = pairs_table(comp).display["difference [adjusted CI]"].tolist()
+    assert set(pairs["ci_method"]) == {comp.interval_name} and (pairs["alpha_i"] <= 0.05).all()
+    intervals = pairs["statement"] == "interval"
+    assert (pairs.loc[intervals, "ci_level"] >= 0.95).all() and pairs.loc[
+        ~intervals, "ci_level"
+    ].isna().all() | (adjust != "holm")
+    shown = pairs_table(comp).display["statement"].tolist()
     for text, pair in zip(shown, pairs.itertuples(), strict=True):
+        if text in ("> 0", "< 0") or text.startswith("(0,") or text.endswith(", 0)"):
+            assert pair.different, text
+            continue
         low, high = (float(x) for x in text.split("[")[1].rstrip("]").split(","))
         assert (low <= 0 <= high) == (not pair.different), text

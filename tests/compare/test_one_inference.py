@@ -1,7 +1,9 @@
-"""One inference per pair on 1,000 simulated exams: the interval shown beside an adjusted p excludes 0
-exactly when the two models share no letter, for every adjustment and family (issue 34)."""
+"""One inference per pair on 1,000 simulated exams: the statement shown beside an adjusted p excludes 0
+exactly when the two models share no letter, for every adjustment and family (issues 34, 43)."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -10,10 +12,14 @@ import pytest
 from enade_bench.compare.analysis import CompareOptions, compare_table
 from enade_bench.metrics.letters import letter_sets, share_a_letter
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.paired import pair_interval, paired_difference
-from enade_bench.metrics.simultaneous import decision_levels
+from enade_bench.metrics.paired import PairedDifference, pair_interval, paired_difference
+from enade_bench.metrics.simultaneous import holds_zero, shown_statements
 
 EXAMS = 1000
+
+
+def _interval(results: list[PairedDifference], i: int, confidence: float) -> tuple[float, float]:
+    return pair_interval(results[i], confidence)
 
 
 def _exam(rng: np.random.Generator, n_models: int, n_questions: int, shuffles: int) -> list[np.ndarray]:
@@ -41,15 +47,14 @@ def test_interval_and_letters_agree_on_simulated_exams(adjust: str) -> None:
         results = [paired_difference(scores[i], scores[j], single_record=shuffles == 1) for i, j in pairs]
         p = np.array([r.p_value for r in results])
         adjusted = adjust_pvalues(p, adjust)
-        levels = decision_levels(p, 0.05, adjust)
+        shown = shown_statements(p, [r.diff for r in results], 0.05, adjust, partial(_interval, results))  # type: ignore[misc]
         significant = [(names[i], names[j]) for (i, j), q in zip(pairs, adjusted, strict=True) if q < 0.05]
         letters = letter_sets({n: float(s.mean()) for n, s in zip(names, scores, strict=True)}, significant)
-        for (i, j), r, q, level in zip(pairs, results, adjusted, levels, strict=True):
-            if np.isnan(level):
+        for (i, j), r, q, statement in zip(pairs, results, adjusted, shown, strict=True):
+            if statement is None:
                 continue
-            low, high = pair_interval(r, 1 - level)
             shared = share_a_letter(letters, names[i], names[j])
-            assert shared == (low <= 0 <= high) == (q >= 0.05), (exam, adjust, r, q, level, low, high)
+            assert shared == statement.holds_zero == (q >= 0.05), (exam, adjust, r, q, statement)
             disagreed_before += shared == (r.ci_low > 0 or r.ci_high < 0)
             checked += 1
     assert checked > 5 * EXAMS
@@ -76,5 +81,5 @@ def test_compare_table_shows_agreeing_intervals(family: str) -> None:
             cell = scores[(scores["strategy"] == pair.strategy) & (scores["stratum"] == pair.stratum)]
             letters = cell.set_index("model")["letters"].astype(str)
             shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
-            assert shared == (pair.ci_low <= 0 <= pair.ci_high) == (not pair.different)
+            assert shared == holds_zero(pair.statement, pair.ci_low, pair.ci_high) == (not pair.different)
             assert pair.family.startswith(family) and pair.ci_method == comp.interval_name

@@ -8,7 +8,7 @@ import pandas as pd
 
 from enade_bench.compare.analysis import compare_table
 from enade_bench.compare.render import MDD_ROW, NO_ANSWER, flips_table, pairs_table, table1
-from enade_bench.metrics.simultaneous import family_mdd
+from enade_bench.metrics.power import pair_mdd
 
 
 def _table(
@@ -30,7 +30,8 @@ def test_table1_states_the_detectable_difference_of_its_pairs() -> None:
     table = table1(comp)
     assert table.display.index[-1] == MDD_ROW
     pairs = comp.pairs_frame()
-    expected = [100 * family_mdd(se, 0.05 / len(pairs)) for se in pairs["se"]]
+    expected = [100 * pair_mdd(p.result, p.alpha_i) for p in comp.pairs]
+    assert np.allclose(expected, 100 * pairs["mdd_80"])  # the pairs table and Table 1: one quantity
     cell = table.display.loc[MDD_ROW, "S1"]
     median = float(cell.split()[0])
     assert abs(median - float(np.median(expected))) < 0.051

@@ -10,7 +10,6 @@ from enade_bench.metrics.multiplicity import (
     adjust_pvalues,
     benjamini_hochberg,
     holm,
-    minimum_detectable_difference,
 )
 
 
@@ -24,10 +23,3 @@ def test_adjustments_equal_statsmodels(seed: int) -> None:
 def test_nan_p_values_are_left_out_of_the_family() -> None:
     out = adjust_pvalues([0.01, float("nan"), 0.04], "holm")
     assert np.isnan(out[1]) and out[0] == pytest.approx(0.02) and out[2] == pytest.approx(0.04)
-
-
-def test_detectable_difference_is_z_sum_times_se() -> None:
-    from scipy import stats
-
-    expected = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * 0.03
-    assert minimum_detectable_difference(0.03) == pytest.approx(expected, rel=1e-12)

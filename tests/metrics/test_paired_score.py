@@ -1,5 +1,5 @@
 """Tango's score interval for paired proportions: the published worked example, and agreement
-with the exact McNemar test at every level (the interval the comparison shows)."""
+with McNemar's score test at every level, by construction (the interval the comparison shows)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from enade_bench.metrics.paired import mcnemar_exact, mcnemar_score_interval, pair_interval, paired_difference
+from enade_bench.metrics.paired import MCNEMAR, mcnemar_score_test, pair_interval, paired_difference
 from enade_bench.metrics.paired_score import tango_interval, tango_statistic
 
 GOLDEN = pd.read_csv(Path(__file__).parent / "data" / "paired_score_golden.csv", comment="#")
@@ -35,24 +35,40 @@ def test_tango_at_zero_is_mcnemars_asymptotic_statistic() -> None:
     assert round(2 * stats.norm.sf(abs(t)), 6) == row.p_value
 
 
-def test_exact_p_of_the_worked_example() -> None:
-    row = _row("mcnemar_exact")
-    assert round(mcnemar_exact(int(row.b), int(row.c)), 6) == row.p_value
+def test_the_worked_example_is_shown_as_published() -> None:
+    """Cavo: the comparison shows Tango's [-12.4, -0.5] and McNemar's score p 0.033, one statement."""
+    row, test = _row("tango"), _row("mcnemar_asymptotic")
+    a = np.array([1.0] * 59 + [1.0] * 6 + [0.0] * 16 + [0.0] * 80)
+    b = np.array([1.0] * 59 + [0.0] * 6 + [1.0] * 16 + [0.0] * 80)
+    r = paired_difference(a, b, single_record=True)
+    assert r.test == MCNEMAR and (r.a_only, r.b_only) == (6, 16)
+    assert (round(r.ci_low, 4), round(r.ci_high, 4)) == (row.low, row.high)
+    assert round(r.p_value, 6) == test.p_value and round(r.statistic, 3) == test.statistic
+    assert f"[{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]" == "[-12.4, -0.5]"
 
 
-def test_the_example_where_tango_and_the_exact_test_disagree_reaches_zero() -> None:
-    """Cavo: Tango excludes 0 but exact p = 0.052; the shown interval is widened to 0, no further."""
-    row = _row("tango")
-    low, high = mcnemar_score_interval(int(row.b), int(row.c), int(row.n))
-    assert high == 0.0 and round(low, 4) == row.low
+def test_score_p_equals_statsmodels_without_continuity_correction() -> None:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    for b, c in ((6, 16), (5, 0), (0, 7), (13, 13), (40, 22), (1, 2)):
+        ref = mcnemar([[10, b], [c, 10]], exact=False, correction=False)
+        z, p = mcnemar_score_test(b, c)
+        assert p == pytest.approx(ref.pvalue, rel=1e-10) and z * z == pytest.approx(ref.statistic, rel=1e-12)
+
+
+def test_no_discordant_question_gets_tangos_interval() -> None:
+    """b = c = 0: p = 1 and the interval +-z^2/(n + z^2) (Tango 1998), not an empty one."""
+    for n in (8, 30, 200):
+        r = paired_difference(np.ones(n), np.ones(n), single_record=True)
+        half = stats.norm.ppf(0.975) ** 2 / (n + stats.norm.ppf(0.975) ** 2)
+        assert r.test == MCNEMAR and r.p_value == 1.0 and math.isnan(r.se)
+        assert r.ci_low == pytest.approx(-half, abs=1e-9) and r.ci_high == pytest.approx(half, abs=1e-9)
 
 
 def test_not_capped_at_the_share_of_discordant_questions() -> None:
     """The demo's case: 5 of 30 discordant, all for A (+16.7 points): the upper limit is not 16.7."""
     low, high = tango_interval(5, 0, 30)
     assert high > 5 / 30 + 0.1 and low > 0
-    # the conditional exact interval's upper limit was exactly the estimate
-    assert mcnemar_score_interval(5, 0, 30)[1] == pytest.approx(high)
 
 
 def test_tango_coverage_is_near_nominal() -> None:
@@ -70,15 +86,16 @@ def test_tango_coverage_is_near_nominal() -> None:
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.01, 0.05 / 10, 0.05 / 80, 0.05 / 200, 0.05 / 1000])
-def test_shown_interval_agrees_with_the_exact_test_at_every_level(alpha: float) -> None:
-    """p < alpha <=> the interval excludes 0, for b, c <= 40 (and some larger), at familywise levels."""
+def test_shown_interval_agrees_with_the_test_at_every_level(alpha: float) -> None:
+    """p < alpha <=> Tango's interval excludes 0, for b, c <= 40 (and some larger), unpatched."""
     pairs = [(b, c) for b in range(41) for c in range(41)] + [(0, 13), (13, 0), (1, 19), (3, 24), (150, 110)]
     for b, c in pairs:
-        if b + c == 0:
-            continue
         n = b + c + 25
-        low, high = mcnemar_score_interval(b, c, n, 1 - alpha)
-        assert (mcnemar_exact(b, c) < alpha) == (low > 0 or high < 0), (b, c, alpha, low, high)
+        low, high = tango_interval(b, c, n, 1 - alpha)
+        p = mcnemar_score_test(b, c)[1]
+        if abs(p - alpha) < 1e-9:  # on the boundary the bisection's last digit decides
+            continue
+        assert (p < alpha) == (low > 0 or high < 0), (b, c, alpha, low, high)
         assert low <= (b - c) / n <= high
 
 

@@ -9,7 +9,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.simultaneous import decision_levels, family_mdd
+from enade_bench.metrics.simultaneous import ABOVE, BELOW, CUT, INTERVAL, decision_levels, shown_statements
 
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 
@@ -48,4 +48,52 @@ def test_bonferroni_intervals_hold_jointly() -> None:
     half = NormalDist().inv_cdf(1 - 0.05 / 10 / 2)
     joint = np.mean(np.all(np.abs(z) <= half, axis=1))
     assert joint >= 0.94  # 0.95 nominal; binomial SE 0.0034
-    assert family_mdd(1.0, 0.05 / 10) == pytest.approx(half + NormalDist().inv_cdf(0.8))
+
+
+def _normal(estimates: list[float], se: float = 1.0) -> tuple[list[float], object]:
+    from scipy import stats
+
+    p = [float(2 * stats.norm.sf(abs(e) / se)) for e in estimates]
+
+    def at(i: int, confidence: float) -> tuple[float, float]:
+        half = float(stats.norm.ppf(1 - (1 - confidence) / 2)) * se
+        return estimates[i] - half, estimates[i] + half
+
+    return p, at
+
+
+def test_holm_statements_are_strassburger_bretz() -> None:
+    """Two of four rejected: bounds at 0 in the effect's direction, the others at alpha/(K - r)."""
+    est = [4.0, -3.2, 1.0, -0.5]
+    p, at = _normal(est)
+    shown = shown_statements(p, est, 0.05, "holm", at)  # type: ignore[arg-type]
+    assert [s.kind for s in shown] == [ABOVE, BELOW, INTERVAL, INTERVAL]
+    assert (shown[0].low, shown[0].high) == (0.0, math.inf) and (shown[1].low, shown[1].high) == (
+        -math.inf,
+        0.0,
+    )
+    assert math.isnan(shown[0].confidence) and shown[2].confidence == pytest.approx(1 - 0.05 / 2)
+    assert (shown[2].low, shown[2].high) == at(2, 1 - 0.05 / 2)  # type: ignore[operator]
+    assert [s.different for s in shown] == [True, True, False, False]
+    assert [s.alpha_i for s in shown] == pytest.approx([0.05 / 4, 0.05 / 3, 0.05 / 2, 0.05 / 2])
+
+
+def test_holm_with_every_pair_rejected_cuts_the_alpha_over_k_intervals_at_zero() -> None:
+    est = [4.0, 2.3, -2.1]
+    p, at = _normal(est)
+    shown = shown_statements(p, est, 0.05, "holm", at)  # type: ignore[arg-type]
+    assert all(s.kind == CUT and s.different and s.confidence == pytest.approx(1 - 0.05 / 3) for s in shown)
+    full = [at(i, 1 - 0.05 / 3) for i in range(3)]  # type: ignore[operator]
+    assert (shown[0].low, shown[0].high) == full[0]  # far from 0: nothing to cut
+    assert (shown[1].low, shown[1].high) == (0.0, full[1][1]) and full[1][0] < 0
+    assert (shown[2].low, shown[2].high) == (full[2][0], 0.0) and full[2][1] > 0
+
+
+def test_none_rejected_is_bonferroni_and_bonferroni_stays_available() -> None:
+    est = [1.0, -0.3, 0.2]
+    p, at = _normal(est)
+    for method in ("holm", "bonferroni"):
+        shown = shown_statements(p, est, 0.05, method, at)  # type: ignore[arg-type]
+        assert all(s.kind == INTERVAL and s.confidence == pytest.approx(1 - 0.05 / 3) for s in shown)
+    bonf = shown_statements([1e-6, 0.5], [5.0, 0.1], 0.05, "bonferroni", _normal([5.0, 0.1])[1])  # type: ignore[arg-type]
+    assert bonf[0].kind == INTERVAL and bonf[0].low > 0 and bonf[0].different

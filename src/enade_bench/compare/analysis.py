@@ -8,10 +8,12 @@ adjusted (Holm or Benjamini–Hochberg) within a *family* (:data:`FAMILIES`): ev
 the table, every pair of one strategy (all its strata; the default), or every pair of
 one cell.  The models of a cell get letters from the adjusted decisions
 (:func:`~enade_bench.metrics.letters.compact_letters`): two models share a letter
-exactly when their pair is not significant, and each pair's interval is computed at the
-level of its adjusted decision (:mod:`enade_bench.metrics.simultaneous`), so that it
-excludes 0 exactly when the two models share no letter; the detectable difference is at
-the family's level :math:`\alpha/K`.  A pair of fewer than two common questions
+exactly when their pair is not significant, and each pair's statement is the adjustment's
+simultaneous one (:mod:`enade_bench.metrics.simultaneous`: for Holm, Strassburger &
+Bretz's bound at 0 for a rejected pair and the interval at :math:`\alpha/(K-r)` for the
+others), so that it excludes 0 exactly when the two models share no letter; the
+detectable difference is computed under the alternative at the pair's own level
+:math:`\alpha_i` (:mod:`enade_bench.metrics.power`).  A pair of fewer than two common questions
 is not comparable: no p, outside the family, no split of the letters.  Questions only
 one model of a pair answered are left out of that pair and listed
 (:mod:`enade_bench.compare.checks`).
@@ -20,6 +22,7 @@ one model of a pair answered are left out of that pair and listed
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -32,10 +35,11 @@ from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
-from enade_bench.metrics.multiplicity import adjust_pvalues, minimum_detectable_difference
+from enade_bench.metrics.multiplicity import adjust_pvalues
 from enade_bench.metrics.paired import PairedDifference, pair_interval
+from enade_bench.metrics.power import pair_mdd
 from enade_bench.metrics.ranks import rank_sets
-from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels, family_mdd
+from enade_bench.metrics.simultaneous import INTERVAL_NAMES, SIMULTANEOUS, Statement, shown_statements
 
 __all__ = ["DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore", "PairComparison",
            "cell_name", "compare_table"]  # fmt: skip
@@ -99,10 +103,15 @@ class PairComparison:
     """Model A against model B in one cell; ``n_excluded`` questions only one of them answered.
 
     ``result`` holds the unadjusted ``1 - alpha`` interval; ``ci_low``–``ci_high`` is the
-    interval shown, at ``ci_level`` (the level of the pair's adjusted decision,
-    :func:`~enade_bench.metrics.simultaneous.decision_levels`): it excludes 0 exactly when
-    ``significant`` (the pair shares no letter).  ``mdd`` is the detectable difference at
-    the family's level :math:`\alpha/K`, ``mdd_single`` that of the pair tested alone.
+    statement shown (``statement``: an interval, or Holm's bound ``> 0``/``< 0`` as
+    ``(0, inf)``/``(-inf, 0)``), with ``ci_level`` the interval's confidence level (NaN for
+    a bound, which holds only jointly) and ``alpha_i`` the decision's level
+    (:class:`~enade_bench.metrics.simultaneous.Statement`): it excludes 0 exactly when
+    ``significant`` (the pair shares no letter).  ``magnitude_low``–``magnitude_high`` is
+    the Bonferroni :math:`\alpha/K` interval, shown beside a bound for the magnitude.
+    ``mdd`` is the detectable difference under the alternative at ``alpha_i``,
+    ``mdd_single`` at :math:`\alpha`, the pair tested alone
+    (:func:`~enade_bench.metrics.power.pair_mdd`; ``inf``: not reachable at this size).
     """
 
     strategy: str
@@ -120,6 +129,10 @@ class PairComparison:
     ci_level: float = math.nan
     significant: bool = False
     mdd_single: float = math.nan
+    alpha_i: float = math.nan
+    statement: str = ""
+    magnitude_low: float = math.nan
+    magnitude_high: float = math.nan
 
 
 @dataclass
@@ -190,8 +203,10 @@ class Comparison:
         """One row per pair and cell: difference, interval, test, p-values, detectable difference."""
         rows = [{"strategy": p.strategy, "stratum": p.stratum, "model_a": p.model_a, "model_b": p.model_b,
                  "accuracy_a": p.result.mean_a, "accuracy_b": p.result.mean_b, "diff": p.result.diff,
-                 "se": p.result.se, "ci_low": p.ci_low, "ci_high": p.ci_high, "ci_level": p.ci_level,
-                 "ci_method": self.interval_name, "different": p.significant,
+                 "se": p.result.se, "statement": p.statement, "ci_low": p.ci_low, "ci_high": p.ci_high,
+                 "ci_level": p.ci_level, "alpha_i": p.alpha_i, "ci_method": self.interval_name,
+                 "simultaneous": self.adjust in SIMULTANEOUS, "different": p.significant,
+                 "bonferroni_low": p.magnitude_low, "bonferroni_high": p.magnitude_high,
                  "ci_low_unadjusted": p.result.ci_low, "ci_high_unadjusted": p.result.ci_high,
                  "test": p.result.test, "statistic": p.result.statistic, "p_value": p.result.p_value,
                  "p_adjusted": p.p_adjusted, "adjust": self.adjust, "family": p.family,
@@ -329,32 +344,47 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
     return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
+def _intervals(results: list[PairedDifference]) -> Callable[[int, float], tuple[float, float]]:
+    """Pair ``i``'s interval at ``confidence`` by its own test's procedure."""
+    return lambda i, confidence: pair_interval(results[i], confidence)
+
+
 def _adjust(
     raw: list[tuple[_Cell, str, str, PairedDifference, int]], opts: CompareOptions
 ) -> list[PairComparison]:
-    """Adjusted p-values within each family (NaN p-values stay outside it), and each pair's
-    interval at the level of its adjusted decision (one inference per pair)."""
+    """Adjusted p-values within each family (NaN p-values stay outside it), each pair's
+    simultaneous statement (one inference per pair) and its detectable difference."""
     labels = [_family(opts.family, c.strategy, c.stratum) for c, *_ in raw]
     adjusted = np.full(len(raw), math.nan)
-    levels = np.full(len(raw), math.nan)
+    statements: list[Statement | None] = [None] * len(raw)
+    magnitude = [(math.nan, math.nan)] * len(raw)
     sizes = dict.fromkeys(labels, 0)
     for label in sizes:
         index = [k for k, lab in enumerate(labels) if lab == label]
-        pvalues = [raw[k][3].p_value for k in index]
+        results = [raw[k][3] for k in index]
+        pvalues = [r.p_value for r in results]
         adjusted[index] = adjust_pvalues(pvalues, opts.adjust)
-        levels[index] = decision_levels(pvalues, opts.alpha, opts.adjust)
-        sizes[label] = sum(1 for k in index if not math.isnan(raw[k][3].p_value))
+        shown = shown_statements(
+            pvalues, [r.diff for r in results], opts.alpha, opts.adjust, _intervals(results)
+        )
+        size = sum(1 for p in pvalues if not math.isnan(p))
+        sizes[label] = size
+        for k, r, statement in zip(index, results, shown, strict=True):
+            statements[k] = statement
+            if statement is not None:
+                magnitude[k] = pair_interval(r, 1 - opts.alpha / size)
     out = []
-    for (c, a, b, r, n), p, level, label in zip(raw, adjusted, levels, labels, strict=True):
-        significant = bool(p < opts.alpha)
-        low, high = pair_interval(r, 1 - level) if not math.isnan(level) else (math.nan, math.nan)
-        if not significant and not math.isnan(low):  # one inference: a pair that shares a letter holds 0
-            low, high = min(low, 0.0), max(high, 0.0)
-        size = sizes[label]
-        out.append(PairComparison(c.strategy, c.stratum, a, b, r, n, float(p),
-                                  family_mdd(r.se, opts.alpha / size) if size else math.nan, label, size,
-                                  low, high, float(level), significant,
-                                  minimum_detectable_difference(r.se, opts.alpha)))  # fmt: skip
+    for (c, a, b, r, n), p, statement, (m_low, m_high), label in zip(raw, adjusted, statements, magnitude, labels,
+                                                                     strict=True):  # fmt: skip
+        if statement is None:
+            out.append(
+                PairComparison(c.strategy, c.stratum, a, b, r, n, float(p), math.nan, label, sizes[label])
+            )
+            continue
+        out.append(PairComparison(c.strategy, c.stratum, a, b, r, n, float(p), pair_mdd(r, statement.alpha_i), label,
+                                  sizes[label], statement.low, statement.high, statement.confidence,
+                                  statement.different, pair_mdd(r, opts.alpha), statement.alpha_i, statement.kind,
+                                  m_low, m_high))  # fmt: skip
     return out
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.compare.analysis import Comparison, cell_name
+from enade_bench.compare.analysis import Comparison, PairComparison, cell_name
+from enade_bench.metrics.power import NOT_REACHABLE
+from enade_bench.metrics.simultaneous import ABOVE, BELOW, CUT, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
@@ -47,17 +49,24 @@ def _score_cell(row: pd.Series) -> str:
 MDD_ROW = "MDD 80 % (points)"
 
 
+def _mdd(value: float) -> str:
+    """An MDD in points; ``inf`` reads :data:`~enade_bench.metrics.power.NOT_REACHABLE`."""
+    return NOT_REACHABLE if math.isinf(value) else _pct(value)
+
+
 def _mdd_cell(mdds: pd.Series) -> str:
     """Median (range) of a cell's pair MDDs in points; ``–`` without comparable pairs."""
     values = mdds.dropna()
     if values.empty:
         return "–"
-    low, mid, high = (100 * float(v) for v in (values.min(), values.median(), values.max()))
-    return f"{mid:.1f}" if high - low < 0.05 else f"{mid:.1f} ({low:.1f}–{high:.1f})"
+    low, mid, high = (float(v) for v in (values.min(), values.median(), values.max()))
+    if math.isinf(low):
+        return NOT_REACHABLE
+    return _mdd(mid) if high - low < 0.0005 else f"{_mdd(mid)} ({_mdd(low)}–{_mdd(high)})"
 
 
 def mdd_row(comp: Comparison, columns: list[str]) -> pd.Series:
-    """Each column's minimum detectable difference at 80 % power and the family's level."""
+    """Each column's minimum detectable difference at 80 % power, each pair at its own level (``mdd_80``)."""
     pairs = comp.pairs_frame()
     if pairs.empty:
         return pd.Series("–", index=columns, name=MDD_ROW)
@@ -98,9 +107,10 @@ def table1(comp: Comparison) -> Table:
                  "has one record. Two models of a column share a letter exactly when their pair is not "
                  f"significant at α = {comp.alpha} ({comp.family_label}; compact letter display, Piepho 2004); "
                  "bold: the letter a, the models not distinguishable from the best (no bold when every model "
-                 f"has it). {MDD_ROW}: the smallest true difference the pairs of the column detect with 80 % "
-                 f"power at the family's level α/K (median, range over the pairs). A shared letter means not "
-                 f"distinguishable at this size, not equal.{errors}")  # fmt: skip
+                 f"has it). {MDD_ROW}: the smallest true difference each pair of the column detects with 80 % "
+                 "power by its own test at its own level α_i, with the spread that difference implies (median, "
+                 f"range over the pairs; {NOT_REACHABLE}: 80 % is out of reach whatever the difference). A shared "
+                 f"letter means not distinguishable at this size, not equal.{errors}")  # fmt: skip
 
 
 def _bound(value: float) -> str:
@@ -112,30 +122,50 @@ def _bound(value: float) -> str:
     return text
 
 
-def _level_pct(level: float) -> str:
-    return "–" if math.isnan(level) else f"{100 * (1 - level):.4g} %"
+def _level_pct(confidence: float) -> str:
+    return "–" if math.isnan(confidence) else f"{100 * confidence:.4g} %"
+
+
+def _statement(p: PairComparison) -> str:
+    """The pair's statement: ``> 0``/``< 0`` (a bound), ``(0.0, 12.3]`` (cut at 0) or ``[low, high]``."""
+    if p.statement in (ABOVE, BELOW):
+        return p.statement
+    if p.statement == CUT:
+        return f"(0, {_bound(p.ci_high)}]" if p.ci_low == 0 else f"[{_bound(p.ci_low)}, 0)"
+    return f"[{_bound(p.ci_low)}, {_bound(p.ci_high)}]"
 
 
 def pairs_table(comp: Comparison) -> Table:
-    """Every pair: difference (points) [adjusted CI] at its level, test, p, adjusted p, detectable difference."""
+    """Every pair: difference (points), its simultaneous statement, the Bonferroni interval, p, MDD."""
     pairs = comp.pairs_frame()
+    joint = comp.adjust in SIMULTANEOUS
+    heading = f"{comp.interval_name}: jointly {_level(comp)}" if joint else f"{comp.interval_name}"
     rows = [{"strategy": cell_name(p.strategy, p.stratum),
              "A − B": f"{p.model_a} − {p.model_b}",
-             "difference [adjusted CI]": f"{_pct(p.result.diff)} [{_bound(p.ci_low)}, {_bound(p.ci_high)}]",
+             "difference": _pct(p.result.diff),
+             "statement": _statement(p),
              "CI level": _level_pct(p.ci_level),
+             "Bonferroni α/K CI (magnitude)": f"[{_bound(p.magnitude_low)}, {_bound(p.magnitude_high)}]",
              "test": p.result.test, "p": _p(p.result.p_value), f"p ({comp.adjust})": _p(p.p_adjusted),
-             "MDD 80 %": _pct(p.mdd), "questions": str(p.result.n_questions)}
+             "MDD 80 %": _mdd(p.mdd) if not math.isnan(p.mdd) else "–", "questions": str(p.result.n_questions)}
             for p in comp.pairs]  # fmt: skip
     display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
-    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{comp.interval_name} "
-                 f"CI]; p adjusted {comp.family_label}", pairs, display,
-                 notes="Differences are paired on the questions both models answered. Each interval is at the "
-                       "level of the pair's adjusted decision (CI level), by the test's own procedure (exact "
-                       "McNemar: Tango's score interval, reaching 0 where the exact test does not reject; "
-                       "clustered t: the t interval), so it excludes 0 exactly when p adjusted < α, i.e. when the "
-                       "two models share no letter. The unadjusted intervals are ci_low_unadjusted and "
-                       "ci_high_unadjusted in pairs.csv. MDD 80 %: the smallest true difference this many "
-                       "questions detect with 80 % power at the family's level α/K.")  # fmt: skip
+    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{heading}]; p adjusted "
+                 f"{comp.family_label}", pairs, display,
+                 notes="Differences are paired on the questions both models answered. The statement column is "
+                       + ("simultaneous: all its statements hold together with probability "
+                          f"{_level(comp)}" if joint else "not simultaneous (false coverage rate)")
+                       + (". With Holm a rejected pair gets a bound at 0 in the direction of its effect (> 0 or "
+                          "< 0; Strassburger & Bretz 2008), the others their interval at α/(K−r) (CI level); with "
+                          "every pair rejected, each gets its α/K interval cut at 0. The Bonferroni α/K interval "
+                          "beside it gives the magnitude (simultaneous on its own, not Holm's statement)"
+                          if comp.adjust == "holm" else "")
+                       + ". Intervals are the test's own (McNemar's score test: Tango's interval; clustered t: the t "
+                       "interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
+                       "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
+                       "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
+                       f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
+                       "reach).")  # fmt: skip
 
 
 #: The flips table's text for a model that gave no answer the parser could read.

@@ -11,12 +11,6 @@ of one table are adjusted together:
 
 statsmodels' ``multipletests`` (``holm``, ``fdr_bh``) gives the same values (tested).
 
-The **minimum detectable difference** at power :math:`1-\beta` for a two-sided test at
-:math:`\alpha` with the standard error the pair actually has is
-:math:`(z_{1-\alpha/2} + z_{1-\beta})\,\widehat{SE}(\bar d)` (the normal approximation;
-Miller 2024, §5): a true difference smaller than this is likely to go unseen with this
-many questions.
-
 The adjusted decisions become letters in :mod:`enade_bench.metrics.letters` (two models
 share a letter exactly when their pair is not significant).
 
@@ -26,19 +20,17 @@ References
    Journal of Statistics 6(2), 65–70, 1979.
 .. [2] Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate", JRSS B
    57(1), 289–300, 1995.
-.. [3] E. Miller, "Adding Error Bars to Evals", arXiv:2411.00640, 2024.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["adjust_pvalues", "benjamini_hochberg", "bonferroni", "holm", "minimum_detectable_difference"]
+__all__ = ["adjust_pvalues", "benjamini_hochberg", "bonferroni", "holm"]
 
 
 def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -103,15 +95,3 @@ def adjust_pvalues(pvalues: npt.ArrayLike, method: str) -> npt.NDArray[np.float6
     if ok.any():
         out[ok] = ADJUSTMENTS[method](p[ok])
     return out
-
-
-def minimum_detectable_difference(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
-    """Smallest true difference found with probability ``power`` by a two-sided test at ``alpha``.
-
-    Examples
-    --------
-    >>> round(minimum_detectable_difference(0.02), 4)
-    0.056
-    """
-    z = NormalDist()
-    return (z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)) * se
