@@ -20,7 +20,7 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     assert main(["irt", "theta-pairs", "--published", "--enem-data", str(enem), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "θ differences between models (independent; 80 pairs)" in printed
-    assert "Δθ [adjusted CI]" in printed and "CI level" in printed and "ci_low_unadjusted" in printed
+    assert "Δθ [statement]" in printed and "CI level" in printed and "ci_low_unadjusted" in printed
     data = pd.read_csv(out)
     assert len(data) == 4 * 2 * 10 and set(data["years"]) == {"2019,2020,2021,2022"}
     assert (data["diff"] >= 0).all()  # higher mean θ first
@@ -30,12 +30,13 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     # one inference per pair: the shown interval excludes 0 exactly when the Holm p is below 0.05
     excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
     assert (excludes == (data["p_adjusted"] < 0.05)).all() and (data["different"] == excludes).all()
-    assert (data["ci_low"] <= data["ci_low_unadjusted"]).all() and (
-        data["ci_high_unadjusted"] <= data["ci_high"]
+    intervals = data["statement"] == "interval"
+    assert (data.loc[intervals, "ci_low"] <= data.loc[intervals, "ci_low_unadjusted"]).all() and (
+        data.loc[intervals, "ci_high_unadjusted"] <= data.loc[intervals, "ci_high"]
     ).all()
-    assert set(data["adjust"]) == {"holm"} and data["ci_method"].str.startswith("Holm-compatible").all()
+    assert set(data["adjust"]) == {"holm"} and data["ci_method"].str.startswith("Holm simultaneous").all()
     for _, part in data.groupby(["area", "language"]):
-        assert np.allclose(part["ci_level"], decision_levels(part["p_value"], 0.05, "holm"))
+        assert np.allclose(part["alpha_i"], decision_levels(part["p_value"], 0.05, "holm"))
     gpt = data[(data["area"] == "CH") & (data["language"] == "pt-br") & (data["model_b"] == "llama2 7b")
                & (data["model_a"] == "gpt-3.5-turbo-0613")].iloc[0]  # fmt: skip
     assert gpt["diff"] == pytest.approx(2.25, abs=0.01) and gpt["p_adjusted"] < 1e-10
@@ -48,7 +49,7 @@ def test_bonferroni_intervals_are_simultaneous(tmp_path: Path) -> None:
     assert main(["irt", "theta-pairs", "--published", "--enem-data", str(enem), "--adjust", "bonferroni",
                  "--out", str(out)]) == 0  # fmt: skip
     data = pd.read_csv(out)
-    assert np.allclose(data["ci_level"], 0.05 / 10)
+    assert np.allclose(data["alpha_i"], 0.05 / 10) and np.allclose(data["ci_level"], 1 - 0.05 / 10)
     excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
     assert (excludes == (data["p_adjusted"] < 0.05)).all()
 

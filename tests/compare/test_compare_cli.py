@@ -52,7 +52,7 @@ def test_compare_gives_clustered_scores_pairs_and_groups(published: Path) -> Non
         for pair in cell.itertuples():
             shared = bool(set(letters[pair.model_a]) & set(letters[pair.model_b]))
             assert shared == (pair.p_adjusted >= 0.05), (stratum, pair.model_a, pair.model_b)
-            assert shared == (pair.ci_low <= 0 <= pair.ci_high), (stratum, pair.model_a, pair.model_b)
+            assert shared == holds_zero(pair.statement, pair.ci_low, pair.ci_high), (stratum, pair.model_a)
     flips = pd.read_csv(out / "flips.csv")
     assert {"right", "wrong", "item", "year", "area", "language"} <= set(flips.columns)
     assert (out / "tables" / "comparison_table1.tex").is_file() and (

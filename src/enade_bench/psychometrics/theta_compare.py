@@ -35,15 +35,17 @@ interval :math:`\hat d \pm t_{df,\,0.975}\widehat{SE}`. Many pairs: Holm,
 Bonferroni or Benjamini–Hochberg over the pairs of one table
 (:func:`enade_bench.metrics.multiplicity.adjust_pvalues`).
 
-One inference per pair (:func:`theta_pairs`): the interval shown beside an adjusted p
-is adjusted the same way. Pair :math:`i` gets the level :math:`\alpha_i` with
-:math:`\tilde p_i < \alpha \iff p_i < \alpha_i`
-(:func:`enade_bench.metrics.simultaneous.decision_levels`: Holm-compatible levels,
-Bonferroni's :math:`\alpha/K`, or the false-coverage-rate level :math:`R\alpha/K`) and its
-interval is the t test's own inversion at that level,
-:math:`\hat d \pm t_{df,\,1-\alpha_i/2}\widehat{SE}` with the test's degrees of freedom,
-so it excludes 0 exactly when :math:`|t| > t_{df,\,1-\alpha_i/2}`, i.e. when
-:math:`p_i < \alpha_i`, i.e. when the adjusted p is below :math:`\alpha`. The unadjusted
+One inference per pair (:func:`theta_pairs`): the statement shown beside an adjusted p is
+the adjustment's own (:func:`enade_bench.metrics.simultaneous.shown_statements`). Pair
+:math:`i` is rejected when :math:`p_i < \alpha_i` (``alpha_i``, the level of its adjusted
+decision); with Holm a rejected pair gets Strassburger & Bretz's bound at 0 in the
+direction of its effect (``> 0``/``< 0``) and the others the t interval at
+:math:`\alpha/(K-r)`, every interval being the t test's own inversion,
+:math:`\hat d \pm t_{df,\,1-a/2}\widehat{SE}` (``ci_level`` :math:`= 1-a`); with
+Bonferroni every pair its :math:`\alpha/K` interval, with Benjamini–Hochberg its
+:math:`R\alpha/K` one. The statement excludes 0 exactly when the adjusted p is below
+:math:`\alpha`; the Bonferroni :math:`\alpha/K` interval (``bonferroni_low``–
+``bonferroni_high``) gives the magnitude beside a bound, and the unadjusted
 :math:`1-\alpha` interval is kept as ``ci_low_unadjusted``–``ci_high_unadjusted``.
 
 References
@@ -78,7 +80,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels
+from enade_bench.metrics.simultaneous import INTERVAL_NAMES, Statement, shown_statements
 
 Pairing = Literal["independent", "shuffle"]
 
@@ -134,10 +136,10 @@ class ThetaDifference:
     se, df : float
         Standard error of ``diff`` and its degrees of freedom.
     ci_low, ci_high : float
-        The interval shown: the t interval at level ``1 - ci_level``. From
-        :func:`theta_difference` the unadjusted one; from :func:`theta_pairs` the one at
-        the level of the pair's adjusted decision (it excludes 0 exactly when
-        ``different``).
+        The statement shown. From :func:`theta_difference` the unadjusted t interval; from
+        :func:`theta_pairs` the adjustment's statement (module docstring): an interval, or
+        a bound at 0 as ``(0, inf)``/``(-inf, 0)`` (``statement``); it excludes 0 exactly
+        when ``different``.
     t, p_value : float
         The t statistic and its two-sided p-value.
     pairing : str
@@ -147,7 +149,14 @@ class ThetaDifference:
     adjust : str
         The adjustment (``"none"`` from :func:`theta_difference`).
     ci_level : float
-        :math:`\alpha_i`, the level of the shown interval (its coverage is ``1 - ci_level``).
+        The confidence level of the shown interval (NaN for a bound, which holds only jointly).
+    alpha_i : float
+        The level of the pair's adjusted decision: ``different`` exactly when ``p_value < alpha_i``.
+    statement : str
+        ``interval``, ``> 0``, ``< 0`` or ``interval cut at 0``
+        (:class:`enade_bench.metrics.simultaneous.Statement`).
+    bonferroni_low, bonferroni_high : float
+        The Bonferroni :math:`\alpha/K` t interval (the magnitude beside a bound).
     ci_method : str
         How the shown interval is adjusted (:data:`enade_bench.metrics.simultaneous.INTERVAL_NAMES`).
     different : bool
@@ -178,6 +187,10 @@ class ThetaDifference:
     different: bool = False
     ci_low_unadjusted: float = math.nan
     ci_high_unadjusted: float = math.nan
+    alpha_i: float = math.nan
+    statement: str = "interval"
+    bonferroni_low: float = math.nan
+    bonferroni_high: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -268,7 +281,7 @@ def theta_difference(
         t, pv = math.nan, (1.0 if diff == 0 else 0.0 if se == 0 else math.nan)
     return ThetaDifference(a.name, b.name, sum(p.n_a for p in parts), sum(p.n_b for p in parts), n_s,
                            float(np.mean([p.mean_a for p in parts])), float(np.mean([p.mean_b for p in parts])), diff,
-                           se, df, low, high, t, pv, pairing, ci_level=1 - confidence,
+                           se, df, low, high, t, pv, pairing, ci_level=confidence,
                            different=bool(pv < 1 - confidence), ci_low_unadjusted=low,
                            ci_high_unadjusted=high)  # fmt: skip
 
@@ -282,11 +295,10 @@ def theta_pairs(
     """Every pair of ``samples`` (higher mean θ first), adjusted together: one inference per pair.
 
     The p-values are adjusted over the pairs (``holm``, ``bonferroni`` or ``bh``); each
-    pair's shown interval ``ci_low``–``ci_high`` is the t interval at the level
-    :math:`\alpha_i` of its adjusted decision (``ci_level``,
-    :func:`enade_bench.metrics.simultaneous.decision_levels`), so it excludes 0 exactly when
-    ``different`` (adjusted p below :math:`\alpha = 1 -` ``confidence``); the unadjusted
-    interval stays in ``ci_low_unadjusted``–``ci_high_unadjusted``.
+    pair's shown statement ``ci_low``–``ci_high`` is the adjustment's simultaneous one
+    (:func:`enade_bench.metrics.simultaneous.shown_statements`; module docstring), so it
+    excludes 0 exactly when ``different`` (adjusted p below :math:`\alpha = 1 -`
+    ``confidence``); the unadjusted interval stays in ``ci_low_unadjusted``–``ci_high_unadjusted``.
 
     Examples
     --------
@@ -303,35 +315,46 @@ def theta_pairs(
     pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
     pvalues = [p.p_value for p in pairs]
     adjusted = adjust_pvalues(pvalues, adjust) if pairs else np.empty(0)
-    levels = decision_levels(pvalues, alpha, adjust) if pairs else np.empty(0)
+
+    def interval_at(i: int, level: float) -> tuple[float, float]:
+        return t_interval(pairs[i].diff, pairs[i].se, pairs[i].df, 1 - level)
+
+    shown = shown_statements(pvalues, [p.diff for p in pairs], alpha, adjust, interval_at) if pairs else []
+    size = sum(1 for p in pvalues if not math.isnan(p))
     return [
-        _adjusted(p, float(q), float(level), alpha, adjust)
-        for p, q, level in zip(pairs, adjusted, levels, strict=True)
+        _adjusted(
+            p, float(q), statement, adjust, t_interval(p.diff, p.se, p.df, alpha / size) if size else None
+        )
+        for p, q, statement in zip(pairs, adjusted, shown, strict=True)
     ]
 
 
 def _adjusted(
-    pair: ThetaDifference, p_adjusted: float, level: float, alpha: float, adjust: str
+    pair: ThetaDifference,
+    p_adjusted: float,
+    statement: Statement | None,
+    adjust: str,
+    bonferroni: tuple[float, float] | None,
 ) -> ThetaDifference:
-    """``pair`` with its adjusted p and its interval at the level of that decision.
+    """``pair`` with its adjusted p, its statement and the Bonferroni interval beside it.
 
-    The t interval at ``level`` excludes 0 exactly when ``p < level``, which
-    :func:`~enade_bench.metrics.simultaneous.decision_levels` makes equivalent to
-    ``p_adjusted < alpha``; only a tie within rounding (``p`` equal to ``level`` to the
-    last bits) can split the two: then a pair that is not different gets its interval
-    reaching 0, and a different one its bound nearest 0 moved just past 0 (the smallest
-    float) on the estimate's side, so the shown interval and the decision never disagree.
-    On the simulation grid of the tests this guard moves nothing.
+    A t interval excludes 0 exactly when ``p < level``; only a tie within rounding (``p``
+    equal to the level to the last bits) can split the two: then a different pair's bound
+    nearest 0 is moved just past 0 (the smallest float) on the estimate's side, so the
+    shown statement and the decision never disagree (a pair that is not different already
+    has its interval reach 0, :func:`~enade_bench.metrics.simultaneous.shown_statements`).
     """
-    different = bool(p_adjusted < alpha)
-    low, high = t_interval(pair.diff, pair.se, pair.df, level)
-    if not math.isnan(low):
-        if not different:  # a tie within rounding: the interval reaches 0
-            low, high = min(low, 0.0), max(high, 0.0)
-        elif low <= 0 <= high:
-            low, high = (math.ulp(0.0), high) if pair.diff > 0 else (low, -math.ulp(0.0))
-    return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=level, ci_method=INTERVAL_NAMES[adjust],
-                   different=different, ci_low=low, ci_high=high)  # fmt: skip
+    if statement is None:  # no p-value: outside the family
+        return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=math.nan, ci_method=INTERVAL_NAMES[adjust],
+                       ci_low=math.nan, ci_high=math.nan)  # fmt: skip
+    low, high = statement.low, statement.high
+    if statement.different and not math.isnan(low) and low <= 0 <= high:
+        low, high = (math.ulp(0.0), high) if pair.diff > 0 else (low, -math.ulp(0.0))
+    b_low, b_high = bonferroni if bonferroni is not None else (math.nan, math.nan)
+    return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=statement.confidence,
+                   ci_method=INTERVAL_NAMES[adjust], different=statement.different, ci_low=low, ci_high=high,
+                   alpha_i=statement.alpha_i, statement=statement.kind, bonferroni_low=b_low,
+                   bonferroni_high=b_high)  # fmt: skip
 
 
 def pairs_frame(pairs: Sequence[ThetaDifference]) -> pd.DataFrame:

@@ -11,12 +11,14 @@ from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis
 from enade_bench.benchmarks.enem.inep import ExamFile
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis
 from enade_bench.benchmarks.enem.steps.theta_pairs import display_pairs, pairs_note, theta_pairs_step
-from enade_bench.metrics.simultaneous import decision_levels
+from enade_bench.metrics.simultaneous import decision_levels, holds_zero
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.theta_compare import ThetaSample, pairs_frame, theta_pairs
 
 
 def _printed_excludes_0(text: str) -> bool:
+    if text.endswith(("(> 0)", "(< 0)")) or " (0, " in text or text.endswith(", 0)"):
+        return True
     low, high = (float(v) for v in text.split("[")[1].rstrip("]").split(", "))
     return low > 0 or high < 0
 
@@ -31,14 +33,16 @@ def test_printed_interval_agrees_with_the_adjusted_decision() -> None:
             frames.append(pairs_frame(theta_pairs(samples, adjust=adjust)).assign(exam=f"{adjust}{_}"))
     data = pd.concat(frames, ignore_index=True)
     shown = display_pairs(data, ["exam"])
-    printed = shown["Δθ [adjusted CI]"].map(_printed_excludes_0).to_numpy()
+    printed = shown["Δθ [statement]"].map(_printed_excludes_0).to_numpy()
     assert (printed == (data["p_adjusted"] < 0.05).to_numpy()).all()
     assert (printed == data["different"].to_numpy()).all()
     assert data["different"].any() and not data["different"].all()
-    levels = shown["CI level"].str.rstrip(" %").astype(float)
-    assert np.allclose(levels, 100 * (1 - data["ci_level"]), atol=0.01)
+    intervals = data["statement"] == "interval"
+    levels = shown["CI level"][intervals.to_numpy()].str.rstrip(" %").astype(float)
+    assert np.allclose(levels, 100 * data.loc[intervals, "ci_level"], atol=0.01)
+    assert (shown["CI level"][~intervals.to_numpy()] == "–").all() or not (data["statement"] == "> 0").any()
     note = pairs_note(data)
-    assert all(a in note for a in ("holm: Holm-compatible", "bonferroni: Bonferroni", "bh: false-coverage"))
+    assert all(a in note for a in ("holm: Holm simultaneous", "bonferroni: Bonferroni", "bh: false-coverage"))
     assert "ci_low_unadjusted" in note
 
 
@@ -51,7 +55,7 @@ def _exam(per_shuffle: pd.DataFrame) -> ExamAnalysis:
 
 
 def test_step_writes_the_adjusted_and_unadjusted_intervals(tmp_path: Path) -> None:
-    """Five models, ten shared shuffles: paired pairs, Holm-compatible intervals in the CSV, table and notes."""
+    """Five models, ten shared shuffles: paired pairs, Holm's simultaneous statements in the CSV, table and notes."""
     rng = np.random.default_rng(12)
     shared = rng.normal(0, 0.3, 10)
     rows = [{"respondent": m, "shuffle": k, "theta": mu + shared[k] + rng.normal(0, 0.1)}
@@ -60,14 +64,19 @@ def test_step_writes_the_adjusted_and_unadjusted_intervals(tmp_path: Path) -> No
     section = theta_pairs_step(EnemAnalysis([], [_exam(pd.DataFrame(rows))]), tmp_path)
     data = section.files["theta_pairs.csv"]
     assert len(data) == 6 and (data["pairing"] == "shuffle").all() and (data["adjust"] == "holm").all()
-    assert data["ci_method"].str.startswith("Holm-compatible").all()
+    assert data["ci_method"].str.startswith("Holm simultaneous").all()
     excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
+    zero = [
+        holds_zero(k, lo, hi)
+        for k, lo, hi in zip(data["statement"], data["ci_low"], data["ci_high"], strict=True)
+    ]
+    assert (excludes == ~np.array(zero)).all()
     assert (excludes == (data["p_adjusted"] < 0.05)).all() and (excludes == data["different"]).all()
     assert excludes.any() and not excludes.all()
     assert (data["ci_low"] <= data["ci_low_unadjusted"]).all() and (
         data["ci_high_unadjusted"] <= data["ci_high"]
     ).all()
-    assert np.allclose(data["ci_level"], decision_levels(data["p_value"], 0.05, "holm"))
+    assert np.allclose(data["alpha_i"], decision_levels(data["p_value"], 0.05, "holm"))
     (table,) = section.tables
-    assert {"Δθ [adjusted CI]", "CI level"} <= set(table.display.columns)
-    assert "Holm-compatible" in table.title + table.notes and "ci_low_unadjusted" in table.notes
+    assert {"Δθ [statement]", "CI level", "Bonferroni α/K CI (magnitude)"} <= set(table.display.columns)
+    assert "Holm simultaneous" in table.title + table.notes and "ci_low_unadjusted" in table.notes

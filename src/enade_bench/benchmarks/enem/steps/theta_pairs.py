@@ -11,9 +11,11 @@ Pairing (``"auto"``): by shuffle index when every model of the exam has the same
 shuffle indices — the runs of one study share the seed, and this project's option
 order of shuffle *k* depends on the seed, the question and *k*, not on the model —
 otherwise independent samples (Welch). Holm (or Bonferroni, BH) over the pairs of one
-exam; each pair's interval (``ci_low``–``ci_high``) is at the level of its adjusted
-decision (``ci_level``, ``ci_method``), so it excludes 0 exactly when ``different``; the
-unadjusted 95 % interval is ``ci_low_unadjusted``–``ci_high_unadjusted``.
+exam; each pair's statement (``statement``, ``ci_low``–``ci_high`` at confidence
+``ci_level``; ``alpha_i`` the decision's level) is the adjustment's simultaneous one
+(Holm: Strassburger & Bretz's bound at 0 for a rejected pair, the Bonferroni interval
+``bonferroni_low``–``bonferroni_high`` beside it), so it excludes 0 exactly when
+``different``; the unadjusted 95 % interval is ``ci_low_unadjusted``–``ci_high_unadjusted``.
 """
 
 from __future__ import annotations
@@ -90,8 +92,8 @@ def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm") -> pd.Data
     return data[first + [c for c in data.columns if c not in first]]
 
 
-def _level_pct(level: float) -> str:
-    return "–" if math.isnan(level) else f"{100 * (1 - level):.4g} %"
+def _level_pct(confidence: float) -> str:
+    return "–" if math.isnan(confidence) else f"{100 * confidence:.4g} %"
 
 
 def _bound(value: float) -> str:
@@ -107,14 +109,29 @@ def _interval(value: float, low: float, high: float) -> str:
     return "–" if not math.isfinite(value) else f"{fmt(value, 2)} [{_bound(low)}, {_bound(high)}]"
 
 
+def _statement(value: float, kind: str, low: float, high: float) -> str:
+    """``0.42 (> 0)`` for a bound at 0, ``0.42 (0, 0.80]`` cut at 0, else ``0.42 [low, high]``."""
+    if not math.isfinite(value):
+        return "–"
+    if kind in ("> 0", "< 0"):
+        return f"{fmt(value, 2)} ({kind})"
+    if kind == "interval cut at 0":
+        return f"{fmt(value, 2)} (0, {_bound(high)}]" if value > 0 else f"{fmt(value, 2)} [{_bound(low)}, 0)"
+    return _interval(value, low, high)
+
+
 def display_pairs(data: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The pairs table as shown: Δθ [adjusted CI] with its level, SE, p, adjusted p."""
+    """The pairs table as shown: Δθ with its simultaneous statement and level, the Bonferroni CI, SE, p."""
     return pd.DataFrame({
         **{k: data[k] for k in keys},
         "pair": data["model_a"] + " − " + data["model_b"],
         "θ_A": data["mean_a"].map(lambda v: f"{v:.2f}"), "θ_B": data["mean_b"].map(lambda v: f"{v:.2f}"),
-        "Δθ [adjusted CI]": [_interval(d, lo, hi) for d, lo, hi in zip(data["diff"], data["ci_low"], data["ci_high"], strict=True)],
+        "Δθ [statement]": [_statement(d, k, lo, hi) for d, k, lo, hi
+                           in zip(data["diff"], data["statement"], data["ci_low"], data["ci_high"], strict=True)],
         "CI level": data["ci_level"].map(_level_pct),
+        "Bonferroni α/K CI (magnitude)": [_interval(d, lo, hi) for d, lo, hi
+                                          in zip(data["diff"], data["bonferroni_low"], data["bonferroni_high"],
+                                                 strict=True)],
         "SE": data["se"].map(lambda v: f"{v:.3f}"),
         "p": data["p_value"].map(lambda v: f"{v:.2g}"),
         "p adj.": data["p_adjusted"].map(lambda v: f"{v:.2g}"),
@@ -126,9 +143,12 @@ def pairs_note(data: pd.DataFrame) -> str:
     methods = "; ".join(
         f"{a}: {m}" for a, m in sorted(set(zip(data["adjust"], data["ci_method"], strict=True)))
     )
-    return (f"Each interval is the t interval at the level of its pair's adjusted decision (CI level; {methods}), "
-            "so it excludes 0 exactly when the adjusted p is below 0.05. The unadjusted 95% intervals are "
-            "ci_low_unadjusted and ci_high_unadjusted in the CSV.")  # fmt: skip
+    return (f"Each statement is its adjustment's ({methods}); with Holm or Bonferroni the statements of a table "
+            "hold together with probability 95 %: with Holm a rejected pair gets a bound at 0 in the direction of "
+            "its effect (> 0 or < 0; Strassburger & Bretz 2008), the others their t interval at alpha/(K-r) (CI "
+            "level). It excludes 0 exactly when the adjusted p is below 0.05. The Bonferroni alpha/K interval gives "
+            "the magnitude beside a bound; the unadjusted 95% intervals are ci_low_unadjusted and "
+            "ci_high_unadjusted in the CSV.")  # fmt: skip
 
 
 def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
@@ -145,6 +165,6 @@ def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
         + pairs_note(data)
         + " Every pair: theta_pairs.csv."
     )
-    table = Table("study_theta_pairs", "θ differences between models (over shuffles) [Holm-compatible CI]", data,
+    table = Table("study_theta_pairs", "θ differences between models (over shuffles) [Holm simultaneous statements, jointly 95 %]", data,
                   display_pairs(data, keys), None, notes)  # fmt: skip
     return Section([table], files={"theta_pairs.csv": data})
