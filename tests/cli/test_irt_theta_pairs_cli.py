@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import require_shared
 
 from enade_bench.cli.main import main
-from enade_bench.metrics.multiplicity import holm
+from enade_bench.metrics.multiplicity import directional_holm
 from enade_bench.metrics.simultaneous import decision_levels
 
 
@@ -26,7 +26,7 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     assert (data["diff"] >= 0).all()  # higher mean θ first
     assert ((data["ci_low"] <= data["diff"]) & (data["diff"] <= data["ci_high"])).all()
     for _, part in data.groupby(["area", "language"]):
-        assert np.allclose(part["p_adjusted"], holm(part["p_value"]))
+        assert np.allclose(part["p_adjusted"], directional_holm(part["p_value"]))
     # one inference per pair: the shown interval excludes 0 exactly when the Holm p is below 0.05
     excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
     assert (excludes == (data["p_adjusted"] < 0.05)).all() and (data["different"] == excludes).all()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from enade_bench.metrics.multiplicity import holm
+from enade_bench.metrics.multiplicity import directional_holm
 from enade_bench.psychometrics.theta_compare import (
     ThetaSample,
     pairs_frame,
@@ -64,7 +64,7 @@ def test_pairs_are_ordered_and_holm_adjusted() -> None:
     pairs = theta_pairs(samples)
     assert [(p.model_a, p.model_b) for p in pairs] == [("high", "mid"), ("high", "low"), ("mid", "low")]
     assert all(p.diff > 0 for p in pairs)
-    assert np.allclose([p.p_adjusted for p in pairs], holm([p.p_value for p in pairs]))
+    assert np.allclose([p.p_adjusted for p in pairs], directional_holm([p.p_value for p in pairs]))
     frame = pairs_frame(theta_pairs(samples, adjust="bh"))
     assert {"diff", "se", "ci_low", "ci_high", "p_value", "p_adjusted"} <= set(frame.columns)
 

@@ -51,26 +51,20 @@ def test_shown_interval_excludes_0_exactly_when_the_adjusted_p_is_below_alpha(
             excludes = p.ci_low > 0 or p.ci_high < 0
             assert p.different == (p.p_adjusted < 0.05) == excludes, p
             assert p.bonferroni_low <= p.diff <= p.bonferroni_high
-            if p.statement in ("> 0", "< 0"):  # Holm, rejected, not all rejected: a bound at 0 (S&B 2008)
-                assert (
-                    adjust == "holm"
-                    and math.isnan(p.ci_level)
-                    and (p.ci_high if p.diff > 0 else -p.ci_low) == math.inf
-                )
-                counts["different" if p.different else "same"] += 1
-                continue
-            # the shown interval is the t test's own at its level (with the test's df), untouched by the
-            # tie-within-rounding guard, and agrees with scipy's t quantile
+            # the shown limits are the t test's own interval at its level (with the test's df), untouched by
+            # the tie-within-rounding guard, and agree with scipy's t quantile
             full = t_interval(p.diff, p.se, p.df, 1 - p.ci_level)
             half = stats.t.ppf(1 - (1 - p.ci_level) / 2, p.df) * p.se
             assert full == pytest.approx((p.diff - half, p.diff + half), rel=1e-12, abs=1e-12)
-            if p.statement == "interval":
+            if p.statement in ("> 0", "< 0"):  # Holm, rejected: a bound at 0 with its other limit (S&B 2008)
+                assert adjust == "holm" and p.different
+                expected = (full[1], 0.0) if p.diff > 0 else (0.0, full[0])
+                assert (p.ci_high, p.ci_low) == pytest.approx(expected, abs=1e-12)
+            else:
                 assert (p.ci_low, p.ci_high) == full
                 assert (
                     p.ci_low <= p.ci_low_unadjusted and p.ci_high_unadjusted <= p.ci_high
                 )  # alpha_i <= alpha
-            else:  # every pair rejected: the alpha/K interval cut at 0
-                assert adjust == "holm" and (p.ci_high == full[1] if p.diff > 0 else p.ci_low == full[0])
             counts["different" if p.different else "same"] += 1
             unadjusted_excludes = p.ci_low_unadjusted > 0 or p.ci_high_unadjusted < 0
             counts["unadjusted disagrees"] += unadjusted_excludes != p.different
@@ -103,9 +97,9 @@ def test_unadjusted_interval_is_kept_under_its_own_name() -> None:
 
 
 def test_holm_levels_on_a_worked_family() -> None:
-    """Three models far apart and one pair close: Holm rejects the two far pairs (shown as bounds at
-    0, Strassburger & Bretz 2008) and the close pair gets its interval at alpha/(K - r) = alpha/1,
-    the plain 95 % one."""
+    """Three models far apart and one pair close: directional Holm rejects the two far pairs at
+    2 alpha/6 and 2 alpha/5 (shown as bounds at 0, Strassburger & Bretz 2008) and every limit is at
+    confidence 1 - 2 alpha/(2K - r) = 1 - 0.1/4."""
     rng = np.random.default_rng(9)
     samples = [
         ThetaSample.of(n, mu + rng.normal(0, 0.2, 30)) for n, mu in (("a", 2.0), ("b", 0.0), ("c", 0.0))
@@ -113,10 +107,12 @@ def test_holm_levels_on_a_worked_family() -> None:
     pairs = theta_pairs(samples)
     close = next(p for p in pairs if {p.model_a, p.model_b} == {"b", "c"})
     far = sorted((p for p in pairs if p is not close), key=lambda p: p.p_value)
-    assert [p.alpha_i for p in far] == pytest.approx([0.05 / 3, 0.05 / 2])
-    assert [p.statement for p in far] == ["> 0", "> 0"] and all(math.isnan(p.ci_level) for p in far)
-    assert close.ci_level == pytest.approx(0.95) and close.statement == "interval"
-    assert (close.ci_low, close.ci_high) == (close.ci_low_unadjusted, close.ci_high_unadjusted)
+    assert [p.alpha_i for p in far] == pytest.approx([0.1 / 6, 0.1 / 5])
+    assert [p.statement for p in far] == ["> 0", "> 0"] and all(
+        p.ci_level == pytest.approx(0.975) for p in pairs
+    )
+    assert close.statement == "interval" and close.alpha_i == pytest.approx(0.1 / 4)
+    assert close.ci_low < close.ci_low_unadjusted and close.ci_high_unadjusted < close.ci_high
 
 
 def test_degenerate_pairs() -> None:
@@ -126,26 +122,24 @@ def test_degenerate_pairs() -> None:
     )
     for p in same:
         assert p.different == (p.diff != 0)
-        assert (p.ci_low, p.ci_high) == ((p.diff, p.diff) if not p.different else (math.ulp(0.0), math.inf))
+        assert (p.ci_low, p.ci_high) == ((p.diff, p.diff) if not p.different else (math.ulp(0.0), p.diff))
     single = theta_pairs([ThetaSample.of("a", [1.0]), ThetaSample.of("b", [0.0])])[0]
     assert math.isnan(single.ci_low) and math.isnan(single.ci_level) and not single.different
     with pytest.raises(ValueError, match="adjust"):
         theta_pairs([ThetaSample.of("a", [1.0, 2.0]), ThetaSample.of("b", [0.0, 1.0])], adjust="none")
 
 
-def test_holm_with_every_pair_rejected_cuts_the_bonferroni_intervals_at_zero() -> None:
-    """Strassburger & Bretz with all K rejected: each pair's alpha/K interval, cut at 0 on its effect's side."""
+def test_holm_with_every_pair_rejected_keeps_each_pairs_other_limit() -> None:
+    """All K pairs rejected: each a bound at 0 with its limit at one-sided alpha/K (K of the 2K directional
+    hypotheses stay), beside the Bonferroni interval."""
     rng = np.random.default_rng(9)
     samples = [
         ThetaSample.of(n, mu + rng.normal(0, 0.2, 30)) for n, mu in (("a", 2.0), ("b", 0.0), ("c", -0.2))
     ]
     pairs = theta_pairs(samples)
-    assert all(p.different and p.statement == "interval cut at 0" for p in pairs)
+    assert all(p.different and p.statement == "> 0" for p in pairs)
     for p in pairs:
-        full = t_interval(p.diff, p.se, p.df, 0.05 / 3)
-        assert (
-            p.ci_level == pytest.approx(1 - 0.05 / 3)
-            and p.ci_high == full[1]
-            and p.ci_low == max(full[0], 0.0)
-        )
-        assert (p.bonferroni_low, p.bonferroni_high) == full
+        full = t_interval(p.diff, p.se, p.df, 2 * 0.05 / 3)
+        assert p.ci_level == pytest.approx(1 - 0.1 / 3) and p.ci_high == pytest.approx(full[1], rel=1e-12)
+        assert 0 < p.ci_low < 1e-300
+        assert (p.bonferroni_low, p.bonferroni_high) == t_interval(p.diff, p.se, p.df, 0.05 / 3)

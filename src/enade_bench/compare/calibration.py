@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.metrics.letters import letter_sets, share_a_letter
-from enade_bench.metrics.multiplicity import holm
+from enade_bench.metrics.multiplicity import adjust_pvalues
 from enade_bench.metrics.ranks import rank_sets
 
 __all__ = [
@@ -184,7 +184,7 @@ def simulate_letters(design: Design = Design(), replications: int = 1000, alpha:
     means = np.stack([sa.mean(axis=1), sb.mean(axis=1), sc.mean(axis=1)], axis=1)
     shared = 0
     for k in range(replications):
-        adjusted = holm(p[k])
+        adjusted = adjust_pvalues(p[k], "holm")  # as compare adjusts (directional Holm)
         significant = [pair for pair, q in zip(pairs, adjusted, strict=True) if q < alpha]
         letters = letter_sets(dict(zip(names, means[k].tolist(), strict=True)), significant)
         shared += share_a_letter(letters, "A", "B")
@@ -223,21 +223,24 @@ def calibration_rows(replications: int = 2000) -> tuple[list[CalibrationRow], li
 
 
 def _rate(rate: float, replications: int) -> str:
+    """``0.050 (100/2000) [0.041, 0.060]``: the rate, its count of replications, its Monte-Carlo interval."""
     low, high = mc_interval(rate, replications)
-    return f"{rate:.3f} [{low:.3f}, {high:.3f}]"
+    return f"{rate:.3f} ({round(rate * replications)}/{replications}) [{low:.3f}, {high:.3f}]"
 
 
 def calibration_lines(replications: int = 2000) -> list[str]:
-    """The text ``enade-bench compare --calibration`` prints: each rate with its 95 % Monte-Carlo interval."""
+    """The text ``enade-bench compare --calibration`` prints: each rate with its count and 95 % Monte-Carlo interval."""
     rows, letters = calibration_rows(replications)
-    lines = ["theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t [95% MC]  naive_pooled_z [95% MC]  "
+    lines = ["theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t (count) [95% MC]  "
+             "naive_pooled_z (count) [95% MC]  "
              f"(rejection rate at alpha 0.05, {replications} replications, 100 questions x 30 shuffles, "
-             "clusters of 2-4; [95% MC]: Wilson interval over the replications)"]  # fmt: skip
+             "clusters of 2-4; count: replications rejecting; [95% MC]: Wilson interval over the replications)"]  # fmt: skip
     for row in rows:
         d = row.design
         lines.append(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
-                     f"{_rate(row.clustered, replications):>26}  {_rate(row.naive, replications):>23}")  # fmt: skip
-    lines.append("theta_C  share_equal_A_B_a_letter [95% MC]  (models A = B and C, Holm over 3 pairs, compact "
-                 f"letters; {replications} replications, 60 questions x 30 shuffles, item logits N(0, 1.5^2))")  # fmt: skip
-    lines += [f"{share.design.theta_diff:7.1f}  {_rate(share.share, replications):>33}" for share in letters]
+                     f"{_rate(row.clustered, replications):>34}  {_rate(row.naive, replications):>31}")  # fmt: skip
+    lines.append("theta_C  share_equal_A_B_a_letter (count) [95% MC]  (models A = B and C, Holm over 3 pairs, "
+                 f"compact letters; {replications} replications, 60 questions x 30 shuffles, item logits "
+                 "N(0, 1.5^2))")  # fmt: skip
+    lines += [f"{share.design.theta_diff:7.1f}  {_rate(share.share, replications):>41}" for share in letters]
     return lines

@@ -14,7 +14,7 @@ import pandas as pd
 
 from enade_bench.compare.analysis import Comparison, PairComparison, cell_name
 from enade_bench.metrics.power import NOT_REACHABLE
-from enade_bench.metrics.simultaneous import ABOVE, BELOW, CUT, SIMULTANEOUS
+from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
@@ -127,12 +127,12 @@ def _level_pct(confidence: float) -> str:
 
 
 def _statement(p: PairComparison) -> str:
-    """The pair's statement: ``> 0``/``< 0`` (a bound), ``(0.0, 12.3]`` (cut at 0) or ``[low, high]``."""
-    if p.statement in (ABOVE, BELOW):
-        return p.statement
-    if p.statement == CUT:
-        return f"(0, {_bound(p.ci_high)}]" if p.ci_low == 0 else f"[{_bound(p.ci_low)}, 0)"
-    return f"[{_bound(p.ci_low)}, {_bound(p.ci_high)}]"
+    """The pair's statement: ``> 0 (≤ 12.3)``/``< 0 (≥ -12.3)`` (Holm, rejected) or ``[low, high]``."""
+    if p.statement == ABOVE:
+        return f"> 0 (≤ {_bound(p.ci_high)})"
+    if p.statement == BELOW:
+        return f"< 0 (≥ {_bound(p.ci_low)})"
+    return f"[{_bound(p.ci_low)}, {_bound(p.ci_high)}]" if p.statement else "–"
 
 
 def pairs_table(comp: Comparison) -> Table:
@@ -155,10 +155,11 @@ def pairs_table(comp: Comparison) -> Table:
                  notes="Differences are paired on the questions both models answered. The statement column is "
                        + ("simultaneous: all its statements hold together with probability "
                           f"{_level(comp)}" if joint else "not simultaneous (false coverage rate)")
-                       + (". With Holm a rejected pair gets a bound at 0 in the direction of its effect (> 0 or "
-                          "< 0; Strassburger & Bretz 2008), the others their interval at α/(K−r) (CI level); with "
-                          "every pair rejected, each gets its α/K interval cut at 0. The Bonferroni α/K interval "
-                          "beside it gives the magnitude (simultaneous on its own, not Holm's statement)"
+                       + (". Holm is applied to the 2K directional hypotheses (δ ≤ 0, δ ≥ 0 of each pair); a "
+                          "rejected pair gets a bound at 0 in the direction of its effect (> 0 or < 0; Strassburger "
+                          "& Bretz 2008) with, in brackets, the other limit, and the others their interval at "
+                          "confidence 1 − 2α/(2K−r) (CI level; r rejected). The Bonferroni α/K interval beside it "
+                          "gives the magnitude (simultaneous on its own, not Holm's statement)"
                           if comp.adjust == "holm" else "")
                        + ". Intervals are the test's own (McNemar's score test: Tango's interval; clustered t: the t "
                        "interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "

@@ -5,11 +5,21 @@ strategies; at :math:`\alpha = 0.05` some pair "differs" by chance alone.  The p
 of one table are adjusted together:
 
 * **Holm** (1979), controlling the family-wise error rate: with the p-values sorted,
-  :math:`\tilde p_{(k)} = \max_{j \le k} \min\{1, (m-j+1)\,p_{(j)}\}`;
+  :math:`\tilde p_{(k)} = \max_{j \le k} \min\{1, (m-j+1)\,p_{(j)}\}`
+  (:func:`holm`).  The comparisons use it on the :math:`2m` **directional** hypotheses
+  :math:`\delta_i \le 0` and :math:`\delta_i \ge 0` (:func:`directional_holm`): a pair is
+  then declared different *in the direction of its estimate*, the error rate counted
+  includes a wrong direction, and Strassburger & Bretz's (2008) simultaneous statements
+  compatible with it exist (:mod:`enade_bench.metrics.simultaneous`).  With two-sided
+  p-values :math:`p_i` the one-sided ones are :math:`p_i/2` and :math:`1 - p_i/2`, the
+  latter never rejected, so
+  :math:`\tilde p_{(k)} = \max_{j \le k} \min\{1, (2m-j+1)\,p_{(j)}/2\}`: Holm's first
+  step :math:`m\,p_{(1)}`, the later ones slightly stricter than two-sided Holm;
 * **Benjamini–Hochberg** (1995), controlling the false discovery rate:
   :math:`\tilde p_{(k)} = \min_{j \ge k} \min\{1, m\,p_{(j)}/j\}`.
 
-statsmodels' ``multipletests`` (``holm``, ``fdr_bh``) gives the same values (tested).
+statsmodels' ``multipletests`` (``holm``, ``fdr_bh``; ``holm`` on the :math:`2m` one-sided
+p-values for :func:`directional_holm`) gives the same values (tested).
 
 The adjusted decisions become letters in :mod:`enade_bench.metrics.letters` (two models
 share a letter exactly when their pair is not significant).
@@ -30,7 +40,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["adjust_pvalues", "benjamini_hochberg", "bonferroni", "holm"]
+__all__ = ["adjust_pvalues", "benjamini_hochberg", "bonferroni", "directional_holm", "holm"]
 
 
 def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -48,6 +58,23 @@ def holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
     out = np.empty(m)
     out[order] = stepped
     return out
+
+
+def directional_holm(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Holm over the :math:`2m` one-sided hypotheses of :math:`m` two-sided p-values (module docstring).
+
+    The adjusted p is below :math:`\\alpha` exactly when Holm at :math:`\\alpha` rejects the
+    pair's one-sided hypothesis on the side of its estimate.
+
+    Examples
+    --------
+    >>> directional_holm([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.08, 0.075]
+    >>> directional_holm([0.001, 0.02, 0.03, 0.5]).round(4).tolist()
+    [0.004, 0.07, 0.09, 1.0]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    return holm(np.concatenate([p / 2, 1 - p / 2]))[: p.size]
 
 
 def bonferroni(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -81,7 +108,7 @@ def benjamini_hochberg(pvalues: npt.ArrayLike) -> npt.NDArray[np.float64]:
 
 
 ADJUSTMENTS: dict[str, Callable[[npt.ArrayLike], npt.NDArray[np.float64]]] = {
-    "holm": holm,
+    "holm": directional_holm,
     "bonferroni": bonferroni,
     "bh": benjamini_hochberg,
 }

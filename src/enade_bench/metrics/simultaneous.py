@@ -14,27 +14,34 @@ and its interval is computed at :math:`1-\alpha_i` by the pair's own test proced
 :mod:`enade_bench.metrics.paired`).  The interval then excludes 0 exactly when the pair
 does not share a letter.
 
-* **Holm** (step-down, :math:`K` comparable pairs of the family, :math:`r` rejected): the
-  :math:`j`-th smallest p-value is tested at :math:`\alpha/(K-j+1)` while the steps
-  reject, so :math:`\alpha_i` is that level for a rejected pair and :math:`\alpha/(K-r)`
-  for the others.  The statements shown are the **simultaneous confidence statements
-  compatible with Holm's procedure** (Strassburger & Bretz 2008, §3; Guilbaud 2008),
-  which hold jointly with probability :math:`\ge 1-\alpha` (:func:`holm_statements`):
+* **Holm** over the :math:`2K` directional hypotheses :math:`\delta_i \le 0`,
+  :math:`\delta_i \ge 0` of the :math:`K` comparable pairs
+  (:func:`~enade_bench.metrics.multiplicity.directional_holm`; :math:`r` pairs rejected,
+  each on the side of its estimate; the other side of a pair is never rejected): the
+  :math:`j`-th smallest two-sided p-value is tested at :math:`2\alpha/(2K-j+1)` while the
+  steps reject, so :math:`\alpha_i` is that level for a rejected pair and
+  :math:`2\alpha/(2K-r)` for the others.  The statements shown are the **simultaneous
+  confidence statements compatible with Holm's procedure** (Strassburger & Bretz 2008,
+  Theorem 1 for Bonferroni-based closed tests; Guilbaud 2008), which hold jointly with
+  probability :math:`\ge 1-\alpha` (:func:`holm_statements`).  With :math:`c` the
+  one-sided normal (or t) quantile at :math:`\alpha/(2K-r)`, the :math:`2K-r` hypotheses
+  not rejected:
 
-  - when :math:`0 < r < K`, a rejected pair gets a bound at 0 in the direction of its
-    effect, :math:`\delta_i > 0` or :math:`\delta_i < 0`, and nothing more (the Bonferroni
-    :math:`\alpha/K` interval is shown beside it for the magnitude, labelled so: it is
-    not part of Holm's statement);
-  - a pair that is not rejected gets its interval at :math:`\alpha/(K-r)` (Bonferroni
-    over the :math:`K-r` hypotheses left), which holds 0;
-  - when all :math:`K` are rejected, every pair gets its interval at :math:`\alpha/K`
-    cut at 0 on the side of its effect (Strassburger & Bretz's
-    :math:`L_i = \max\{0, \hat\delta_i - c_{\alpha/K}\}`), which excludes 0.
+  - a rejected pair gets a bound at 0 in the direction of its effect, :math:`\delta_i > 0`
+    (or :math:`< 0`), and on the other side the bound of its unrejected opposite
+    hypothesis, :math:`\delta_i \le \hat\delta_i + c\,\widehat{SE}_i`; the Bonferroni
+    :math:`\alpha/K` interval is shown beside it for the magnitude, labelled so;
+  - a pair that is not rejected gets :math:`\hat\delta_i \pm c\,\widehat{SE}_i`, the test's
+    own interval at confidence :math:`1 - 2\alpha/(2K-r)`, which holds 0.
 
-  Holm's own step levels :math:`\alpha/(K-j+1)` give no simultaneous intervals for the
-  rejected pairs: shown as intervals they covered jointly in only 85–93 % of simulated
-  exams with several rejections (issue 43); ``bench/holm_coverage.py`` checks the
-  statements above.
+  Since at most :math:`K` of the :math:`2K` hypotheses can be rejected, the paper's
+  "all rejected" case (:math:`\max\{0, \hat\delta_i - c_{\alpha/K}\}`) cannot arise.
+  Two-sided Holm with two-sided intervals at its step levels, or at
+  :math:`\alpha/(K-r)` beside a sign for the rejected pairs, is *not* simultaneous: a pair
+  with a real difference that is not rejected has a small estimate, and its two-sided
+  interval misses the difference above (joint coverage 0.80 with ten pairs four standard
+  errors apart; 0.85–0.93 in the step-level display of issue 43).  ``docs/holm_coverage.py``
+  checks the statements above.
 * **Bonferroni** (:math:`\alpha_i = \alpha/K`): simultaneous :math:`1-\alpha` intervals for
   the whole family (Dunn 1961); what the rank sets use (:mod:`enade_bench.metrics.ranks`).
 * **Benjamini–Hochberg** with :math:`R` discoveries: every pair at
@@ -70,21 +77,21 @@ import numpy.typing as npt
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
 
-__all__ = ["ABOVE", "BELOW", "CUT", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement", "decision_levels",
+__all__ = ["ABOVE", "BELOW", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement", "decision_levels",
            "holds_zero", "holm_statements", "shown_statements"]  # fmt: skip
 
 #: How each adjustment's statements read in tables and notes.
 INTERVAL_NAMES = {
-    "holm": "Holm simultaneous (Strassburger & Bretz 2008): a rejected pair '> 0' or '< 0', the others "
-    "at alpha/(K-r); all rejected: alpha/K cut at 0",
+    "holm": "Holm simultaneous (directional Holm, Strassburger & Bretz 2008): a rejected pair '> 0' or '< 0' "
+    "(up to its 2alpha/(2K-r) limit), the others at 2alpha/(2K-r)",
     "bonferroni": "Bonferroni simultaneous (alpha/K)",
     "bh": "false-coverage-rate adjusted (R alpha/K; Benjamini & Yekutieli 2005), not simultaneous",
 }
 #: The adjustments whose shown statements hold jointly at ``1 - alpha``.
 SIMULTANEOUS = frozenset({"holm", "bonferroni"})
 
-#: ``Statement.kind``: an interval; a bound at 0 above or below; an interval cut at 0.
-INTERVAL, ABOVE, BELOW, CUT = "interval", "> 0", "< 0", "interval cut at 0"
+#: ``Statement.kind``: an interval, or a bound at 0 above or below (with its other limit).
+INTERVAL, ABOVE, BELOW = "interval", "> 0", "< 0"
 
 
 @dataclass(frozen=True)
@@ -94,13 +101,13 @@ class Statement:
     Attributes
     ----------
     kind
-        ``interval``, ``> 0``, ``< 0`` (a bound at 0 in the effect's direction) or
-        ``interval cut at 0`` (Holm with every pair rejected).
+        ``interval``, or ``> 0``/``< 0``: a bound at 0 in the effect's direction (Holm,
+        rejected), open at 0.
     low, high
-        The statement as limits: ``(0, inf)`` for ``> 0``, ``(-inf, 0)`` for ``< 0``.
+        The statement's limits: ``(0, high]`` for ``> 0``, ``[low, 0)`` for ``< 0``.
     confidence
-        The confidence level of the interval ``low``–``high`` on its own (``1 - level``);
-        NaN for a bound, which holds only jointly.
+        The confidence level of the two-sided interval the limits come from
+        (``1 - 2 alpha/(2K - r)`` for Holm; the statements hold jointly at ``1 - alpha``).
     alpha_i
         The decision level: the pair is rejected exactly when ``p < alpha_i``.
     different
@@ -123,8 +130,7 @@ class Statement:
 def holds_zero(kind: str, low: float, high: float) -> bool:
     """Whether a statement (``kind``, ``low``, ``high``; a row of ``pairs.csv``) allows a difference of 0.
 
-    A bound (``> 0``, ``< 0``) and an interval cut at 0 exclude it; an interval holds it when
-    ``low <= 0 <= high``.
+    A bound (``> 0``, ``< 0``) excludes it; an interval holds it when ``low <= 0 <= high``.
     """
     return kind == INTERVAL and low <= 0 <= high
 
@@ -148,8 +154,8 @@ def decision_levels(pvalues: npt.ArrayLike, alpha: float, method: str) -> npt.ND
 
     Examples
     --------
-    >>> decision_levels([0.001, 0.02, 0.3], 0.05, "holm").round(4).tolist()
-    [0.0167, 0.025, 0.05]
+    >>> decision_levels([0.001, 0.015, 0.3], 0.05, "holm").round(4).tolist()  # 2 alpha / (2K - j + 1)
+    [0.0167, 0.02, 0.025]
     >>> decision_levels([0.001, 0.02, 0.3], 0.05, "bonferroni").round(4).tolist()
     [0.0167, 0.0167, 0.0167]
     """
@@ -164,16 +170,16 @@ def decision_levels(pvalues: npt.ArrayLike, alpha: float, method: str) -> npt.ND
     elif method == "bh":
         discoveries = int(np.sum(adjust_pvalues(p[ok], "bh") < alpha))
         out[ok] = max(discoveries, 1) * alpha / k
-    elif method == "holm":
+    elif method == "holm":  # directional: the 2K one-sided hypotheses, p_i / 2 at alpha / (2K - j + 1)
         order = ok[np.argsort(p[ok], kind="stable")]
         rejected = 0
         for step, index in enumerate(order):
-            level = alpha / (k - step)
+            level = 2 * alpha / (2 * k - step)
             if p[index] < level and rejected == step:
                 out[index] = level
                 rejected += 1
             else:
-                out[index] = alpha / (k - rejected)
+                out[index] = 2 * alpha / (2 * k - rejected)
     else:
         raise ValueError(f"unknown adjustment {method!r}")
     return out
@@ -183,12 +189,12 @@ def holm_statements(
     pvalues: npt.ArrayLike, estimates: npt.ArrayLike, alpha: float,
     interval_at: Callable[[int, float], tuple[float, float]],
 ) -> list[Statement | None]:  # fmt: skip
-    """Strassburger & Bretz's (2008) simultaneous statements compatible with Holm's procedure.
+    """Strassburger & Bretz's (2008) simultaneous statements compatible with (directional) Holm.
 
     Parameters
     ----------
     pvalues, estimates
-        Each pair's raw p-value (NaN: outside the family, ``None`` returned) and estimate.
+        Each pair's raw two-sided p-value (NaN: outside the family, ``None`` returned) and estimate.
     alpha
         The family's level.
     interval_at
@@ -209,10 +215,11 @@ def holm_statements(
     >>> def at(i, conf):
     ...     h = stats.norm.ppf(1 - (1 - conf) / 2) * se
     ...     return est[i] - h, est[i] + h
-    >>> [s.kind for s in holm_statements(p, est, 0.05, at)]
+    >>> shown = holm_statements(p, est, 0.05, at)
+    >>> [s.kind for s in shown]
     ['> 0', '> 0', 'interval']
-    >>> round(holm_statements(p, est, 0.05, at)[2].confidence, 4)  # alpha / (K - r) = 0.05
-    0.95
+    >>> round(shown[2].confidence, 4), shown[0].low  # 1 - 2 alpha / (2K - r), K = 3, r = 2
+    (0.975, 0.0)
     """
     return shown_statements(pvalues, estimates, alpha, "holm", interval_at)
 
@@ -224,7 +231,7 @@ def shown_statements(
     """Each pair's shown statement under ``method`` (``holm``, ``bonferroni`` or ``bh``; module docstring).
 
     Parameters and returns as :func:`holm_statements`; Bonferroni gives every pair its
-    :math:`\alpha/K` interval, Benjamini–Hochberg its :math:`R\alpha/K` one.
+    :math:`\\alpha/K` interval, Benjamini–Hochberg its :math:`R\\alpha/K` one.
     """
     p = np.asarray(pvalues, dtype=float)
     est = np.asarray(estimates, dtype=float)
@@ -239,20 +246,12 @@ def shown_statements(
             out.append(None)
             continue
         different = bool(rejected[i])
-        if method == "holm" and different and r < k:
-            kind = ABOVE if est[i] > 0 else BELOW
-            low, high = (0.0, math.inf) if kind == ABOVE else (-math.inf, 0.0)
-            out.append(Statement(kind, low, high, math.nan, float(decisions[i]), True))
-            continue
-        if method == "holm":
-            level = alpha / k if r == k else alpha / (k - r)
-        else:
-            level = float(decisions[i])
+        level = 2 * alpha / (2 * k - r) if method == "holm" else float(decisions[i])
         low, high = interval_at(i, 1 - level)
         kind = INTERVAL
-        if method == "holm" and r == k:  # all rejected: the alpha/K interval cut at 0 (S&B's max{0, L})
-            kind = CUT
-            low, high = (max(low, 0.0), high) if est[i] > 0 else (low, min(high, 0.0))
+        if method == "holm" and different:  # a bound at 0 on the estimate's side, the other limit kept
+            kind = ABOVE if est[i] > 0 else BELOW
+            low, high = (0.0, high) if kind == ABOVE else (low, 0.0)
         elif not different:  # a tie within rounding at the level: the interval reaches 0
             low, high = min(low, 0.0), max(high, 0.0)
         out.append(Statement(kind, low, high, 1 - level, float(decisions[i]), different))

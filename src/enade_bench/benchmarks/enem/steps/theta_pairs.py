@@ -110,13 +110,13 @@ def _interval(value: float, low: float, high: float) -> str:
 
 
 def _statement(value: float, kind: str, low: float, high: float) -> str:
-    """``0.42 (> 0)`` for a bound at 0, ``0.42 (0, 0.80]`` cut at 0, else ``0.42 [low, high]``."""
+    """``0.42 (> 0, ≤ 0.80)`` for Holm's bound at 0 (with its other limit), else ``0.42 [low, high]``."""
     if not math.isfinite(value):
         return "–"
-    if kind in ("> 0", "< 0"):
-        return f"{fmt(value, 2)} ({kind})"
-    if kind == "interval cut at 0":
-        return f"{fmt(value, 2)} (0, {_bound(high)}]" if value > 0 else f"{fmt(value, 2)} [{_bound(low)}, 0)"
+    if kind == "> 0":
+        return f"{fmt(value, 2)} (> 0, ≤ {_bound(high)})"
+    if kind == "< 0":
+        return f"{fmt(value, 2)} (< 0, ≥ {_bound(low)})"
     return _interval(value, low, high)
 
 
@@ -144,9 +144,9 @@ def pairs_note(data: pd.DataFrame) -> str:
         f"{a}: {m}" for a, m in sorted(set(zip(data["adjust"], data["ci_method"], strict=True)))
     )
     return (f"Each statement is its adjustment's ({methods}); with Holm or Bonferroni the statements of a table "
-            "hold together with probability 95 %: with Holm a rejected pair gets a bound at 0 in the direction of "
-            "its effect (> 0 or < 0; Strassburger & Bretz 2008), the others their t interval at alpha/(K-r) (CI "
-            "level). It excludes 0 exactly when the adjusted p is below 0.05. The Bonferroni alpha/K interval gives "
+            "hold together with probability 95 %: Holm is applied to the 2K directional hypotheses, a rejected pair "
+            "gets a bound at 0 in the direction of its effect (> 0 or < 0, with its other limit; Strassburger & "
+            "Bretz 2008), the others their t interval at confidence 1 - 2alpha/(2K-r) (CI level). It excludes 0 exactly when the adjusted p is below 0.05. The Bonferroni alpha/K interval gives "
             "the magnitude beside a bound; the unadjusted 95% intervals are ci_low_unadjusted and "
             "ci_high_unadjusted in the CSV.")  # fmt: skip
 
