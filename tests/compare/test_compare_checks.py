@@ -221,3 +221,25 @@ def test_stem_of_a_chat_prompt_is_the_last_user_message() -> None:
     assert stem_excerpt(chat) == "Quanto é 2+3?"
     entry_stem = stem_excerpt("Instruções\nQuestão: 2+3?\nA) um\nE) cinco")
     assert entry_stem == "Instruções Questão: 2+3?"
+
+
+def test_items_nested_in_strata_are_compared_apart_with_by(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: 'i00' of area X and 'i00' of area Y are two questions; --by area compares them apart
+    (flips name each area's own question), without it the comparison refuses with the fix."""
+    rows = "".join(f"{m},i{i:02d},{(i + k + (m == 'B') * (area == 'Y')) % 2},{area},stem {area}{i}\n"
+                   for m in "AB" for k, area in enumerate("XY") for i in range(6))  # fmt: skip
+    path = _csv(tmp_path, "model,item,correct,area,stem\n" + rows)
+    comp = compare_table(read_long_csv(path), CompareOptions(by=("area",)))
+    scores = comp.scores_frame()
+    assert set(scores["stratum"]) == {"area=X", "area=Y"} and (scores["n_questions"] == 6).all()
+    assert (
+        comp.flips["stem"]
+        == "stem " + comp.flips["area"] + comp.flips["item"].str[1:].astype(int).astype(str)
+    ).all()
+    assert len(comp.flips) and set(comp.flips["area"]) == {"Y"}
+    with pytest.raises(UserError, match=r"item 'i00' of model 'A' .*area: X, Y.*--by area"):
+        compare_table(read_long_csv(path))
+    assert main(["compare", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("error: all: item 'i00'")

@@ -250,6 +250,7 @@ class _Cell:
     models: list[str]
     questions: dict[str, Questions]
     errors: dict[str, int]
+    rows: pd.DataFrame  # the cell's answered records
 
 
 def _empty_score() -> ClusteredMean:
@@ -305,7 +306,7 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
                              f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
                              "say nothing about each other")  # fmt: skip
             raw.append((cell, a, b, result, excluded))
-            flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, answered))
+            flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, cell.rows))
     pairs = _adjust(raw, opts)
     scores = _scores(cells, pairs, opts)
     frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
@@ -319,6 +320,7 @@ def _build_cells(
     """Each cell's models, their question scores (answers only) and error counts."""
     cells = []
     for strategy, stratum, rows in _cells(table, by):
+        _check_nested(rows, by, cell_name(strategy, stratum))
         models = list(dict.fromkeys(rows["model"]))
         mask = failed.reindex(rows.index) if failed is not None else pd.Series(False, index=rows.index)
         ok = rows[~mask]
@@ -328,8 +330,32 @@ def _build_cells(
             if qs[m].scores.empty:
                 notes.append(f"{cell_name(strategy, stratum)}: every record of {m} is an error "
                              f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
-        cells.append(_Cell(strategy, stratum, models, qs, errs))
+        cells.append(_Cell(strategy, stratum, models, qs, errs, ok))
     return cells
+
+
+def _check_nested(rows: pd.DataFrame, by: list[str], cell: str) -> None:
+    """Refuse a cell where one item id is several questions: items nested in a field not in ``--by``.
+
+    Raises
+    ------
+    UserError
+        Naming the item, the model and the field values it spans, with the ``--by`` that separates them.
+    """
+    dupes = rows.duplicated(["model", "item", "replicate"], keep=False)
+    if not dupes.any():
+        return
+    first = rows[dupes].iloc[0]
+    same = rows[dupes & (rows["model"] == first["model"]) & (rows["item"] == first["item"])]
+    fields = [f for f in grouping_fields(rows) if f not in by and same[f].astype(str).nunique() > 1]
+    spans = "; ".join(f"{f}: {', '.join(sorted(same[f].astype(str).unique()))}" for f in fields)
+    fix = (
+        f"compare them apart with {' '.join(f'--by {f}' for f in fields)}"
+        if fields
+        else "give each question its own id"
+    )
+    raise UserError(f"{cell}: item {first['item']!r} of model {first['model']!r} (replicate {first['replicate']!r}) "
+                    f"is several questions ({spans or 'the same fields'}): items are nested in those fields; {fix}")  # fmt: skip
 
 
 def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: list[str]) -> pd.DataFrame:

@@ -156,8 +156,14 @@ def read_long_csv(path: Path) -> pd.DataFrame:
 
 
 def _check_duplicates(path: Path, frame: pd.DataFrame) -> None:
-    """One row per model × [strategy] × item × [replicate], named in the file's own columns."""
-    keys = [c for c in ("model", "strategy", "item", "replicate") if c in frame.columns]
+    """One row per model × [strategy] × item × [replicate] × the exam's fields, named in the file's own columns.
+
+    The fields are part of the key: items may be nested in them (``i00`` of area A and ``i00`` of
+    area B are two questions, compared apart with ``--by area``; :func:`~enade_bench.compare.analysis.compare_table`
+    refuses to merge them without it).
+    """
+    fields = [c for c in frame.columns if c not in (*BASE_COLUMNS, "correct", ERROR_COLUMN)]
+    keys = [c for c in ("model", "strategy", "item", "replicate", *fields) if c in frame.columns]
     dupes = frame.duplicated(keys, keep=False)
     if not dupes.any():
         return
