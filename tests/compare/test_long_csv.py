@@ -28,7 +28,7 @@ def test_reads_fields_and_defaults(tmp_path: Path) -> None:
         ("model,item,correct\na,,1\n", "row 2: column 'item' is empty"),
         (
             GOOD + "a,q1,1,1,s1,2020\n",
-            "row 5: model 'a', item 'q1', replicate '1' appears more than once (first at row 3)",
+            "row 5: model 'a', item 'q1', replicate '1', year '2020' appears more than once (first at row 3)",
         ),
         ("", "not a readable UTF-8 CSV"),
     ],
