@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from enade_bench.compare.checks import check_errors, replicate_warnings, unpaired_items
+from enade_bench.compare.checks import check_errors, check_nested, replicate_warnings, unpaired_items
 from enade_bench.compare.pairs import Questions, compare_pair, flips, questions
 from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
@@ -320,7 +320,7 @@ def _build_cells(
     """Each cell's models, their question scores (answers only) and error counts."""
     cells = []
     for strategy, stratum, rows in _cells(table, by):
-        _check_nested(rows, by, cell_name(strategy, stratum))
+        check_nested(rows, by, cell_name(strategy, stratum))
         models = list(dict.fromkeys(rows["model"]))
         mask = failed.reindex(rows.index) if failed is not None else pd.Series(False, index=rows.index)
         ok = rows[~mask]
@@ -332,30 +332,6 @@ def _build_cells(
                              f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
         cells.append(_Cell(strategy, stratum, models, qs, errs, ok))
     return cells
-
-
-def _check_nested(rows: pd.DataFrame, by: list[str], cell: str) -> None:
-    """Refuse a cell where one item id is several questions: items nested in a field not in ``--by``.
-
-    Raises
-    ------
-    UserError
-        Naming the item, the model and the field values it spans, with the ``--by`` that separates them.
-    """
-    dupes = rows.duplicated(["model", "item", "replicate"], keep=False)
-    if not dupes.any():
-        return
-    first = rows[dupes].iloc[0]
-    same = rows[dupes & (rows["model"] == first["model"]) & (rows["item"] == first["item"])]
-    fields = [f for f in grouping_fields(rows) if f not in by and same[f].astype(str).nunique() > 1]
-    spans = "; ".join(f"{f}: {', '.join(sorted(same[f].astype(str).unique()))}" for f in fields)
-    fix = (
-        f"compare them apart with {' '.join(f'--by {f}' for f in fields)}"
-        if fields
-        else "give each question its own id"
-    )
-    raise UserError(f"{cell}: item {first['item']!r} of model {first['model']!r} (replicate {first['replicate']!r}) "
-                    f"is several questions ({spans or 'the same fields'}): items are nested in those fields; {fix}")  # fmt: skip
 
 
 def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: list[str]) -> pd.DataFrame:

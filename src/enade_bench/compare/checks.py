@@ -11,6 +11,9 @@
   independent questions.  A common stem with a varying replicate-like suffix, or a cell
   in which more than 90 % of the items are answered by one model only, gives a warning
   with the fix (a ``replicate`` column).
+* **Items nested in strata**: one item id that is several questions of a cell (``i00`` of
+  area X and of area Y without ``--by area``) is refused, naming the ``--by`` that
+  separates them (:func:`check_nested`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from enade_bench.compare.table import ERROR_COLUMN
+from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 
-__all__ = ["ErrorCounts", "check_errors", "replicate_warnings", "unpaired_items"]
+__all__ = ["ErrorCounts", "check_errors", "check_nested", "replicate_warnings", "unpaired_items"]
 
 #: ``<stem><sep><marker><digits>``: ``q00_r0``, ``q12-rep3``, ``item.sample2``, ``q1_run04``.
 _REPLICATE_SUFFIX = re.compile(
@@ -121,3 +124,27 @@ def replicate_warnings(table: pd.DataFrame, cells: list[tuple[str, str, dict[str
             warnings.append(f"{cell}: {alone:.0%} of the items are answered by one model only, so few pairs "
                             f"can be formed; check that the models' item ids match, and {fix}")  # fmt: skip
     return warnings
+
+
+def check_nested(rows: pd.DataFrame, by: list[str], cell: str) -> None:
+    """Refuse a cell where one item id is several questions: items nested in a field not in ``--by``.
+
+    Raises
+    ------
+    UserError
+        Naming the item, the model and the field values it spans, with the ``--by`` that separates them.
+    """
+    dupes = rows.duplicated(["model", "item", "replicate"], keep=False)
+    if not dupes.any():
+        return
+    first = rows[dupes].iloc[0]
+    same = rows[dupes & (rows["model"] == first["model"]) & (rows["item"] == first["item"])]
+    fields = [f for f in grouping_fields(rows) if f not in by and same[f].astype(str).nunique() > 1]
+    spans = "; ".join(f"{f}: {', '.join(sorted(same[f].astype(str).unique()))}" for f in fields)
+    fix = (
+        f"compare them apart with {' '.join(f'--by {f}' for f in fields)}"
+        if fields
+        else "give each question its own id"
+    )
+    raise UserError(f"{cell}: item {first['item']!r} of model {first['model']!r} (replicate {first['replicate']!r}) "
+                    f"is several questions ({spans or 'the same fields'}): items are nested in those fields; {fix}")  # fmt: skip
