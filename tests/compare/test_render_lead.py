@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from enade_bench.compare.analysis import compare_table
+from enade_bench.compare.analysis import CompareOptions, compare_table
 from enade_bench.compare.render import MDD_ROW, NO_ANSWER, flips_table, pairs_table, table1
 from enade_bench.metrics.power import pair_mdd
 
@@ -40,6 +40,11 @@ def test_table1_states_the_detectable_difference_of_its_pairs() -> None:
     assert "not distinguishable at this size, not equal" in table.notes
     assert not table.bold.loc[MDD_ROW].any()
     assert "MDD 80 %" in pairs_table(comp).display.columns
+    # the headings say which intervals are simultaneous (issue 43)
+    assert "each model alone, not simultaneous" in table.title
+    assert "jointly 95 %" in pairs_table(comp).title
+    bh = compare_table(_table({"A": 0.6, "B": 0.55, "C": 0.5}), CompareOptions(adjust="bh"))
+    assert "not simultaneous" in pairs_table(bh).title and "jointly" not in pairs_table(bh).title
 
 
 def test_no_bold_when_every_model_shares_a() -> None:
@@ -86,3 +91,24 @@ def test_a_limit_near_zero_is_not_printed_as_zero() -> None:
 
     assert _bound(0.0004) == "0.04" and _bound(-0.0002) == "-0.02"
     assert _bound(0.0) == "0.0" and _bound(0.1234) == "12.3"
+
+
+def test_pairs_csv_names_alpha_i_and_gives_ci_level_as_a_confidence() -> None:
+    """Issue 43: ``alpha_i`` is the decision level (p < alpha_i exactly when different); ``ci_level`` the
+    confidence of the interval shown, 1 - 2 alpha / (2K - r) for Holm, 1 - alpha/K for Bonferroni."""
+    from enade_bench.metrics.simultaneous import decision_levels
+
+    for adjust in ("holm", "bonferroni"):
+        comp = compare_table(
+            _table({"A": 0.9, "B": 0.55, "C": 0.5, "D": 0.2}, n=60, seed=2), CompareOptions(adjust=adjust)
+        )
+        pairs = comp.pairs_frame()
+        k, r = len(pairs), int(pairs["different"].sum())
+        assert 0 < r < k
+        assert np.allclose(pairs["alpha_i"], decision_levels(pairs["p_value"], 0.05, adjust))
+        assert ((pairs["p_value"] < pairs["alpha_i"]) == pairs["different"]).all()
+        expected = 1 - 2 * 0.05 / (2 * k - r) if adjust == "holm" else 1 - 0.05 / k
+        assert np.allclose(pairs["ci_level"], expected)
+        assert (pairs["bonferroni_low"] <= pairs["diff"]).all() and (
+            pairs["diff"] <= pairs["bonferroni_high"]
+        ).all()

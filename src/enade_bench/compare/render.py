@@ -101,7 +101,7 @@ def table1(comp: Comparison) -> Table:
     display.index.name = "model"
     errors = (" n_errors: records that ended in an error, not scored (--allow-errors)."
               if (scores["n_errors"] > 0).any() else "")  # fmt: skip
-    return Table("comparison_table1", f"Table 1 across models: accuracy (%) [{_level(comp)} CI] letters "
+    return Table("comparison_table1", f"Table 1 across models: accuracy (%) [{_level(comp)} CI, each model alone, not simultaneous] letters "
                  f"({comp.family_label})", scores, display, bold,
                  "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
                  "has one record. Two models of a column share a letter exactly when their pair is not "
