@@ -22,7 +22,7 @@ does not share a letter.
   steps reject, so :math:`\alpha_i` is that level for a rejected pair and
   :math:`2\alpha/(2K-r)` for the others.  The statements shown are the **simultaneous
   confidence statements compatible with Holm's procedure** (Strassburger & Bretz 2008,
-  Theorem 1 for Bonferroni-based closed tests; Guilbaud 2008), which hold jointly with
+  for Bonferroni-based closed tests; Guilbaud 2008), which hold jointly with
   probability :math:`\ge 1-\alpha` (:func:`holm_statements`).  With :math:`c` the
   one-sided normal (or t) quantile at :math:`\alpha/(2K-r)`, the :math:`2K-r` hypotheses
   not rejected:
