@@ -74,6 +74,12 @@ class AnswerKeyConfig(StrictModel):
         description="key ids that match no question are allowed (a key for several booklets); "
         "by default they are an error, listed",
     )
+    blank: Literal["annulled", "skip", "error"] = Field(
+        default="error",
+        exclude_if=lambda v: v == "error",  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a blank key entry (empty or null): annulled (the item is annulled, counted as "
+        "annulled), skip (left out, counted as blank_in_key) or error (the default)",
+    )
 
 
 class DatasetConfig(StrictModel):

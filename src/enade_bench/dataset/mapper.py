@@ -315,8 +315,8 @@ class RowMapper:
         answer = raw.strip().upper()
         if answer in LETTERS[:n_options] and answer:
             return answer
-        hint = ""
-        if len(answer) > 1 and answer.isalpha():
+        hint = ""  # a word, a symbol (-, *, #) or X: an annulled marker? A letter out of range is not
+        if answer and (len(answer) > 1 or not answer.isalpha() or answer == "X"):
             hint = "; if it marks an annulled item, add it to dataset.annulled_answers"
         raise UserError(
             f"{where}: answer '{raw}' is not among the non-empty options "
