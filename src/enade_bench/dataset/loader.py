@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
@@ -27,6 +27,7 @@ from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import usual_count
 from enade_bench.dataset.key_join import Unanswered, join_error
+from enade_bench.dataset.lint import LintWarning, has_image_marker, lint
 from enade_bench.dataset.mapper import YEARS, MissingAnswer, RowMapper, template_fields, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
@@ -60,6 +61,8 @@ class LoadedDataset:
     sources: list[dict[str, str]] = field(default_factory=list)
     #: Rows skipped with ``skip_invalid: true``, each with the reason.
     invalid: list[str] = field(default_factory=list)
+    #: What :func:`~enade_bench.dataset.lint.lint` found in the questions read (before the filters).
+    warnings: list[LintWarning] = field(default_factory=list)
 
 
 class NoQuestionLeft(UserError):
@@ -289,10 +292,17 @@ def load_dataset(
         invalid += [f"{m.where}: question '{m.qid}' has no answer in dataset.answer_key" for m in missing]
         counts["removed_invalid"] += len(missing)
         sources.append(key.source)
+    warnings = lint(questions)
+    if mapper.strip:
+        counts["stripped"] = mapper.strip.changed
+    if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it
+        questions = [replace(q, has_image=True) if has_image_marker(q) else q for q in questions]
     questions = apply_filters(questions, cfg, counts)
     if cfg.sample is not None and questions:
         questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
     if not questions:
         raise NoQuestionLeft(cfg.path, counts, invalid)
-    return LoadedDataset(questions=questions, counts=counts, sources=sources, invalid=invalid)
+    return LoadedDataset(
+        questions=questions, counts=counts, sources=sources, invalid=invalid, warnings=warnings
+    )
