@@ -54,6 +54,9 @@ MIN_REPEATS = 3
 MIN_SHARE = 0.05
 #: Longest repeated tail looked for, in words.
 MAX_TAIL_WORDS = 8
+#: The end of a text the tails are read from, and the words before a tail compared across texts.
+_TAIL_CHARS = 400
+_BEFORE_WORDS = 6
 SHORT_STEM = 40
 LONG_OPTION = 250
 HUGE_OPTION = 1500
@@ -107,13 +110,13 @@ def _repeated_tails(questions: Sequence[Question]) -> list[LintWarning]:
     places: dict[tuple[str, str], str] = {}
     for q in questions:
         for where, text in _texts(q):
-            words = text.split()
+            words = text[-_TAIL_CHARS:].split() if len(text) > _TAIL_CHARS else text.split()
             for k in range(1, min(MAX_TAIL_WORDS, len(words) - 1) + 1):
                 tail = " ".join(words[-k:])
                 if len(tail) < 4:
                     continue
                 seen[tail].add(q.id)
-                before[tail].append(" ".join(words[:-k]))
+                before[tail].append(" ".join(words[max(0, len(words) - k - _BEFORE_WORDS) : -k]))
                 places.setdefault((tail, q.id), where)
     found: list[tuple[str, set[str]]] = []
     for tail, ids in seen.items():
