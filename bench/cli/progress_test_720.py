@@ -18,7 +18,9 @@ import os
 import sys
 from pathlib import Path
 
-SHARED = Path(os.environ.get("ENADE_BENCH_SHARED_DATA", Path(__file__).resolve().parents[2] / ".." / "shared" / "data"))
+SHARED = Path(
+    os.environ.get("ENADE_BENCH_SHARED_DATA", Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+)
 ENEM = SHARED / "enem" / "questions" / "pt-br"
 ROWS = 720
 HEADER = ["numero", "ano", "grande_area", "enunciado", "alternativa_a", "alternativa_b", "alternativa_c",
