@@ -18,16 +18,15 @@ import sys
 from collections import Counter
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from enade_bench.benchmarks.load import load_experiment
-from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
-from enade_bench.dataset.filters import field_value
-from enade_bench.dataset.loader import NoQuestionLeft
-from enade_bench.dataset.sample import EMPTY
 from enade_bench.errors import UserError
-from enade_bench.runner.dry_run import DryRun, dry_run
-from enade_bench.runner.plan import Experiment, RunOptions
+
+if TYPE_CHECKING:  # imported when the command runs: --help loads no benchmark, data or model code
+    from enade_bench.benchmarks.registry import Registry
+    from enade_bench.runner.dry_run import DryRun
+    from enade_bench.runner.plan import Experiment, RunOptions
 
 #: Characters of each strategy's example prompt that are printed (``--full-prompts``: all).
 PROMPT_CHARS = 1200
@@ -64,6 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.registry import Registry  # noqa: PLC0415 (not at --help)
+    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415
+
     options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=checked_limit(args.limit),
                          sample=checked_sample(args), output_dir=args.output_dir, progress=False)  # fmt: skip
     return validate(args.config, options, Registry(args.include_path), args.full_prompts, args.strict)
@@ -76,6 +78,10 @@ def validate(
 
     ``strict``: the lint's warnings (:mod:`enade_bench.dataset.lint`) are problems.
     """
+    from enade_bench.benchmarks.load import load_experiment  # noqa: PLC0415 (not at --help)
+    from enade_bench.dataset.loader import NoQuestionLeft  # noqa: PLC0415
+    from enade_bench.runner.dry_run import dry_run  # noqa: PLC0415
+
     before = set(sys.modules)
     try:
         try:
@@ -135,6 +141,9 @@ def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
 
 def print_strata(exp: Experiment) -> None:
     """A stratified sample's questions per value of its field (``--sample N --stratify FIELD``)."""
+    from enade_bench.dataset.filters import field_value  # noqa: PLC0415 (not at --help)
+    from enade_bench.dataset.sample import EMPTY  # noqa: PLC0415
+
     sample = exp.config.dataset.sample
     if sample is None or sample.stratify is None:
         return
