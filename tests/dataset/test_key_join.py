@@ -66,6 +66,9 @@ def test_validate_dry_run_and_run_name_both_sides_alike(
     assert "4 key id(s) match no question: '1', '2'" in line and "0 id(s) matched" in line
     assert "hint: column 'numero' of the questions holds the key's ids" in line
     assert "dataset.columns: {id: numero}" in line
+    assert (
+        "dataset.skip_invalid skips questions without an answer only when every key id" in line
+    ) == skip_invalid
     assert not (tmp_path / "out").exists()
 
 

@@ -128,6 +128,10 @@ def join_error(
             f"{len(extra)} key id(s) match no question: {_quoted(extra)} (a key for several booklets: "
             "set dataset.answer_key.allow_extra: true)"
         )
+    if skip_missing and missing:
+        parts.append(
+            "dataset.skip_invalid skips questions without an answer only when every key id matches a question"
+        )
     hint = scheme_hint(missing, extra)
     return UserError(
         f"{key.path}: dataset.answer_key: {'; '.join(parts)}; {len(key.used)} id(s) matched "
