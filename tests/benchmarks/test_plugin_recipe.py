@@ -1,13 +1,16 @@
-"""docs/adding_an_exam.md's entry-point recipe, run as written on a fresh environment (issue 32).
+"""docs/adding_an_exam.md's entry-point recipe, run as written on a fresh environment (issues 32, 42).
 
 Before: the recipe reinstalled enade-bench with ``pip install -e`` (``egg-info`` written into
 the checkout), without the constraints file (pip would fetch the multi-GB CUDA torch) and
 without the packaged model, and its ``int_fields`` example broke on edition names such as
-``2010-01``. Here the page's own blocks are taken from the page: the plug-in's
-``__init__.py``, its worked examples, the config, and the bash recipe, which runs with
-``ENADE`` the checkout and ``PY`` a throwaway environment layered on the project's
-environment (a ``.pth`` file reads its site-packages), so that the install touches neither
-that environment nor the checkout. The installed exam then runs on the packaged model.
+``2010-01``; then (issue 42) the separate environment it promised was made by the test
+alone, its ``prompt.yaml`` was not on the page, and the checkout's ``enade-bench`` was called
+"the same command".  Here every file comes from the page: the plug-in's ``__init__.py``,
+``prompt.yaml`` and worked examples, the config, and the bash recipe, which makes the
+plug-in's environment itself; it runs with ``ENADE`` the checkout, ``BASE_PY`` the project's
+environment and ``VENV`` a temporary folder, and touches neither that environment nor the
+checkout. The installed exam then runs on the packaged model, and the project's own
+environment, which lacks the plug-in, says which plug-ins it found.
 """
 
 from __future__ import annotations
@@ -17,11 +20,9 @@ import os
 import re
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
-from tests.benchmarks.test_plugins import PROMPT
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "adding_an_exam.md"
@@ -39,6 +40,7 @@ def _blocks() -> dict[str, str]:
     recipe = text.split("<!-- plugin-recipe", 1)[1]
     return {
         "init": next(b for lang, b in blocks if lang == "python" and "BENCHMARK = CsvExam" in b),
+        "prompt": next(b for lang, b in blocks if lang == "yaml" and b.startswith("system:")),
         "examples": next(b for lang, b in blocks if lang == "yaml" and b.startswith("examples:")),
         "config": next(b for lang, b in blocks if lang == "yaml" and "name: oab_smollm2" in b),
         "recipe": re.search(r"```bash\n(.*?)```", recipe, re.S).group(1),  # type: ignore[union-attr]
@@ -51,15 +53,6 @@ def _git_state() -> str:
     return proc.stdout
 
 
-def _layered_python(folder: Path) -> Path:
-    """A virtual environment whose site-packages also reads this interpreter's (nothing copied)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
-    (site,) = folder.glob("lib/python*/site-packages")
-    base = sysconfig.get_paths()["purelib"]  # the project's environment: enade-bench, torch, the models
-    (site / "enade_bench_base.pth").write_text(f"import site; site.addsitedir({base!r})\n", encoding="utf-8")
-    return folder / "bin" / "python"
-
-
 @pytest.mark.slow
 def test_the_entry_point_recipe_runs_as_written(tmp_path: Path) -> None:
     if not (ROOT / ".git").exists():
@@ -69,13 +62,13 @@ def test_the_entry_point_recipe_runs_as_written(tmp_path: Path) -> None:
     exam = work / "my_exam"
     exam.mkdir(parents=True)
     (exam / "__init__.py").write_text(blocks["init"], encoding="utf-8")
-    (exam / "prompt.yaml").write_text(PROMPT, encoding="utf-8")
+    (exam / "prompt.yaml").write_text(blocks["prompt"], encoding="utf-8")
     (exam / "examples.yaml").write_text(blocks["examples"], encoding="utf-8")
     (work / "oab.yaml").write_text(blocks["config"] + "evaluation: {max_new_tokens: 4}\n", encoding="utf-8")
     (work / "oab_41.csv").write_text(CSV, encoding="utf-8")
-    python = _layered_python(tmp_path / "venv")
-    env = {**os.environ, "ENADE": str(ROOT), "PY": str(python), "PYTHONPATH": str(ROOT / "src"),
-           "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}  # fmt: skip
+    python = tmp_path / "venv" / "bin" / "python"  # made by the recipe
+    env = {**os.environ, "ENADE": str(ROOT), "BASE_PY": sys.executable, "VENV": str(tmp_path / "venv"),
+           "PYTHONPATH": str(ROOT / "src"), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}  # fmt: skip
     before = _git_state()
     proc = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks["recipe"]], cwd=work, env=env,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
@@ -89,4 +82,13 @@ def test_the_entry_point_recipe_runs_as_written(tmp_path: Path) -> None:
     assert [r["id"] for r in result["records"]] == ["2010-01:1", "2010-01:2", "2010-02:3"]
     assert result["records"][2]["fields"] == {"edicao": "2010-02", "area": "Constitucional"}
     assert set(result["breakdowns"]) == {"edicao", "area", "n_options"}
+    # the project's own environment does not have the plug-in, and says which plug-ins it found where
+    other = subprocess.run([sys.executable, "-m", "enade_bench", "validate", "oab.yaml"], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
+    assert "got 'oab'; expected a built-in exam (generic, enade" in other.stderr
+    assert (
+        f"an installed plug-in (none found: no entry point in the group 'enade_bench.benchmarks' in the environment of {sys.executable}"
+        in other.stderr
+    )
     assert _git_state() == before  # no egg-info, build folder or anything else written into the checkout

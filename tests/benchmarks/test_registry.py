@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,9 @@ import yaml
 from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks import DEFAULT, Benchmark
-from enade_bench.benchmarks.registry import BUILTIN
+from enade_bench.benchmarks.registry import BUILTIN, Registry
 from enade_bench.cli.main import main
+from enade_bench.errors import UserError
 
 
 def _config(tmp_path: Path, **dataset: object) -> Path:
@@ -40,7 +42,27 @@ def test_unknown_benchmark_is_one_error_line_before_the_model_loads(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].startswith("error: ") and "dataset.benchmark" in err[0] and "enade, enem, eeval" in err[0]
+    # the installed plug-ins it looked for, and where (issue 42: the message never named them)
+    assert "an installed plug-in (none found: no entry point in the group 'enade_bench.benchmarks'" in err[0]
+    assert f"in the environment of {sys.executable}" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_unknown_benchmark_error_lists_the_installed_plug_ins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dist = tmp_path / "oab_plugin-0.1.dist-info"  # an installed distribution declaring an entry point
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: oab-plugin\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (dist / "entry_points.txt").write_text(
+        "[enade_bench.benchmarks]\noab = oab_plugin:BENCHMARK\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UserError) as info:
+        Registry().get("revalida")
+    assert "an installed plug-in: 'oab' (entry point of oab-plugin)" in str(info.value)
 
 
 def test_preset_is_the_older_name_of_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

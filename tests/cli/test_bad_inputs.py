@@ -52,8 +52,8 @@ def test_a_late_write_failure_is_one_line_with_the_reason(
     def disk_full(*_: object) -> None:
         raise OSError(28, "No space left on device", str(tmp_path / "rep" / "figures" / "bpc.png"))
 
-    monkeypatch.setattr("enade_bench.cli.report_cmd.load_results", lambda _: [])
-    monkeypatch.setattr("enade_bench.cli.report_cmd.write_report", disk_full)
+    monkeypatch.setattr("enade_bench.cli.report_make.load_results", lambda _: [])
+    monkeypatch.setattr("enade_bench.cli.report_make.write_report", disk_full)
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {tmp_path / 'rep' / 'figures' / 'bpc.png'}: No space left on device"]

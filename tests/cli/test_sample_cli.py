@@ -70,3 +70,13 @@ def test_validate_shows_the_sample(tmp_path: Path, capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert "data: 12 row(s) read, 5 question(s) kept; removed: 7 sample" in out
     assert "a run would make 5 model call(s)" in out
+
+
+def test_validate_prints_a_stratified_sample_per_stratum(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 12 questions, 4 per year: a sample of 7 gets 3/2/2 by largest remainders (2.33 each)
+    argv = ["validate", str(write(tmp_path)), "--strategy", "S1", "--sample", "7", "--stratify", "year"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "sample: 7 question(s) (seed 42) by year: 2019 3, 2020 2, 2021 2" in out

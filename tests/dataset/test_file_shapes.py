@@ -178,9 +178,10 @@ def test_unmatched_ids_are_listed_in_one_error(tmp_path: Path) -> None:
     assert message.startswith(f"{tmp_path / 'key.json'}: dataset.answer_key: 30 question(s) have no answer")
     assert (
         "'Q1', 'Q2'" in message
-        and "(10 more)" in message
+        and "(25 more)" in message
         and "30 key id(s) match no question: '1', '2'" in message
     )
+    assert "hint: different id schemes" in message  # Q1 … and 1 …: the key is numbered by question
     assert "0 id(s) matched" in message and "\n" not in message
     # a key for more questions than the file: allowed when said; the question without an answer still is not
     write(tmp_path, "key.json", json.dumps({**{f"Q{i}": "B" for i in range(2, 31)}, "Q99": "A"}))

@@ -57,6 +57,11 @@ class TokenCounter:
         """Tokens of an already rendered text."""
         return len(encode_text(self.tokenizer, text, self.instruct))
 
+    def count_texts(self, texts: list[str]) -> list[int]:
+        """Tokens of each rendered text, encoded in one call (as :meth:`count_text` counts them)."""
+        ids: list[list[int]] = self.tokenizer(texts, add_special_tokens=not self.instruct)["input_ids"]
+        return [len(i) for i in ids]
+
     def count_continuation(self, text: str) -> int:
         """Tokens of a text continuing a prompt (an option scored by ``log_prob``), none added."""
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

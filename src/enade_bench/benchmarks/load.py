@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
+from contextlib import nullcontext
 from pathlib import Path
 
 from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
-from enade_bench.config import ExperimentConfig, load_config, output_dir
+from enade_bench.config import load_config, output_dir
+from enade_bench.dataset.loader import listing_invalid
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
@@ -37,25 +38,18 @@ def load_experiment(
         raise UserError(
             f"{config_path}: output.dir: expected a folder (write '.' for the config file's folder)"
         )
-    skip_invalid = cfg.dataset.skip_invalid
-    if list_invalid:  # every broken row listed (as the run would report the first), none fatal here
-        cfg = _with_skip_invalid(cfg, True)
     check_output_dir(
         output_dir(cfg, config_path, options.output_dir),
         "--output-dir" if options.output_dir else f"{config_path}: output.dir",
     )
     benchmark = registry.for_config(cfg, config_path)
-    exp = benchmark.prepare(cfg, config_path, options)
-    if list_invalid:
-        exp = dataclasses.replace(exp, config=_with_skip_invalid(exp.config, skip_invalid))
+    # list_invalid: every broken row listed (as the run would report the first), none fatal here
+    with listing_invalid() if list_invalid else nullcontext():
+        exp = benchmark.prepare(cfg, config_path, options)
     if options.backend_factory is None:
         strategies = exp.strategies
         check_backend(cfg.model, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
     return benchmark, exp
-
-
-def _with_skip_invalid(cfg: ExperimentConfig, skip: bool) -> ExperimentConfig:
-    return cfg.model_copy(update={"dataset": cfg.dataset.model_copy(update={"skip_invalid": skip})})
 
 
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:

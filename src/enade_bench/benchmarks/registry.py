@@ -96,6 +96,24 @@ def load_folder(folder: Path) -> Benchmark:
     return _checked(module.BENCHMARK, str(folder))
 
 
+def _known(sources: dict[str, Source]) -> str:
+    """What can be named instead: the built-ins, the installed plug-ins found (in which environment),
+    the ``--include-path`` folders."""
+    builtin = [n for n in sources if n in BUILTIN]
+    installed = [s.where for n, s in sources.items() if n not in BUILTIN and s.target is not None]
+    folders = [s.where for s in sources.values() if s.folder is not None]
+    parts = [f"expected a built-in exam ({', '.join(builtin)})"]
+    parts.append(
+        f"an installed plug-in: {', '.join(installed)}"
+        if installed
+        else f"an installed plug-in (none found: no entry point in the group '{ENTRY_POINT_GROUP}' "
+        f"in the environment of {sys.executable}; is the plug-in installed there?)"
+    )
+    if folders:
+        parts.append(f"a plug-in folder of --include-path: {', '.join(folders)}")
+    return ", ".join(parts) + ", or the folder of a benchmark plug-in (./my_exam/)"
+
+
 def _folders(include_paths: Iterable[Path]) -> list[Path]:
     """The benchmark folders of ``--include-path`` entries: the folder itself or its sub-folders."""
     found = []
@@ -140,10 +158,7 @@ class Registry:
         sources = self.sources()
         if name not in sources:
             where = f"{config_path}: " if config_path else ""
-            raise UserError(
-                f"{where}key 'dataset.benchmark': got '{name}'; expected one of {', '.join(sources)} "
-                "or the folder of a benchmark plug-in (./my_exam/)"
-            )
+            raise UserError(f"{where}key 'dataset.benchmark': got '{name}'; {_known(sources)}")
         benchmark = sources[name].benchmark()
         if benchmark.name != name:
             raise UserError(f"benchmark {sources[name].where}: its BENCHMARK is named '{benchmark.name}'")

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from enade_bench.compare.importers import SOURCES
 from enade_bench.errors import UserError
-from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.results.writable import check_output_dir
 
 
@@ -98,6 +97,8 @@ def handle(args: argparse.Namespace) -> int:
         raise UserError("compare: give RESULTS (folders, results files or long CSVs) and --out DIR")
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: expected a number between 0 and 1, got {args.alpha}")
+    from enade_bench.report.folder import check_report_folder, report_folder  # noqa: PLC0415 (matplotlib)
+
     check_output_dir(args.out, "--out")
     check_report_folder(args.out, "--out")
     from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415

@@ -22,19 +22,17 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import AREAS, area_exams, booklet_exams, enem_score
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.baseline import random_baseline, seed_spread
-from enade_bench.psychometrics.io import read_items
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.store import atomic_write_text
 from enade_bench.results.writable import check_output_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(sub: Any) -> None:
@@ -60,6 +58,9 @@ def register(sub: Any) -> None:
 
 def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """(label, ItemParams) per exam to score."""
+    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports: not at --help)
+    from enade_bench.benchmarks.enem.inep import AREAS, area_exams, booklet_exams  # noqa: PLC0415
+    from enade_bench.psychometrics.io import read_items  # noqa: PLC0415
 
     if args.items is not None:
         if args.year or args.booklet or args.area:
@@ -112,6 +113,10 @@ def _fmt(values: pd.Series, digits: int) -> str:
 
 def run_baseline(args: argparse.Namespace) -> int:
     """Handler of ``irt baseline``."""
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.benchmarks.enem.inep import AREAS, enem_score  # noqa: PLC0415
+    from enade_bench.psychometrics.baseline import random_baseline, seed_spread  # noqa: PLC0415
 
     counts = _check(args)
     exams = _exams(args)
@@ -149,6 +154,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 
 def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[tuple[str, Any]]) -> None:
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
     try:
         write_csv(folder / "baseline.csv", table, index=False)

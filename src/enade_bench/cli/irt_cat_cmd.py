@@ -20,22 +20,21 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.cat import STOP_RULES, CatConfig, rule_text, stop_rule
-from enade_bench.psychometrics.cat_posthoc import simulate_cat
-from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary
-from enade_bench.psychometrics.io import read_items, read_responses
-from enade_bench.report.cat_figures import cat_curve_figure
-from enade_bench.report.figures import save
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+#: The names of ``psychometrics.cat.STOP_RULES``, written here so that ``irt --help`` imports no
+#: psychometrics (pandas); tests/cli/test_cli_start.py keeps them equal.
+CAT_RULES = ("quadrature", "additive")
 
 
 def register(sub: Any) -> None:
@@ -43,7 +42,7 @@ def register(sub: Any) -> None:
     p.add_argument("--items", type=Path, help="ITEMS.csv: item_id,a,b[,c] (with --responses)")
     p.add_argument("--responses", type=Path, help="RESPONSES.csv: respondent_id + one column per item")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv and the published patterns")
-    p.add_argument("--rule", choices=tuple(STOP_RULES), default="quadrature",
+    p.add_argument("--rule", choices=CAT_RULES, default="quadrature",
                    help="stopping rule: quadrature (default; SE <= sqrt(full SE² + 0.1²), at least 15 items) "
                         "or additive (SE <= max(0.35, full SE + 0.05))")  # fmt: skip
     p.add_argument("--target-se", type=float, help="SE floor (default: the rule's; negative: no SE rule)")
@@ -64,6 +63,9 @@ def register(sub: Any) -> None:
 
 
 def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
+    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports: not at --help)
+    from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published  # noqa: PLC0415
+    from enade_bench.psychometrics.io import read_items, read_responses  # noqa: PLC0415
 
     if (args.items is None) != (args.responses is None):
         raise UserError("irt cat: --items and --responses go together")
@@ -82,6 +84,7 @@ def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
 
 
 def _config(args: argparse.Namespace) -> Any:
+    from enade_bench.psychometrics.cat import stop_rule  # noqa: PLC0415 (the command's own imports: not at --help)
 
     for name in ("max_items", "randomesque"):
         value = getattr(args, name)
@@ -109,6 +112,9 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run_cat_command(args: argparse.Namespace) -> int:
     """Handler of ``irt cat``."""
+    from enade_bench.psychometrics.cat import CatConfig, rule_text  # noqa: PLC0415 (the command's own imports: not at --help)
+    from enade_bench.psychometrics.cat_posthoc import simulate_cat  # noqa: PLC0415
+    from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary  # noqa: PLC0415
 
     config = _config(args)
     if args.out is not None:
@@ -148,6 +154,11 @@ def run_cat_command(args: argparse.Namespace) -> int:
 def _write(
     folder: Path, ids: list[str], sim: Any, curve: pd.DataFrame, tol: float, target: float | None
 ) -> None:
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.report.cat_figures import cat_curve_figure  # noqa: PLC0415
+    from enade_bench.report.figures import save  # noqa: PLC0415
+
     per = pd.DataFrame({
         "respondent_id": ids, "n_items": sim.n_items, "n_available": sim.n_available,
         "theta_cat": sim.theta, "se_cat": sim.se, "theta_full": sim.theta_full, "se_full": sim.se_full,

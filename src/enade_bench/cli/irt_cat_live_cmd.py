@@ -18,21 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from enade_bench.benchmarks.enem.bank import enem_item_bank
-from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import AREAS, enem_score, parse_exam_filename
-from enade_bench.benchmarks.load import load_experiment
-from enade_bench.config import load_config, resolve_input
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.cat import CatConfig
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
-from enade_bench.runner.adaptive import live_cat
-from enade_bench.runner.execute import ChunkExecutor
-from enade_bench.runner.plan import RunOptions, plan_strategy
-from enade_bench.runner.run import load_backend
 
 
 def register(sub: Any) -> None:
@@ -54,6 +43,19 @@ def register(sub: Any) -> None:
 
 def run_cat_live(args: argparse.Namespace) -> int:
     """Handler of ``irt cat-live``."""
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.benchmarks.enem.bank import enem_item_bank  # noqa: PLC0415
+    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415
+    from enade_bench.benchmarks.enem.inep import AREAS, enem_score, parse_exam_filename  # noqa: PLC0415
+    from enade_bench.benchmarks.load import load_experiment  # noqa: PLC0415
+    from enade_bench.config import load_config, resolve_input  # noqa: PLC0415
+    from enade_bench.psychometrics.cat import CatConfig  # noqa: PLC0415
+    from enade_bench.runner.adaptive import live_cat  # noqa: PLC0415
+    from enade_bench.runner.execute import ChunkExecutor  # noqa: PLC0415
+    from enade_bench.runner.plan import RunOptions, plan_strategy  # noqa: PLC0415
+    from enade_bench.runner.run import load_backend  # noqa: PLC0415
+
     if args.out is not None:
         check_output_dir(args.out, "--out")  # before the model loads
     if args.max_items < 1 or args.randomesque < 1 or args.min_items < 0:

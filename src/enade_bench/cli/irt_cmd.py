@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import AREAS, enem_score
 from enade_bench.cli import (
     irt_baseline_cmd,
     irt_cat_cmd,
@@ -33,12 +31,15 @@ from enade_bench.cli import (
 )
 from enade_bench.cli.irt_patterns import register as register_patterns
 from enade_bench.errors import UserError
-from enade_bench.psychometrics.calibration import Priors, calibrate
-from enade_bench.psychometrics.estimation import METHODS, PRESETS, Quadrature, estimate_theta
-from enade_bench.psychometrics.io import read_calibration_responses, read_items, read_responses, write_csv
-from enade_bench.psychometrics.personfit import person_fit
-from enade_bench.psychometrics.tidy import aggregate_shuffles
 from enade_bench.results.writable import check_output_file
+
+if TYPE_CHECKING:
+    from enade_bench.psychometrics.estimation import Quadrature
+
+#: ``psychometrics.estimation.METHODS`` and ``PRESETS``' names, written here so that ``irt --help``
+#: imports no psychometrics (pandas, scipy); tests/cli/test_cli_start.py keeps them equal.
+THETA_METHODS = ("eap", "map", "ml", "wle")
+QUADRATURE_PRESETS = ("inep", "mirt")
 
 
 def register(subparsers: Any) -> None:
@@ -52,9 +53,9 @@ def register(subparsers: Any) -> None:
         "--responses", required=True, help="RESPONSES.csv: respondent_id + one column per item"
     )
     score.add_argument("--out", required=True, help="OUT.csv to write")
-    score.add_argument("--method", choices=METHODS, default="eap", help="theta estimator (default eap)")
+    score.add_argument("--method", choices=THETA_METHODS, default="eap", help="theta estimator (default eap)")
     score.add_argument(
-        "--preset", choices=sorted(PRESETS), default="mirt", help="quadrature preset (default mirt)"
+        "--preset", choices=QUADRATURE_PRESETS, default="mirt", help="quadrature preset (default mirt)"
     )
     score.add_argument("--quadpts", type=int, help="quadrature points (default: the preset's, mirt 121)")
     score.add_argument("--theta-lim", type=float, help="theta range [-L, L] (default: the preset's, mirt 6)")
@@ -85,6 +86,8 @@ def register(subparsers: Any) -> None:
 
 
 def _quadrature(args: argparse.Namespace) -> Quadrature:
+    from enade_bench.psychometrics.estimation import PRESETS, Quadrature  # noqa: PLC0415 (the command's own)
+
     base = PRESETS[args.preset]
     npts = base.npts if args.quadpts is None else args.quadpts
     lim = base.lim if args.theta_lim is None else args.theta_lim
@@ -96,6 +99,8 @@ def _quadrature(args: argparse.Namespace) -> Quadrature:
 
 
 def _scale_area(text: str | None) -> str | None:
+    from enade_bench.benchmarks.enem.inep import AREAS  # noqa: PLC0415 (the command's own imports)
+
     if text is None:
         return None
     kind, _, area = text.partition(":")
@@ -106,6 +111,13 @@ def _scale_area(text: str | None) -> str | None:
 
 def run_score(args: argparse.Namespace) -> int:
     """Handler of ``irt score``."""
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.benchmarks.enem.inep import enem_score  # noqa: PLC0415
+    from enade_bench.psychometrics.estimation import estimate_theta  # noqa: PLC0415
+    from enade_bench.psychometrics.io import read_items, read_responses, write_csv  # noqa: PLC0415
+    from enade_bench.psychometrics.personfit import person_fit  # noqa: PLC0415
+
     check_output_file(args.out, "--out", create_parent=False)
     quad = _quadrature(args)
     area = _scale_area(args.scale)
@@ -162,6 +174,10 @@ def _note_infinite(ids: Sequence[Any], theta: Any, n_correct: Any, n_items: Any)
 
 def run_calibrate(args: argparse.Namespace) -> int:
     """Handler of ``irt calibrate``."""
+    from enade_bench.psychometrics.calibration import Priors, calibrate  # noqa: PLC0415 (the command's own)
+    from enade_bench.psychometrics.io import read_calibration_responses, write_csv  # noqa: PLC0415
+    from enade_bench.psychometrics.tidy import aggregate_shuffles  # noqa: PLC0415
+
     check_output_file(args.out, "--out", create_parent=False)
     data = read_calibration_responses(args.responses)
     wide = aggregate_shuffles(data) if "shuffle" in data.columns else data

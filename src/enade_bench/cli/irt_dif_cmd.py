@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from enade_bench.benchmarks.enem.steps import enem_analysis
-from enade_bench.benchmarks.enem.steps.dif import dif_frame
-from enade_bench.benchmarks.enem.study.config import DifSettings
 from enade_bench.errors import UserError
-from enade_bench.report.loader import load_results
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(sub: Any) -> None:
@@ -53,6 +50,12 @@ def register(sub: Any) -> None:
 
 def run_dif(args: argparse.Namespace) -> int:
     """Handler of ``irt dif``: the ENEM DIF step's table, per exam (``steps.dif.dif_frame``)."""
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.benchmarks.enem.steps import enem_analysis  # noqa: PLC0415
+    from enade_bench.benchmarks.enem.steps.dif import dif_frame  # noqa: PLC0415
+    from enade_bench.benchmarks.enem.study.config import DifSettings  # noqa: PLC0415
+    from enade_bench.report.loader import load_results  # noqa: PLC0415
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha {args.alpha}: expected a number in (0, 1)")

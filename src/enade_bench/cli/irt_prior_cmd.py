@@ -17,11 +17,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from enade_bench.errors import UserError
-from enade_bench.metrics.prior_correction import SCORED_METHODS, prior_correction
-from enade_bench.report.loader import load_results
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
@@ -37,6 +33,10 @@ def register(sub: Any) -> None:
 
 def run_debias(args: argparse.Namespace) -> int:
     """Handler of ``irt debias``."""
+    import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
+
+    from enade_bench.metrics.prior_correction import SCORED_METHODS, prior_correction  # noqa: PLC0415
+    from enade_bench.report.loader import load_results  # noqa: PLC0415
 
     if args.out is not None:
         check_output_dir(args.out, "--out")  # before any work: creatable and writable

@@ -15,22 +15,9 @@ runs with records in error (not scored) and results files older than their log. 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
-from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path
-from enade_bench.errors import UserError
-from enade_bench.report.build import write_report
-from enade_bench.report.folder import check_report_folder, report_folder
-from enade_bench.report.html import Lead
-from enade_bench.report.loader import RunEntry, load_results
-from enade_bench.report.section import Section
-from enade_bench.results.summary import as_object
-from enade_bench.results.writable import check_output_dir
-from enade_bench.study.report import comparison_lead
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -51,69 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def benchmark_of(entry: RunEntry) -> str:
-    """The benchmark a run was made with (``dataset.benchmark``; ``preset`` in older files)."""
-    dataset = as_object(entry.result.config.get("dataset"))
-    name = dataset.get("benchmark", dataset.get("preset"))
-    return str(name) if name else "generic"
-
-
-def exam_sections(
-    entries: list[RunEntry], registry: Registry, options: ReportOptions, folder: Path
-) -> list[Section]:
-    """The section of every exam among ``entries`` whose benchmark has analyses of its own."""
-    names = list(dict.fromkeys(benchmark_of(e) for e in entries))
-    sections = []
-    for name in names:
-        try:
-            benchmark = registry.get(name)
-        except UserError as exc:
-            sections.append(Section(notes=[f"runs of benchmark '{name}': {exc}"]))
-            continue
-        if isinstance(benchmark, ReportBenchmark):
-            mine = [e for e in entries if benchmark_of(e) == name]
-            sections.append(benchmark.report_section(mine, options, folder))
-    return sections
-
-
-def check_compare_by(entries: list[RunEntry], by: list[str]) -> None:
-    """``--compare-by FIELD``: a field of the runs' questions, checked before the report folder is touched."""
-    if not by:
-        return
-    from enade_bench.compare.table import from_entries, grouping_fields  # noqa: PLC0415 (pandas, at use)
-
-    fields = grouping_fields(from_entries(entries))
-    unknown = [f for f in by if f not in fields]
-    if unknown:
-        raise UserError(
-            f"--compare-by {', '.join(unknown)}: no such field (fields: {', '.join(fields) or 'none'})"
-        )
-
-
 def handle(args: argparse.Namespace) -> int:
-    check_output_dir(args.out, "--out")
-    check_report_folder(args.out, "--out")
-    enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
-    entries = load_results(args.results)
-    check_compare_by(entries, args.compare_by)
-    with report_folder(args.out, "--out"):
-        options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
-        registry = Registry(args.include_path)
-        sections = (
-            [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")
-        )
-        lead = Lead()
-        if len({e.result.experiment for e in entries}) >= 2:
-            section, lead, _ = comparison_lead(
-                entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True
-            )
-            sections.insert(0, section)
-        report = write_report(entries, args.out, sections, args.results, args.title, lead)
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    for note in report.notes:
-        print(f"note: {note}")
-    print(f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "
-          f"{len(report.figures)} figures")  # fmt: skip
-    print(f"wrote {report.index}")
-    return 0
+    from enade_bench.cli.report_make import handle as make_report  # noqa: PLC0415 (pandas, matplotlib: at use)
+
+    return make_report(args)

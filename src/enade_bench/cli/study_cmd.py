@@ -6,11 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from enade_bench.backends.quiet import quiet_libraries
-from enade_bench.benchmarks.enem.study.derive import write_derived_attributes
 from enade_bench.cli.options import checked_limit
 from enade_bench.errors import UserError
-from enade_bench.study.run import StudyOptions, run_study
 
 #: Exit status of a study in which some model failed to load or run (the others ran).
 FAILED_MODELS_EXIT = 3
@@ -41,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
+    # the command's own imports (scipy, pandas, the model libraries): not at --help
+    from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415
+    from enade_bench.benchmarks.enem.study.derive import write_derived_attributes  # noqa: PLC0415
+    from enade_bench.study.run import StudyOptions, run_study  # noqa: PLC0415
+
     if args.derive_attributes is not None:
         if not args.year:
             raise UserError("--derive-attributes: give at least one --year")

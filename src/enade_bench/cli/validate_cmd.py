@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from enade_bench.benchmarks.load import load_experiment
-from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
-from enade_bench.dataset.loader import NoQuestionLeft
 from enade_bench.errors import UserError
-from enade_bench.runner.dry_run import DryRun, dry_run
-from enade_bench.runner.plan import RunOptions
+
+if TYPE_CHECKING:  # imported when the command runs: --help loads no benchmark, data or model code
+    from enade_bench.benchmarks.registry import Registry
+    from enade_bench.runner.dry_run import DryRun
+    from enade_bench.runner.plan import Experiment, RunOptions
 
 #: Characters of each strategy's example prompt that are printed (``--full-prompts``: all).
 PROMPT_CHARS = 1200
@@ -53,18 +55,33 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--output-dir", type=folder_arg,
                         help="override output.dir (as run's: the logs a run would resume are looked for there)")  # fmt: skip
     parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
+    parser.add_argument("--strict", action="store_true",
+                        help="the exam-file lint's warnings (PDF debris: footers, cut stems, image "
+                             "markers…) are problems: exit 2")  # fmt: skip
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.registry import Registry  # noqa: PLC0415 (not at --help)
+    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415
+
     options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=checked_limit(args.limit),
                          sample=checked_sample(args), output_dir=args.output_dir, progress=False)  # fmt: skip
-    return validate(args.config, options, Registry(args.include_path), args.full_prompts)
+    return validate(args.config, options, Registry(args.include_path), args.full_prompts, args.strict)
 
 
-def validate(config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False) -> int:
-    """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2."""
+def validate(
+    config: Path, options: RunOptions, registry: Registry, full_prompts: bool = False, strict: bool = False
+) -> int:
+    """Check ``config`` as a run with ``options`` would, print what it would do; 0 or 2.
+
+    ``strict``: the lint's warnings (:mod:`enade_bench.dataset.lint`) are problems.
+    """
+    from enade_bench.benchmarks.load import load_experiment  # noqa: PLC0415 (not at --help)
+    from enade_bench.dataset.loader import NoQuestionLeft  # noqa: PLC0415
+    from enade_bench.runner.dry_run import dry_run  # noqa: PLC0415
+
     before = set(sys.modules)
     try:
         try:
@@ -76,7 +93,10 @@ def validate(config: Path, options: RunOptions, registry: Registry, full_prompts
     finally:  # also when the plug-in's own check fails: its code ran
         print_plugins(before)
     print_dry_run(config, report, full_prompts)
-    problems = report.problems
+    print_strata(exp)
+    warnings = [str(w) for w in exp.dataset.warnings]
+    print_warnings(warnings, strict)
+    problems = report.problems + ([f"lint: {w}" for w in warnings] if strict else [])
     if problems:
         for problem in problems:
             print(f"problem: {problem}")
@@ -117,6 +137,29 @@ def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
             "--full-prompts prints all]")  # fmt: skip
         print(f"--- {s.label}: the prompt of question {s.example_id}, as the model reads it ---")
         print(text)
+
+
+def print_strata(exp: Experiment) -> None:
+    """A stratified sample's questions per value of its field (``--sample N --stratify FIELD``)."""
+    from enade_bench.dataset.filters import field_value  # noqa: PLC0415 (not at --help)
+    from enade_bench.dataset.sample import EMPTY  # noqa: PLC0415
+
+    sample = exp.config.dataset.sample
+    if sample is None or sample.stratify is None:
+        return
+    values = Counter(str(field_value(q, sample.stratify)).strip() or EMPTY for q in exp.dataset.questions)
+    split = ", ".join(f"{value} {n}" for value, n in sorted(values.items()))
+    print(f"sample: {sum(values.values())} question(s) (seed {sample.seed}) by {sample.stratify}: {split}")
+
+
+def print_warnings(warnings: list[str], strict: bool) -> None:
+    """The lint's findings on the exam file, one ``warning:`` line each."""
+    if not warnings:
+        return
+    what = "problems (--strict)" if strict else "warnings (--strict makes them problems)"
+    print(f"exam-file lint: {len(warnings)} {what}; docs/bring_your_own_exam.md says what each means")
+    for warning in warnings:
+        print(f"warning: {warning}")
 
 
 def plugins_imported(before: set[str]) -> list[tuple[str, str]]:

@@ -56,6 +56,23 @@ class SampleConfig(StrictModel):
     )
 
 
+class StripPattern(StrictModel):
+    """One ``dataset.strip`` entry given as a regular expression (``{regex: 'P[aá]gina \\d+'}``)."""
+
+    regex: str = Field(description="a regular expression; every match is removed from stems and options")
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            compiled = re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"'{value}' is not a regular expression ({exc})") from None
+        if compiled.match(""):
+            raise ValueError(f"'{value}' matches the empty text (it would remove nothing, everywhere)")
+        return value
+
+
 class AnswerKeyConfig(StrictModel):
     """The answers in a second file, joined to the questions by id (``dataset.answer_key``).
 
@@ -73,6 +90,12 @@ class AnswerKeyConfig(StrictModel):
         default=False,
         description="key ids that match no question are allowed (a key for several booklets); "
         "by default they are an error, listed",
+    )
+    blank: Literal["annulled", "skip", "error"] = Field(
+        default="error",
+        exclude_if=lambda v: v == "error",  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a blank key entry (empty or null): annulled (the item is annulled, counted as "
+        "annulled), skip (left out, counted as blank_in_key) or error (the default)",
     )
 
 
@@ -124,7 +147,21 @@ class DatasetConfig(StrictModel):
     )
     skip_invalid: bool = Field(
         default=False,
-        description="skip rows that fail validation (counted and listed in results) instead of an error",
+        description="skip rows that fail validation (counted and listed in results) instead of an error, "
+        "and questions the answer key lacks; not: a failed key join, blank key entries "
+        "(answer_key.blank), repeated ids, missing columns, unreadable files, lint warnings",
+    )
+    strip: list[str | StripPattern] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
+        "['2023 SEGUNDA EDIÇÃO', {regex: 'P[aá]gina \\d+'}]; recorded in the results",
+    )
+    image_markers: bool = Field(
+        default=False,
+        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
+        "image: filter_images drops it (counted as has_image)",
     )
     fields: list[str] | dict[str, str] | None = Field(
         default=None,

@@ -11,10 +11,13 @@ before the questions, in one of three shapes:
 * a CSV file with those two columns.
 
 Ids are compared as text after trimming (a JSON number ``1`` is the id ``"1"``, as a
-question's cell is read). A repeated id, an empty answer, a JSON ``NaN`` or a list
-where an answer is expected is an ``error:`` naming the key file and the id. Which
-question ids the key lacks, and which key ids match no question, are listed in one
-error by :func:`unmatched` once every question file is read.
+question's cell is read). A repeated id, a JSON ``NaN`` or a list where an answer is
+expected is an ``error:`` naming the key file and the id.  A blank entry (empty or
+``null``) is an error too, unless ``answer_key.blank`` says what it means: ``annulled``
+(the item is annulled, counted as such) or ``skip`` (left out, counted as
+``removed_blank_in_key``).  Which question ids the key lacks, and which key ids match no
+question, are listed in one error by :func:`~enade_bench.dataset.key_join.join_error`
+once every question file is read.
 """
 
 from __future__ import annotations
@@ -28,9 +31,6 @@ from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError
 
-#: How many unmatched ids an error quotes.
-SHOWN = 20
-
 
 @dataclass
 class AnswerKey:
@@ -41,6 +41,8 @@ class AnswerKey:
     #: Where each id's answer is, for error messages ("line 4" or "key '7'").
     where: dict[str, str]
     used: set[str] = field(default_factory=set)
+    #: Ids whose key entry is blank (empty or null), read under ``answer_key.blank: annulled | skip``.
+    blank: set[str] = field(default_factory=set)
 
     @property
     def source(self) -> dict[str, str]:
@@ -55,14 +57,19 @@ class AnswerKey:
         return found
 
 
-def _answer_text(value: Any, where: str) -> str:
+def _answer_text(value: Any, where: str, blank: str = "error") -> str:
+    """The answer of one key entry; a blank one is ``""`` unless ``blank`` is ``error`` (then an error)."""
     if is_nonfinite(value):
         raise UserError(f"{where}: {json.dumps(value)} is not an answer (write the letter, or null)")
     if isinstance(value, list | dict | bool):
         raise UserError(f"{where}: expected the answer as a text (a letter), got {json.dumps(value)[:40]}")
     text = cell_text(value).strip()
-    if not text:
-        raise UserError(f"{where}: empty answer")
+    if not text and blank == "error":
+        raise UserError(
+            f"{where}: empty answer; if the key leaves annulled or unscored items blank, set "
+            "dataset.answer_key.blank: annulled (counted as annulled) or skip (left out, counted as "
+            "blank_in_key); dataset.skip_invalid does not skip blank key entries"
+        )
     return text
 
 
@@ -82,9 +89,9 @@ def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> Answe
             answer = value[cfg.answer]
         if qid in answers:
             raise UserError(f"{here}: id '{qid}' appears twice")
-        answers[qid] = _answer_text(answer, here)
+        answers[qid] = _answer_text(answer, here, cfg.blank)
         where[qid] = here
-    return AnswerKey(path, answers, where)
+    return _with_blanks(AnswerKey(path, answers, where))
 
 
 def _from_rows(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
@@ -107,11 +114,16 @@ def _from_rows(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
             raise UserError(f"{here}, column '{cfg.id}': empty id")
         if qid in answers:
             raise UserError(f"{here}, column '{cfg.id}': id '{qid}' appears twice (first at {where[qid]})")
-        answers[qid] = _answer_text(row.values[cfg.answer], f"{here}, column '{cfg.answer}'")
+        answers[qid] = _answer_text(row.values[cfg.answer], f"{here}, column '{cfg.answer}'", cfg.blank)
         where[qid] = here
     if not answers:
         raise UserError(f"{path}: the answer key holds no answer")
-    return AnswerKey(path, answers, where)
+    return _with_blanks(AnswerKey(path, answers, where))
+
+
+def _with_blanks(key: AnswerKey) -> AnswerKey:
+    key.blank = {qid for qid, answer in key.answers.items() if not answer}
+    return key
 
 
 def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> AnswerKey:
@@ -134,37 +146,7 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
             whole = None  # JSON Lines, or broken JSON: the row reader says where
         if isinstance(whole, dict):
             key = _from_object(path, whole, cfg)
-            if not key.answers:
+            if not key.answers or len(key.blank) == len(key.answers):
                 raise UserError(f"{path}: the answer key holds no answer")
             return key
     return _from_rows(path, cfg)
-
-
-def unmatched(key: AnswerKey, missing: list[tuple[str, str]], allow_extra: bool) -> UserError | None:
-    """One error listing the question ids the key lacks and the key ids no question has.
-
-    ``missing``: (id, where) of each question without an answer in the key.
-    Key ids without a question are an error unless ``allow_extra``.
-    """
-    parts: list[str] = []
-    if missing:
-        ids = ", ".join(f"'{qid}'" for qid, _ in missing[:SHOWN])
-        more = f" … ({len(missing) - SHOWN} more)" if len(missing) > SHOWN else ""
-        parts.append(
-            f"{len(missing)} question(s) have no answer in the key: {ids}{more} (first at {missing[0][1]})"
-        )
-    extra = [qid for qid in key.answers if qid not in key.used]
-    if extra and not allow_extra:
-        ids = ", ".join(f"'{qid}'" for qid in extra[:SHOWN])
-        more = f" … ({len(extra) - SHOWN} more)" if len(extra) > SHOWN else ""
-        parts.append(
-            f"{len(extra)} key id(s) match no question: {ids}{more} (a key for several booklets: "
-            "set dataset.answer_key.allow_extra: true)"
-        )
-    if not parts:
-        return None
-    matched = len(key.used)
-    return UserError(
-        f"{key.path}: dataset.answer_key: {'; '.join(parts)}; {matched} id(s) matched "
-        "(ids are compared as text: the question's id, after dataset.id_template, with the key's)"
-    )

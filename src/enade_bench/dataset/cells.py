@@ -5,7 +5,8 @@
   or ``A)`` too), in a JSON file or as JSON text in a CSV cell.
 * An annulled item's answer: the config's ``annulled_answers`` and the common forms
   (:data:`COMMON_ANNULLED`), compared without case, accents, surrounding space,
-  brackets or a final full stop (``ANULADA``, ``Anulado``, ``(anulada)``, ``Annulled.``).
+  brackets or a final full stop (``ANULADA``, ``Anulado``, ``(anulada)``, ``Annulled.``); a
+  marker that is only symbols (``-``, ``*``, ``#``) is compared as written.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def marker(text: str) -> str:
     """``text`` as annulled markers are compared: no case, accents, brackets or final full stop."""
     decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return plain.strip("()[]{}*. \t")
+    return plain.strip("()[]{}*. \t") or plain.strip()  # a marker that is only a symbol: * or .
 
 
 def annulled_markers(configured: list[str]) -> frozenset[str]:

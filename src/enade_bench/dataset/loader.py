@@ -6,20 +6,28 @@ component), and every validation problem is an ``error:`` naming the file, line
 and column.  A file is checked whole before its first problem (by line) is
 raised, because one check needs all its rows: with options split from the text,
 a row whose number of options differs from its file's usual number is flagged.
-With ``skip_invalid`` every problem is listed, in line order within a file.
+With ``skip_invalid`` every problem is listed, in line order within a file; so it is
+inside :func:`listing_invalid` (``validate``, ``run --dry-run``), which lists them without
+changing the config.  The join with a separate answer key is checked as the config says in
+both (:func:`~enade_bench.dataset.key_join.join_error`): ``validate`` and ``run`` report it
+alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
-from enade_bench.dataset.answer_key import load_answer_key, unmatched
+from enade_bench.dataset.answer_key import AnswerKey, load_answer_key
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.inline_options import usual_count
+from enade_bench.dataset.key_join import Unanswered, join_error
+from enade_bench.dataset.lint import LintWarning, has_image_marker, lint
 from enade_bench.dataset.mapper import YEARS, MissingAnswer, RowMapper, template_fields, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
@@ -27,7 +35,21 @@ from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.errors import UserError
 
-__all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "load_dataset", "whole_number"]
+__all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "listing_invalid", "load_dataset", "whole_number"]
+
+#: Inside :func:`listing_invalid`: rows that fail validation are collected, whatever skip_invalid says.
+_LISTING: ContextVar[bool] = ContextVar("listing_invalid", default=False)
+
+
+@contextmanager
+def listing_invalid() -> Iterator[None]:
+    """Within the block, :func:`load_dataset` lists every row that fails validation instead of raising
+    the first (``validate``); the config, and so the run's own ``skip_invalid``, is unchanged."""
+    token = _LISTING.set(True)
+    try:
+        yield
+    finally:
+        _LISTING.reset(token)
 
 
 @dataclass
@@ -39,6 +61,8 @@ class LoadedDataset:
     sources: list[dict[str, str]] = field(default_factory=list)
     #: Rows skipped with ``skip_invalid: true``, each with the reason.
     invalid: list[str] = field(default_factory=list)
+    #: What :func:`~enade_bench.dataset.lint.lint` found in the questions read (before the filters).
+    warnings: list[LintWarning] = field(default_factory=list)
 
 
 class NoQuestionLeft(UserError):
@@ -172,6 +196,15 @@ def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: RowMapper) ->
     ]
 
 
+def _blank_in_key(row: RawRow, mapper: RowMapper, key: AnswerKey, blank: str) -> str | None:
+    """The count a row whose key entry is blank goes to (``answer_key.blank``), or ``None``."""
+    qid = mapper.row_id(row)
+    if qid is None or qid not in key.blank:
+        return None
+    key.used.add(qid)
+    return "removed_annulled" if blank == "annulled" else "removed_blank_in_key"
+
+
 def load_dataset(
     cfg: DatasetConfig, base_dir: Path | None = None, preset: DatasetPreset = CANONICAL
 ) -> LoadedDataset:
@@ -208,7 +241,9 @@ def load_dataset(
     seen: dict[str, tuple[str, int]] = {}
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
-    missing: list[tuple[str, str]] = []  # questions without an answer in the key: (id, where)
+    missing: list[Unanswered] = []  # questions without an answer in the key
+    collect = cfg.skip_invalid or _LISTING.get()  # rows that fail: listed (not raised)
+    blank_as = "error" if cfg.answer_key is None else cfg.answer_key.blank
     for rows in row_groups:
         loaded: list[tuple[RawRow, Question]] = []
         read: list[RawRow] = []
@@ -223,10 +258,13 @@ def load_dataset(
                 if mapper.is_annulled(row):
                     counts["removed_annulled"] += 1
                     continue
+                if key is not None and key.blank and (blank := _blank_in_key(row, mapper, key, blank_as)):
+                    counts[blank] = counts.get(blank, 0) + 1
+                    continue
                 try:
                     question = mapper.to_question(row)
                 except MissingAnswer as exc:
-                    missing.append((exc.qid, exc.where))
+                    missing.append(Unanswered(exc.qid, exc.where, row.values))
                     continue
                 except UserError as exc:
                     problems.append((row.line, exc))
@@ -236,31 +274,35 @@ def load_dataset(
                 seen[question.id] = (row.source, row.line)
                 loaded.append((row, question))
         except UserError:
-            if problems and not cfg.skip_invalid:  # an earlier row failed first
+            if problems and not collect:  # an earlier row failed first
                 raise problems[0][1] from None
             raise
         problems = sorted(problems + _count_problems(loaded, mapper), key=lambda p: p[0])
-        if problems and not cfg.skip_invalid:
+        if problems and not collect:
             raise problems[0][1]
         flagged = {line for line, _ in problems}
         questions += shared_text_clusters([q for row, q in loaded if row.line not in flagged])
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
     if key is not None and cfg.answer_key is not None:
-        if cfg.skip_invalid:  # questions without an answer are skipped and listed like other bad rows
-            invalid += [
-                f"{where}: question '{qid}' has no answer in dataset.answer_key" for qid, where in missing
-            ]
-            counts["removed_invalid"] += len(missing)
-            missing = []
-        problem = unmatched(key, missing, cfg.answer_key.allow_extra)
+        problem = join_error(key, missing, cfg.answer_key.allow_extra, cfg.skip_invalid)
         if problem is not None:
             raise problem
+        # the join holds: questions without an answer are skipped (skip_invalid) and listed like bad rows
+        invalid += [f"{m.where}: question '{m.qid}' has no answer in dataset.answer_key" for m in missing]
+        counts["removed_invalid"] += len(missing)
         sources.append(key.source)
+    warnings = lint(questions)
+    if mapper.strip:
+        counts["stripped"] = mapper.strip.changed
+    if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it
+        questions = [replace(q, has_image=True) if has_image_marker(q) else q for q in questions]
     questions = apply_filters(questions, cfg, counts)
     if cfg.sample is not None and questions:
         questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
     if not questions:
         raise NoQuestionLeft(cfg.path, counts, invalid)
-    return LoadedDataset(questions=questions, counts=counts, sources=sources, invalid=invalid)
+    return LoadedDataset(
+        questions=questions, counts=counts, sources=sources, invalid=invalid, warnings=warnings
+    )

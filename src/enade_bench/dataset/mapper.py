@@ -21,6 +21,7 @@ from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow
+from enade_bench.dataset.strip import Stripper
 from enade_bench.errors import UserError
 
 _TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
@@ -120,6 +121,8 @@ class RowMapper:
         if self.id_template:
             self.mapping.pop("id", None)
         self.annulled = annulled_markers(cfg.annulled_answers)
+        #: ``dataset.strip``: removed from stems and options (after options are split from the text).
+        self.strip = Stripper([e if isinstance(e, str) else re.compile(e.regex) for e in cfg.strip or ()])
         self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
         if self.inline:
             mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
@@ -315,8 +318,8 @@ class RowMapper:
         answer = raw.strip().upper()
         if answer in LETTERS[:n_options] and answer:
             return answer
-        hint = ""
-        if len(answer) > 1 and answer.isalpha():
+        hint = ""  # a word, a symbol (-, *, #) or X: an annulled marker? A letter out of range is not
+        if answer and (len(answer) > 1 or not answer.isalpha() or answer == "X"):
             hint = "; if it marks an annulled item, add it to dataset.annulled_answers"
         raise UserError(
             f"{where}: answer '{raw}' is not among the non-empty options "
@@ -358,6 +361,10 @@ class RowMapper:
             raw_options = list(split.options)
         else:
             raw_options = self.options(row)
+        if self.strip:
+            stem, raw_options = self.strip(stem), [self.strip(o) for o in raw_options]
+            if not stem:
+                raise UserError(f"{col('stem')}: empty stem once dataset.strip removed its texts")
         n_options = max((i + 1 for i, text in enumerate(raw_options) if text), default=0)
         options = tuple(raw_options[:n_options])
         if n_options < 2:
