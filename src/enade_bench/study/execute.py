@@ -52,10 +52,10 @@ def _lost(task: ModelTask, why: str) -> TaskOutcome:
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
     """Check the executor, then run every task; the outcomes in task order.
 
-    ``output`` is the study folder (job logs of the ``slurm`` executor: ``output/jobs``).
+    ``output`` is the study folder (the ``slurm`` executor keeps its job files elsewhere).
     """
     log = options.log or (lambda _line: None)
-    executor = make_executor(options.executor, output / "jobs")
+    executor = make_executor(options.executor, output)
     try:
         executor.check(tasks)
         with StudyProgress(tasks, log, options.progress) as progress:

@@ -79,6 +79,13 @@ class ModelTask:
         return 1
 
     @property
+    def gpu_optional(self) -> bool:
+        """Whether the model runs on the CPU where no GPU is offered (a local model with
+        ``device: auto``); ``device: cuda`` and vLLM need their GPUs."""
+        model = self.runs[0].config.model
+        return model.type not in {"vllm", "api"} and model.device == "auto"
+
+    @property
     def planned(self) -> int:
         """Work items of every run of the model."""
         return sum(r.planned for r in self.runs)

@@ -16,6 +16,11 @@ class Task(Protocol):
     @property
     def gpus(self) -> int: ...
 
+    @property
+    def gpu_optional(self) -> bool:
+        """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""
+        ...
+
 
 T = TypeVar("T", bound=Task)
 R = TypeVar("R")

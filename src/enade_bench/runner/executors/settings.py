@@ -69,6 +69,11 @@ class SlurmSettings(StrictModel):
     setup: list[str] = Field(
         default_factory=list, description="shell lines run before each job (slurm_setup)"
     )
+    jobs: str | None = Field(
+        default=None,
+        description="folder of submitit's job files and logs, on a filesystem the nodes share "
+        "(default: $ENADE_BENCH_CACHE/slurm/<output>-<hash>; never inside the results folder)",
+    )
     cluster: Literal["slurm", "local"] = Field(
         default="slurm", description="local: submitit's LocalExecutor (jobs as processes here; tests)"
     )
