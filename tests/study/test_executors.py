@@ -42,6 +42,10 @@ pytestmark = pytest.mark.slow
 ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1",
        "RAY_AUTH_MODE": "disabled"}  # fmt: skip
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
+#: ``type: slurm`` on this machine: no Slurm, or Slurm's commands without a controller (no slurm.conf).
+NO_SLURM = (
+    "this machine has no Slurm" if shutil.which("sinfo") is None else "the Slurm controller does not answer"
+)
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +183,8 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
 def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
     pytest.importorskip("submitit")
     folder, expected = local
-    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20})
+    jobs = folder / "slurm_jobs"
+    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs)})
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
     try:
@@ -188,7 +193,8 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         patch.undo()
     got = tables(folder / "study")
     assert [k for k in expected if got.get(k) != expected[k]] == []
-    assert list((folder / "study" / "jobs").rglob("*_log.out"))  # submitit's job logs
+    assert list(jobs.rglob("*_log.out"))  # submitit's job logs, outside the results folder
+    assert not list(jobs.rglob("*.pkl")) and not list((folder / "study").rglob("*.pkl"))
 
 
 @pytest.mark.parametrize(
@@ -198,11 +204,11 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
-        ({"type": "slurm"}, [], "this machine has no Slurm"),
+        ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
         ({"type": "slurm", "gpus_per_node": 1}, [],
          "executor.gpus_per_node: 1 GPU(s) per job, but these models need more: tp2 (2)"),
-        ({"type": "slurm", "gpus_per_node": 2}, [], "this machine has no Slurm"),
+        ({"type": "slurm", "gpus_per_node": 2}, [], NO_SLURM),
     ],
 )  # fmt: skip
 def test_bad_executor_is_one_error_line_before_any_model_loads(

@@ -55,18 +55,26 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
     ``output`` is the study folder (the ``slurm`` executor keeps its job files elsewhere).
     """
     log = options.log or (lambda _line: None)
-    executor = make_executor(options.executor, output)
-    try:
-        executor.check(tasks)
-        with StudyProgress(tasks, log, options.progress) as progress:
-            work = Work(
-                run=partial(run_task, factory=options.backend_factory or load_model),
-                lost=_lost,
-                done=progress.done,
-            )
-            return executor.run(tasks, work)
-    finally:
-        executor.close()
+    left = {t.label: t.unfinished() for t in tasks}  # a finished run is not run again: its model not loaded
+    todo = [t for t in left.values() if t is not None]
+    for task in tasks:
+        if left[task.label] is None:
+            log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
+    outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
+    if todo:
+        executor = make_executor(options.executor, output)
+        try:
+            executor.check(todo)
+            with StudyProgress(todo, log, options.progress) as progress:
+                work = Work(
+                    run=partial(run_task, factory=options.backend_factory or load_model),
+                    lost=_lost,
+                    done=progress.done,
+                )
+                outcomes.update({o.label: o for o in executor.run(todo, work)})
+        finally:
+            executor.close()
+    return [outcomes[t.label] for t in tasks]
 
 
 def enem_tasks(plan: StudyPlan) -> list[ModelTask]:

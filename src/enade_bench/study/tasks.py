@@ -28,9 +28,12 @@ from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig
 from enade_bench.errors import UserError
 from enade_bench.results.safe_write import output_root, real_folder
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.store import IntermediateLog, atomic_write_text
 from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import Experiment, RunOptions
+from enade_bench.runner.retry import split_logged
+from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.write import log_key
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -56,6 +59,34 @@ class TaskRun:
     def logs(self) -> list[Path]:
         """The runner's append-only logs of this run (one per strategy)."""
         return [p.paths.intermediate for p in self.experiment.plans]
+
+
+def finished(run: TaskRun) -> bool:
+    """Whether every strategy of ``run`` is finished, read from its files without the model.
+
+    Finished: its results file was written after its log's last line, and the log (with the
+    settings known without the model, :func:`~enade_bench.runner.write.log_key`) holds every
+    planned item answered, none to ask again and none re-scored against a changed answer key.
+    Anything else, or a log the run would refuse, is not finished: the run loads its model.
+    """
+    exp = run.experiment
+    if not exp.config.output.save_intermediate or not exp.plans:
+        return False
+    for plan in exp.plans:
+        results, path = plan.paths.results, plan.paths.intermediate
+        if not results.is_file() or not path.is_file() or results.stat().st_mtime < path.stat().st_mtime:
+            return False
+        try:
+            raw = with_current_fields(IntermediateLog(path, log_key(exp, plan.strategy, with_model=False))
+                                      .load(write=False), exp.questions)  # fmt: skip
+            logged = with_current_key(raw, exp.questions, path)
+        except UserError:
+            return False
+        keys = {item.key for item in plan.items}
+        done, again = split_logged({k: r for k, r in logged.items() if k in keys})
+        if again or len(done) < len(keys) or any(r.answer != raw[k].answer for k, r in done.items()):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -89,6 +120,13 @@ class ModelTask:
     def planned(self) -> int:
         """Work items of every run of the model."""
         return sum(r.planned for r in self.runs)
+
+    def unfinished(self) -> ModelTask | None:
+        """This task with only its runs not :func:`finished` (``None``: every run is)."""
+        left = tuple(r for r in self.runs if not finished(r))
+        if not left:
+            return None
+        return self if len(left) == len(self.runs) else ModelTask(self.label, left, self.output)
 
 
 @dataclass

@@ -199,6 +199,12 @@ class SlurmExecutor:
     def check(self, tasks: Sequence[Task]) -> None:
         """The partition exists and can run every job (``sinfo``); nothing is submitted."""
         s = self.settings
+        short = [t for t in tasks if s.gpus_per_node is not None and t.gpus > max(s.gpus_per_node, 1)]
+        if short:  # a one-GPU model on a CPU job runs on the CPU (device auto); a split one cannot
+            need = ", ".join(f"{t.label} ({t.gpus})" for t in short)
+            raise UserError(f"executor.gpus_per_node: {s.gpus_per_node} GPU(s) per job, but these models need "
+                            f"more: {need}; raise gpus_per_node, leave it out (each job asks for its model's), "
+                            "or lower tensor_parallel_size")  # fmt: skip
         if s.cluster == "local":
             self._gpus = {t.label: _gpus(t, s, None) for t in tasks}
             return
