@@ -129,7 +129,12 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 3, err
-    assert "failed: gemma3_270m: did not finish: its Ray worker was lost" in err
+    failed = [
+        x
+        for x in err.splitlines()
+        if x.startswith("failed: gemma3_270m: did not finish: its Ray worker was lost")
+    ]
+    assert len(failed) == 1 and f"it ran on pid {worker}, node " in failed[0], err  # its worker, node, time
     assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
 
     lines: list[str] = []
@@ -203,6 +208,7 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         ({"type": "dask"}, [], "key 'executor'"),
         (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
+        ({"type": "ray", "address": "auto"}, [], "executor.address: auto, but no Ray cluster runs on this machine"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
         ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models

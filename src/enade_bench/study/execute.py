@@ -12,6 +12,7 @@ error; the other models go on.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from enade_bench.config import ExperimentConfig
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.progress import StudyProgress
-from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task
+from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task, started_file
 
 
 @dataclass
@@ -46,7 +47,17 @@ def load_model(cfg: ExperimentConfig) -> Backend:
 
 
 def _lost(task: ModelTask, why: str) -> TaskOutcome:
-    return TaskOutcome(task.label, error=f"did not finish: {why}")
+    """A task whose worker, node or job was lost: where it last ran, from the file its worker
+    wrote as it started (worker, node, device; its age is the time it ran)."""
+    outcome = TaskOutcome(task.label, error=f"did not finish: {why}")
+    path = started_file(task)
+    try:
+        outcome.worker, outcome.node, outcome.device = path.read_text(encoding="utf-8").strip().split("\t")
+        outcome.seconds = max(0.0, time.time() - path.stat().st_mtime)
+    except (OSError, ValueError):
+        return outcome  # lost before it started
+    outcome.error += f"; it ran on {outcome.worker}, node {outcome.node}, for {outcome.seconds:.0f} s"
+    return outcome
 
 
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:

@@ -24,8 +24,8 @@ from enade_bench.errors import UserError
 from enade_bench.runner.executors.base import R, T, Task, Work
 from enade_bench.runner.executors.settings import RaySettings
 
-#: Seconds to reach a cluster's address before it is called unreachable (Ray itself retries for minutes).
-CONNECT_TIMEOUT_S = 5.0
+#: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
+CONNECT_TIMEOUT_S = 4.0
 #: Seconds a cancelled task is given to clean up (remove its locks) before the driver leaves.
 CANCEL_GRACE_S = 30.0
 
@@ -40,6 +40,45 @@ def _check_reachable(address: str) -> None:
     except OSError as exc:
         raise UserError(f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
                         "start one with `ray start --head` or fix the address") from None  # fmt: skip
+
+
+def _check_gcs(address: str) -> None:
+    """``address`` is a Ray cluster's GCS: it answers ``GetClusterId`` (gRPC) within the timeout.
+
+    A server that is not Ray (HTTP, SSH, another gRPC service) is one ``error:`` line here,
+    before ``ray.init``, whose own retries take half a minute and log each try.  A GCS that
+    asks for a token (``RAY_AUTH_MODE=token``) is Ray: ``ray.init`` brings the token.
+    """
+    import grpc  # noqa: PLC0415 (Ray's own dependency)
+    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc  # noqa: PLC0415
+
+    with grpc.insecure_channel(address) as channel:
+        stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+        try:
+            stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=CONNECT_TIMEOUT_S)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                return
+            raise UserError(f"executor.address: {address} answers, but not as a Ray cluster "
+                            f"({getattr(code, 'name', code)} from its GCS); give the head node's GCS "
+                            "address (`ray start --head` prints it; default port 6379)") from None  # fmt: skip
+
+
+def _resolve(address: str) -> str:
+    """``auto``: the cluster ``ray start`` left its address for on this machine (one line if none)."""
+    if address != "auto":
+        return address
+    from ray._private.services import canonicalize_bootstrap_address  # noqa: PLC0415
+
+    try:
+        found = canonicalize_bootstrap_address("auto")
+    except (ConnectionError, ValueError):
+        found = None
+    if found is None:
+        raise UserError("executor.address: auto, but no Ray cluster runs on this machine; start one with "
+                        "`ray start --head`, or give HOST:PORT")  # fmt: skip
+    return found
 
 
 def _call(run: Callable[[T], R], task: T) -> R:
@@ -59,15 +98,19 @@ class RayExecutor:
 
     def _connect(self) -> None:
         s = self.settings
-        if s.address not in {None, "auto"}:
-            _check_reachable(str(s.address).removeprefix("ray://"))
+        address = s.address
+        if address is not None:  # anything but a Ray cluster: one line within seconds, before ray.init
+            address = _resolve(address)
+            _check_reachable(address.removeprefix("ray://"))
+            if not address.startswith("ray://"):  # Ray Client speaks another protocol
+                _check_gcs(address)
         if ray.is_initialized():  # this process already joined a cluster (a notebook, the tests)
             return
         options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING,
                                    "configure_logging": False}  # fmt: skip
-        if s.address is not None:
+        if address is not None:
             try:
-                ray.init(address=s.address, **options)  # close() disconnects; the cluster stays
+                ray.init(address=address, **options)  # close() disconnects; the cluster stays
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise UserError(f"executor.address: cannot join the Ray cluster at {s.address!r} "
                                 f"({str(exc).splitlines()[0]})") from None  # fmt: skip
