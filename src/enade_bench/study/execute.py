@@ -49,15 +49,15 @@ def load_model(cfg: ExperimentConfig) -> Backend:
 def _lost(task: ModelTask, why: str) -> TaskOutcome:
     """A task whose worker, node or job was lost: where it last ran, from the file its worker
     wrote as it started (worker, node, device; its age is the time it ran)."""
-    outcome = TaskOutcome(task.label, error=f"did not finish: {why}")
+    error = f"did not finish: {why}"
     path = started_file(task)
     try:
-        outcome.worker, outcome.node, outcome.device = path.read_text(encoding="utf-8").strip().split("\t")
-        outcome.seconds = max(0.0, time.time() - path.stat().st_mtime)
+        worker, node, device = path.read_text(encoding="utf-8").strip().split("\t")
+        seconds = max(0.0, time.time() - path.stat().st_mtime)
     except (OSError, ValueError):
-        return outcome  # lost before it started
-    outcome.error += f"; it ran on {outcome.worker}, node {outcome.node}, for {outcome.seconds:.0f} s"
-    return outcome
+        return TaskOutcome(task.label, error=error)  # lost before it started
+    return TaskOutcome(task.label, error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
+                       worker=worker, node=node, device=device, seconds=seconds)  # fmt: skip
 
 
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
@@ -86,6 +86,35 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
         finally:
             executor.close()
     return [outcomes[t.label] for t in tasks]
+
+
+def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettings) -> list[str]:
+    """``study --dry-run``: each task, what it asks for and where it goes; nothing runs.
+
+    The executor is checked as a run checks it (Slurm: ``sinfo``; Ray: the cluster joined
+    or started here), so the GPUs shown are those each job or Ray task will ask for.
+    """
+    left = {t.label: t.unfinished() for t in tasks}
+    todo = [t for t in left.values() if t is not None]
+    lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}:"]
+    executor = make_executor(settings, output)
+    try:
+        if todo:
+            executor.check(todo)
+        for task in tasks:
+            part = left[task.label]
+            if part is None:
+                lines.append(
+                    f"{task.label}: finished ({len(task.runs)} run(s) on disk): not loaded, nothing asked"
+                )
+                continue
+            lines.append(
+                f"{task.label}: {len(part.runs)} run(s), {part.planned} item(s) -> {executor.describe(part)}"
+            )
+            lines += [f"  {run.description}" for run in part.runs]
+    finally:
+        executor.close()
+    return lines
 
 
 def enem_tasks(plan: StudyPlan) -> list[ModelTask]:

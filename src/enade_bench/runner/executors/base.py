@@ -54,6 +54,10 @@ class Executor(Protocol):
         """Everything checkable before a task starts (one ``UserError`` line)."""
         ...
 
+    def describe(self, task: Task) -> str:
+        """What ``task`` asks of the cluster and where it goes (``study --dry-run``; after :meth:`check`)."""
+        ...
+
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         """Run every task; Ctrl-C cancels those not finished and re-raises."""
         ...

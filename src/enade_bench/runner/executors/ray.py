@@ -55,7 +55,7 @@ def _check_gcs(address: str) -> None:
     with grpc.insecure_channel(address) as channel:
         stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
         try:
-            stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=CONNECT_TIMEOUT_S)
+            stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=CONNECT_TIMEOUT_S)  # type: ignore[attr-defined]
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.UNAUTHENTICATED:
@@ -136,6 +136,12 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
             self._gpus[task.label] = need
+
+    def describe(self, task: Task) -> str:
+        """The task's Ray resources, on the cluster :meth:`check` joined."""
+        where = self.settings.address or "a Ray cluster started here"
+        return (f"a Ray task: num_gpus={self._gpus.get(task.label, 0):g}, "
+                f"num_cpus={self.settings.cpus_per_model:g}, on {where}")  # fmt: skip
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)

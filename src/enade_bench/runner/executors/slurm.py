@@ -195,6 +195,7 @@ class SlurmExecutor:
         self.settings = settings
         self.folder = folder
         self._gpus: dict[str, int] = {}
+        self._partition = settings.partition or "(default)"
 
     def check(self, tasks: Sequence[Task]) -> None:
         """The partition exists and can run every job (``sinfo``); nothing is submitted."""
@@ -219,6 +220,7 @@ class SlurmExecutor:
                             f"(sinfo lists: {', '.join(parts) or 'none'})")  # fmt: skip
         else:
             part = parts[s.partition]
+        self._partition = part.name
         self._gpus = check_request(s, part, tasks)
 
     def request(self, task: Task) -> JobRequest:
@@ -226,6 +228,16 @@ class SlurmExecutor:
         s = self.settings
         return JobRequest(f"enade-bench-{task.label}", s.time, s.cpus_per_task, self._gpus[task.label],
                           s.mem_gb, s.partition, s.account, tuple(s.setup))  # fmt: skip
+
+    def describe(self, task: Task) -> str:
+        """The job's ``sbatch`` request and the partition it goes to."""
+        r = self.request(task)
+        mem = f", --mem={r.mem_gb:g}G" if r.mem_gb is not None else ""
+        gpus = f", --gpus-per-node={r.gpus}" if r.gpus else ", no GPU"
+        where = (
+            f"partition {self._partition}" if self.settings.cluster == "slurm" else "submitit's LocalExecutor"
+        )
+        return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}, on {where}"
 
     def _submit(self, tasks: Sequence[T], work: Work[T, R]) -> list[submitit.Job[R]]:
         executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
