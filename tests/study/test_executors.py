@@ -10,6 +10,7 @@ questions.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -97,9 +98,14 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     """
     tmp = tmp_path_factory.mktemp("local")
     path = write_study(tmp)
-    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=ENV,
+    # torch's own thread count here (every core), one thread in Ray's workers: the study's `threads`
+    # (default 1) must make them equal, and the records with them
+    env = {k: v for k, v in ENV.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=env,
                           capture_output=True, text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    results = json.loads((tmp / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").read_text())
+    assert results["environment"]["threads"] == 1
     return tmp, tables(tmp / "study")
 
 

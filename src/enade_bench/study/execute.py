@@ -78,7 +78,11 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
             executor.check(todo)
             with StudyProgress(todo, log, options.progress) as progress:
                 work = Work(
-                    run=partial(run_task, factory=options.backend_factory or load_model),
+                    run=partial(
+                        run_task,
+                        factory=options.backend_factory or load_model,
+                        threads=options.executor.threads,
+                    ),
                     lost=_lost,
                     done=progress.done,
                 )

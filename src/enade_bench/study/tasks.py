@@ -16,7 +16,8 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,14 +172,64 @@ def started_file(task: ModelTask) -> Path:
     return task.output / ".study" / f"{task.label}.started"
 
 
+#: The variables that size the CPU thread pools of the libraries not yet loaded.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+@contextmanager
+def task_threads(threads: int | None) -> Iterator[Callable[[], None]]:
+    """Compute with ``threads`` intra-op CPU threads for the task, then restore this process's.
+
+    Yields ``apply``: call it after the model loads (torch may have been imported by it).
+    ``None``: leave the process as it is.
+    """
+    if threads is None:
+        yield lambda: None
+        return
+    env = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    os.environ.update({name: str(threads) for name in THREAD_VARIABLES})
+
+    def apply() -> None:
+        loaded = sys.modules.get("torch")
+        if loaded is not None and loaded.get_num_threads() != threads:
+            loaded.set_num_threads(threads)
+
+    apply()
+    try:
+        yield apply
+    finally:
+        for name, value in env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        loaded = sys.modules.get("torch")
+        if loaded is not None and before is not None:
+            loaded.set_num_threads(before)
+
+
 def run_task(
-    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None = None
+    task: ModelTask,
+    factory: BackendFactory,
+    log: Callable[[str], None] | None = None,
+    threads: int | None = None,
 ) -> TaskOutcome:
     """Run or resume every run of ``task`` with its model loaded once; release it after.
 
-    Returns the outcome; a failure to load or run is its ``error`` (``KeyboardInterrupt``
-    propagates, after the model is released and the run locks are removed).
+    ``threads``: torch's intra-op CPU threads while the task runs (the executor's
+    ``threads``; recorded in each results file).  Returns the outcome; a failure to load or
+    run is its ``error`` (``KeyboardInterrupt`` propagates, after the model is released and
+    the run locks are removed).
     """
+    with task_threads(threads) as apply:
+        return _run_task(task, factory, log, apply)
+
+
+def _run_task(
+    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None, apply: Callable[[], None]
+) -> TaskOutcome:
     worker, node, device = where_am_i()
     outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
     start = time.perf_counter()
@@ -195,6 +246,7 @@ def run_task(
                 atomic_write_text(run.config_path,
                                   yaml.safe_dump(run.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
             backend = factory(task.runs[0].config)
+            apply()  # the model may have brought torch in
             for run in task.runs:
                 check_capabilities(backend, {s.method for s in run.experiment.strategies}, [run.config.name])
                 if log is not None:

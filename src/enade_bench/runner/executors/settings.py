@@ -15,8 +15,22 @@ from pydantic import Field, TypeAdapter
 from enade_bench.config import StrictModel
 from enade_bench.errors import UserError
 
+#: Intra-op CPU threads of each task when the block does not say (the same on every executor).
+DEFAULT_THREADS = 1
 
-class LocalSettings(StrictModel):
+
+class TaskThreads(StrictModel):
+    """What every executor block shares: the CPU threads each task computes with."""
+
+    threads: int = Field(
+        default=DEFAULT_THREADS,
+        ge=1,
+        description="intra-op CPU threads of each task (torch.set_num_threads; recorded in each "
+        "results file): the same on every executor, so that CPU reductions, and the scores, are",
+    )
+
+
+class LocalSettings(TaskThreads):
     """Every task in this process, one after the other (today's behaviour)."""
 
     type: Literal["local"] = "local"
@@ -27,7 +41,7 @@ class LocalSettings(StrictModel):
         return False
 
 
-class RaySettings(StrictModel):
+class RaySettings(TaskThreads):
     """Each task a Ray task (``ray.remote(...).options(num_gpus=..., num_cpus=...)``)."""
 
     type: Literal["ray"]
@@ -54,7 +68,7 @@ class RaySettings(StrictModel):
         return self.address is not None
 
 
-class SlurmSettings(StrictModel):
+class SlurmSettings(TaskThreads):
     """Each task a Slurm job through submitit (``AutoExecutor``); the driver waits for them."""
 
     type: Literal["slurm"]
@@ -97,4 +111,5 @@ def executor_settings(configured: ExecutorSettings, override: str | None) -> Exe
         return configured
     if override not in EXECUTOR_TYPES:
         raise UserError(f"--executor: expected one of {', '.join(EXECUTOR_TYPES)}, got {override!r}")
-    return TypeAdapter(ExecutorSettings).validate_python({"type": override})
+    # the block's threads go with the tasks: --executor changes where they run, not their numbers
+    return TypeAdapter(ExecutorSettings).validate_python({"type": override, "threads": configured.threads})
