@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -35,6 +36,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
+from enade_bench.study.memory import model_memory
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -109,6 +111,12 @@ class ModelTask:
         if model.type == "api" or model.device == "cpu":
             return 0
         return 1
+
+    @cached_property
+    def memory(self) -> int | None:
+        """Host memory (bytes) the model needs (:func:`~enade_bench.study.memory.model_memory`:
+        weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
+        return model_memory(self.runs[0].config.model)
 
     @property
     def gpu_optional(self) -> bool:

@@ -17,6 +17,11 @@ class Task(Protocol):
     def gpus(self) -> int: ...
 
     @property
+    def memory(self) -> int | None:
+        """Host memory (bytes) the task needs; ``None``: not known before it runs."""
+        ...
+
+    @property
     def gpu_optional(self) -> bool:
         """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""
         ...

@@ -95,6 +95,7 @@ class RayExecutor:
         self.settings = settings
         self._connected = False
         self._gpus: dict[str, float] = {}
+        self._memory: dict[str, int] = {}
 
     def _connect(self) -> None:
         s = self.settings
@@ -136,18 +137,37 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
             self._gpus[task.label] = need
+        self._check_memory(tasks)
+
+    def _check_memory(self, tasks: Sequence[Task]) -> None:
+        """Each task's memory reservation; one that no node holds is one error line."""
+        explicit = self.settings.memory_per_model_gb
+        largest = max(
+            (float(n["Resources"].get("memory", 0)) for n in ray.nodes() if n.get("Alive")), default=0.0
+        )
+        for task in tasks:
+            need = int(explicit * 2**30) if explicit is not None else (task.memory or 0)
+            if need > largest:
+                where = "executor.memory_per_model_gb" if explicit is not None else f"model {task.label}"
+                raise UserError(f"{where}: needs {need / 2**30:.1f} GB of memory (weights × dtype plus room), but "
+                                f"the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; add a larger "
+                                "node, or set executor.memory_per_model_gb")  # fmt: skip
+            self._memory[task.label] = need
 
     def describe(self, task: Task) -> str:
         """The task's Ray resources, on the cluster :meth:`check` joined."""
         where = self.settings.address or "a Ray cluster started here"
+        memory = self._memory.get(task.label)
+        reserved = f"memory={memory / 2**30:.1f} GB" if memory else "memory not known (none reserved)"
         return (f"a Ray task: num_gpus={self._gpus.get(task.label, 0):g}, "
-                f"num_cpus={self.settings.cpus_per_model:g}, on {where}")  # fmt: skip
+                f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}")  # fmt: skip
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
         refs = {
             remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                           max_retries=0, name=f"enade-bench:{t.label}").remote(work.run, t): i
+                           memory=self._memory.get(t.label) or None, max_retries=0,
+                           name=f"enade-bench:{t.label}").remote(work.run, t): i
             for i, t in enumerate(tasks)
         }  # fmt: skip
         out: dict[int, R] = {}

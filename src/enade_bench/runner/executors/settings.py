@@ -57,6 +57,12 @@ class RaySettings(TaskThreads):
         ge=0,
         description="num_gpus of each task (default: what the model needs; 0 on a CPU cluster)",
     )
+    memory_per_model_gb: float | None = Field(
+        default=None,
+        gt=0,
+        description="memory each task reserves (default: its model's weights × dtype plus room; "
+        "docs/studies.md), so that a node never loads more models than its memory holds",
+    )
     object_store_mb: int = Field(
         default=256, ge=80, description="without an address: object store of the cluster started here"
     )
