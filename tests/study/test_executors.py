@@ -33,6 +33,7 @@ from tests.conftest import (
     packaged_backend,
     require_shared,
 )
+from tests.runner.real_ray import start_ray, stop_ray
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
@@ -50,18 +51,23 @@ NO_SLURM = (
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A Ray cluster on this machine for the module; its address (other processes join it)."""
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Ray cluster on this machine for the module, a head and a second raylet of one CPU
+    each (:mod:`tests.runner.real_ray`); its address (this process and the commands join it)."""
     ray = pytest.importorskip("ray")
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
     patch.setenv("OMP_NUM_THREADS", "1")
     patch.setenv("RAY_AUTH_MODE", "disabled")  # so that the commands run as subprocesses can join
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=150 * 2**20,
-             logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
-    yield ray.get_runtime_context().gcs_address
-    ray.shutdown()
-    patch.undo()
+    real = start_ray(tmp_path_factory.mktemp("ray"), ENV)
+    try:
+        ray.init(address=real.address, logging_level=logging.WARNING, configure_logging=False)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2  # two raylets
+        yield real.address
+    finally:
+        ray.shutdown()
+        stop_ray(real)
+        patch.undo()
 
 
 def write_study(tmp_path: Path, **changes: Any) -> Path:
@@ -155,7 +161,7 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
         ended = [x for x in lines if x.startswith(f"{label}: finished")]
         assert len(started) == len(ended) == 1 and "node" in started[0] and "CPU" in ended[0], lines
     pids = {x.split("pid ")[1].split(",")[0] for x in lines if ": started" in x}
-    assert str(os.getpid()) not in pids  # the models ran in Ray's workers
+    assert str(os.getpid()) not in pids  # the models ran in Ray's workers, one on each raylet (one CPU each)
 
 
 def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
@@ -215,6 +221,8 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
+        ({"type": "ray", "memory_per_model_gb": 100000}, [],
+         "executor.memory_per_model_gb: needs 100000.0 GB of memory (weights × dtype plus room), but the largest"),
         ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
         ({"type": "slurm", "gpus_per_node": 1}, [],
