@@ -315,7 +315,10 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     assert {k.split("/")[2] for k in expected if k.startswith("runs/")} == {"2022_MT_pt-br", "2022_MT_en"}
 
     shutil.rmtree(tmp_path / "study")
-    assert run_study(enem_study(tmp_path, executor={"type": "ray"})).failed == []
+    lines: list[str] = []
+    assert run_study(enem_study(tmp_path, executor={"type": "ray"}), log=lines.append).failed == []
+    started = sorted(x.split(":")[0] for x in lines if ": started" in x)  # the unit of work: model × exam
+    assert started == [f"{m}.MT_{lang}" for m in ("gemma3_270m", "smollm2") for lang in ("en", "pt-br")], lines
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []

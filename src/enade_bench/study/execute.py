@@ -12,6 +12,7 @@ error; the other models go on.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -121,22 +122,33 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     return lines
 
 
-def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
-    """One task per model of an ENEM study, with its area × language runs, every run prepared.
+def enem_tasks(plan: StudyPlan, per_exam: bool = False) -> list[ModelTask]:
+    """The tasks of an ENEM study, every run prepared: one per model with its area × language
+    runs (its model loads once), or with ``per_exam`` one per model × area × language (the
+    unit of work of a cluster: 10 models × 3 exams keep 8 GPUs busy to the last task).
 
     Every run is prepared (data, prompts, plans) here, before the first model loads, so a
     bad file stops the study before any model call.
     """
     runs: dict[str, list[TaskRun]] = defaultdict(list)
+    models: dict[str, str] = {}
     for run in plan.runs:
         opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
         exp = ENEM.prepare(run.config, run.config_path, opts)
-        runs[run.model].append(TaskRun(
+        label = f"{run.model}.{run.area}_{run.language}" if per_exam else run.model
+        models[label] = run.model
+        runs[label].append(TaskRun(
             run.config, run.config_path, exp, opts, ENEM,
             f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}"))  # fmt: skip
-    return [ModelTask(label, tuple(model_runs), plan.output) for label, model_runs in runs.items()]
+    return [ModelTask(label, tuple(r), plan.output, models[label]) for label, r in runs.items()]
 
 
 def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[TaskOutcome]:
-    """Run or resume every planned run of an ENEM study, one task per model."""
-    return execute(enem_tasks(plan), plan.output, options)
+    """Run or resume every planned run of an ENEM study; the outcomes labelled by model.
+
+    In this process (``local``) one task per model, loaded once for its runs; on a cluster one
+    task per model × area × language, so that every GPU has work until the last task.
+    """
+    tasks = enem_tasks(plan, per_exam=options.executor.type != "local")
+    outcomes = execute(tasks, plan.output, options)
+    return [dataclasses.replace(o, label=t.model or t.label) for t, o in zip(tasks, outcomes, strict=True)]

@@ -11,6 +11,7 @@ an exception: the other tasks go on.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import socket
@@ -99,6 +100,8 @@ class ModelTask:
     label: str
     runs: tuple[TaskRun, ...]
     output: Path
+    #: The study's model this task runs (``None``: the label; a task of one model × exam has its own label).
+    model: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -135,7 +138,7 @@ class ModelTask:
         left = tuple(r for r in self.runs if not finished(r))
         if not left:
             return None
-        return self if len(left) == len(self.runs) else ModelTask(self.label, left, self.output)
+        return self if len(left) == len(self.runs) else dataclasses.replace(self, runs=left)
 
 
 @dataclass
