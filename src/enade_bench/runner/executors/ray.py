@@ -107,16 +107,16 @@ class RayExecutor:
                 _check_gcs(address)
         if ray.is_initialized():  # this process already joined a cluster (a notebook, the tests)
             return
-        options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING,
-                                   "configure_logging": False}  # fmt: skip
         if address is not None:
-            try:
-                ray.init(address=address, **options)  # close() disconnects; the cluster stays
+            try:  # close() disconnects; the cluster stays
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+                         configure_logging=False)  # fmt: skip
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise UserError(f"executor.address: cannot join the Ray cluster at {s.address!r} "
                                 f"({str(exc).splitlines()[0]})") from None  # fmt: skip
         else:
-            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, **options)
+            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, include_dashboard=False,
+                     logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
         self._connected = True
 
     def check(self, tasks: Sequence[Task]) -> None:
