@@ -10,6 +10,7 @@ questions.
 
 from __future__ import annotations
 
+import http.server
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import weakref
 from collections.abc import Iterator
@@ -250,6 +252,36 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     assert not (tmp_path / "study" / "runs").exists()
 
 
+def test_an_address_that_is_not_ray_is_one_line_within_ten_seconds(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            """The server's own lines are not the study's."""
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)  # a web server: TCP answers, not Ray
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{server.server_address[1]}"
+    try:
+        start = time.monotonic()
+        assert (
+            main(
+                ["study", str(write_study(tmp_path, executor={"type": "ray", "address": address})), "--quiet"]
+            )
+            == 2
+        )
+        took = time.monotonic() - start
+    finally:
+        server.shutdown()
+    err = capfd.readouterr().err.strip().splitlines()  # file descriptor 2: Ray's C++ log lines too
+    assert err == [f"error: executor.address: {address} answers, but not as a Ray cluster (UNAVAILABLE from its "
+                   "GCS); give the head node's GCS address (`ray start --head` prints it; default port 6379)"]  # fmt: skip
+    assert took < 10
+
+
 def test_ray_without_the_extra_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_study(tmp_path, executor={"type": "ray"})
     patch = pytest.MonkeyPatch()
@@ -318,7 +350,9 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     lines: list[str] = []
     assert run_study(enem_study(tmp_path, executor={"type": "ray"}), log=lines.append).failed == []
     started = sorted(x.split(":")[0] for x in lines if ": started" in x)  # the unit of work: model × exam
-    assert started == [f"{m}.MT_{lang}" for m in ("gemma3_270m", "smollm2") for lang in ("en", "pt-br")], lines
+    assert started == [f"{m}.MT_{lang}" for m in ("gemma3_270m", "smollm2") for lang in ("en", "pt-br")], (
+        lines
+    )
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []
