@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,7 @@ pytest.importorskip("submitit")
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job
+from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job, jobs_folder
 
 
 @dataclass(frozen=True)
@@ -99,3 +100,14 @@ def test_the_time_limit_signal_stops_the_task_and_names_the_limit(monkeypatch: p
     finally:
         signal.signal(signal.SIGUSR2, previous)
     assert out.startswith("smollm2: job 42 hit its time limit (240 min) on node gpu07 after 0 s"), out
+
+
+def test_submitits_files_go_outside_the_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENADE_BENCH_CACHE", str(tmp_path / "cache"))
+    output = tmp_path / "results" / "study"
+    folder = jobs_folder(SlurmSettings(type="slurm"), output)
+    assert folder.parent == tmp_path / "cache" / "slurm" and folder.name.startswith("study-")
+    assert output not in folder.parents
+    assert jobs_folder(SlurmSettings(type="slurm", jobs=str(tmp_path / "j")), output) == tmp_path / "j"
