@@ -7,6 +7,8 @@ controller that does not answer are each one ``error:`` line before any job runs
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -177,3 +179,34 @@ def test_a_controller_that_does_not_answer_is_one_line_and_leaves_nothing(
     assert err == ["error: executor.type: slurm, but the Slurm controller does not answer "
                    "(slurm_load_partitions: Unable to contact slurm controller (connect failure))"]  # fmt: skip
     assert not list(tmp_path.rglob("*.pkl")) and not (tmp_path / "jobs").exists()
+
+
+def test_an_sbatch_failure_is_one_line_and_cancels_the_jobs_already_submitted(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = shutil.which("sbatch")
+    assert real is not None
+    bin_dir = tmp_path / "bin"  # the real sbatch for the first job; the controller "times out" on the second
+    bin_dir.mkdir()
+    wrapper = bin_dir / "sbatch"
+    wrapper.write_text(f"""#!/bin/sh
+if [ -e "{tmp_path}/once" ]; then
+  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
+fi
+touch "{tmp_path}/once"; exec {real} "$@"
+""", encoding="utf-8")  # fmt: skip
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    path = write_study(tmp_path, {}, models=[SMOLLM2, {**SMOLLM2, "name": "second"}])
+    assert main(["study", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: executor: sbatch refused the job of second: sbatch: error: "
+                                               "Batch job submission failed: Socket timed out"), err  # fmt: skip
+    assert err[0].endswith("; cancelled the 1 job(s) already submitted"), err
+    first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and "|CANCELLED|" not in first[-1]:
+        time.sleep(0.2)
+        first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
+    assert "|CANCELLED|" in first[-1], first
+    assert not list(tmp_path.rglob("*.pkl"))

@@ -19,7 +19,9 @@ last line) within :data:`RESULT_GRACE_S`; a job near its time limit stops its ta
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import signal
 import time
@@ -245,9 +247,14 @@ class SlurmExecutor:
         for task in tasks:
             executor.update_parameters(**self.request(task).submitit(self.settings.cluster))
             try:
-                jobs.append(executor.submit(in_job, work.run, work.lost, task, self.settings.time))
+                with contextlib.redirect_stderr(
+                    io.StringIO()
+                ):  # submitit prints sbatch's stderr: it is in exc
+                    jobs.append(executor.submit(in_job, work.run, work.lost, task, self.settings.time))
             except (FailedJobError, FailedSubmissionError) as exc:
                 sc.cancel([j.job_id for j in jobs])
+                for job in jobs:
+                    _clean(job)
                 for stray in self.folder.glob("*.pkl"):  # the task pickled for the job sbatch refused
                     stray.unlink(missing_ok=True)
                 lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
