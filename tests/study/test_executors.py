@@ -10,12 +10,15 @@ questions.
 
 from __future__ import annotations
 
+import http.server
+import json
 import logging
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import weakref
 from collections.abc import Iterator
@@ -32,6 +35,7 @@ from tests.conftest import (
     packaged_backend,
     require_shared,
 )
+from tests.runner.real_ray import start_ray, stop_ray
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
@@ -42,21 +46,30 @@ pytestmark = pytest.mark.slow
 ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1",
        "RAY_AUTH_MODE": "disabled"}  # fmt: skip
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
+#: ``type: slurm`` on this machine: no Slurm, or Slurm's commands without a controller (no slurm.conf).
+NO_SLURM = (
+    "this machine has no Slurm" if shutil.which("sinfo") is None else "the Slurm controller does not answer"
+)
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A Ray cluster on this machine for the module; its address (other processes join it)."""
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Ray cluster on this machine for the module, a head and a second raylet of one CPU
+    each (:mod:`tests.runner.real_ray`); its address (this process and the commands join it)."""
     ray = pytest.importorskip("ray")
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
     patch.setenv("OMP_NUM_THREADS", "1")
     patch.setenv("RAY_AUTH_MODE", "disabled")  # so that the commands run as subprocesses can join
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=150 * 2**20,
-             logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
-    yield ray.get_runtime_context().gcs_address
-    ray.shutdown()
-    patch.undo()
+    real = start_ray(tmp_path_factory.mktemp("ray"), ENV)
+    try:
+        ray.init(address=real.address, logging_level=logging.WARNING, configure_logging=False)
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2  # two raylets
+        yield real.address
+    finally:
+        ray.shutdown()
+        stop_ray(real)
+        patch.undo()
 
 
 def write_study(tmp_path: Path, **changes: Any) -> Path:
@@ -93,9 +106,14 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     """
     tmp = tmp_path_factory.mktemp("local")
     path = write_study(tmp)
-    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=ENV,
+    # torch's own thread count here (every core), one thread in Ray's workers: the study's `threads`
+    # (default 1) must make them equal, and the records with them
+    env = {k: v for k, v in ENV.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=env,
                           capture_output=True, text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stderr
+    results = json.loads((tmp / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").read_text())
+    assert results["environment"]["threads"] == 1
     return tmp, tables(tmp / "study")
 
 
@@ -125,7 +143,12 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 3, err
-    assert "failed: gemma3_270m: did not finish: its Ray worker was lost" in err
+    failed = [
+        x
+        for x in err.splitlines()
+        if x.startswith("failed: gemma3_270m: did not finish: its Ray worker was lost")
+    ]
+    assert len(failed) == 1 and f"it ran on pid {worker}, node " in failed[0], err  # its worker, node, time
     assert not (folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S5_results.json").exists()
 
     lines: list[str] = []
@@ -135,12 +158,15 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     assert [k for k in expected if got[k] != expected[k]] == []  # as if run once, by `local`
     assert not list((folder / "study" / "runs").rglob("*.lock"))
     assert not (folder / "study" / ".study").exists()
-    for label in ("smollm2", "gemma3_270m"):  # one start and one end line each: worker, node, device
-        started = [x for x in lines if x.startswith(f"{label}: started")]
-        ended = [x for x in lines if x.startswith(f"{label}: finished")]
-        assert len(started) == len(ended) == 1 and "node" in started[0] and "CPU" in ended[0], lines
-    pids = {x.split("pid ")[1].split(",")[0] for x in lines if ": started" in x}
-    assert str(os.getpid()) not in pids  # the models ran in Ray's workers
+    # smollm2 finished beside the killed worker (the other raylet): the rerun does not load it
+    assert "smollm2: finished earlier (1 run(s) on disk; its model is not loaded)" in lines, lines
+    assert not [x for x in lines if x.startswith("smollm2: started")], lines
+    started = [
+        x for x in lines if x.startswith("gemma3_270m: started")
+    ]  # one start and one end: worker, node
+    ended = [x for x in lines if x.startswith("gemma3_270m: finished")]
+    assert len(started) == len(ended) == 1 and "node" in started[0] and "CPU" in ended[0], lines
+    assert f"pid {os.getpid()}," not in started[0]  # the model ran in a Ray worker
 
 
 def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
@@ -179,7 +205,8 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
 def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
     pytest.importorskip("submitit")
     folder, expected = local
-    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20})
+    jobs = folder / "slurm_jobs"
+    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs)})
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
     try:
@@ -188,7 +215,8 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         patch.undo()
     got = tables(folder / "study")
     assert [k for k in expected if got.get(k) != expected[k]] == []
-    assert list((folder / "study" / "jobs").rglob("*_log.out"))  # submitit's job logs
+    assert list(jobs.rglob("*_log.out"))  # submitit's job logs, outside the results folder
+    assert not list(jobs.rglob("*.pkl")) and not list((folder / "study").rglob("*.pkl"))
 
 
 @pytest.mark.parametrize(
@@ -198,11 +226,13 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
-        ({"type": "slurm"}, [], "this machine has no Slurm"),
+        ({"type": "ray", "memory_per_model_gb": 100000}, [],
+         "executor.memory_per_model_gb: needs 100000.0 GB of memory (weights × dtype plus room), but the largest"),
+        ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
         ({"type": "slurm", "gpus_per_node": 1}, [],
          "executor.gpus_per_node: 1 GPU(s) per job, but these models need more: tp2 (2)"),
-        ({"type": "slurm", "gpus_per_node": 2}, [], "this machine has no Slurm"),
+        ({"type": "slurm", "gpus_per_node": 2}, [], NO_SLURM),
     ],
 )  # fmt: skip
 def test_bad_executor_is_one_error_line_before_any_model_loads(
@@ -223,6 +253,36 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
     assert not (tmp_path / "study" / "runs").exists()
+
+
+def test_an_address_that_is_not_ray_is_one_line_within_ten_seconds(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            """The server's own lines are not the study's."""
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)  # a web server: TCP answers, not Ray
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{server.server_address[1]}"
+    try:
+        start = time.monotonic()
+        assert (
+            main(
+                ["study", str(write_study(tmp_path, executor={"type": "ray", "address": address})), "--quiet"]
+            )
+            == 2
+        )
+        took = time.monotonic() - start
+    finally:
+        server.shutdown()
+    err = capfd.readouterr().err.strip().splitlines()  # file descriptor 2: Ray's C++ log lines too
+    assert err == [f"error: executor.address: {address} answers, but not as a Ray cluster (UNAVAILABLE from its "
+                   "GCS); give the head node's GCS address (`ray start --head` prints it; default port 6379)"]  # fmt: skip
+    assert took < 10
 
 
 def test_ray_without_the_extra_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -290,7 +350,12 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     assert {k.split("/")[2] for k in expected if k.startswith("runs/")} == {"2022_MT_pt-br", "2022_MT_en"}
 
     shutil.rmtree(tmp_path / "study")
-    assert run_study(enem_study(tmp_path, executor={"type": "ray"})).failed == []
+    lines: list[str] = []
+    assert run_study(enem_study(tmp_path, executor={"type": "ray"}), log=lines.append).failed == []
+    started = sorted(x.split(":")[0] for x in lines if ": started" in x)  # the unit of work: model × exam
+    assert started == [f"{m}.MT_{lang}" for m in ("gemma3_270m", "smollm2") for lang in ("en", "pt-br")], (
+        lines
+    )
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []

@@ -102,6 +102,18 @@ def test_a_failed_model_is_reported_and_the_others_run(tmp_path: Path) -> None:
     assert (tmp_path / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").is_file()
     assert result.index.is_file()
 
+    loads: list[str] = []
+
+    def counting(cfg):  # type: ignore[no-untyped-def]
+        loads.append(cfg.name)
+        return factory(cfg)
+
+    lines: list[str] = []
+    again = run_study(path, backend_factory=counting, log=lines.append)
+    assert loads == ["broken"]  # the finished model is not loaded again; the failed one is
+    assert "smollm2: finished earlier (1 run(s) on disk; its model is not loaded)" in lines
+    assert again.failed == result.failed and "smollm2" in again.summary
+
 
 @pytest.mark.parametrize(
     ("changes", "expected"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,28 @@ def test_executor_option_replaces_the_type_and_keeps_the_blocks_own_settings() -
     assert executor_settings(ray, None) is ray and executor_settings(ray, "ray") is ray
     assert executor_settings(ray, "local") == LocalSettings()
     assert executor_settings(LocalSettings(), "slurm") == SlurmSettings(type="slurm")
+    threads = RaySettings(type="ray", threads=4)  # the tasks' threads go with them: same numbers anywhere
+    assert executor_settings(threads, "local") == LocalSettings(threads=4)
     with pytest.raises(UserError, match="--executor: expected one of local, ray, slurm, got 'dask'"):
         executor_settings(ray, "dask")
+
+
+def test_a_task_computes_with_its_threads_and_the_process_gets_its_own_back(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    run = _task({"name": "org/model"}).runs[0]
+    task = ModelTask(
+        "m", (dataclasses.replace(run, config_path=tmp_path / "m" / "experiment.yaml"),), tmp_path
+    )
+
+    def factory(cfg):  # type: ignore[no-untyped-def]
+        seen.append(torch.get_num_threads())
+        raise RuntimeError("no weights here")
+
+    outcome = run_task(task, factory, threads=3)
+    assert outcome.error == "RuntimeError: no weights here" and seen == [3]
+    assert torch.get_num_threads() == before
 
 
 def test_a_worker_that_cannot_see_the_study_folder_fails_its_model_with_one_line(tmp_path: Path) -> None:

@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--executor", metavar="TYPE",
                         help="where the models run: local (default), ray or slurm, in place of the "
                         "config's executor.type (docs/studies.md, 'Several GPUs and nodes')")  # fmt: skip
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check the study and show its plan: each task, the GPUs, CPUs, memory and time "
+                        "it asks for and where it goes; no model loads, nothing is written")  # fmt: skip
     parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
                         help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
     parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
@@ -41,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
     # the command's own imports (scipy, pandas, the model libraries): not at --help
     from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415
     from enade_bench.benchmarks.enem.study.derive import write_derived_attributes  # noqa: PLC0415
-    from enade_bench.study.run import StudyOptions, run_study  # noqa: PLC0415
+    from enade_bench.study.run import StudyOptions, run_study, study_plan  # noqa: PLC0415
 
     if args.derive_attributes is not None:
         if not args.year:
@@ -56,6 +59,13 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
+    if args.dry_run:
+        with quiet_libraries(True):
+            lines = study_plan(
+                args.config, StudyOptions(limit=checked_limit(args.limit), executor=args.executor)
+            )
+        print("\n".join(lines))
+        return 0
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
         options = StudyOptions(run_models=not args.report_only, progress=not args.quiet and sys.stderr.isatty(),
                                log=log, allow_errors=args.allow_errors, limit=checked_limit(args.limit),

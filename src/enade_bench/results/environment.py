@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -55,12 +56,20 @@ def git_commit(start: Path | None = None) -> dict[str, JsonValue]:
     return {"commit": head, "dirty": bool(dirty)}
 
 
+def torch_threads() -> int | None:
+    """torch's intra-op CPU threads in this process (their count can move a CPU score's last
+    bits); ``None`` where torch was not loaded (API models)."""
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else None
+
+
 def environment() -> dict[str, JsonValue]:
-    """Python, platform, library versions and git commit."""
+    """Python, platform, library versions, git commit and torch's CPU threads."""
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "machine": platform.machine(),
         "libraries": library_versions(),
         "git": git_commit(),
+        "threads": torch_threads(),
     }

@@ -12,6 +12,8 @@ error; the other models go on.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from enade_bench.config import ExperimentConfig
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.progress import StudyProgress
-from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task
+from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task, started_file
 
 
 @dataclass
@@ -46,45 +48,107 @@ def load_model(cfg: ExperimentConfig) -> Backend:
 
 
 def _lost(task: ModelTask, why: str) -> TaskOutcome:
-    return TaskOutcome(task.label, error=f"did not finish: {why}")
+    """A task whose worker, node or job was lost: where it last ran, from the file its worker
+    wrote as it started (worker, node, device; its age is the time it ran)."""
+    error = f"did not finish: {why}"
+    path = started_file(task)
+    try:
+        worker, node, device = path.read_text(encoding="utf-8").strip().split("\t")
+        seconds = max(0.0, time.time() - path.stat().st_mtime)
+    except (OSError, ValueError):
+        return TaskOutcome(task.label, error=error)  # lost before it started
+    return TaskOutcome(task.label, error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
+                       worker=worker, node=node, device=device, seconds=seconds)  # fmt: skip
 
 
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
     """Check the executor, then run every task; the outcomes in task order.
 
-    ``output`` is the study folder (job logs of the ``slurm`` executor: ``output/jobs``).
+    ``output`` is the study folder (the ``slurm`` executor keeps its job files elsewhere).
     """
     log = options.log or (lambda _line: None)
-    executor = make_executor(options.executor, output / "jobs")
+    left = {t.label: t.unfinished() for t in tasks}  # a finished run is not run again: its model not loaded
+    todo = [t for t in left.values() if t is not None]
+    for task in tasks:
+        if left[task.label] is None:
+            log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
+    outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
+    if todo:
+        executor = make_executor(options.executor, output)
+        try:
+            executor.check(todo)
+            with StudyProgress(todo, log, options.progress) as progress:
+                work = Work(
+                    run=partial(
+                        run_task,
+                        factory=options.backend_factory or load_model,
+                        threads=options.executor.threads,
+                    ),
+                    lost=_lost,
+                    done=progress.done,
+                )
+                outcomes.update({o.label: o for o in executor.run(todo, work)})
+        finally:
+            executor.close()
+    return [outcomes[t.label] for t in tasks]
+
+
+def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettings) -> list[str]:
+    """``study --dry-run``: each task, what it asks for and where it goes; nothing runs.
+
+    The executor is checked as a run checks it (Slurm: ``sinfo``; Ray: the cluster joined
+    or started here), so the GPUs shown are those each job or Ray task will ask for.
+    """
+    left = {t.label: t.unfinished() for t in tasks}
+    todo = [t for t in left.values() if t is not None]
+    lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}:"]
+    executor = make_executor(settings, output)
     try:
-        executor.check(tasks)
-        with StudyProgress(tasks, log, options.progress) as progress:
-            work = Work(
-                run=partial(run_task, factory=options.backend_factory or load_model),
-                lost=_lost,
-                done=progress.done,
+        if todo:
+            executor.check(todo)
+        for task in tasks:
+            part = left[task.label]
+            if part is None:
+                lines.append(
+                    f"{task.label}: finished ({len(task.runs)} run(s) on disk): not loaded, nothing asked"
+                )
+                continue
+            lines.append(
+                f"{task.label}: {len(part.runs)} run(s), {part.planned} item(s) -> {executor.describe(part)}"
             )
-            return executor.run(tasks, work)
+            lines += [f"  {run.description}" for run in part.runs]
     finally:
         executor.close()
+    return lines
 
 
-def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
-    """One task per model of an ENEM study, with its area × language runs, every run prepared.
+def enem_tasks(plan: StudyPlan, per_exam: bool = False) -> list[ModelTask]:
+    """The tasks of an ENEM study, every run prepared: one per model with its area × language
+    runs (its model loads once), or with ``per_exam`` one per model × area × language (the
+    unit of work of a cluster: 10 models × 3 exams keep 8 GPUs busy to the last task).
 
     Every run is prepared (data, prompts, plans) here, before the first model loads, so a
     bad file stops the study before any model call.
     """
     runs: dict[str, list[TaskRun]] = defaultdict(list)
+    models: dict[str, str] = {}
     for run in plan.runs:
         opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
         exp = ENEM.prepare(run.config, run.config_path, opts)
-        runs[run.model].append(TaskRun(
+        label = f"{run.model}.{run.area}_{run.language}" if per_exam else run.model
+        models[label] = run.model
+        runs[label].append(TaskRun(
             run.config, run.config_path, exp, opts, ENEM,
             f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}"))  # fmt: skip
-    return [ModelTask(label, tuple(model_runs), plan.output) for label, model_runs in runs.items()]
+    return [ModelTask(label, tuple(r), plan.output, models[label]) for label, r in runs.items()]
 
 
 def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[TaskOutcome]:
-    """Run or resume every planned run of an ENEM study, one task per model."""
-    return execute(enem_tasks(plan), plan.output, options)
+    """Run or resume every planned run of an ENEM study; the outcomes labelled by model.
+
+    In this process (``local``) one task per model, loaded once for its runs; on a cluster one
+    task per model × area × language, so that every GPU has work until the last task.
+    """
+    tasks = enem_tasks(plan, per_exam=options.executor.type != "local")
+    outcomes = execute(tasks, plan.output, options)
+    return [dataclasses.replace(o, label=t.model or t.label) for t, o in zip(tasks, outcomes, strict=True)]

@@ -24,7 +24,7 @@ from enade_bench.errors import UserError
 from enade_bench.report.folder import check_report_folder, report_folder
 from enade_bench.results.safe_write import output_root
 from enade_bench.runner.executors import LocalSettings, executor_settings
-from enade_bench.study.execute import ExecuteOptions, execute, run_planned
+from enade_bench.study.execute import ExecuteOptions, describe_plan, enem_tasks, execute, run_planned
 from enade_bench.study.generic import generic_tasks, plan_generic
 from enade_bench.study.report import left_out_notes, write_generic_report
 from enade_bench.study.tasks import BackendFactory
@@ -133,6 +133,25 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
         raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
                         + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
     return StudyResult(report.summary, report.index, report.notes, listed, report.warnings)
+
+
+def study_plan(config: Path | str, options: StudyOptions | None = None) -> list[str]:
+    """``study --dry-run``: the study checked and planned as a run plans it, its tasks described
+    (runs, items, the resources each asks of the executor); no model loads, nothing is written."""
+    opts = options or StudyOptions()
+    executor_settings(LocalSettings(), opts.executor)
+    path = Path(config)
+    data = read_yaml(path, "study config")
+    if study_benchmark(path, data) == "enem":
+        plan = plan_study(path)
+        if opts.limit is not None:
+            plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": opts.limit}))
+        settings = executor_settings(plan.config.executor, opts.executor)
+        return describe_plan(enem_tasks(plan, per_exam=settings.type != "local"), plan.output, settings)
+    if opts.limit is not None:
+        data = {**data, "limit": opts.limit}
+    generic = plan_generic(path, data, executor=opts.executor)
+    return describe_plan(generic_tasks(generic), generic.output, generic.executor)
 
 
 def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:

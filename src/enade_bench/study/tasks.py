@@ -11,13 +11,16 @@ an exception: the other tasks go on.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -28,9 +31,13 @@ from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig
 from enade_bench.errors import UserError
 from enade_bench.results.safe_write import output_root, real_folder
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.store import IntermediateLog, atomic_write_text
 from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import Experiment, RunOptions
+from enade_bench.runner.retry import split_logged
+from enade_bench.runner.work import with_current_fields, with_current_key
+from enade_bench.runner.write import log_key
+from enade_bench.study.memory import model_memory
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -58,6 +65,34 @@ class TaskRun:
         return [p.paths.intermediate for p in self.experiment.plans]
 
 
+def finished(run: TaskRun) -> bool:
+    """Whether every strategy of ``run`` is finished, read from its files without the model.
+
+    Finished: its results file was written after its log's last line, and the log (with the
+    settings known without the model, :func:`~enade_bench.runner.write.log_key`) holds every
+    planned item answered, none to ask again and none re-scored against a changed answer key.
+    Anything else, or a log the run would refuse, is not finished: the run loads its model.
+    """
+    exp = run.experiment
+    if not exp.config.output.save_intermediate or not exp.plans:
+        return False
+    for plan in exp.plans:
+        results, path = plan.paths.results, plan.paths.intermediate
+        if not results.is_file() or not path.is_file() or results.stat().st_mtime < path.stat().st_mtime:
+            return False
+        try:
+            raw = with_current_fields(IntermediateLog(path, log_key(exp, plan.strategy, with_model=False))
+                                      .load(write=False), exp.questions)  # fmt: skip
+            logged = with_current_key(raw, exp.questions, path)
+        except UserError:
+            return False
+        keys = {item.key for item in plan.items}
+        done, again = split_logged({k: r for k, r in logged.items() if k in keys})
+        if again or len(done) < len(keys) or any(r.answer != raw[k].answer for k, r in done.items()):
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class ModelTask:
     """One model of a study with all its runs; ``output`` is the study folder."""
@@ -65,6 +100,8 @@ class ModelTask:
     label: str
     runs: tuple[TaskRun, ...]
     output: Path
+    #: The study's model this task runs (``None``: the label; a task of one model × exam has its own label).
+    model: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -78,10 +115,30 @@ class ModelTask:
             return 0
         return 1
 
+    @cached_property
+    def memory(self) -> int | None:
+        """Host memory (bytes) the model needs (:func:`~enade_bench.study.memory.model_memory`:
+        weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
+        return model_memory(self.runs[0].config.model)
+
+    @property
+    def gpu_optional(self) -> bool:
+        """Whether the model runs on the CPU where no GPU is offered (a local model with
+        ``device: auto``); ``device: cuda`` and vLLM need their GPUs."""
+        model = self.runs[0].config.model
+        return model.type not in {"vllm", "api"} and model.device == "auto"
+
     @property
     def planned(self) -> int:
         """Work items of every run of the model."""
         return sum(r.planned for r in self.runs)
+
+    def unfinished(self) -> ModelTask | None:
+        """This task with only its runs not :func:`finished` (``None``: every run is)."""
+        left = tuple(r for r in self.runs if not finished(r))
+        if not left:
+            return None
+        return self if len(left) == len(self.runs) else dataclasses.replace(self, runs=left)
 
 
 @dataclass
@@ -126,14 +183,64 @@ def started_file(task: ModelTask) -> Path:
     return task.output / ".study" / f"{task.label}.started"
 
 
+#: The variables that size the CPU thread pools of the libraries not yet loaded.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+@contextmanager
+def task_threads(threads: int | None) -> Iterator[Callable[[], None]]:
+    """Compute with ``threads`` intra-op CPU threads for the task, then restore this process's.
+
+    Yields ``apply``: call it after the model loads (torch may have been imported by it).
+    ``None``: leave the process as it is.
+    """
+    if threads is None:
+        yield lambda: None
+        return
+    env = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    os.environ.update({name: str(threads) for name in THREAD_VARIABLES})
+
+    def apply() -> None:
+        loaded = sys.modules.get("torch")
+        if loaded is not None and loaded.get_num_threads() != threads:
+            loaded.set_num_threads(threads)
+
+    apply()
+    try:
+        yield apply
+    finally:
+        for name, value in env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        loaded = sys.modules.get("torch")
+        if loaded is not None and before is not None:
+            loaded.set_num_threads(before)
+
+
 def run_task(
-    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None = None
+    task: ModelTask,
+    factory: BackendFactory,
+    log: Callable[[str], None] | None = None,
+    threads: int | None = None,
 ) -> TaskOutcome:
     """Run or resume every run of ``task`` with its model loaded once; release it after.
 
-    Returns the outcome; a failure to load or run is its ``error`` (``KeyboardInterrupt``
-    propagates, after the model is released and the run locks are removed).
+    ``threads``: torch's intra-op CPU threads while the task runs (the executor's
+    ``threads``; recorded in each results file).  Returns the outcome; a failure to load or
+    run is its ``error`` (``KeyboardInterrupt`` propagates, after the model is released and
+    the run locks are removed).
     """
+    with task_threads(threads) as apply:
+        return _run_task(task, factory, log, apply)
+
+
+def _run_task(
+    task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None, apply: Callable[[], None]
+) -> TaskOutcome:
     worker, node, device = where_am_i()
     outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
     start = time.perf_counter()
@@ -150,6 +257,7 @@ def run_task(
                 atomic_write_text(run.config_path,
                                   yaml.safe_dump(run.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
             backend = factory(task.runs[0].config)
+            apply()  # the model may have brought torch in
             for run in task.runs:
                 check_capabilities(backend, {s.method for s in run.experiment.strategies}, [run.config.name])
                 if log is not None:

@@ -16,6 +16,16 @@ class Task(Protocol):
     @property
     def gpus(self) -> int: ...
 
+    @property
+    def memory(self) -> int | None:
+        """Host memory (bytes) the task needs; ``None``: not known before it runs."""
+        ...
+
+    @property
+    def gpu_optional(self) -> bool:
+        """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""
+        ...
+
 
 T = TypeVar("T", bound=Task)
 R = TypeVar("R")
@@ -47,6 +57,10 @@ class Executor(Protocol):
 
     def check(self, tasks: Sequence[Task]) -> None:
         """Everything checkable before a task starts (one ``UserError`` line)."""
+        ...
+
+    def describe(self, task: Task) -> str:
+        """What ``task`` asks of the cluster and where it goes (``study --dry-run``; after :meth:`check`)."""
         ...
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:

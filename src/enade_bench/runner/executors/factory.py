@@ -12,8 +12,8 @@ from enade_bench.runner.executors.settings import ExecutorSettings, LocalSetting
 EXTRA = "pip install 'enade-bench[cluster]'"
 
 
-def make_executor(settings: ExecutorSettings, folder: Path) -> Executor:
-    """The executor ``settings`` describe; ``folder``: where it may keep its own files (job logs).
+def make_executor(settings: ExecutorSettings, output: Path) -> Executor:
+    """The executor ``settings`` describe, for the study whose results folder is ``output``.
 
     Ray and submitit are imported here, so a missing extra is one error line.
     """
@@ -26,9 +26,9 @@ def make_executor(settings: ExecutorSettings, folder: Path) -> Executor:
             from enade_bench.runner.executors.ray import RayExecutor  # noqa: PLC0415
 
             return RayExecutor(settings)
-        from enade_bench.runner.executors.slurm import SlurmExecutor  # noqa: PLC0415
+        from enade_bench.runner.executors.slurm import SlurmExecutor, jobs_folder  # noqa: PLC0415
 
-        return SlurmExecutor(settings, folder)
+        return SlurmExecutor(settings, jobs_folder(settings, output))
     except ImportError as exc:
         raise UserError(f"executor: type '{settings.type}' needs {exc.name or 'ray/submitit'}, "
                         f"which is not installed; install the extra: {EXTRA}") from None  # fmt: skip

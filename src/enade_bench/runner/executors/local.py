@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from enade_bench.runner.executors.base import R, T, Task, Work
@@ -14,6 +15,10 @@ class LocalExecutor:
 
     def check(self, tasks: Sequence[Task]) -> None:
         """Nothing to check: this process runs every task."""
+
+    def describe(self, task: Task) -> str:
+        """This process, after the tasks before it."""
+        return f"this process (pid {os.getpid()}), in turn"
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         out = []

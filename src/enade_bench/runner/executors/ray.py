@@ -24,8 +24,8 @@ from enade_bench.errors import UserError
 from enade_bench.runner.executors.base import R, T, Task, Work
 from enade_bench.runner.executors.settings import RaySettings
 
-#: Seconds to reach a cluster's address before it is called unreachable (Ray itself retries for minutes).
-CONNECT_TIMEOUT_S = 5.0
+#: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
+CONNECT_TIMEOUT_S = 4.0
 #: Seconds a cancelled task is given to clean up (remove its locks) before the driver leaves.
 CANCEL_GRACE_S = 30.0
 
@@ -42,6 +42,45 @@ def _check_reachable(address: str) -> None:
                         "start one with `ray start --head` or fix the address") from None  # fmt: skip
 
 
+def _check_gcs(address: str) -> None:
+    """``address`` is a Ray cluster's GCS: it answers ``GetClusterId`` (gRPC) within the timeout.
+
+    A server that is not Ray (HTTP, SSH, another gRPC service) is one ``error:`` line here,
+    before ``ray.init``, whose own retries take half a minute and log each try.  A GCS that
+    asks for a token (``RAY_AUTH_MODE=token``) is Ray: ``ray.init`` brings the token.
+    """
+    import grpc  # noqa: PLC0415 (Ray's own dependency)
+    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc  # noqa: PLC0415
+
+    with grpc.insecure_channel(address) as channel:
+        stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+        try:
+            stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=CONNECT_TIMEOUT_S)  # type: ignore[attr-defined]
+        except grpc.RpcError as exc:
+            code = exc.code()
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                return
+            raise UserError(f"executor.address: {address} answers, but not as a Ray cluster "
+                            f"({getattr(code, 'name', code)} from its GCS); give the head node's GCS "
+                            "address (`ray start --head` prints it; default port 6379)") from None  # fmt: skip
+
+
+def _resolve(address: str) -> str:
+    """``auto``: the cluster ``ray start`` left its address for on this machine (one line if none)."""
+    if address != "auto":
+        return address
+    from ray._private.services import canonicalize_bootstrap_address  # noqa: PLC0415
+
+    try:
+        found = canonicalize_bootstrap_address("auto")
+    except (ConnectionError, ValueError):
+        found = None
+    if found is None:
+        raise UserError("executor.address: auto, but no Ray cluster runs on this machine; start one with "
+                        "`ray start --head`, or give HOST:PORT")  # fmt: skip
+    return found
+
+
 def _call(run: Callable[[T], R], task: T) -> R:
     """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
     return run(task)
@@ -56,23 +95,28 @@ class RayExecutor:
         self.settings = settings
         self._connected = False
         self._gpus: dict[str, float] = {}
+        self._memory: dict[str, int] = {}
 
     def _connect(self) -> None:
         s = self.settings
-        if s.address not in {None, "auto"}:
-            _check_reachable(str(s.address).removeprefix("ray://"))
+        address = s.address
+        if address is not None:  # anything but a Ray cluster: one line within seconds, before ray.init
+            address = _resolve(address)
+            _check_reachable(address.removeprefix("ray://"))
+            if not address.startswith("ray://"):  # Ray Client speaks another protocol
+                _check_gcs(address)
         if ray.is_initialized():  # this process already joined a cluster (a notebook, the tests)
             return
-        options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING,
-                                   "configure_logging": False}  # fmt: skip
-        if s.address is not None:
-            try:
-                ray.init(address=s.address, **options)  # close() disconnects; the cluster stays
+        if address is not None:
+            try:  # close() disconnects; the cluster stays
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+                         configure_logging=False)  # fmt: skip
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 raise UserError(f"executor.address: cannot join the Ray cluster at {s.address!r} "
                                 f"({str(exc).splitlines()[0]})") from None  # fmt: skip
         else:
-            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, **options)
+            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, include_dashboard=False,
+                     logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
         self._connected = True
 
     def check(self, tasks: Sequence[Task]) -> None:
@@ -93,12 +137,37 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
             self._gpus[task.label] = need
+        self._check_memory(tasks)
+
+    def _check_memory(self, tasks: Sequence[Task]) -> None:
+        """Each task's memory reservation; one that no node holds is one error line."""
+        explicit = self.settings.memory_per_model_gb
+        largest = max(
+            (float(n["Resources"].get("memory", 0)) for n in ray.nodes() if n.get("Alive")), default=0.0
+        )
+        for task in tasks:
+            need = int(explicit * 2**30) if explicit is not None else (task.memory or 0)
+            if need > largest:
+                where = "executor.memory_per_model_gb" if explicit is not None else f"model {task.label}"
+                raise UserError(f"{where}: needs {need / 2**30:.1f} GB of memory (weights × dtype plus room), but "
+                                f"the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; add a larger "
+                                "node, or set executor.memory_per_model_gb")  # fmt: skip
+            self._memory[task.label] = need
+
+    def describe(self, task: Task) -> str:
+        """The task's Ray resources, on the cluster :meth:`check` joined."""
+        where = self.settings.address or "a Ray cluster started here"
+        memory = self._memory.get(task.label)
+        reserved = f"memory={memory / 2**30:.1f} GB" if memory else "memory not known (none reserved)"
+        return (f"a Ray task: num_gpus={self._gpus.get(task.label, 0):g}, "
+                f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}")  # fmt: skip
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
         refs = {
             remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                           max_retries=0, name=f"enade-bench:{t.label}").remote(work.run, t): i
+                           memory=self._memory.get(t.label) or None, max_retries=0,
+                           name=f"enade-bench:{t.label}").remote(work.run, t): i
             for i, t in enumerate(tasks)
         }  # fmt: skip
         out: dict[int, R] = {}

@@ -15,8 +15,22 @@ from pydantic import Field, TypeAdapter
 from enade_bench.config import StrictModel
 from enade_bench.errors import UserError
 
+#: Intra-op CPU threads of each task when the block does not say (the same on every executor).
+DEFAULT_THREADS = 1
 
-class LocalSettings(StrictModel):
+
+class TaskThreads(StrictModel):
+    """What every executor block shares: the CPU threads each task computes with."""
+
+    threads: int = Field(
+        default=DEFAULT_THREADS,
+        ge=1,
+        description="intra-op CPU threads of each task (torch.set_num_threads; recorded in each "
+        "results file): the same on every executor, so that CPU reductions, and the scores, are",
+    )
+
+
+class LocalSettings(TaskThreads):
     """Every task in this process, one after the other (today's behaviour)."""
 
     type: Literal["local"] = "local"
@@ -27,7 +41,7 @@ class LocalSettings(StrictModel):
         return False
 
 
-class RaySettings(StrictModel):
+class RaySettings(TaskThreads):
     """Each task a Ray task (``ray.remote(...).options(num_gpus=..., num_cpus=...)``)."""
 
     type: Literal["ray"]
@@ -43,6 +57,12 @@ class RaySettings(StrictModel):
         ge=0,
         description="num_gpus of each task (default: what the model needs; 0 on a CPU cluster)",
     )
+    memory_per_model_gb: float | None = Field(
+        default=None,
+        gt=0,
+        description="memory each task reserves (default: its model's weights × dtype plus room; "
+        "docs/studies.md), so that a node never loads more models than its memory holds",
+    )
     object_store_mb: int = Field(
         default=256, ge=80, description="without an address: object store of the cluster started here"
     )
@@ -54,7 +74,7 @@ class RaySettings(StrictModel):
         return self.address is not None
 
 
-class SlurmSettings(StrictModel):
+class SlurmSettings(TaskThreads):
     """Each task a Slurm job through submitit (``AutoExecutor``); the driver waits for them."""
 
     type: Literal["slurm"]
@@ -68,6 +88,11 @@ class SlurmSettings(StrictModel):
     mem_gb: float | None = Field(default=None, gt=0)
     setup: list[str] = Field(
         default_factory=list, description="shell lines run before each job (slurm_setup)"
+    )
+    jobs: str | None = Field(
+        default=None,
+        description="folder of submitit's job files and logs, on a filesystem the nodes share "
+        "(default: $ENADE_BENCH_CACHE/slurm/<output>-<hash>; never inside the results folder)",
     )
     cluster: Literal["slurm", "local"] = Field(
         default="slurm", description="local: submitit's LocalExecutor (jobs as processes here; tests)"
@@ -92,4 +117,5 @@ def executor_settings(configured: ExecutorSettings, override: str | None) -> Exe
         return configured
     if override not in EXECUTOR_TYPES:
         raise UserError(f"--executor: expected one of {', '.join(EXECUTOR_TYPES)}, got {override!r}")
-    return TypeAdapter(ExecutorSettings).validate_python({"type": override})
+    # the block's threads go with the tasks: --executor changes where they run, not their numbers
+    return TypeAdapter(ExecutorSettings).validate_python({"type": override, "threads": configured.threads})

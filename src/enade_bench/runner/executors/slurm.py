@@ -1,29 +1,191 @@
 """The ``slurm`` executor: each task a Slurm job through submitit; the driver waits for them all.
 
-``submitit.AutoExecutor(folder, cluster="slurm")`` with ``update_parameters(slurm_partition,
-slurm_account, timeout_min, gpus_per_node, cpus_per_task, slurm_setup)``; each job runs the
-pickled task in a fresh Python on its node, where the study folder must be visible (a shared
-filesystem).  ``cluster: local`` is submitit's own ``LocalExecutor`` (the same jobs as
-processes on this machine: what the tests run).  Job logs land in ``folder`` (``%j`` per job).
+Before the first ``sbatch``, the partition is checked with ``sinfo`` (it exists and is up,
+has GPUs where a model needs them, and allows the time, CPUs and memory asked for): each
+problem is one ``error:`` line.  A job asks for the GPUs of its model (``device: cpu``
+none, CUDA its tensor × data parallel size, ``device: auto`` one where the partition has
+GPUs, none where it has not) unless ``gpus_per_node`` fixes them.
+
+submitit pickles each task and writes the job logs to ``jobs`` (default under the model
+cache: never inside the results folder); each job runs the pickled task in a fresh
+Python on its node, where the study folder must be visible (a shared filesystem).  The
+driver follows the jobs with ``squeue`` (accounting, ``sacct``, is not needed): a job
+that pends for a reason that cannot clear is an error after :data:`STUCK_AFTER_S`; one
+that left the queue without a result is lost (its id, node, elapsed time and its log's
+last line) within :data:`RESULT_GRACE_S`; a job near its time limit stops its task
+(submitit's ``USR2`` signal) and reports "job N hit its time limit (T min)".
+``cluster: local`` is submitit's ``LocalExecutor``: the same jobs as processes here (tests).
 """
 
 from __future__ import annotations
 
-import shutil
+import contextlib
+import hashlib
+import io
+import os
+import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
 import submitit
-from submitit.core.utils import UncompletedJobError
+from submitit.core.utils import FailedJobError, FailedSubmissionError, UncompletedJobError, pickle_load
 
+from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
+from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.base import R, T, Task, Work
 from enade_bench.runner.executors.settings import SlurmSettings
 
 #: Seconds between two looks at the jobs' states.
-POLL_S = 1.0
+POLL_S = 2.0
+#: Seconds a job may pend for a reason that cannot clear before the study stops.
+STUCK_AFTER_S = 60.0
+#: Seconds an ended job's result file is awaited (a shared filesystem may show it late).
+RESULT_GRACE_S = 30.0
+#: Ended without writing a result by design (killed, timed out): a shorter wait.
+KILLED_GRACE_S = 5.0
+KILLED = frozenset(
+    {"CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
+)
+
+
+def jobs_folder(settings: SlurmSettings, output: Path) -> Path:
+    """Where submitit's files and the job logs go: ``settings.jobs``, or under the model
+    cache, one folder per study output (never inside the results folder)."""
+    if settings.jobs is not None:
+        return Path(settings.jobs).expanduser().resolve()
+    key = hashlib.sha256(str(output.resolve()).encode()).hexdigest()[:12]
+    return cache_root() / "slurm" / f"{output.name}-{key}"
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What one job asks Slurm for."""
+
+    name: str
+    minutes: int
+    cpus: int
+    gpus: int
+    mem_gb: float | None
+    partition: str | None
+    account: str | None
+    setup: tuple[str, ...]
+
+    def submitit(self, cluster: str) -> dict[str, object]:
+        """submitit's ``update_parameters`` (its keyword arguments: the foreign border)."""
+        params: dict[str, object] = {
+            "name": self.name,
+            "timeout_min": self.minutes,
+            "cpus_per_task": self.cpus,
+        }
+        if self.mem_gb is not None:
+            params["mem_gb"] = self.mem_gb
+        if cluster == "slurm":
+            params.update(slurm_partition=self.partition, slurm_account=self.account, slurm_setup=list(self.setup),
+                          slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)))  # fmt: skip
+            if self.gpus:  # none: no --gpus-per-node at all (a CPU partition has no gres)
+                params["gpus_per_node"] = self.gpus
+        elif self.gpus:
+            params["gpus_per_node"] = self.gpus
+        return params
+
+
+def _gpus(task: Task, settings: SlurmSettings, partition: sc.Partition | None) -> int:
+    if settings.gpus_per_node is not None:
+        return settings.gpus_per_node
+    if task.gpu_optional and (partition is None or partition.gpus == 0):
+        return 0  # device auto: the CPU where the partition has no GPU
+    return task.gpus
+
+
+def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[Task]) -> dict[str, int]:
+    """Each task's GPUs, after checking that ``part`` can ever run its job (one error line)."""
+    where = f"partition '{part.name}'"
+    if not part.up:
+        raise UserError(f"executor.partition: {where} is not up (sinfo); pick another partition")
+    if part.max_minutes is not None and settings.time > part.max_minutes:
+        raise UserError(
+            f"executor.time: {settings.time} min, but {where} allows at most {part.max_minutes} min"
+        )
+    if settings.cpus_per_task > part.cpus:
+        raise UserError(f"executor.cpus_per_task: {settings.cpus_per_task}, but the nodes of {where} "
+                        f"have at most {part.cpus} CPUs")  # fmt: skip
+    if settings.mem_gb is not None and settings.mem_gb * 1024 > part.mem_mb:
+        raise UserError(f"executor.mem_gb: {settings.mem_gb:g}, but the nodes of {where} have at most "
+                        f"{part.mem_mb / 1024:.1f} GB")  # fmt: skip
+    gpus = {t.label: _gpus(t, settings, part) for t in tasks}
+    for task in tasks:
+        if gpus[task.label] > part.gpus:
+            key = "executor.gpus_per_node" if settings.gpus_per_node is not None else f"model {task.label}"
+            raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
+                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; pick a GPU "
+                            "partition, or set the model's device: cpu")  # fmt: skip
+    return gpus
+
+
+class _TimeLimit(BaseException):
+    """Raised in a job by submitit's signal (``USR2``) near its time limit; not an ``Exception``,
+    so the task stops (its model released, its run locks removed) instead of recording it."""
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    raise _TimeLimit
+
+
+def in_job(run: Callable[[T], R], lost: Callable[[T, str], R], task: T, limit: int) -> R:
+    """What a job runs: ``run(task)``; near the time limit, ``lost`` names it."""
+    start = time.monotonic()
+    signal.signal(signal.SIGUSR2, _on_signal)  # in place of submitit's requeue (not checkpointable)
+    try:
+        return run(task)
+    except _TimeLimit:
+        job = os.environ.get("SLURM_JOB_ID", "?")
+        node = os.environ.get("SLURMD_NODENAME", "?")
+        return lost(task, f"job {job} hit its time limit ({limit} min) on node {node} after "
+                          f"{time.monotonic() - start:.0f} s; raise executor.time")  # fmt: skip
+
+
+@dataclass
+class _Watch:
+    """What the driver knows of one job."""
+
+    last: sc.JobInfo | None = None
+    stuck_since: float | None = None
+    ended_since: float | None = None
+    log: list[str] = field(default_factory=list)
+
+
+def _last_line(job: submitit.Job[object]) -> str:
+    for path in (job.paths.stderr, job.paths.stdout):
+        try:
+            lines = [x.strip() for x in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+        except OSError:
+            continue
+        lines = [x for x in lines if x]
+        if lines:
+            return lines[-1][:300]
+    return "no log"
+
+
+def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) -> str:
+    info = sc.accounting(job.job_id) or last
+    state = info.state if info is not None else "left the queue"
+    node = info.node if info is not None and info.node else "no node"
+    elapsed = info.elapsed if info is not None else "?"
+    if state == "TIMEOUT":
+        head = f"job {job.job_id} hit its time limit ({limit} min)"
+    else:
+        head = f"job {job.job_id} ended without a result ({state})"
+    return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}"
+
+
+def _clean(job: submitit.Job[object]) -> None:
+    """The job's pickles (its task and result) once read; its logs stay."""
+    for path in (job.paths.submitted_pickle, job.paths.result_pickle):
+        path.unlink(missing_ok=True)
 
 
 class SlurmExecutor:
@@ -34,60 +196,148 @@ class SlurmExecutor:
     def __init__(self, settings: SlurmSettings, folder: Path) -> None:
         self.settings = settings
         self.folder = folder
+        self._gpus: dict[str, int] = {}
+        self._partition = settings.partition or "(default)"
 
     def check(self, tasks: Sequence[Task]) -> None:
-        """Slurm is there (``srun`` on the PATH) unless ``cluster: local``, and a fixed
-        ``gpus_per_node`` holds each model's GPUs (tensor × data parallel): else the job would
-        wait in the queue, start, and fail on its node."""
-        fixed = self.settings.gpus_per_node
-        # a one-GPU model on a CPU job runs on the CPU (device auto); a split one cannot
-        short = [t for t in tasks if fixed is not None and t.gpus > max(fixed, 1)]
-        if short:
-            need = ", ".join(f"{t.label} ({t.gpus})" for t in short)
-            raise UserError(f"executor.gpus_per_node: {fixed} GPU(s) per job, but these models need more: "
-                            f"{need}; raise gpus_per_node, leave it out (each job asks for its model's), "
-                            "or lower tensor_parallel_size")  # fmt: skip
-        if self.settings.cluster == "slurm" and shutil.which("srun") is None:
-            raise UserError("executor.type: slurm, but this machine has no Slurm (no srun on the PATH); "
-                            "run the study from a login node, or use executor type ray or local")  # fmt: skip
-
-    def _parameters(self, task: Task) -> dict[str, Any]:
+        """The partition exists and can run every job (``sinfo``); nothing is submitted."""
         s = self.settings
-        gpus = s.gpus_per_node if s.gpus_per_node is not None else task.gpus
-        params: dict[str, Any] = {"name": f"enade-bench-{task.label}", "timeout_min": s.time,
-                                  "cpus_per_task": s.cpus_per_task, "slurm_setup": list(s.setup),
-                                  "slurm_partition": s.partition, "slurm_account": s.account,
-                                  "mem_gb": s.mem_gb}  # fmt: skip
-        if s.cluster == "slurm" or gpus:
-            params["gpus_per_node"] = gpus
-        return params
+        short = [t for t in tasks if s.gpus_per_node is not None and t.gpus > max(s.gpus_per_node, 1)]
+        if short:  # a one-GPU model on a CPU job runs on the CPU (device auto); a split one cannot
+            need = ", ".join(f"{t.label} ({t.gpus})" for t in short)
+            raise UserError(f"executor.gpus_per_node: {s.gpus_per_node} GPU(s) per job, but these models need "
+                            f"more: {need}; raise gpus_per_node, leave it out (each job asks for its model's), "
+                            "or lower tensor_parallel_size")  # fmt: skip
+        if s.cluster == "local":
+            self._gpus = {t.label: _gpus(t, s, None) for t in tasks}
+            return
+        parts = sc.partitions()
+        if s.partition is None:
+            part = next((p for p in parts.values() if p.default), None)
+            if part is None:
+                raise UserError("executor.partition: this cluster has no default partition; name one "
+                                f"({', '.join(parts) or 'sinfo lists none'})")  # fmt: skip
+        elif s.partition not in parts:
+            raise UserError(f"executor.partition: no partition '{s.partition}' on this cluster "
+                            f"(sinfo lists: {', '.join(parts) or 'none'})")  # fmt: skip
+        else:
+            part = parts[s.partition]
+        self._partition = part.name
+        self._gpus = check_request(s, part, tasks)
+
+    def request(self, task: Task) -> JobRequest:
+        """The job ``task`` becomes (after :meth:`check`)."""
+        s = self.settings
+        return JobRequest(f"enade-bench-{task.label}", s.time, s.cpus_per_task, self._gpus[task.label],
+                          s.mem_gb, s.partition, s.account, tuple(s.setup))  # fmt: skip
+
+    def describe(self, task: Task) -> str:
+        """The job's ``sbatch`` request and the partition it goes to."""
+        r = self.request(task)
+        mem = f", --mem={r.mem_gb:g}G" if r.mem_gb is not None else ""
+        gpus = f", --gpus-per-node={r.gpus}" if r.gpus else ", no GPU"
+        where = (
+            f"partition {self._partition}" if self.settings.cluster == "slurm" else "submitit's LocalExecutor"
+        )
+        return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}, on {where}"
+
+    def _submit(self, tasks: Sequence[T], work: Work[T, R]) -> list[submitit.Job[R]]:
+        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
+        jobs: list[submitit.Job[R]] = []
+        for task in tasks:
+            executor.update_parameters(**self.request(task).submitit(self.settings.cluster))
+            try:
+                with contextlib.redirect_stderr(
+                    io.StringIO()
+                ):  # submitit prints sbatch's stderr: it is in exc
+                    jobs.append(executor.submit(in_job, work.run, work.lost, task, self.settings.time))
+            except (FailedJobError, FailedSubmissionError) as exc:
+                sc.cancel([j.job_id for j in jobs])
+                for job in jobs:
+                    _clean(job)
+                for stray in self.folder.glob("*.pkl"):  # the task pickled for the job sbatch refused
+                    stray.unlink(missing_ok=True)
+                lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
+                kept = f"; cancelled the {len(jobs)} job(s) already submitted" if jobs else ""
+                raise UserError(
+                    f"executor: sbatch refused the job of {task.label}: {lines[-1]}{kept}"
+                ) from None
+        return jobs
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
-        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
-        jobs = []
-        for task in tasks:
-            executor.update_parameters(**self._parameters(task))
-            jobs.append(executor.submit(work.run, task))
+        jobs = self._submit(tasks, work)
         out: dict[int, R] = {}
         try:
-            while len(out) < len(jobs):
-                for i, job in enumerate(jobs):
-                    if i in out or not job.done():
-                        continue
-                    try:
-                        outcome = job.result()
-                    except UncompletedJobError as exc:  # killed, timed out, node lost
-                        last = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
-                        outcome = work.lost(tasks[i], f"its job {job.job_id} did not finish ({last[0]})")
-                    out[i] = outcome
-                    work.done(outcome)
-                time.sleep(POLL_S)
-        except KeyboardInterrupt:
-            for i, job in enumerate(jobs):
-                if i not in out:
+            if self.settings.cluster == "local":
+                self._wait_local(tasks, jobs, work, out)
+            else:
+                self._wait_slurm(tasks, jobs, work, out)
+        except BaseException:  # Ctrl-C, a job that can never start: the others are cancelled
+            left = [j for i, j in enumerate(jobs) if i not in out]
+            if self.settings.cluster == "slurm":
+                sc.cancel([j.job_id for j in left])
+            for job in left:
+                if self.settings.cluster == "local":
                     job.cancel(check=False)
+                _clean(job)
             raise
         return [out[i] for i in range(len(tasks))]
+
+    def _finish(self, i: int, outcome: R, job: submitit.Job[R], work: Work[T, R], out: dict[int, R]) -> None:
+        out[i] = outcome
+        _clean(job)
+        work.done(outcome)
+
+    def _wait_local(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
+                    out: dict[int, R]) -> None:  # fmt: skip
+        while len(out) < len(jobs):
+            for i, job in enumerate(jobs):
+                if i in out or not job.done():
+                    continue
+                try:
+                    outcome = job.result()
+                except UncompletedJobError as exc:  # killed
+                    last = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
+                    outcome = work.lost(tasks[i], f"its job {job.job_id} did not finish ({last[0]})")
+                self._finish(i, outcome, job, work, out)
+            time.sleep(POLL_S / 4)
+
+    def _wait_slurm(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
+                    out: dict[int, R]) -> None:  # fmt: skip
+        watch = [_Watch() for _ in jobs]
+        while len(out) < len(jobs):
+            left = [i for i in range(len(jobs)) if i not in out]
+            infos = sc.jobs([jobs[i].job_id for i in left])
+            now = time.monotonic()
+            for i in left:
+                job, w = jobs[i], watch[i]
+                if job.paths.result_pickle.exists():
+                    kind, value = pickle_load(job.paths.result_pickle)
+                    outcome = value if kind == "success" else work.lost(tasks[i], f"job {job.job_id} failed: "
+                                                                        f"{str(value).strip().splitlines()[-1]}")  # fmt: skip
+                    self._finish(i, outcome, job, work, out)
+                    continue
+                if infos is None:  # squeue did not answer this time
+                    continue
+                info = infos.get(job.job_id)
+                w.last = info or w.last
+                if info is not None and info.never_clears:
+                    w.stuck_since = w.stuck_since or now
+                    if now - w.stuck_since >= STUCK_AFTER_S:
+                        raise UserError(f"executor: job {job.job_id} ({tasks[i].label}) pends for a reason that "
+                                        f"cannot clear: {info.reason}; the study's jobs are cancelled: ask for less "
+                                        "(time, cpus_per_task, mem_gb, GPUs) or pick another partition")  # fmt: skip
+                    continue
+                w.stuck_since = None
+                if info is not None and info.state not in sc.ENDED:
+                    continue
+                w.ended_since = w.ended_since or now
+                grace = KILLED_GRACE_S if info is not None and info.state in KILLED else RESULT_GRACE_S
+                if now - w.ended_since >= grace:
+                    why = _why_lost(job, w.last, self.settings.time)
+                    self._finish(i, work.lost(tasks[i], why), job, work, out)
+            if len(out) < len(jobs):
+                time.sleep(POLL_S)
 
     def close(self) -> None:
         """Nothing held between jobs."""

@@ -1,0 +1,122 @@
+"""A real one-node Slurm on this machine for the tests: Debian's slurm-wlm and munge, a
+generated ``slurm.conf`` in a temporary folder, loopback only, without accounting.
+
+:func:`start_slurm` starts munged, slurmctld and slurmd (as root, which CI is; ``.ci/run``
+installs the packages) and returns the environment that points Slurm's commands at it
+(``SLURM_CONF``); :func:`stop_slurm` ends the three daemons it started, by their pids.
+Partitions: ``debug`` (default, 10 min), ``onecpu`` (``MaxCPUsPerNode=1``: a job of 2 CPUs
+pends forever with ``PartitionConfig``, though ``sinfo`` shows 2-CPU nodes).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+DAEMONS = ("munged", "slurmctld", "slurmd")
+
+
+@dataclass
+class Slurm:
+    """A running test cluster: its folder, environment and daemons' pid files."""
+
+    folder: Path
+    env: dict[str, str]
+    pids: list[Path]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_slurm(folder: Path) -> Slurm:
+    """Start munge and a one-node Slurm in ``folder``; skip where the packages or root are missing."""
+    missing = [d for d in DAEMONS if shutil.which(d) is None]
+    if missing or os.geteuid() != 0:
+        why = f"needs {', '.join(missing)} (apt-get install slurm-wlm munge)" if missing else "needs root"
+        if os.environ.get("CI"):
+            pytest.fail(f"a real Slurm {why}; .ci/run installs it")
+        pytest.skip(f"a real Slurm {why}")
+    for sub in ("spool", "state", "munge"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    munge = folder / "munge"
+    munge.chmod(0o700)
+    key = munge / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    sock = munge / "munge.sock"
+    subprocess.run(["munged", "--force", f"--socket={sock}", f"--key-file={key}", f"--pid-file={munge / 'pid'}",
+                    f"--log-file={munge / 'log'}", f"--seed-file={munge / 'seed'}"], check=True)  # fmt: skip
+    cpus = os.cpu_count() or 1
+    conf = folder / "slurm.conf"
+    conf.write_text(
+        f"""ClusterName=enadetest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort={_free_port()}
+SlurmdPort={_free_port()}
+AuthType=auth/munge
+AuthInfo=socket={sock}
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation={folder / "state"}
+SlurmdSpoolDir={folder / "spool"}
+SlurmctldPidFile={folder / "slurmctld.pid"}
+SlurmdPidFile={folder / "slurmd.pid"}
+SlurmctldLogFile={folder / "slurmctld.log"}
+SlurmdLogFile={folder / "slurmd.log"}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=1000
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MinJobAge=300
+KillWait=2
+InactiveLimit=0
+NodeName=node1 NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={1000 * cpus} State=UNKNOWN
+PartitionName=debug Nodes=node1 Default=YES MaxTime=10 State=UP
+PartitionName=onecpu Nodes=node1 MaxCPUsPerNode=1 MaxTime=10 State=UP
+""",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    slurm = Slurm(folder, env, [munge / "pid", folder / "slurmctld.pid", folder / "slurmd.pid"])
+    try:
+        subprocess.run(["slurmctld", "-i"], env=env, check=True)
+        subprocess.run(["slurmd", "-N", "node1"], env=env, check=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            state = subprocess.run(["sinfo", "-h", "-p", "debug", "-o", "%T"], env=env, capture_output=True,
+                                   text=True, check=False).stdout.strip()  # fmt: skip
+            if state == "idle":
+                return slurm
+            time.sleep(0.5)
+        raise RuntimeError(f"the test Slurm did not come up (node {state!r}); see {folder}/*.log")
+    except BaseException:
+        stop_slurm(slurm)
+        raise
+
+
+def stop_slurm(slurm: Slurm) -> None:
+    """End the daemons :func:`start_slurm` started (each by the pid in its pid file)."""
+    for pid_file in reversed(slurm.pids):
+        try:
+            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass

