@@ -16,7 +16,6 @@ with other settings is refused, naming each setting that changed, rather than mi
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +27,8 @@ from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
 from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
-from enade_bench.results.safe_write import write_text
+from enade_bench.results.safe_write import append_text, break_hard_link, write_text
 from enade_bench.results.summary import as_object
-from enade_bench.results.writable import os_reason
 
 JsonObject = dict[str, JsonValue]
 
@@ -301,6 +299,7 @@ class IntermediateLog:
             offset = line_end
         if not write:
             return records
+        break_hard_link(self.path)  # a 'cp -al' snapshot's log is never changed by this run
         if good_end != len(data):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
@@ -352,10 +351,4 @@ class IntermediateLog:
             json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records
         )
-        try:
-            with self.path.open("a", encoding="utf-8", newline="") as handle:
-                handle.write(lines)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise UserError(f"{self.path}: cannot append results ({os_reason(exc)})") from None
+        append_text(self.path, lines)  # flushed to disk; never through a link, never a secret

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
-from enade_bench.masking import mask
+from enade_bench.masking import scrub
 
 #: Environment variable read for each provider when ``api_key`` is null.
 ENV_VARS: dict[str, str] = {
@@ -88,14 +88,16 @@ def resolve_api_key(cfg: ApiConfig) -> str:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Every form of ``secrets`` (and of the process's remembered ones) replaced by ``***``.
+    """``text``, withheld whole when it holds a form of ``secrets`` (or of the process's
+    remembered ones), else with credentials shown by their shape masked.
 
     Servers echo a key whole, in part (``Incorrect API key provided: sk-abc…``) or encoded
-    (``Authorization: Basic …``); :func:`enade_bench.masking.mask` masks them all.
+    (``Authorization: Basic …``, hex, ``%XX``, ``\\/``); :func:`enade_bench.masking.scrub`
+    recognises them all.
 
     Examples
     --------
     >>> redact("bad key 1234567890abcdefXYZ here", ["1234567890abcdefXYZ"])
-    'bad key *** here'
+    '[withheld: it held a form of a secret]'
     """
-    return mask(text, [s for s in secrets if s != NO_KEY])
+    return scrub(text, [s for s in secrets if s != NO_KEY])
