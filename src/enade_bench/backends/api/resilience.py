@@ -140,7 +140,7 @@ def error_text(status: int, kind: str | None, message: str) -> str:
     return f"HTTP {status}" + (f" ({shown_kind})" if shown_kind else "") + (f": {short}" if short else "")
 
 
-def _body_kind(body: Any) -> str | None:
+def body_kind(body: Any) -> str | None:
     """The error's type in an OpenAI / Anthropic / Gemini error body (``type``, ``code``, ``status``)."""
     if not isinstance(body, dict):
         return None
@@ -153,7 +153,7 @@ def _body_kind(body: Any) -> str | None:
 
 
 def _status_failure(status: int, message: str, headers: Any, body: Any) -> Exception:
-    text = error_text(status, _body_kind(body), message)
+    text = error_text(status, body_kind(body), message)
     if status == 429 and "insufficient_quota" in f"{message} {body}":
         return ApiUnavailableError(f"{text} (quota exhausted; retrying will not help)")
     if status in TRANSIENT_STATUS or status >= 500:
