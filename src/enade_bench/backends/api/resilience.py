@@ -130,7 +130,7 @@ def error_text(status: int, kind: str | None, message: str) -> str:
     through :func:`enade_bench.masking.scrub` (withheld whole when it holds a form of a
     secret) and cut to :data:`MESSAGE_CHARS` characters.
 
-    >>> error_text(400, "invalid_request_error", "bad   request\n(see docs)")
+    >>> error_text(400, "invalid_request_error", "bad   request  (see docs)")
     'HTTP 400 (invalid_request_error): bad request (see docs)'
     """
     short = scrub(" ".join(str(message).split()))
