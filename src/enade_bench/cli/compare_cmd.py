@@ -91,9 +91,28 @@ def _calibration(replications: int) -> int:
     return 0
 
 
+#: The options of a comparison, with their defaults: ``--calibration`` uses none of them.
+_COMPARISON_DEFAULTS = {"results": [], "out": None, "source": None, "metric": [], "by": [], "adjust": "holm",
+                        "family": "strategy", "alpha": 0.05, "allow_errors": False}  # fmt: skip
+_SPELLED = {"results": "RESULTS", "source": "--from", "allow_errors": "--allow-errors"}
+
+
+def _unused_options(args: argparse.Namespace) -> list[str]:
+    """The comparison options given with ``--calibration`` (which prints a table and exits)."""
+    return [_SPELLED.get(k, f"--{k}") for k, default in _COMPARISON_DEFAULTS.items() if getattr(args, k) != default]
+
+
 def handle(args: argparse.Namespace) -> int:
     if args.calibration:
+        unused = _unused_options(args)
+        if unused:
+            raise UserError(
+                f"--calibration prints the simulated error rates of the paired tests and exits; it does not "
+                f"use {', '.join(unused)} (run the comparison without --calibration)"
+            )
         return _calibration(args.replications)
+    if args.replications != 2000:
+        raise UserError("--replications: used only with --calibration")
     if not args.results or args.out is None:
         raise UserError("compare: give RESULTS (folders, results files or long CSVs) and --out DIR")
     if not 0 < args.alpha < 1:

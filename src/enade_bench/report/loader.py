@@ -20,6 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -105,6 +108,9 @@ def strategy_sort_key(strategy: str) -> tuple[int, str]:
 def find_results(folders: Iterable[Path]) -> list[Path]:
     """All ``*_results.json`` files under ``folders``, skipping ``*_old`` folders.
 
+    A name that is not a regular file (a FIFO, a device, a folder) is skipped with a
+    ``warning:`` line, never opened.
+
     Raises
     ------
     UserError
@@ -120,6 +126,14 @@ def find_results(folders: Iterable[Path]) -> list[Path]:
         for path in sorted(root.rglob("*_results.json")):
             relative = path.relative_to(root).parts[:-1]
             if any(part.endswith("_old") for part in relative):
+                continue
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)  # never opened: a FIFO would block
+            except OSError:
+                regular = False
+            if not regular:
+                print(f"warning: {path}: not a regular file (a FIFO, a device, a folder or a broken "
+                      "link); skipped", file=sys.stderr)  # fmt: skip
                 continue
             found.append(path)
     return found

@@ -92,8 +92,8 @@ def _acquire(path: Path) -> int:
             holder = describe_holder(_read(fd))
             os.close(fd)
             raise UserError(
-                f"{path}: these run files are in use by {holder}; wait for it to finish "
-                "(or stop it), or choose another output.dir / --output-dir"
+                f"{path}: these files are in use by {holder}; wait for it to finish "
+                "(or stop it), or choose another output.dir / --output-dir / --out"
             ) from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino

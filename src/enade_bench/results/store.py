@@ -16,12 +16,15 @@ with other settings is refused, naming each setting that changed, rather than mi
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import JsonValue, ValidationError
 
+from enade_bench import json_io
 from enade_bench.errors import UserError
 from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
@@ -203,7 +206,9 @@ def read_result(path: Path) -> RunResult:
         version, or is not a results file (with the first key that is wrong).
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
+            raise UserError(f"{path}: not a regular file (expected a results file)")
+        data = json_io.loads(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable results file ({exc})") from None
     if not isinstance(data, dict):
@@ -267,7 +272,7 @@ class IntermediateLog:
             line_end = offset + len(raw)
             complete = raw.endswith(b"\n")
             try:
-                obj = json.loads(raw) if complete else None
+                obj = json_io.loads(raw, str(self.path), number) if complete else None
             except json.JSONDecodeError:
                 obj = None
             if obj is None:

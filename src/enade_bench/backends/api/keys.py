@@ -42,7 +42,8 @@ def expand_env(value: str, key: str) -> str:
     Raises
     ------
     UserError
-        When a named variable is unset or empty (the message names the variable, never a value).
+        When a named variable is unset or empty (the message names the variable, never a
+        value), or a ``${`` is not a whole ``${NAME}`` (``${FAKE_KEY`` is never sent literally).
 
     Examples
     --------
@@ -61,7 +62,15 @@ def expand_env(value: str, key: str) -> str:
             )
         return found
 
-    return _ENV_REF.sub(value_of, value)
+    expanded = _ENV_REF.sub(value_of, value)
+    rest = _ENV_REF.sub("", value)
+    if "${" in rest:  # ``${NAME`` unclosed, or ``${1X}``: never sent literally as a key or a URL
+        shown = rest[rest.index("${") :][:24]
+        raise UserError(
+            f"{key}: '{shown}' is not a complete '${{NAME}}' (a '}}' missing, or not a variable name: "
+            "letters, digits and _, not starting with a digit); write ${NAME} or the value itself"
+        )
+    return expanded
 
 
 def resolve_api_key(cfg: ApiConfig) -> str:
