@@ -3,7 +3,8 @@
 The command line wraps ``sys.stderr`` in it for the duration of a command, so every
 ``warning:``, ``retry:`` and ``error:`` line, whoever prints it, goes through
 :func:`enade_bench.masking.scrub`: a line that holds a remembered secret in any decoded
-form is withheld whole, and credentials shown by their shape are masked.
+form is withheld whole, credentials shown by their shape are masked, and control
+characters (NUL, ESC, a line break inside a name) are written as escapes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,17 @@ from typing import Any, TextIO
 
 #: Where a line ends (kept with the line: ``\n``, or the ``\r`` of a progress bar).
 _LINE_END = re.compile(r"(?<=[\n\r])")
+
+
+def _printable(line: str) -> str:
+    """``line`` with control characters but the tab escaped (a NUL or an ESC from a name never
+    reaches the terminal raw)."""
+    if line.isprintable() or not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in line if c != "\t"):
+        return line
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if (ord(c) < 32 or 127 <= ord(c) < 160) and c != "\t" else c
+        for c in line
+    )
 
 
 class ScrubbedStream:
@@ -34,7 +46,7 @@ class ScrubbedStream:
             *lines, self._pending = _LINE_END.split(self._pending + text)
             for line in lines:
                 body = line.rstrip("\r\n")
-                self.inner.write(scrub(body) + line[len(body) :])
+                self.inner.write(_printable(scrub(body)) + line[len(body) :])
         return len(text)
 
     def close_line(self) -> None:
@@ -43,7 +55,7 @@ class ScrubbedStream:
 
         with self._lock:
             if self._pending:
-                self.inner.write(scrub(self._pending))
+                self.inner.write(_printable(scrub(self._pending)))
                 self._pending = ""
         self.inner.flush()
 

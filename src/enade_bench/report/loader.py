@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.file_names import shown
 from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
@@ -71,7 +72,7 @@ class RunEntry:
     @property
     def label(self) -> str:
         """Human-readable strategy description (method, shots, shuffles)."""
-        return self.result.strategy.label or self.result.strategy.method
+        return shown(self.result.strategy.label or self.result.strategy.method)
 
     @property
     def model(self) -> str:
@@ -79,7 +80,7 @@ class RunEntry:
         model_cfg = as_object(self.result.config.get("model"))
         api = as_object(model_cfg.get("api"))
         name = model_cfg.get("name") or api.get("model") or self.result.model.name
-        return str(name or "unknown")
+        return shown(str(name or "unknown"))  # a control character in a name is shown escaped
 
     @property
     def training_cutoff(self) -> str | None:

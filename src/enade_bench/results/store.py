@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,6 +289,9 @@ class IntermediateLog:
                 problem = self.key.refusal(obj)
                 if problem is not None:
                     raise UserError(f"{self.path}: {problem}")
+                for move in self.key.moved(obj):
+                    print(f"warning: {self.path}: the server moved ({move}); the answers logged there are "
+                          "resumed (the endpoint is where they came from, not a setting of them)", file=sys.stderr)
                 header = obj
             else:
                 try:
