@@ -72,7 +72,9 @@ def test_a_second_report_into_a_folder_in_use_is_refused_naming_the_first(
     finally:
         holder.kill()
         holder.wait()
-    assert {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".report.lock"} == before
+    assert {
+        str(p): p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != ".report.lock"
+    } == before
     assert main(["report", str(results), "--out", str(out)]) == 0  # the holder is gone: taken over
     assert not (out / ".report.lock").exists()
 
@@ -80,7 +82,12 @@ def test_a_second_report_into_a_folder_in_use_is_refused_naming_the_first(
 def test_a_tilde_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     shutil.copy(DEMO, tmp_path / "demo.csv")
-    data = {"name": "x", "dataset": {"path": "~/demo.csv"}, "model": {"name": "m"}, "output": {"dir": "~/out"}}
+    data = {
+        "name": "x",
+        "dataset": {"path": "~/demo.csv"},
+        "model": {"name": "m"},
+        "output": {"dir": "~/out"},
+    }
     cfg = parse_config(data, "t.yaml")
     assert cfg.dataset.path == str(tmp_path / "demo.csv")
     assert output_dir(cfg, tmp_path / "configs" / "t.yaml") == tmp_path / "out"

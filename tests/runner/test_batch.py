@@ -128,4 +128,6 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
     assert len(manifest["jobs"]) == MAX_ATTEMPTS
     result = json.loads((tmp_path / "out" / "api_test_results.json").read_text(encoding="utf-8"))
     first = result["records"][0]
-    assert first["error"] == "HTTP 500 (server_error): The server had an error" and first["prediction"] is None
+    assert (
+        first["error"] == "HTTP 500 (server_error): The server had an error" and first["prediction"] is None
+    )

@@ -108,14 +108,18 @@ def _calibration(replications: int) -> int:
 
 
 #: The options of a comparison, with their defaults: ``--calibration`` uses none of them.
-_COMPARISON_DEFAULTS = {"results": [], "out": None, "source": None, "metric": [], "by": [], "adjust": "holm",
+_COMPARISON_DEFAULTS: dict[str, object] = {"results": [], "out": None, "source": None, "metric": [], "by": [], "adjust": "holm",
                         "family": "strategy", "alpha": 0.05, "allow_errors": False}  # fmt: skip
 _SPELLED = {"results": "RESULTS", "source": "--from", "allow_errors": "--allow-errors"}
 
 
 def _unused_options(args: argparse.Namespace) -> list[str]:
     """The comparison options given with ``--calibration`` (which prints a table and exits)."""
-    return [_SPELLED.get(k, f"--{k}") for k, default in _COMPARISON_DEFAULTS.items() if getattr(args, k) != default]
+    return [
+        _SPELLED.get(k, f"--{k}")
+        for k, default in _COMPARISON_DEFAULTS.items()
+        if getattr(args, k) != default
+    ]
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -157,7 +157,9 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
         try:
             whole = json_io.loads(text, str(path), object_pairs_hook=_unique_keys)
         except _DuplicateKey as dup:  # a JSON object keeps the last of two equal keys: refused, as in a CSV
-            raise UserError(f"{path}: line {_line_of_second(text, dup.key)}: id '{dup.key}' appears twice") from None
+            raise UserError(
+                f"{path}: line {_line_of_second(text, dup.key)}: id '{dup.key}' appears twice"
+            ) from None
         except json.JSONDecodeError:
             whole = None  # JSON Lines, or broken JSON: the row reader says where
         if isinstance(whole, dict):

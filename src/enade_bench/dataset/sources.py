@@ -217,7 +217,9 @@ def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
         try:
             obj, end = decoder.raw_decode(text, position)
         except RecursionError:  # nested deeper than the parser recurses: one error line
-            raise json_io.too_deep(str(path), line + (json_io.too_deep_at(text[position:]) or 1) - 1) from None
+            raise json_io.too_deep(
+                str(path), line + (json_io.too_deep_at(text[position:]) or 1) - 1
+            ) from None
         except json.JSONDecodeError as exc:
             raise UserError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
         number += 1

@@ -26,7 +26,9 @@ def _printable(line: str) -> str:
     if line.isprintable() or not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in line if c != "\t"):
         return line
     return "".join(
-        c.encode("unicode_escape").decode("ascii") if (ord(c) < 32 or 127 <= ord(c) < 160) and c != "\t" else c
+        c.encode("unicode_escape").decode("ascii")
+        if (ord(c) < 32 or 127 <= ord(c) < 160) and c != "\t"
+        else c
         for c in line
     )
 

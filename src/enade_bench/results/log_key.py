@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit, urlunsplit
 from functools import cached_property
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import JsonValue
 
@@ -115,7 +115,9 @@ class LogKey:
             old = {k: v for k, v in old.items() if k not in PATH_SETTINGS}
             if not self.unknown and header.get("fingerprint") == self.fingerprint:
                 return None
-            changed = changes(_endpoints_hostless(self._known(old)), _endpoints_hostless(self._known(self.settings)))
+            changed = changes(
+                _endpoints_hostless(self._known(old)), _endpoints_hostless(self._known(self.settings))
+            )
             if not changed:
                 return None
             return (
@@ -143,7 +145,9 @@ class LogKey:
         return [
             f"{key}: {old[key]} -> {self.settings[key]}"
             for key in ENDPOINT_SETTINGS
-            if key in old and key in self.settings and old[key] != self.settings[key]
+            if key in old
+            and key in self.settings
+            and old[key] != self.settings[key]
             and _without_host(old[key]) == _without_host(self.settings[key])
         ]
 

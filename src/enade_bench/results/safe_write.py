@@ -47,9 +47,9 @@ from contextvars import ContextVar
 from pathlib import Path, PurePosixPath
 
 from enade_bench.errors import UserError
+from enade_bench.file_names import STEM_MAX_BYTES, name_problem, safe_stem
 from enade_bench.masking import known_secrets, scrub_document
 from enade_bench.masking.decoded import holds_secret_bytes
-from enade_bench.file_names import STEM_MAX_BYTES, name_problem, safe_stem
 from enade_bench.results.writable import os_reason
 
 __all__ = [
@@ -212,7 +212,9 @@ def break_hard_link(path: Path) -> bool:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise UserError(f"{path}: cannot copy aside a file with {info.st_nlink} names ({os_reason(exc)})") from None
+        raise UserError(
+            f"{path}: cannot copy aside a file with {info.st_nlink} names ({os_reason(exc)})"
+        ) from None
     print(
         f"warning: {path} had {info.st_nlink} names (a hard link, e.g. a 'cp -al' copy); it was copied "
         "aside before writing: the other names keep the old content",
@@ -234,7 +236,9 @@ def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
     path = Path(path)
     folder_of(path, root)
     if path.is_symlink():
-        raise UserError(f"{path}: a symbolic link; files are appended in place, never through a link: remove it")
+        raise UserError(
+            f"{path}: a symbolic link; files are appended in place, never through a link: remove it"
+        )
     break_hard_link(path)
     data = _without_secrets(path, text.encode("utf-8"))
     try:

@@ -290,8 +290,11 @@ class IntermediateLog:
                 if problem is not None:
                     raise UserError(f"{self.path}: {problem}")
                 for move in self.key.moved(obj):
-                    print(f"warning: {self.path}: the server moved ({move}); the answers logged there are "
-                          "resumed (the endpoint is where they came from, not a setting of them)", file=sys.stderr)
+                    print(
+                        f"warning: {self.path}: the server moved ({move}); the answers logged there are "
+                        "resumed (the endpoint is where they came from, not a setting of them)",
+                        file=sys.stderr,
+                    )
                 header = obj
             else:
                 try:

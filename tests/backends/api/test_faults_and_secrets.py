@@ -9,8 +9,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from enade_bench.masking import MARK
 from api_fakes import (
     FAKE_KEY,
     FakeServer,
@@ -24,6 +22,7 @@ from api_fakes import (
 
 from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
+from enade_bench.masking import MARK
 from enade_bench.runner.plan import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 

@@ -19,7 +19,15 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from api_fakes import FakeServer, Reply, Request, answer_for, openai_completion, openai_error, user_text_openai
+from api_fakes import (
+    FakeServer,
+    Reply,
+    Request,
+    answer_for,
+    openai_completion,
+    openai_error,
+    user_text_openai,
+)
 from api_fakes import write_config as api_config
 
 from enade_bench.cli.main import main
@@ -114,7 +122,9 @@ def test_no_echoed_form_reaches_a_file_the_log_or_stderr(
     assert status == 3  # the refused questions are errors
     assert len(posts) == n
     assert {p.headers["authorization"] for p in posts} == {f"Bearer {KEY}"}
-    assert all(parse_qs(urlsplit(p.path).query) == {"subscription-key": [SUBKEY], "code": [CODE]} for p in posts)
+    assert all(
+        parse_qs(urlsplit(p.path).query) == {"subscription-key": [SUBKEY], "code": [CODE]} for p in posts
+    )
     out = tmp_path / "out"
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     err = capsys.readouterr().err

@@ -144,7 +144,8 @@ def body_kind(body: Any) -> str | None:
     """The error's type in an OpenAI / Anthropic / Gemini error body (``type``, ``code``, ``status``)."""
     if not isinstance(body, dict):
         return None
-    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    inner = body.get("error")
+    error: dict[str, Any] = inner if isinstance(inner, dict) else body
     for name in ("type", "status", "code"):
         value = error.get(name)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value) and value != "error":
