@@ -218,6 +218,6 @@ def _forget_secrets() -> Iterator[None]:
     """The secrets a test's run remembered are forgotten after it (a process remembers them for
     its life; here later tests would have their outputs checked against another test's key)."""
     yield
-    from enade_bench.masking import forget_all  # noqa: PLC0415
+    from enade_bench.masking import forget_all
 
     forget_all()
