@@ -211,3 +211,13 @@ def oracle(enem_dir: Path, inep_items):  # type: ignore[no-untyped-def]
     from tests.psychometrics.oracle import load_oracle
 
     return load_oracle(enem_dir, inep_items)
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> Iterator[None]:
+    """The secrets a test's run remembered are forgotten after it (a process remembers them for
+    its life; here later tests would have their outputs checked against another test's key)."""
+    yield
+    from enade_bench.masking import forget_all
+
+    forget_all()

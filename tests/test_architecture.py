@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "yaml_io": 0,
     "file_names": 0,
     "masking": 0,
+    "json_io": 1,  # reads JSON, refusing deep nesting with a UserError (errors: 0)
     "config": 1,
     "results": 2,
     "psychometrics": 5,  # above metrics: DIF and θ comparisons adjust p-values with metrics.multiplicity

@@ -53,6 +53,18 @@ def _is_control(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\u200d"
 
 
+def shown(text: str) -> str:
+    r"""``text`` with every control character (NUL, ESC, a line break…) written as an escape,
+    so that a name from a file made elsewhere prints on one line and draws in a figure.
+
+    >>> print(shown("m1\x1b[31m\n"))
+    m1\x1b[31m\n
+    """
+    if not any(_is_control(ch) for ch in text):
+        return text
+    return "".join(ch.encode("unicode_escape").decode("ascii") if _is_control(ch) else ch for ch in text)
+
+
 def name_problem(name: str, limit: int = NAME_MAX_BYTES) -> str | None:
     """What makes ``name`` unusable as a file name (``None`` when it is fine).
 

@@ -5,8 +5,10 @@ Two kinds of cases, one contract:
 * configs run with ``run NAME --quiet``: ``expected.json`` (file name -> expected fragment)
   and ``files_expected.json`` (issue 32's file shapes);
 * command lines: ``commands.json`` (commands other than ``run``, output paths),
-  ``cli_commands.json`` (issue 32's unclear cases) and ``files_commands.json`` (file shapes,
-  damaged harness logs), where ``{tmp}`` stands for an empty output folder.
+  ``cli_commands.json`` (issue 32's unclear cases), ``files_commands.json`` (file shapes,
+  damaged harness logs) and ``safe2_commands.json`` (issue 40: deep JSON, duplicate key ids,
+  options a command does not use, unbounded counts, names equal but for case), where
+  ``{tmp}`` stands for an empty output folder; ``safe2_expected.json`` holds issue 40's configs.
 
 For every case: exit status 2; exactly one line on stderr, starting with ``error: ``, holding
 the expected fragment (so the *right* check fired), with no traceback and no pydantic type
@@ -33,8 +35,10 @@ def _load(name: str) -> Any:
     return json.loads((CORPUS / name).read_text(encoding="utf-8"))
 
 
-CONFIGS = [(f, n, e) for f in ("expected.json", "files_expected.json") for n, e in sorted(_load(f).items())]
-COMMANDS = [(f, c) for f in ("commands.json", "cli_commands.json", "files_commands.json") for c in _load(f)]
+CONFIGS = [(f, n, e) for f in ("expected.json", "files_expected.json", "safe2_expected.json")
+           for n, e in sorted(_load(f).items())]  # fmt: skip
+COMMANDS = [(f, c) for f in ("commands.json", "cli_commands.json", "files_commands.json", "safe2_commands.json")
+            for c in _load(f)]  # fmt: skip
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

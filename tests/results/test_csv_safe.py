@@ -61,7 +61,9 @@ def test_frame_keeps_numeric_columns_numbers() -> None:
 
 def test_mask_url() -> None:
     assert mask_url("http://user:SECRET@host/v1") == "http://***@host/v1"
-    assert mask_url("https://TOKENabc@host/v1?key=K123&x=1") == "https://***@host/v1?key=***&x=1"
+    assert (
+        mask_url("https://TOKENabc@host/v1?key=K123&x=1") == "https://***@host/v1?key=***&x=***"
+    )  # every value
     assert mask_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
     assert url_secrets("http://user:SECRET@host/v1?api_key=abcdef") == ["user:SECRET", "SECRET", "abcdef"]
 

@@ -92,7 +92,7 @@ def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys
             assert (entry["question_id"], entry["permutation"]) == (record["id"], record["permutation"])
     result = json.loads(batch_files["api_test_S1_results.json"])
     errors = [r for r in result["records"] if r["error"]]
-    assert len(errors) == 1 and errors[0]["error"].startswith("HTTP 400: ")
+    assert len(errors) == 1 and errors[0]["error"].startswith("HTTP 400 (")
     assert all(r["raw_output"] for r in result["records"] if not r["error"])
     for blob in [*batch_files.values(), *live_files.values()]:
         text = blob.decode("utf-8")
@@ -128,4 +128,6 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
     assert len(manifest["jobs"]) == MAX_ATTEMPTS
     result = json.loads((tmp_path / "out" / "api_test_results.json").read_text(encoding="utf-8"))
     first = result["records"][0]
-    assert first["error"] == "HTTP 500: The server had an error" and first["prediction"] is None
+    assert (
+        first["error"] == "HTTP 500 (server_error): The server had an error" and first["prediction"] is None
+    )

@@ -61,11 +61,23 @@ def cache_lock(target: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
-    """``save`` into a temporary folder beside ``target``, then rename it over ``target``."""
+    """``save`` into a temporary folder beside ``target``, then rename it over ``target``.
+
+    The entry gets the permissions a folder made with ``mkdir`` would (``drwxr-xr-x`` under
+    umask ``022``, group-writable under ``002``), not ``mkdtemp``'s ``drwx------``: a cache
+    shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())
         save(tmp)
         if target.exists():
             shutil.rmtree(target)

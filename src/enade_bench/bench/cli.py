@@ -81,12 +81,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="ours: the decode step through torch.compile / CUDA graphs (off by default)")  # fmt: skip
 
 
+#: Largest value accepted for each count (a larger one is a typo, or a run that never ends):
+#: questions, a batch of prompts, layers of a model built from a --shape without one.
+UPPER = {"limit": 100_000, "batch_size": 1024, "gen_batch": 1024, "layers": 256, "max_new_tokens": 8192}
+
+
+def _bounded(args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """Each count in ``names`` is a positive integer no larger than :data:`UPPER` (``--layers``:
+    no more than the ``--shape`` has)."""
+    for name in names:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        option = f"--{name.replace('_', '-')}"
+        if value < 1:
+            raise ValueError(f"{option}: expected a positive integer, got {value}")
+        shape = SHAPES.get(getattr(args, "shape", None) or "")
+        most = int(shape["num_hidden_layers"]) if name == "layers" and shape else UPPER.get(name)
+        if most is not None and value > most:
+            whose = f" (--shape {args.shape} has {most} layers)" if name == "layers" and shape else ""
+            raise ValueError(f"{option}: expected at most {most}{whose}, got {value}")
+
+
 def options_from(args: argparse.Namespace) -> BenchOptions:
     """:class:`BenchOptions` from parsed arguments (checks lm-eval is importable when needed)."""
-    for name in ("limit", "threads", "block", "batch_size", "gen_batch"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    _bounded(args, ("limit", "threads", "block", "batch_size", "gen_batch"))
     lmeval_batch = parse_lmeval_batch_size(args.lmeval_batch_size)
     engine = getattr(args, "engine", "hf")
     if engine == "vllm" and importlib.util.find_spec("vllm") is None:
@@ -195,10 +214,7 @@ def _lmeval_strategies(value: str) -> tuple[str, ...]:
 
 def _check_gpu_arm(args: argparse.Namespace) -> None:
     """What the GPU arm needs, checked before any model or data is loaded."""
-    for name in ("layers", "limit", "batch_size", "max_new_tokens"):
-        value = getattr(args, name, None)
-        if value is not None and value < 1:
-            raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, got {value}")
+    _bounded(args, ("layers", "limit", "batch_size", "max_new_tokens"))
     if getattr(args, "f32_check", 0) < 0:
         raise ValueError(f"--f32-check: expected a number of questions (0: none), got {args.f32_check}")
     for name in ("model_dir", "tokenizer", "enem_dir"):

@@ -61,7 +61,7 @@ def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] =
     if source is not None:
         from enade_bench.compare.importers import read_from  # noqa: PLC0415
 
-        return read_from(source, paths, metrics)
+        return _one_spelling(read_from(source, paths, metrics))
     if metrics:
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
     import pandas as pd  # noqa: PLC0415 (the command's own imports)
@@ -78,7 +78,23 @@ def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] =
             frames.append(from_entries([RunEntry(path, read_result(path))]))
         else:
             frames.append(from_entries(load_results([path])))
-    return pd.concat(frames, ignore_index=True)
+    return _one_spelling(pd.concat(frames, ignore_index=True))
+
+
+def _one_spelling(table):  # type: ignore[no-untyped-def]
+    """``table``, unless two model names are one name after trimming spaces and ignoring case
+    (``m1``, ``m1 ``, ``M1``: one model by a reader's eye, three by the program's): an error."""
+    spellings: dict[str, list[str]] = {}
+    for name in dict.fromkeys(table["model"].astype(str)):
+        spellings.setdefault(name.strip().casefold(), []).append(name)
+    clash = next((names for names in spellings.values() if len(names) > 1), None)
+    if clash is not None:
+        shown = ", ".join(repr(n) for n in clash)
+        raise UserError(
+            f"RESULTS: the model names {shown} differ only in spaces or case: name them alike (one model) "
+            "or distinctly (several)"
+        )
+    return table
 
 
 def _calibration(replications: int) -> int:
@@ -90,9 +106,32 @@ def _calibration(replications: int) -> int:
     return 0
 
 
+#: The options of a comparison, with their defaults: ``--calibration`` uses none of them.
+_COMPARISON_DEFAULTS: dict[str, object] = {"results": [], "out": None, "source": None, "metric": [], "by": [], "adjust": "holm",
+                        "family": "strategy", "alpha": 0.05, "allow_errors": False}  # fmt: skip
+_SPELLED = {"results": "RESULTS", "source": "--from", "allow_errors": "--allow-errors"}
+
+
+def _unused_options(args: argparse.Namespace) -> list[str]:
+    """The comparison options given with ``--calibration`` (which prints a table and exits)."""
+    return [
+        _SPELLED.get(k, f"--{k}")
+        for k, default in _COMPARISON_DEFAULTS.items()
+        if getattr(args, k) != default
+    ]
+
+
 def handle(args: argparse.Namespace) -> int:
     if args.calibration:
+        unused = _unused_options(args)
+        if unused:
+            raise UserError(
+                f"--calibration prints the simulated error rates of the paired tests and exits; it does not "
+                f"use {', '.join(unused)} (run the comparison without --calibration)"
+            )
         return _calibration(args.replications)
+    if args.replications != 2000:
+        raise UserError("--replications: used only with --calibration")
     if not args.results or args.out is None:
         raise UserError("compare: give RESULTS (folders, results files or long CSVs) and --out DIR")
     if not 0 < args.alpha < 1:

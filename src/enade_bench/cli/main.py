@@ -25,7 +25,8 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from enade_bench.errors import UserError
-from enade_bench.masking import mask
+from enade_bench.masking import scrub
+from enade_bench.masking.stream import scrubbed_stderr
 
 #: The commands ``enade-bench --help`` lists, in that order, each with its one-line help (the
 #: help its own parser registers; tests/cli/test_cli_start.py keeps the two equal). A command's
@@ -145,7 +146,7 @@ class _Interrupts:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    with _Interrupts():
+    with _Interrupts(), scrubbed_stderr():  # every stderr line through the check every file gets
         return _main(argv)
 
 
@@ -156,11 +157,11 @@ def _main(argv: Sequence[str] | None) -> int:
         status: int = args.handler(args)
         return status
     except UserError as exc:
-        print(mask(f"error: {exc}"), file=sys.stderr)  # a server's echo never shows a secret
+        print(f"error: {scrub(str(exc))}", file=sys.stderr)  # a server's echo never shows a secret
         return UserError.exit_code
     except OSError as exc:  # an OS failure after the up-front checks (disk full, folder removed)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(mask(f"error: {where}{exc.strerror or exc}"), file=sys.stderr)
+        print(f"error: {scrub(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return UserError.exit_code
     except Terminated:
         print("error: terminated (SIGTERM; partial results are kept; rerun to resume)", file=sys.stderr)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import os
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 Method = Literal["generation", "log_prob", "first_token"]
+#: A path a config names: ``~`` and ``~user`` at its start are the home folder (as in a shell).
+UserPath = Annotated[str, AfterValidator(os.path.expanduser)]
 Provider = Literal["anthropic", "openai", "maritaca", "google", "nvidia", "openai_compatible"]
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from enade_bench.config.base import StrictModel
+from enade_bench.config.base import StrictModel, UserPath
 from enade_bench.file_names import check_names
 
 
@@ -81,7 +81,7 @@ class AnswerKeyConfig(StrictModel):
     answers (or objects holding the answer under ``answer``).
     """
 
-    path: str = Field(description="the key file (.csv or .json), relative to the config's folder")
+    path: UserPath = Field(description="the key file (.csv or .json), relative to the config's folder")
     id: str = Field(default="id", description="the key file's column (or object key) holding the question id")
     answer: str = Field(
         default="answer", description="the key file's column (or object key) holding the answer"
@@ -102,7 +102,7 @@ class AnswerKeyConfig(StrictModel):
 class DatasetConfig(StrictModel):
     """Where the questions come from and which of them to keep."""
 
-    path: str = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
+    path: UserPath = Field(description="A .csv or .jsonl file, or hf://org/name[:split].")
     format: Literal["auto", "csv", "json", "jsonl", "hf"] = Field(
         default="auto",
         description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from enade_bench.config.base import Method, StrictModel
+from enade_bench.config.base import Method, StrictModel, UserPath
 from enade_bench.config.dataset import DatasetConfig
 from enade_bench.config.model import ModelConfig
 from enade_bench.file_names import SafeName
@@ -56,7 +56,7 @@ class PromptsConfig(StrictModel):
         default=None,
         description="a prompt set shipped with the benchmark, e.g. enade_qa or team (replaces dir)",
     )
-    dir: str | None = Field(
+    dir: UserPath | None = Field(
         default=None,
         description="a folder with your own template (and worked examples); relative: from the config file",
     )
@@ -76,7 +76,7 @@ class PromptsConfig(StrictModel):
 class OutputConfig(StrictModel):
     """Where a run writes (:func:`.output_dir`: a relative ``dir`` is read from the config's folder)."""
 
-    dir: str = Field(
+    dir: UserPath = Field(
         default="results",
         description="the results folder; relative: from the config file's folder, like the inputs "
         "(--output-dir on the command line: from the current folder)",

@@ -160,6 +160,7 @@ def input_base(relative: str, config_path: Path) -> Path | None:
     absolute path, a hub path (``hf://``) or a path found nowhere (read from the
     current folder, whose error message names it).
     """
+    relative = os.path.expanduser(relative)
     if Path(relative).is_absolute() or relative.startswith("hf://"):
         return None
     config_dir = config_path.resolve().parent
@@ -172,6 +173,7 @@ def input_base(relative: str, config_path: Path) -> Path | None:
 
 def resolve_input(relative: str, config_path: Path) -> Path:
     """``relative`` resolved as :func:`input_base` says (unchanged when found nowhere)."""
+    relative = os.path.expanduser(relative)  # ~/data.csv, ~user/data.csv
     base = input_base(relative, config_path)
     return base / relative if base is not None else Path(relative)
 
@@ -186,7 +188,7 @@ def resolve_output(relative: str, config_path: Path) -> Path:
     on the command line (``--output-dir``) is read from the current folder instead,
     as every command-line path.
     """
-    path = Path(relative)
+    path = Path(os.path.expanduser(relative))  # output.dir: ~/results is in the home folder
     return path if path.is_absolute() else Path(os.path.normpath(config_path.parent / path))
 
 

@@ -23,10 +23,12 @@ once every question file is read.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from enade_bench import json_io
 from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError
@@ -126,6 +128,30 @@ def _with_blanks(key: AnswerKey) -> AnswerKey:
     return key
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key given twice (after stripping) raises :class:`_DuplicateKey`."""
+    obj: dict[str, Any] = {}
+    seen: set[str] = set()
+    for key, value in pairs:
+        if key.strip() in seen:
+            raise _DuplicateKey(key.strip())
+        seen.add(key.strip())
+        obj[key] = value
+    return obj
+
+
+def _line_of_second(text: str, key: str) -> int:
+    """The line of the second ``"key":`` in ``text`` (1 when it cannot be told)."""
+    found = [m.start() for m in re.finditer(r'"\s*' + re.escape(key) + r'\s*"\s*:', text)]
+    return text.count("\n", 0, found[1]) + 1 if len(found) > 1 else 1
+
+
 def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> AnswerKey:
     """Read the key file ``cfg.path`` names (relative to ``base_dir``, the config's folder)."""
     path = Path(cfg.path)
@@ -141,7 +167,11 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
         except UnicodeDecodeError:
             raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
         try:
-            whole = json.loads(text)
+            whole = json_io.loads(text, str(path), object_pairs_hook=_unique_keys)
+        except _DuplicateKey as dup:  # a JSON object keeps the last of two equal keys: refused, as in a CSV
+            raise UserError(
+                f"{path}: line {_line_of_second(text, dup.key)}: id '{dup.key}' appears twice"
+            ) from None
         except json.JSONDecodeError:
             whole = None  # JSON Lines, or broken JSON: the row reader says where
         if isinstance(whole, dict):

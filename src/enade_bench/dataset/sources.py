@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from enade_bench import json_io
 from enade_bench.errors import UserError
 
 
@@ -169,7 +170,7 @@ def read_jsonl(path: Path, text: str | None = None) -> Iterator[RawRow]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json_io.loads(line, str(path), number)
         except json.JSONDecodeError as exc:
             hint = _whole_object_hint("\n".join(lines)) if first else ""
             raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
@@ -215,9 +216,15 @@ def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
         line = text.count("\n", 0, position) + 1
         try:
             obj, end = decoder.raw_decode(text, position)
+        except RecursionError:  # nested deeper than the parser recurses: one error line
+            raise json_io.too_deep(
+                str(path), line + (json_io.too_deep_at(text[position:]) or 1) - 1
+            ) from None
         except json.JSONDecodeError as exc:
             raise UserError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
         number += 1
+        if json_io.depth(obj) > json_io.MAX_DEPTH:
+            raise json_io.too_deep(str(path), line + (json_io.too_deep_at(text[position:end]) or 1) - 1)
         if not isinstance(obj, dict):
             raise UserError(f"{path}: line {line}: expected a JSON object (item {number} of the array)")
         yield _row(str(path), line, obj)

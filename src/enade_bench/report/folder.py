@@ -14,6 +14,10 @@ again and again.
   which are not the report's), and ``index.html`` and the manifest are written last.  A
   report that is stopped leaves that marker; the next report into the folder removes
   every file the stopped one wrote before it starts.
+* **One report at a time.**  ``report``, ``compare`` and a study's report hold the folder's
+  lock (``.report.lock``, :mod:`enade_bench.results.lock`) while they clean and write it: a
+  second one into the same folder is refused with one ``error:`` line naming the first
+  (its PID, host and command), rather than mixing its files with the first's.
 * **Never through a link.**  Every file is written by the one safe writer
   (:mod:`enade_bench.results.safe_write`, with the folder as its output root): a link at a
   file's place is replaced, never followed.  A link to a folder anywhere inside is refused
@@ -30,6 +34,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from enade_bench.errors import UserError
+from enade_bench.results.lock import run_lock
 from enade_bench.results.safe_write import files_inside, linked_folders, output_root, remove_inside
 from enade_bench.results.store import atomic_write_text, dump_json
 
@@ -37,13 +42,15 @@ from enade_bench.results.store import atomic_write_text, dump_json
 MANIFEST = "report_manifest.json"
 #: Present while a report is written, and after one that did not finish.
 MARKER = "REPORT_INCOMPLETE.json"
+#: The folder's lock, held while a report is written (removed when it finishes).
+LOCK = ".report.lock"
 MANIFEST_FORMAT = "enade_bench.report/1"
 
 
 def _files(folder: Path) -> set[str]:
     """Every file and link under ``folder`` (relative POSIX paths, links not followed), but the
     manifest and the marker."""
-    return files_inside(folder) - {MANIFEST, MARKER}
+    return files_inside(folder) - {MANIFEST, MARKER, LOCK}
 
 
 def _listed(path: Path, key: str) -> list[str]:
@@ -154,7 +161,7 @@ def report_folder(folder: Path, option: str = "--out") -> Iterator[Path]:
     An exception (or a kill) inside the block leaves the marker, so the folder says that
     it holds no finished report.
     """
-    with output_root(folder):
+    with output_root(folder), run_lock([folder / LOCK]):  # a second report into the folder is refused
         kept = begin_report(folder, option)
         yield folder
         finish_report(folder, kept)

@@ -20,11 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import stat
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.file_names import shown
 from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
@@ -68,7 +72,7 @@ class RunEntry:
     @property
     def label(self) -> str:
         """Human-readable strategy description (method, shots, shuffles)."""
-        return self.result.strategy.label or self.result.strategy.method
+        return shown(self.result.strategy.label or self.result.strategy.method)
 
     @property
     def model(self) -> str:
@@ -76,7 +80,7 @@ class RunEntry:
         model_cfg = as_object(self.result.config.get("model"))
         api = as_object(model_cfg.get("api"))
         name = model_cfg.get("name") or api.get("model") or self.result.model.name
-        return str(name or "unknown")
+        return shown(str(name or "unknown"))  # a control character in a name is shown escaped
 
     @property
     def training_cutoff(self) -> str | None:
@@ -105,6 +109,9 @@ def strategy_sort_key(strategy: str) -> tuple[int, str]:
 def find_results(folders: Iterable[Path]) -> list[Path]:
     """All ``*_results.json`` files under ``folders``, skipping ``*_old`` folders.
 
+    A name that is not a regular file (a FIFO, a device, a folder) is skipped with a
+    ``warning:`` line, never opened.
+
     Raises
     ------
     UserError
@@ -120,6 +127,14 @@ def find_results(folders: Iterable[Path]) -> list[Path]:
         for path in sorted(root.rglob("*_results.json")):
             relative = path.relative_to(root).parts[:-1]
             if any(part.endswith("_old") for part in relative):
+                continue
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)  # never opened: a FIFO would block
+            except OSError:
+                regular = False
+            if not regular:
+                print(f"warning: {path}: not a regular file (a FIFO, a device, a folder or a broken "
+                      "link); skipped", file=sys.stderr)  # fmt: skip
                 continue
             found.append(path)
     return found

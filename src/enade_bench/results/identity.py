@@ -26,7 +26,7 @@ from pydantic import (
     model_serializer,
 )
 
-from enade_bench.masking import mask_url
+from enade_bench.masking import public_url
 
 #: How a prompt reaches the model: the tokenizer's chat template applied by enade-bench
 #: (prefill included), messages sent to a chat API (which applies its own template), or
@@ -77,7 +77,7 @@ class ApiIdentity(_Block):
     @classmethod
     def _no_credentials(cls, value: str | None) -> str | None:
         """Credentials inside the URL never reach a file (files written before are masked on read)."""
-        return None if value is None else mask_url(value)
+        return None if value is None else public_url(value)
 
 
 class ModelIdentity(_Block):

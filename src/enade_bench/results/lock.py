@@ -9,6 +9,10 @@ dies, however it dies; a lock file left behind by a killed run is therefore take
 over, and the takeover is logged (a ``warning:`` line naming the former holder).
 A finished run removes its lock files.
 
+A lock file with other names (a hard link to a file elsewhere, a ``cp -al`` copy of the
+folder) is never written: once it is locked, a new lock file of its own is put in its place
+(locked before it is renamed there), so the other names keep their content.
+
 Locks are re-entrant within a process (the command line takes them before the
 model loads, the runner again around the work). Where ``fcntl`` does not exist
 (Windows) runs are not locked.
@@ -22,11 +26,13 @@ import logging
 import os
 import socket
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from enade_bench.errors import UserError
+from enade_bench.masking import scrub
 from enade_bench.results.safe_write import folder_of
 from enade_bench.results.writable import os_reason
 
@@ -86,16 +92,41 @@ def _acquire(path: Path) -> int:
             holder = describe_holder(_read(fd))
             os.close(fd)
             raise UserError(
-                f"{path}: these run files are in use by {holder}; wait for it to finish "
-                "(or stop it), or choose another output.dir / --output-dir"
+                f"{path}: these files are in use by {holder}; wait for it to finish "
+                "(or stop it), or choose another output.dir / --output-dir / --out"
             ) from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
             same = False
         if same:
-            return fd
+            return _own_file(path, fd) if os.fstat(fd).st_nlink > 1 else fd
         os.close(fd)  # the holder removed the file as we opened it: take the new one
+
+
+def _own_file(path: Path, fd: int) -> int:
+    """A new lock file, locked, renamed over ``path`` (which has other names); its descriptor.
+
+    ``fd`` (the shared file, locked by us) is closed after the rename: a process waiting on
+    it then sees another file at ``path`` and takes that one (which we hold).
+    """
+    import fcntl  # noqa: PLC0415 (POSIX only)
+
+    try:
+        new, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        os.close(fd)
+        raise UserError(f"{path}: cannot create the run's lock file ({os_reason(exc)})") from None
+    fcntl.flock(new, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new file: nobody else holds it
+    os.fchmod(new, 0o644)
+    os.replace(tmp, path)
+    os.close(fd)
+    print(
+        f"warning: {path}: the lock file had other names (a hard link); a lock file of its own "
+        "replaced it, the other names keep their content",
+        file=sys.stderr,
+    )
+    return new
 
 
 def _take(path: Path, taken: list[tuple[str, Path]]) -> int:
@@ -105,7 +136,7 @@ def _take(path: Path, taken: list[tuple[str, Path]]) -> int:
         taken.append((describe_holder(stale), path))
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
-    os.write(fd, (json.dumps(_holder_info()) + "\n").encode())
+    os.write(fd, (scrub(json.dumps(_holder_info())) + "\n").encode())  # the command line may hold a key
     os.fsync(fd)
     return fd
 

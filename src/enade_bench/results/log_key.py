@@ -21,6 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import JsonValue
 
@@ -33,6 +34,25 @@ _SHOWN = 40
 #: question hash is checked against the data on disk, the prompt files' sha256 are settings.
 #: Headers written while they were keyed on still hold them; they are left out when compared.
 PATH_SETTINGS = ("dataset.path", "prompts.dir")
+#: Where the API server is: provenance, not a setting that changes the answers.  A log written
+#: against another host or port resumes, with a warning (``${VLLM_HOST}`` on whichever node a
+#: job lands); another scheme, path or query does not.
+ENDPOINT_SETTINGS = ("model.api.base_url", "model identity.api.base_url")
+
+
+def _without_host(value: JsonValue) -> JsonValue:
+    """A URL without its host and port (``http://a:8000/v1`` -> ``http:///v1``); other values as they are."""
+    if not isinstance(value, str) or "://" not in value:
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return value
+    return urlunsplit((parts.scheme, "", parts.path, parts.query, parts.fragment))
+
+
+def _endpoints_hostless(settings: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {k: _without_host(v) if k in ENDPOINT_SETTINGS else v for k, v in settings.items()}
 
 
 def flatten(prefix: str, value: JsonValue) -> dict[str, JsonValue]:
@@ -95,7 +115,9 @@ class LogKey:
             old = {k: v for k, v in old.items() if k not in PATH_SETTINGS}
             if not self.unknown and header.get("fingerprint") == self.fingerprint:
                 return None
-            changed = changes(self._known(old), self._known(self.settings))
+            changed = changes(
+                _endpoints_hostless(self._known(old)), _endpoints_hostless(self._known(self.settings))
+            )
             if not changed:
                 return None
             return (
@@ -113,6 +135,21 @@ class LogKey:
             "counted a corrected answer key too), so which setting changed cannot be told; rerun with "
             "--no-resume (asks every question again) or choose another output.dir"
         )
+
+    def moved(self, header: dict[str, JsonValue]) -> list[str]:
+        """``key: old -> new`` for each endpoint that moved to another host or port since the log
+        was written (a resumable change, said in a warning)."""
+        old = header.get("settings")
+        if not isinstance(old, dict):
+            return []
+        return [
+            f"{key}: {old[key]} -> {self.settings[key]}"
+            for key in ENDPOINT_SETTINGS
+            if key in old
+            and key in self.settings
+            and old[key] != self.settings[key]
+            and _without_host(old[key]) == _without_host(self.settings[key])
+        ]
 
     def upgrades(self, header: dict[str, JsonValue]) -> bool:
         """Whether a resumable ``header`` is in an older form (to be rewritten as :meth:`header`)."""

@@ -14,6 +14,17 @@ figures and the LaTeX tables call them):
   /elsewhere`` is refused), and a target whose path leaves the folder (``..``) is refused,
   each with one ``error:`` line naming the path.
 
+* **No secret.**  While the process knows secrets (an API key, a URL's query values:
+  :func:`enade_bench.masking.remember`), the content is checked against them in every
+  decoded form before it is written (:func:`enade_bench.masking.scrub_document`): a JSON
+  string, a CSV cell or a line that holds one is withheld whole, so no new output path can
+  leak one.  :func:`append_text` (the run's log) does the same line by line.
+* **Never through a hard link.**  A file replaced by rename is a new file: another name
+  of the old one (``cp -al res snapshot``, a link to a file elsewhere) keeps its content.
+  A file changed in place (:func:`append_text`, :func:`break_hard_link`, the run's lock)
+  that has more than one name is first *copied aside*: the name in the output folder gets
+  a copy of its own, with one ``warning:`` line, and the other name stays unchanged.
+
 The output folder of a write is ``root`` when the caller gives it, else the folder of
 :func:`output_root` that encloses the path (``report_folder`` sets it for the whole report,
 so the tables' and figures' writers need not pass it along), else the file's own folder.
@@ -25,6 +36,7 @@ folder's cleaning: they list and delete without following a link, and only insid
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -36,9 +48,13 @@ from pathlib import Path, PurePosixPath
 
 from enade_bench.errors import UserError
 from enade_bench.file_names import STEM_MAX_BYTES, name_problem, safe_stem
+from enade_bench.masking import known_secrets, scrub_document
+from enade_bench.masking.decoded import holds_secret_bytes
 from enade_bench.results.writable import os_reason
 
 __all__ = [
+    "append_text",
+    "break_hard_link",
     "file_stem",
     "files_inside",
     "folder_of",
@@ -148,6 +164,94 @@ def folder_of(path: Path, root: Path | None = None) -> Path:
     return real_folder(path.parent, _root_of(path, root), path)
 
 
+def _without_secrets(path: Path, data: bytes) -> bytes:
+    """``data`` with every part that holds a remembered secret withheld (see the module)."""
+    secrets = known_secrets()
+    if not secrets:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # a figure: refused if its bytes show a secret (metadata, text chunks)
+        if holds_secret_bytes(data, secrets):
+            raise UserError(f"{path}: not written: its bytes hold a form of a secret") from None
+        return data
+    return scrub_document(text, path.suffix, secrets).encode("utf-8")
+
+
+def break_hard_link(path: Path) -> bool:
+    """Give ``path`` a file of its own when it has other names (hard links); whether it had.
+
+    The content is copied to a new file beside it, which is renamed over ``path``: every
+    other name keeps the old file, unchanged by what is written to ``path`` next.  One
+    ``warning:`` line says so.  A missing file, or one with a single name, is left alone.
+
+    Raises
+    ------
+    UserError
+        The copy cannot be made (with the reason).
+    """
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
+        return False
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as out, open(path, "rb") as source:
+                shutil.copyfileobj(source, out)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, stat.S_IMODE(info.st_mode))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise UserError(
+            f"{path}: cannot copy aside a file with {info.st_nlink} names ({os_reason(exc)})"
+        ) from None
+    print(
+        f"warning: {path} had {info.st_nlink} names (a hard link, e.g. a 'cp -al' copy); it was copied "
+        "aside before writing: the other names keep the old content",
+        file=sys.stderr,
+    )
+    return True
+
+
+def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
+    """Append ``text`` (whole lines) to ``path`` and flush it to disk: never through a symbolic
+    link, never into a file with other names (:func:`break_hard_link`), never a secret (each
+    line that holds one is withheld, as in :func:`write_bytes`).
+
+    Raises
+    ------
+    UserError
+        A link at ``path``, a linked folder, or a failed write (with the reason).
+    """
+    path = Path(path)
+    folder_of(path, root)
+    if path.is_symlink():
+        raise UserError(
+            f"{path}: a symbolic link; files are appended in place, never through a link: remove it"
+        )
+    break_hard_link(path)
+    data = _without_secrets(path, text.encode("utf-8"))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot append ({os_reason(exc)})") from None
+
+
 def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
     """Write ``data`` to ``path`` atomically, never through a link, never outside its output folder.
 
@@ -173,6 +277,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
     """
     path = Path(path)
     folder = folder_of(path, root)
+    data = _without_secrets(path, data)
     try:
         if stat.S_ISDIR(os.lstat(path).st_mode):
             raise UserError(f"{path}: a folder is in the way (expected a file)")

@@ -17,20 +17,22 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import JsonValue, ValidationError
 
+from enade_bench import json_io
 from enade_bench.errors import UserError
 from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
 from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
-from enade_bench.results.safe_write import write_text
+from enade_bench.results.safe_write import append_text, break_hard_link, write_text
 from enade_bench.results.summary import as_object
-from enade_bench.results.writable import os_reason
 
 JsonObject = dict[str, JsonValue]
 
@@ -205,7 +207,9 @@ def read_result(path: Path) -> RunResult:
         version, or is not a results file (with the first key that is wrong).
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
+            raise UserError(f"{path}: not a regular file (expected a results file)")
+        data = json_io.loads(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable results file ({exc})") from None
     if not isinstance(data, dict):
@@ -269,7 +273,7 @@ class IntermediateLog:
             line_end = offset + len(raw)
             complete = raw.endswith(b"\n")
             try:
-                obj = json.loads(raw) if complete else None
+                obj = json_io.loads(raw, str(self.path), number) if complete else None
             except json.JSONDecodeError:
                 obj = None
             if obj is None:
@@ -285,6 +289,12 @@ class IntermediateLog:
                 problem = self.key.refusal(obj)
                 if problem is not None:
                     raise UserError(f"{self.path}: {problem}")
+                for move in self.key.moved(obj):
+                    print(
+                        f"warning: {self.path}: the server moved ({move}); the answers logged there are "
+                        "resumed (the endpoint is where they came from, not a setting of them)",
+                        file=sys.stderr,
+                    )
                 header = obj
             else:
                 try:
@@ -301,6 +311,7 @@ class IntermediateLog:
             offset = line_end
         if not write:
             return records
+        break_hard_link(self.path)  # a 'cp -al' snapshot's log is never changed by this run
         if good_end != len(data):
             with self.path.open("r+b") as handle:
                 handle.truncate(good_end)
@@ -352,10 +363,4 @@ class IntermediateLog:
             json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
             for r in records
         )
-        try:
-            with self.path.open("a", encoding="utf-8", newline="") as handle:
-                handle.write(lines)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise UserError(f"{self.path}: cannot append results ({os_reason(exc)})") from None
+        append_text(self.path, lines)  # flushed to disk; never through a link, never a secret

@@ -112,8 +112,10 @@ def _plan_models(
     strategies: list[str] = []
     for index, entry in enumerate(cfg.models):
         label, parts = _model_parts(entry, index, path)
-        if label in {m.label for m in models}:
-            raise UserError(f"{path}: models.{index}: the label {label!r} is used twice; give a 'name'")
+        if label.casefold() in {m.label.casefold() for m in models}:  # M1 and m1: one folder on some disks
+            raise UserError(
+                f"{path}: models.{index}: the label {label!r} is used twice (case aside); give a 'name'"
+            )
         folder = output / "runs" / label
         evaluation = {
             **cfg.evaluation,

@@ -115,7 +115,7 @@ def test_gemini_errors() -> None:
     assert ok.texts == ["Resposta: C"]
     assert blocked.error and "SAFETY" in blocked.error and not blocked.texts
     assert unsafe.error and "SAFETY" in unsafe.error
-    assert bad.error == "HTTP 400: Request contains an invalid argument."
+    assert bad.error == "HTTP 400 (INVALID_ARGUMENT): Request contains an invalid argument."
     assert len(server.requests) == 6
 
 

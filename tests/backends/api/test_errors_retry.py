@@ -50,7 +50,10 @@ def test_wrong_key_stops_after_three_refusals_and_a_rerun_with_the_right_key_ask
         assert len(server.posts()) == AUTH_FAILURES_TO_STOP == 3  # not 28
         err = captured.err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: openai (m at http://127.0.0.1:"), err
-        assert "3 requests in a row were refused (HTTP 401: Incorrect API key provided.)" in err[0]
+        assert (
+            "3 requests in a row were refused (HTTP 401 (invalid_request_error): Incorrect API key provided.)"
+            in err[0]
+        )
         assert WRONG_KEY not in captured.err + captured.out
         log = tmp_path / "out" / "api_test_intermediate.jsonl"
         logged = [json.loads(line)["record"] for line in log.read_text(encoding="utf-8").splitlines()[1:]]

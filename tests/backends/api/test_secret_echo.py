@@ -28,7 +28,7 @@ from api_fakes import (
 from api_fakes import write_config as api_config
 
 from enade_bench.cli.main import main
-from enade_bench.masking import forget_all
+from enade_bench.masking import MARK, forget_all
 
 #: The key (characters that percent-encoding and base64 both change) and a token in the URL's query.
 KEY = "sk-echo/KEY+0123456789abcdefghij=="
@@ -108,10 +108,11 @@ def test_no_form_of_a_secret_in_stderr_results_log_or_report(
     out = tmp_path / "out"
     result = json.loads((out / "api_test_results.json").read_text(encoding="utf-8"))
     histories = [r["error_history"] for r in result["records"] if r.get("error_history")]
-    assert len(histories) == 2 and all("HTTP 400" in h[0] and "denied" in h[0] for h in histories)
+    # status and type kept; the echoed message held the key, so it is withheld whole (issue 40)
+    assert histories == [[f"HTTP 400 (invalid_request_error): {MARK}"]] * 2
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     err = capsys.readouterr().err
-    assert "denied" in err  # the echoed body reached stderr, masked
+    assert "HTTP 400 (invalid_request_error)" in err and "denied" not in err
     written = [p for folder in (out, tmp_path / "report") for p in folder.rglob("*") if p.is_file()]
     assert {p.name for p in written} >= {"api_test_results.json", "api_test_summary.csv", "index.html",
                                           "api_test_intermediate.jsonl"}  # fmt: skip
@@ -119,7 +120,7 @@ def test_no_form_of_a_secret_in_stderr_results_log_or_report(
     assert {name: f for name, f in found.items() if f} == {}
     assert leaks(err) == set()
     log = (out / "api_test_intermediate.jsonl").read_text(encoding="utf-8")
-    assert "error_history" in log and "Basic ***" in log
+    assert "error_history" in log and MARK in log
 
 
 def test_a_refusal_streak_echoing_the_key_stops_with_one_masked_line(

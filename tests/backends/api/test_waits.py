@@ -68,12 +68,12 @@ def test_long_waits_print_one_line_each_and_retry_after_is_capped(
     assert len(lines) == 2, lines  # the 1 s wait is not announced
     url = re.escape(server.url)
     assert re.fullmatch(
-        rf"retry: openai \(m at {url}/v1\): HTTP 429: Rate limit reached for requests "
+        rf"retry: openai \(m at {url}/v1\): HTTP 429 \(requests\): Rate limit reached for requests "
         r"\(attempt 2/7, took \d\.\d s\); next try in 7\.0 s",
         lines[0],
     ), lines[0]
     assert re.fullmatch(
-        rf"retry: openai \(m at {url}/v1\): HTTP 429: Rate limit reached for requests \(attempt 3/7, "
+        rf"retry: openai \(m at {url}/v1\): HTTP 429 \(requests\): Rate limit reached for requests \(attempt 3/7, "
         rf"took \d\.\d s, the server asked 3600 s, capped by model.api.max_retry_after_s\); "
         rf"next try in {expected:.0f} s",
         lines[1],

@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 from enade_bench.backends.api import wire
-from enade_bench.backends.api.clients import base_url_for, make_sdk_client
+from enade_bench.backends.api.clients import base_url_for, endpoint_for, make_sdk_client
 from enade_bench.backends.api.keys import NO_KEY, redact
 from enade_bench.backends.api.resilience import (
     AuthStreak,
@@ -39,7 +39,7 @@ from enade_bench.backends.chat_render import (
 from enade_bench.backends.model_info import load_tokenizer
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
-from enade_bench.masking import mask_url, remember, url_secrets
+from enade_bench.masking import public_url, remember, scrub, url_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
 
@@ -88,8 +88,11 @@ class ApiBackend:
     def __init__(self, cfg: ApiConfig, api_key: str, client: Any | None = None) -> None:
         self.cfg = cfg
         self.base_url = base_url_for(cfg)  # ${VAR} expanded, user-info refused
-        self._secrets = [s for s in (api_key, *url_secrets(self.base_url)) if s != NO_KEY]
-        remember(self._secrets)  # stderr, records and the report mask them from now on
+        # the key, the URL's user-info and every value of its query (sent as default_query), whatever
+        # their names (?subscription-key=, code=): every output withholds a text holding one from now on
+        query = list(endpoint_for(cfg).query.values())
+        self._secrets = [s for s in (api_key, *url_secrets(self.base_url), *query) if s != NO_KEY]
+        remember(self._secrets)
         self.client = client if client is not None else make_sdk_client(cfg, api_key)
         self.completions = uses_completions(cfg)
         self.policy = RetryPolicy(
@@ -108,7 +111,7 @@ class ApiBackend:
             prompt_form=self.prompt_form,
             api=ApiIdentity(
                 provider=cfg.provider,
-                base_url=None if self.base_url is None else mask_url(self.base_url),
+                base_url=None if self.base_url is None else public_url(self.base_url),
                 endpoint="completions" if self.completions else "chat",
                 tokenizer=cfg.tokenizer,
                 prefill=prefill_note(cfg, self.prompt_form),
@@ -155,7 +158,7 @@ class ApiBackend:
     # -- requests -----------------------------------------------------------------------
     def call(self, fn: Callable[[], T]) -> T:
         """Run one request through the rate budget and the retry policy."""
-        endpoint = None if self.base_url is None else mask_url(self.base_url)
+        endpoint = None if self.base_url is None else public_url(self.base_url)
         label = f"{self.cfg.provider} ({self.cfg.model}" + (f" at {endpoint})" if endpoint else ")")
         return call_with_retries(fn, self.policy, self.limiter, label, self._secrets, streak=self._auth)
 
@@ -342,7 +345,7 @@ class ApiBackend:
                 tops = wire.openai_chat_top_logprobs(self._scoring_call(body, "first_token"))
             if not tops:
                 raise UserError(
-                    f"model.api: the server at {mask_url(self.base_url or '')} returned no logprobs; "
+                    f"model.api: the server at {public_url(self.base_url or '')} returned no logprobs; "
                     "first_token needs top_logprobs (vLLM, llama.cpp server, OpenAI)"
                 )
             return wire.letter_scores(tops, letters, variants)
@@ -389,6 +392,6 @@ def _as_json(resp: Any, **dump: Any) -> ProviderJson:
 
 def assemble_generation(outcomes: Sequence[wire.Outcome]) -> Generation:
     """One Generation from a prompt's samples: every text kept, errors joined."""
-    texts = [o.text for o in outcomes if o.text is not None]
+    texts = [scrub(o.text) for o in outcomes if o.text is not None]  # an echo of a secret is withheld
     errors = sorted({o.error for o in outcomes if o.error})
     return Generation(texts=texts, error="; ".join(errors) if errors else None)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from enade_bench.backends.api.backend import ApiBackend
-from enade_bench.backends.api.resilience import TRANSIENT_STATUS
+from enade_bench.backends.api.resilience import TRANSIENT_STATUS, body_kind, error_text
 from enade_bench.backends.api.wire import ProviderJson
 from enade_bench.errors import UserError
 
@@ -40,6 +40,9 @@ ANTHROPIC_STATUS = {
     "api_error": 500,
     "overloaded_error": 529,
 }
+#: The ``status`` a live Gemini error names for each HTTP code (batch results carry the code only).
+GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}  # fmt: skip
 #: Anthropic error types that will fail again if the request is resent.
 ANTHROPIC_PERMANENT = frozenset(
     {
@@ -86,9 +89,8 @@ def _http_result(backend: ApiBackend, status: int, body: Any) -> BatchResult:
         outcome = backend.parse(body)
         return BatchResult(outcome.text, outcome.error)
     message = body.get("error", {}).get("message", "") if isinstance(body, dict) else str(body)
-    if status in TRANSIENT_STATUS or status >= 500:
-        return BatchResult(error=f"HTTP {status}: {message}", retry=True)
-    return BatchResult(error=f"HTTP {status}: {message}")
+    reason = error_text(status, body_kind(body), message)  # status, type, short scrubbed message
+    return BatchResult(error=reason, retry=status in TRANSIENT_STATUS or status >= 500)
 
 
 class OpenAIBatchClient:
@@ -180,7 +182,7 @@ class AnthropicBatchClient:
                 out[entry.custom_id] = BatchResult(outcome.text, outcome.error)
             elif result.type == "errored":
                 error = result.error.error
-                reason = f"HTTP {ANTHROPIC_STATUS.get(error.type, 500)}: {error.message}"
+                reason = error_text(ANTHROPIC_STATUS.get(error.type, 500), error.type, error.message)
                 out[entry.custom_id] = BatchResult(error=reason, retry=error.type not in ANTHROPIC_PERMANENT)
             else:  # canceled / expired
                 out[entry.custom_id] = BatchResult(error=result.type, retry=True)
@@ -223,7 +225,7 @@ class GeminiBatchClient:
                 continue
             if item.error is not None:
                 code = int(item.error.code or 0)
-                reason = f"HTTP {code}: {item.error.message}"
+                reason = error_text(code, GEMINI_STATUS.get(code), item.error.message or "")
                 out[rid] = BatchResult(
                     error=reason, retry=code in TRANSIENT_STATUS or code >= 500 or code == 0
                 )

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
-from enade_bench.masking import mask
+from enade_bench.masking import scrub
 
 #: Environment variable read for each provider when ``api_key`` is null.
 ENV_VARS: dict[str, str] = {
@@ -42,7 +42,8 @@ def expand_env(value: str, key: str) -> str:
     Raises
     ------
     UserError
-        When a named variable is unset or empty (the message names the variable, never a value).
+        When a named variable is unset or empty (the message names the variable, never a
+        value), or a ``${`` is not a whole ``${NAME}`` (``${FAKE_KEY`` is never sent literally).
 
     Examples
     --------
@@ -61,7 +62,15 @@ def expand_env(value: str, key: str) -> str:
             )
         return found
 
-    return _ENV_REF.sub(value_of, value)
+    expanded = _ENV_REF.sub(value_of, value)
+    rest = _ENV_REF.sub("", value)
+    if "${" in rest:  # ``${NAME`` unclosed, or ``${1X}``: never sent literally as a key or a URL
+        shown = rest[rest.index("${") :][:24]
+        raise UserError(
+            f"{key}: '{shown}' is not a complete '${{NAME}}' (a '}}' missing, or not a variable name: "
+            "letters, digits and _, not starting with a digit); write ${NAME} or the value itself"
+        )
+    return expanded
 
 
 def resolve_api_key(cfg: ApiConfig) -> str:
@@ -88,14 +97,16 @@ def resolve_api_key(cfg: ApiConfig) -> str:
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Every form of ``secrets`` (and of the process's remembered ones) replaced by ``***``.
+    """``text``, withheld whole when it holds a form of ``secrets`` (or of the process's
+    remembered ones), else with credentials shown by their shape masked.
 
     Servers echo a key whole, in part (``Incorrect API key provided: sk-abc…``) or encoded
-    (``Authorization: Basic …``); :func:`enade_bench.masking.mask` masks them all.
+    (``Authorization: Basic …``, hex, ``%XX``, ``\\/``); :func:`enade_bench.masking.scrub`
+    recognises them all.
 
     Examples
     --------
     >>> redact("bad key 1234567890abcdefXYZ here", ["1234567890abcdefXYZ"])
-    'bad key *** here'
+    '[withheld: it held a form of a secret]'
     """
-    return mask(text, [s for s in secrets if s != NO_KEY])
+    return scrub(text, [s for s in secrets if s != NO_KEY])

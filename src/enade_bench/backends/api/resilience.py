@@ -41,6 +41,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type
 from enade_bench.backends.api.keys import redact
 from enade_bench.backends.quiet import waits_announced
 from enade_bench.errors import UserError
+from enade_bench.masking import scrub
 
 T = TypeVar("T")
 
@@ -118,8 +119,42 @@ def parse_retry_after(headers: Any) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
 
 
+#: Longest part of a server's error message that is recorded (the rest is cut).
+MESSAGE_CHARS = 160
+
+
+def error_text(status: int, kind: str | None, message: str) -> str:
+    """What is recorded of a server's error: its status, its type and a short masked message.
+
+    Nothing a server sends reaches a file verbatim: the message is put on one line, passed
+    through :func:`enade_bench.masking.scrub` (withheld whole when it holds a form of a
+    secret) and cut to :data:`MESSAGE_CHARS` characters.
+
+    >>> error_text(400, "invalid_request_error", "bad   request  (see docs)")
+    'HTTP 400 (invalid_request_error): bad request (see docs)'
+    """
+    short = scrub(" ".join(str(message).split()))
+    if len(short) > MESSAGE_CHARS:
+        short = short[: MESSAGE_CHARS - 1] + "…"
+    shown_kind = scrub(" ".join(str(kind).split()))[:40] if kind else ""
+    return f"HTTP {status}" + (f" ({shown_kind})" if shown_kind else "") + (f": {short}" if short else "")
+
+
+def body_kind(body: Any) -> str | None:
+    """The error's type in an OpenAI / Anthropic / Gemini error body (``type``, ``code``, ``status``)."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error")
+    error: dict[str, Any] = inner if isinstance(inner, dict) else body
+    for name in ("type", "status", "code"):
+        value = error.get(name)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value) and value != "error":
+            return str(value)
+    return None
+
+
 def _status_failure(status: int, message: str, headers: Any, body: Any) -> Exception:
-    text = f"HTTP {status}: {message}".strip()
+    text = error_text(status, body_kind(body), message)
     if status == 429 and "insufficient_quota" in f"{message} {body}":
         return ApiUnavailableError(f"{text} (quota exhausted; retrying will not help)")
     if status in TRANSIENT_STATUS or status >= 500:
@@ -160,7 +195,7 @@ def classify(exc: BaseException) -> Exception | None:
     connection = _sdk_errors("openai", "APIConnectionError") + _sdk_errors("anthropic", "APIConnectionError")
     if isinstance(exc, connection):
         kind = "timeout" if "timeout" in type(exc).__name__.lower() else "connection error"
-        return TransientFailure(f"{kind}: {exc}")
+        return TransientFailure(f"{kind}: {scrub(' '.join(str(exc).split()))[:MESSAGE_CHARS]}")
     genai_errors = sys.modules.get("google.genai.errors")
     if genai_errors is not None and isinstance(exc, genai_errors.APIError):
         response = getattr(exc, "response", None)
@@ -169,7 +204,7 @@ def classify(exc: BaseException) -> Exception | None:
     transport: tuple[type[BaseException], ...] = (TimeoutError, ConnectionError)
     transport += _sdk_errors("httpx", "TransportError") + _sdk_errors("httpx2", "TransportError")
     if isinstance(exc, transport):
-        return TransientFailure(f"{type(exc).__name__}: {exc}")
+        return TransientFailure(f"{type(exc).__name__}: {scrub(' '.join(str(exc).split()))[:MESSAGE_CHARS]}")
     return None
 
 

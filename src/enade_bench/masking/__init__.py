@@ -11,6 +11,13 @@ by ``***``.  :func:`mask_config` also masks the values of secret-looking config 
 (``api_key``, ``token``, ``password``, ``secret``…), for results files written elsewhere
 or by an older version.
 
+:func:`scrub` is what every output goes through (the safe writer, stderr, recorded
+errors): a text that holds a remembered secret in any decoded form (:mod:`.decoded`:
+``\\/`` escapes, split lines, ``%XX``, hex, HTML entities, any case, wrapped base64)
+is replaced whole by :data:`MARK`; any other text is :func:`mask`-ed.  :func:`public_url`
+is the form of a URL that results and logs keep: scheme, host, port and path, every
+query value and the user-info ``***`` whatever their names.
+
 This module imports nothing from the package (layer 0): the config, the results, the
 backends, the report and the command line all mask through it.
 """
@@ -24,7 +31,29 @@ import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TypeVar
-from urllib.parse import quote, quote_plus, unquote
+from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
+
+from enade_bench.masking.decoded import MARK, holds_secret, scrub_document, withhold
+
+__all__ = [
+    "MARK",
+    "MASK",
+    "forget_all",
+    "holds_secret",
+    "known_secrets",
+    "mask",
+    "mask_config",
+    "mask_json",
+    "mask_url",
+    "mask_urls_in",
+    "public_url",
+    "remember",
+    "scrub",
+    "scrub_document",
+    "secret_forms",
+    "url_secrets",
+    "withhold",
+]
 
 #: What a secret is replaced by.
 MASK = "***"
@@ -131,23 +160,55 @@ def remember(secrets: Iterable[str | None]) -> None:
         _known.update(s for s in secrets if s and len(s) >= MIN_SECRET)
 
 
+def known_secrets() -> list[str]:
+    """The secrets remembered so far (:func:`remember`)."""
+    with _lock:
+        return sorted(_known)
+
+
 def forget_all() -> None:
     """Drop every remembered secret (tests; a long-lived process between runs)."""
     with _lock:
         _known.clear()
 
 
+#: A URL in a text (up to a space, a quote or an angle bracket).
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,;:!?)\]}]")
+
+
+def public_url(url: str) -> str:
+    """``url`` as results and logs keep it: scheme, host, port and path; the user-info and every
+    query value ``***`` whatever their names (``?subscription-key=``, ``code=``); no fragment.
+
+    >>> public_url("https://u:pw@gw.example:8443/v1?subscription-key=abc&api-version=1#x")
+    'https://***@gw.example:8443/v1?subscription-key=***&api-version=***'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{MASK}@{netloc.rsplit('@', 1)[1]}"
+    query = "&".join(
+        f"{pair.split('=', 1)[0]}={MASK}" if "=" in pair else MASK for pair in parts.query.split("&") if pair
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
 def mask_url(text: str) -> str:
     """``text`` with the credentials of every URL in it replaced by ``***``.
 
-    The user and password (``http://user:SECRET@host/v1`` -> ``http://***@host/v1``) and
-    the values of token query parameters (``?key=…``, ``api_key=…``, ``token=…``) are masked;
-    the rest of the URL stays, so a results file still says which server answered.
+    In a URL with a scheme, the user-info and every query value are masked
+    (:func:`public_url`); elsewhere, the values of token parameters (``?key=…``,
+    ``api_key=…``, ``token=…``).  The rest of the URL stays, so a results file still says
+    which server answered.
 
     >>> mask_url("http://user:SECRET@host:8000/v1?api_key=abc&x=1")
-    'http://***@host:8000/v1?api_key=***&x=1'
+    'http://***@host:8000/v1?api_key=***&x=***'
     """
-    return _URL_TOKEN.sub(r"\g<name>***", _URL_USERINFO.sub(r"\g<scheme>***@", text))
+    text = _URL.sub(lambda m: public_url(m.group(0)), text) if "://" in text else text
+    return _URL_TOKEN.sub(r"\g<name>***", text)
 
 
 def _auth_value(match: re.Match[str]) -> str:
@@ -222,6 +283,21 @@ def mask(text: str, secrets: Iterable[str | None] = ()) -> str:
     # an Authorization value whole first (a known secret masked inside it would hide its shape),
     # then every known form, then what is left that looks like a credential
     return _mask_shapes(_mask_known(_AUTH_VALUE.sub(_auth_value, text), known))
+
+
+def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """:data:`MARK` when ``text`` holds a remembered secret (or one of ``secrets``) in any
+    decoded form (:func:`~enade_bench.masking.decoded.holds_secret`), else :func:`mask` of it.
+
+    What every error message, answer text and stderr line goes through: a text that held a
+    secret is withheld whole, never partly masked.
+
+    >>> remember(["sk-scrub-doc-0123456789"]); scrub("echo SK-SCRUB-DOC-0123456789"); forget_all()
+    '[withheld: it held a form of a secret]'
+    """
+    with _lock:
+        known = [*_known, *(s for s in secrets if s and len(s) >= MIN_SECRET)]
+    return MARK if holds_secret(text, known) else mask(text, known)
 
 
 def mask_json(value: J, secrets: Iterable[str | None] = ()) -> J:
