@@ -14,7 +14,7 @@ import torch
 from tests.conftest import executor_for, require_shared
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from enade_bench.backends import hf_attention
+from enade_bench.backends import hf_attention, hf_flex
 from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import common_prefix_length
@@ -124,15 +124,25 @@ def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-de
 def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-untyped-def]
     enem_splits, tiny_llama, policy, monkeypatch
 ) -> None:
-    """32 real S5 questions (mixed order) through a model: pairs counted at the kernel, scores exact."""
+    """32 real S5 questions (mixed order) through a model: the kernel's calls counted, scores exact.
+
+    CPU policy: per-block SDPA calls, their pairs within 1.1 × each question's own.  CUDA policy:
+    exactly one attention kernel call per decoder-layer call (FlexAttention over the whole row),
+    no SDPA call, no per-question call.
+    """
     chunk = _chunk(enem_splits["S5"], "mixed", 32)
     contexts, tails = [c for c, _ in chunk], [t for _, t in chunk]
     _, _, _, need = _plan(chunk)
     counted = _counting_sdpa(monkeypatch)
+    kernels, layer_calls = _counting_kernels(monkeypatch, tiny_llama)
     last, scores = score_tree(tiny_llama, contexts, tails, None, policy)
     layers = tiny_llama.config.num_hidden_layers
-    assert counted and len(counted) % layers == 0
-    assert sum(counted) // layers <= 1.1 * need
+    assert layer_calls == [1] * layers  # one model call
+    if policy.flex_attention:
+        assert kernels == {"flex_attention": layers, "sdpa": 0}  # one kernel call per layer call
+    else:
+        assert counted and len(counted) % layers == 0 and kernels["flex_attention"] == 0
+        assert sum(counted) // layers <= 1.1 * need
     monkeypatch.undo()
     for q in range(0, 32, 8):  # against each option's full sequence run alone
         for tail, got in zip(tails[q], scores[q], strict=True):
@@ -140,6 +150,41 @@ def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-unt
             want = [float(full[len(contexts[q]) + j - 1, tok]) for j, tok in enumerate(tail)]
             assert got == pytest.approx(want, abs=1e-5)
         assert torch.allclose(last[q], full[len(contexts[q]) - 1], atol=1e-5)
+
+
+def _counting_kernels(monkeypatch: pytest.MonkeyPatch, model: LlamaForCausalLM) -> tuple[dict[str, int], list[int]]:
+    """Calls of the attention kernels (FlexAttention, torch's SDPA) and of each layer's attention."""
+    kernels = {"flex_attention": 0, "sdpa": 0}
+    real_kernel, real_sdpa = hf_flex.kernel, torch.nn.functional.scaled_dot_product_attention
+
+    def kernel(device):  # type: ignore[no-untyped-def]
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            kernels["flex_attention"] += 1
+            return real_kernel(device)(*args, **kwargs)
+
+        return counted
+
+    def sdpa(*args, **kwargs):  # type: ignore[no-untyped-def]
+        kernels["sdpa"] += 1
+        return real_sdpa(*args, **kwargs)
+
+    monkeypatch.setattr(hf_flex, "kernel", kernel)
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", sdpa)
+    layer_calls = [0] * model.config.num_hidden_layers
+    for i, layer in enumerate(model.model.layers):
+        handle = layer.self_attn.register_forward_pre_hook(lambda *_a, i=i: layer_calls.__setitem__(i, layer_calls[i] + 1))
+        request_removal.append(handle)
+    return kernels, layer_calls
+
+
+request_removal: list[torch.utils.hooks.RemovableHandle] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_hooks():  # type: ignore[no-untyped-def]
+    yield
+    while request_removal:
+        request_removal.pop().remove()
 
 
 def test_score_tree_reads_the_scores_back_once(enem_splits, tiny_llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
