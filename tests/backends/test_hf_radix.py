@@ -134,14 +134,22 @@ def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-unt
     contexts, tails = [c for c, _ in chunk], [t for _, t in chunk]
     _, _, _, need = _plan(chunk)
     counted = _counting_sdpa(monkeypatch)
-    kernels, layer_calls = _counting_kernels(monkeypatch, tiny_llama)
+    events = _kernel_log(monkeypatch, tiny_llama)
     last, scores = score_tree(tiny_llama, contexts, tails, None, policy)
     layers = tiny_llama.config.num_hidden_layers
-    assert layer_calls == [1] * layers  # one model call
+    per_layer_call: list[tuple[str, list[str]]] = []  # each attention layer's call: its kernels
+    for event in events:
+        if event.startswith("layer "):
+            per_layer_call.append((event[6:], []))
+        else:
+            per_layer_call[-1][1].append(event)
+    tree_calls = [kernels for impl, kernels in per_layer_call if impl != "sdpa"]  # not the prefix's call
+    assert len(tree_calls) == layers  # one model call over the row
     if policy.flex_attention:
-        assert kernels == {"flex_attention": layers, "sdpa": 0}  # one kernel call per layer call
+        assert tree_calls == [["flex_attention"]] * layers  # exactly one kernel call per layer call
     else:
-        assert counted and len(counted) % layers == 0 and kernels["flex_attention"] == 0
+        assert all(len(k) > 1 and set(k) == {"sdpa"} for k in tree_calls)  # one per block
+        assert counted and len(counted) % layers == 0
         assert sum(counted) // layers <= 1.1 * need
     monkeypatch.undo()
     for q in range(0, 32, 8):  # against each option's full sequence run alone
@@ -152,39 +160,38 @@ def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-unt
         assert torch.allclose(last[q], full[len(contexts[q]) - 1], atol=1e-5)
 
 
-def _counting_kernels(monkeypatch: pytest.MonkeyPatch, model: LlamaForCausalLM) -> tuple[dict[str, int], list[int]]:
-    """Calls of the attention kernels (FlexAttention, torch's SDPA) and of each layer's attention."""
-    kernels = {"flex_attention": 0, "sdpa": 0}
+def _kernel_log(monkeypatch: pytest.MonkeyPatch, model: LlamaForCausalLM) -> list[str]:
+    """In order: each attention layer's call (``layer <implementation>``) and each kernel call."""
+    events: list[str] = []
     real_kernel, real_sdpa = hf_flex.kernel, torch.nn.functional.scaled_dot_product_attention
 
     def kernel(device):  # type: ignore[no-untyped-def]
         def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-            kernels["flex_attention"] += 1
+            events.append("flex_attention")
             return real_kernel(device)(*args, **kwargs)
 
         return counted
 
     def sdpa(*args, **kwargs):  # type: ignore[no-untyped-def]
-        kernels["sdpa"] += 1
+        events.append("sdpa")
         return real_sdpa(*args, **kwargs)
 
     monkeypatch.setattr(hf_flex, "kernel", kernel)
     monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", sdpa)
-    layer_calls = [0] * model.config.num_hidden_layers
-    for i, layer in enumerate(model.model.layers):
-        handle = layer.self_attn.register_forward_pre_hook(lambda *_a, i=i: layer_calls.__setitem__(i, layer_calls[i] + 1))
-        request_removal.append(handle)
-    return kernels, layer_calls
+    for layer in model.model.layers:
+        hooks.append(layer.self_attn.register_forward_pre_hook(
+            lambda *_a: events.append(f"layer {model.config._attn_implementation}")))  # fmt: skip
+    return events
 
 
-request_removal: list[torch.utils.hooks.RemovableHandle] = []
+hooks: list[torch.utils.hooks.RemovableHandle] = []
 
 
 @pytest.fixture(autouse=True)
 def _remove_hooks():  # type: ignore[no-untyped-def]
     yield
-    while request_removal:
-        request_removal.pop().remove()
+    while hooks:
+        hooks.pop().remove()
 
 
 def test_score_tree_reads_the_scores_back_once(enem_splits, tiny_llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
