@@ -37,7 +37,7 @@ from typing import Any
 from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
-from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check, float32_check, profile_chunk
+from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check, float32_check, profile_chunk, size_batch
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
@@ -63,6 +63,9 @@ class GpuOptions:
     device: str = "cuda"
     dtype: str = "bfloat16"
     batch_size: int = 32
+    #: Ours: the chunk sized from the card's memory (``evaluation.batch_size: auto``,
+    #: :func:`size_batch`); the size found replaces ``batch_size`` and is recorded.
+    batch_auto: bool = False
     lmeval_batch_size: int | None = None
     limit: int = 720
     orders: tuple[str, ...] = ("file", "mixed")
@@ -74,7 +77,8 @@ class GpuOptions:
     lmeval_strategies: tuple[str, ...] = ("S5", "S1", "S3")
     #: Questions of the float32 check (:mod:`.gpu_checks`), after the first order; 0: none.
     f32_check: int = 0
-    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up.
+    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up,
+    #: with FlexAttention (the CUDA policy) and with the SDPA paths (:data:`SDPA_POLICY`).
     profile: bool = False
     strategies: tuple[str, ...] = GPU_STRATEGIES
     max_new_tokens: int = 10
@@ -185,6 +189,10 @@ class GpuOurs(OursEngine):
         self.counter = counter
         self.model_dir = ""
         self.prompts = enem_prompts()
+        self.set_batch(batch_size)
+
+    def set_batch(self, batch_size: int) -> None:
+        """Chunks of ``batch_size`` questions from now on."""
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=42, letter_variants="space")
         self.batch_size = batch_size
 
@@ -310,6 +318,19 @@ def _compare_scores(fig: StrategyFigures, mine: Any, theirs: Any) -> None:
     fig.max_abs_score_diff = max(diffs) if diffs else None
 
 
+def _probe_chunk(ours: GpuOurs, opts: GpuOptions, strategy: str, indices: list[int]) -> None:
+    """One chunk of ``indices`` for ``strategy``, ours only (the probe of :func:`.gpu_checks.size_batch`)."""
+    ours.set_batch(len(indices))
+    run_strategy(ours, None, strategy, indices, replace(opts, batch_size=len(indices)))
+
+
+#: The warm-up's and the profile's chunk (questions), whatever the batch.
+WARM_CHUNK = 32
+#: The profile's other attention: the SDPA paths (scoring one SDPA call per question tree and
+#: layer, generation prefilled per prefix group), against the CUDA policy's FlexAttention.
+SDPA_POLICY = {"flex_attention": False, "packed_prefill": False}
+
+
 def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     """Run the GPU arm and write its JSON (after every strategy, so a cut run keeps what finished)."""
     import torch  # noqa: PLC0415
@@ -322,15 +343,29 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
                        model=info, options={k: str(v) for k, v in asdict(opts).items()},
                        n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
     stems = [len(q.stem) for q in dataset.questions]
-    warm = list(range(min(opts.batch_size, len(stems))))
+    warm = list(range(min(opts.batch_size, WARM_CHUNK, len(stems))))
     warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
     for strategy in ("S1", "S5"):  # untimed: kernels, allocator
         run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
     if opts.profile:
-        for strategy in ("S5", "S1"):
-            ours.reset_prefix_store()
-            report.profile.append(profile_chunk(strategy, len(warm),
-                                                partial(run_strategy, ours, None, strategy, warm, opts)))  # fmt: skip
+        policy = ours.backend.batching
+        runs = [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))] if policy.flex_attention else [("sdpa", policy)]
+        for attention, batching in runs:
+            ours.backend.batching = batching
+            for strategy in ("S5", "S1"):
+                ours.reset_prefix_store()
+                run_strategy(ours, None, strategy, warm, replace(opts, max_new_tokens=2))  # its kernels, untimed
+                ours.reset_prefix_store()
+                report.profile.append(profile_chunk(strategy, len(warm),
+                                                    partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
+        ours.backend.batching = policy
+        write_report(opts.out, report)
+    if opts.batch_auto:
+        opts = replace(opts, batch_size=size_batch(ours, opts.strategies, dataset.questions,
+                                                   partial(_probe_chunk, ours, opts)))  # fmt: skip
+        ours.set_batch(opts.batch_size)
+        report.batch_size = opts.batch_size
+        log(f"batch_size auto: {opts.batch_size} questions a chunk")
         write_report(opts.out, report)
     for order_name in opts.orders:
         order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
