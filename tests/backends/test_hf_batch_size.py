@@ -155,7 +155,9 @@ def test_the_size_from_memory_fills_the_card_to_its_headroom() -> None:
     rows = rows_for_memory(total, {r: peak(r) for r in PROBE_ROWS})
     assert peak(rows) <= 0.9 * total < peak(rows + 1)
     assert rows == (int(0.9 * total) - weights) // per_row == 409
-    assert rows_for_memory(141 * gib, {r: peak(r) for r in PROBE_ROWS}) == 811  # an H200: the 720 in one chunk
+    assert (
+        rows_for_memory(141 * gib, {r: peak(r) for r in PROBE_ROWS}) == 811
+    )  # an H200: the 720 in one chunk
     assert rows_for_memory(141 * gib, {r: peak(r) for r in PROBE_ROWS}, most=512) == 512  # capped
     assert rows_for_memory(total, {4: weights, 8: weights}) == MOST  # the rows did not grow the peak
     assert rows_for_memory(17 * gib, {4: peak(4), 8: peak(8)}) == 1  # not even one row: the halving says

@@ -14,7 +14,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from enade_bench.backends.hf_flex import BLOCK, FlexPlan, decode_block_mask, flex_attention_forward, padded_width, row_plan
+from enade_bench.backends.hf_flex import (
+    BLOCK,
+    FlexPlan,
+    decode_block_mask,
+    flex_attention_forward,
+    padded_width,
+    row_plan,
+)
 from enade_bench.backends.hf_tree import Segment, subtree_ends, tree_mask
 
 TREES = [
@@ -27,7 +34,11 @@ TREES = [
 def _reach(trees: list[list[Segment]]) -> list[int]:
     out, offset = [], 0
     for segments in trees:
-        out += [offset + end for end, seg in zip(subtree_ends(segments), segments, strict=True) for _ in seg.tokens]
+        out += [
+            offset + end
+            for end, seg in zip(subtree_ends(segments), segments, strict=True)
+            for _ in seg.tokens
+        ]
         offset += sum(len(s.tokens) for s in segments)
     return out
 
@@ -91,7 +102,9 @@ def test_the_block_mask_keeps_every_attended_tile_and_fills_only_whole_ones(seed
     partial = _tiles(mask.kv_num_blocks, mask.kv_indices, kb)
     full = _tiles(mask.full_kv_num_blocks, mask.full_kv_indices, kb)
     assert not (partial & full).any()
-    assert torch.equal(any_pair & ~(partial | full), torch.zeros_like(any_pair))  # nothing attended is skipped
+    assert torch.equal(
+        any_pair & ~(partial | full), torch.zeros_like(any_pair)
+    )  # nothing attended is skipped
     assert torch.equal(full & ~all_pairs, torch.zeros_like(full))  # a full tile attends every pair
     assert mask.seq_lengths == (n, keys)
 
@@ -113,7 +126,11 @@ def test_other_questions_tiles_are_skipped_and_the_prefix_tiles_full() -> None:
 
 def _qkv(n: int, keys: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
-    return torch.randn(1, 6, n, 16, generator=g), torch.randn(1, 2, keys, 16, generator=g), torch.randn(1, 2, keys, 16, generator=g)
+    return (
+        torch.randn(1, 6, n, 16, generator=g),
+        torch.randn(1, 2, keys, 16, generator=g),
+        torch.randn(1, 2, keys, 16, generator=g),
+    )
 
 
 def test_one_flex_call_equals_sdpa_with_the_dense_mask() -> None:
@@ -137,7 +154,9 @@ def test_a_decode_step_reads_each_rows_written_columns() -> None:
     plan = FlexPlan(decode_block_mask(rows, width, torch.device("cpu")), valid=valid)
     plan.bind()
     g = torch.Generator().manual_seed(0)
-    q, k, v = (torch.randn(rows, h, length, 16, generator=g) for h, length in ((6, 1), (2, width), (2, width)))
+    q, k, v = (
+        torch.randn(rows, h, length, 16, generator=g) for h, length in ((6, 1), (2, width), (2, width))
+    )
     got, _ = flex_attention_forward(None, q, k, v, None, flex_plan=plan)
     want = F.scaled_dot_product_attention(q, k, v, attn_mask=valid[:, None, None, :width], enable_gqa=True)
     assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
@@ -159,6 +178,10 @@ def test_a_compiled_kernel_that_skips_the_tiles_gives_the_same_output() -> None:
     plan = row_plan(past, reach, torch.device("cpu"))
     plan.bind()
     q, k, v = _qkv(n, past + n, seed=3)
-    got = torch.compile(flex_attention, dynamic=False)(q, k, v, block_mask=plan.block_mask, scale=0.25, enable_gqa=True)
-    want = F.scaled_dot_product_attention(q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True)
+    got = torch.compile(flex_attention, dynamic=False)(
+        q, k, v, block_mask=plan.block_mask, scale=0.25, enable_gqa=True
+    )
+    want = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True
+    )
     assert torch.allclose(got, want, atol=1e-5)

@@ -23,7 +23,6 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from enade_bench.backends import hf_flex, hf_slots
 from enade_bench.backends.base import GenerationParams
-from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
@@ -209,7 +208,9 @@ def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
         got = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CUDA)
     layers = model.config.num_hidden_layers
     assert len(calls.shapes) <= 1 + 1 + (params.max_new_tokens - 1)
-    assert len(seen) == layers * (len(calls.shapes) - 1)  # one kernel call per layer per call after the stored prefix
+    assert len(seen) == layers * (
+        len(calls.shapes) - 1
+    )  # one kernel call per layer per call after the stored prefix
     fed = sum(w for rows, w in calls.shapes if w > 1 or rows == 1)
     shared = common_prefix_length(seqs)
     real = shared + sum(len(s) - shared for s in seqs)
@@ -219,7 +220,7 @@ def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
     need = sum(past + i + 1 for i in range(shared - past)) + sum(
         shared + j + 1 for s in seqs for j in range(len(s) - shared)
     )
-    prefill = [m for q, _, m in seen if q.shape[0] == 1][0]  # the packed row's BlockMask, every layer's
+    prefill = next(m for q, _, m in seen if q.shape[0] == 1)  # the packed row's BlockMask, every layer's
     tiles = int(prefill.kv_num_blocks.sum() + prefill.full_kv_num_blocks.sum())
     computed = tiles * hf_flex.BLOCK**2  # the query-key pairs of the tiles the kernel computes
     assert need <= computed <= 1.3 * need, computed / need

@@ -124,7 +124,10 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     assert report["table1_seconds"]["file"] > 0
     check = report["float32_check"]
     assert check["questions"] == 2 and check["agreement"] == 1.0 and check["max_abs_score_diff"] < 1e-3
-    assert [(p["strategy"], p["attention"]) for p in report["profile"]] == [("S5", "sdpa"), ("S1", "sdpa")]  # the CPU policy
+    assert [(p["strategy"], p["attention"]) for p in report["profile"]] == [
+        ("S5", "sdpa"),
+        ("S1", "sdpa"),
+    ]  # the CPU policy
     assert all(
         p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 and p["wall_ms"] > 0
         for p in report["profile"]
@@ -187,8 +190,12 @@ def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions() -> None:
         workload(2)  # what the backend does on a card: probe sizes, then check one
         return 16
 
-    ours = SimpleNamespace(backend=SimpleNamespace(auto_batch_size=auto_batch_size), reset_prefix_store=lambda: None)
+    ours = SimpleNamespace(
+        backend=SimpleNamespace(auto_batch_size=auto_batch_size), reset_prefix_store=lambda: None
+    )
     size = size_batch(ours, ("S5", "S1"), questions, lambda sid, idx: ran.append((sid, idx)))
     assert ran == [("S5", [1, 3]), ("S1", [1, 3])]
     assert size == 4  # at most the questions there are
-    assert add_arguments is not None and gpu_options_from(_parse("--device", "cpu", "--batch-auto")).batch_auto  # type: ignore[union-attr]
+    assert (
+        add_arguments is not None and gpu_options_from(_parse("--device", "cpu", "--batch-auto")).batch_auto
+    )  # type: ignore[union-attr]

@@ -146,10 +146,10 @@ def measured(
 def rows_for_memory(total: int, peaks: dict[int, int], headroom: float = HEADROOM, most: int = MOST) -> int:
     """The rows whose peak allocation reaches ``headroom × total`` bytes, from peaks at two sizes.
 
-    The peak is taken as linear in the rows, :math:`p(r) = a + b\,r`, with the slope
+    The peak is taken as linear in the rows, :math:`p(r) = a + b\\,r`, with the slope
     :math:`b = (p_2 - p_1) / (r_2 - r_1)` (a row's key/value cache and activations) and
-    :math:`a = p_1 - b\,r_1` (the weights and whatever does not grow); then
-    :math:`r^* = \lfloor (h\,T - a) / b \rfloor`, between 1 and ``most``.  A slope of
+    :math:`a = p_1 - b\\,r_1` (the weights and whatever does not grow); then
+    :math:`r^* = \\lfloor (h\\,T - a) / b \rfloor`, between 1 and ``most``.  A slope of
     zero or less (the probe's rows did not grow the peak) gives ``most``.
     """
     if len(peaks) < 2:

@@ -208,7 +208,9 @@ def flex_attention_forward(
     dim``.  Returns ``batch × length × heads × dim``, as transformers' attention functions do.
     """
     if flex_plan is None:
-        raise ValueError("flex attention needs a flex_plan (it runs inside tree scoring and packed generation)")
+        raise ValueError(
+            "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
+        )
     out = kernel(query.device)(query, key, value, block_mask=flex_plan.block_mask, scale=scaling,
                                enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
     return out.transpose(1, 2).contiguous(), None

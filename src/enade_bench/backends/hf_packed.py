@@ -24,8 +24,8 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_flex import FlexPlan, decode_block_mask, flex_attention, padded_width, row_plan
+from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs

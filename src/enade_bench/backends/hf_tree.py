@@ -52,7 +52,15 @@ from enade_bench.backends.hf_flex import flex_attention, row_plan
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 from enade_bench.backends.hf_radix import Block, Segment, attention_blocks, radix_units, unit_members
 
-__all__ = ["Segment", "radix_units", "score_tree", "subtree_ends", "supports_tree", "tree_logits", "tree_mask"]
+__all__ = [
+    "Segment",
+    "radix_units",
+    "score_tree",
+    "subtree_ends",
+    "supports_tree",
+    "tree_logits",
+    "tree_mask",
+]
 
 
 def supports_tree(model: Any) -> bool:
@@ -125,7 +133,9 @@ def subtree_ends(segments: Sequence[Segment]) -> list[int]:
         while node is not None and node != seg.parent:
             node = segments[node].parent
         if seg.parent is not None and i - 1 != seg.parent and node != seg.parent:
-            raise ValueError(f"segment {i}: its parent's subtree is not contiguous (lay the tree out depth first)")
+            raise ValueError(
+                f"segment {i}: its parent's subtree is not contiguous (lay the tree out depth first)"
+            )
     return [starts[last[i]] + len(segments[last[i]].tokens) for i in range(n)]
 
 

@@ -252,43 +252,53 @@ def _sync() -> None:
 def run_strategy(ours: GpuOurs, lm: LmEvalEngine | None, strategy: str, order: list[int],
                  opts: GpuOptions) -> StrategyFigures:  # fmt: skip
     """One strategy on the questions in ``order``: ours, then lm-eval where it has a peer."""
+    fig, mine = ours_strategy(ours, strategy, order, opts)
+    if lm is not None:
+        peer_strategy(ours, lm, fig, mine, order, opts)
+    return fig
+
+
+def ours_strategy(
+    ours: GpuOurs, strategy: str, order: list[int], opts: GpuOptions
+) -> tuple[StrategyFigures, Any]:
+    """Ours on one strategy: its figures, and what lm-eval's run is compared with (:func:`peer_strategy`)."""
     n = len(order)
     _sync()
     if strategy in SCORING_OF:
-        method = SCORING_OF[strategy]
-        mine: Any = ours.run(method, order)
-        _sync()
-        fig = StrategyFigures(
-            strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
-        )
-        if lm is not None:
-            theirs = lm.run(method, ours.docs(order))
-            _sync()
-            _compare_scores(fig, mine, theirs)
-        return fig
-    generated: Any = (
-        ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size)
-        if strategy != "S4"
-        else _s4(ours, order, opts)
-    )
+        mine: Any = ours.run(SCORING_OF[strategy], order)
+    else:
+        mine = (ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size) if strategy != "S4"
+                else _s4(ours, order, opts))  # fmt: skip
     _sync()
-    fig = StrategyFigures(strategy, n, generated["seconds"], n / generated["seconds"], generated["tokens"],
-                          generated["model_calls"])  # fmt: skip
-    if lm is not None and strategy in PEERS:
-        docs = ours_gen_docs(ours, strategy, order)
-        peer_run = lm.gen_run(docs, opts.max_new_tokens, stop_strings(ours))
+    return StrategyFigures(
+        strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
+    ), mine
+
+
+def peer_strategy(ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: Any, order: list[int],
+                  opts: GpuOptions) -> None:  # fmt: skip
+    """lm-eval on ``fig``'s strategy and questions, where it has a peer: its figures into ``fig``."""
+    n, strategy = len(order), fig.strategy
+    if strategy in SCORING_OF:
+        theirs = lm.run(SCORING_OF[strategy], ours.docs(order))
         _sync()
-        fig.lm_eval_seconds, fig.lm_eval_tokens = peer_run["model_seconds"], peer_run["tokens"]
-        fig.lm_eval_qps = n / peer_run["model_seconds"] if peer_run["model_seconds"] else None
-        fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
-        same_text = same_letter = 0
-        for d in docs:
-            texts = generated["texts"].get(d["qid"], ""), peer_run["texts"].get(d["qid"], "")
-            same_text += texts[0].strip() == texts[1].strip()
-            letters = [extract_answer(t, d["letters"], d["options"]).letter for t in texts]
-            same_letter += letters[0] == letters[1]
-        fig.text_agreement, fig.agreement = same_text / n, same_letter / n
-    return fig
+        _compare_scores(fig, mine, theirs)
+        return
+    if strategy not in PEERS:
+        return
+    docs = ours_gen_docs(ours, strategy, order)
+    peer_run = lm.gen_run(docs, opts.max_new_tokens, stop_strings(ours))
+    _sync()
+    fig.lm_eval_seconds, fig.lm_eval_tokens = peer_run["model_seconds"], peer_run["tokens"]
+    fig.lm_eval_qps = n / peer_run["model_seconds"] if peer_run["model_seconds"] else None
+    fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
+    same_text = same_letter = 0
+    for d in docs:
+        texts = mine["texts"].get(d["qid"], ""), peer_run["texts"].get(d["qid"], "")
+        same_text += texts[0].strip() == texts[1].strip()
+        letters = [extract_answer(t, d["letters"], d["options"]).letter for t in texts]
+        same_letter += letters[0] == letters[1]
+    fig.text_agreement, fig.agreement = same_text / n, same_letter / n
 
 
 def _s4(ours: GpuOurs, order: list[int], opts: GpuOptions) -> Any:
@@ -349,12 +359,18 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
         run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
     if opts.profile:
         policy = ours.backend.batching
-        runs = [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))] if policy.flex_attention else [("sdpa", policy)]
+        runs = (
+            [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))]
+            if policy.flex_attention
+            else [("sdpa", policy)]
+        )
         for attention, batching in runs:
             ours.backend.batching = batching
             for strategy in ("S5", "S1"):
                 ours.reset_prefix_store()
-                run_strategy(ours, None, strategy, warm, replace(opts, max_new_tokens=2))  # its kernels, untimed
+                run_strategy(
+                    ours, None, strategy, warm, replace(opts, max_new_tokens=2)
+                )  # its kernels, untimed
                 ours.reset_prefix_store()
                 report.profile.append(profile_chunk(strategy, len(warm),
                                                     partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
@@ -367,19 +383,25 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
         report.batch_size = opts.batch_size
         log(f"batch_size auto: {opts.batch_size} questions a chunk")
         write_report(opts.out, report)
-    for order_name in opts.orders:
+    for order_name in opts.orders:  # ours on every strategy first, then lm-eval on its strategies
         order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
         rows = report.orders.setdefault(order_name, [])
+        mine: dict[str, Any] = {}
         for strategy in opts.strategies:
             ours.reset_prefix_store()
-            peer = lm if order_name in opts.lmeval_orders and strategy in opts.lmeval_strategies else None
-            fig = run_strategy(ours, peer, strategy, order, opts)
+            fig, mine[strategy] = ours_strategy(ours, strategy, order, opts)
             rows.append(fig)
-            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s  lm-eval "
-                f"{fig.lm_eval_qps or 0:7.1f} q/s  ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
+            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s")
             report.table1_seconds[order_name] = sum(
                 r.ours_seconds for r in rows if r.strategy.startswith("S")
             )
+            write_report(opts.out, report)
+        peers = [f for f in rows if f.strategy in opts.lmeval_strategies and order_name in opts.lmeval_orders]
+        for fig in peers if lm is not None else []:
+            assert lm is not None
+            peer_strategy(ours, lm, fig, mine.pop(fig.strategy), order, opts)
+            log(f"{order_name:5} {fig.strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
+                f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
             write_report(opts.out, report)
         if order_name == opts.orders[0] and opts.f32_check and lm is not None:
             first = list(range(min(opts.f32_check, len(stems))))
