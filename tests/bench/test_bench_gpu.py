@@ -177,16 +177,17 @@ def test_float32_check_casts_in_place_and_restores_every_dtype() -> None:
         assert after[name].dtype == t.dtype and torch.equal(after[name], t), name
 
 
-def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions() -> None:
+def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions(tmp_path: Path) -> None:
     """``--batch-auto``: the probe runs every strategy on the questions of longest text, as one chunk."""
     from types import SimpleNamespace
 
-    from enade_bench.bench.gpu_checks import size_batch
+    from enade_bench.bench.gpu_checks import ARM_MOST, size_batch
 
     questions = [SimpleNamespace(stem="x" * n, options=["a", "b"]) for n in (5, 50, 20, 40)]
     ran: list[tuple[str, list[int]]] = []
 
-    def auto_batch_size(workload):  # type: ignore[no-untyped-def]
+    def auto_batch_size(workload, most):  # type: ignore[no-untyped-def]
+        assert most == ARM_MOST
         workload(2)  # what the backend does on a card: probe sizes, then check one
         return 16
 
@@ -196,6 +197,5 @@ def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions() -> None:
     size = size_batch(ours, ("S5", "S1"), questions, lambda sid, idx: ran.append((sid, idx)))
     assert ran == [("S5", [1, 3]), ("S1", [1, 3])]
     assert size == 4  # at most the questions there are
-    assert (
-        add_arguments is not None and gpu_options_from(_parse("--device", "cpu", "--batch-auto")).batch_auto
-    )  # type: ignore[union-attr]
+    opts = gpu_options_from(_parse("--device", "cpu", "--batch-auto", "--enem-dir", str(tmp_path)))
+    assert opts is not None and opts.batch_auto

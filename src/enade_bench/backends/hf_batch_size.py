@@ -179,13 +179,14 @@ def auto_batch_size(
     context_length: int | None,
     start: int | None = None,
     workload: Callable[[int], object] | None = None,
+    most: int = MOST,
 ) -> int:
     """The batch for ``evaluation.batch_size: auto`` (module docstring).
 
     ``workload(rows)``: the run's heaviest chunk of ``rows`` items through the real code
     path; None: a forward pass of ``rows ×`` the context (at most 2,048 tokens).
     ``start``: where the halving search starts; None: the size computed from memory
-    (:func:`rows_for_memory` on the peaks at :data:`PROBE_ROWS`).
+    (:func:`rows_for_memory` on the peaks at :data:`PROBE_ROWS`, at most ``most``).
     """
     device = next(model.parameters()).device
     if device.type != "cuda":
@@ -196,5 +197,6 @@ def auto_batch_size(
         import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
         total = torch.cuda.get_device_properties(device).total_memory
-        start = rows_for_memory(total, {rows: peak_bytes(workload, device, rows) for rows in PROBE_ROWS})
+        peaks = {rows: peak_bytes(workload, device, rows) for rows in PROBE_ROWS}
+        start = rows_for_memory(total, peaks, most=most)
     return find_batch_size(measured(workload, device), start)

@@ -116,6 +116,11 @@ def profile_chunk(
                         attention)  # fmt: skip
 
 
+#: The arm's largest chunk (questions): the size found is checked by running every strategy on
+#: that many questions once, which a call's few minutes must afford (720 questions: 3 chunks).
+ARM_MOST = 256
+
+
 def size_batch(
     ours: Any, strategies: Sequence[str], questions: Sequence[Any], run: Callable[[str, list[int]], Any]
 ) -> int:
@@ -124,7 +129,8 @@ def size_batch(
     The probe runs, for every strategy, its ``rows`` questions of longest stem and options as
     one chunk (``run(strategy, indices)``); the backend's ``auto_batch_size`` runs it at two
     sizes, solves for the rows that fill 90 % of the card and checks that size
-    (:mod:`enade_bench.backends.hf_batch_size`; 8 on a CPU).  At most the questions there are.
+    (:mod:`enade_bench.backends.hf_batch_size`; 8 on a CPU), at most :data:`ARM_MOST` and the
+    questions there are.
     """
     weight = [len(q.stem) + sum(len(o) for o in q.options) for q in questions]
     heaviest = sorted(range(len(weight)), key=lambda i: -weight[i])
@@ -135,6 +141,6 @@ def size_batch(
             run(strategy, heaviest[:rows])
 
     try:
-        return min(int(ours.backend.auto_batch_size(workload)), len(weight))
+        return min(int(ours.backend.auto_batch_size(workload, most=ARM_MOST)), len(weight))
     finally:
         ours.reset_prefix_store()
