@@ -16,14 +16,14 @@ from dataclasses import replace
 from typing import Any
 
 import torch
+from tests.conftest import SHARED_DATA, executor_for
 
+from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_tree import score_tree
 from enade_bench.bench.gpu import load_questions
 from enade_bench.config import ModelConfig
 from enade_bench.strategies.registry import STRATEGIES
-from enade_bench.backends.factory import create_backend
-from tests.conftest import SHARED_DATA, executor_for
 
 
 def main() -> None:
