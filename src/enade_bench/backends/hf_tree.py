@@ -11,9 +11,10 @@ after the chunk's common prefix, which comes from the run-wide store as a key/va
 cache.  Each question is a tree ``[stem][option a][option b]…``; each token attends
 to the cached prefix, to every token of its ancestor segments and causally to its
 own segment, and position ids restart where the parent ends, so option 1b sits at
-the same positions as option 1a.  Each tree's attention is computed on its own
-(:mod:`.hf_attention`), so the row needs no padding and no attention score between
-two questions is computed; the model is called once per chunk, no key/value cache
+the same positions as option 1a.  Each tree's attention is computed on its own (one SDPA
+call per tree on a CPU, :mod:`.hf_attention`; on CUDA one FlexAttention call per layer over
+the row, whose block-sparse mask skips other questions' tiles, :mod:`.hf_flex`), so the row
+needs no padding and no attention score between two questions is computed; the model is called once per chunk, no key/value cache
 is copied per option, the output layer runs only at the positions whose
 next-token distribution is asked for, and a continuation's last token (whose
 next-token distribution nobody asks for) is not run at all.
