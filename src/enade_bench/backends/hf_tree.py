@@ -14,7 +14,8 @@ own segment, and position ids restart where the parent ends, so option 1b sits a
 the same positions as option 1a.  Each tree's attention is computed on its own (one SDPA
 call per tree on a CPU, :mod:`.hf_attention`; on CUDA one FlexAttention call per layer over
 the row, whose block-sparse mask skips other questions' tiles, :mod:`.hf_flex`), so the row
-needs no padding and no attention score between two questions is computed; the model is called once per chunk, no key/value cache
+needs no padding and no attention score between two questions is computed (on CUDA, but in
+the tiles two neighbours share, masked); the model is called once per chunk, no key/value cache
 is copied per option, the output layer runs only at the positions whose
 next-token distribution is asked for, and a continuation's last token (whose
 next-token distribution nobody asks for) is not run at all.
