@@ -27,9 +27,8 @@ the predictions (generation: of the generated texts, and of the extracted letter
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,11 @@ from typing import Any
 from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
-from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check, float32_check, profile_chunk, size_batch
+from enade_bench.bench.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
+from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, write_report
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
-from enade_bench.results.store import atomic_write_text
 from enade_bench.scoring.extraction import extract_answer
 
 #: The ENEM booklets of the GPU arm: four areas of each year, 2019–2022.
@@ -89,48 +88,6 @@ class GpuOptions:
     #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
     compile_decode: bool = False
     out: Path = Path("bench/results/bench_gpu.json")
-
-
-@dataclass
-class StrategyFigures:
-    """One strategy in one order: both engines' time, questions/s, ratio and agreement."""
-
-    strategy: str
-    questions: int
-    ours_seconds: float
-    ours_qps: float
-    ours_tokens: int
-    ours_model_calls: int
-    lm_eval_seconds: float | None = None
-    lm_eval_qps: float | None = None
-    lm_eval_tokens: int | None = None
-    #: ours questions/s over lm-eval's (its time inside the model methods).
-    ratio: float | None = None
-    #: Share of questions with the same prediction (generation: the same extracted letter).
-    agreement: float | None = None
-    #: Generation: share of questions whose generated texts are equal (after stripping).
-    text_agreement: float | None = None
-    max_abs_score_diff: float | None = None
-
-
-@dataclass
-class GpuReport:
-    """The JSON of the GPU arm."""
-
-    card: str
-    dtype: str
-    batch_size: int
-    lmeval_batch_size: int | None
-    model: dict[str, object]
-    options: dict[str, object]
-    n_questions: int
-    started: str
-    orders: dict[str, list[StrategyFigures]] = field(default_factory=dict)
-    #: Table 1 (S1–S6) strategy time per order, ours, seconds.
-    table1_seconds: dict[str, float] = field(default_factory=dict)
-    float32_check: Float32Check | None = None
-    profile: list[ChunkProfile] = field(default_factory=list)
-    status: str = "running"
 
 
 def load_questions(enem_dir: str, limit: int) -> LoadedDataset:
@@ -416,8 +373,3 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     report.status = "complete"
     write_report(opts.out, report)
     return report
-
-
-def write_report(path: Path, report: GpuReport) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(asdict(report), indent=2, default=str) + "\n")
