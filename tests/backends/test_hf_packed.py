@@ -223,7 +223,8 @@ def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
     prefill = next(m for q, _, m in seen if q.shape[0] == 1)  # the packed row's BlockMask, every layer's
     tiles = int(prefill.kv_num_blocks.sum() + prefill.full_kv_num_blocks.sum())
     computed = tiles * hf_flex.BLOCK**2  # the query-key pairs of the tiles the kernel computes
-    assert need <= computed <= 1.3 * need, computed / need
+    # 128 x 128 tiles: a question's diagonal tiles are half empty (1.52 on S1's chunk)
+    assert need <= computed <= 1.6 * need, computed / need
     assert got == generate_shared(model, seqs, params, 0, set(), PrefixStore(), CPU)  # today's tokens
 
 
