@@ -7,7 +7,6 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from enade_bench.backends.hf_attention import (
     TREE_ATTENTION,
     TreeSpans,
-    buckets_for,
     can_switch,
     tree_attention,
     tree_attention_forward,
@@ -74,27 +73,3 @@ def test_switched_on_for_the_block_only() -> None:
     with pytest.raises(RuntimeError, match="inside"), tree_attention(model):
         raise RuntimeError("inside")
     assert model.config._attn_implementation == "sdpa"  # restored after an error too
-
-
-@pytest.mark.parametrize("own_keys", [False, True])
-def test_buckets_land_on_the_models_device_whatever_the_masks(own_keys: bool) -> None:
-    """Masks and key indices are built on the host; every bucket tensor goes to the model's device.
-
-    The GPU arm met SDPA's "attn_bias is on cpu" on a card: the device was taken from the
-    masks, which scoring blocks build on the host. ``meta`` stands for the card here.
-    """
-    spans = [(0, 5), (5, 9), (9, 15)]
-    past = 3
-    masks = [
-        torch.ones((end - start, past + end - start), dtype=torch.bool).tril(past) for start, end in spans
-    ]
-    key_index = (
-        [torch.cat([torch.arange(past), torch.arange(past + s, past + e)]) for s, e in spans]
-        if own_keys
-        else None
-    )
-    buckets = buckets_for(spans, masks, past, 0.1, key_index, device=torch.device("meta"))
-    assert buckets
-    for bucket in buckets:
-        tensors = [bucket.index, bucket.valid, bucket.mask] + ([bucket.key_index] if own_keys else [])
-        assert all(t is not None and t.device.type == "meta" for t in tensors)

@@ -12,9 +12,12 @@ from tests.conftest import DEMO_CSV
 
 from enade_bench.backends.hf_batch_size import (
     CPU_BATCH,
+    MOST,
+    PROBE_ROWS,
     auto_batch_size,
     find_batch_size,
     is_oom,
+    rows_for_memory,
     run_halving,
 )
 from enade_bench.benchmarks import load_experiment
@@ -133,3 +136,30 @@ def test_auto_is_resolved_once_when_the_model_loads_and_leaves_the_fingerprint(t
     fixed = _experiment(tmp_path, 8).with_backend(_Found())  # type: ignore[arg-type]
     for strategy in exp.strategies:  # greedy and scoring: the batch is a throughput setting
         assert fingerprint(loaded, strategy) == fingerprint(fixed, strategy)
+
+
+def test_the_size_from_memory_fills_the_card_to_its_headroom() -> None:
+    """Llama-3-8B in bfloat16 on an 80 GiB card: 16 GiB of weights, a row's cache and activations.
+
+    A row of ~600 positions holds 32 layers × 8 key/value heads × 128 × 2 (keys, values) × 2
+    bytes = 128 KiB a position of cache, ~75 MiB; with activations and float32 logits, say
+    140 MiB a row.  The peaks at the probe sizes give back the rows where the peak reaches
+    90 % of the card, and one more row would pass it.
+    """
+    gib, mib = 2**30, 2**20
+    total, weights, per_row = 80 * gib, 16 * gib, 140 * mib
+
+    def peak(rows: int) -> int:
+        return weights + per_row * rows
+
+    rows = rows_for_memory(total, {r: peak(r) for r in PROBE_ROWS})
+    assert peak(rows) <= 0.9 * total < peak(rows + 1)
+    assert rows == (int(0.9 * total) - weights) // per_row == 409
+    assert (
+        rows_for_memory(141 * gib, {r: peak(r) for r in PROBE_ROWS}) == 811
+    )  # an H200: the 720 in one chunk
+    assert rows_for_memory(141 * gib, {r: peak(r) for r in PROBE_ROWS}, most=512) == 512  # capped
+    assert rows_for_memory(total, {4: weights, 8: weights}) == MOST  # the rows did not grow the peak
+    assert rows_for_memory(17 * gib, {4: peak(4), 8: peak(8)}) == 1  # not even one row: the halving says
+    with pytest.raises(ValueError, match="two probe sizes"):
+        rows_for_memory(total, {4: peak(4)})

@@ -13,7 +13,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 from enade_bench.backends import hf_attention
 from enade_bench.backends.base import GenerationParams
-from enade_bench.backends.hf_attention import bucket_members, pairs
+from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_groups
@@ -69,8 +69,8 @@ class _Calls:
 
 
 def test_policy_follows_the_device() -> None:
-    assert CPU == BatchingPolicy() and not CPU.shared_decode and not CPU.batched_trees
-    assert CUDA.device == "cuda" and CUDA.shared_decode and CUDA.batched_trees
+    assert CPU == BatchingPolicy() and not CPU.shared_decode and not CPU.flex_attention
+    assert CUDA.device == "cuda" and CUDA.shared_decode and CUDA.flex_attention
     assert BatchingPolicy.for_device("mps") == CPU
     with pytest.raises(AttributeError):  # frozen: the engine reads it, nothing changes it in passing
         CUDA.split_cost = 1  # type: ignore[misc]
@@ -126,11 +126,11 @@ def _counting_sdpa(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counted
 
 
-@pytest.mark.parametrize("policy", [CPU, CUDA], ids=["cpu", "cuda"])
-def test_scoring_32_questions_attends_within_each_question(llama, policy, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_cpu_scoring_of_32_questions_attends_within_each_question(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The CPU policy's per-tree SDPA calls; the CUDA policy's one call: ``test_hf_radix``."""
     contexts, tails = _questions()
     counted = _counting_sdpa(monkeypatch)
-    last, scores = score_tree(llama, contexts, tails, None, policy)
+    score_tree(llama, contexts, tails, None, CPU)
     shared = min(common_prefix_length(contexts), min(len(c) for c in contexts) - 1)
     tree_tokens = [len(c) - shared + sum(len(t) for t in ts) for c, ts in zip(contexts, tails, strict=True)]
     question_tokens = [len(c) + sum(len(t) for t in ts) for c, ts in zip(contexts, tails, strict=True)]
@@ -139,9 +139,11 @@ def test_scoring_32_questions_attends_within_each_question(llama, policy, monkey
     per_layer = sum(counted) // layers
     assert per_layer <= 1.1 * sum(n * n for n in question_tokens)
     assert per_layer <= 1.1 * pairs(tree_tokens, shared)  # within 10 % of each tree alone
-    if policy.batched_trees:
-        assert len(counted) // layers < len(contexts) // 2  # a few padded batches, not one call per tree
-    monkeypatch.undo()
+
+
+def test_cuda_policy_scores_32_questions_as_the_cpu_policy(llama) -> None:  # type: ignore[no-untyped-def]
+    contexts, tails = _questions()
+    last, scores = score_tree(llama, contexts, tails, None, CUDA)
     ref_last, ref_scores = score_tree(llama, contexts, tails, None, CPU)
     assert torch.allclose(last, ref_last, atol=1e-5)
     for got, want in zip(scores, ref_scores, strict=True):
@@ -149,23 +151,13 @@ def test_scoring_32_questions_attends_within_each_question(llama, policy, monkey
             assert g == pytest.approx(w, abs=1e-5)
 
 
-def test_buckets_bound_the_padding() -> None:
-    lengths = [10, 300, 12, 290, 150, 11, 305, 149]
-    groups = bucket_members(lengths, past=40, waste=0.1)
-    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
-    padded = sum(len(g) * lengths[g[0]] * (40 + lengths[g[0]]) for g in groups)
-    assert padded <= 1.1 * pairs(lengths, 40)
-    assert len(groups) <= 4  # similar lengths share a batch
-    assert bucket_members(lengths, past=40, waste=0.0) != [list(range(8))]
-
-
 @pytest.mark.slow
 def test_cuda_policy_scores_the_demo_as_the_cpu_policy(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
-    """S5 on the demo through the real model: the CUDA policy's padded block batches, within 1e-4.
+    """S5 on the demo through the real model: the CUDA policy's one FlexAttention call, within 1e-4.
 
-    The padded batches change only the kernel's summation order (more, masked keys): the
-    sums of 30 layers' float32 noise over an option's tokens stay within the tolerance the
-    full-sequence comparisons use (``test_hf_tree``).
+    One call over the row changes only the kernel's summation order: the sums of 30 layers'
+    float32 noise over an option's tokens stay within the tolerance the full-sequence
+    comparisons use (``test_hf_tree``).
     """
     from tests.conftest import executor_for
 

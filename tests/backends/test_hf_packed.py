@@ -17,13 +17,12 @@ from typing import Any
 import pytest
 import torch
 from tests.conftest import require_shared
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from torch.utils._pytree import tree_flatten
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from enade_bench.backends import hf_slots
+from enade_bench.backends import hf_flex, hf_slots
 from enade_bench.backends.base import GenerationParams
-from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length
@@ -84,15 +83,20 @@ def test_packed_generation_gives_todays_tokens_in_one_prefill(llama, store) -> N
 
 
 @contextmanager
-def _spy_sdpa(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[torch.Tensor, torch.Tensor]]]:
-    seen: list[tuple[torch.Tensor, torch.Tensor]] = []
-    real = torch.nn.functional.scaled_dot_product_attention
+def _spy_kernel(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[torch.Tensor, torch.Tensor, Any]]]:
+    """Every attention kernel call's query, key and BlockMask (FlexAttention, :mod:`.hf_flex`)."""
+    seen: list[tuple[torch.Tensor, torch.Tensor, Any]] = []
+    real = hf_flex.kernel
 
-    def spy(query, key, value, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append((query, key))
-        return real(query, key, value, **kwargs)
+    def kernel(device):  # type: ignore[no-untyped-def]
+        def spy(query, key, value, **kwargs):  # type: ignore[no-untyped-def]
+            seen.append((query, key, kwargs["block_mask"]))
+            with _disable_current_modes():
+                return real(device)(query, key, value, **kwargs)
 
-    monkeypatch.setattr(hf_slots.F, "scaled_dot_product_attention", spy)
+        return spy
+
+    monkeypatch.setattr(hf_flex, "kernel", kernel)
     yield seen
     monkeypatch.undo()
 
@@ -100,7 +104,9 @@ def _spy_sdpa(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[torch.Tens
 class _NewBigTensors(TorchDispatchMode):
     """Operations that allocate a tensor of at least ``size`` elements (a copy of a cache would).
 
-    In-place writes and views return storage their inputs already hold: not counted.
+    In-place writes and views return storage their inputs already hold: not counted.  The
+    attention kernel runs outside the mode (:func:`_spy_kernel`): FlexAttention's eager CPU
+    reference materialises its scores, which the card's fused kernel does not.
     """
 
     def __init__(self, size: int) -> None:
@@ -150,7 +156,7 @@ def test_a_decode_step_writes_in_place_and_reads_keys_once_per_kv_head(llama, mo
         llama.register_forward_hook(post, with_kwargs=True),
     ]
     try:
-        with _spy_sdpa(monkeypatch) as seen:
+        with _spy_kernel(monkeypatch) as seen:
             generate_shared(llama, seqs, params, 0, set(), PrefixStore(), CUDA)
     finally:
         for h in handles:
@@ -160,24 +166,24 @@ def test_a_decode_step_writes_in_place_and_reads_keys_once_per_kv_head(llama, mo
     cache = caches[-1]
     assert isinstance(cache, hf_slots.SlotCache) and all(c is cache for c in caches[1:])
     slots = {t.untyped_storage().data_ptr() for layer in cache.layers for t in layer}
-    decode_keys = [k for q, k in seen if q.shape[0] == len(seqs)]
+    decode_keys = [k for q, k, _ in seen if q.shape[0] == len(seqs)]
     assert len(decode_keys) == llama.config.num_hidden_layers * (params.max_new_tokens - 1)
     assert {k.untyped_storage().data_ptr() for k in decode_keys} <= slots  # views of the preallocated slots
-    assert all(k.shape[1] == kv_heads for _, k in seen)  # every SDPA call: one key per kv head
-    assert len(seen) > len(decode_keys)  # the prefill's calls were seen too
+    assert all(k.shape[1] == kv_heads for _, k, _ in seen)  # every kernel call: one key per kv head
+    layers = llama.config.num_hidden_layers
+    assert len(seen) == layers * params.max_new_tokens  # one call per layer: the prefill's, then each step's
 
 
 # -- the chunk of the issue: 32 real ENEM questions, mixed short and long --------------------
 @pytest.fixture(scope="module")
 def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[no-untyped-def]
     """S1-S4 token ids of the GPU arm's first ``mixed`` chunk, as ``enade-bench run`` renders them."""
-    from enade_bench.bench.gpu import ENEM_DIR, GpuOurs, load_questions, mixed_order
+    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order
     from enade_bench.bench.measure import TokenCounter
     from enade_bench.config import EvaluationConfig
     from enade_bench.strategies.registry import STRATEGIES
 
-    require_shared("enem", "questions", "pt-br")
-    dataset = load_questions(ENEM_DIR.replace("../shared/data", str(require_shared())), 720)
+    dataset = load_questions(str(require_shared("enem", "questions", "pt-br")), 720)
     order = mixed_order([len(q.stem) for q in dataset.questions])[:32]
     ours = GpuOurs(dataset, smollm2_backend, TokenCounter(smollm2_backend.model), 32)
     out = {}
@@ -198,19 +204,27 @@ def test_a_chunk_of_32_enem_questions_is_one_prefill_and_one_decode_loop(
     assert len(seqs) == 32
     model = _llama(vocab=49152)  # SmolLM2's vocabulary; two small layers (the counts only)
     params = GenerationParams(max_new_tokens=4)
-    with Calls(model) as calls, _spy_sdpa(monkeypatch) as seen:
+    with Calls(model) as calls, _spy_kernel(monkeypatch) as seen:
         got = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CUDA)
-    group = model.config.num_attention_heads // model.config.num_key_value_heads
     layers = model.config.num_hidden_layers
-    attended = sum(q.shape[0] * q.shape[2] // group * k.shape[2] for q, k in seen if q.shape[0] != len(seqs))
     assert len(calls.shapes) <= 1 + 1 + (params.max_new_tokens - 1)
+    assert len(seen) == layers * (
+        len(calls.shapes) - 1
+    )  # one kernel call per layer per call after the stored prefix
     fed = sum(w for rows, w in calls.shapes if w > 1 or rows == 1)
     shared = common_prefix_length(seqs)
     real = shared + sum(len(s) - shared for s in seqs)
-    assert fed - real <= 0.1 * real  # prefill padding
-    rest = shared - PrefixStore().cut(shared)
-    need = rest * shared + pairs([len(s) - shared for s in seqs], shared)  # each question alone
-    assert need <= attended / layers <= 1.1 * need  # query-key pairs of the prefill, per layer
+    assert fed == real  # no prefill padding
+    past = PrefixStore().cut(shared)
+    # the pairs the mask attends: the prefix's rest causally, each question over the prefix and causally itself
+    need = sum(past + i + 1 for i in range(shared - past)) + sum(
+        shared + j + 1 for s in seqs for j in range(len(s) - shared)
+    )
+    prefill = next(m for q, _, m in seen if q.shape[0] == 1)  # the packed row's BlockMask, every layer's
+    tiles = int(prefill.kv_num_blocks.sum() + prefill.full_kv_num_blocks.sum())
+    computed = tiles * hf_flex.BLOCK**2  # the query-key pairs of the tiles the kernel computes
+    # 128 x 128 tiles: a question's diagonal tiles are half empty (1.52 on S1's chunk)
+    assert need <= computed <= 1.6 * need, computed / need
     assert got == generate_shared(model, seqs, params, 0, set(), PrefixStore(), CPU)  # today's tokens
 
 

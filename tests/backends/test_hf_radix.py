@@ -14,7 +14,7 @@ import torch
 from tests.conftest import executor_for, require_shared
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from enade_bench.backends import hf_attention
+from enade_bench.backends import hf_attention, hf_flex
 from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import common_prefix_length
@@ -124,15 +124,33 @@ def _naive(model, ids: list[int]) -> torch.Tensor:  # type: ignore[no-untyped-de
 def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-untyped-def]
     enem_splits, tiny_llama, policy, monkeypatch
 ) -> None:
-    """32 real S5 questions (mixed order) through a model: pairs counted at the kernel, scores exact."""
+    """32 real S5 questions (mixed order) through a model: the kernel's calls counted, scores exact.
+
+    CPU policy: per-block SDPA calls, their pairs within 1.1 × each question's own.  CUDA policy:
+    exactly one attention kernel call per decoder-layer call (FlexAttention over the whole row),
+    no SDPA call, no per-question call.
+    """
     chunk = _chunk(enem_splits["S5"], "mixed", 32)
     contexts, tails = [c for c, _ in chunk], [t for _, t in chunk]
     _, _, _, need = _plan(chunk)
     counted = _counting_sdpa(monkeypatch)
+    events = _kernel_log(monkeypatch, tiny_llama)
     last, scores = score_tree(tiny_llama, contexts, tails, None, policy)
     layers = tiny_llama.config.num_hidden_layers
-    assert counted and len(counted) % layers == 0
-    assert sum(counted) // layers <= 1.1 * need
+    per_layer_call: list[tuple[str, list[str]]] = []  # each attention layer's call: its kernels
+    for event in events:
+        if event.startswith("layer "):
+            per_layer_call.append((event[6:], []))
+        else:
+            per_layer_call[-1][1].append(event)
+    tree_calls = [kernels for impl, kernels in per_layer_call if impl != "sdpa"]  # not the prefix's call
+    assert len(tree_calls) == layers  # one model call over the row
+    if policy.flex_attention:
+        assert tree_calls == [["flex_attention"]] * layers  # exactly one kernel call per layer call
+    else:
+        assert all(len(k) > 1 and set(k) == {"sdpa"} for k in tree_calls)  # one per block
+        assert counted and len(counted) % layers == 0
+        assert sum(counted) // layers <= 1.1 * need
     monkeypatch.undo()
     for q in range(0, 32, 8):  # against each option's full sequence run alone
         for tail, got in zip(tails[q], scores[q], strict=True):
@@ -140,6 +158,40 @@ def test_model_attends_within_each_question_on_real_enem(  # type: ignore[no-unt
             want = [float(full[len(contexts[q]) + j - 1, tok]) for j, tok in enumerate(tail)]
             assert got == pytest.approx(want, abs=1e-5)
         assert torch.allclose(last[q], full[len(contexts[q]) - 1], atol=1e-5)
+
+
+def _kernel_log(monkeypatch: pytest.MonkeyPatch, model: LlamaForCausalLM) -> list[str]:
+    """In order: each attention layer's call (``layer <implementation>``) and each kernel call."""
+    events: list[str] = []
+    real_kernel, real_sdpa = hf_flex.kernel, torch.nn.functional.scaled_dot_product_attention
+
+    def kernel(device):  # type: ignore[no-untyped-def]
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            events.append("flex_attention")
+            return real_kernel(device)(*args, **kwargs)
+
+        return counted
+
+    def sdpa(*args, **kwargs):  # type: ignore[no-untyped-def]
+        events.append("sdpa")
+        return real_sdpa(*args, **kwargs)
+
+    monkeypatch.setattr(hf_flex, "kernel", kernel)
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", sdpa)
+    for layer in model.model.layers:
+        hooks.append(layer.self_attn.register_forward_pre_hook(
+            lambda *_a: events.append(f"layer {model.config._attn_implementation}")))  # fmt: skip
+    return events
+
+
+hooks: list[torch.utils.hooks.RemovableHandle] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_hooks():  # type: ignore[no-untyped-def]
+    yield
+    while hooks:
+        hooks.pop().remove()
 
 
 def test_score_tree_reads_the_scores_back_once(enem_splits, tiny_llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -124,7 +124,10 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     assert report["table1_seconds"]["file"] > 0
     check = report["float32_check"]
     assert check["questions"] == 2 and check["agreement"] == 1.0 and check["max_abs_score_diff"] < 1e-3
-    assert [p["strategy"] for p in report["profile"]] == ["S5", "S1"]
+    assert [(p["strategy"], p["attention"]) for p in report["profile"]] == [
+        ("S5", "sdpa"),
+        ("S1", "sdpa"),
+    ]  # the CPU policy
     assert all(
         p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 and p["wall_ms"] > 0
         for p in report["profile"]
@@ -172,3 +175,27 @@ def test_float32_check_casts_in_place_and_restores_every_dtype() -> None:
     after = dict([*model.named_parameters(), *model.named_buffers()])
     for name, t in before.items():
         assert after[name].dtype == t.dtype and torch.equal(after[name], t), name
+
+
+def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions(tmp_path: Path) -> None:
+    """``--batch-auto``: the probe runs every strategy on the questions of longest text, as one chunk."""
+    from types import SimpleNamespace
+
+    from enade_bench.bench.gpu_checks import ARM_MOST, size_batch
+
+    questions = [SimpleNamespace(stem="x" * n, options=["a", "b"]) for n in (5, 50, 20, 40)]
+    ran: list[tuple[str, list[int]]] = []
+
+    def auto_batch_size(workload, most):  # type: ignore[no-untyped-def]
+        assert most == ARM_MOST
+        workload(2)  # what the backend does on a card: probe sizes, then check one
+        return 16
+
+    ours = SimpleNamespace(
+        backend=SimpleNamespace(auto_batch_size=auto_batch_size), reset_prefix_store=lambda: None
+    )
+    size = size_batch(ours, ("S5", "S1"), questions, lambda sid, idx: ran.append((sid, idx)))
+    assert ran == [("S5", [1, 3]), ("S1", [1, 3])]
+    assert size == 4  # at most the questions there are
+    opts = gpu_options_from(_parse("--device", "cpu", "--batch-auto", "--enem-dir", str(tmp_path)))
+    assert opts is not None and opts.batch_auto

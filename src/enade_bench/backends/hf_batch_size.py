@@ -1,7 +1,11 @@
 """``evaluation.batch_size: auto``: the largest batch that fits the device, and that holds.
 
-As lm-eval's ``--batch_size auto`` (``find_executable_batch_size``): start large, run a
-probe of that many rows, halve on an out-of-memory error until one fits.  The probe is
+On CUDA the size is computed from memory, then checked: the probe runs at two small
+sizes (:data:`PROBE_ROWS`), the peak allocation of each gives what a row costs (its key/value
+cache and activations, the slope) and what does not grow with the rows (the weights, the
+intercept), and :func:`rows_for_memory` solves for the rows whose peak reaches
+:data:`HEADROOM` of the card (at most :data:`MOST`).  That size is then run as a probe, and
+halved on an out-of-memory error (lm-eval's ``find_executable_batch_size``) until one fits.  The probe is
 the run's own heaviest work: for every strategy of the run, a chunk of its ``rows``
 longest prompts (options included) run through the real code path
 (:func:`enade_bench.runner.batch_probe.peak_workload`), so it meets the strategy's true
@@ -31,8 +35,12 @@ from typing import Any, TypeVar
 
 #: The batch on the CPU, and what a plan uses before the model is loaded.
 CPU_BATCH = 8
-#: Where the search starts on a GPU.
+#: Where the halving search starts on a GPU without a measured size (:func:`find_batch_size`).
 START = 128
+#: The two sizes whose peaks give a row's memory on a GPU (:func:`rows_for_memory`).
+PROBE_ROWS = (4, 8)
+#: The most rows a computed size may reach (the ENEM benchmark's 720 questions in a few chunks).
+MOST = 1024
 #: The share of the device's memory a probe's peak may reach (the rest: fragmentation, other use).
 HEADROOM = 0.9
 
@@ -135,20 +143,60 @@ def measured(
     return fits
 
 
+def rows_for_memory(total: int, peaks: dict[int, int], headroom: float = HEADROOM, most: int = MOST) -> int:
+    """The rows whose peak allocation reaches ``headroom × total`` bytes, from peaks at two sizes.
+
+    The peak is taken as linear in the rows, :math:`p(r) = a + b\\,r`, with the slope
+    :math:`b = (p_2 - p_1) / (r_2 - r_1)` (a row's key/value cache and activations) and
+    :math:`a = p_1 - b\\,r_1` (the weights and whatever does not grow); then
+    :math:`r^* = \\lfloor (h\\,T - a) / b \rfloor`, between 1 and ``most``.  A slope of
+    zero or less (the probe's rows did not grow the peak) gives ``most``.
+    """
+    if len(peaks) < 2:
+        raise ValueError(f"two probe sizes are needed, got {sorted(peaks)}")
+    (r1, p1), (r2, p2) = sorted(peaks.items())[:2]
+    slope = (p2 - p1) / (r2 - r1)
+    if slope <= 0:
+        return most
+    rows = int((headroom * total - (p1 - slope * r1)) // slope)
+    return max(1, min(most, rows))
+
+
+def peak_bytes(workload: Callable[[int], object], device: Any, rows: int) -> int:
+    """CUDA's peak allocation over ``workload(rows)``, in bytes."""
+    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    _empty_cache()
+    torch.cuda.reset_peak_memory_stats(device)
+    workload(rows)
+    peak = int(torch.cuda.max_memory_allocated(device))
+    _empty_cache()
+    return peak
+
+
 def auto_batch_size(
     model: Any,
     context_length: int | None,
-    start: int = START,
+    start: int | None = None,
     workload: Callable[[int], object] | None = None,
+    most: int = MOST,
 ) -> int:
     """The batch for ``evaluation.batch_size: auto`` (module docstring).
 
     ``workload(rows)``: the run's heaviest chunk of ``rows`` items through the real code
     path; None: a forward pass of ``rows ×`` the context (at most 2,048 tokens).
+    ``start``: where the halving search starts; None: the size computed from memory
+    (:func:`rows_for_memory` on the peaks at :data:`PROBE_ROWS`, at most ``most``).
     """
     device = next(model.parameters()).device
     if device.type != "cuda":
         return CPU_BATCH
     if workload is None:
         workload = probe(model, min(context_length or 2048, 2048))
+    if start is None:
+        import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+        total = torch.cuda.get_device_properties(device).total_memory
+        peaks = {rows: peak_bytes(workload, device, rows) for rows in PROBE_ROWS}
+        start = rows_for_memory(total, peaks, most=most)
     return find_batch_size(measured(workload, device), start)

@@ -8,18 +8,17 @@ depend on what costs time on the device, so they are data, built from the device
   costs about the same, padding is paid in full, and a decode step of one row is
   much cheaper than one of 32.  Rows whose prompts fall into families with different
   long prefixes (:func:`.hf_prefix.prefix_groups`) decode as separate groups, each in
-  its own loop; scoring attention runs one SDPA call per question tree.
+  its own loop; scoring attention runs one SDPA call per question tree (faster here than
+  FlexAttention's eager form, docs/performance.md).
 * **CUDA** (a GPU): a model call has a fixed cost (kernel launches, reading the
   weights) that a decode step of one row pays as fully as one of 32.  Greedy generation
-  prefills the whole chunk in one call, its questions packed in one row with attention
-  per question (no padding), and decodes it in *one* loop on a preallocated cache
-  (:mod:`.hf_packed`, :mod:`.hf_slots`).  Sampling, and models whose attention cannot be
+  prefills the whole chunk in one call, its questions packed in one row (no padding), and
+  decodes it in *one* loop on a preallocated cache (:mod:`.hf_packed`, :mod:`.hf_slots`).  Sampling, and models whose attention cannot be
   switched, prefill groups apart (each its own padded batch) and decode greedy groups in
   one loop, their key/value caches padded to a common length and the padding masked out
-  (:func:`.hf_generate.generate_shared`).  Scoring
-  attention runs the question trees as one padded batch per length bucket
-  (:func:`.hf_attention.tree_attention_forward`), a handful of kernel calls per
-  layer instead of one per question.
+  (:func:`.hf_generate.generate_shared`).  Scoring, the packed prefill and the decode step
+  make **one** FlexAttention call per layer over the whole row or cache, its block-sparse
+  mask built once per model call from each key's segment (:mod:`.hf_flex`).
 
 The cost model behind a split (:func:`.hf_prefix.prefix_groups`): a group costs its
 prefix plus its right-padded suffix batch, in tokens; a split must save a quarter of
@@ -50,35 +49,32 @@ class BatchingPolicy:
     shared_decode
         Greedy generation: all prefix groups of a chunk decode in one loop (their caches
         padded to one length) instead of one loop per group.
-    batched_trees
-        Scoring attention: question trees run as padded batches (one SDPA call per length
-        bucket and layer) instead of one call per tree and layer.
+    flex_attention
+        Attention over a packed row (scoring, the packed prefill) and the decode step: one
+        FlexAttention call per layer (:mod:`.hf_flex`), compiled on CUDA, instead of one SDPA
+        call per question tree and layer.
     packed_prefill
-        Greedy generation: the chunk's questions prefilled in one call, packed in one row with
-        attention per question, then one decode loop on a preallocated cache
+        Greedy generation: the chunk's questions prefilled in one call, packed in one row,
+        then one decode loop on a preallocated cache
         (:func:`.hf_packed.generate_packed`); ``split_cost`` and ``shared_decode`` then apply only
         to sampling and to models that cannot run it.
     compile_decode
         With ``packed_prefill``: the decode step through ``torch.compile`` (CUDA graphs), off
         until measured faster on a card (:mod:`.hf_packed`).
-    bucket_waste
-        With ``batched_trees`` (and ``packed_prefill``): the padding a bucket may add, as a fraction of the
-        query--key pairs its trees need (0.1: at most 1.1 × the pairs).
     """
 
     device: Device = "cpu"
     split_cost: int = 256
     shared_decode: bool = False
-    batched_trees: bool = False
+    flex_attention: bool = False
     packed_prefill: bool = False
     compile_decode: bool = False
-    bucket_waste: float = 0.1
 
     @classmethod
     def for_device(cls, device: str) -> BatchingPolicy:
         """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
         if str(device).split(":")[0] == "cuda":
             return cls(
-                device="cuda", split_cost=64, shared_decode=True, batched_trees=True, packed_prefill=True
+                device="cuda", split_cost=64, shared_decode=True, flex_attention=True, packed_prefill=True
             )
         return cls()

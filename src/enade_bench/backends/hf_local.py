@@ -29,7 +29,7 @@ from enade_bench.backends.chat_render import (
     render_text,
     resolve_instruct,
 )
-from enade_bench.backends.hf_batch_size import auto_batch_size
+from enade_bench.backends.hf_batch_size import MOST, auto_batch_size
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import generate_shared, prefill
 from enade_bench.backends.hf_load import ModelSource
@@ -102,12 +102,12 @@ class HFLocalBackend:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
 
-    def auto_batch_size(self, workload: Callable[[int], object] | None = None) -> int:
+    def auto_batch_size(self, workload: Callable[[int], object] | None = None, most: int = MOST) -> int:
         """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`).
 
-        ``workload(rows)``: the run's heaviest chunk of ``rows`` items (the probe).
+        ``workload(rows)``: the run's heaviest chunk of ``rows`` items (the probe); ``most``: the cap.
         """
-        return auto_batch_size(self.model, self.context_length, workload=workload)
+        return auto_batch_size(self.model, self.context_length, workload=workload, most=most)
 
     # -- context window (ContextBackend) ------------------------------------------------
     @property

@@ -6,9 +6,11 @@ row, and one per new token after the first.  Positions fed: the prefix once and 
 question's own tokens once, no padding.  Each row decodes from its own last token at its
 own position; the keys and values of a step are written in place in the preallocated cache.
 
-With :attr:`.BatchingPolicy.compile_decode` the decode step runs through ``torch.compile``
-(:data:`COMPILE_OPTIONS`: CUDA graphs, static shapes: every step attends over the whole
-preallocated width, the unused columns masked).  It is off by default: it pays only where the
+Every attention of the prefill and of a decode step is one FlexAttention call per layer
+(:mod:`.hf_flex`), its block mask built once for the prefill and once for the whole decode;
+every decode step attends over the whole preallocated width (the unused columns masked), so
+the shapes stay the same for the chunk.  With :attr:`.BatchingPolicy.compile_decode` the
+decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
 fixed cost of a step's ~2,000 kernel launches outweighs a compilation per chunk shape, which
 has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).
 """
@@ -22,8 +24,9 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_flex import FlexPlan, decode_block_mask, flex_attention, padded_width, row_plan
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
-from enade_bench.backends.hf_slots import SlotCache, SlotPlan, prefill_plan, slot_attention, slot_buckets
+from enade_bench.backends.hf_slots import SlotCache
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
 #: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
@@ -98,19 +101,15 @@ def generate_packed(
     )
     cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
                       gather=gather.to(device))  # fmt: skip
-    text = (
-        model.config.get_text_config(decoder=True)
-        if hasattr(model.config, "get_text_config")
-        else model.config
-    )
-    heads = text.num_attention_heads
-    group = heads // (getattr(text, "num_key_value_heads", None) or heads)
-    buckets = slot_buckets(own, shared, policy.batched_trees, policy.bucket_waste)
-    plan = prefill_plan(past, len(rest), spans, buckets, group, device)
+    # The prefix's rest is the parent of every question (its keys reach the row's end); each
+    # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
+    head = len(rest)
+    reach = [len(row)] * head + [head + end for start, end in spans for _ in range(start, end)]
+    prefill = row_plan(past, reach, device)
     if store is not None:
         store.stats.computed += len(row)
     last = torch.tensor([len(rest) + end - 1 for _, end in spans], device=device)
-    valid = torch.zeros((n, cache.width), dtype=torch.bool, device=device)
+    valid = torch.zeros((n, padded_width(cache.width)), dtype=torch.bool, device=device)
     valid[:, :shared] = True
     for i, m in enumerate(own):
         valid[i, shared : shared + m] = True
@@ -118,21 +117,23 @@ def generate_packed(
     finished = [False] * n
     position = torch.tensor(lengths, device=device)[:, None]
     forward = compiled(model) if policy.compile_decode else model
-    with slot_attention(model):
+    with flex_attention(model):
+        prefill.bind()
         result = model(input_ids=torch.tensor([row], device=device), position_ids=torch.tensor([positions], device=device),
-                       past_key_values=cache, use_cache=True, logits_to_keep=last, slot_plan=plan)  # fmt: skip
+                       past_key_values=cache, use_cache=True, logits_to_keep=last, flex_plan=prefill)  # fmt: skip
         step = result.logits[0].float()
-        decode = SlotPlan(decode=True, valid=valid)
+        decode = FlexPlan(decode_block_mask(n, cache.width, device), valid=valid)
+        decode.bind()
+        cache.limit = cache.width  # every step the same shapes: the whole width, its unused columns masked
         for t in range(params.max_new_tokens):
             tokens = step.argmax(dim=-1).tolist()
             if append_new_tokens(tokens, eos_ids, out, finished) or t == params.max_new_tokens - 1:
                 break
             column = shared + room + t
             cache.cursor = torch.tensor([column], device=device)
-            cache.limit = cache.width if policy.compile_decode else column + 1  # static: one shape a chunk
             valid[:, column] = True
             feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
             result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
-                           slot_plan=decode)  # fmt: skip
+                           flex_plan=decode)  # fmt: skip
             step = result.logits[:, -1].float()
     return out

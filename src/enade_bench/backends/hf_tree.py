@@ -11,9 +11,11 @@ after the chunk's common prefix, which comes from the run-wide store as a key/va
 cache.  Each question is a tree ``[stem][option a][option b]…``; each token attends
 to the cached prefix, to every token of its ancestor segments and causally to its
 own segment, and position ids restart where the parent ends, so option 1b sits at
-the same positions as option 1a.  Each tree's attention is computed on its own
-(:mod:`.hf_attention`), so the row needs no padding and no attention score between
-two questions is computed; the model is called once per chunk, no key/value cache
+the same positions as option 1a.  Each tree's attention is computed on its own (one SDPA
+call per tree on a CPU, :mod:`.hf_attention`; on CUDA one FlexAttention call per layer over
+the row, whose block-sparse mask skips other questions' tiles, :mod:`.hf_flex`), so the row
+needs no padding and no attention score between two questions is computed (on CUDA, but in
+the tiles two neighbours share, masked); the model is called once per chunk, no key/value cache
 is copied per option, the output layer runs only at the positions whose
 next-token distribution is asked for, and a continuation's last token (whose
 next-token distribution nobody asks for) is not run at all.
@@ -46,12 +48,21 @@ from typing import Any
 
 import torch
 
-from enade_bench.backends.hf_attention import TreeSpans, buckets_for, can_switch, tree_attention
+from enade_bench.backends.hf_attention import TreeSpans, can_switch, tree_attention
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_flex import flex_attention, row_plan
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 from enade_bench.backends.hf_radix import Block, Segment, attention_blocks, radix_units, unit_members
 
-__all__ = ["Segment", "radix_units", "score_tree", "supports_tree", "tree_logits", "tree_mask"]
+__all__ = [
+    "Segment",
+    "radix_units",
+    "score_tree",
+    "subtree_ends",
+    "supports_tree",
+    "tree_logits",
+    "tree_mask",
+]
 
 
 def supports_tree(model: Any) -> bool:
@@ -105,6 +116,31 @@ def tree_mask(segments: Sequence[Segment], past: int) -> torch.Tensor:
     return mask
 
 
+def subtree_ends(segments: Sequence[Segment]) -> list[int]:
+    """Where each segment's subtree ends in the tree's flat layout (exclusive).
+
+    Every subtree must be one contiguous span (the tree laid out depth first, as
+    :func:`radix_units` does): the segment before a child is its parent or one of the
+    parent's descendants.  The flex path's mask is built on these ends (:mod:`.hf_flex`).
+    """
+    starts, _ = _layout(segments, 0)
+    n = len(segments)
+    last = list(range(n))
+    for i in range(n - 1, -1, -1):
+        up = segments[i].parent
+        if up is not None:
+            last[up] = max(last[up], last[i])
+    for i, seg in enumerate(segments):
+        node = None if seg.parent is None or i - 1 == seg.parent else segments[i - 1].parent
+        while node is not None and node != seg.parent:
+            node = segments[node].parent
+        if seg.parent is not None and i - 1 != seg.parent and node != seg.parent:
+            raise ValueError(
+                f"segment {i}: its parent's subtree is not contiguous (lay the tree out depth first)"
+            )
+    return [starts[last[i]] + len(segments[last[i]].tokens) for i in range(n)]
+
+
 @torch.inference_mode()
 def tree_logits(
     model: Any,
@@ -121,8 +157,8 @@ def tree_logits(
     the ``past`` tokens of ``cache`` (batch 1; ``None``/0: none) and to itself only
     (:mod:`.hf_attention`): one attention call per tree (per block of ``blocks``, each
     tree's :func:`.hf_radix.attention_blocks`), or, under a policy with
-    ``batched_trees`` (CUDA), one per bucket of similar length, padded within
-    ``policy.bucket_waste``.  Returns ``len(want) × vocab``.
+    ``flex_attention`` (CUDA), one FlexAttention call over the whole row per layer
+    (:mod:`.hf_flex`).  Returns ``len(want) × vocab``.
     """
     return torch.log_softmax(_tree_forward(model, trees, want, cache, past, policy, blocks), dim=-1)
 
@@ -149,30 +185,34 @@ def _tree_forward(
         spans.append((start, len(ids)))
     if policy is None:
         policy = BatchingPolicy.for_device(device.type)
-    if blocks is None:
-        masks = [tree_mask(segments, past).to(device) for segments in trees]
-        buckets = (
-            buckets_for(spans, masks, past, policy.bucket_waste, device=device)
-            if policy.batched_trees
-            else None
-        )
-        plan = TreeSpans(spans, masks, past, buckets)
+    extra: dict[str, Any]
+    if policy.flex_attention:  # one kernel call per layer over the row, its BlockMask built once
+        reach = [spans[t][0] + end for t, segments in enumerate(trees)
+                 for end, seg in zip(subtree_ends(segments), segments, strict=True) for _ in seg.tokens]  # fmt: skip
+        flex = row_plan(past, reach, device)
+        flex.bind()
+        attention, extra = flex_attention(model), {"flex_plan": flex}
     else:
-        plan = _block_spans(spans, blocks, past, policy, device)
+        if blocks is None:
+            masks = [tree_mask(segments, past).to(device) for segments in trees]
+            plan = TreeSpans(spans, masks, past)
+        else:
+            plan = _block_spans(spans, blocks, past, device)
+        attention, extra = tree_attention(model), {"tree_spans": plan}
     # The output layer runs at the wanted columns only: a pre-hook gathers them before the
     # model's own head (and whatever the model does after it, e.g. soft-capping).
     cols_at = torch.tensor([spans[t][0] + layouts[t][0][s] + o for t, s, o in want], device=device)
     head = model.get_output_embeddings()
     hook = head.register_forward_pre_hook(lambda _module, args: (args[0][:, cols_at], *args[1:]))
     try:
-        with tree_attention(model):
+        with attention:
             out = model(
                 input_ids=torch.tensor([ids], device=device),
                 position_ids=torch.tensor([positions], device=device),
                 past_key_values=cache,
                 use_cache=cache is not None,
                 logits_to_keep=0,
-                tree_spans=plan,
+                **extra,
             )
     finally:
         hook.remove()
@@ -183,7 +223,6 @@ def _block_spans(
     spans: Sequence[tuple[int, int]],
     blocks: Sequence[Sequence[Block]],
     past: int,
-    policy: BatchingPolicy,
     device: torch.device,
 ) -> TreeSpans:
     """The trees' blocks as one :class:`TreeSpans` (row coordinates; keys prefix included)."""
@@ -197,13 +236,10 @@ def _block_spans(
             ranges = [torch.arange(past + offset + a, past + offset + b) for a, b in block.keys]
             key_index.append(torch.cat([prefix, *ranges]))
             masks.append(block.mask)
-    if policy.batched_trees:
-        buckets = buckets_for(q_spans, masks, past, policy.bucket_waste, key_index, device)
-        return TreeSpans(q_spans, masks, past, buckets, key_index)
     if device.type != "cpu":  # one transfer each, all before the model call
         masks = [m.to(device) for m in masks]
         key_index = [k.to(device) for k in key_index]
-    return TreeSpans(q_spans, masks, past, None, key_index)
+    return TreeSpans(q_spans, masks, past, key_index)
 
 
 @torch.inference_mode()
@@ -220,7 +256,7 @@ def score_tree(
     ``store``); beyond it the contexts are radix trees with their continuations
     side by side (:func:`radix_units`), attended block by block so that no question
     costs more attention than alone (:func:`.hf_radix.attention_blocks`), and the
-    trees run end to end in one row (:func:`tree_logits`, batched as ``policy``
+    trees run end to end in one row (:func:`tree_logits`, its attention as ``policy``
     says).  The scored tokens' log-probabilities are gathered on the device and
     read back in one transfer.  Returns the log-softmax after each context's last
     token (``len(contexts) × vocab``) and each continuation's token log-probabilities.
@@ -249,9 +285,13 @@ def score_tree(
             targets += list(tail)
     if store is not None:
         store.stats.computed += sum(len(s.tokens) for unit in units for s in unit)
-    members = unit_members(len(units), ends, tail_segs)
-    blocks = [attention_blocks(unit, member, shared) for unit, member in zip(units, members, strict=True)]
     device = next(model.parameters()).device
+    if policy is None:
+        policy = BatchingPolicy.for_device(device.type)
+    blocks = None  # the flex path attends the whole row in one call: no blocks to plan
+    if not policy.flex_attention:
+        members = unit_members(len(units), ends, tail_segs)
+        blocks = [attention_blocks(unit, member, shared) for unit, member in zip(units, members, strict=True)]
     rows_at = torch.tensor(rows, dtype=torch.long, device=device)
     targets_at = torch.tensor(targets, dtype=torch.long, device=device)
     after_at = torch.tensor(after, dtype=torch.long, device=device)  # all indices before the call

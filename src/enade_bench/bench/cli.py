@@ -74,7 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="S5 on the first N questions in float32, ours against lm-eval (0: none)",
     )
-    gpu.add_argument("--profile", action="store_true", help="profile one chunk of S5 and S1 (torch.profiler)")
+    gpu.add_argument("--profile", action="store_true",
+                     help="profile one chunk of S5 and S1 (torch.profiler), FlexAttention and SDPA")  # fmt: skip
+    gpu.add_argument("--batch-auto", action="store_true",
+                     help="ours: chunks sized from the card's memory (batch_size auto), recorded")  # fmt: skip
     gpu.add_argument("--enem-dir", default=ENEM_DIR, help="folder of the ENEM booklets (ENEM_<year>_*.csv)")
     gpu.add_argument("--strategies", default=",".join(GPU_STRATEGIES), help="GPU arm strategies")
     gpu.add_argument("--compile-decode", action="store_true",
@@ -198,7 +201,7 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
                       limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
                       lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
                       lmeval_strategies=_lmeval_strategies(args.lmeval_strategies),
-                      f32_check=args.f32_check, profile=args.profile,
+                      f32_check=args.f32_check, profile=args.profile, batch_auto=args.batch_auto,
                       enem_dir=args.enem_dir, layers=args.layers, compile_decode=args.compile_decode,
                       max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
 

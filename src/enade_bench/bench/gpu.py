@@ -27,9 +27,8 @@ the predictions (generation: of the generated texts, and of the extracted letter
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,11 @@ from typing import Any
 from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
-from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check, float32_check, profile_chunk
+from enade_bench.bench.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
+from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, write_report
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
-from enade_bench.results.store import atomic_write_text
 from enade_bench.scoring.extraction import extract_answer
 
 #: The ENEM booklets of the GPU arm: four areas of each year, 2019–2022.
@@ -63,6 +62,9 @@ class GpuOptions:
     device: str = "cuda"
     dtype: str = "bfloat16"
     batch_size: int = 32
+    #: Ours: the chunk sized from the card's memory (``evaluation.batch_size: auto``,
+    #: :func:`size_batch`); the size found replaces ``batch_size`` and is recorded.
+    batch_auto: bool = False
     lmeval_batch_size: int | None = None
     limit: int = 720
     orders: tuple[str, ...] = ("file", "mixed")
@@ -74,7 +76,8 @@ class GpuOptions:
     lmeval_strategies: tuple[str, ...] = ("S5", "S1", "S3")
     #: Questions of the float32 check (:mod:`.gpu_checks`), after the first order; 0: none.
     f32_check: int = 0
-    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up.
+    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up,
+    #: with FlexAttention (the CUDA policy) and with the SDPA paths (:data:`SDPA_POLICY`).
     profile: bool = False
     strategies: tuple[str, ...] = GPU_STRATEGIES
     max_new_tokens: int = 10
@@ -85,48 +88,6 @@ class GpuOptions:
     #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
     compile_decode: bool = False
     out: Path = Path("bench/results/bench_gpu.json")
-
-
-@dataclass
-class StrategyFigures:
-    """One strategy in one order: both engines' time, questions/s, ratio and agreement."""
-
-    strategy: str
-    questions: int
-    ours_seconds: float
-    ours_qps: float
-    ours_tokens: int
-    ours_model_calls: int
-    lm_eval_seconds: float | None = None
-    lm_eval_qps: float | None = None
-    lm_eval_tokens: int | None = None
-    #: ours questions/s over lm-eval's (its time inside the model methods).
-    ratio: float | None = None
-    #: Share of questions with the same prediction (generation: the same extracted letter).
-    agreement: float | None = None
-    #: Generation: share of questions whose generated texts are equal (after stripping).
-    text_agreement: float | None = None
-    max_abs_score_diff: float | None = None
-
-
-@dataclass
-class GpuReport:
-    """The JSON of the GPU arm."""
-
-    card: str
-    dtype: str
-    batch_size: int
-    lmeval_batch_size: int | None
-    model: dict[str, object]
-    options: dict[str, object]
-    n_questions: int
-    started: str
-    orders: dict[str, list[StrategyFigures]] = field(default_factory=dict)
-    #: Table 1 (S1–S6) strategy time per order, ours, seconds.
-    table1_seconds: dict[str, float] = field(default_factory=dict)
-    float32_check: Float32Check | None = None
-    profile: list[ChunkProfile] = field(default_factory=list)
-    status: str = "running"
 
 
 def load_questions(enem_dir: str, limit: int) -> LoadedDataset:
@@ -185,6 +146,10 @@ class GpuOurs(OursEngine):
         self.counter = counter
         self.model_dir = ""
         self.prompts = enem_prompts()
+        self.set_batch(batch_size)
+
+    def set_batch(self, batch_size: int) -> None:
+        """Chunks of ``batch_size`` questions from now on."""
         self.evaluation = EvaluationConfig(batch_size=batch_size, seed=42, letter_variants="space")
         self.batch_size = batch_size
 
@@ -244,43 +209,53 @@ def _sync() -> None:
 def run_strategy(ours: GpuOurs, lm: LmEvalEngine | None, strategy: str, order: list[int],
                  opts: GpuOptions) -> StrategyFigures:  # fmt: skip
     """One strategy on the questions in ``order``: ours, then lm-eval where it has a peer."""
+    fig, mine = ours_strategy(ours, strategy, order, opts)
+    if lm is not None:
+        peer_strategy(ours, lm, fig, mine, order, opts)
+    return fig
+
+
+def ours_strategy(
+    ours: GpuOurs, strategy: str, order: list[int], opts: GpuOptions
+) -> tuple[StrategyFigures, Any]:
+    """Ours on one strategy: its figures, and what lm-eval's run is compared with (:func:`peer_strategy`)."""
     n = len(order)
     _sync()
     if strategy in SCORING_OF:
-        method = SCORING_OF[strategy]
-        mine: Any = ours.run(method, order)
-        _sync()
-        fig = StrategyFigures(
-            strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
-        )
-        if lm is not None:
-            theirs = lm.run(method, ours.docs(order))
-            _sync()
-            _compare_scores(fig, mine, theirs)
-        return fig
-    generated: Any = (
-        ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size)
-        if strategy != "S4"
-        else _s4(ours, order, opts)
-    )
+        mine: Any = ours.run(SCORING_OF[strategy], order)
+    else:
+        mine = (ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size) if strategy != "S4"
+                else _s4(ours, order, opts))  # fmt: skip
     _sync()
-    fig = StrategyFigures(strategy, n, generated["seconds"], n / generated["seconds"], generated["tokens"],
-                          generated["model_calls"])  # fmt: skip
-    if lm is not None and strategy in PEERS:
-        docs = ours_gen_docs(ours, strategy, order)
-        peer_run = lm.gen_run(docs, opts.max_new_tokens, stop_strings(ours))
+    return StrategyFigures(
+        strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
+    ), mine
+
+
+def peer_strategy(ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: Any, order: list[int],
+                  opts: GpuOptions) -> None:  # fmt: skip
+    """lm-eval on ``fig``'s strategy and questions, where it has a peer: its figures into ``fig``."""
+    n, strategy = len(order), fig.strategy
+    if strategy in SCORING_OF:
+        theirs = lm.run(SCORING_OF[strategy], ours.docs(order))
         _sync()
-        fig.lm_eval_seconds, fig.lm_eval_tokens = peer_run["model_seconds"], peer_run["tokens"]
-        fig.lm_eval_qps = n / peer_run["model_seconds"] if peer_run["model_seconds"] else None
-        fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
-        same_text = same_letter = 0
-        for d in docs:
-            texts = generated["texts"].get(d["qid"], ""), peer_run["texts"].get(d["qid"], "")
-            same_text += texts[0].strip() == texts[1].strip()
-            letters = [extract_answer(t, d["letters"], d["options"]).letter for t in texts]
-            same_letter += letters[0] == letters[1]
-        fig.text_agreement, fig.agreement = same_text / n, same_letter / n
-    return fig
+        _compare_scores(fig, mine, theirs)
+        return
+    if strategy not in PEERS:
+        return
+    docs = ours_gen_docs(ours, strategy, order)
+    peer_run = lm.gen_run(docs, opts.max_new_tokens, stop_strings(ours))
+    _sync()
+    fig.lm_eval_seconds, fig.lm_eval_tokens = peer_run["model_seconds"], peer_run["tokens"]
+    fig.lm_eval_qps = n / peer_run["model_seconds"] if peer_run["model_seconds"] else None
+    fig.ratio = fig.ours_qps / fig.lm_eval_qps if fig.lm_eval_qps else None
+    same_text = same_letter = 0
+    for d in docs:
+        texts = mine["texts"].get(d["qid"], ""), peer_run["texts"].get(d["qid"], "")
+        same_text += texts[0].strip() == texts[1].strip()
+        letters = [extract_answer(t, d["letters"], d["options"]).letter for t in texts]
+        same_letter += letters[0] == letters[1]
+    fig.text_agreement, fig.agreement = same_text / n, same_letter / n
 
 
 def _s4(ours: GpuOurs, order: list[int], opts: GpuOptions) -> Any:
@@ -310,6 +285,19 @@ def _compare_scores(fig: StrategyFigures, mine: Any, theirs: Any) -> None:
     fig.max_abs_score_diff = max(diffs) if diffs else None
 
 
+def _probe_chunk(ours: GpuOurs, opts: GpuOptions, strategy: str, indices: list[int]) -> None:
+    """One chunk of ``indices`` for ``strategy``, ours only (the probe of :func:`.gpu_checks.size_batch`)."""
+    ours.set_batch(len(indices))
+    run_strategy(ours, None, strategy, indices, replace(opts, batch_size=len(indices)))
+
+
+#: The warm-up's and the profile's chunk (questions), whatever the batch.
+WARM_CHUNK = 32
+#: The profile's other attention: the SDPA paths (scoring one SDPA call per question tree and
+#: layer, generation prefilled per prefix group), against the CUDA policy's FlexAttention.
+SDPA_POLICY = {"flex_attention": False, "packed_prefill": False}
+
+
 def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     """Run the GPU arm and write its JSON (after every strategy, so a cut run keeps what finished)."""
     import torch  # noqa: PLC0415
@@ -322,29 +310,55 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
                        model=info, options={k: str(v) for k, v in asdict(opts).items()},
                        n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
     stems = [len(q.stem) for q in dataset.questions]
-    warm = list(range(min(opts.batch_size, len(stems))))
+    warm = list(range(min(opts.batch_size, WARM_CHUNK, len(stems))))
     warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
     for strategy in ("S1", "S5"):  # untimed: kernels, allocator
         run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
     if opts.profile:
-        for strategy in ("S5", "S1"):
-            ours.reset_prefix_store()
-            report.profile.append(profile_chunk(strategy, len(warm),
-                                                partial(run_strategy, ours, None, strategy, warm, opts)))  # fmt: skip
+        policy = ours.backend.batching
+        runs = (
+            [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))]
+            if policy.flex_attention
+            else [("sdpa", policy)]
+        )
+        for attention, batching in runs:
+            ours.backend.batching = batching
+            for strategy in ("S5", "S1"):
+                ours.reset_prefix_store()
+                run_strategy(
+                    ours, None, strategy, warm, replace(opts, max_new_tokens=2)
+                )  # its kernels, untimed
+                ours.reset_prefix_store()
+                report.profile.append(profile_chunk(strategy, len(warm),
+                                                    partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
+        ours.backend.batching = policy
         write_report(opts.out, report)
-    for order_name in opts.orders:
+    if opts.batch_auto:
+        opts = replace(opts, batch_size=size_batch(ours, opts.strategies, dataset.questions,
+                                                   partial(_probe_chunk, ours, opts)))  # fmt: skip
+        ours.set_batch(opts.batch_size)
+        report.batch_size = opts.batch_size
+        log(f"batch_size auto: {opts.batch_size} questions a chunk")
+        write_report(opts.out, report)
+    for order_name in opts.orders:  # ours on every strategy first, then lm-eval on its strategies
         order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
         rows = report.orders.setdefault(order_name, [])
+        mine: dict[str, Any] = {}
         for strategy in opts.strategies:
             ours.reset_prefix_store()
-            peer = lm if order_name in opts.lmeval_orders and strategy in opts.lmeval_strategies else None
-            fig = run_strategy(ours, peer, strategy, order, opts)
+            fig, mine[strategy] = ours_strategy(ours, strategy, order, opts)
             rows.append(fig)
-            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s  lm-eval "
-                f"{fig.lm_eval_qps or 0:7.1f} q/s  ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
+            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s")
             report.table1_seconds[order_name] = sum(
                 r.ours_seconds for r in rows if r.strategy.startswith("S")
             )
+            write_report(opts.out, report)
+        peers = [f for f in rows if f.strategy in opts.lmeval_strategies and order_name in opts.lmeval_orders]
+        for fig in peers if lm is not None else []:
+            assert lm is not None
+            peer_strategy(ours, lm, fig, mine.pop(fig.strategy), order, opts)
+            log(f"{order_name:5} {fig.strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
+                f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
             write_report(opts.out, report)
         if order_name == opts.orders[0] and opts.f32_check and lm is not None:
             first = list(range(min(opts.f32_check, len(stems))))
@@ -359,8 +373,3 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     report.status = "complete"
     write_report(opts.out, report)
     return report
-
-
-def write_report(path: Path, report: GpuReport) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(asdict(report), indent=2, default=str) + "\n")

@@ -21,7 +21,7 @@ kernels and operators that took the most device time, with the number of kernel 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -59,6 +59,8 @@ class ChunkProfile:
     wall_ms: float
     device_ms: float
     top: list[ProfileRow] = field(default_factory=list)
+    #: The attention the chunk ran with: ``flex`` (the CUDA policy) or ``sdpa`` (``gpu.SDPA_POLICY``).
+    attention: str = "flex"
 
 
 def float32_check(model: Any, run: Callable[[], Any], reset: Callable[[], None]) -> Any:
@@ -83,7 +85,9 @@ def float32_check(model: Any, run: Callable[[], Any], reset: Callable[[], None])
             torch.cuda.empty_cache()
 
 
-def profile_chunk(strategy: str, questions: int, run: Callable[[], Any], top: int = 15) -> ChunkProfile:
+def profile_chunk(
+    strategy: str, questions: int, run: Callable[[], Any], top: int = 15, attention: str = "flex"
+) -> ChunkProfile:
     """``run()`` (one chunk) under ``torch.profiler``: the ``top`` entries by device time."""
     import torch  # noqa: PLC0415
     from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
@@ -108,4 +112,35 @@ def profile_chunk(strategy: str, questions: int, run: Callable[[], Any], top: in
     rows = [ProfileRow(e.key[:120], int(e.count), device_us(e) / 1000, float(e.self_cpu_time_total) / 1000)
             for e in ranked]  # fmt: skip
     kernels = [e for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")]  # not their callers
-    return ChunkProfile(strategy, questions, launches, wall, sum(device_us(e) for e in kernels) / 1000, rows)
+    return ChunkProfile(strategy, questions, launches, wall, sum(device_us(e) for e in kernels) / 1000, rows,
+                        attention)  # fmt: skip
+
+
+#: The arm's largest chunk (questions): the size found is checked by running every strategy on
+#: that many questions once, which a call's few minutes must afford (720 questions: 3 chunks).
+ARM_MOST = 256
+
+
+def size_batch(
+    ours: Any, strategies: Sequence[str], questions: Sequence[Any], run: Callable[[str, list[int]], Any]
+) -> int:
+    """``evaluation.batch_size: auto`` for the arm: each strategy's heaviest questions as one chunk.
+
+    The probe runs, for every strategy, its ``rows`` questions of longest stem and options as
+    one chunk (``run(strategy, indices)``); the backend's ``auto_batch_size`` runs it at two
+    sizes, solves for the rows that fill 90 % of the card and checks that size
+    (:mod:`enade_bench.backends.hf_batch_size`; 8 on a CPU), at most :data:`ARM_MOST` and the
+    questions there are.
+    """
+    weight = [len(q.stem) + sum(len(o) for o in q.options) for q in questions]
+    heaviest = sorted(range(len(weight)), key=lambda i: -weight[i])
+
+    def workload(rows: int) -> None:
+        for strategy in strategies:
+            ours.reset_prefix_store()
+            run(strategy, heaviest[:rows])
+
+    try:
+        return min(int(ours.backend.auto_batch_size(workload, most=ARM_MOST)), len(weight))
+    finally:
+        ours.reset_prefix_store()

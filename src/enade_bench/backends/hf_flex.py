@@ -1,0 +1,221 @@
+"""One FlexAttention call per decoder layer over a packed row (the CUDA policy's attention).
+
+Tree scoring (:mod:`.hf_tree`) and the packed prefill (:mod:`.hf_packed`) lay a chunk's
+questions end to end in one row after a cached prefix.  Each token may attend to the
+prefix, to its ancestor segments and causally to its own segment; nothing of another
+question.  With every subtree laid out as one contiguous span (depth first, as
+:func:`.hf_radix.radix_units` does; a question of the packed prefill is one segment whose
+parent is the prefix), that mask is two numbers per key:
+
+.. math::
+
+    \\text{attend}(q, k) \\iff \\text{pos}_k \\le q < \\text{reach}_k,
+
+where :math:`\\text{pos}_k` is key :math:`k`'s place in the row (:math:`-1` for the cached
+prefix) and :math:`\\text{reach}_k` the end of the subtree of :math:`k`'s segment (the
+row's end for the prefix).  A key of an ancestor segment is before the query and its
+subtree holds the query; a key of the query's own segment is causal; a key of a sibling
+subtree or of another question ends before the query.  This is FlexAttention's document
+masking (``document_id[q] == document_id[kv]``) generalised to prefix sharing, the
+pattern of its ``mask_mod`` examples.
+
+The :class:`~torch.nn.attention.flex_attention.BlockMask` is built **once per model call**
+on the model's device from those two vectors, block by block (:func:`row_block_mask`: a
+``128 × 128`` tile is *full* when every pair in it attends, *partial* when some may, and
+skipped otherwise), with no dense ``row × keys`` mask and no host synchronisation, and
+every layer shares it.  Each layer then makes **one** ``flex_attention`` call over the
+whole row (grouped-query attention native, ``enable_gqa``): no per-question gather, no
+padding, no copy of keys or values.  A decode step on the preallocated cache of
+:mod:`.hf_slots` is one ``flex_attention`` call too (:func:`decode_block_mask`: each row's
+written columns, read from a ``rows × width`` table updated in place).
+
+On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
+serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
+the CPU policy keeps its per-question SDPA path, docs/performance.md).
+
+The mask functions are module-level functions reading the current call's vectors from
+:data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
+function every call and the vectors as inputs, so no chunk recompiles it for a new closure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from enade_bench.backends.hf_attention import switched_attention
+
+#: The name the attention is registered under with transformers' ``AttentionInterface``.
+FLEX_ATTENTION = "enade_flex"
+#: The BlockMask's tile (FlexAttention's default sparse block size).
+BLOCK = 128
+
+
+@dataclass
+class _MaskInputs:
+    """The current call's mask vectors (on the model's device, padded to whole blocks)."""
+
+    pos: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.long))
+    reach: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.long))
+    valid: torch.Tensor = field(default_factory=lambda: torch.zeros((0, 0), dtype=torch.bool))
+
+
+_MASK = _MaskInputs()
+
+
+def _row_mask(b: torch.Tensor, h: torch.Tensor, q: torch.Tensor, kv: torch.Tensor) -> torch.Tensor:
+    """``mask_mod`` of a packed row: ``pos[kv] <= q < reach[kv]`` (module docstring)."""
+    return (_MASK.pos[kv] <= q) & (q < _MASK.reach[kv])
+
+
+def _decode_mask(b: torch.Tensor, h: torch.Tensor, q: torch.Tensor, kv: torch.Tensor) -> torch.Tensor:
+    """``mask_mod`` of a decode step: the cache columns row ``b`` has written."""
+    return _MASK.valid[b, kv]
+
+
+def _blocks(n: int) -> int:
+    return (n + BLOCK - 1) // BLOCK
+
+
+def _ordered(tiles: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``q-blocks × kv-blocks`` booleans -> BlockMask's ``(num_blocks, indices)``, batch and head 1."""
+    num = tiles.sum(dim=-1, dtype=torch.int32)
+    order = torch.argsort(tiles.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
+    return num[None, None].contiguous(), order[None, None].contiguous()
+
+
+def row_vectors(
+    past: int, reach_per_token: Sequence[int], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(pos, reach)`` over the keys ``past + row`` (module docstring), padded to whole blocks.
+
+    ``reach_per_token[i]``: the end (exclusive, in row coordinates) of the subtree of row
+    token ``i``'s segment.  Padding keys have ``pos`` past every query and ``reach`` 0.
+    """
+    n = len(reach_per_token)
+    keys = past + n
+    pad = _blocks(keys) * BLOCK - keys
+    pos = torch.cat((torch.full((past,), -1), torch.arange(n), torch.full((pad,), n + BLOCK)))
+    reach = torch.tensor([n] * past + list(reach_per_token) + [0] * pad)
+    return pos.to(device), reach.to(device)
+
+
+def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: int) -> Any:
+    """The BlockMask of :func:`_row_mask` for ``q_len`` queries over ``kv_len`` keys.
+
+    Per ``kv`` tile: its keys' least and greatest ``pos`` and ``reach``; a tile of queries
+    ``[q0, q1]`` may attend when some key has ``pos <= q1`` and ``reach > q0`` (a bound:
+    a tile kept that attends nothing is masked element-wise), and is full when every key
+    has ``pos <= q0`` and ``reach > q1`` and the tile lies within ``kv_len``.  Everything
+    stays on ``pos``'s device; no ``q_len × kv_len`` mask is made.
+    """
+    from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    kb = _blocks(kv_len)
+    tile_pos = pos[: kb * BLOCK].view(kb, BLOCK)
+    tile_reach = reach[: kb * BLOCK].view(kb, BLOCK)
+    whole = torch.arange(1, kb + 1, device=pos.device) * BLOCK <= kv_len
+    q0 = torch.arange(_blocks(q_len), device=pos.device) * BLOCK
+    q1 = torch.clamp(q0 + BLOCK - 1, max=q_len - 1)
+    some = (tile_pos.amin(1)[None] <= q1[:, None]) & (tile_reach.amax(1)[None] > q0[:, None])
+    full = (tile_pos.amax(1)[None] <= q0[:, None]) & (tile_reach.amin(1)[None] > q1[:, None]) & whole[None]
+    partial_num, partial_idx = _ordered(some & ~full)
+    full_num, full_idx = _ordered(full)
+    return BlockMask.from_kv_blocks(partial_num, partial_idx, full_num, full_idx, BLOCK_SIZE=BLOCK,
+                                    mask_mod=_row_mask, seq_lengths=(q_len, kv_len))  # fmt: skip
+
+
+def decode_block_mask(rows: int, width: int, device: torch.device) -> Any:
+    """The BlockMask of one decode query per row over ``width`` cache columns: every tile partial.
+
+    Which columns a row reads changes every step (:data:`_MASK` ``.valid``, set in place), so
+    no tile is full or skipped: the mask is applied element-wise, and the BlockMask and the
+    kernel's shapes stay the same for the whole decode (one CUDA graph).
+    """
+    from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    num, idx = _ordered(torch.ones((1, _blocks(width)), dtype=torch.bool, device=device))
+    return BlockMask.from_kv_blocks(num, idx, BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))
+
+
+def padded_width(width: int) -> int:
+    """Columns of a :data:`_MASK` ``.valid`` table for ``width`` cache columns (whole blocks)."""
+    return _blocks(width) * BLOCK
+
+
+@dataclass(frozen=True)
+class FlexPlan:
+    """What every layer of one model call shares: the BlockMask and its vectors (``pos``/``reach``, or ``valid``)."""
+
+    block_mask: Any
+    pos: torch.Tensor | None = None
+    reach: torch.Tensor | None = None
+    valid: torch.Tensor | None = None
+
+    def bind(self) -> None:
+        """Make this plan's vectors the ones the mask functions read."""
+        if self.valid is not None:
+            _MASK.valid = self.valid
+        if self.pos is not None and self.reach is not None:
+            _MASK.pos, _MASK.reach = self.pos, self.reach
+
+
+def row_plan(past: int, reach_per_token: Sequence[int], device: torch.device) -> FlexPlan:
+    """The plan of a packed row of ``len(reach_per_token)`` tokens after ``past`` cached ones."""
+    pos, reach = row_vectors(past, reach_per_token, device)
+    n = len(reach_per_token)
+    return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach)
+
+
+_COMPILED: dict[str, Callable[..., Any]] = {}
+
+
+def kernel(device: torch.device) -> Callable[..., Any]:
+    """``flex_attention`` for ``device``: compiled once on CUDA (dynamic shapes), eager elsewhere.
+
+    Inside a model already being compiled (``compile_decode``) the plain function, which
+    the outer compilation traces.
+    """
+    from torch.nn.attention.flex_attention import flex_attention  # noqa: PLC0415 (optional or heavy dependency, imported at use)
+
+    if device.type != "cuda" or torch.compiler.is_compiling():
+        return flex_attention
+    if "cuda" not in _COMPILED:
+        _COMPILED["cuda"] = torch.compile(flex_attention, dynamic=True)
+    return _COMPILED["cuda"]
+
+
+def flex_attention_forward(
+    module: Any,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    dropout: float = 0.0,
+    scaling: float | None = None,
+    flex_plan: FlexPlan | None = None,
+    **kwargs: Any,
+) -> tuple[torch.Tensor, None]:
+    """An ``AttentionInterface`` function: one ``flex_attention`` call with ``flex_plan``'s BlockMask.
+
+    The caller binds the plan (:meth:`FlexPlan.bind`) once before the model call, not each layer.
+
+    ``query``: ``batch × heads × length × dim``; ``key``, ``value``: ``batch × kv-heads × keys ×
+    dim``.  Returns ``batch × length × heads × dim``, as transformers' attention functions do.
+    """
+    if flex_plan is None:
+        raise ValueError(
+            "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
+        )
+    out = kernel(query.device)(query, key, value, block_mask=flex_plan.block_mask, scale=scaling,
+                               enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
+    return out.transpose(1, 2).contiguous(), None
+
+
+def flex_attention(model: Any) -> AbstractContextManager[None]:
+    """Within the block, ``model`` runs :func:`flex_attention_forward` (then its own again)."""
+    return switched_attention(model, FLEX_ATTENTION, flex_attention_forward)

@@ -1,0 +1,187 @@
+"""One FlexAttention call over a packed row: its mask, its BlockMask and its output.
+
+The element mask is checked against :func:`.hf_tree.tree_mask` (the per-tree path's), the
+BlockMask tile by tile against that element mask (no attended pair in a skipped tile, no
+masked pair in a full one), and the output against SDPA with the dense mask, eager and
+through a compiled CPU kernel (which, unlike the eager reference, skips the tiles).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from enade_bench.backends.hf_flex import (
+    BLOCK,
+    FlexPlan,
+    decode_block_mask,
+    flex_attention_forward,
+    padded_width,
+    row_plan,
+)
+from enade_bench.backends.hf_tree import Segment, subtree_ends, tree_mask
+
+TREES = [
+    [Segment([1, 2, 3]), Segment([4, 5], 0), Segment([6, 7, 8], 1), Segment([9], 0), Segment([10, 11])],
+    [Segment([12, 13])],
+    [Segment([14]), Segment([15, 16], 0), Segment([17], 0)],
+]
+
+
+def _reach(trees: list[list[Segment]]) -> list[int]:
+    out, offset = [], 0
+    for segments in trees:
+        out += [
+            offset + end
+            for end, seg in zip(subtree_ends(segments), segments, strict=True)
+            for _ in seg.tokens
+        ]
+        offset += sum(len(s.tokens) for s in segments)
+    return out
+
+
+def _dense(plan: FlexPlan, past: int, n: int) -> torch.Tensor:
+    assert plan.pos is not None and plan.reach is not None
+    q = torch.arange(n)[:, None]
+    return (plan.pos[None, : past + n] <= q) & (q < plan.reach[None, : past + n])
+
+
+def test_the_row_mask_is_each_trees_own_mask() -> None:
+    past = 4
+    lengths = [sum(len(s.tokens) for s in t) for t in TREES]
+    n = sum(lengths)
+    want = torch.zeros((n, past + n), dtype=torch.bool)
+    want[:, :past] = True
+    start = 0
+    for segments, m in zip(TREES, lengths, strict=True):
+        want[start : start + m, past + start : past + start + m] = tree_mask(segments, past)[:, past:]
+        start += m
+    assert torch.equal(_dense(row_plan(past, _reach(TREES), torch.device("cpu")), past, n), want)
+
+
+def test_a_tree_not_laid_out_depth_first_is_refused() -> None:
+    with pytest.raises(ValueError, match="depth first"):
+        subtree_ends([Segment([1]), Segment([2]), Segment([3], 0)])
+
+
+def _random_row(rng: random.Random) -> tuple[int, list[int]]:
+    """A packed prefill row: the prefix's rest, then questions of random lengths."""
+    rest = rng.randrange(0, 60)
+    lengths = [rng.randrange(1, 400) for _ in range(rng.randrange(1, 9))]
+    n = rest + sum(lengths)
+    reach, end = [n] * rest, rest
+    for m in lengths:
+        end += m
+        reach += [end] * m
+    return rng.randrange(0, 300), reach
+
+
+def _tiles(num: torch.Tensor, idx: torch.Tensor, kb: int) -> torch.Tensor:
+    out = torch.zeros((num.shape[-1], kb), dtype=torch.bool)
+    for row in range(num.shape[-1]):
+        out[row, idx[0, 0, row, : num[0, 0, row]].long()] = True
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_block_mask_keeps_every_attended_tile_and_fills_only_whole_ones(seed: int) -> None:
+    past, reach = _random_row(random.Random(seed))
+    n = len(reach)
+    plan = row_plan(past, reach, torch.device("cpu"))
+    mask = plan.block_mask
+    keys = past + n
+    qb, kb = -(-n // BLOCK), -(-keys // BLOCK)
+    dense = torch.zeros((qb * BLOCK, kb * BLOCK), dtype=torch.bool)
+    dense[:n, :keys] = _dense(plan, past, n)
+    any_pair = dense.view(qb, BLOCK, kb, BLOCK).any(dim=(1, 3))
+    dense[n:, :keys] = True  # padding queries: their output is dropped, a full tile may hold them
+    all_pairs = dense.view(qb, BLOCK, kb, BLOCK).all(dim=(1, 3))
+    partial = _tiles(mask.kv_num_blocks, mask.kv_indices, kb)
+    full = _tiles(mask.full_kv_num_blocks, mask.full_kv_indices, kb)
+    assert not (partial & full).any()
+    assert torch.equal(
+        any_pair & ~(partial | full), torch.zeros_like(any_pair)
+    )  # nothing attended is skipped
+    assert torch.equal(full & ~all_pairs, torch.zeros_like(full))  # a full tile attends every pair
+    assert mask.seq_lengths == (n, keys)
+
+
+def test_other_questions_tiles_are_skipped_and_the_prefix_tiles_full() -> None:
+    """256 cached tokens, then 4 questions of 512: a question's queries read 2 prefix tiles whole."""
+    past, m = 2 * BLOCK, 4 * BLOCK
+    reach = [end for q in range(4) for end in [(q + 1) * m] * m]
+    mask = row_plan(past, reach, torch.device("cpu")).block_mask
+    kb = (past + len(reach)) // BLOCK
+    partial = _tiles(mask.kv_num_blocks, mask.kv_indices, kb)
+    full = _tiles(mask.full_kv_num_blocks, mask.full_kv_indices, kb)
+    for qtile in range(len(reach) // BLOCK):
+        question, within = divmod(qtile, 4)
+        own = 2 + 4 * question  # the question's first key tile
+        assert full[qtile].nonzero().flatten().tolist() == [0, 1, *range(own, own + within)]
+        assert partial[qtile].nonzero().flatten().tolist() == [own + within]  # the diagonal tile
+
+
+def _qkv(n: int, keys: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return (
+        torch.randn(1, 6, n, 16, generator=g),
+        torch.randn(1, 2, keys, 16, generator=g),
+        torch.randn(1, 2, keys, 16, generator=g),
+    )
+
+
+def test_one_flex_call_equals_sdpa_with_the_dense_mask() -> None:
+    past, reach = _random_row(random.Random(1))
+    n = len(reach)
+    plan = row_plan(past, reach, torch.device("cpu"))
+    plan.bind()
+    q, k, v = _qkv(n, past + n)
+    got, _ = flex_attention_forward(None, q, k, v, None, scaling=0.25, flex_plan=plan)
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25,
+                                          enable_gqa=True).transpose(1, 2)  # fmt: skip
+    assert got.shape == (1, n, 6, 16)
+    assert torch.allclose(got, want, atol=1e-5)
+
+
+def test_a_decode_step_reads_each_rows_written_columns() -> None:
+    rows, width = 3, 200
+    valid = torch.zeros((rows, padded_width(width)), dtype=torch.bool)
+    for r, upto in enumerate((5, 130, 199)):
+        valid[r, :upto] = True
+    plan = FlexPlan(decode_block_mask(rows, width, torch.device("cpu")), valid=valid)
+    plan.bind()
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (
+        torch.randn(rows, h, length, 16, generator=g) for h, length in ((6, 1), (2, width), (2, width))
+    )
+    got, _ = flex_attention_forward(None, q, k, v, None, flex_plan=plan)
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=valid[:, None, None, :width], enable_gqa=True)
+    assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
+
+
+def test_flex_attention_needs_its_plan() -> None:
+    q = torch.randn(1, 2, 3, 4)
+    with pytest.raises(ValueError, match="flex_plan"):
+        flex_attention_forward(None, q, q, q, None)
+
+
+@pytest.mark.slow
+def test_a_compiled_kernel_that_skips_the_tiles_gives_the_same_output() -> None:
+    """The CPU's compiled FlexAttention honours the BlockMask's skipped and full tiles (the eager one does not look)."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    past, reach = _random_row(random.Random(3))
+    n = len(reach)
+    plan = row_plan(past, reach, torch.device("cpu"))
+    plan.bind()
+    q, k, v = _qkv(n, past + n, seed=3)
+    got = torch.compile(flex_attention, dynamic=False)(
+        q, k, v, block_mask=plan.block_mask, scale=0.25, enable_gqa=True
+    )
+    want = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True
+    )
+    assert torch.allclose(got, want, atol=1e-5)
