@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -53,7 +54,7 @@ NO_SLURM = (
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def cluster() -> Iterator[str]:
     """A real Ray cluster on this machine for the module, a head and a second raylet of one CPU
     each (:mod:`tests.runner.real_ray`); its address (this process and the commands join it)."""
     ray = pytest.importorskip("ray")
@@ -61,7 +62,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
     patch.setenv("OMP_NUM_THREADS", "1")
     patch.setenv("RAY_AUTH_MODE", "disabled")  # so that the commands run as subprocesses can join
-    real = start_ray(tmp_path_factory.mktemp("ray"), ENV)
+    # a short folder: Ray's socket paths under it must stay within AF_UNIX's 107 bytes
+    # (pytest's /tmp/pytest-of-root/pytest-NNN/popen-gwN/ray0 leaves too little)
+    folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    real = start_ray(folder, ENV)
     try:
         ray.init(address=real.address, logging_level=logging.WARNING, configure_logging=False)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2  # two raylets
@@ -70,6 +74,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ray.shutdown()
         stop_ray(real)
         patch.undo()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def write_study(tmp_path: Path, **changes: Any) -> Path:
