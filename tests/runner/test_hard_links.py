@@ -26,13 +26,6 @@ def _answer(req: Request) -> Reply:
     return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
 
-@pytest.fixture
-def victim(tmp_path: Path) -> Path:
-    path = tmp_path / "victim.txt"
-    path.write_text("precious\n", encoding="utf-8")
-    return path
-
-
 def test_a_hard_linked_lock_leaves_the_other_file_unchanged(
     tmp_path: Path, victim: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,13 +14,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo.yaml"
 
 
-@pytest.fixture
-def victim(tmp_path: Path) -> Path:
-    path = tmp_path / "victim.txt"
-    path.write_text("precious\n", encoding="utf-8")
-    return path
-
-
 def test_links_at_the_runs_files_are_replaced_and_the_victim_untouched(
     tmp_path: Path, victim: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

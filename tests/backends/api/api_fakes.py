@@ -54,10 +54,11 @@ Handler = Callable[[Request], Reply]
 class FakeServer:
     """A threaded HTTP server on 127.0.0.1 (random port) calling ``handler`` per request."""
 
-    def __init__(self, handler: Handler) -> None:
-        self.handler = handler
+    def __init__(self, handler: Handler | None = None) -> None:
+        self.handler = handler or self.route
         self.requests: list[Request] = []
         self._lock = threading.Lock()
+        self._tickets = 0
         outer = self
 
         class _H(BaseHTTPRequestHandler):
@@ -96,6 +97,17 @@ class FakeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _H)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def route(self, req: Request) -> Reply:
+        """The reply to ``req`` when no ``handler`` was given (subclasses define it)."""
+        raise NotImplementedError
+
+    def ticket(self) -> int:
+        """This request's number in arrival order, 0, 1, 2, ... (thread-safe)."""
+        with self._lock:
+            number = self._tickets
+            self._tickets += 1
+        return number
 
     @property
     def url(self) -> str:

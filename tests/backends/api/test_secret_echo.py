@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
@@ -63,18 +62,10 @@ def echo_body(req: Request) -> str:
 class EchoServer(FakeServer):
     """Answers every third chat request with a 400 echoing the request's credentials."""
 
-    def __init__(self) -> None:
-        super().__init__(self.route)
-        self.count = 0
-        self.lock = threading.Lock()
-
     def route(self, req: Request) -> Reply:
         if urlsplit(req.path).path != "/v1/chat/completions":
             return openai_error(404, f"no route {req.path}")
-        with self.lock:
-            self.count += 1
-            refuse = self.count % 3 == 0
-        if refuse:
+        if self.ticket() % 3 == 2:
             return openai_error(400, echo_body(req))
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 

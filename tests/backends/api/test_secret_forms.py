@@ -14,7 +14,6 @@ import base64
 import html
 import json
 import os
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -69,15 +68,8 @@ ORDER = sorted(FORMS)
 class FormsServer(FakeServer):
     """Request ``i`` echoes form ``i // 2``: even requests in a 400 body, odd ones in a 200 answer."""
 
-    def __init__(self) -> None:
-        super().__init__(self.route)
-        self.count = 0
-        self.lock = threading.Lock()
-
     def route(self, req: Request) -> Reply:
-        with self.lock:
-            i = self.count
-            self.count += 1
+        i = self.ticket()
         form = FORMS[ORDER[(i // 2) % len(ORDER)]]
         query = urlsplit(req.path).query
         if i % 2 == 0:
