@@ -98,13 +98,13 @@ def test_llama_3_8b_has_eight_billion_parameters() -> None:
 def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     enem = require_shared("enem", "questions", "pt-br")
     out = tmp_path / "gpu.json"
-    opts = GpuOptions(shape="smollm2-135m", layers=2, device="cpu", dtype="float32", batch_size=2, limit=4,
+    opts = GpuOptions(shape="smollm2-135m", layers=2, device="cpu", dtype="float32", batch_size=2, limit=2,
                       orders=("file", "mixed"), strategies=("S5", "S1", "S4"), max_new_tokens=2,
                       enem_dir=str(enem), out=out, f32_check=2, profile=True)  # fmt: skip
     run_gpu_bench(opts, log=lambda _line: None)
     report = json.loads(out.read_text())
     assert report["status"] == "complete" and report["card"] == "cpu"
-    assert (report["dtype"], report["batch_size"], report["n_questions"]) == ("float32", 2, 4)
+    assert (report["dtype"], report["batch_size"], report["n_questions"]) == ("float32", 2, 2)
     assert (
         report["model"]["name"] == "random:smollm2-135m"
         and report["model"]["config"]["num_hidden_layers"] == 2
