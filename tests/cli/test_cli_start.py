@@ -179,4 +179,5 @@ def test_validate_loads_the_tokenizer_without_transformers(tmp_path: Path) -> No
     (tmp_path / "exp.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     imported("validate", "exp.yaml", cwd=tmp_path)
     again = imported("validate", "exp.yaml", cwd=tmp_path)
-    assert again == {"status": 0, "heavy": ["numpy"]}  # the data's sampling; no transformers, torch, pandas
+    assert again["status"] == 0
+    assert isinstance(again["heavy"], list) and set(again["heavy"]) <= {"numpy"}  # the data's sampling
