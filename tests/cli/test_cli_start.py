@@ -181,3 +181,16 @@ def test_validate_loads_the_tokenizer_without_transformers(tmp_path: Path) -> No
     again = imported("validate", "exp.yaml", cwd=tmp_path)
     assert again["status"] == 0
     assert isinstance(again["heavy"], list) and set(again["heavy"]) <= {"numpy"}  # the data's sampling
+
+
+def test_the_eeval_commands_read_version_1_results_without_the_benchmark_imported() -> None:
+    """``eeval leaderboard``/``submit`` import the results reader, not the benchmark (lazy since
+    ``eeval --help`` imports the parser alone); the reader registers E-EVAL's version-1 fields."""
+    code = (
+        "import json, sys\n"
+        "import enade_bench.benchmarks.eeval.submission\n"
+        "from enade_bench.results.store import V1_FIELDS\n"
+        "print(json.dumps({'status': 'eeval' in V1_FIELDS, "
+        "'heavy': ['enade_bench.benchmarks.eeval.benchmark' in sys.modules]}))"
+    )
+    assert _fresh(code) == {"status": True, "heavy": [False]}
