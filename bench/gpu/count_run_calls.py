@@ -20,7 +20,8 @@ import torch
 
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.bench.gpu import ENEM_DIR, GPU_YEARS, load_questions, mixed_order
+from enade_bench.bench.gpu import GPU_YEARS, load_questions, mixed_order
+from enade_bench.bench.options import ENEM_DIR
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.run import load_backend, run_experiment

@@ -16,7 +16,8 @@ import pytest
 from tests.conftest import require_shared
 
 from enade_bench.bench.cli import add_arguments, gpu_options_from
-from enade_bench.bench.gpu import GPU_STRATEGIES, GpuOptions, mixed_order, run_gpu_bench
+from enade_bench.bench.gpu import mixed_order, run_gpu_bench
+from enade_bench.bench.options import GPU_STRATEGIES, GpuOptions
 from enade_bench.bench.shapes import SHAPES, shape_config
 
 HAS_LMEVAL = importlib.util.find_spec("lm_eval") is not None

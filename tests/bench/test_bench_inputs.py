@@ -16,8 +16,7 @@ import pytest
 import torch
 from tests.conftest import REPO_ROOT, SHARED_DATA
 
-from enade_bench.bench.core import DEFAULT_QUESTIONS
-from enade_bench.bench.gpu import ENEM_DIR
+from enade_bench.bench.options import DEFAULT_QUESTIONS, ENEM_DIR
 from enade_bench.cli.main import main
 
 

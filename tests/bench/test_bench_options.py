@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from enade_bench.bench.cli import add_arguments, parse_lmeval_batch_size, vllm_block_size
-from enade_bench.bench.core import BenchOptions, lmeval_batch_size
+from enade_bench.bench.core import lmeval_batch_size
+from enade_bench.bench.options import BenchOptions
 from enade_bench.bench.records import Report, Totals
 from enade_bench.bench.report import summarise, table
 from enade_bench.bench.vllm_alias import alias_version, write_alias
@@ -97,3 +98,15 @@ def test_table_names_the_engine_and_tokens_per_question() -> None:
     assert "tokens/q" in text
     ours_row = next(line for line in text.splitlines() if line.startswith("log_prob           ours"))
     assert ours_row.split()[-2] == "100"  # 400 tokens / 4 questions
+
+
+def test_the_names_written_for_help_are_the_engines_own() -> None:
+    """``bench --help`` is built from :mod:`enade_bench.bench.options` alone (no engine imported)."""
+    from enade_bench.bench.engines import SCORING_METHODS
+    from enade_bench.bench.generation import GENERATION_STRATEGIES
+    from enade_bench.bench.options import GENERATION_STRATEGY_NAMES, SCORING_METHOD_NAMES, SHAPE_NAMES
+    from enade_bench.bench.shapes import SHAPES
+
+    assert SCORING_METHOD_NAMES == tuple(SCORING_METHODS)
+    assert GENERATION_STRATEGY_NAMES == tuple(GENERATION_STRATEGIES)
+    assert SHAPE_NAMES == tuple(SHAPES)

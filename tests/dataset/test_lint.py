@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from enade_bench.benchmarks import load_experiment
 from enade_bench.cli.main import main
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset import load_dataset
 from enade_bench.dataset.lint import lint
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
+from enade_bench.runner.plan import RunOptions
 
 DEBRIS = Path(__file__).parent / "data" / "pdf_debris"
 DEMO = Path(__file__).parents[2] / "data" / "enade_demo.csv"
@@ -147,3 +149,16 @@ def test_validate_prints_the_warnings_and_strict_makes_them_problems(
     captured = capsys.readouterr()
     assert "problem: lint: question '16': stem holds '[[placeholder]]'" in captured.out
     assert "14 problem(s) found" in captured.err and "Traceback" not in captured.err
+
+
+def test_the_strip_is_part_of_the_recorded_config_and_counts(tmp_path: Path) -> None:
+    """What ``dataset.strip`` removed is recorded: the config a results file holds, and ``filter_counts``."""
+    raw = yaml.safe_load((DEBRIS / "exam.yaml").read_text(encoding="utf-8"))
+    strip = ["2023 SEGUNDA EDIÇÃO", {"regex": r"(?:\s\d+){5} Homem Mulher Ambos$"}]
+    raw["dataset"] |= {"path": str(DEBRIS / "questoes.json"), "strip": strip}
+    raw["output"]["dir"] = str(tmp_path / "out")
+    config = tmp_path / "exam.yaml"
+    config.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    _, exp = load_experiment(config, RunOptions(strategies=["S1"]))
+    assert exp.config.public_dict()["dataset"]["strip"] == strip  # type: ignore[index,call-overload]
+    assert exp.dataset.counts["stripped"] == 7

@@ -23,10 +23,12 @@ from enade_bench.backends.chat_render import encode_text, render_text, resolve_i
 from enade_bench.backends.hf_load import (
     ModelSource,
     _converted_dir,
+    _tokenizer_dir,
     hf_token,
     resolve_source,
     source_tokenizer,
 )
+from enade_bench.backends.light_tokenizer import form_path, keep_light, load_light
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
@@ -192,7 +194,30 @@ def source_context_length(cfg: ModelConfig, source: ModelSource) -> tuple[int | 
     return None, None
 
 
+def tokenizer_folder(source: ModelSource) -> Path | None:
+    """The local folder a source's tokenizer is read from (None: a hub model, or a GGUF not saved yet)."""
+    if source.kind == "folder":
+        return Path(source.location)
+    if source.kind == "gguf":
+        for folder in (_converted_dir(source), _tokenizer_dir(source)):
+            if (folder / "tokenizer_config.json").exists():
+                return folder
+    return None
+
+
 def local_counter(cfg: ModelConfig, source: ModelSource) -> TokenCounter:
-    """The token counter of a local model (``model.instruct`` resolved as the backends do)."""
-    tokenizer = source_tokenizer(cfg, source)
+    """The token counter of a local model (``model.instruct`` resolved as the backends do).
+
+    The tokenizer's light form (:mod:`.light_tokenizer`, no ``transformers`` import) when the
+    model cache keeps one; else the ``transformers`` tokenizer, whose light form is then kept.
+    """
+    folder = tokenizer_folder(source)
+    where = None if folder is None else form_path(folder, cache_root())
+    tokenizer: Any = None if where is None else load_light(where)
+    if tokenizer is None:
+        tokenizer = source_tokenizer(cfg, source)
+        folder = tokenizer_folder(source)  # a GGUF's tokenizer is saved by its first inspection
+        where = None if folder is None else form_path(folder, cache_root())
+        if where is not None:
+            keep_light(tokenizer, where)
     return TokenCounter(tokenizer, resolve_instruct(cfg.instruct, tokenizer))

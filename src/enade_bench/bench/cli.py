@@ -1,4 +1,8 @@
-"""Command-line options of the benchmark, shared by ``bench/run_bench.py`` and ``enade-bench bench``."""
+"""Command-line options of the benchmark, shared by ``python -m enade_bench.bench`` and ``enade-bench bench``.
+
+The parser is built from :mod:`.options` alone, so ``--help`` imports no engine, data or
+model code (no torch, transformers or pandas); :func:`run` imports them.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,22 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
-from enade_bench.bench.core import DEFAULT_QUESTIONS, BenchOptions, run_bench
-from enade_bench.bench.engines import SCORING_METHODS
-from enade_bench.bench.generation import GENERATION_STRATEGIES, parse_strategies
-from enade_bench.bench.gpu import ENEM_DIR, GPU_STRATEGIES, PEERS, GpuOptions, run_gpu_bench
-from enade_bench.bench.report import table
-from enade_bench.bench.shapes import SHAPES
+from enade_bench.bench.options import (
+    DEFAULT_QUESTIONS,
+    ENEM_DIR,
+    GENERATION_STRATEGY_NAMES,
+    GPU_STRATEGIES,
+    PEERS,
+    SCORING_METHOD_NAMES,
+    SHAPE_NAMES,
+    BenchOptions,
+    GpuOptions,
+)
 
 #: What ``--methods`` accepts: the scoring methods and the generation arm.
-METHODS = (*SCORING_METHODS, "generation")
+METHODS = (*SCORING_METHOD_NAMES, "generation")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "generation: our generation against lm-eval's generate_until)")  # fmt: skip
     parser.add_argument("--gen-strategies", default=",".join(d.gen_strategies),
                         help="--methods generation: strategies, comma-separated "
-                        f"({', '.join(GENERATION_STRATEGIES)})")  # fmt: skip
+                        f"({', '.join(GENERATION_STRATEGY_NAMES)})")  # fmt: skip
     parser.add_argument("--competing-load", type=int, default=d.competing_load, metavar="N",
                         help="N busy processes during the scoring phase (docs/performance.md)")  # fmt: skip
     parser.add_argument(
@@ -57,7 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-tree", action="store_true", help="ours without tree scoring")
     gpu = parser.add_argument_group("GPU arm (--device cuda; docs/performance.md#gpu)")
     gpu.add_argument("--device", choices=["cpu", "cuda"], help="cuda: the GPU arm (bench/gpu/run_gpu.sh)")
-    gpu.add_argument("--shape", help=f"random weights of a real shape, built in place ({', '.join(SHAPES)})")
+    gpu.add_argument(
+        "--shape", help=f"random weights of a real shape, built in place ({', '.join(SHAPE_NAMES)})"
+    )
     gpu.add_argument("--layers", type=int, help="--shape with fewer layers (a quick run)")
     gpu.add_argument("--model-dir", help="a local transformers folder instead of --shape")
     gpu.add_argument("--tokenizer", help="tokenizer folder (default: the packaged SmolLM2's)")
@@ -99,11 +111,20 @@ def _bounded(args: argparse.Namespace, names: tuple[str, ...]) -> None:
         option = f"--{name.replace('_', '-')}"
         if value < 1:
             raise ValueError(f"{option}: expected a positive integer, got {value}")
-        shape = SHAPES.get(getattr(args, "shape", None) or "")
+        shape = _shape(getattr(args, "shape", None))
         most = int(shape["num_hidden_layers"]) if name == "layers" and shape else UPPER.get(name)
         if most is not None and value > most:
             whose = f" (--shape {args.shape} has {most} layers)" if name == "layers" and shape else ""
             raise ValueError(f"{option}: expected at most {most}{whose}, got {value}")
+
+
+def _shape(name: str | None) -> dict[str, Any] | None:
+    """The ``--shape``'s layer sizes (None: no shape, or an unknown one)."""
+    if not name:
+        return None
+    from enade_bench.bench.shapes import SHAPES  # noqa: PLC0415 (not at --help)
+
+    return SHAPES.get(name)
 
 
 def options_from(args: argparse.Namespace) -> BenchOptions:
@@ -119,6 +140,8 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValueError(f"--methods: expected some of {', '.join(METHODS)}, got {args.methods!r}")
+    from enade_bench.bench.generation import parse_strategies  # noqa: PLC0415 (not at --help)
+
     gen_strategies = tuple(parse_strategies(getattr(args, "gen_strategies", "S1,S3")))
     lmeval = not args.no_lmeval
     if lmeval:
@@ -180,8 +203,8 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
         return None
     if args.shape and args.model_dir:
         raise ValueError("--shape and --model-dir: give one")
-    if args.shape and args.shape not in SHAPES:
-        raise ValueError(f"--shape: expected one of {', '.join(SHAPES)}, got {args.shape!r}")
+    if args.shape and args.shape not in SHAPE_NAMES:
+        raise ValueError(f"--shape: expected one of {', '.join(SHAPE_NAMES)}, got {args.shape!r}")
     strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
     unknown = [s for s in strategies if s not in GPU_STRATEGIES]
     if unknown or not strategies:
@@ -239,10 +262,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table and the JSON path."""
     gpu = gpu_options_from(args)
     if gpu is not None:
+        from enade_bench.bench.gpu import run_gpu_bench  # noqa: PLC0415 (torch, transformers: not at --help)
+
         run_gpu_bench(gpu, log=lambda line: print(line, file=sys.stderr, flush=True))
         print(f"wrote {gpu.out}")
         return 0
     opts = options_from(args)
+    from enade_bench.bench.core import run_bench  # noqa: PLC0415 (torch, transformers: not at --help)
+    from enade_bench.bench.report import table  # noqa: PLC0415
+
     report = run_bench(opts, log=lambda line: print(line, file=sys.stderr, flush=True))
     print(table(report))
     print(f"wrote {opts.out}")

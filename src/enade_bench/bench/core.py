@@ -20,14 +20,13 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast
 
-from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import SCORING_METHODS, worker_main
 from enade_bench.bench.generation import run_generation_arm
 from enade_bench.bench.load import CompetingLoad
+from enade_bench.bench.options import BenchOptions
 from enade_bench.bench.records import (
     BlockTimes,
     ItemsRun,
@@ -45,44 +44,6 @@ from enade_bench.bench.records import (
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
 from enade_bench.errors import UserError
-
-#: The first ENEM 2022 booklets in ``../shared/data`` beside the checkout (from any folder).
-DEFAULT_QUESTIONS = shared_data("../shared/data/enem/questions/pt-br/ENEM_2022_*.csv")
-
-
-@dataclass(frozen=True)
-class BenchOptions:
-    """What to run (see ``enade-bench bench --help``)."""
-
-    questions: str = DEFAULT_QUESTIONS
-    limit: int | None = None
-    out: Path = Path("bench/results/bench.json")
-    threads: int = 2
-    block: int = 8
-    batch_size: int = 8
-    #: lm-eval's ``batch_size``; None: 8 on HF, ``"auto"`` on vLLM (all requests at once).
-    lmeval_batch_size: int | str | None = None
-    lmeval: bool = True
-    #: ``hf``: ours (HF) against lm-eval ``HFLM``; ``vllm``: ours (vLLM) against lm-eval ``VLLM``.
-    engine: str = "hf"
-    #: vLLM arm: the KV-cache block size of both engines (None: vLLM's default, 128 on CPU).
-    vllm_block_size: int | None = 32
-    n_shuffles: int = 30
-    shuffle_questions: int = 8
-    gen_questions: int = 8
-    gen_batch: int = 8
-    max_new_tokens: int = 10
-    #: Methods measured against lm-eval: keys of ``SCORING_METHODS`` and ``generation``
-    #: (the generation arm, :mod:`enade_bench.bench.generation`).
-    methods: tuple[str, ...] = tuple(SCORING_METHODS)
-    #: The generation arm's strategies (S1 zero-shot, S2 one-shot, S3 few-shot).
-    gen_strategies: tuple[str, ...] = ("S1", "S3")
-    #: Busy processes running during the scoring phase (:mod:`enade_bench.bench.load`).
-    competing_load: int = 0
-    #: Our HF backend's run-wide prefix cache and tree scoring (off: today's batched path).
-    prefix_cache: bool = True
-    tree: bool = True
-
 
 #: What a worker answers once its engine is loaded (:class:`OursInfo`, :class:`LmEvalInfo`).
 InfoT = TypeVar("InfoT", OursInfo, LmEvalInfo)

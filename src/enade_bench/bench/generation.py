@@ -193,7 +193,7 @@ def run_generation_arm(
     strategies
         Keys of :data:`GENERATION_STRATEGIES`.
     opts
-        :class:`~enade_bench.bench.core.BenchOptions` (``block``, ``batch_size``, ``max_new_tokens``).
+        :class:`~enade_bench.bench.options.BenchOptions` (``block``, ``batch_size``, ``max_new_tokens``).
     log
         Called with one line per block.
     warm_up

@@ -28,66 +28,24 @@ the predictions (generation: of the generated texts, and of the extracted letter
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from enade_bench.bench.data_paths import shared_data
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
 from enade_bench.bench.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
 from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, write_report
 from enade_bench.bench.measure import TokenCounter
+from enade_bench.bench.options import PEERS, GpuOptions
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
 from enade_bench.scoring.extraction import extract_answer
 
 #: The ENEM booklets of the GPU arm: four areas of each year, 2019–2022.
 GPU_YEARS = (2019, 2020, 2021, 2022)
-ENEM_DIR = shared_data("../shared/data/enem/questions/pt-br")
-#: Strategy -> (our method name in :data:`.engines.SCORING_METHODS` or a generation strategy, lm-eval peer?).
-GPU_STRATEGIES = ("S1", "S2", "S3", "S4", "S5", "S6", "first_token")
-PEERS = {"S1": "S1", "S3": "S3", "S5": "log_prob", "S6": "log_prob_one_shot", "first_token": "first_token"}
+#: The strategies scored by a method of :data:`.engines.SCORING_METHODS` (the others generate).
 SCORING_OF = {"S5": "log_prob", "S6": "log_prob_one_shot", "first_token": "first_token"}
-
-
-@dataclass(frozen=True)
-class GpuOptions:
-    """What the GPU arm runs (``enade-bench bench --device cuda --help``)."""
-
-    shape: str | None = "llama-3-8b"
-    model_dir: str | None = None
-    tokenizer: str | None = None
-    device: str = "cuda"
-    dtype: str = "bfloat16"
-    batch_size: int = 32
-    #: Ours: the chunk sized from the card's memory (``evaluation.batch_size: auto``,
-    #: :func:`size_batch`); the size found replaces ``batch_size`` and is recorded.
-    batch_auto: bool = False
-    lmeval_batch_size: int | None = None
-    limit: int = 720
-    orders: tuple[str, ...] = ("file", "mixed")
-    #: Orders in which lm-eval runs too: it sorts its requests by length itself, so the
-    #: order of the documents does not change its batches (one order saves GPU time).
-    lmeval_orders: tuple[str, ...] = ("file",)
-    #: Strategies lm-eval runs too (those of issue 35's ratios: a whole peer run costs the card
-    #: as much as ours, and the arm has one device call).
-    lmeval_strategies: tuple[str, ...] = ("S5", "S1", "S3")
-    #: Questions of the float32 check (:mod:`.gpu_checks`), after the first order; 0: none.
-    f32_check: int = 0
-    #: Profile one chunk of S5 and of S1 (:func:`.gpu_checks.profile_chunk`) after the warm-up,
-    #: with FlexAttention (the CUDA policy) and with the SDPA paths (:data:`SDPA_POLICY`).
-    profile: bool = False
-    strategies: tuple[str, ...] = GPU_STRATEGIES
-    max_new_tokens: int = 10
-    lmeval: bool = True
-    enem_dir: str = ENEM_DIR
-    #: ``--shape`` with fewer layers (a quick run or a test); None: the shape's own.
-    layers: int | None = None
-    #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
-    compile_decode: bool = False
-    out: Path = Path("bench/results/bench_gpu.json")
 
 
 def load_questions(enem_dir: str, limit: int) -> LoadedDataset:

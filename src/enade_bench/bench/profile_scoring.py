@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, LmEvalEngine, OursEngine
+from enade_bench.bench.options import DEFAULT_QUESTIONS
 from enade_bench.results.store import atomic_write_text
 
 

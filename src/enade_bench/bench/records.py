@@ -315,7 +315,7 @@ class Report(TypedDict, total=False):
     """The JSON report, its sections in the order they are written."""
 
     machine: MachineInfo
-    #: :class:`~.core.BenchOptions`, paths as strings.
+    #: :class:`~.options.BenchOptions`, paths as strings.
     options: dict[str, object]
     backend: BackendSection
     started: str

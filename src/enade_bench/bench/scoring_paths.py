@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
-from enade_bench.bench.core import DEFAULT_QUESTIONS
 from enade_bench.bench.engines import SCORING_METHODS, OursEngine
+from enade_bench.bench.options import DEFAULT_QUESTIONS
 from enade_bench.bench.records import ScoringRun
 from enade_bench.results.store import atomic_write_text
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.backends.hf_radix import attention_blocks, radix_units, unit_members
-from enade_bench.bench.gpu import ENEM_DIR, load_questions, mixed_order
+from enade_bench.bench.gpu import load_questions, mixed_order
+from enade_bench.bench.options import ENEM_DIR
 
 Split = list[tuple[list[int], list[list[int]]]]
 

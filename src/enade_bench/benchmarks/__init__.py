@@ -4,12 +4,33 @@
 benchmark by ``dataset.benchmark``, the benchmark prepares the experiment (data,
 prompts, strategies, all checked), and the caller loads the model and runs it
 (:func:`run_config` does both). See ``docs/adding_an_exam.md``.
+
+The names below are imported when first read, so importing a module of this package (an
+exam's command parser) does not import the runner, data and model code.
 """
 
-from enade_bench.benchmarks.base import Benchmark, CommandBenchmark, CsvExam, PromptSets
-from enade_bench.benchmarks.load import load_experiment, run_config
-from enade_bench.benchmarks.registry import DEFAULT, ENTRY_POINT_GROUP, Registry
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from enade_bench.benchmarks.base import Benchmark, CommandBenchmark, CsvExam, PromptSets
+    from enade_bench.benchmarks.load import load_experiment, run_config
+    from enade_bench.benchmarks.registry import DEFAULT, ENTRY_POINT_GROUP, Registry
+
+#: Each name this package exports -> the module defining it (imported when the name is first read).
+_EXPORTS: dict[str, str] = {
+    "Benchmark": "enade_bench.benchmarks.base",
+    "CommandBenchmark": "enade_bench.benchmarks.base",
+    "CsvExam": "enade_bench.benchmarks.base",
+    "PromptSets": "enade_bench.benchmarks.base",
+    "load_experiment": "enade_bench.benchmarks.load",
+    "run_config": "enade_bench.benchmarks.load",
+    "DEFAULT": "enade_bench.benchmarks.registry",
+    "ENTRY_POINT_GROUP": "enade_bench.benchmarks.registry",
+    "Registry": "enade_bench.benchmarks.registry",
+}
 __all__ = [
     "DEFAULT",
     "ENTRY_POINT_GROUP",
@@ -21,3 +42,13 @@ __all__ = [
     "load_experiment",
     "run_config",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, its module imported now (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

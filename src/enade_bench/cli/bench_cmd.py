@@ -11,7 +11,6 @@ import argparse
 
 from enade_bench.bench import cli as bench_cli
 from enade_bench.errors import UserError
-from enade_bench.results.writable import check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.results.writable import check_output_file  # noqa: PLC0415 (not at --help)
+
     if getattr(args, "out", None) is not None:
         check_output_file(args.out, "--out")
     try:

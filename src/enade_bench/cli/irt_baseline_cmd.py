@@ -24,11 +24,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.safe_write import write_text
 from enade_bench.results.writable import check_output_dir
 
 if TYPE_CHECKING:
@@ -103,6 +101,8 @@ def _check(args: argparse.Namespace) -> list[int]:
 
 
 def _fmt(values: pd.Series, digits: int) -> str:
+    import numpy as np  # noqa: PLC0415 (not at --help)
+
     v = values.to_numpy(dtype=float)
     v = v[np.isfinite(v)]
     if v.size == 0:
@@ -113,6 +113,7 @@ def _fmt(values: pd.Series, digits: int) -> str:
 
 def run_baseline(args: argparse.Namespace) -> int:
     """Handler of ``irt baseline``."""
+    import numpy as np  # noqa: PLC0415 (not at --help)
     import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
     from enade_bench.benchmarks.enem.inep import AREAS, enem_score  # noqa: PLC0415
@@ -166,7 +167,7 @@ def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[t
             )
             summary = {label: {"threshold": s.threshold, "stable_at": s.stable_at,
                                "required_expected": s.required_expected} for label, s in spreads}  # fmt: skip
-            atomic_write_text(folder / "baseline_seed_spread.json", json.dumps(summary, indent=2) + "\n")
+            write_text(folder / "baseline_seed_spread.json", json.dumps(summary, indent=2) + "\n")
     except OSError as exc:
         raise UserError(f"{folder}: cannot write ({exc.strerror})") from None
     print(

@@ -18,17 +18,17 @@ curve of items against SE and error; ``--out`` writes ``cat_patterns.csv``
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 
@@ -63,6 +63,8 @@ def register(sub: Any) -> None:
 
 
 def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
+    import numpy as np  # noqa: PLC0415 (not at --help)
+
     from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports: not at --help)
     from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published  # noqa: PLC0415
     from enade_bench.psychometrics.io import read_items, read_responses  # noqa: PLC0415
@@ -94,11 +96,11 @@ def _config(args: argparse.Namespace) -> Any:
         raise UserError(f"--min-items {args.min_items}: expected an integer >= 0")
     for name in ("max_shift", "tolerance"):
         value = getattr(args, name)
-        if value is not None and not (np.isfinite(value) and value >= 0):
+        if value is not None and not (math.isfinite(value) and value >= 0):
             raise UserError(f"--{name.replace('_', '-')} {value}: expected a number >= 0")
     for name in ("target_se", "full_se_margin"):
         value = getattr(args, name)
-        if value is not None and not np.isfinite(value):
+        if value is not None and not math.isfinite(value):
             raise UserError(f"--{name.replace('_', '-')} {value}: expected a number")
     base = stop_rule(args.rule, min_items=args.min_items)
     target = base.target_se if args.target_se is None else (args.target_se if args.target_se >= 0 else None)
@@ -112,6 +114,8 @@ def _config(args: argparse.Namespace) -> Any:
 
 def run_cat_command(args: argparse.Namespace) -> int:
     """Handler of ``irt cat``."""
+    import numpy as np  # noqa: PLC0415 (not at --help)
+
     from enade_bench.psychometrics.cat import CatConfig, rule_text  # noqa: PLC0415 (the command's own imports: not at --help)
     from enade_bench.psychometrics.cat_posthoc import simulate_cat  # noqa: PLC0415
     from enade_bench.psychometrics.cat_summary import cat_curve, cat_summary  # noqa: PLC0415

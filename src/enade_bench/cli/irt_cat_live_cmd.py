@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
@@ -43,6 +42,7 @@ def register(sub: Any) -> None:
 
 def run_cat_live(args: argparse.Namespace) -> int:
     """Handler of ``irt cat-live``."""
+    import numpy as np  # noqa: PLC0415 (not at --help)
     import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
     from enade_bench.benchmarks.enem.bank import enem_item_bank  # noqa: PLC0415
@@ -60,7 +60,7 @@ def run_cat_live(args: argparse.Namespace) -> int:
         check_output_dir(args.out, "--out")  # before the model loads
     if args.max_items < 1 or args.randomesque < 1 or args.min_items < 0:
         raise UserError("irt cat-live: --max-items and --randomesque must be >= 1, --min-items >= 0")
-    if not (np.isfinite(args.target_se) and args.target_se >= 0):
+    if not (math.isfinite(args.target_se) and args.target_se >= 0):
         raise UserError(f"--target-se {args.target_se}: expected a number >= 0")
     cfg = load_config(args.config)  # cheap checks before the model is loaded
     csv = resolve_input(cfg.dataset.path, args.config)

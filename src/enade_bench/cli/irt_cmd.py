@@ -14,11 +14,10 @@ with priors by default) and writes an ITEMS.csv that ``irt score`` reads.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from enade_bench.cli import (
     irt_baseline_cmd,
@@ -93,7 +92,7 @@ def _quadrature(args: argparse.Namespace) -> Quadrature:
     lim = base.lim if args.theta_lim is None else args.theta_lim
     if npts < 2:
         raise UserError(f"--quadpts {npts}: expected an integer >= 2")
-    if not (np.isfinite(lim) and lim > 0):
+    if not (math.isfinite(lim) and lim > 0):
         raise UserError(f"--theta-lim {lim}: expected a positive number")
     return Quadrature(npts=npts, lim=lim)
 
@@ -150,7 +149,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 def _note_infinite(ids: Sequence[Any], theta: Any, n_correct: Any, n_items: Any) -> None:
     """Say which thetas are not finite and why (ML has no maximum for all right / all wrong)."""
-    bad = [i for i, t in enumerate(theta) if not np.isfinite(t)]
+    bad = [i for i, t in enumerate(theta) if not math.isfinite(t)]
     if not bad:
         return
 

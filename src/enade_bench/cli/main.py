@@ -44,7 +44,8 @@ COMMANDS: dict[str, str] = {
     "eeval": "E-EVAL (Chinese K-12): run, leaderboard, submission",
 }
 #: Commands of built-in exams (``eeval …``): command -> the benchmark that registers it
-#: (:class:`~enade_bench.benchmarks.base.CommandBenchmark`); plug-ins run through ``run``.
+#: (:class:`~enade_bench.benchmarks.base.CommandBenchmark`, its parser in the exam's ``cli``
+#: module); plug-ins run through ``run``.
 BENCHMARK_COMMANDS: dict[str, str] = {"eeval": "eeval"}
 #: The package's own sub-command modules (``enade_bench.cli.{name}_cmd``).
 SUBCOMMANDS = tuple(name for name in COMMANDS if name not in BENCHMARK_COMMANDS)
@@ -69,13 +70,9 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def _register(name: str, sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add command ``name``'s real parser (its module imported now)."""
-    if name in BENCHMARK_COMMANDS:
-        from enade_bench.benchmarks.base import CommandBenchmark  # noqa: PLC0415 (only when named)
-        from enade_bench.benchmarks.registry import DEFAULT  # noqa: PLC0415
-
-        benchmark = DEFAULT.get(BENCHMARK_COMMANDS[name])
-        if isinstance(benchmark, CommandBenchmark):
-            benchmark.register_commands(sub)
+    if name in BENCHMARK_COMMANDS:  # the exam's parser module, which its ``register_commands`` calls:
+        # importing the benchmark itself imports the runner, data and model code (not needed to parse)
+        importlib.import_module(f"enade_bench.benchmarks.{BENCHMARK_COMMANDS[name]}.cli").register(sub)
         return
     importlib.import_module(f"enade_bench.cli.{name}_cmd").register(sub)
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from enade_bench.config import SampleConfig
 from enade_bench.errors import UserError
+
+if TYPE_CHECKING:  # the config models (pydantic) are imported when a command runs, not at --help
+    from enade_bench.config import SampleConfig
 
 
 def folder_arg(text: str) -> Path:
@@ -53,6 +56,8 @@ def checked_sample(args: argparse.Namespace) -> SampleConfig | None:
         raise UserError(f"--sample: expected a positive integer, got {args.sample}")
     if args.stratify is not None and not args.stratify.strip():
         raise UserError("--stratify: expected a field name, got ''")
+    from enade_bench.config import SampleConfig  # noqa: PLC0415 (not at --help)
+
     seed = {} if args.seed is None else {"seed": args.seed}
     return SampleConfig(n=args.sample, stratify=args.stratify, **seed)
 

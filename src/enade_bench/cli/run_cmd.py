@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from enade_bench.backends.quiet import quiet_libraries
-from enade_bench.benchmarks.load import load_experiment
-from enade_bench.benchmarks.registry import Registry
 from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
-from enade_bench.runner.outputs import print_outcome
-from enade_bench.runner.plan import RunOptions
-from enade_bench.runner.retry import EXIT_ERRORS, errors_note
-from enade_bench.runner.run import load_backend
+
+if TYPE_CHECKING:  # imported when the command runs: --help loads no benchmark, data or model code
+    from enade_bench.runner.plan import RunOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The run options of the ``run`` command line (checked)."""
+    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415 (not at --help)
+
     return RunOptions(
         strategies=args.strategy,
         all_strategies=args.all_strategies,
@@ -48,11 +47,19 @@ def run_options(args: argparse.Namespace) -> RunOptions:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415 (not at --help)
+
     with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.load import load_experiment  # noqa: PLC0415 (not at --help)
+    from enade_bench.benchmarks.registry import Registry  # noqa: PLC0415
+    from enade_bench.runner.outputs import print_outcome  # noqa: PLC0415
+    from enade_bench.runner.retry import EXIT_ERRORS, errors_note  # noqa: PLC0415
+    from enade_bench.runner.run import load_backend  # noqa: PLC0415
+
     options = run_options(args)
     if args.dry_run:
         from enade_bench.cli.validate_cmd import validate  # noqa: PLC0415 (only for --dry-run)

@@ -1,13 +1,28 @@
-"""Result records, atomic files, the resumable intermediate log, and run environment."""
+"""Result records, atomic files, the resumable intermediate log, and run environment.
 
-from enade_bench.results.records import QuestionRecord, RunResult
-from enade_bench.results.store import (
-    IntermediateLog,
-    RunPaths,
-    atomic_write_text,
-    read_result,
-)
+The names below are imported when first read (PEP 562), so a command that only checks
+an output folder (:mod:`.writable`) or writes a CSV (:mod:`.csv_safe`) does not import the
+record models (pydantic) at ``--help``.
+"""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from enade_bench.results.records import QuestionRecord, RunResult
+    from enade_bench.results.store import IntermediateLog, RunPaths, atomic_write_text, read_result
+
+#: Each name this package exports -> the module defining it.
+_EXPORTS: dict[str, str] = {
+    "QuestionRecord": "enade_bench.results.records",
+    "RunResult": "enade_bench.results.records",
+    "IntermediateLog": "enade_bench.results.store",
+    "RunPaths": "enade_bench.results.store",
+    "atomic_write_text": "enade_bench.results.store",
+    "read_result": "enade_bench.results.store",
+}
 __all__ = [
     "IntermediateLog",
     "QuestionRecord",
@@ -16,3 +31,13 @@ __all__ = [
     "atomic_write_text",
     "read_result",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, its module imported now."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

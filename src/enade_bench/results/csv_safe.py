@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from enade_bench.results.store import atomic_write_text
+from enade_bench.results.safe_write import write_text
 
 if TYPE_CHECKING:  # pandas loads with the first frame written, not with every command (SafeWriter needs none)
     import pandas as pd
@@ -84,7 +84,7 @@ def to_csv_text(frame: pd.DataFrame, **kwargs: object) -> str:
 
 def write_csv(path: Path, frame: pd.DataFrame, **kwargs: object) -> Path:
     """Write ``frame`` as a safe CSV at ``path`` atomically (:func:`to_csv_text`); ``path``."""
-    atomic_write_text(path, to_csv_text(frame, **kwargs))
+    write_text(path, to_csv_text(frame, **kwargs))
     return path
 
 

@@ -26,7 +26,7 @@ from enade_bench.config import ExperimentConfig, input_base, output_dir, resolve
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.prompts.templates import PromptSet, Templates
-from enade_bench.results.store import V1Fields, atomic_write_text, dump_json, register_v1_fields
+from enade_bench.results.store import atomic_write_text, dump_json
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, PromptFn, RunOptions
 from enade_bench.runner.run import run_experiment
@@ -151,5 +151,3 @@ class EEvalBenchmark:
 
 
 BENCHMARK = EEvalBenchmark()
-# Results files written before each exam had its own fields (schema version 1).
-register_v1_fields("eeval", V1Fields.renamed({"subject": "course", "level": "component"}))

@@ -12,22 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from enade_bench.backends.quiet import quiet_libraries
-from enade_bench.benchmarks.eeval.report import (
-    eval_split,
-    leaderboard,
-    leaderboard_csv,
-    leaderboard_markdown,
-    subject_summary,
-)
-from enade_bench.benchmarks.eeval.submission import write_submission
-from enade_bench.benchmarks.load import run_config
-from enade_bench.config import load_config
 from enade_bench.errors import UserError
-from enade_bench.results.store import atomic_write_text
-from enade_bench.results.writable import check_output_file
-from enade_bench.runner.outputs import accuracy_line, print_outcome
-from enade_bench.runner.plan import RunOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,11 +47,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415 (not at --help)
+
     with quiet_libraries(args.quiet):  # --quiet: the model libraries' bars too
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.eeval.report import eval_split, subject_summary  # noqa: PLC0415 (not at --help)
+    from enade_bench.benchmarks.load import run_config  # noqa: PLC0415
+    from enade_bench.config import load_config  # noqa: PLC0415
+    from enade_bench.runner.outputs import accuracy_line, print_outcome  # noqa: PLC0415
+    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415
 
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {args.limit}")
@@ -96,6 +88,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def handle_leaderboard(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown  # noqa: PLC0415
+    from enade_bench.results.store import atomic_write_text  # noqa: PLC0415
+    from enade_bench.results.writable import check_output_file  # noqa: PLC0415
 
     if args.out:
         check_output_file(args.out, "--out")
@@ -108,6 +103,8 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 
 
 def handle_submit(args: argparse.Namespace) -> int:
+    from enade_bench.benchmarks.eeval.submission import write_submission  # noqa: PLC0415 (not at --help)
+    from enade_bench.results.writable import check_output_file  # noqa: PLC0415
 
     check_output_file(args.out, "--out")
     submission, found = write_submission(

@@ -22,8 +22,12 @@ from enade_bench.errors import UserError
 from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.results.csv_safe import SafeWriter
 from enade_bench.results.records import RunResult
-from enade_bench.results.store import read_result
+from enade_bench.results.store import V1Fields, read_result, register_v1_fields
 from enade_bench.results.summary import AccuracyCell, ExtractionShare
+
+# Results files written before each exam had its own fields (schema version 1): registered by the
+# module that reads E-EVAL's results (``eeval leaderboard`` and ``submit`` import it, not the benchmark).
+register_v1_fields("eeval", V1Fields.renamed({"subject": "course", "level": "component"}))
 
 LEADERBOARD_COLUMNS = (("ao0", "0-shot AO"), ("ao5", "5-shot AO"), ("cot5", "5-shot CoT"))
 
