@@ -2,7 +2,10 @@
 machine, started for the module by :mod:`tests.runner.real_slurm`): a study runs as jobs and
 leaves no job file in its results, a ``scancel``led job is named within a minute and the
 same command completes the study, and a bad partition, a request no node can meet and a
-controller that does not answer are each one ``error:`` line before any job runs.
+controller that does not answer are each one ``error:`` line before any job runs.  Jobs past
+their time limit (one stopped by the signal, one killed by Slurm) and a node that goes down
+under a job are named as a Slurm user reads them, without accounting; ``study --dry-run``
+shows an ENEM study's jobs, one per model × area × language.
 """
 
 from __future__ import annotations
@@ -19,9 +22,19 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT
-from tests.runner.real_slurm import Slurm, start_slurm, stop_slurm
-from tests.study.test_generic_study import SMOLLM2
+from tests.backends.api.api_fakes import (
+    FAKE_KEY,
+    FakeServer,
+    Reply,
+    answer_for,
+    openai_completion,
+    user_text_openai,
+    write_config,
+)
+from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, require_shared
+from tests.runner.real_slurm import Slurm, node_state, restore_node, start_slurm, stop_slurm
+from tests.study.slow_models import CLI as SLOW_CLI
+from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
 from enade_bench.runner.executors import slurm as slurm_executor
@@ -210,3 +223,113 @@ touch "{tmp_path}/once"; exec {real} "$@"
         first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
     assert "|CANCELLED|" in first[-1], first
     assert not list(tmp_path.rglob("*.pkl"))
+
+
+def test_jobs_past_their_time_limit_read_hit_its_time_limit(on_slurm: Slurm, tmp_path: Path) -> None:
+    """``slow`` sees the signal Slurm sends before the limit (its task stops itself); ``stuck``
+    never does, and Slurm ends it at the limit (``TIMEOUT``, read from ``squeue -t all``)."""
+    path = write_study(
+        tmp_path, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}]
+    )
+    start = time.monotonic()
+    done = subprocess.run([*SLOW_CLI, "study", str(path), "--quiet"], env=on_slurm.env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    took = time.monotonic() - start
+    jobs = {x.split("|")[3]: x.split("|")[:2] for x in queue(on_slurm)}
+    (slow, slow_state), (stuck, stuck_state) = jobs["enade-bench-slow"], jobs["enade-bench-stuck"]
+    # slow's task returned its outcome; stuck was killed by Slurm
+    assert (slow_state, stuck_state) == ("COMPLETED", "TIMEOUT"), jobs
+    err = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(err) == 1, done.stderr  # no model has results: one error line
+    assert err[0].startswith("error: ") and "no model of the study has results" in err[0], err
+    assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node node1 after " in err[0], err
+    assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[0], err
+    assert "its log's last line: " in err[0].split("stuck: ")[1], err
+    assert took < 150, took  # Slurm kills at its first 30-s check past the minute, then 5 s of grace
+    assert not list(tmp_path.rglob("*.pkl"))
+
+
+def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:
+    """An API model answering from ``server`` at once (the study's model that finishes)."""
+    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                  "base_url": server.url + "/v1"}, name="api")  # fmt: skip
+    return {"name": "api", "config": str(cfg)}
+
+
+def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_kept(
+    on_slurm: Slurm, tmp_path: Path
+) -> None:
+    def answer(req: Any) -> Reply:
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(answer) as server:
+        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "slow"}])
+        study = tmp_path / "study"
+        finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "slow.started"
+        proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
+        reader = threading.Thread(
+            target=lambda: lines.extend((time.monotonic(), x) for x in proc.stderr or [])
+        )
+        reader.start()
+        try:
+            deadline = time.monotonic() + 120
+            while (
+                time.monotonic() < deadline
+                and proc.poll() is None
+                and not (started.is_file() and finished.is_file())
+            ):
+                time.sleep(0.2)
+            assert proc.poll() is None, lines
+            job = next(
+                x.split("|")[0] for x in queue(on_slurm) if x.endswith("|RUNNING|None|enade-bench-slow")
+            )
+            subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=on_slurm.env,
+                           check=True)  # fmt: skip
+            down = time.monotonic()
+            assert node_state(on_slurm).startswith("down")
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            restore_node(on_slurm)  # the later tests' jobs need it
+        reader.join()
+    assert proc.returncode == 3, lines  # one model failed, the other is in the report
+    failed = [(t, x) for t, x in lines if x.startswith("slow: failed: did not finish:")]
+    assert len(failed) == 1 and failed[0][0] - down < 60, lines  # named within a minute
+    assert f"job {job} ended without a result (NODE_FAIL) on node1 after 0:" in failed[0][1], failed
+    assert "its log's last line: " in failed[0][1], failed
+    assert any(x.startswith(f"{job}|NODE_FAIL|") for x in queue(on_slurm))  # not requeued (--no-requeue)
+    assert (study / "report").is_dir() and finished.is_file()
+    assert not list(tmp_path.rglob("*.pkl"))
+
+
+def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_shared("enem", "inep_items.csv")
+    models = [{"name": "smollm2", "config": str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")},
+              {"name": GEMMA["name"], "model": GEMMA["model"]}]  # fmt: skip
+    data = {
+        "name": "tiny", "year": 2022, "areas": ["MT", "CN"], "languages": ["pt-br", "en"], "n_shuffles": 2,
+        "limit": 3, "models": models, "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"),
+        "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
+        "executor": {"type": "slurm", "time": 10, "cpus_per_task": 1, "mem_gb": 1.5, "jobs": str(tmp_path / "jobs")},
+    }  # fmt: skip
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    before = queue(on_slurm)
+    assert main(["study", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "8 task(s), 8 to run, on executor slurm:", out
+    job = "a Slurm job: --time=10, --cpus-per-task=1, no GPU, --mem=1.5G, on partition debug"
+    tasks = [x for x in out[1:] if not x.startswith("  ")]
+    assert tasks == [f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}" for m in ("smollm2", GEMMA["name"])
+                     for a in ("MT", "CN") for lang in ("pt-br", "en")], out  # fmt: skip
+    runs = [x.strip() for x in out[1:] if x.startswith("  ")]
+    assert len(runs) == 8 and runs[0].startswith("smollm2 on ENEM 2022 MT pt-br -> "), (
+        runs
+    )  # 3 items × 2 shuffles
+    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    assert not (tmp_path / "jobs").exists()
