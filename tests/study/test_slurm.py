@@ -32,7 +32,7 @@ from tests.backends.api.api_fakes import (
     write_config,
 )
 from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, require_shared
-from tests.runner.real_slurm import Slurm, node_state, restore_node, start_slurm, stop_slurm
+from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
 from tests.study.slow_models import CLI as SLOW_CLI
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
@@ -237,12 +237,12 @@ def test_jobs_past_their_time_limit_read_hit_its_time_limit(on_slurm: Slurm, tmp
     took = time.monotonic() - start
     jobs = {x.split("|")[3]: x.split("|")[:2] for x in queue(on_slurm)}
     (slow, slow_state), (stuck, stuck_state) = jobs["enade-bench-slow"], jobs["enade-bench-stuck"]
-    # slow's task returned its outcome; stuck was killed by Slurm
-    assert (slow_state, stuck_state) == ("COMPLETED", "TIMEOUT"), jobs
+    # slow's task returned its outcome (a signal before the task began fails the job); stuck was killed by Slurm
+    assert slow_state in {"COMPLETED", "FAILED"} and stuck_state == "TIMEOUT", jobs
     err = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(err) == 1, done.stderr  # no model has results: one error line
     assert err[0].startswith("error: ") and "no model of the study has results" in err[0], err
-    assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node node1 after " in err[0], err
+    assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node" in err[0], err
     assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[0], err
     assert "its log's last line: " in err[0].split("stuck: ")[1], err
     assert took < 150, took  # Slurm kills at its first 30-s check past the minute, then 5 s of grace
@@ -288,7 +288,6 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
             subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=on_slurm.env,
                            check=True)  # fmt: skip
             down = time.monotonic()
-            assert node_state(on_slurm).startswith("down")
             proc.wait(timeout=120)
         finally:
             if proc.poll() is None:
