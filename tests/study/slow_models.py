@@ -2,7 +2,7 @@
 running for minutes): what ``study`` runs in place of
 :func:`enade_bench.study.execute.load_model` in :data:`CLI`.
 
-``slow`` sleeps in its load, so the time-limit signal stops it; ``stuck`` ignores that signal
+``slow`` (and ``lost``) sleep in their load, so the time-limit signal stops them; ``stuck`` ignores that signal
 (as a load stuck in C code never sees it: blocking it in one thread is not enough, another
 thread of the process takes it), so only Slurm's kill at the limit ends it. Every other model
 loads for real.
@@ -24,8 +24,8 @@ CLI = [sys.executable, "-c", "import enade_bench.study.execute as e, tests.study
 
 
 def slow_load(cfg: ExperimentConfig) -> Backend:
-    """The model of ``cfg``; ``slow`` and ``stuck`` never finish loading (see the module)."""
-    if cfg.name not in {"slow", "stuck"}:
+    """The model of ``cfg``; ``slow``, ``stuck`` and ``lost`` never finish loading (see the module)."""
+    if cfg.name not in {"slow", "stuck", "lost"}:
         return load_model(cfg)
     if cfg.name == "stuck":
         signal.signal(signal.SIGUSR2, signal.SIG_IGN)

