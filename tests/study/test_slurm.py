@@ -35,6 +35,7 @@ from tests.backends.api.api_fakes import (
 from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, require_shared
 from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
 from tests.study.slow_models import CLI as SLOW_CLI
+from tests.study.test_executors import tables
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
@@ -68,8 +69,7 @@ def overtime(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     the module next to nothing. Its test reads the outcome."""
     tmp = tmp_path_factory.mktemp("overtime")
     path = write_study(tmp, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}])
-    env = {**slurm.env, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=job_env(slurm), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 120
@@ -96,6 +96,11 @@ def on_slurm(slurm: Slurm, overtime: Overtime, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("PYTHONPATH", f"{REPO_ROOT / 'src'}:{REPO_ROOT}")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     return slurm
+
+
+def job_env(slurm: Slurm) -> dict[str, str]:
+    """The environment of a ``study`` run as a subprocess: this tree's sources, one thread."""
+    return {**slurm.env, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
 
 
 def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Path:
@@ -127,6 +132,15 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
     on_slurm: Slurm, tmp_path: Path
 ) -> None:
     second = {**SMOLLM2, "name": "second"}
+    # first its first model on the local executor, at the same place (paths in the files match), with
+    # torch's own thread count: the executor block's threads (1) must make the records the same
+    local_env = {k: v for k, v in job_env(on_slurm).items() if not k.endswith("_NUM_THREADS")}
+    local = subprocess.run([*CLI, "study", str(write_study(tmp_path, {})), "--executor", "local", "--quiet"],
+                           env=local_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    expected = {k: v for k, v in tables(tmp_path / "study").items() if k.startswith("runs/smollm2/")}
+    assert expected, local.stderr
+    shutil.rmtree(tmp_path / "study")
     path = write_study(tmp_path, {}, models=[SMOLLM2, second])
     started = tmp_path / "study" / ".study" / "second.started"
     proc = subprocess.Popen([*CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
@@ -160,6 +174,8 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
     assert left == []  # no submitit file inside the results folder
     assert not list((tmp_path / "jobs").rglob("*.pkl"))  # the job folder keeps only the logs
     assert list((tmp_path / "jobs").rglob("*_log.out"))
+    got = tables(tmp_path / "study")  # the records of Slurm's job are the local ones, byte for byte
+    assert [k for k in expected if got.get(k) != expected[k]] == []
 
     shown = subprocess.run([*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True,
                            text=True, timeout=300)  # fmt: skip
@@ -303,7 +319,7 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
         path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "lost"}])
         study = tmp_path / "study"
         finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "lost.started"
-        proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=job_env(on_slurm), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)  # fmt: skip
         lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
         reader = threading.Thread(
