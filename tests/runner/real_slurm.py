@@ -5,12 +5,23 @@ generated ``slurm.conf`` in a temporary folder, loopback only, without accountin
 installs the packages) and returns the environment that points Slurm's commands at it
 (``SLURM_CONF``); :func:`stop_slurm` ends the three daemons it started, by their pids.
 Partitions: ``debug`` (default, 10 min), ``onecpu`` (``MaxCPUsPerNode=1``: a job of 2 CPUs
-pends forever with ``PartitionConfig``, though ``sinfo`` shows 2-CPU nodes).
+pends forever with ``PartitionConfig``, though ``sinfo`` shows nodes of more CPUs). ``node1``
+declares at least 4 CPUs, more than a small machine has (``SlurmdParameters=config_overrides``),
+so that jobs that only sleep (a time limit's) run beside those that compute.
+
+Short waits, so the tests of a job's end cost little: ``KillWait=2`` (a job past its time
+limit is killed 2 s after its ``SIGTERM``), ``MessageTimeout=4`` (a controller that does not
+answer is named in about 3 s, not 9), ``OverTimeLimit=0`` (Slurm's default, written out).
+Slurm checks time limits every 30 s (``PERIODIC_TIMEOUT``, compiled in), so a job of 1
+minute ends ``TIMEOUT`` 60 to 90 s after it started; the ``--signal`` warning comes in the
+same check, 15 to 45 s after the start for a 1-minute job.  :func:`restore_node` brings the
+node back after a test took it down.
 """
 
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -57,7 +68,7 @@ def start_slurm(folder: Path) -> Slurm:
     sock = munge / "munge.sock"
     subprocess.run(["munged", "--force", f"--socket={sock}", f"--key-file={key}", f"--pid-file={munge / 'pid'}",
                     f"--log-file={munge / 'log'}", f"--seed-file={munge / 'seed'}"], check=True)  # fmt: skip
-    cpus = os.cpu_count() or 1
+    cpus = max(4, os.cpu_count() or 1)  # sleeping jobs beside working ones (config_overrides)
     conf = folder / "slurm.conf"
     conf.write_text(
         f"""ClusterName=enadetest
@@ -84,10 +95,13 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1000
 ReturnToService=2
+SlurmdParameters=config_overrides
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MinJobAge=300
 KillWait=2
+MessageTimeout=4
+OverTimeLimit=0
 InactiveLimit=0
 NodeName=node1 NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={1000 * cpus} State=UNKNOWN
 PartitionName=debug Nodes=node1 Default=YES MaxTime=10 State=UP
@@ -114,9 +128,37 @@ PartitionName=onecpu Nodes=node1 MaxCPUsPerNode=1 MaxTime=10 State=UP
 
 
 def stop_slurm(slurm: Slurm) -> None:
-    """End the daemons :func:`start_slurm` started (each by the pid in its pid file)."""
+    """Cancel the cluster's jobs still running (a job's processes outlive slurmd), then end the
+    daemons :func:`start_slurm` started (each by the pid in its pid file)."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    subprocess.run(["scancel", f"--user={user}"], env=slurm.env, capture_output=True, timeout=30, check=False)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        active = subprocess.run(["squeue", "-h", "-t", "RUNNING,COMPLETING", "-o", "%i"], env=slurm.env,
+                                capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+        if active.returncode != 0 or not active.stdout.strip():
+            break
+        time.sleep(0.5)
     for pid_file in reversed(slurm.pids):
         try:
             os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
         except (OSError, ValueError):
             pass
+
+
+def node_state(slurm: Slurm) -> str:
+    """The state of the node as ``sinfo`` prints it (``idle``, ``alloc``, ``down*``, …)."""
+    return subprocess.run(["sinfo", "-h", "-N", "-n", "node1", "-o", "%T"], env=slurm.env, capture_output=True,
+                          text=True, check=False).stdout.strip().split("\n")[0]  # fmt: skip
+
+
+def restore_node(slurm: Slurm, timeout: float = 60) -> None:
+    """Bring ``node1`` back to ``idle`` after a test set it down (``scontrol … state=resume``)."""
+    deadline = time.monotonic() + timeout
+    while (state := node_state(slurm)) != "idle":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"node1 did not come back ({state!r}); see {slurm.folder}/*.log")
+        if state.startswith(("down", "drain")):
+            subprocess.run(["scontrol", "update", "nodename=node1", "state=resume"], env=slurm.env,
+                           capture_output=True, check=False)  # fmt: skip
+        time.sleep(0.5)

@@ -16,7 +16,7 @@ pytest.importorskip("submitit")
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job, jobs_folder
+from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job, jobs_folder, why_failed
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,23 @@ def test_the_time_limit_signal_stops_the_task_and_names_the_limit(monkeypatch: p
     finally:
         signal.signal(signal.SIGUSR2, previous)
     assert out.startswith("smollm2: job 42 hit its time limit (240 min) on node gpu07 after 0 s"), out
+
+
+def test_a_signal_before_the_task_started_is_the_time_limit_too() -> None:
+    """submitit's own USR2 handler (before :func:`in_job` set its own) raises this; it is the limit."""
+    running = sc.JobInfo("7", "RUNNING", "None", "node1", "0:20", "1:00")
+    error = "Traceback (most recent call last):\nsubmitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not checkpointable."
+    assert (
+        why_failed("7", error, running, 1)
+        == "job 7 hit its time limit (1 min) on node1 before its task started"
+    )
+    assert why_failed("7", "Traceback …\nValueError: bad", running, 1) == "job 7 failed: ValueError: bad"
+
+
+def test_jobs_are_not_requeued_after_a_node_failure() -> None:
+    """Slurm's default (``JobRequeue=1``) would requeue the job, and the study would wait for the node."""
+    request = JobRequest("enade-bench-m", 60, 1, 0, None, None, None, ())
+    assert request.submitit("slurm")["slurm_additional_parameters"] == {"no-requeue": True}
 
 
 def test_submitits_files_go_outside_the_results_folder(

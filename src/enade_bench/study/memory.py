@@ -17,6 +17,7 @@ here is ``None`` (the executor reserves nothing for it and says so).
 from __future__ import annotations
 
 import json
+import mmap
 import struct
 from math import prod
 from pathlib import Path
@@ -27,10 +28,50 @@ from enade_bench.config import ModelConfig
 SHARE, FIXED = 1.2, 2**30
 
 
-def _gguf_parameters(path: Path) -> int:
-    from gguf import GGUFReader  # noqa: PLC0415 (the GGUF stack, only for a GGUF model)
+#: Bytes of each fixed-size GGUF value type (the GGUF specification's ``gguf_type``: 8 is a
+#: string, 9 an array).
+_GGUF_SIZES = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 
-    return sum(int(t.n_elements) for t in GGUFReader(path).tensors)
+
+def _skip_gguf_value(buf: mmap.mmap, at: int, kind: int) -> int:
+    """The offset just past one metadata value of type ``kind`` at ``at``."""
+    if kind in _GGUF_SIZES:
+        return at + _GGUF_SIZES[kind]
+    if kind == 8:  # string: uint64 length, then the bytes
+        return at + 8 + struct.unpack_from("<Q", buf, at)[0]
+    if kind != 9:
+        raise ValueError(f"GGUF value type {kind}")
+    inner, count = struct.unpack_from("<IQ", buf, at)
+    at += 12
+    if inner in _GGUF_SIZES:
+        return at + count * _GGUF_SIZES[inner]
+    for _ in range(count):  # strings (a tokenizer's vocabulary) or nested arrays
+        at = _skip_gguf_value(buf, at, inner)
+    return at
+
+
+def _gguf_parameters(path: Path) -> int:
+    """Parameters of a GGUF file (version 2 or 3) from its tensor infos, past its metadata.
+
+    ``gguf.GGUFReader`` parses every metadata value into arrays: 27 s for Gemma 3 270M's
+    262 144-token vocabulary here; this reads only the shapes (well under a second).
+    """
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        magic, version, tensors, fields = struct.unpack_from("<4sIQQ", buf, 0)
+        if magic != b"GGUF" or version < 2:
+            raise ValueError(f"{path}: not a GGUF file of version 2 or 3")
+        at = 24
+        for _ in range(fields):  # key (string), value type, value
+            at += 8 + struct.unpack_from("<Q", buf, at)[0]
+            (kind,) = struct.unpack_from("<I", buf, at)
+            at = _skip_gguf_value(buf, at + 4, kind)
+        total = 0
+        for _ in range(tensors):  # name (string), dimensions, their sizes, type, offset
+            at += 8 + struct.unpack_from("<Q", buf, at)[0]
+            (dims,) = struct.unpack_from("<I", buf, at)
+            total += prod(struct.unpack_from(f"<{dims}Q", buf, at + 4))
+            at += 4 + 8 * dims + 4 + 8
+        return total
 
 
 def _safetensors_parameters(path: Path) -> int:

@@ -13,7 +13,11 @@ driver follows the jobs with ``squeue`` (accounting, ``sacct``, is not needed): 
 that pends for a reason that cannot clear is an error after :data:`STUCK_AFTER_S`; one
 that left the queue without a result is lost (its id, node, elapsed time and its log's
 last line) within :data:`RESULT_GRACE_S`; a job near its time limit stops its task
-(submitit's ``USR2`` signal) and reports "job N hit its time limit (T min)".
+(submitit's ``USR2`` signal) and reports "job N hit its time limit (T min)", as does a job
+Slurm ended for its limit (``TIMEOUT`` in ``squeue -t all``: a task where no signal reached
+Python).  Jobs are submitted ``--no-requeue``: Slurm would otherwise requeue a batch job
+whose node failed (``JobRequeue=1``), and the study would wait, without a word, for a node
+to come back; the job ends ``NODE_FAIL`` instead, is reported lost, and the rerun resumes.
 ``cluster: local`` is submitit's ``LocalExecutor``: the same jobs as processes here (tests).
 """
 
@@ -85,7 +89,8 @@ class JobRequest:
             params["mem_gb"] = self.mem_gb
         if cluster == "slurm":
             params.update(slurm_partition=self.partition, slurm_account=self.account, slurm_setup=list(self.setup),
-                          slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)))  # fmt: skip
+                          slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)),
+                          slurm_additional_parameters={"no-requeue": True})  # fmt: skip
             if self.gpus:  # none: no --gpus-per-node at all (a CPU partition has no gres)
                 params["gpus_per_node"] = self.gpus
         elif self.gpus:
@@ -180,6 +185,17 @@ def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) ->
     else:
         head = f"job {job.job_id} ended without a result ({state})"
     return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}"
+
+
+def why_failed(job_id: str, error: object, last: sc.JobInfo | None, limit: int) -> str:
+    """A job whose task raised: its error's last line.  submitit's own ``USR2`` handler (the
+    signal came before the task set :func:`in_job`'s, on a job of a minute or two) reads
+    ``timed-out and not checkpointable``: that is the time limit."""
+    text = str(error).strip().splitlines()[-1:] or ["no message"]
+    if "timed-out and not checkpointable" in text[0]:
+        node = last.node if last is not None and last.node else "no node"
+        return f"job {job_id} hit its time limit ({limit} min) on {node} before its task started"
+    return f"job {job_id} failed: {text[0]}"
 
 
 def _clean(job: submitit.Job[object]) -> None:
@@ -311,16 +327,16 @@ class SlurmExecutor:
             now = time.monotonic()
             for i in left:
                 job, w = jobs[i], watch[i]
+                info = infos.get(job.job_id) if infos is not None else None
+                w.last = info or w.last
                 if job.paths.result_pickle.exists():
                     kind, value = pickle_load(job.paths.result_pickle)
-                    outcome = value if kind == "success" else work.lost(tasks[i], f"job {job.job_id} failed: "
-                                                                        f"{str(value).strip().splitlines()[-1]}")  # fmt: skip
-                    self._finish(i, outcome, job, work, out)
+                    if kind != "success":
+                        value = work.lost(tasks[i], why_failed(job.job_id, value, w.last, self.settings.time))
+                    self._finish(i, value, job, work, out)
                     continue
                 if infos is None:  # squeue did not answer this time
                     continue
-                info = infos.get(job.job_id)
-                w.last = info or w.last
                 if info is not None and info.never_clears:
                     w.stuck_since = w.stuck_since or now
                     if now - w.stuck_since >= STUCK_AFTER_S:
