@@ -73,7 +73,9 @@ def test_equal_differences_up_to_rounding_have_no_standard_error() -> None:
     d = a - b
     assert d.std() > 0 and np.allclose(d, 2 / 30)  # not exactly equal in floating point
     r = paired_difference(a, b)
-    assert r.test == PAIRED_T and np.isnan(r.p_value) and np.isnan(r.ci_low) and "no standard error" in r.reason
+    assert (
+        r.test == PAIRED_T and np.isnan(r.p_value) and np.isnan(r.ci_low) and "no standard error" in r.reason
+    )
     assert r.diff == pytest.approx(2 / 30)
 
 

@@ -239,7 +239,11 @@ def paired_difference(
     reason = ("repeated records per question (shuffles or samples)" if not single_record
               else "questions share stimuli (clusters)")  # fmt: skip
     if groups < 2 or not se > SE_ZERO:  # one cluster, or every cluster's differences equal their mean
-        why = f"{groups} cluster(s)" if groups < 2 else "every cluster's differences sum to its share of the mean"
+        why = (
+            f"{groups} cluster(s)"
+            if groups < 2
+            else "every cluster's differences sum to its share of the mean"
+        )
         return PairedDifference(*shared, se, math.nan, math.nan, math.nan, math.nan, PAIRED_T,
                                 f"{reason}; {why}: no standard error", a_only, b_only)  # fmt: skip
     from scipy import stats  # noqa: PLC0415 (slow import)
