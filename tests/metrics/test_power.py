@@ -9,13 +9,8 @@ import pytest
 from scipy import stats
 
 from enade_bench.metrics.paired import MCNEMAR, PAIRED_T, mcnemar_score_test, paired_difference
-from enade_bench.metrics.power import (
-    ClusteredAlternative,
-    clustered_mdd,
-    mcnemar_mdd,
-    mcnemar_power,
-    pair_mdd,
-)
+from enade_bench.metrics.power import mcnemar_mdd, mcnemar_power, pair_mdd
+from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
 
@@ -86,7 +81,7 @@ def _observed_pair(
 
 def _alternative_draw(d: np.ndarray, clusters: np.ndarray, delta: float,
                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """One data set of the alternative at ``delta``, steps 1-5 of metrics/power's docstring, written again here."""
+    """One data set of the alternative at ``delta``, steps 1-5 of metrics/power_clustered's docstring, written again here."""
     groups = [d[clusters == g] for g in np.unique(clusters)]
     pool = np.abs(d[d != 0])
     q, s = pool.size / d.size, float(pool.mean())
@@ -111,7 +106,7 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
 
     The pair's own test (paired_difference with the clusters, at the first Holm level of three
     models) on 2,000 data sets of the alternative at the MDD, drawn here independently of
-    metrics/power's Monte-Carlo (other seed, other code): it rejects 75-85 % of them."""
+    metrics/power_clustered's Monte-Carlo (other seed, other code): it rejects 75-85 % of them."""
     rng = np.random.default_rng(1000 + n + shuffles)
     a, b, clusters = _observed_pair(n, shuffles, rng)
     r = paired_difference(a, b, single_record=shuffles == 1, clusters=clusters)
