@@ -88,7 +88,7 @@ __all__ = ["DRAWS", "SEED", "ClusteredAlternative", "clustered_mdd"]
 DRAWS = 2000
 #: Their seed: the same draws for every pair and every delta.
 SEED = 20080914
-#: Question slots per block of draws (memory: about 30 bytes a slot).
+#: Question slots per block of draws (memory: about 24 bytes a slot).
 _BLOCK = 1 << 20
 
 
@@ -120,10 +120,9 @@ class ClusteredAlternative:
     def __init__(self, d: npt.ArrayLike, clusters: Sequence[object] | None = None, draws: int = DRAWS,
                  seed: int = SEED) -> None:  # fmt: skip
         x = np.asarray(d, dtype=float)
+        # clusters numbered in order of appearance, whatever their names: the same draws for the same data
         _, first, labels = np.unique(cluster_labels(clusters, x.size), return_index=True, return_inverse=True)
-        labels = np.argsort(np.argsort(first))[
-            labels
-        ]  # clusters in order of appearance, whatever their names
+        labels = np.argsort(np.argsort(first))[labels]
         order = np.argsort(labels, kind="stable")
         x, labels = x[order], labels[order]
         self.groups = int(labels.max()) + 1 if x.size else 0
@@ -207,6 +206,8 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
         while p_lo >= target and lo > 1e-6:
             hi, p_hi = lo, p_lo
             lo, p_lo = lo / 1.5, power_at(lo / 1.5)
+        if p_lo >= target:
+            return lo
     else:
         while p_hi < target:
             lo, p_lo = hi, p_hi
