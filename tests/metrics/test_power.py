@@ -79,23 +79,26 @@ def _observed_pair(
     return a, b, [f"text{t}" for t in text]
 
 
-def _alternative_draw(d: np.ndarray, clusters: np.ndarray, delta: float,
+def _alternative_draw(groups: list[np.ndarray], delta: float,
                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """One data set of the alternative at ``delta``, steps 1-5 of metrics/power_clustered's docstring, written again here."""
-    groups = [d[clusters == g] for g in np.unique(clusters)]
+    """One data set of the alternative at ``delta`` from the observed clusters' differences ``groups``:
+    steps 1-5 of metrics/power_clustered's docstring, written again here."""
+    d = np.concatenate(groups)
     pool = np.abs(d[d != 0])
     q, s = pool.size / d.size, float(pool.mean())
     psi = min(1.0, max(q, delta / s))
     new = (psi - q) / (1 - q) if q < 1 else 0.0
     grow = (1 - delta) / (1 - s) if delta > s else 1.0
     switch = delta / (psi * s) if delta <= s else 1.0
-    drawn = [groups[k] * rng.choice([-1.0, 1.0]) for k in rng.integers(len(groups), size=len(groups))]  # 1, 2
+    picked = rng.integers(len(groups), size=len(groups))
+    flips = np.where(rng.random(len(groups)) < 0.5, -1.0, 1.0)
+    drawn = [groups[k] * flip for k, flip in zip(picked, flips, strict=True)]  # 1, 2
     label = np.repeat(np.arange(len(drawn)), [g.size for g in drawn])
     v = np.concatenate(drawn)
     zero = v == 0
     disagree = ~zero | (rng.random(v.size) < new)  # 3
-    size = 1 - (1 - np.where(zero, rng.choice(pool, v.size), np.abs(v))) * grow  # 3, 4
-    sign = np.where(zero, rng.choice([-1.0, 1.0], v.size), np.sign(v))
+    size = 1 - (1 - np.where(zero, pool[rng.integers(pool.size, size=v.size)], np.abs(v))) * grow  # 3, 4
+    sign = np.where(zero, np.where(rng.random(v.size) < 0.5, -1.0, 1.0), np.sign(v))
     sign = np.where((sign < 0) & (rng.random(v.size) < switch), 1.0, sign)  # 5
     return np.where(disagree, size * sign, 0.0), label
 
@@ -115,9 +118,10 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     mdd = pair_mdd(r, alpha)
     assert 0 < mdd < 1
     d, labels = np.asarray(r.differences), np.asarray(r.clusters)
+    groups = [d[labels == g] for g in np.unique(labels)]
     rejected = []
     for _ in range(2000):
-        x, label = _alternative_draw(d, labels, mdd, rng)
+        x, label = _alternative_draw(groups, mdd, rng)
         rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
     print(f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
           f"points, power {np.mean(rejected):.3f}")  # fmt: skip
@@ -129,9 +133,8 @@ def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() ->
     a, b, clusters = _observed_pair(60, 30, rng)
     r = paired_difference(a, b, clusters=clusters)
     mdd = pair_mdd(r, 0.05)
-    assert mdd == clustered_mdd(
-        list(r.differences), clusters, 0.05
-    )  # same draws, whatever the clusters' names
+    # the same draws, whatever the clusters' names
+    assert mdd == clustered_mdd(list(r.differences), clusters, 0.05)
     others = [clustered_mdd(r.differences, clusters, 0.05, seed=seed) for seed in (1, 2)]
     assert all(abs(m - mdd) < 0.05 * mdd for m in others), (mdd, others)
 
