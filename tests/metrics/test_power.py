@@ -156,8 +156,9 @@ def test_the_clustered_power_is_the_noncentral_t_where_differences_are_near_norm
 
 
 def test_a_difference_the_clustered_t_cannot_see_is_not_reachable() -> None:
-    """Eight binary questions in four texts at alpha/20: t_{3} at 0.99875 is 9.8; most draws that
-    large have every question for A, no standard error and no test; so no delta reaches 80 %."""
+    """Eight binary questions in four texts at alpha/20: t_3 at 0.99875 is 9.5, which four texts of
+    two binary questions reach only when every text is alike, and then there is no standard error
+    and no test; so no delta reaches 80 % (the power is 0 at every delta)."""
     a = np.array([1, 1, 1, 0, 1, 0, 1, 0], dtype=float)
     b = np.array([1, 0, 1, 0, 1, 0, 0, 1], dtype=float)
     texts = ["t1", "t1", "t2", "t2", "t3", "t3", "t4", "t4"]
