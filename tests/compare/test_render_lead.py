@@ -112,3 +112,17 @@ def test_pairs_csv_names_alpha_i_and_gives_ci_level_as_a_confidence() -> None:
         assert (pairs["bonferroni_low"] <= pairs["diff"]).all() and (
             pairs["diff"] <= pairs["bonferroni_high"]
         ).all()
+
+
+def test_an_mdd_out_of_reach_reads_not_reachable_everywhere() -> None:
+    """Issue 43: five models on 7 questions, one record each: every pair is decided at Holm's
+    alpha_i <= 2 alpha / (2K - r) = 0.005, where 7 of 7 for one model gives z^2 = 7 < z_{0.9975}^2 = 7.9,
+    so no difference reaches 80 % power; tested alone (alpha = 0.05) the pair has an MDD."""
+    from enade_bench.metrics.power import NOT_REACHABLE
+
+    comp = compare_table(_table({"A": 0.9, "B": 0.7, "C": 0.5, "D": 0.3, "E": 0.1}, n=7, seed=1))
+    pairs = comp.pairs_frame()
+    assert len(pairs) == 10 and (pairs["alpha_i"] <= 0.1 / (20 - pairs["different"].sum())).all()
+    assert np.isinf(pairs["mdd_80"]).all() and np.isfinite(pairs["mdd_80_unadjusted"]).all()
+    assert table1(comp).display.loc[MDD_ROW, "S1"] == NOT_REACHABLE
+    assert (pairs_table(comp).display["MDD 80 %"] == NOT_REACHABLE).all()

@@ -66,6 +66,19 @@ def test_no_discordant_question_has_no_interval_and_p_one() -> None:
     assert np.isnan(r.ci_low) and np.isnan(r.ci_high) and np.isnan(r.se)
 
 
+def test_equal_differences_up_to_rounding_have_no_standard_error() -> None:
+    """A ahead by 2 of 30 shuffles on every question: the differences a - b differ only by rounding
+    (their SD is ~1e-17), so there is no SE and no test, not t ~ 1e15 and p = 0."""
+    a, b = np.arange(2, 31) / 30, np.arange(0, 29) / 30
+    d = a - b
+    assert d.std() > 0 and np.allclose(d, 2 / 30)  # not exactly equal in floating point
+    r = paired_difference(a, b)
+    assert (
+        r.test == PAIRED_T and np.isnan(r.p_value) and np.isnan(r.ci_low) and "no standard error" in r.reason
+    )
+    assert r.diff == pytest.approx(2 / 30)
+
+
 def test_fewer_than_two_questions_are_not_comparable() -> None:
     for a, b in (([], []), ([1.0], [0.0])):
         r = paired_difference(a, b, single_record=True)

@@ -104,8 +104,9 @@ class PairComparison:
 
     ``result`` holds the unadjusted ``1 - alpha`` interval; ``ci_low``–``ci_high`` is the
     statement shown (``statement``: an interval, or Holm's bound ``> 0``/``< 0`` as
-    ``(0, inf)``/``(-inf, 0)``), with ``ci_level`` the interval's confidence level (NaN for
-    a bound, which holds only jointly) and ``alpha_i`` the decision's level
+    ``(0, high]``/``[low, 0)``), with ``ci_level`` the confidence level of the two-sided
+    interval its limits come from (the statements hold jointly at :math:`1-\alpha`) and
+    ``alpha_i`` the decision's level
     (:class:`~enade_bench.metrics.simultaneous.Statement`): it excludes 0 exactly when
     ``significant`` (the pair shares no letter).  ``magnitude_low``–``magnitude_high`` is
     the Bonferroni :math:`\alpha/K` interval, shown beside a bound for the magnitude.

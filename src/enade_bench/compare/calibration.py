@@ -53,6 +53,7 @@ import numpy.typing as npt
 from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.metrics.letters import letter_sets, share_a_letter
 from enade_bench.metrics.multiplicity import adjust_pvalues
+from enade_bench.metrics.paired import SE_ZERO
 from enade_bench.metrics.ranks import rank_sets
 
 __all__ = [
@@ -152,7 +153,7 @@ def _clustered_p(d: npt.NDArray[np.float64], onehot: npt.NDArray[np.float64]) ->
     n, groups = onehot.shape
     sums = (d - d.mean(axis=1, keepdims=True)) @ onehot
     se = np.sqrt(groups / (groups - 1) * np.sum(sums**2, axis=1) / n**2)
-    t = d.mean(axis=1) / np.where(se > 0, se, np.nan)
+    t = d.mean(axis=1) / np.where(se > SE_ZERO, se, np.nan)
     return np.asarray(np.nan_to_num(2 * stats.t.sf(np.abs(t), groups - 1), nan=1.0), dtype=float)
 
 

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from enade_bench.metrics.accuracy import wilson_interval
 
-__all__ = ["ClusteredMean", "cluster_se", "clustered_mean", "t_quantile"]
+__all__ = ["ClusteredMean", "cluster_labels", "cluster_se", "clustered_mean", "t_quantile"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,19 @@ def t_quantile(confidence: float, df: int) -> float:
     return float(stats.t.ppf(q, df)) if df < 10**6 else float(stats.norm.ppf(q))
 
 
+def cluster_labels(clusters: Sequence[object] | None, n: int) -> npt.NDArray[np.intp]:
+    """Each value's cluster as an index ``0..G-1`` (``None``: each value its own cluster).
+
+    Examples
+    --------
+    >>> cluster_labels(["t2", "t1", "t2"], 3).tolist()
+    [1, 0, 1]
+    """
+    if clusters is None:
+        return np.arange(n)
+    return np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)[1].reshape(-1)
+
+
 def cluster_se(values: npt.ArrayLike, clusters: Sequence[object] | None = None) -> tuple[float, int]:
     r"""Cluster-robust standard error of the mean of ``values``, and the number of clusters.
 
@@ -112,10 +125,7 @@ def cluster_se(values: npt.ArrayLike, clusters: Sequence[object] | None = None) 
     """
     y = np.asarray(values, dtype=float)
     n = y.size
-    if clusters is None:
-        labels = np.arange(n)
-    else:
-        _, labels = np.unique(np.asarray([str(c) for c in clusters]), return_inverse=True)
+    labels = cluster_labels(clusters, n)
     groups = int(labels.max()) + 1 if n else 0
     if groups < 2:
         return math.nan, groups

@@ -58,13 +58,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
 
-from enade_bench.metrics.clustered import cluster_se, t_quantile
+from enade_bench.metrics.clustered import cluster_labels, cluster_se, t_quantile
 from enade_bench.metrics.paired_score import tango_interval
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "NOT_COMPARABLE",
     "NO_DISCORDANT",
     "PAIRED_T",
+    "SE_ZERO",
     "PairedDifference",
     "mcnemar_score_test",
     "pair_interval",
@@ -82,6 +83,9 @@ MCNEMAR = "McNemar score"
 PAIRED_T = "clustered paired t"
 NO_DISCORDANT = "no discordant questions"
 NOT_COMPARABLE = "not comparable"
+#: A standard error at or below this is 0 up to floating-point rounding: questions whose
+#: differences are all equal (say 2/30 each, computed as ``a - b`` with rounding) have none.
+SE_ZERO = 1e-12
 
 
 @dataclass(frozen=True)
@@ -104,9 +108,10 @@ class PairedDifference:
     a_only, b_only
         Questions with a higher score for A (for B): with one record each, the
         discordant counts :math:`n_{10}` and :math:`n_{01}`.
-    mean_abs, mean_square
-        :math:`\overline{|d|}` and :math:`\overline{d^2}`, the spread the power under the
-        alternative needs (:mod:`enade_bench.metrics.power`).
+    differences, clusters
+        With the clustered paired t: each question's difference :math:`d_i` and its
+        cluster's index, which the power under the alternative resamples
+        (:mod:`enade_bench.metrics.power`); empty otherwise.
     """
 
     n_questions: int
@@ -123,8 +128,8 @@ class PairedDifference:
     reason: str
     a_only: int
     b_only: int
-    mean_abs: float = math.nan
-    mean_square: float = math.nan
+    differences: tuple[float, ...] = field(default=(), repr=False)
+    clusters: tuple[int, ...] = field(default=(), repr=False)
 
 
 def mcnemar_score_test(a_only: int, b_only: int) -> tuple[float, float]:
@@ -171,7 +176,7 @@ def pair_interval(result: PairedDifference, confidence: float) -> tuple[float, f
     """
     if result.test == MCNEMAR:
         return tango_interval(result.a_only, result.b_only, result.n_questions, confidence)
-    if result.test == PAIRED_T and result.n_clusters >= 2 and result.se > 0:
+    if result.test == PAIRED_T and result.n_clusters >= 2 and result.se > SE_ZERO:
         half = t_quantile(confidence, result.n_clusters - 1) * result.se
         return result.diff - half, result.diff + half
     return math.nan, math.nan
@@ -233,13 +238,18 @@ def paired_difference(
                                 0, 0)  # fmt: skip
     reason = ("repeated records per question (shuffles or samples)" if not single_record
               else "questions share stimuli (clusters)")  # fmt: skip
-    if groups < 2 or not se > 0:  # one cluster, or every cluster's differences cancel out
+    if groups < 2 or not se > SE_ZERO:  # one cluster, or every cluster's differences equal their mean
+        why = (
+            f"{groups} cluster(s)"
+            if groups < 2
+            else "every cluster's differences sum to its share of the mean"
+        )
         return PairedDifference(*shared, se, math.nan, math.nan, math.nan, math.nan, PAIRED_T,
-                                reason + f"; {groups} cluster(s): no standard error", a_only, b_only)  # fmt: skip
+                                f"{reason}; {why}: no standard error", a_only, b_only)  # fmt: skip
     from scipy import stats  # noqa: PLC0415 (slow import)
 
     half = t_quantile(confidence, groups - 1) * se
     t = mean / se
     p = float(2 * stats.t.sf(abs(t), groups - 1))
     return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only,
-                            float(np.mean(np.abs(d))), float(np.mean(d * d)))  # fmt: skip
+                            tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()))  # fmt: skip

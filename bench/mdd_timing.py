@@ -1,0 +1,54 @@
+"""Time of one clustered MDD (``metrics/power_clustered.py``) at 8, 28, 180 and 424 questions.
+
+Two models of nearby ability on questions in texts of 1-4 questions, each scored over 30
+shuffles; each size's pair gets its MDD at the first Holm level of three models (alpha/3),
+with fresh draws each time (another seed: no cached alternative).  The minimum of
+``--repeat`` timings is printed, one JSON line per size, with the machine's load average.
+
+    .venv/bin/python bench/mdd_timing.py [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from enade_bench.metrics.paired import paired_difference
+from enade_bench.metrics.power_clustered import clustered_mdd
+
+
+def pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[str]]:
+    """The question differences of two models 0.2 logits apart, and their texts."""
+    sizes: list[int] = []
+    while sum(sizes) < n:
+        sizes.append(int(rng.integers(1, 5)))
+    sizes[-1] -= sum(sizes) - n
+    text = np.repeat(np.arange(len(sizes)), sizes)
+    easy = rng.normal(0.0, 1.5, n) + rng.normal(0.0, 1.0, len(sizes))[text]
+    a = rng.binomial(30, 1 / (1 + np.exp(-(easy + 0.2)))) / 30
+    b = rng.binomial(30, 1 / (1 + np.exp(-easy))) / 30
+    return a - b, [f"text{t}" for t in text]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    for n in (8, 28, 180, 424):
+        d, texts = pair(n, np.random.default_rng(n))
+        r = paired_difference(d, np.zeros(n), clusters=texts)
+        times = []
+        for seed in range(args.repeat):
+            start = time.perf_counter()
+            mdd = clustered_mdd(d, texts, 0.05 / 3, seed=seed)
+            times.append(time.perf_counter() - start)
+        print(json.dumps({"questions": n, "clusters": r.n_clusters, "mdd_points": round(100 * mdd, 1),
+                          "min_ms": round(1000 * min(times), 1), "load_average": os.getloadavg()[0]}))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
