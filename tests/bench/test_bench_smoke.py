@@ -25,21 +25,22 @@ def _questions() -> str:
     return str(folder / "ENEM_2022_*.csv")
 
 
-def _run(tmp_path: Path, *extra: str) -> dict:
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One bench run for the module: our methods, shuffles and generation, and lm-eval's side where
+    it is installed (each bench run spawns its engines and loads the model in each)."""
     from enade_bench.cli.main import main
 
-    out = tmp_path / "bench.json"
-    args = ["bench", "--questions", _questions(), "--out", str(out), "--block", "2", *extra]
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    args = ["bench", "--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2",
+            "--shuffle-questions", "1", "--n-shuffles", "3", "--gen-questions", "2", "--gen-batch", "2",
+            "--max-new-tokens", "2", *([] if HAS_LMEVAL else ["--no-lmeval"])]  # fmt: skip
     assert main(args) == 0
     return json.loads(out.read_text())
 
 
-def test_bench_ours_only(tmp_path: Path) -> None:
-    """Our methods, shuffles and generation, without lm-eval."""
-    report = _run(
-        tmp_path, "--no-lmeval", "--limit", "2", "--shuffle-questions", "1", "--n-shuffles", "3",
-        "--gen-questions", "2", "--gen-batch", "2", "--max-new-tokens", "2",
-    )  # fmt: skip
+def test_bench_ours(report: dict) -> None:
+    """Our methods, shuffles and generation."""
     assert report["status"] == "complete"
     assert report["machine"]["threads"] == 2
     for method in ("log_prob", "first_token"):
@@ -56,9 +57,9 @@ def test_bench_ours_only(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not HAS_LMEVAL, reason="lm-eval is not installed (pip install -e '.[bench]')")
-def test_bench_against_lm_eval(tmp_path: Path) -> None:
+def test_bench_against_lm_eval(report: dict) -> None:
     """Both engines on the same 2 questions: same prompts, same scores, same predictions."""
-    report = _run(tmp_path, "--limit", "2", "--shuffle-questions", "0", "--gen-questions", "0")
+    assert report["machine"]["lm_eval"] and report["lm_eval"]
     for method in ("log_prob", "first_token"):
         sides = report["scoring"][method]
         assert sides["lm_eval"]["contexts_identical"] == 2  # lm-eval saw our exact prompts

@@ -43,18 +43,23 @@ def listed(path: Path) -> set[str]:
 
 
 def _owners() -> dict[str, str]:
-    """Installed file (absolute path) -> its distribution."""
+    """Installed file (absolute, normalised path) -> its distribution (no ``resolve`` of each of the
+    environment's ~10^5 files: a module's file is looked up as imported, then resolved)."""
     owners = {}
     for dist in metadata.distributions():
+        name = canonical(dist.metadata["Name"])
         for file in dist.files or ():
-            owners[str(Path(str(dist.locate_file(file))).resolve())] = canonical(dist.metadata["Name"])
+            owners[os.path.normpath(str(dist.locate_file(file)))] = name
     return owners
 
 
 def needed_distributions(lines: list[tuple[str, str, str]], image: set[str]) -> dict[str, str]:
     """Distributions the run needs outside the image: name -> the module that first imported it."""
     owners = _owners()
-    dist_of = {name: owners.get(str(Path(file).resolve())) if file else None for name, file, _ in lines}
+    dist_of = {
+        name: owners.get(os.path.normpath(file)) or owners.get(os.path.realpath(file)) if file else None
+        for name, file, _ in lines
+    }
     stdlib = sys.stdlib_module_names
     needed: dict[str, str] = {}
 

@@ -6,6 +6,7 @@ import json
 import os
 import platform
 from dataclasses import asdict, is_dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
@@ -35,11 +36,18 @@ TARGETS = {
 }
 
 
+def _version(name: str) -> str | None:
+    """The installed version of the distribution ``name``; None when it is not installed."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def machine_info(threads: int) -> MachineInfo:
-    """The machine and library versions the figures come from."""
+    """The machine and library versions the figures come from (the installed distributions' versions:
+    the engines import the libraries in their own processes, the parent need not)."""
     import psutil  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-    import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-    import transformers  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     cpu = platform.processor()
     try:
@@ -49,21 +57,15 @@ def machine_info(threads: int) -> MachineInfo:
                 break
     except OSError:
         pass
-    try:
-        import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-
-        lm_version: str | None = lm_eval.__version__
-    except ImportError:
-        lm_version = None
     return MachineInfo(
         cpu=cpu,
         logical_cpus=os.cpu_count(),
         memory_gb=round(psutil.virtual_memory().total / 2**30, 1),
         platform=platform.platform(),
         python=platform.python_version(),
-        torch=torch.__version__,
-        transformers=transformers.__version__,
-        lm_eval=lm_version,
+        torch=_version("torch") or "absent",
+        transformers=_version("transformers") or "absent",
+        lm_eval=_version("lm_eval"),
         threads=threads,
         load_average_start=list(os.getloadavg()),
     )
