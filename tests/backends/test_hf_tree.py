@@ -165,7 +165,8 @@ def test_score_tree_runs_no_continuation_last_token(smollm2_backend) -> None:  #
 
 @pytest.mark.slow
 def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
-    """S5, S6, first_token (one-shot) and S2 on the demo: the batched path against store + tree."""
+    """S5, first_token (one-shot) and S2 on the demo: the batched path against store + tree (S6 is
+    S5 after the one-shot prefix that first_token's one-shot run takes from the store here)."""
     backend = smollm2_backend
     questions = list(
         load_dataset(DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")).questions[
@@ -174,7 +175,6 @@ def test_executor_predictions_identical_with_and_without_tree_and_store(smollm2_
     )
     strategies = [
         STRATEGIES["S5"],
-        STRATEGIES["S6"],
         STRATEGIES["S2"],
         Strategy("FT1", "first_token", "one", False),
     ]

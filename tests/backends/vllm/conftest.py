@@ -1,5 +1,7 @@
-"""vLLM engines for the tests, each started once per test session (package scope: stopped when the
-vLLM tests are done, not kept for the rest of the suite).
+"""vLLM engines for the tests, each started once per test session and stopped right after this
+folder's last test (:func:`pytest_runtest_teardown`), not kept for the rest of the suite: the folder is
+no Python package, so pytest keeps a "package" fixture to the session's end, and an idle engine
+core and API server held 8 GB and polled a core's tenth for the rest of a suite.
 
 * ``vllm_backend``: ``model.type: vllm`` in-process (``vllm.LLM``) on the packaged
   SmolLM2 (its converted folder), float32, eager mode.
@@ -14,7 +16,8 @@ Both skip with the reason when vLLM is not importable here, and fail in CI (env
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +25,27 @@ import pytest
 from tests.conftest import require_vllm
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="package")
+#: Stops of the engines started, run once after the folder's last test (or at the session's end).
+_STOPS: list[Callable[[], None]] = []
+
+
+def _stop_all() -> None:
+    while _STOPS:
+        _STOPS.pop()()
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the last test of this folder on this worker, stop its engines."""
+    if nextitem is None or HERE not in Path(nextitem.path).parents:
+        _stop_all()
+
+
+@pytest.fixture(scope="session")
 def vllm_backend() -> Iterator[Any]:
-    """The in-process vLLM backend (one engine for the whole session)."""
+    """The in-process vLLM backend (one engine for the folder's tests)."""
     require_vllm()
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     from enade_bench.backends.factory import create_backend
@@ -34,15 +53,20 @@ def vllm_backend() -> Iterator[Any]:
     from enade_bench.config import ModelConfig
 
     backend = create_backend(ModelConfig(name=MODEL, type="vllm", vllm=VLLM_CPU))
+    stack = ExitStack()
+    stack.callback(backend.close)
+    _STOPS.append(stack.close)  # an ExitStack runs its callbacks once
     yield backend
-    backend.close()
+    stack.close()
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
 def vllm_server() -> Iterator[Any]:
-    """The real vLLM OpenAI server on 127.0.0.1 (stopped at the end of the session)."""
+    """The real vLLM OpenAI server on 127.0.0.1 (``stop`` is idempotent; a restarted one is stopped too)."""
     require_vllm()
     from enade_bench.bench.vllm_parity import serve_smollm2
 
-    with serve_smollm2() as server:
-        yield server
+    server = serve_smollm2().start()
+    _STOPS.append(server.stop)
+    yield server
+    server.stop()
