@@ -38,8 +38,8 @@ def test_generation_arm_against_lm_eval() -> None:
     from enade_bench.bench.report import summarise, table
 
     questions = str(require_shared("enem", "questions", "pt-br") / "ENEM_2022_*.csv")
-    ours = OursEngine(questions, threads=2, batch_size=2)
-    lm = LmEvalEngine(ours.model_dir, threads=2, batch_size=2)
+    ours = OursEngine(questions, threads=1, batch_size=2)  # a core per xdist worker
+    lm = LmEvalEngine(ours.model_dir, threads=1, batch_size=2)
     opts = SimpleNamespace(block=2, batch_size=2, max_new_tokens=3)
     arm = run_generation_arm(_InProcess(ours), _InProcess(lm), [0, 1], ["S1", "S3"], opts, lambda _: None,
                              warm_up=False)  # fmt: skip

@@ -28,7 +28,7 @@ STRATEGIES = ["S1", "S2", "S3", "S4", "S5", "S6"]
 def write_study(tmp_path: Path, **changes: Any) -> Path:
     data: dict[str, Any] = {
         "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
-        "models": [SMOLLM2, GEMMA], "limit": 2, "output": str(tmp_path / "study"),
+        "models": [SMOLLM2, GEMMA], "limit": 3, "output": str(tmp_path / "study"),
         "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
     }  # fmt: skip
     data.update(changes)
@@ -51,7 +51,7 @@ def test_each_model_runs_the_benchmark_study_strategies(study: Path) -> None:
         assert yaml.safe_load((folder / "experiment.yaml").read_text())["name"] == label
         for strategy in STRATEGIES:
             result = json.loads((folder / f"{label}_{strategy}_results.json").read_text())
-            assert result["totals"]["n_questions"] == 2
+            assert result["totals"]["n_questions"] == 3
             assert result["model"]["name"].startswith(("SmolLM2", "gemma", "Gemma", "pypi:"))
 
 

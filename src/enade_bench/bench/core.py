@@ -95,13 +95,28 @@ def _groups(indices: list[int], size: int) -> list[list[int]]:
 
 
 def run_bench(opts: BenchOptions, log: Log = print) -> Report:
-    """Run the benchmark and return the report (also written to ``opts.out``)."""
+    """Run the benchmark and return the report (also written to ``opts.out``).
+
+    The engines' processes get ``OMP_NUM_THREADS`` = ``opts.threads``; the caller's environment is
+    restored afterwards (an in-process caller, such as a test worker, keeps its own threads).
+    """
+    saved = {
+        name: os.environ.get(name)
+        for name in ("OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM", "VLLM_CPU_KVCACHE_SPACE")
+    }
     os.environ["OMP_NUM_THREADS"] = str(opts.threads)
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
     if opts.engine == "vllm":
         os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB of KV cache per engine (CPU build)
-    with tempfile.TemporaryDirectory(prefix="enade-bench-vllm-alias-") as alias_root:
-        return _run_bench(opts, log, alias_root)
+    try:
+        with tempfile.TemporaryDirectory(prefix="enade-bench-vllm-alias-") as alias_root:
+            return _run_bench(opts, log, alias_root)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _run_bench(opts: BenchOptions, log: Log, alias_root: str) -> Report:
