@@ -11,8 +11,9 @@ exam's command parser) does not import the runner, data and model code.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from enade_bench.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from enade_bench.benchmarks.base import Benchmark, CommandBenchmark, CsvExam, PromptSets
@@ -43,12 +44,4 @@ __all__ = [
     "run_config",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, its module imported now (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -7,8 +7,9 @@ record models (pydantic) at ``--help``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from enade_bench.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from enade_bench.results.records import QuestionRecord, RunResult
@@ -32,12 +33,4 @@ __all__ = [
     "read_result",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, its module imported now."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

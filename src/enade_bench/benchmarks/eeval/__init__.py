@@ -13,8 +13,9 @@ command's parser (:mod:`.cli`) alone.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from enade_bench.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from enade_bench.benchmarks.eeval.benchmark import BENCHMARK, EEvalBenchmark
@@ -93,12 +94,4 @@ __all__ = [
     "write_submission",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, its module imported now (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
