@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "yaml_io": 0,
     "file_names": 0,
     "masking": 0,
+    "environ": 0,  # environment variables set for a block and restored
     "lazy_exports": 0,  # the PEP 562 __getattr__ of packages that export names lazily
     "json_io": 1,  # reads JSON, refusing deep nesting with a UserError (errors: 0)
     "config": 1,

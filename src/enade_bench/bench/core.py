@@ -43,6 +43,7 @@ from enade_bench.bench.records import (
 )
 from enade_bench.bench.report import machine_info, summarise, write_json
 from enade_bench.bench.vllm_alias import alias_version, write_alias
+from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
 
 #: What a worker answers once its engine is loaded (:class:`OursInfo`, :class:`LmEvalInfo`).
@@ -100,23 +101,11 @@ def run_bench(opts: BenchOptions, log: Log = print) -> Report:
     The engines' processes get ``OMP_NUM_THREADS`` = ``opts.threads``; the caller's environment is
     restored afterwards (an in-process caller, such as a test worker, keeps its own threads).
     """
-    saved = {
-        name: os.environ.get(name)
-        for name in ("OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM", "VLLM_CPU_KVCACHE_SPACE")
-    }
-    os.environ["OMP_NUM_THREADS"] = str(opts.threads)
-    os.environ["TOKENIZERS_PARALLELISM"] = "false"
-    if opts.engine == "vllm":
-        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB of KV cache per engine (CPU build)
-    try:
-        with tempfile.TemporaryDirectory(prefix="enade-bench-vllm-alias-") as alias_root:
-            return _run_bench(opts, log, alias_root)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    values = {"OMP_NUM_THREADS": str(opts.threads), "TOKENIZERS_PARALLELISM": "false"}
+    if opts.engine == "vllm":  # GiB of KV cache per engine (CPU build), unless the caller set it
+        values["VLLM_CPU_KVCACHE_SPACE"] = os.environ.get("VLLM_CPU_KVCACHE_SPACE", "2")
+    with environ_set(values), tempfile.TemporaryDirectory(prefix="enade-bench-vllm-alias-") as alias_root:
+        return _run_bench(opts, log, alias_root)
 
 
 def _run_bench(opts: BenchOptions, log: Log, alias_root: str) -> Report:

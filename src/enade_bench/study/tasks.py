@@ -29,6 +29,7 @@ from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import check_capabilities
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig
+from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
 from enade_bench.results.safe_write import output_root, real_folder
 from enade_bench.results.store import IntermediateLog, atomic_write_text
@@ -197,28 +198,22 @@ def task_threads(threads: int | None) -> Iterator[Callable[[], None]]:
     if threads is None:
         yield lambda: None
         return
-    env = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
-    os.environ.update({name: str(threads) for name in THREAD_VARIABLES})
 
     def apply() -> None:
         loaded = sys.modules.get("torch")
         if loaded is not None and loaded.get_num_threads() != threads:
             loaded.set_num_threads(threads)
 
-    apply()
-    try:
-        yield apply
-    finally:
-        for name, value in env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        loaded = sys.modules.get("torch")
-        if loaded is not None and before is not None:
-            loaded.set_num_threads(before)
+    with environ_set({name: str(threads) for name in THREAD_VARIABLES}):
+        apply()
+        try:
+            yield apply
+        finally:
+            loaded = sys.modules.get("torch")
+            if loaded is not None and before is not None:
+                loaded.set_num_threads(before)
 
 
 def run_task(
