@@ -5,7 +5,7 @@ shuffles; each size's pair gets its MDD at the first Holm level of three models 
 with fresh draws each time (another seed: no cached alternative).  The minimum of
 ``--repeat`` timings is printed, one JSON line per size, with the machine's load average.
 
-    .venv/bin/python bench/mdd_timing.py [--repeat 7]
+    PYTHONPATH=. .venv/bin/python bench/mdd_timing.py [--repeat 7]   # the pairs of tests/metrics/test_power.py
 """
 
 from __future__ import annotations
@@ -16,22 +16,10 @@ import os
 import time
 
 import numpy as np
+from tests.metrics.test_power import observed_pair
 
 from enade_bench.metrics.paired import paired_difference
 from enade_bench.metrics.power_clustered import clustered_mdd
-
-
-def pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[str]]:
-    """The question differences of two models 0.2 logits apart, and their texts."""
-    sizes: list[int] = []
-    while sum(sizes) < n:
-        sizes.append(int(rng.integers(1, 5)))
-    sizes[-1] -= sum(sizes) - n
-    text = np.repeat(np.arange(len(sizes)), sizes)
-    easy = rng.normal(0.0, 1.5, n) + rng.normal(0.0, 1.0, len(sizes))[text]
-    a = rng.binomial(30, 1 / (1 + np.exp(-(easy + 0.2)))) / 30
-    b = rng.binomial(30, 1 / (1 + np.exp(-easy))) / 30
-    return a - b, [f"text{t}" for t in text]
 
 
 def main() -> None:
@@ -39,7 +27,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     for n in (8, 28, 180, 424):
-        d, texts = pair(n, np.random.default_rng(n))
+        a, b, texts = observed_pair(n, 30, np.random.default_rng(n))
+        d = a - b
         r = paired_difference(d, np.zeros(n), clusters=texts)
         times = []
         for seed in range(args.repeat):

@@ -64,7 +64,7 @@ def test_the_bar_eight_questions_two_models() -> None:
     assert r.test == MCNEMAR and pair_mdd(r, 0.05 / 3) >= 0.75
 
 
-def _observed_pair(
+def observed_pair(
     n: int, shuffles: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Two models on ``n`` questions in texts of 1-4 questions: each question's score over its shuffles."""
@@ -111,7 +111,7 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     models) on 2,000 data sets of the alternative at the MDD, drawn here independently of
     metrics/power_clustered's Monte-Carlo (other seed, other code): it rejects 75-85 % of them."""
     rng = np.random.default_rng(1000 + n + shuffles)
-    a, b, clusters = _observed_pair(n, shuffles, rng)
+    a, b, clusters = observed_pair(n, shuffles, rng)
     r = paired_difference(a, b, single_record=shuffles == 1, clusters=clusters)
     assert r.test == PAIRED_T and r.n_clusters < n
     alpha = 0.05 / 3
@@ -130,7 +130,7 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
 
 def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() -> None:
     rng = np.random.default_rng(7)
-    a, b, clusters = _observed_pair(60, 30, rng)
+    a, b, clusters = observed_pair(60, 30, rng)
     r = paired_difference(a, b, clusters=clusters)
     mdd = pair_mdd(r, 0.05)
     # the same draws, whatever the clusters' names
