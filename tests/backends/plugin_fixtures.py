@@ -68,8 +68,10 @@ def install_plugin(
     dist: str,
     entries: dict[str, str],
     source: str | None = PLUGIN_SOURCE,
+    group: str = "enade_bench.backends",
 ) -> str:
-    """Write a distribution ``dist`` whose entry points are ``entries`` (``{name: "{module}:attr"}``).
+    """Write a distribution ``dist`` whose entry points in ``group`` are ``entries``
+    (``{name: "{module}:attr"}``).
 
     ``{module}`` in a target is replaced by a module name unique to this call (holding
     ``source``), so that no two tests share an imported module.  Returns that name.
@@ -80,7 +82,7 @@ def install_plugin(
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n", encoding="utf-8")
     lines = [f"{name} = {target.format(module=module)}" for name, target in entries.items()]
-    (info / "entry_points.txt").write_text("[enade_bench.backends]\n" + "\n".join(lines) + "\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n" + "\n".join(lines) + "\n")
     if source is not None:
         (folder / f"{module}.py").write_text(source, encoding="utf-8")
     monkeypatch.syspath_prepend(str(folder))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.backends.plugin_fixtures import install_plugin
 from tests.conftest import DEMO_CSV
 
 from enade_bench.benchmarks import DEFAULT, Benchmark
@@ -51,15 +52,9 @@ def test_unknown_benchmark_is_one_error_line_before_the_model_loads(
 def test_the_unknown_benchmark_error_lists_the_installed_plug_ins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dist = tmp_path / "oab_plugin-0.1.dist-info"  # an installed distribution declaring an entry point
-    dist.mkdir()
-    (dist / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: oab-plugin\nVersion: 0.1\n", encoding="utf-8"
-    )
-    (dist / "entry_points.txt").write_text(
-        "[enade_bench.benchmarks]\noab = oab_plugin:BENCHMARK\n", encoding="utf-8"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    # an installed distribution declaring an entry point (its module is never imported)
+    install_plugin(tmp_path, monkeypatch, "oab-plugin", {"oab": "oab_plugin:BENCHMARK"}, source=None,
+                   group="enade_bench.benchmarks")  # fmt: skip
     with pytest.raises(UserError) as info:
         Registry().get("revalida")
     assert "an installed plug-in: 'oab' (entry point of oab-plugin)" in str(info.value)
