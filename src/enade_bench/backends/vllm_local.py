@@ -180,6 +180,7 @@ class VllmBackend:
         import vllm  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
         self.llm = llm
+        self._closed = False
         self.tokenizer = tokenizer
         self.source = source
         self.instruct = resolve_instruct(cfg.instruct, tokenizer)
@@ -199,8 +200,10 @@ class VllmBackend:
         )
 
     def close(self) -> None:
-        """Stop vLLM's engine process (it also stops when this process exits)."""
-        self.llm.llm_engine.engine_core.shutdown()
+        """Stop vLLM's engine process (it also stops when this process exits); a second call does nothing."""
+        if not self._closed:
+            self._closed = True
+            self.llm.llm_engine.engine_core.shutdown()
 
     # -- Backend protocol -------------------------------------------------------------
     @property
