@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.compare.analysis import Comparison, PairComparison, cell_name
+from enade_bench.compare.analysis import cell_name
+from enade_bench.compare.comparison import Comparison, PairComparison
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from enade_bench.compare.analysis import DEFAULT_FAMILY
+from enade_bench.compare.comparison import DEFAULT_FAMILY
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
 from enade_bench.report.folder import report_folder
