@@ -130,11 +130,6 @@ def secret_forms(secret: str) -> frozenset[str]:
     return frozenset(f for f in forms if len(f) >= MIN_SECRET)
 
 
-def basic_auth(user: str, password: str) -> str:
-    """The ``Authorization: Basic`` value of ``user:password`` (what HTTP clients send for a URL's user-info)."""
-    return base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-
-
 def url_secrets(url: str | None) -> list[str]:
     """The secret parts of ``url``: the user-info (``user:password``, the password, a lone token)
     and the values of token query parameters, literal and percent-decoded.

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from enade_bench.psychometrics.irt import FloatArray
-
 TIDY_COLUMNS = ("respondent", "shuffle", "item_id", "correct")
 
 
@@ -98,9 +96,3 @@ def aggregate_shuffles(
     if how == "majority":
         return mean.where(mean.isna(), (mean >= 0.5).astype(float))
     raise ValueError(f"how must be 'majority' or 'mean'; got {how!r}")
-
-
-def matrix(wide: pd.DataFrame) -> FloatArray:
-    """The float matrix of a wide frame."""
-    out: FloatArray = wide.to_numpy(dtype=np.float64)
-    return out
