@@ -205,19 +205,23 @@ def tokenizer_folder(source: ModelSource) -> Path | None:
     return None
 
 
+def _light_form(source: ModelSource) -> Path | None:
+    """Where the model cache keeps the light form of a source's tokenizer (None: no local folder)."""
+    folder = tokenizer_folder(source)
+    return None if folder is None else form_path(folder, cache_root())
+
+
 def local_counter(cfg: ModelConfig, source: ModelSource) -> TokenCounter:
     """The token counter of a local model (``model.instruct`` resolved as the backends do).
 
     The tokenizer's light form (:mod:`.light_tokenizer`, no ``transformers`` import) when the
     model cache keeps one; else the ``transformers`` tokenizer, whose light form is then kept.
     """
-    folder = tokenizer_folder(source)
-    where = None if folder is None else form_path(folder, cache_root())
+    where = _light_form(source)
     tokenizer: Any = None if where is None else load_light(where)
     if tokenizer is None:
         tokenizer = source_tokenizer(cfg, source)
-        folder = tokenizer_folder(source)  # a GGUF's tokenizer is saved by its first inspection
-        where = None if folder is None else form_path(folder, cache_root())
+        where = _light_form(source)  # a GGUF's tokenizer is saved by its first inspection
         if where is not None:
             keep_light(tokenizer, where)
     return TokenCounter(tokenizer, resolve_instruct(cfg.instruct, tokenizer))
