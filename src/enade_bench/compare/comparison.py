@@ -112,7 +112,7 @@ class PairComparison:
 
 @dataclass
 class Comparison:
-    """Everything :func:`compare_table` found.
+    """Everything :func:`~enade_bench.compare.analysis.compare_table` found.
 
     Attributes
     ----------
