@@ -173,8 +173,9 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     assert proc.poll() is None, proc.communicate()
     # the running task holds its model's memory on the real cluster (Ray's logical `memory`
     # resource), so a node never takes a second model that would not fit beside it
-    held = _held_memory(_memory_of(GEMMA["model"]))
-    assert _memory_of(GEMMA["model"]) <= held <= _memory_of(GEMMA["model"]) + _memory_of(SMOLLM2_MODEL), held
+    gemma = _memory_of(GEMMA["model"])
+    held = _held_memory(gemma)
+    assert gemma <= held <= gemma + _memory_of(SMOLLM2_MODEL), held
     worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
     os.kill(worker, signal.SIGKILL)
     _, err = proc.communicate(timeout=300)
