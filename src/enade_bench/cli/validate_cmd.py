@@ -93,6 +93,8 @@ def validate(
     finally:  # also when the plug-in's own check fails: its code ran
         print_plugins(before)
     print_dry_run(config, report, full_prompts)
+    if exp.dataset.key_join is not None:
+        print(exp.dataset.key_join)
     print_strata(exp)
     warnings = [str(w) for w in exp.dataset.warnings]
     print_warnings(warnings, strict)

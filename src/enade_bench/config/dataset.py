@@ -97,6 +97,20 @@ class AnswerKeyConfig(StrictModel):
         description="a blank key entry (empty or null): annulled (the item is annulled, counted as "
         "annulled), skip (left out, counted as blank_in_key) or error (the default)",
     )
+    match: Literal["id", "position"] = Field(
+        default="id",
+        exclude_if=lambda v: v == "id",  # absent from the dump: earlier runs' resume fingerprints hold
+        description="id: a question takes the key entry of its id (the default); position: the k-th "
+        "non-blank key entry, in the key file's order, answers the k-th question row, in the questions' "
+        "file order (a key whose ids do not follow the questions', or that alternates answers and blanks)",
+    )
+    accept_shape: bool = Field(
+        default=False,
+        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="join by id a key that looks mis-shaped (answers alternating with blanks, or ids "
+        "shifted by one against the questions'): by default such a key is an error, since joining it "
+        "gives questions their neighbours' answers",
+    )
 
 
 class DatasetConfig(StrictModel):

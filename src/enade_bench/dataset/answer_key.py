@@ -30,49 +30,101 @@ from typing import Any
 
 from enade_bench import json_io
 from enade_bench.config import AnswerKeyConfig
+from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError
 
 
 @dataclass
 class AnswerKey:
-    """The answers of a key file by question id, and which ids were used."""
+    """The answers of a key file by question id, and which ids were used.
+
+    Joined by id (``answer_key.match: id``), a question takes the entry of its own id.
+    Joined by position (``match: position``), the loader :meth:`bind` s each question row,
+    in file order, to the next non-blank entry of the key, in the key file's order.
+    """
 
     path: Path
+    #: The answers by key id, in the key file's order (a blank entry is ``""``).
     answers: dict[str, str]
     #: Where each id's answer is, for error messages ("line 4" or "key '7'").
     where: dict[str, str]
     used: set[str] = field(default_factory=set)
     #: Ids whose key entry is blank (empty or null), read under ``answer_key.blank: annulled | skip``.
     blank: set[str] = field(default_factory=set)
+    match: str = "id"
+    #: ``match: position``: question id -> the key id bound to it.
+    bound: dict[str, str] = field(default_factory=dict)
+    #: The column holding the answers (a CSV or JSON-rows key; ``None``: a JSON object keyed by id).
+    column: str | None = None
 
     @property
     def source(self) -> dict[str, str]:
         """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
         return {"path": str(self.path), "sha256": file_sha256(self.path), "role": "answer_key"}
 
+    def entries(self) -> list[str]:
+        """The key ids with an answer (not blank), in the key file's order."""
+        return [kid for kid, answer in self.answers.items() if answer]
+
+    def bind(self, qid: str) -> None:
+        """``match: position``: give question ``qid`` the next unbound non-blank entry (if any is left)."""
+        if self.match != "position" or qid in self.bound:
+            return
+        entries = self.entries()
+        if len(self.bound) < len(entries):
+            self.bound[qid] = entries[len(self.bound)]
+
+    def key_id(self, qid: str) -> str:
+        """The key id that answers question ``qid``: its own id, or the entry bound to it."""
+        return self.bound.get(qid.strip(), "") if self.match == "position" else qid.strip()
+
     def answer(self, qid: str) -> str | None:
         """The answer of question ``qid`` (``None``: not in the key)."""
-        found = self.answers.get(qid.strip())
+        kid = self.key_id(qid)
+        found = self.answers.get(kid)
         if found is not None:
-            self.used.add(qid.strip())
+            self.used.add(kid)
         return found
 
+    def where_of(self, qid: str) -> str:
+        """Where the answer of question ``qid`` is in the key file."""
+        kid = self.key_id(qid)
+        if self.match == "position":
+            return f"{self.where[kid]} (its {self.entries().index(kid) + 1}th non-blank entry)"
+        return self.where[kid]
 
-def _answer_text(value: Any, where: str, blank: str = "error") -> str:
-    """The answer of one key entry; a blank one is ``""`` unless ``blank`` is ``error`` (then an error)."""
+
+def _answer_text(value: Any, where: str) -> str:
+    """The answer of one key entry (a blank one: ``""``)."""
     if is_nonfinite(value):
         raise UserError(f"{where}: {json.dumps(value)} is not an answer (write the letter, or null)")
     if isinstance(value, list | dict | bool):
         raise UserError(f"{where}: expected the answer as a text (a letter), got {json.dumps(value)[:40]}")
-    text = cell_text(value).strip()
-    if not text and blank == "error":
+    return cell_text(value).strip()
+
+
+def _checked(key: AnswerKey, cfg: AnswerKeyConfig) -> AnswerKey:
+    """The key once its shape holds: no alternating blanks for a join by id, blanks as ``cfg.blank`` says."""
+    key.match = cfg.match
+    key.blank = {qid for qid, answer in key.answers.items() if not answer}
+    if len(key.blank) == len(key.answers):
+        raise UserError(f"{key.path}: the answer key holds no answer")
+    if cfg.match == "position":
+        return key  # blank entries are not entries: the k-th answer answers the k-th question
+    if not cfg.accept_shape:
+        problem = blank_shape_error(key.path, list(key.answers.items()))
+        if problem is not None:
+            raise problem
+    if key.blank and cfg.blank == "error":
+        first = next(qid for qid in key.answers if qid in key.blank)
+        column = "" if key.column is None else f", column '{key.column}'"
         raise UserError(
-            f"{where}: empty answer; if the key leaves annulled or unscored items blank, set "
+            f"{key.where[first]}{column}: empty answer; if the key leaves annulled or unscored items blank, set "
             "dataset.answer_key.blank: annulled (counted as annulled) or skip (left out, counted as "
             "blank_in_key); dataset.skip_invalid does not skip blank key entries"
         )
-    return text
+    return key
 
 
 def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> AnswerKey:
@@ -91,9 +143,9 @@ def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> Answe
             answer = value[cfg.answer]
         if qid in answers:
             raise UserError(f"{here}: id '{qid}' appears twice")
-        answers[qid] = _answer_text(answer, here, cfg.blank)
+        answers[qid] = _answer_text(answer, here)
         where[qid] = here
-    return _with_blanks(AnswerKey(path, answers, where))
+    return _checked(AnswerKey(path, answers, where), cfg)
 
 
 def _from_rows(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
@@ -116,16 +168,11 @@ def _from_rows(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
             raise UserError(f"{here}, column '{cfg.id}': empty id")
         if qid in answers:
             raise UserError(f"{here}, column '{cfg.id}': id '{qid}' appears twice (first at {where[qid]})")
-        answers[qid] = _answer_text(row.values[cfg.answer], f"{here}, column '{cfg.answer}'", cfg.blank)
+        answers[qid] = _answer_text(row.values[cfg.answer], f"{here}, column '{cfg.answer}'")
         where[qid] = here
     if not answers:
         raise UserError(f"{path}: the answer key holds no answer")
-    return _with_blanks(AnswerKey(path, answers, where))
-
-
-def _with_blanks(key: AnswerKey) -> AnswerKey:
-    key.blank = {qid for qid, answer in key.answers.items() if not answer}
-    return key
+    return _checked(AnswerKey(path, answers, where, column=cfg.answer), cfg)
 
 
 class _DuplicateKey(ValueError):
@@ -175,8 +222,7 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
         except json.JSONDecodeError:
             whole = None  # JSON Lines, or broken JSON: the row reader says where
         if isinstance(whole, dict):
-            key = _from_object(path, whole, cfg)
-            if not key.answers or len(key.blank) == len(key.answers):
+            if not whole:
                 raise UserError(f"{path}: the answer key holds no answer")
-            return key
+            return _from_object(path, whole, cfg)
     return _from_rows(path, cfg)

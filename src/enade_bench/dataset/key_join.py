@@ -13,6 +13,13 @@ how many matched, and a hint when the two sides look like different id schemes:
 The error is the same whether ``run``, ``run --dry-run`` or ``validate`` reads the data
 (:func:`join_error`); ``skip_invalid`` skips questions the key lacks only when every key
 id matched a question (or ``answer_key.allow_extra``), never a join that failed wholesale.
+
+Before those counts, :func:`finish_join` checks what would make them mislead: a question
+id that ``dataset.id_template`` cannot build (the first cause, named first), a key whose
+ids are shifted by one against the questions' (:mod:`~enade_bench.dataset.key_shape`),
+and for ``answer_key.match: position`` a key with fewer (or, without ``allow_extra``,
+more) non-blank entries than question rows.  A join that holds is summed up in a
+:class:`KeyJoin`, with three joined examples, which ``validate`` prints.
 """
 
 from __future__ import annotations
@@ -20,10 +27,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.answer_key import AnswerKey
+from enade_bench.dataset.key_shape import shift_error
 from enade_bench.errors import UserError
 
-__all__ = ["SHOWN", "Unanswered", "join_error", "scheme_hint"]
+__all__ = ["SHOWN", "KeyJoin", "Unanswered", "finish_join", "join_error", "scheme_hint"]
 
 #: How many ids of each side the error quotes.
 SHOWN = 5
@@ -113,7 +122,11 @@ def join_error(
     too, whatever ``skip_missing`` (``dataset.skip_invalid``) says.  Questions without an
     answer alone are an error unless ``skip_missing``.
     """
-    extra = [qid for qid in key.answers if qid not in key.used]
+    extra = [
+        kid
+        for kid in key.answers
+        if kid not in key.used and not (key.match == "position" and kid in key.blank)
+    ]
     failed_extra = bool(extra) and not allow_extra
     if not failed_extra and (not missing or skip_missing):
         return None
@@ -137,4 +150,93 @@ def join_error(
         f"{key.path}: dataset.answer_key: {'; '.join(parts)}; {len(key.used)} id(s) matched "
         "(ids are compared as text: the question's id, after dataset.id_template, with the key's)"
         + (f"; hint: {hint}" if hint else "")
+    )
+
+
+@dataclass(frozen=True)
+class KeyJoin:
+    """A join that holds: how it matched, what each side left over, and three joined examples."""
+
+    key: str
+    match: str
+    answered: int
+    #: Key entries (with an answer) that answer no question (``allow_extra``).
+    unused: int
+    #: Questions the key lacks, skipped (``skip_invalid``).
+    unanswered: int
+    #: ``question 'id' → B (key '1')``, the first three questions joined.
+    examples: tuple[str, ...]
+
+    def __str__(self) -> str:
+        how = "by position (the k-th non-blank entry)" if self.match == "position" else "by id"
+        parts = [f"{self.answered} question(s) answered"]
+        if self.unused:
+            parts.append(f"{self.unused} key entr(ies) unused (answer_key.allow_extra)")
+        if self.unanswered:
+            parts.append(f"{self.unanswered} question(s) without an answer skipped (dataset.skip_invalid)")
+        return f"answer key {self.key}, joined {how}: {', '.join(parts)}; e.g. {'; '.join(self.examples)}"
+
+
+def _position_error(key: AnswerKey, rows: list[tuple[str, str]], allow_extra: bool) -> UserError | None:
+    """``match: position``: the key has an entry for every question row (and, unless ``allow_extra``, no more)."""
+    entries = key.entries()
+    counts = f"the key has {len(entries)} non-blank entries and the questions {len(rows)} row(s)"
+    if len(rows) > len(entries):
+        qid, where = rows[len(entries)]
+        return UserError(
+            f"{key.path}: dataset.answer_key.match: position: {counts}; question '{qid}' ({where}) and "
+            "those after it have no entry (is an annulled item's entry blank? write a marker, e.g. '-', "
+            "and add it to dataset.annulled_answers)"
+        )
+    if len(entries) > len(rows) and not allow_extra:
+        return UserError(
+            f"{key.path}: dataset.answer_key.match: position: {counts}; entries from "
+            f"{key.where[entries[len(rows)]].removeprefix(f'{key.path}: ')} on answer no question (set "
+            "dataset.answer_key.allow_extra: true if the key covers more than this file)"
+        )
+    return None
+
+
+def finish_join(
+    key: AnswerKey,
+    cfg: AnswerKeyConfig,
+    rows: list[tuple[str, str]],
+    missing: list[Unanswered],
+    skip_missing: bool,
+    loaded: list[str],
+    unfilled: list[UserError] = (),  # type: ignore[assignment]
+) -> KeyJoin:
+    """Check the join once every question row is read (module docstring), first cause first.
+
+    ``rows``: (question id, where) of every row read, annulled ones included, in file order;
+    ``missing``: the questions the key lacks; ``loaded``: the ids of the questions loaded;
+    ``unfilled``: the rows whose id ``dataset.id_template`` cannot build, the first cause of a
+    failed join (raised instead of its counts).  Raises the first error found.
+    """
+    if cfg.match == "position":
+        problem = _position_error(key, rows, cfg.allow_extra)
+    elif not cfg.accept_shape:
+        problem = shift_error(key.path, [qid for qid, _ in rows], key.entries())
+    else:
+        problem = None
+    problem = problem or join_error(key, missing, cfg.allow_extra, skip_missing)
+    if problem is not None and unfilled:
+        more = f"; and {len(unfilled) - 1} more row(s) like it" if len(unfilled) > 1 else ""
+        raise UserError(f"{unfilled[0]}{more} (so the answer key cannot be joined)")
+    if problem is not None:
+        raise problem
+    answered = [qid for qid in loaded if key.key_id(qid) in key.used]
+    examples = tuple(
+        f"question '{qid}' → {key.answers[key.key_id(qid)]} "
+        f"({key.where_of(qid).removeprefix(f'{key.path}: ')})"
+        for qid in answered[:3]
+    )
+    used = {key.key_id(qid) for qid in answered}
+    return KeyJoin(
+        key=key.path.name,
+        match=cfg.match,
+        answered=len(answered),
+        unused=sum(kid not in used for kid in key.entries()),
+        unanswered=len(missing),
+        examples=examples,
     )

@@ -25,10 +25,11 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.answer_key import AnswerKey, load_answer_key
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
+from enade_bench.dataset.ids import fill_id, template_fields
 from enade_bench.dataset.inline_options import usual_count
-from enade_bench.dataset.key_join import Unanswered, join_error
+from enade_bench.dataset.key_join import KeyJoin, Unanswered, finish_join
 from enade_bench.dataset.lint import LintWarning, has_image_marker, lint
-from enade_bench.dataset.mapper import YEARS, MissingAnswer, RowMapper, template_fields, whole_number
+from enade_bench.dataset.mapper import YEARS, MissingAnswer, RowMapper, whole_number
 from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
@@ -63,6 +64,8 @@ class LoadedDataset:
     invalid: list[str] = field(default_factory=list)
     #: What :func:`~enade_bench.dataset.lint.lint` found in the questions read (before the filters).
     warnings: list[LintWarning] = field(default_factory=list)
+    #: The join with ``dataset.answer_key`` (``None``: the answers come from a column).
+    key_join: KeyJoin | None = None
 
 
 class NoQuestionLeft(UserError):
@@ -196,10 +199,33 @@ def _count_problems(loaded: list[tuple[RawRow, Question]], mapper: RowMapper) ->
     ]
 
 
+def _join_row(row: RawRow, mapper: RowMapper, key: AnswerKey, join: _Join) -> None:
+    """Note a row's id for the key join (``match: position`` binds it to the next key entry)."""
+    where = f"{row.source}: line {row.line}"
+    qid = mapper.row_id(row)
+    if qid is None and mapper.id_template:
+        try:
+            fill_id(mapper.id_template, row.values, row.source, where)
+        except UserError as exc:
+            join.unfilled.append(exc)
+    qid = qid or f"({where})"
+    join.rows.append((qid, where))
+    key.bind(qid)
+
+
+@dataclass
+class _Join:
+    """What the rows tell the key join: every row's (id, where), the questions the key lacks, bad ids."""
+
+    rows: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[Unanswered] = field(default_factory=list)
+    unfilled: list[UserError] = field(default_factory=list)
+
+
 def _blank_in_key(row: RawRow, mapper: RowMapper, key: AnswerKey, blank: str) -> str | None:
     """The count a row whose key entry is blank goes to (``answer_key.blank``), or ``None``."""
     qid = mapper.row_id(row)
-    if qid is None or qid not in key.blank:
+    if key.match != "id" or qid is None or qid not in key.blank:
         return None
     key.used.add(qid)
     return "removed_annulled" if blank == "annulled" else "removed_blank_in_key"
@@ -241,7 +267,7 @@ def load_dataset(
     seen: dict[str, tuple[str, int]] = {}
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
-    missing: list[Unanswered] = []  # questions without an answer in the key
+    join = _Join()  # what the key join needs from the rows
     collect = cfg.skip_invalid or _LISTING.get()  # rows that fail: listed (not raised)
     blank_as = "error" if cfg.answer_key is None else cfg.answer_key.blank
     for rows in row_groups:
@@ -255,6 +281,8 @@ def load_dataset(
                 if number == 0:
                     mapper.check_header(row)
                 counts["loaded"] += 1
+                if key is not None:
+                    _join_row(row, mapper, key, join)
                 if mapper.is_annulled(row):
                     counts["removed_annulled"] += 1
                     continue
@@ -264,7 +292,7 @@ def load_dataset(
                 try:
                     question = mapper.to_question(row)
                 except MissingAnswer as exc:
-                    missing.append(Unanswered(exc.qid, exc.where, row.values))
+                    join.missing.append(Unanswered(exc.qid, exc.where, row.values))
                     continue
                 except UserError as exc:
                     problems.append((row.line, exc))
@@ -284,13 +312,17 @@ def load_dataset(
         questions += shared_text_clusters([q for row, q in loaded if row.line not in flagged])
         counts["removed_invalid"] += len(problems)
         invalid += [str(exc) for _, exc in problems]
+    key_join = None
     if key is not None and cfg.answer_key is not None:
-        problem = join_error(key, missing, cfg.answer_key.allow_extra, cfg.skip_invalid)
-        if problem is not None:
-            raise problem
+        loaded_ids = [q.id for q in questions]
+        key_join = finish_join(
+            key, cfg.answer_key, join.rows, join.missing, cfg.skip_invalid, loaded_ids, join.unfilled
+        )
         # the join holds: questions without an answer are skipped (skip_invalid) and listed like bad rows
-        invalid += [f"{m.where}: question '{m.qid}' has no answer in dataset.answer_key" for m in missing]
-        counts["removed_invalid"] += len(missing)
+        invalid += [
+            f"{m.where}: question '{m.qid}' has no answer in dataset.answer_key" for m in join.missing
+        ]
+        counts["removed_invalid"] += len(join.missing)
         sources.append(key.source)
     warnings = lint(questions)
     if mapper.strip:
@@ -304,5 +336,10 @@ def load_dataset(
     if not questions:
         raise NoQuestionLeft(cfg.path, counts, invalid)
     return LoadedDataset(
-        questions=questions, counts=counts, sources=sources, invalid=invalid, warnings=warnings
+        questions=questions,
+        counts=counts,
+        sources=sources,
+        invalid=invalid,
+        warnings=warnings,
+        key_join=key_join,
     )

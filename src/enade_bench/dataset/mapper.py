@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import string
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.answer_key import AnswerKey
 from enade_bench.dataset.cells import annulled_markers, marker, options_from_cell
+from enade_bench.dataset.ids import fill_id, template_fields
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
@@ -86,10 +86,6 @@ def _one_column_per_option(mapping: dict[str, str]) -> None:
                 "map each option to its own column"
             )
         seen[column] = letter
-
-
-def template_fields(template: str) -> list[str]:
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
 class RowMapper:
@@ -245,8 +241,8 @@ class RowMapper:
         if not self.id_template:
             return row.values.get(self.mapping.get("id", "id"), "").strip()
         try:
-            return self.id_template.format_map({**row.values, "file_stem": Path(row.source).stem}).strip()
-        except (KeyError, ValueError, IndexError, AttributeError):
+            return fill_id(self.id_template, row.values, row.source, "")
+        except UserError:
             return None
 
     def is_annulled(self, row: RawRow) -> bool:
@@ -313,7 +309,7 @@ class RowMapper:
                 raise MissingAnswer(qid, f"{row.source}: line {row.line}")
             raw, where = (
                 found,
-                f"{self.key.where[qid.strip()]} (question '{qid}', {row.source}: line {row.line})",
+                f"{self.key.where_of(qid)} (question '{qid}', {row.source}: line {row.line})",
             )
         answer = raw.strip().upper()
         if answer in LETTERS[:n_options] and answer:
@@ -336,15 +332,7 @@ class RowMapper:
             for name in template_fields(self.id_template):
                 if name in row.nested or name in row.nonfinite:
                     self.text(row, name, "id_template")
-            values = {**row.values, "file_stem": Path(row.source).stem}
-            try:
-                qid = self.id_template.format_map(values).strip()
-            except (KeyError, ValueError, IndexError, AttributeError) as exc:
-                raise UserError(
-                    f"{where}: dataset.id_template '{self.id_template}' cannot be filled ({exc})"
-                ) from None
-            if not qid:
-                raise UserError(f"{where}: dataset.id_template '{self.id_template}' gives an empty id")
+            qid = fill_id(self.id_template, row.values, row.source, where)
         else:
             qid = self.get(row, "id").strip()
             if not qid:
