@@ -140,7 +140,7 @@ def test_options_as_an_object_keyed_by_letter(tmp_path: Path) -> None:
 def test_nan_and_infinity_are_refused_with_the_row_and_key(tmp_path: Path, row: dict, message: str) -> None:
     path = write(tmp_path, "a.jsonl", json.dumps(row))  # json.dumps writes NaN / Infinity, as a user's would
     with pytest.raises(UserError, match=message):
-        load_dataset(config(path, columns={**COLUMNS, "year": "ano"}))
+        load_dataset(config(path, columns={**COLUMNS, **({"year": "ano"} if "ano" in row else {})}))
 
 
 @pytest.mark.parametrize(

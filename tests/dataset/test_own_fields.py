@@ -59,7 +59,7 @@ def test_a_year_from_the_file_name(tmp_path: Path) -> None:
     ("changes", "message"),
     [
         ({"filters": {"area": ["tributario"]}}, "values present: civil, constitucional, penal"),
-        ({"filters": {"banca": ["FGV"]}}, "no question has a field 'banca'"),
+        ({"filters": {"banca": ["FGV"]}}, "no field or column 'banca' in the data"),
         ({"field_patterns": {"year": r"prova (\d)$x"}}, "does not match dataset.field_patterns.year"),
     ],
 )

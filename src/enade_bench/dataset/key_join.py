@@ -204,7 +204,7 @@ def finish_join(
     missing: list[Unanswered],
     skip_missing: bool,
     loaded: list[str],
-    unfilled: list[UserError] = (),  # type: ignore[assignment]
+    unfilled: list[UserError],
 ) -> KeyJoin:
     """Check the join once every question row is read (module docstring), first cause first.
 

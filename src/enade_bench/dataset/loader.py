@@ -305,6 +305,8 @@ def load_dataset(
             if problems and not collect:  # an earlier row failed first
                 raise problems[0][1] from None
             raise
+        if read:
+            mapper.check_mapped(read[0].source, {name for row in read for name in row.values})
         problems = sorted(problems + _count_problems(loaded, mapper), key=lambda p: p[0])
         if problems and not collect:
             raise problems[0][1]

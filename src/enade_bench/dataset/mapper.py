@@ -8,6 +8,7 @@ and turns one row into a :class:`~enade_bench.dataset.schema.Question`, or raise
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -88,6 +89,17 @@ def _one_column_per_option(mapping: dict[str, str]) -> None:
         seen[column] = letter
 
 
+def closest(missing: list[str], columns: set[str]) -> str:
+    """``; closest to 'x': 'y'`` for each quoted missing name that has a near column name."""
+    hints = []
+    for entry in dict.fromkeys(missing):
+        name = entry.split("'")[1]
+        near = difflib.get_close_matches(name, sorted(columns), n=3, cutoff=0.6)
+        if near:
+            hints.append(f"closest to '{name}': {', '.join(repr(n) for n in near)}")
+    return f"; {'; '.join(hints)}" if hints else ""
+
+
 class RowMapper:
     """Applies the column mapping of one config to rows of one file."""
 
@@ -102,6 +114,8 @@ class RowMapper:
         self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
         self.mapping = dict(preset.columns)
         self.mapping.update(cfg.columns or {})
+        #: The columns the config itself maps (each must be in the file, optional fields included).
+        self.user_columns = dict(cfg.columns or {})
         unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS) - {OPTIONS}
         if unknown:
             raise UserError(
@@ -172,8 +186,8 @@ class RowMapper:
             ]
         if missing:
             raise UserError(
-                f"{row.source}: missing column(s) {', '.join(missing)}; "
-                f"columns present: {', '.join(sorted(columns))}"
+                f"{row.source}: missing column(s) {', '.join(dict.fromkeys(missing))}; "
+                f"columns present: {', '.join(sorted(columns))}{closest(missing, columns)}"
             )
         if self.preset.name == "canonical" and not self.own_fields:  # a generic exam: only its own fields
             self.absent = {
@@ -181,6 +195,23 @@ class RowMapper:
                 for name, column in self.field_sources()
                 if column is not None and column not in columns and name not in self.constants
             }
+
+    def check_mapped(self, source: str, columns: set[str]) -> None:
+        """Every column ``dataset.columns`` maps is in the file (``columns``: the names its rows hold).
+
+        An optional field mapped to a column the file lacks (``has_image: has_imagez``) would
+        otherwise read as empty in every row: the image filter off without a word.
+        """
+        missing = [
+            f"'{column}' (dataset.columns.{name})"
+            for name, column in self.user_columns.items()
+            if column not in columns and name not in self.constants and not (name == "id" and self.id_template)
+        ]
+        if missing:
+            raise UserError(
+                f"{source}: missing column(s) {', '.join(missing)}; no row holds them; "
+                f"columns present: {', '.join(sorted(columns))}{closest(missing, columns)}"
+            )
 
     def field_sources(self) -> list[tuple[str, str | None]]:
         """Each grouping field with the column it is read from (``None``: the file name or a constant).
