@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class UserError(Exception):
     """Bad input from the user (config, data file, command line).
@@ -19,3 +22,14 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+def closest(names: Iterable[str], candidates: Iterable[str]) -> str:
+    """``; closest to 'x': 'y', 'z'`` for each of ``names`` with near ``candidates`` (``""``: none)."""
+    pool = sorted(set(candidates))
+    hints = []
+    for name in dict.fromkeys(names):
+        near = difflib.get_close_matches(name, pool, n=3, cutoff=0.6)
+        if near:
+            hints.append(f"closest to '{name}': {', '.join(repr(n) for n in near)}")
+    return f"; {'; '.join(hints)}" if hints else ""

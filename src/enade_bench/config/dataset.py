@@ -136,6 +136,14 @@ class DatasetConfig(StrictModel):
         description="canonical field -> column in the file (overrides the preset); options -> a column "
         "holding the options as a JSON list (read as A, B, C…)",
     )
+    stem: str | list[str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a stem composed from several columns: a list of parts, each a column name or a "
+        "template ('Imagem: {image_description}'), or one template with parts separated by blank "
+        "lines; parts joined with a blank line, a part whose columns are empty left out, e.g. "
+        "[context, question] (instead of columns.stem)",
+    )
     id_template: str | None = Field(
         default=None, description="build the id from columns, e.g. '{year}_{test}_{question_number}'"
     )

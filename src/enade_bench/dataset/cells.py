@@ -3,6 +3,7 @@
 * Options in one cell (``dataset.columns.options``): a JSON list read as A, B, C…, or
   a JSON object keyed by letter (``{"A": "…", "B": "…"}``; keys such as ``a``, ``(A)``
   or ``A)`` too), in a JSON file or as JSON text in a CSV cell.
+* A boolean (``has_image``: true/false, 1/0, sim/não) and a whole number (``year``).
 * An annulled item's answer: the config's ``annulled_answers`` and the common forms
   (:data:`COMMON_ANNULLED`), compared without case, accents, surrounding space,
   brackets or a final full stop (``ANULADA``, ``Anulado``, ``(anulada)``, ``Annulled.``); a
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from typing import Any
@@ -81,3 +83,40 @@ def options_from_cell(cell: Any, where: str) -> list[str]:
         if isinstance(option, list | dict | bool) or is_nonfinite(option):
             raise UserError(f"{where}: option {LETTERS[i]} is {json.dumps(option)[:30]}, expected a text")
     return ["" if o is None else cell_text(o).strip() for o in cell]
+
+
+_TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
+_FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
+
+
+def as_bool(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
+
+
+#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
+YEARS = range(1900, 2101)
+
+
+def whole_number(name: str, text: str, where: str) -> int | None:
+    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
+
+    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
+    :data:`YEARS` is an error naming the cell, never silently rounded.
+    """
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise UserError(f"{where}: {name} '{text}' is not an integer")
+    number = int(value)
+    if name == "year" and number not in YEARS:
+        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
+    return number

@@ -7,11 +7,9 @@ typo (``Medicina`` for ``Medicine``) never becomes an empty run.
 
 from __future__ import annotations
 
-import difflib
-
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.schema import FieldValue, Question
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, closest
 
 __all__ = ["apply_filters", "field_value", "known_fields"]
 
@@ -35,11 +33,9 @@ def apply_filters(questions: list[Question], cfg: DatasetConfig, counts: dict[st
     known = known_fields(questions)
     for name in cfg.filters or {}:
         if questions and name not in known:
-            near = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
             raise UserError(
-                f"dataset.filters.{name}: no field or column '{name}' in the data"
-                + (f"; closest: {', '.join(repr(n) for n in near)}" if near else "")
-                + f" (fields and columns: {', '.join(known)})"
+                f"dataset.filters.{name}: no field or column '{name}' in the data{closest([name], known)} "
+                f"(fields and columns: {', '.join(known)})"
             )
     for name, wanted in (cfg.filters or {}).items():
         questions = _filter_on(questions, name, wanted, counts)

@@ -8,59 +8,28 @@ and turns one row into a :class:`~enade_bench.dataset.schema.Question`, or raise
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 import re
 from pathlib import Path
 
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset.answer_key import AnswerKey
-from enade_bench.dataset.cells import annulled_markers, marker, options_from_cell
+from enade_bench.dataset.cells import (
+    YEARS,
+    annulled_markers,
+    as_bool,
+    marker,
+    options_from_cell,
+    whole_number,
+)
 from enade_bench.dataset.ids import fill_id, template_fields
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow
+from enade_bench.dataset.stem import StemTemplate
 from enade_bench.dataset.strip import Stripper
-from enade_bench.errors import UserError
-
-_TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}
-_FALSE = {"false", "0", "no", "não", "nao", "n", "f", "falso", ""}
-
-
-def _bool(value: str, where: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise UserError(f"{where}: '{value}' is not a boolean (expected true/false, 1/0, sim/não)")
-
-
-#: The years an exam may carry (a cell outside is a misread: ``2.019``, ``20190``).
-YEARS = range(1900, 2101)
-
-
-def whole_number(name: str, text: str, where: str) -> int | None:
-    """A whole-number cell (``2019``, or ``2019.0`` as spreadsheets write it); empty: ``None``.
-
-    A fraction (``2.019``), an infinity or NaN, and for ``year`` a value outside
-    :data:`YEARS` is an error naming the cell, never silently rounded.
-    """
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise UserError(f"{where}: {name} '{text}' is not an integer") from None
-    if not math.isfinite(value) or not value.is_integer():
-        raise UserError(f"{where}: {name} '{text}' is not an integer")
-    number = int(value)
-    if name == "year" and number not in YEARS:
-        raise UserError(f"{where}: year '{text}' is not a year between {YEARS[0]} and {YEARS[-1]}")
-    return number
-
+from enade_bench.errors import UserError, closest
 
 #: The ``dataset.columns`` key of a column holding the options as a JSON list (A, B, C… in order).
 OPTIONS = "options"
@@ -89,15 +58,12 @@ def _one_column_per_option(mapping: dict[str, str]) -> None:
         seen[column] = letter
 
 
-def closest(missing: list[str], columns: set[str]) -> str:
-    """``; closest to 'x': 'y'`` for each quoted missing name that has a near column name."""
-    hints = []
-    for entry in dict.fromkeys(missing):
-        name = entry.split("'")[1]
-        near = difflib.get_close_matches(name, sorted(columns), n=3, cutoff=0.6)
-        if near:
-            hints.append(f"closest to '{name}': {', '.join(repr(n) for n in near)}")
-    return f"; {'; '.join(hints)}" if hints else ""
+__all__ = ["YEARS", "MissingAnswer", "RowMapper", "whole_number"]
+
+
+def _quoted(entries: list[str]) -> list[str]:
+    """The names quoted in ``'name' (for …)`` entries."""
+    return [entry.split("'")[1] for entry in entries]
 
 
 class RowMapper:
@@ -116,6 +82,15 @@ class RowMapper:
         self.mapping.update(cfg.columns or {})
         #: The columns the config itself maps (each must be in the file, optional fields included).
         self.user_columns = dict(cfg.columns or {})
+        #: ``dataset.stem``: the stem composed from several columns (``None``: the stem column).
+        self.stem = None if cfg.stem is None else StemTemplate(cfg.stem)
+        if self.stem is not None:
+            if "stem" in self.user_columns:
+                raise UserError(
+                    f"dataset.stem composes the stem from {self.stem.columns} and dataset.columns maps stem "
+                    f"to '{self.user_columns['stem']}'; remove one of the two"
+                )
+            self.mapping["stem"] = self.stem.columns[0]
         unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS) - {OPTIONS}
         if unknown:
             raise UserError(
@@ -187,7 +162,7 @@ class RowMapper:
         if missing:
             raise UserError(
                 f"{row.source}: missing column(s) {', '.join(dict.fromkeys(missing))}; "
-                f"columns present: {', '.join(sorted(columns))}{closest(missing, columns)}"
+                f"columns present: {', '.join(sorted(columns))}{closest(_quoted(missing), columns)}"
             )
         if self.preset.name == "canonical" and not self.own_fields:  # a generic exam: only its own fields
             self.absent = {
@@ -205,12 +180,16 @@ class RowMapper:
         missing = [
             f"'{column}' (dataset.columns.{name})"
             for name, column in self.user_columns.items()
-            if column not in columns and name not in self.constants and not (name == "id" and self.id_template)
+            if column not in columns
+            and name not in self.constants
+            and not (name == "id" and self.id_template)
         ]
+        stem_columns = self.stem.columns if self.stem else []
+        missing += [f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns]
         if missing:
             raise UserError(
                 f"{source}: missing column(s) {', '.join(missing)}; no row holds them; "
-                f"columns present: {', '.join(sorted(columns))}{closest(missing, columns)}"
+                f"columns present: {', '.join(sorted(columns))}{closest(_quoted(missing), columns)}"
             )
 
     def field_sources(self) -> list[tuple[str, str | None]]:
@@ -368,7 +347,10 @@ class RowMapper:
             qid = self.get(row, "id").strip()
             if not qid:
                 raise UserError(f"{col('id')}: empty question id")
-        stem = self.get(row, "stem").strip()
+        if self.stem is None:
+            stem = self.get(row, "stem").strip()
+        else:
+            stem = self.stem.render(lambda name: self.text(row, name, "stem"))
         if not stem:
             raise UserError(f"{col('stem')}: empty stem")
         if self.inline:
@@ -396,6 +378,7 @@ class RowMapper:
             "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
         )
         used = {self.mapping.get(n) for n in CANONICAL_FIELDS} | {self.options_column}
+        used |= set(self.stem.columns if self.stem else ())
         extra = tuple((k, v) for k, v in row.values.items() if k not in used)
         canonical = {
             "course": self.get(row, "course").strip(),
@@ -412,8 +395,8 @@ class RowMapper:
             year=year,
             course=canonical["course"],
             component=canonical["component"],
-            has_image=_bool(self.get(row, "has_image"), col("has_image")),
-            cannot_fix=_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
+            has_image=as_bool(self.get(row, "has_image"), col("has_image")),
+            cannot_fix=as_bool(self.get(row, "cannot_fix"), col("cannot_fix")),
             extra=(*extra, ("source_file", Path(row.source).name)),
             fields=fields,
             cluster=self.get(row, "cluster").strip(),
