@@ -98,6 +98,11 @@ def validate(
     print_strata(exp)
     warnings = [str(w) for w in exp.dataset.warnings]
     print_warnings(warnings, strict)
+    if exp.dataset.set_aside:
+        print(
+            f"exam-file lint: {len(exp.dataset.set_aside)} more finding(s) on questions read but left out "
+            "(filters, dataset.exclude, stem_in_option, a sample) or repaired: not problems"
+        )
     problems = report.problems + ([f"lint: {w}" for w in warnings] if strict else [])
     if problems:
         for problem in problems:

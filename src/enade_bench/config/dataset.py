@@ -185,6 +185,19 @@ class DatasetConfig(StrictModel):
         description="a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
         "image: filter_images drops it (counted as has_image)",
     )
+    exclude: list[str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="ids of questions left out (counted as excluded), e.g. rows the lint flags that "
+        "cannot be fixed in the file; an id the data lacks is an error",
+    )
+    stem_in_option: Literal["warn", "repair", "drop"] = Field(
+        default="warn",
+        exclude_if=lambda v: v == "warn",  # absent from the dump: earlier runs' resume fingerprints hold
+        description="questions whose stem the lint finds cut into option A: warn (the default), repair "
+        "(option A's text up to its '?' or ':' moved back into the stem; left out where it holds none) "
+        "or drop (left out); counted",
+    )
     fields: list[str] | dict[str, str] | None = Field(
         default=None,
         description="the exam's own grouping fields, replacing the benchmark's (ENADE: year, course, "

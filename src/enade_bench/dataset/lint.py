@@ -28,6 +28,8 @@ questions of a dataset (pure: no I/O, linear in the text) and returns one
     points at an image the model cannot see.  ``dataset.image_markers: true`` marks such
     questions as depending on an image, so ``filter_images`` drops them (counted as
     ``removed_has_image``) whatever the file's shape.
+``missing_context``, ``short_stem``, ``image_reference`` and the cut forms of ``stem_in_option``
+    What a question points at but does not hold: :mod:`enade_bench.dataset.lint_context`.
 ``duplicate_stem``
     Two questions with the same stem (whitespace and case ignored), at least
     :data:`MIN_STEM` characters long: the same question twice, or items on one text whose
@@ -42,10 +44,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from enade_bench.dataset.lint_context import context_checks, image_reference
 from enade_bench.dataset.schema import LETTERS, Question
 
 __all__ = ["LintWarning", "has_image_marker", "lint"]
@@ -88,8 +91,11 @@ class LintWarning:
 
 
 def has_image_marker(question: Question) -> bool:
-    """Whether the stem or an option holds an image or placeholder marker."""
-    return any(IMAGE_MARKER.search(text) for text in (question.stem, *question.options))
+    """Whether the stem or an option holds an image or placeholder marker, or the stem names an image
+    without brackets (``a figura abaixo``: :func:`~enade_bench.dataset.lint_context.image_reference`)."""
+    return any(IMAGE_MARKER.search(text) for text in (question.stem, *question.options)) or bool(
+        image_reference(question.stem)
+    )
 
 
 def _excerpt(text: str, limit: int = 60) -> str:
@@ -105,6 +111,7 @@ def _texts(q: Question) -> list[tuple[str, str]]:
 def _repeated_tails(questions: Sequence[Question]) -> list[LintWarning]:
     need = max(MIN_REPEATS, round(MIN_SHARE * len(questions)))
     order = {q.id: i for i, q in enumerate(questions)}
+    by_id = {q.id: q for q in questions}
     seen: dict[str, set[str]] = defaultdict(set)  # tail -> question ids
     before: dict[str, list[str]] = defaultdict(list)  # tail -> the text before it, per occurrence
     places: dict[tuple[str, str], str] = {}
@@ -137,16 +144,39 @@ def _repeated_tails(questions: Sequence[Question]) -> list[LintWarning]:
         if any(k.endswith(tail) and len(seen[k]) >= 0.8 * len(ids) for k in kept):
             continue
         kept.append(tail)
-        out += [
-            LintWarning(
-                "repeated_tail",
-                qid,
-                f"{places[(tail, qid)]} ends with '{_excerpt(tail)}', as do texts of {len(ids)} questions "
-                "(a page footer or header? dataset.strip removes it)",
+        for qid in sorted(ids, key=order.__getitem__):
+            written = _as_written(dict(_texts(by_id[qid]))[places[(tail, qid)]], tail)
+            exact = "" if written == tail else f" (as written: '{written}')"
+            out.append(
+                LintWarning(
+                    "repeated_tail",
+                    qid,
+                    f"{places[(tail, qid)]} ends with '{_excerpt(tail)}'{exact}, as do texts of {len(ids)} "
+                    f"questions (a page footer or header? dataset.strip: ['{_excerpt(tail)}'] removes it, "
+                    "whatever the white space between its words)",
+                )
             )
-            for qid in sorted(ids, key=order.__getitem__)
-        ]
     return out
+
+
+def _as_written(text: str, tail: str) -> str:
+    """``tail`` as it ends ``text``, its white space made visible (``␣×8`` for 8 spaces, ``⏎``, ``⇥``)."""
+    found = re.search(r"\s+".join(map(re.escape, tail.split())) + r"\s*$", text)
+    if found is None:
+        return tail
+    return _VISIBLE.sub(_visible, found.group().rstrip())
+
+
+_VISIBLE = re.compile(r"\s+")
+
+
+def _visible(run: re.Match[str]) -> str:
+    space = run.group()
+    if space == " ":
+        return " "
+    if set(space) == {" "}:
+        return f"␣×{len(space)}"
+    return "".join({"\n": "⏎", "\t": "⇥", " ": "␣"}.get(c, "␣") for c in space)
 
 
 def _lengths(q: Question) -> list[LintWarning]:
@@ -233,13 +263,23 @@ def _duplicates(questions: Sequence[Question]) -> list[LintWarning]:
     return out
 
 
-def lint(questions: Sequence[Question]) -> list[LintWarning]:
-    """Every finding of the checks in the module docstring, by question (file order), then check."""
+def lint(questions: Sequence[Question], without_context: Collection[str] = ()) -> list[LintWarning]:
+    """Every finding of the checks in the module docstring, by question (file order), then check.
+
+    ``without_context``: ids of rows whose composed stem (``dataset.stem``) has an empty context.
+    """
     per_question = [w for q in questions for w in (*_lengths(q), *_residue(q), *_markers(q))]
     found = per_question + _repeated_tails(questions) + _duplicates(questions)
+    flagged = {(w.check, w.qid) for w in found}
+    found += [
+        LintWarning(check, qid, message)
+        for check, qid, message in context_checks(questions, without_context)
+        if (check, qid) not in flagged  # one stem_in_option warning a question, and one about its image
+        and not (check == "image_reference" and ("image_marker", qid) in flagged)
+    ]
     order = {q.id: i for i, q in enumerate(questions)}
     checks = ["repeated_tail", "stem_in_option", "long_option", "numeric_residue", "image_marker",
-              "duplicate_stem"]  # fmt: skip
+              "image_reference", "missing_context", "short_stem", "duplicate_stem"]  # fmt: skip
     return sorted(found, key=lambda w: (order.get(w.qid, -1), checks.index(w.check)))
 
 

@@ -25,6 +25,7 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.answer_key import AnswerKey, load_answer_key
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
+from enade_bench.dataset.fixes import apply_fixes
 from enade_bench.dataset.ids import fill_id, template_fields
 from enade_bench.dataset.inline_options import usual_count
 from enade_bench.dataset.key_join import KeyJoin, Unanswered, finish_join
@@ -62,8 +63,10 @@ class LoadedDataset:
     sources: list[dict[str, str]] = field(default_factory=list)
     #: Rows skipped with ``skip_invalid: true``, each with the reason.
     invalid: list[str] = field(default_factory=list)
-    #: What :func:`~enade_bench.dataset.lint.lint` found in the questions read (before the filters).
+    #: What :func:`~enade_bench.dataset.lint.lint` found in the questions that reach the model.
     warnings: list[LintWarning] = field(default_factory=list)
+    #: What it found in questions read but left out (filters, ``exclude``, a sample) or repaired.
+    set_aside: list[LintWarning] = field(default_factory=list)
     #: The join with ``dataset.answer_key`` (``None``: the answers come from a column).
     key_join: KeyJoin | None = None
 
@@ -326,15 +329,23 @@ def load_dataset(
         ]
         counts["removed_invalid"] += len(join.missing)
         sources.append(key.source)
-    warnings = lint(questions)
+    warnings = lint(questions, mapper.without_context)
     if mapper.strip:
         counts["stripped"] = mapper.strip.changed
     if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it
         questions = [replace(q, has_image=True) if has_image_marker(q) else q for q in questions]
-    questions = apply_filters(questions, cfg, counts)
+    before = {q.id: q for q in questions}
+    questions = apply_filters(apply_fixes(questions, cfg, warnings, counts), cfg, counts)
     if cfg.sample is not None and questions:
         questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
+    # the lint's findings are problems only on questions that reach the model, and not once repaired
+    repaired = {q.id for q in questions if q.stem != before[q.id].stem}
+    reach = {q.id for q in questions}
+
+    def counted(w: LintWarning) -> bool:
+        return w.qid in reach and not (w.check == "stem_in_option" and w.qid in repaired)
+
     if not questions:
         raise NoQuestionLeft(cfg.path, counts, invalid)
     return LoadedDataset(
@@ -342,6 +353,7 @@ def load_dataset(
         counts=counts,
         sources=sources,
         invalid=invalid,
-        warnings=warnings,
+        warnings=[w for w in warnings if counted(w)],
+        set_aside=[w for w in warnings if not counted(w)],
         key_join=key_join,
     )

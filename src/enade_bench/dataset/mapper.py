@@ -82,6 +82,8 @@ class RowMapper:
         self.mapping.update(cfg.columns or {})
         #: The columns the config itself maps (each must be in the file, optional fields included).
         self.user_columns = dict(cfg.columns or {})
+        #: Ids of the rows whose composed stem has an empty context (for the lint).
+        self.without_context: set[str] = set()
         #: ``dataset.stem``: the stem composed from several columns (``None``: the stem column).
         self.stem = None if cfg.stem is None else StemTemplate(cfg.stem)
         if self.stem is not None:
@@ -351,6 +353,8 @@ class RowMapper:
             stem = self.get(row, "stem").strip()
         else:
             stem = self.stem.render(lambda name: self.text(row, name, "stem"))
+            if self.stem.context_empty(lambda name: self.text(row, name, "stem")):
+                self.without_context.add(qid)
         if not stem:
             raise UserError(f"{col('stem')}: empty stem")
         if self.inline:

@@ -7,7 +7,8 @@ text or figure caption the item is about), a ``question`` and an ``image_descrip
 * a list of parts, each a column name (``context``) or a template (``'Imagem: {image_description}'``);
 * or one template whose parts are separated by blank lines (``"{context}\\n\\n{question}"``).
 
-Parts are joined with a blank line.  A part whose columns are all empty in a row is left
+Parts are joined with a blank line.  The first of two or more parts is the row's context:
+the lint (:mod:`~enade_bench.dataset.lint_context`) looks for stems that point at it when it is empty.  A part whose columns are all empty in a row is left
 out (so an empty ``context`` leaves no stray blank line, and a label such as ``Imagem:``
 is not printed alone).  Pure: no I/O.
 """
@@ -51,6 +52,10 @@ class StemTemplate:
                     f"dataset.stem: part '{part}' names no column (write a column name, or {{column}} inside a text)"
                 )
             self.columns += [n for n in names if n not in self.columns]
+
+    def context_empty(self, cell: Callable[[str], str]) -> bool:
+        """Whether the first of two or more parts (the context) is empty in a row (for the lint)."""
+        return len(self.parts) > 1 and not any(cell(name).strip() for name in _fields(self.parts[0]))
 
     def render(self, cell: Callable[[str], str]) -> str:
         """The stem of one row; ``cell(name)`` gives a column's text."""
