@@ -98,3 +98,17 @@ def test_the_lint_flags_missing_context_and_nothing_that_holds_its_text(
     flagged = {(line.split("'")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in capsys.readouterr().out.splitlines()
                if line.startswith("warning: question")}  # fmt: skip
     assert flagged == {("2025_2", "short_stem"), ("2025_4", "image_reference"), ("2025_7", "missing_context")}
+
+
+def test_rows_left_out_before_scoring_are_linted_but_not_counted(tmp_path: Path) -> None:
+    rows = _stems(8)
+    for row in rows:
+        row["opcoes"] = [*row["opcoes"][:3], f"Alta hospitalar número {row['n']}. {FOOTER}"]  # type: ignore[index]
+    for row in rows[:3]:
+        row["gabarito"] = "anulada"  # annulled: left out before scoring, still read by the lint
+    raw = yaml.safe_load(_exam(tmp_path, rows).read_text(encoding="utf-8"))["dataset"]
+    loaded = load_dataset(DatasetConfig.model_validate(raw), tmp_path)
+    assert loaded.counts["removed_annulled"] == 3
+    assert sorted(w.qid for w in loaded.warnings if w.check == "repeated_tail") == ["4", "5", "6", "7", "8"]
+    assert sorted(w.qid for w in loaded.set_aside) == ["1", "2", "3"]
+    assert "as do texts of 8 questions" in loaded.warnings[0].message

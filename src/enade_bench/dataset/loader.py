@@ -271,6 +271,7 @@ def load_dataset(
     counts = {"loaded": 0, "removed_annulled": 0, "removed_invalid": 0}
     invalid: list[str] = []
     join = _Join()  # what the key join needs from the rows
+    unscored: list[Question | None] = []  # rows left out before scoring: linted, never counted
     collect = cfg.skip_invalid or _LISTING.get()  # rows that fail: listed (not raised)
     blank_as = "error" if cfg.answer_key is None else cfg.answer_key.blank
     for rows in row_groups:
@@ -288,9 +289,11 @@ def load_dataset(
                     _join_row(row, mapper, key, join)
                 if mapper.is_annulled(row):
                     counts["removed_annulled"] += 1
+                    unscored.append(mapper.unscored(row))
                     continue
                 if key is not None and key.blank and (blank := _blank_in_key(row, mapper, key, blank_as)):
                     counts[blank] = counts.get(blank, 0) + 1
+                    unscored.append(mapper.unscored(row))
                     continue
                 try:
                     question = mapper.to_question(row)
@@ -329,7 +332,7 @@ def load_dataset(
         ]
         counts["removed_invalid"] += len(join.missing)
         sources.append(key.source)
-    warnings = lint(questions, mapper.without_context)
+    warnings = lint([*questions, *(q for q in unscored if q is not None)], mapper.without_context)
     if mapper.strip:
         counts["stripped"] = mapper.strip.changed
     if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it

@@ -334,7 +334,18 @@ class RowMapper:
             f"({LETTERS[0]}–{LETTERS[n_options - 1]}){hint}"
         )
 
-    def to_question(self, row: RawRow) -> Question:
+    def unscored(self, row: RawRow) -> Question | None:
+        """A row left out before scoring (annulled, blank in the key) as a question without an answer,
+        for the lint (``None`` when it cannot be read); the strip count is left as it was."""
+        changed = self.strip.changed
+        try:
+            return self.to_question(row, answered=False)
+        except UserError:
+            return None
+        finally:
+            self.strip.changed = changed
+
+    def to_question(self, row: RawRow, answered: bool = True) -> Question:
         where = f"{row.source}: line {row.line}"
 
         def col(name: str) -> str:
@@ -377,7 +388,7 @@ class RowMapper:
         gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
         if gaps:
             raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
-        answer = self.answer(row, qid, n_options, col("answer"))
+        answer = self.answer(row, qid, n_options, col("answer")) if answered else ""
         year = whole_number(
             "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
         )
