@@ -59,4 +59,6 @@ def test_a_filter_on_a_field_no_row_has_is_an_error(
 ) -> None:
     assert main(["validate", str(_config(tmp_path, ".csv", filters={"aera": ["clinica"]}))]) == 2
     err = capsys.readouterr().err
-    assert "error: dataset.filters.aera: no field or column 'aera' in the data; closest to 'aera': 'area'" in err
+    assert (
+        "error: dataset.filters.aera: no field or column 'aera' in the data; closest to 'aera': 'area'" in err
+    )
