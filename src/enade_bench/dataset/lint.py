@@ -103,6 +103,11 @@ def _excerpt(text: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _exclude(qid: str) -> str:
+    """The config fix of a row that only an edit can repair."""
+    return f"; fix the row, or leave it out with dataset.exclude: ['{qid}']"
+
+
 def _texts(q: Question) -> list[tuple[str, str]]:
     """(where, text) of a question's stem and options."""
     return [("stem", q.stem), *((f"option {LETTERS[i]}", o) for i, o in enumerate(q.options))]
@@ -191,7 +196,9 @@ def _lengths(q: Question) -> list[LintWarning]:
                     "stem_in_option",
                     q.id,
                     f"stem of {len(q.stem)} characters, option A of {size} (the others at most {others}): "
-                    f"the stem cut into option A? option A reads '{_excerpt(q.options[0])}'",
+                    f"the stem cut into option A? option A reads '{_excerpt(q.options[0])}'; "
+                    "dataset.stem_in_option: repair moves its text up to a '?' or ':' back into the stem, "
+                    "drop leaves the question out",
                 )
             )
         elif ratio_long or size > HUGE_OPTION:
@@ -200,7 +207,7 @@ def _lengths(q: Question) -> list[LintWarning]:
                     "long_option",
                     q.id,
                     f"option {LETTERS[i]} has {size} characters, the others at most {others}: "
-                    f"'{_excerpt(q.options[i])}'",
+                    f"'{_excerpt(q.options[i])}'{_exclude(q.id)}",
                 )
             )
     return out
@@ -220,12 +227,12 @@ def _residue(q: Question) -> list[LintWarning]:
             if _steps_equal(run) or len(run.split()) >= NUMBER_RUN:
                 out.append(LintWarning("numeric_residue", q.id,
                                        f"{where} holds the numbers '{_excerpt(run)}' (a chart or table "
-                                       "flattened into text?)"))  # fmt: skip
+                                       f"flattened into text?){_exclude(q.id)}"))  # fmt: skip
                 break
         if where != "stem" and _PAGE_NUMBER.search(text):
             out.append(LintWarning("numeric_residue", q.id,
                                    f"{where} ends with a number after its last sentence: "
-                                   f"'…{text[-30:]}' (a page number?)"))  # fmt: skip
+                                   f"'…{text[-30:]}' (a page number? dataset.strip removes it){_exclude(q.id)}"))  # fmt: skip
     return out
 
 
@@ -257,7 +264,8 @@ def _duplicates(questions: Sequence[Question]) -> list[LintWarning]:
             other = first[stem]
             same = "and the same options: the same question twice?" if other.options == q.options else (
                 "with other options: did the stem lose what tells them apart?")  # fmt: skip
-            out.append(LintWarning("duplicate_stem", q.id, f"the same stem as question '{other.id}', {same}"))
+            out.append(LintWarning("duplicate_stem", q.id,
+                                   f"the same stem as question '{other.id}', {same}{_exclude(q.id)}"))  # fmt: skip
         else:
             first[stem] = q
     return out
