@@ -131,3 +131,22 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
     assert (
         first["error"] == "HTTP 500 (server_error): The server had an error" and first["prediction"] is None
     )
+
+
+def test_a_batch_id_holding_a_piece_of_the_key_is_stored_as_it_is_and_collected(tmp_path: Path) -> None:
+    """Issue 51: a batch id is sent back to fetch the batch; withheld, it would 404 every time."""
+    fake = OpenAIBatchFake("/v1")
+    fake.job_prefix = "batch_" + FAKE_KEY[8:28] + "_"  # 20 characters of the key in the provider's id
+    with FakeServer(fake) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
+                                      "model": "gpt-4o-mini"})  # fmt: skip
+        run = ["--strategy", "S1", "--limit", "2", "--quiet"]
+        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
+        manifest = json.loads((tmp_path / "out" / "api_test_batch_manifest.json").read_text(encoding="utf-8"))
+        assert [job["id"] for job in manifest["jobs"]] == [fake.job_prefix + "0"]
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # collected (the demo's first is refused)
+    records = json.loads((tmp_path / "out" / "api_test_S1_results.json").read_text(encoding="utf-8"))[
+        "records"
+    ]
+    assert [r["prediction"] is not None for r in records] == [False, True]

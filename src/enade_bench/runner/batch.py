@@ -31,6 +31,7 @@ from enade_bench.backends.api.batch_clients import BatchClient, BatchResult, Job
 from enade_bench.backends.api.resilience import PermanentFailure
 from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
+from enade_bench.masking import keep_identifiers
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
@@ -116,6 +117,9 @@ class _Manifest:
         return cls(path, data)
 
     def save(self) -> None:
+        # the job and request ids are sent back to the provider: written as they are, never
+        # withheld (a provider's id may happen to hold a fragment of a secret)
+        keep_identifiers(i for job in self.data.jobs for i in (job.id, *job.request_ids))
         atomic_write_text(self.path, dump_json(self.data.model_dump(mode="json")))
 
 
