@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
+from enade_bench.regular_file import read_text
 
 
 def cache_root() -> Path:
@@ -29,7 +30,7 @@ def file_sha256(path: Path) -> str:
     stat = path.stat()
     key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
     memo = cache_root() / "hashes" / key
-    if memo.exists() and len(known := memo.read_text().strip()) == 64:
+    if memo.exists() and len(known := read_text(memo).strip()) == 64:
         return known
     value = stream_sha256(path)
     memo.parent.mkdir(parents=True, exist_ok=True)

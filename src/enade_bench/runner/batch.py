@@ -33,6 +33,7 @@ from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
 from enade_bench.masking import keep_identifiers
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.regular_file import read_text
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json
@@ -103,7 +104,7 @@ class _Manifest:
                 path, BatchManifest(experiment=exp.config.name, provider=api.provider, model=api.model)
             )
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except OSError as exc:
             raise UserError(f"{path}: unreadable batch manifest ({exc})") from None
         try:
