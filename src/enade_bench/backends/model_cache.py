@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -73,12 +74,19 @@ def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> No
 
     The entry gets the permissions a folder made with ``mkdir`` would (``drwxr-xr-x`` under
     umask ``022``, group-writable under ``002``), not ``mkdtemp``'s ``drwx------``: a cache
-    shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.
+    shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.  A
+    umask that hides the entry from a group the cache's folder is open to (``077``) is said
+    in one ``warning:`` line.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
+    mask = _umask()
+    if mask & 0o050 == 0o050 and os.stat(target.parent).st_mode & 0o050:
+        print(f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "
+              "its group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)",
+              file=sys.stderr)  # fmt: skip
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~mask)
         save(tmp)
         if target.exists():
             shutil.rmtree(target)
