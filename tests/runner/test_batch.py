@@ -150,3 +150,33 @@ def test_a_batch_id_holding_a_piece_of_the_key_is_stored_as_it_is_and_collected(
         "records"
     ]
     assert [r["prediction"] is not None for r in records] == [False, True]
+
+
+class _EchoingBatch(OpenAIBatchFake):
+    """Every batch answer ends with the key (a proxy that echoes the request's header)."""
+
+    @staticmethod
+    def _chat(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        status, payload = OpenAIBatchFake._chat(body)
+        if status == 200:
+            payload["choices"][0]["message"]["content"] += f" (auth: Bearer {FAKE_KEY})"
+        return status, payload
+
+
+def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Path) -> None:
+    """Issue 51: the manifest keeps the answer with the key masked, so it is still scored."""
+    fake = _EchoingBatch("/v1")
+    with FakeServer(fake) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
+                                      "model": "gpt-4o-mini"})  # fmt: skip
+        run = ["--strategy", "S1", "--limit", "3", "--quiet"]
+        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # the demo's first is refused
+    out = tmp_path / "out"
+    records = json.loads((out / "api_test_S1_results.json").read_text(encoding="utf-8"))["records"]
+    answered = [r for r in records if not r["error"]]
+    assert len(answered) == 2 and all(r["prediction"] is not None for r in answered)
+    assert all(r["raw_output"].endswith("(auth: Bearer ***)") and r["extra"]["withheld"] for r in answered)
+    for path in out.iterdir():
+        assert FAKE_KEY[10:22] not in path.read_text(encoding="utf-8"), path
