@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "yaml_io": 0,
     "file_names": 0,
+    "regular_file": 0,  # files opened for reading: regular files only, never blocking on a FIFO
     "masking": 0,
     "environ": 0,  # environment variables set for a block and restored
     "lazy_exports": 0,  # the PEP 562 __getattr__ of packages that export names lazily

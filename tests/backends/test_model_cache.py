@@ -21,3 +21,22 @@ def test_an_entry_gets_the_folder_permissions_of_the_umask(tmp_path: Path, umask
     entry = tmp_path / "entry"
     assert stat.S_IMODE(entry.stat().st_mode) == mode  # not mkdtemp's 0700
     assert stat.S_IMODE((entry / "model.json").stat().st_mode) == 0o666 & ~umask
+
+
+def test_umask_077_in_a_shared_cache_is_warned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 51 (unclear case decided): the entry is private, as the umask asks, but not silently."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o2775)  # a group's cache folder
+    previous = os.umask(0o077)
+    try:
+        save_folder(shared / "entry", ".tmp-", lambda folder: (folder / "model.json").write_text("{}"))
+        save_folder(tmp_path / "own" / "entry", ".tmp-", lambda folder: None)  # mkdir under 077: private
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((shared / "entry").stat().st_mode) == 0o700
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"warning: {shared / 'entry'}: made readable by its owner alone (umask 077), in a cache folder its "
+        "group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)"
+    ]

@@ -7,8 +7,10 @@ Two kinds of cases, one contract:
 * command lines: ``commands.json`` (commands other than ``run``, output paths),
   ``cli_commands.json`` (issue 32's unclear cases), ``files_commands.json`` (file shapes,
   damaged harness logs) and ``safe2_commands.json`` (issue 40: deep JSON, duplicate key ids,
-  options a command does not use, unbounded counts, names equal but for case), where
-  ``{tmp}`` stands for an empty output folder; ``safe2_expected.json`` holds issue 40's configs.
+  options a command does not use, unbounded counts, names equal but for case) and
+  ``safe3_commands.json`` (issue 51: counts beyond the memory), where ``{tmp}`` stands for an
+  empty output folder; ``safe2_expected.json`` and ``safe3_expected.json`` hold issues 40's
+  and 51's configs (issue 51: strip patterns that backtrack or are wrong).
 
 For every case: exit status 2; exactly one line on stderr, starting with ``error: ``, holding
 the expected fragment (so the *right* check fired), with no traceback and no pydantic type
@@ -35,9 +37,10 @@ def _load(name: str) -> Any:
     return json.loads((CORPUS / name).read_text(encoding="utf-8"))
 
 
-CONFIGS = [(f, n, e) for f in ("expected.json", "files_expected.json", "safe2_expected.json")
+CONFIGS = [(f, n, e) for f in ("expected.json", "files_expected.json", "safe2_expected.json", "safe3_expected.json")
            for n, e in sorted(_load(f).items())]  # fmt: skip
-COMMANDS = [(f, c) for f in ("commands.json", "cli_commands.json", "files_commands.json", "safe2_commands.json")
+COMMANDS = [(f, c) for f in ("commands.json", "cli_commands.json", "files_commands.json", "safe2_commands.json",
+                              "safe3_commands.json")
             for c in _load(f)]  # fmt: skip
 
 

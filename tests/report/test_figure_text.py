@@ -8,6 +8,7 @@ whose every answer was an error sat in ``comparison.png``'s legend with no bar.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -15,7 +16,7 @@ from matplotlib.text import Text
 
 from enade_bench.metrics import field_breakdowns, position_bias, summarize
 from enade_bench.report import load_results, write_report
-from enade_bench.report.figures import comparison_figure, core_figures, summary_figure
+from enade_bench.report.figures import comparison_figure, core_figures, save, summary_figure
 from enade_bench.results.records import QuestionRecord, RunResult
 
 CHEMISTRY, MONEY = r"Química ($\ce{H_2O}$)", "R$ 10 e R$ 20"
@@ -78,3 +79,17 @@ def test_a_model_whose_every_answer_is_an_error_is_left_out_and_said(tmp_path: P
     plt.close(fig)
     (comparison, *_) = core_figures(entries, tmp_path / "figures")
     assert "Left out, every answer an error (no accuracy): broken S1." in comparison.caption
+
+
+def test_control_characters_in_names_are_drawn_as_escapes_without_warnings(tmp_path: Path) -> None:
+    """Issue 51 (unclear case decided): a NUL or an ESC in a group value gave 5-10 glyph warnings."""
+    _write(
+        tmp_path / "r",
+        "alpha",
+        [_record(i, ["Medi\x00cina", "Enf\x1b[31m"][i % 2], i % 2 == 0) for i in range(4)],
+    )
+    entries = load_results([tmp_path / "r"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a glyph warning would fail the test
+        saved = save(summary_figure(entries), tmp_path / "fig", "summary", "")
+    assert saved.png.stat().st_size > 1000

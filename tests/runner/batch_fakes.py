@@ -48,6 +48,7 @@ class OpenAIBatchFake(_Base):
         super().__init__(fail_first)
         self.prefix = prefix
         self.files: dict[str, bytes] = {}
+        self.job_prefix = "batch_"  # what the provider's batch ids start with
 
     @staticmethod
     def _chat(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -99,7 +100,7 @@ class OpenAIBatchFake(_Base):
                                "filename": "requests.jsonl", "purpose": "batch", "status": "processed"})  # fmt: skip
         if req.method == "POST" and req.path == f"{p}/batches":
             body = req.json()
-            job_id = f"batch_{len(self.jobs)}"
+            job_id = f"{self.job_prefix}{len(self.jobs)}"
             lines = [json.loads(x) for x in self.files[body["input_file_id"]].split(b"\n")
                      if x.startswith(b'{"custom_id"')]  # fmt: skip
             assert all(x["url"] == body["endpoint"] == "/v1/chat/completions" for x in lines)

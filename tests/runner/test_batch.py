@@ -131,3 +131,52 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
     assert (
         first["error"] == "HTTP 500 (server_error): The server had an error" and first["prediction"] is None
     )
+
+
+def test_a_batch_id_holding_a_piece_of_the_key_is_stored_as_it_is_and_collected(tmp_path: Path) -> None:
+    """Issue 51: a batch id is sent back to fetch the batch; withheld, it would 404 every time."""
+    fake = OpenAIBatchFake("/v1")
+    fake.job_prefix = "batch_" + FAKE_KEY[8:28] + "_"  # 20 characters of the key in the provider's id
+    with FakeServer(fake) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
+                                      "model": "gpt-4o-mini"})  # fmt: skip
+        run = ["--strategy", "S1", "--limit", "2", "--quiet"]
+        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
+        manifest = json.loads((tmp_path / "out" / "api_test_batch_manifest.json").read_text(encoding="utf-8"))
+        assert [job["id"] for job in manifest["jobs"]] == [fake.job_prefix + "0"]
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # collected (the demo's first is refused)
+    records = json.loads((tmp_path / "out" / "api_test_S1_results.json").read_text(encoding="utf-8"))[
+        "records"
+    ]
+    assert [r["prediction"] is not None for r in records] == [False, True]
+
+
+class _EchoingBatch(OpenAIBatchFake):
+    """Every batch answer ends with the key (a proxy that echoes the request's header)."""
+
+    @staticmethod
+    def _chat(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        status, payload = OpenAIBatchFake._chat(body)
+        if status == 200:
+            payload["choices"][0]["message"]["content"] += f" (auth: Bearer {FAKE_KEY})"
+        return status, payload
+
+
+def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Path) -> None:
+    """Issue 51: the manifest keeps the answer with the key masked, so it is still scored."""
+    fake = _EchoingBatch("/v1")
+    with FakeServer(fake) as server:
+        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
+                                      "model": "gpt-4o-mini"})  # fmt: skip
+        run = ["--strategy", "S1", "--limit", "3", "--quiet"]
+        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # the demo's first is refused
+    out = tmp_path / "out"
+    records = json.loads((out / "api_test_S1_results.json").read_text(encoding="utf-8"))["records"]
+    answered = [r for r in records if not r["error"]]
+    assert len(answered) == 2 and all(r["prediction"] is not None for r in answered)
+    assert all(r["raw_output"].endswith("(auth: Bearer ***)") and r["extra"]["withheld"] for r in answered)
+    for path in out.iterdir():
+        assert FAKE_KEY[10:22] not in path.read_text(encoding="utf-8"), path

@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
+import pytest
 from api_fakes import FAKE_KEY, FakeServer, Reply, openai_completion, write_config
 
 from enade_bench.backends.api import create_api_backend
@@ -76,3 +77,23 @@ def test_table1_holds_every_strategy_on_disk_when_two_processes_share_a_folder(t
     rows = list(csv.DictReader(table.open(encoding="utf-8")))
     assert [r["strategy"] for r in rows] == ["S1", "S2", "S3", "S4"]
     assert all(r["n"] == "2" and r["n_errors"] == "0" for r in rows)
+
+
+def test_two_models_under_one_experiment_name_are_kept_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51: two people, one experiment name, one folder, two models: Table 1 names each
+    row's model (with a note), and the report refuses to show them as one experiment."""
+    with FakeServer(_answer_a) as server:
+        for model, strategies in (("m", ["S1", "S2"]), ("other-model", ["S3"])):
+            cfg = write_config(tmp_path, {"provider": "openai", "model": model, "api_key": FAKE_KEY,
+                                          "base_url": server.url + "/v1"})  # fmt: skip
+            outcome = run_config(cfg, RunOptions(strategies=strategies, limit=2, progress=False))
+    table = tmp_path / "out" / "api_test_table1.csv"
+    assert table in outcome.written
+    rows = list(csv.DictReader(table.open(encoding="utf-8")))
+    assert [(r["strategy"], r["model"]) for r in rows] == [("S1", "m"), ("S2", "m"), ("S3", "other-model")]
+    assert "holds strategies run by 2 models (m: S1 S2, other-model: S3)" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "out"), "--out", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "experiment 'api_test' was run by model 'other-model' here and by 'm'" in err[0]

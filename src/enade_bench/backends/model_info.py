@@ -33,6 +33,7 @@ from enade_bench.backends.model_cache import cache_root
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.regular_file import read_text
 from enade_bench.results.identity import PromptForm
 
 #: Config attributes that hold a model's context length, most specific first.
@@ -127,7 +128,7 @@ def _memo_gguf_context(source: ModelSource) -> tuple[int | None, str | None]:
     assert source.weights.weights_sha256 is not None
     memo = cache_root() / "gguf_context" / f"{source.weights.weights_sha256[:24]}.json"
     try:
-        kept = json.loads(memo.read_text(encoding="utf-8"))
+        kept = json.loads(read_text(memo))
         return kept["length"], kept["source"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -145,7 +146,7 @@ def _memo_gguf_context(source: ModelSource) -> tuple[int | None, str | None]:
 def _config_json_context(folder: Path) -> tuple[int | None, str | None]:
     """The context length written in a local folder's ``config.json`` (no transformers, no torch)."""
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = json.loads(read_text(folder / "config.json"))
     except (OSError, ValueError):
         return None, None
     if not isinstance(config, dict):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import nullcontext
 from pathlib import Path
 
 from enade_bench.backends.factory import check_backend
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
-from enade_bench.config import load_config, output_dir
+from enade_bench.config import ExperimentConfig, load_config, output_dir
 from enade_bench.dataset.loader import listing_invalid
 from enade_bench.errors import UserError
+from enade_bench.masking import add_vocabulary
+from enade_bench.results.records import RunResult
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions
@@ -46,10 +49,25 @@ def load_experiment(
     # list_invalid: every broken row listed (as the run would report the first), none fatal here
     with listing_invalid() if list_invalid else nullcontext():
         exp = benchmark.prepare(cfg, config_path, options)
+    add_vocabulary(vocabulary(exp))  # before the key is read: a key found in them is weak
     if options.backend_factory is None:
         strategies = exp.strategies
         check_backend(cfg.model, {s.method for s in strategies}, [s.id or cfg.name for s in strategies])
     return benchmark, exp
+
+
+def vocabulary(exp: Experiment) -> list[str]:
+    """The project's own words and the run's texts, which no secret's echo can be told from:
+    the results' and the config's field names and values (provider names), the prompt
+    templates, and every question's id, text, options and fields (a course ``Medicina``)."""
+    texts = [
+        json.dumps(RunResult.model_json_schema()),
+        json.dumps(ExperimentConfig.model_json_schema()),
+        exp.prompts.model_dump_json(),
+    ]
+    for q in exp.dataset.questions:
+        texts += [q.id, q.stem, *q.options, *(str(v) for v in q.fields.values())]
+    return texts
 
 
 def run_config(config_path: Path, options: RunOptions, registry: Registry = DEFAULT) -> RunOutcome:

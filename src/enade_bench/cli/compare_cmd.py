@@ -98,10 +98,21 @@ def _one_spelling(table):  # type: ignore[no-untyped-def]
 
 
 def _calibration(replications: int) -> int:
-    from enade_bench.compare.calibration import calibration_lines  # noqa: PLC0415
+    from enade_bench.compare.calibration import (  # noqa: PLC0415
+        BYTES_PER_REPLICATION,
+        calibration_lines,
+        max_replications,
+    )
 
     if replications < 10:
         raise UserError(f"--replications: expected at least 10, got {replications}")
+    most = max_replications()
+    if most is not None and replications > most:
+        raise UserError(
+            f"--replications: {replications} replications need about "
+            f"{replications * BYTES_PER_REPLICATION / 2**30:.1f} GiB of memory; this machine has room for "
+            f"at most {most} now (the docs' tables use 2000)"
+        )
     print("\n".join(calibration_lines(replications)))
     return 0
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
+from enade_bench.cli.streams import safe_stdout
 from enade_bench.errors import UserError
 from enade_bench.masking import scrub
 from enade_bench.masking.stream import scrubbed_stderr
@@ -144,7 +145,12 @@ class _Interrupts:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     with _Interrupts(), scrubbed_stderr():  # every stderr line through the check every file gets
-        return _main(argv)
+        try:
+            with safe_stdout():  # what stdout cannot encode is replaced; its errors are named
+                return _main(argv)
+        except OSError as exc:  # stdout's last flush (>/dev/full)
+            print(f"error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+            return UserError.exit_code
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -45,6 +45,7 @@ References
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -62,6 +63,7 @@ __all__ = [
     "LettersRow",
     "calibration_lines",
     "calibration_rows",
+    "max_replications",
     "mc_interval",
     "simulate_letters",
     "simulate_rank_sets",
@@ -69,6 +71,32 @@ __all__ = [
 ]
 
 SEED = 20241124
+#: Bytes one replication holds at the peak of a row's simulation: float64 arrays of a row of
+#: 100 questions (difficulty, cluster and model × item effects, probabilities and scores of up
+#: to three models, their differences), rounded up.
+BYTES_PER_REPLICATION = 8 * 100 * 24
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine can give now (``MemAvailable``; None: unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def max_replications(available: int | None = None) -> int | None:
+    """The most replications whose arrays fit in half of ``available`` bytes (default: this
+    machine's available memory); None when the memory is unknown."""
+    available = available_memory() if available is None else available
+    return None if available is None else available // 2 // BYTES_PER_REPLICATION
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+import regex
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from enade_bench.config.base import StrictModel, UserPath
 from enade_bench.file_names import check_names
@@ -66,7 +67,8 @@ class StripPattern(StrictModel):
     def _compiles(cls, value: str) -> str:
         try:
             compiled = re.compile(value)
-        except re.error as exc:
+            regex.compile(value)  # what the stripper runs it with (time-bounded)
+        except (re.error, regex.error) as exc:
             raise ValueError(f"'{value}' is not a regular expression ({exc})") from None
         if compiled.match(""):
             raise ValueError(f"'{value}' matches the empty text (it would remove nothing, everywhere)")
@@ -242,6 +244,31 @@ class DatasetConfig(StrictModel):
                 raise ValueError("give 'benchmark' or its older name 'preset', not both")
             data = {("benchmark" if k == "preset" else k): v for k, v in data.items()}
         return data
+
+    @field_validator("strip", mode="before")
+    @classmethod
+    def _strip_entries(cls, value: Any) -> Any:
+        """A ``{regex: …}`` entry's own reason when it is wrong (not pydantic's "expected a
+        string" for the other form a ``strip`` entry may take)."""
+        if not isinstance(value, list):
+            return value
+        entries = []
+        for i, given in enumerate(value):
+            entry = given
+            if isinstance(given, dict):
+                try:
+                    entry = StripPattern.model_validate(given)
+                except ValidationError as exc:
+                    err = exc.errors()[0]
+                    where = ".".join(str(p) for p in err["loc"]) or "regex"
+                    reason = (
+                        f"unknown key '{where}' (expected only 'regex')"
+                        if err["type"] == "extra_forbidden"
+                        else f"{where}: {err['msg'].removeprefix('Value error, ')}"
+                    )
+                    raise ValueError(f"entry {i} ({{regex: …}}): {reason}") from None
+            entries.append(entry)
+        return entries
 
     @field_validator("fields")
     @classmethod

@@ -84,6 +84,20 @@ class OutputConfig(StrictModel):
     save_intermediate: bool = True
 
 
+#: ``extra_params`` keys whose values identify users or sessions (OpenAI's ``metadata``,
+#: ``user``, ``safety_identifier``; Anthropic's ``metadata.user_id``): kept out of the results.
+USER_DATA_PARAMS = ("metadata", "user", "safety_identifier")
+
+
+def _texts_masked(value: JsonValue) -> JsonValue:
+    """``value`` with every text (and number) ``***``, keys and structure kept."""
+    if isinstance(value, dict):
+        return {k: _texts_masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_texts_masked(v) for v in value]
+    return value if value is None or isinstance(value, bool) else "***"
+
+
 class ExperimentConfig(StrictModel):
     """One experiment: dataset × model × evaluation settings."""
 
@@ -101,6 +115,8 @@ class ExperimentConfig(StrictModel):
         Keys (``api_key``, ``hf_token``, and any secret-looking key such as ``password`` in
         ``extra_params``: :func:`~enade_bench.masking.mask_config`) become ``***``, and so do
         the credentials inside any URL (``http://user:pw@host`` -> ``http://***@host``).
+        User data sent with every request (``extra_params.metadata``, ``user``: session and
+        user ids) is masked like a query value: every text in it is ``***``, its keys kept.
         """
         data: dict[str, JsonValue] = self.model_dump(mode="json")
         model = data["model"]
@@ -110,4 +126,9 @@ class ExperimentConfig(StrictModel):
             for key in ("hf_token", "api_key"):
                 if block.get(key) is not None:
                     block[key] = "***"
+        extra = api.get("extra_params") if isinstance(api, dict) else None
+        if isinstance(extra, dict):
+            for key in USER_DATA_PARAMS:
+                if key in extra:
+                    extra[key] = _texts_masked(extra[key])
         return mask_urls_in(mask_config(data, texts=False))

@@ -13,6 +13,7 @@ from pydantic_core import ErrorDetails
 
 from enade_bench.config.experiment import ExperimentConfig
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 from enade_bench.yaml_io import safe_load
 
 M = TypeVar("M", bound=BaseModel)
@@ -138,7 +139,7 @@ def read_yaml(path: str | Path, what: str = "config") -> Any:
     """Parse a YAML file; a missing, unreadable or malformed file is one ``error:`` line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise UserError(f"{path}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

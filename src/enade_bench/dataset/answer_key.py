@@ -33,6 +33,7 @@ from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 
 
 @dataclass
@@ -208,7 +209,7 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
         raise UserError(f"dataset.answer_key.path: file not found '{path}'")
     if path.suffix.lower() != ".csv":
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            text = read_text(path, "utf-8-sig")
         except OSError as exc:
             raise UserError(f"{path}: cannot open the answer key ({exc.strerror})") from None
         except UnicodeDecodeError:

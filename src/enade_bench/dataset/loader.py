@@ -35,6 +35,7 @@ from enade_bench.dataset.presets import CANONICAL, DatasetPreset
 from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
+from enade_bench.dataset.strip import PatternTimeout
 from enade_bench.errors import UserError
 
 __all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "listing_invalid", "load_dataset", "whole_number"]
@@ -300,6 +301,8 @@ def load_dataset(
                 except MissingAnswer as exc:
                     join.missing.append(Unanswered(exc.qid, exc.where, row.values))
                     continue
+                except PatternTimeout as exc:  # the whole load stops: every row would take as long
+                    raise PatternTimeout(f"{row.source}: line {row.line}: {exc}") from None
                 except UserError as exc:
                     problems.append((row.line, exc))
                     continue

@@ -28,7 +28,7 @@ from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow
 from enade_bench.dataset.stem import StemTemplate
-from enade_bench.dataset.strip import Stripper
+from enade_bench.dataset.strip import Stripper, compile_pattern
 from enade_bench.errors import UserError, closest
 
 #: The ``dataset.columns`` key of a column holding the options as a JSON list (A, B, C… in order).
@@ -109,7 +109,9 @@ class RowMapper:
             self.mapping.pop("id", None)
         self.annulled = annulled_markers(cfg.annulled_answers)
         #: ``dataset.strip``: removed from stems and options (after options are split from the text).
-        self.strip = Stripper([e if isinstance(e, str) else re.compile(e.regex) for e in cfg.strip or ()])
+        self.strip = Stripper(
+            [e if isinstance(e, str) else compile_pattern(e.regex) for e in cfg.strip or ()]
+        )
         self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
         if self.inline:
             mapped = sorted(set(cfg.columns or {}) & set(LETTERS))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import glob
 import hashlib
+import io
 import json
 import math
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from typing import Any
 
 from enade_bench import json_io
 from enade_bench.errors import UserError
+from enade_bench.regular_file import open_regular, read_text
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
     if delimiter is not None and len(delimiter) != 1:
         raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
     with handle:
@@ -155,7 +157,7 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
 
 def _json_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_text(path, "utf-8-sig")
     except OSError as exc:
         raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
     except UnicodeDecodeError:
@@ -286,7 +288,7 @@ _JSON_STARTS = ("[", "{")
 
 def _starts_with_json(path: Path) -> bool:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(4096)
     except OSError:
         return False
@@ -318,7 +320,7 @@ def file_sha256(path: Path) -> str:
     """sha256 of a file's bytes; ``UserError`` (with the reason) if it cannot be read."""
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:

@@ -7,15 +7,28 @@ Each entry is a text, removed wherever it occurs with any white space between it
 ``SEGUNDA EDIÇÃO``, and the quoted text removes it), or ``{regex: …}``, whose every match
 is removed; then runs of white space left behind are one space and the text is trimmed.
 The entries are part of the config, so the results record them, and the loader counts
-the texts changed (``stripped`` in the dataset counts).  Pure: no I/O.
+the texts changed (``stripped`` in the dataset counts).  No I/O but one warning line
+(:func:`compile_pattern`).
+
+A ``{regex: …}`` entry runs under the ``regex`` module with a time bound
+(:data:`TIMEOUT_S` per text): a pattern that backtracks without end (``(a|aa)+$``) stops
+the load with one ``error:`` line naming it, never a hang.  Python's ``re`` has no bound.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
-__all__ = ["Stripper", "literal"]
+import regex
+
+from enade_bench.errors import UserError
+
+__all__ = ["TIMEOUT_S", "PatternTimeout", "Stripper", "compile_pattern", "literal"]
+
+#: Longest one ``{regex: …}`` entry may search one text, in seconds.
+TIMEOUT_S = 1.0
 
 _SPACES = re.compile(r"[ \t]{2,}")
 
@@ -26,11 +39,49 @@ def literal(text: str) -> re.Pattern[str]:
     return re.compile(r"\s+".join(map(re.escape, words)) if words else re.escape(text))
 
 
+_warned: set[str] = set()
+
+
+class PatternTimeout(UserError):
+    """A ``{regex: …}`` entry ran out of time: the whole load stops (not one row)."""
+
+
+def compile_pattern(text: str) -> regex.Pattern[str]:
+    """A ``{regex: …}`` entry, compiled for :class:`Stripper` (searched with a time bound).
+
+    A pattern that matches the lone space between two words (``\\s``, `` +``) would glue
+    every word of every text together: one ``warning:`` line says so (once per pattern).
+    """
+    pattern = regex.compile(text)
+    if text not in _warned and any(pattern.fullmatch(gap, timeout=TIMEOUT_S) for gap in (" ", "\n", "\t")):
+        _warned.add(text)
+        print(
+            f"warning: dataset.strip: the pattern '{text}' matches the lone space between two words: "
+            "every such space is removed, gluing the words together (match the debris itself, e.g. "
+            "'P[aá]gina \\d+')",
+            file=sys.stderr,
+        )
+    return pattern
+
+
+def _sub(pattern: re.Pattern[str] | regex.Pattern[str], text: str) -> str:
+    if not isinstance(pattern, regex.Pattern):
+        return pattern.sub("", text)
+    try:
+        return pattern.sub("", text, timeout=TIMEOUT_S)
+    except TimeoutError:
+        raise PatternTimeout(
+            f"dataset.strip: the pattern '{pattern.pattern}' took over {TIMEOUT_S:g} s on one text of "
+            f"{len(text)} characters (a nested quantifier such as (a+)+ or (a|aa)+ backtracks without end); "
+            "write it without one"
+        ) from None
+
+
 class Stripper:
     """Removes the configured texts and patterns; :attr:`changed` counts the texts it changed."""
 
-    def __init__(self, entries: Sequence[str | re.Pattern[str]]) -> None:
-        self.patterns = [e if isinstance(e, re.Pattern) else literal(e) for e in entries]
+    def __init__(self, entries: Sequence[str | re.Pattern[str] | regex.Pattern[str]]) -> None:
+        self.patterns = [literal(e) if isinstance(e, str) else e for e in entries]
         self.changed = 0
 
     def __bool__(self) -> bool:
@@ -40,7 +91,7 @@ class Stripper:
         """``text`` without the entries' matches (unchanged when none matches)."""
         out = text
         for pattern in self.patterns:
-            out = pattern.sub("", out)
+            out = _sub(pattern, out)
         if out == text:
             return text
         self.changed += 1

@@ -1,6 +1,7 @@
 """Secrets kept out of everything the program prints or writes: one place for every mask.
 
-A run knows its secrets (the API key, the user-info and token parameters of a URL); a
+A run knows its secrets (:mod:`.known`: strong ones are withheld in every form; weak ones,
+too short or too common to be told from data, only where they are known to be) (the API key, the user-info and token parameters of a URL); a
 server can echo them back in any encoding (the ``Authorization`` header as
 ``Basic base64(user:password)``, the key as base64, the URL percent-encoded).
 :func:`secret_forms` lists the forms of one secret, :func:`remember` registers the
@@ -27,19 +28,36 @@ from __future__ import annotations
 import base64
 import json
 import re
-import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
 
 from enade_bench.masking.decoded import MARK, holds_secret, scrub_document, withhold
+from enade_bench.masking.known import (
+    STRONG_SECRET,
+    add_vocabulary,
+    forget_all,
+    in_vocabulary,
+    is_common,
+    keep_identifiers,
+    kept_identifiers,
+    known_secrets,
+    remember,
+    split_known,
+    weak_secrets,
+)
 
 __all__ = [
     "MARK",
     "MASK",
+    "STRONG_SECRET",
+    "add_vocabulary",
     "forget_all",
     "holds_secret",
+    "is_common",
+    "keep_identifiers",
+    "kept_identifiers",
     "known_secrets",
     "mask",
     "mask_config",
@@ -52,6 +70,7 @@ __all__ = [
     "scrub_document",
     "secret_forms",
     "url_secrets",
+    "weak_secrets",
     "withhold",
 ]
 
@@ -63,7 +82,6 @@ MIN_SECRET = 6
 MIN_BASE64_PIECE = 6
 #: Runs of this many characters of a long secret are masked too (servers echo part of a key).
 FRAGMENT = 12
-
 #: ``scheme://user:password@`` (the credentials of a URL).
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@")
 #: A query parameter that carries a key or token (``?key=…``, ``&api_key=…``, ``access_token=…``).
@@ -83,9 +101,6 @@ SECRET_KEY = re.compile(
     r"password|passwd|secret|client[_\-]secret|secret[_\-]key|authorization|credentials?)$",
     re.IGNORECASE,
 )
-
-_lock = threading.Lock()
-_known: set[str] = set()
 
 J = TypeVar("J")
 
@@ -147,24 +162,6 @@ def url_secrets(url: str | None) -> list[str]:
     found += [m.group(0).split("=", 1)[1] for m in _URL_TOKEN.finditer(url)]
     decoded = [unquote(s) for s in found]
     return [s for s in dict.fromkeys([*found, *decoded]) if len(s) >= MIN_SECRET]
-
-
-def remember(secrets: Iterable[str | None]) -> None:
-    """Register secrets for the rest of the process: :func:`mask` hides them from then on."""
-    with _lock:
-        _known.update(s for s in secrets if s and len(s) >= MIN_SECRET)
-
-
-def known_secrets() -> list[str]:
-    """The secrets remembered so far (:func:`remember`)."""
-    with _lock:
-        return sorted(_known)
-
-
-def forget_all() -> None:
-    """Drop every remembered secret (tests; a long-lived process between runs)."""
-    with _lock:
-        _known.clear()
 
 
 #: A URL in a text (up to a space, a quote or an angle bracket).
@@ -257,8 +254,22 @@ def _mask_known(text: str, secrets: Iterable[str]) -> str:
     for secret in ordered:
         for start in range(len(secret) - FRAGMENT + 1):
             fragment = secret[start : start + FRAGMENT]
-            if fragment in text:
+            if fragment in text and not in_vocabulary(fragment):
                 text = text.replace(fragment, MASK)
+    return text
+
+
+def _mask_weak(text: str, weak: Iterable[str]) -> str:
+    """A weak secret where it is known to be: after ``Bearer``, ``Basic``, ``Authorization:``,
+    ``api_key=``/``key:`` (its value in other text cannot be told from data)."""
+    for secret in sorted(set(weak), key=len, reverse=True):
+        if secret.casefold() in text.casefold():
+            text = re.sub(
+                r"(?i)(\b(?:bearer|basic|authorization|x-api-key|api[_-]?key|apikey|key|token)\b[\"']?"
+                r"\s*[:=]?\s*[\"']?)" + re.escape(secret) + r"(?![A-Za-z0-9])",
+                lambda m: m.group(1) + MASK,
+                text,
+            )
     return text
 
 
@@ -273,10 +284,10 @@ def mask(text: str, secrets: Iterable[str | None] = ()) -> str:
     >>> mask("bad key 1234567890abcdefXYZ here", ["1234567890abcdefXYZ"])
     'bad key *** here'
     """
-    with _lock:
-        known = [*_known, *(s for s in secrets if s and len(s) >= MIN_SECRET)]
+    known, weak = split_known(secrets)
     # an Authorization value whole first (a known secret masked inside it would hide its shape),
     # then every known form, then what is left that looks like a credential
+    text = _mask_weak(text, weak) if weak else text
     return _mask_shapes(_mask_known(_AUTH_VALUE.sub(_auth_value, text), known))
 
 
@@ -290,9 +301,9 @@ def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     >>> remember(["sk-scrub-doc-0123456789"]); scrub("echo SK-SCRUB-DOC-0123456789"); forget_all()
     '[withheld: it held a form of a secret]'
     """
-    with _lock:
-        known = [*_known, *(s for s in secrets if s and len(s) >= MIN_SECRET)]
-    return MARK if holds_secret(text, known) else mask(text, known)
+    secrets = list(secrets)
+    known, _ = split_known(secrets)
+    return MARK if holds_secret(text, known) else mask(text, secrets)
 
 
 def mask_json(value: J, secrets: Iterable[str | None] = ()) -> J:

@@ -35,6 +35,9 @@ FRAGMENT = 8
 #: Shortest secret checked (shorter ones would match ordinary text); must equal the masker's.
 MIN_SECRET = 6
 
+#: The project's own words and the run's data, casefolded: a fragment found in them is no evidence.
+_common = ""
+
 _SPACE = re.compile(r"\s+")
 _JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
@@ -104,15 +107,25 @@ def _base64_bytes(view: str) -> list[bytes]:
     return found
 
 
+def set_common(text: str) -> None:
+    """The vocabulary (casefolded) whose pieces never count as a fragment of a secret."""
+    global _common  # noqa: PLW0603 (one process-wide vocabulary, set by enade_bench.masking)
+    _common = text
+    _needles.cache_clear()
+
+
 @lru_cache(maxsize=256)
 def _needles(secret: str) -> tuple[str, ...]:
-    """The casefolded secret (whitespace removed), and every :data:`FRAGMENT`-character run of it."""
+    """The casefolded secret (whitespace removed), and every :data:`FRAGMENT`-character run of
+    it that is not a piece of the vocabulary (:func:`set_common`: ``accuracy`` in a key is no
+    evidence that a text holding ``accuracy`` holds the key)."""
     flat = _SPACE.sub("", secret).casefold()
     if len(flat) < MIN_SECRET:
         return ()
     if len(flat) <= FRAGMENT:
         return (flat,)
-    return tuple(dict.fromkeys(flat[i : i + FRAGMENT] for i in range(len(flat) - FRAGMENT + 1)))
+    pieces = dict.fromkeys(flat[i : i + FRAGMENT] for i in range(len(flat) - FRAGMENT + 1))
+    return tuple(p for p in pieces if p not in _common)
 
 
 def _views(text: str) -> list[str]:
@@ -163,13 +176,13 @@ def withhold(text: str, secrets: Iterable[str]) -> str:
     return MARK if holds_secret(text, secrets) else text
 
 
-def _scrub_json(value: object, secrets: Sequence[str]) -> object:
+def _scrub_json(value: object, secrets: Sequence[str], keep: frozenset[str]) -> object:
     if isinstance(value, str):
-        return withhold(value, secrets)
+        return value if value in keep else withhold(value, secrets)
     if isinstance(value, list):
-        return [_scrub_json(v, secrets) for v in value]
+        return [_scrub_json(v, secrets, keep) for v in value]
     if isinstance(value, dict):
-        return {withhold(str(k), secrets): _scrub_json(v, secrets) for k, v in value.items()}
+        return {_scrub_json(str(k), secrets, keep): _scrub_json(v, secrets, keep) for k, v in value.items()}
     return value
 
 
@@ -190,7 +203,7 @@ def _dump_like(original: str, value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent) + end
 
 
-def scrub_document(text: str, suffix: str, secrets: Sequence[str]) -> str:
+def scrub_document(text: str, suffix: str, secrets: Sequence[str], keep: frozenset[str] = frozenset()) -> str:
     """``text`` (a file's whole content) with every part that holds a secret withheld.
 
     A JSON file: every string (key or value) that holds one becomes :data:`MARK`; JSON lines:
@@ -202,14 +215,14 @@ def scrub_document(text: str, suffix: str, secrets: Sequence[str]) -> str:
     suffix = suffix.lower()
     if suffix == ".json":
         try:
-            return _dump_like(text, _scrub_json(json.loads(text), secrets))
+            return _dump_like(text, _scrub_json(json.loads(text), secrets, keep))
         except (ValueError, RecursionError):
             pass
     if suffix == ".jsonl":
         out = []
         for line in text.split("\n"):
             try:
-                out.append(json.dumps(_scrub_json(json.loads(line), secrets), ensure_ascii=False))
+                out.append(json.dumps(_scrub_json(json.loads(line), secrets, keep), ensure_ascii=False))
             except (ValueError, RecursionError):
                 out.append(withhold(line, secrets) if line else line)
         return "\n".join(out)

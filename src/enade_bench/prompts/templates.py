@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 from enade_bench.yaml_io import safe_load
 
 
@@ -138,7 +139,7 @@ def check_templates(templates: Templates, path: Path) -> None:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(read_text(path))
     except FileNotFoundError:
         raise UserError(f"{path}: prompt file not found") from None
     except UnicodeDecodeError as exc:

@@ -25,6 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, strategies
 from enade_bench.report.table import fmt
@@ -53,15 +54,35 @@ class FigureFile:
     pdf: Path
 
 
+def _control_escaped(text: str) -> str:
+    """``text`` with control characters but line breaks and tabs written as escapes (``\\x00``)."""
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if (ord(c) < 32 and c not in "\n\t") or 127 <= ord(c) < 160
+        else c
+        for c in text
+    )  # fmt: skip
+
+
+def _escape_texts(fig: Figure) -> None:
+    """Every text of ``fig`` with control characters escaped (before it is laid out or drawn: a
+    NUL or an ESC in a name is drawn as ``\\x00``, without matplotlib's glyph warnings)."""
+    for text in fig.findobj(Text):
+        shown = text.get_text()
+        if not shown.isprintable():
+            text.set_text(_control_escaped(shown))
+
+
 def save(fig: Figure, folder: Path, name: str, caption: str) -> FigureFile:
     """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` in ``folder`` and close it.
 
     Rendered in memory and written by the one safe writer (:mod:`enade_bench.results.safe_write`:
     atomic, never through a link); a ``name`` that is not one safe file name (an experiment
-    or strategy name from a results file made elsewhere) is mapped to one, and said.
+    or strategy name from a results file made elsewhere) is mapped to one, and said.  Control
+    characters in its texts (a NUL or an ESC in a model or group name) are drawn as escapes.
     """
     stem = file_stem(name, "figure")
     png, pdf = folder / f"{stem}.png", folder / f"{stem}.pdf"
+    _escape_texts(fig)
     try:
         for path in (png, pdf):
             buffer = io.BytesIO()
@@ -116,7 +137,7 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
         for k in range(len(runs)):
             _bar(ax, k, acc[k], 0.7, k)  # type: ignore[arg-type]
         ax.errorbar(range(len(runs)), acc, _errors(acc, lo, hi), fmt="none", ecolor="black", capsize=3)
-        ax.set_xticks(range(len(runs)), [e.strategy for e in runs])
+        ax.set_xticks(range(len(runs)), [_control_escaped(e.strategy) for e in runs])
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy (95% CI)")
         ax.set_title("accuracy per strategy")
@@ -129,11 +150,12 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
             # no answered prediction in a stratum: BPC undefined (null in JSON), drawn as 0
             bpc = block.bpc_tvd
             _bar(ax, j, bpc if bpc is not None and math.isfinite(bpc) else 0.0, 0.7, j)
-        ax.set_xticks(range(len(biased)), [f"{e.strategy}\n{k} opt." for e, k, _ in biased])
+        ax.set_xticks(range(len(biased)), [_control_escaped(f"{e.strategy}\n{k} opt.") for e, k, _ in biased])
         ax.set_ylim(0, 1)
         ax.set_ylabel("BPC (TVD from uniform)")
         ax.set_title("position bias")
         fig.suptitle(runs[0].experiment)
+        _escape_texts(fig)
         fig.tight_layout()
     return fig
 
@@ -155,7 +177,7 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
         heights = [blocks[v].accuracy if v in blocks else np.nan for v in values]
         _bar(ax, np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width, heights, width, k,  # type: ignore[arg-type]
              label=e.strategy)  # fmt: skip
-    ax.set_xticks(range(len(values)), values, rotation=30, ha="right")
+    ax.set_xticks(range(len(values)), [_control_escaped(str(v)) for v in values], rotation=30, ha="right")
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy")
     ax.set_title(title)
@@ -194,7 +216,7 @@ def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
             _bar(ax, np.array(xs), np.array(acc), width, k, label=name)  # type: ignore[arg-type]
             a = np.array(acc)
             ax.errorbar(xs, a, _errors(a, np.array(lo), np.array(hi)), fmt="none", ecolor="black", capsize=2)
-        ax.set_xticks(range(len(strats)), strats)
+        ax.set_xticks(range(len(strats)), [_control_escaped(s) for s in strats])
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy (95% Wilson CI)")
         ax.set_title("models compared across strategies")

@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 from enade_bench.results.lock import run_lock
 from enade_bench.results.safe_write import files_inside, linked_folders, output_root, remove_inside
 from enade_bench.results.store import atomic_write_text, dump_json
@@ -56,7 +57,7 @@ def _files(folder: Path) -> set[str]:
 def _listed(path: Path, key: str) -> list[str]:
     """The file list ``key`` of the manifest or marker at ``path``; an error when unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable report manifest ({exc}); delete the folder") from None
     files = data.get(key) if isinstance(data, dict) else None

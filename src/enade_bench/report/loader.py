@@ -158,7 +158,9 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
     UserError
         If a folder is missing, holds no results file, or a file is not valid.
         The same experiment and strategy found twice is also an error (two
-        copies of one run would be counted twice).
+        copies of one run would be counted twice), and so is one experiment whose
+        strategies were run by different models (the tables are keyed by experiment name:
+        they would show two models as one).
     """
     paths = find_results(Path(f) for f in folders)
     if not paths:
@@ -179,9 +181,24 @@ def load_results(folders: Sequence[Path | str]) -> list[RunEntry]:
                 "rename one folder with an _old suffix to skip it"
             )
         seen[key] = entry.path
+    _one_model_per_experiment(entries)
     order = {name: i for i, name in enumerate(dict.fromkeys(e.experiment for e in entries))}
     entries.sort(key=lambda e: (order[e.experiment], strategy_sort_key(e.strategy)))
     return entries
+
+
+def _one_model_per_experiment(entries: Sequence[RunEntry]) -> None:
+    """Every strategy of an experiment was run by one model (name and pinned weights)."""
+    first: dict[str, RunEntry] = {}
+    for entry in entries:
+        other = first.setdefault(entry.experiment, entry)
+        if entry.result.model.summary != other.result.model.summary:
+            raise UserError(
+                f"{entry.path}: experiment {entry.experiment!r} was run by model "
+                f"'{entry.result.model.summary}' here and by '{other.result.model.summary}' in {other.path}; "
+                "the tables are keyed by experiment name: give each model its own experiment name "
+                "(or move one folder aside with an _old suffix)"
+            )
 
 
 def _legacy_errors(totals: Totals) -> bool:

@@ -44,6 +44,9 @@ class BatchOutcome(BaseModel):
 
     text: str | None
     error: str | None
+    #: The answer echoed a secret: kept with the secret masked (``***``), so that it can still
+    #: be scored; the record says so in ``extra.withheld``.
+    masked: bool | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class BatchManifest(BaseModel):

@@ -48,7 +48,7 @@ from pathlib import Path, PurePosixPath
 
 from enade_bench.errors import UserError
 from enade_bench.file_names import STEM_MAX_BYTES, name_problem, safe_stem
-from enade_bench.masking import known_secrets, scrub_document
+from enade_bench.masking import kept_identifiers, known_secrets, scrub_document
 from enade_bench.masking.decoded import holds_secret_bytes
 from enade_bench.results.writable import os_reason
 
@@ -175,7 +175,7 @@ def _without_secrets(path: Path, data: bytes) -> bytes:
         if holds_secret_bytes(data, secrets):
             raise UserError(f"{path}: not written: its bytes hold a form of a secret") from None
         return data
-    return scrub_document(text, path.suffix, secrets).encode("utf-8")
+    return scrub_document(text, path.suffix, secrets, kept_identifiers()).encode("utf-8")
 
 
 def break_hard_link(path: Path) -> bool:

@@ -27,6 +27,7 @@ from pydantic import JsonValue, ValidationError
 
 from enade_bench import json_io
 from enade_bench.errors import UserError
+from enade_bench.regular_file import open_regular, read_bytes, read_text
 from enade_bench.results.identity import legacy_identity
 from enade_bench.results.log_key import LogKey
 from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
@@ -209,7 +210,7 @@ def read_result(path: Path) -> RunResult:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
             raise UserError(f"{path}: not a regular file (expected a results file)")
-        data = json_io.loads(path.read_text(encoding="utf-8"), str(path))
+        data = json_io.loads(read_text(path), str(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable results file ({exc})") from None
     if not isinstance(data, dict):
@@ -260,7 +261,7 @@ class IntermediateLog:
         self._refuse_link()
         if not self.path.exists():
             return {}
-        data = self.path.read_bytes()
+        data = read_bytes(self.path)
         good_end = 0
         records: dict[tuple[str, int], QuestionRecord] = {}
         header: dict[str, JsonValue] = {}
@@ -338,7 +339,7 @@ class IntermediateLog:
         self._refuse_link()
         if not self.path.exists():
             return None
-        with self.path.open("rb") as handle:
+        with open_regular(self.path) as handle:
             first = handle.readline()
         try:
             obj = json.loads(first) if first.endswith(b"\n") else None

@@ -31,7 +31,9 @@ from enade_bench.backends.api.batch_clients import BatchClient, BatchResult, Job
 from enade_bench.backends.api.resilience import PermanentFailure
 from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
+from enade_bench.masking import holds_secret, keep_identifiers, known_secrets, mask
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.regular_file import read_text
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
 from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_json
@@ -50,6 +52,12 @@ from enade_bench.runner.write import log_key, write_results
 from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
+
+#: What a record says when its batch answer echoed a secret (``extra.withheld``).
+MASKED_NOTE = (
+    "raw output masked when the batch was collected (it held a form of a secret, written ***); "
+    "the prediction was extracted from the masked text"
+)
 #: One request of a batch job: its id and the provider's request body.
 Request = tuple[str, dict[str, JsonValue]]
 #: Requests per job (well under every provider's limit: OpenAI 50k, Anthropic 100k).
@@ -102,7 +110,7 @@ class _Manifest:
                 path, BatchManifest(experiment=exp.config.name, provider=api.provider, model=api.model)
             )
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path)
         except OSError as exc:
             raise UserError(f"{path}: unreadable batch manifest ({exc})") from None
         try:
@@ -116,6 +124,9 @@ class _Manifest:
         return cls(path, data)
 
     def save(self) -> None:
+        # the job and request ids are sent back to the provider: written as they are, never
+        # withheld (a provider's id may happen to hold a fragment of a secret)
+        keep_identifiers(i for job in self.data.jobs for i in (job.id, *job.request_ids))
         atomic_write_text(self.path, dump_json(self.data.model_dump(mode="json")))
 
 
@@ -233,7 +244,10 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
                 requeue.append(rid)
             else:
                 error = None if result.error is None else backend.redact(result.error)
-                outcomes[rid] = BatchOutcome(text=result.text, error=error)
+                text, masked = result.text, None
+                if text is not None and holds_secret(text, known_secrets()):  # kept scorable, never in clear
+                    text, masked = mask(text), True
+                outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked)
         job.collected, job.status = True, status.detail
         manifest.save()
         print(f"job {job.id}: {status.detail}, collected")
@@ -272,7 +286,11 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
                     "(config, data or prompts edited); submit again into a new output dir"
                 )
             gen = assemble_generation([Outcome(outcomes[r].text, outcomes[r].error) for r in rids])
-            new.append(plan.executor.generation_record(item, plan.prompts[index], gen))
+            record = plan.executor.generation_record(item, plan.prompts[index], gen)
+            if any(outcomes[r].masked for r in rids):
+                note = MASKED_NOTE
+                record = record.model_copy(update={"extra": {**(record.extra or {}), "withheld": note}})
+            new.append(record)
         if exp.config.output.save_intermediate and new:
             plan.log.ensure_header()
             plan.log.append(new)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
+from pydantic import JsonValue
+
 from enade_bench.backends.base import (
     Backend,
     BatchLogProbBackend,
@@ -20,12 +22,29 @@ from enade_bench.backends.base import (
 )
 from enade_bench.config import EvaluationConfig
 from enade_bench.dataset.schema import LETTERS
+from enade_bench.masking import MARK, holds_secret, known_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.records import QuestionRecord
 from enade_bench.runner.plan import ExtractFn, StrategyPlan
 from enade_bench.runner.work import WorkItem, build_record, majority
 from enade_bench.scoring.choice import choose_first_token, choose_log_prob
 from enade_bench.scoring.extraction import Extraction
+
+#: What a record says when a raw output echoed a secret (``extra.withheld``).
+WITHHELD_NOTE = "raw output withheld (it held a form of a secret); the prediction was extracted before"
+
+
+def withhold_outputs(
+    outputs: list[tuple[str, Extraction]],
+) -> tuple[list[tuple[str, Extraction]], dict[str, JsonValue] | None]:
+    """Each raw output that holds a remembered secret replaced by :data:`~enade_bench.masking.MARK`
+    *after* its answer was extracted (the record stays scorable); the note for ``extra``."""
+    secrets = known_secrets()
+    hidden = [holds_secret(text, secrets) for text, _ in outputs] if secrets else []
+    if not any(hidden):
+        return outputs, None
+    kept = [(MARK if h else text, e) for (text, e), h in zip(outputs, hidden, strict=True)]
+    return kept, {"withheld": f"{WITHHELD_NOTE}: {sum(hidden)} of {len(outputs)} sample(s)"}
 
 
 class ChunkExecutor:
@@ -90,6 +109,7 @@ class ChunkExecutor:
             outputs = [(text, Extraction(None, "extraction_failed")) for text in gen.texts]
             error = f"extraction failed ({type(exc).__name__}: {exc})"
         displayed, _ = majority([e.letter for _, e in outputs])
+        outputs, extra = withhold_outputs(outputs)
         return build_record(
             item,
             self.strategy,
@@ -97,6 +117,7 @@ class ChunkExecutor:
             displayed,
             outputs=outputs,
             error=error,
+            extra=extra,
             prompt_form=self.prompt_form,
         )
 

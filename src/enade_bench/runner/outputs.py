@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import io
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,16 +67,18 @@ def summary_csv(records: Sequence[QuestionRecord]) -> str:
 def table1_csv(results: Sequence[RunResult]) -> str:
     """Accuracy per strategy (Table 1).
 
-    ``n`` counts the scored records; ``n_errors`` those that ended in an error (not scored).
+    ``n`` counts the scored records; ``n_errors`` those that ended in an error (not scored);
+    ``model``: the model that ran the strategy (name and pinned weights), so that strategies
+    run by different models under one experiment name are never shown as one model.
     """
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
     writer.writerow(["strategy", "label", "n", "n_errors", "correct", "accuracy", "ci95_low", "ci95_high",
-                     "unanswered"])  # fmt: skip
+                     "unanswered", "model"])  # fmt: skip
     for res in results:
         t = res.totals
         writer.writerow([res.strategy.id, res.strategy.label, t.n, t.errors, t.correct, f"{t.accuracy:.4f}",
-                         f"{t.ci95[0]:.4f}", f"{t.ci95[1]:.4f}", t.unanswered])  # fmt: skip
+                         f"{t.ci95[0]:.4f}", f"{t.ci95[1]:.4f}", t.unanswered, res.model.summary])  # fmt: skip
     return buffer.getvalue()
 
 
@@ -112,6 +115,13 @@ def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ())
     if len(rows) < 2:
         return []
     path = output_dir / f"{name}_table1.csv"
+    models: dict[str, list[str]] = {}
+    for r in rows:
+        models.setdefault(r.model.summary, []).append(str(r.strategy.id))
+    if len(models) > 1:
+        shown = ", ".join(f"{m}: {' '.join(ids)}" for m, ids in models.items())
+        print(f"note: {path}: experiment {name!r} holds strategies run by {len(models)} models ({shown}); "
+              "its rows are kept apart by the model column, never averaged as one", file=sys.stderr)  # fmt: skip
     atomic_write_text(path, table1_csv(rows))
     return [path]
 

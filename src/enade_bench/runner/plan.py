@@ -29,6 +29,7 @@ from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts, build_prompt
 from enade_bench.prompts.templates import PromptSet
+from enade_bench.regular_file import read_text
 from enade_bench.results.lock import run_lock
 from enade_bench.results.store import RunPaths
 from enade_bench.results.summary import PromptFile
@@ -142,7 +143,7 @@ class Experiment:
         """Path, sha256 and text of the prompt files (read once, used by every strategy)."""
         out = {}
         for role, path in self.prompts.source.items():
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path)
             out[role] = PromptFile(
                 path=str(path), sha256=hashlib.sha256(text.encode()).hexdigest(), text=text
             )

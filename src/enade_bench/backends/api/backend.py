@@ -39,7 +39,7 @@ from enade_bench.backends.chat_render import (
 from enade_bench.backends.model_info import load_tokenizer
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
-from enade_bench.masking import public_url, remember, scrub, url_secrets
+from enade_bench.masking import public_url, remember, url_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
 
@@ -392,6 +392,7 @@ def _as_json(resp: Any, **dump: Any) -> ProviderJson:
 
 def assemble_generation(outcomes: Sequence[wire.Outcome]) -> Generation:
     """One Generation from a prompt's samples: every text kept, errors joined."""
-    texts = [scrub(o.text) for o in outcomes if o.text is not None]  # an echo of a secret is withheld
+    # raw: the runner extracts the answer first, then withholds a text that echoes a secret
+    texts = [o.text for o in outcomes if o.text is not None]
     errors = sorted({o.error for o in outcomes if o.error})
     return Generation(texts=texts, error="; ".join(errors) if errors else None)

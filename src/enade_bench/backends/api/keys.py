@@ -11,13 +11,15 @@ backend goes through :func:`redact` (every encoded form masked) first.  ``${VAR}
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import sys
 from collections.abc import Iterable
 
 from enade_bench.config import ApiConfig
 from enade_bench.errors import UserError
-from enade_bench.masking import scrub
+from enade_bench.masking import STRONG_SECRET, is_common, scrub
 
 #: Environment variable read for each provider when ``api_key`` is null.
 ENV_VARS: dict[str, str] = {
@@ -93,6 +95,25 @@ def resolve_api_key(cfg: ApiConfig) -> str:
     raise UserError(
         f"model.api.api_key: no API key for provider '{cfg.provider}'; "
         f"set the environment variable {var} or model.api.api_key"
+    )
+
+
+_warned: set[str] = set()
+
+
+def warn_if_weak(key: str) -> None:
+    """One ``warning:`` line (once per process and key) when ``key`` is too short or too common
+    to be told from data (:func:`enade_bench.masking.is_common`): it is sent, masked in the
+    config and URLs, but its echoes in replies are written as they come."""
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    if key == NO_KEY or digest in _warned or not is_common(key):
+        return
+    _warned.add(digest)
+    why = f"under {STRONG_SECRET} characters" if len(key) < STRONG_SECRET else "a word of the data or prompts"
+    print(
+        f"warning: model.api.api_key is {why}: it is sent and never written from the config or a URL, "
+        "but an echo of it in a reply cannot be told from data and is kept as it came",
+        file=sys.stderr,
     )
 
 

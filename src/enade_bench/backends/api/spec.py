@@ -11,7 +11,7 @@ import importlib.util
 
 from enade_bench.backends.api.backend import ApiBackend, api_prompt_form, capabilities_for
 from enade_bench.backends.api.clients import base_url_for
-from enade_bench.backends.api.keys import resolve_api_key
+from enade_bench.backends.api.keys import resolve_api_key, warn_if_weak
 from enade_bench.backends.chat_render import has_chat_template
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.model_info import ModelInfo, TokenCounter, load_tokenizer
@@ -40,7 +40,7 @@ def check(cfg: ModelConfig) -> None:
     """The base URL, the key and the SDK are there; ``api.tokenizer`` can be found."""
     api = _api(cfg)
     base_url_for(api)
-    resolve_api_key(api)
+    warn_if_weak(resolve_api_key(api))
     module, package = SDKS.get(api.provider, ("openai", "openai"))
     try:
         found = importlib.util.find_spec(module) is not None

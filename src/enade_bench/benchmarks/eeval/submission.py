@@ -17,6 +17,7 @@ from enade_bench.benchmarks.eeval.subjects import parse_subject_file
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.dataset.sources import read_csv
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 from enade_bench.results.store import atomic_write_text, read_result
 
 Submission = dict[str, dict[str, str]]
@@ -119,7 +120,7 @@ def build_submission(
 
 def check_layout(submission: Submission, example_path: Path) -> None:
     """Every subject and id of ``submission_example.json`` is present, each with a letter A–D."""
-    example = json.loads(example_path.read_text(encoding="utf-8"))
+    example = json.loads(read_text(example_path))
     for subject, ids in example.items():
         if subject not in submission:
             raise UserError(f"submission: subject '{subject}' of {example_path.name} is missing")

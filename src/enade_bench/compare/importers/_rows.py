@@ -18,6 +18,7 @@ import pandas as pd
 
 from enade_bench.compare.table import BASE_COLUMNS
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 
 __all__ = ["ImportOptions", "Row", "as_correct", "long_table", "read_json"]
 
@@ -133,7 +134,7 @@ def as_correct(value: object, where: str, metric: str) -> int:
 def read_json(path: Path) -> Any:
     """A JSON file, or one ``error:`` line naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -31,6 +31,7 @@ from typing import Any
 from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
 from enade_bench.compare.table import stem_excerpt
 from enade_bench.errors import UserError
+from enade_bench.regular_file import read_text
 
 __all__ = ["DEFAULT_METRIC", "read"]
 
@@ -128,7 +129,7 @@ class _Run:
 def _samples(file: Path) -> list[tuple[int, dict[str, Any]]]:
     out = []
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
+        lines = read_text(file).splitlines()
     except UnicodeDecodeError as exc:
         raise UserError(f"{file}: not UTF-8 text ({exc})") from None
     for n, line in enumerate(lines, start=1):
