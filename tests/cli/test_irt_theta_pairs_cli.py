@@ -11,7 +11,7 @@ from tests.conftest import require_shared
 
 from enade_bench.cli.main import main
 from enade_bench.metrics.multiplicity import directional_holm
-from enade_bench.metrics.simultaneous import decision_levels
+from enade_bench.metrics.simultaneous import decision_levels, holds_zero
 
 
 def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -28,7 +28,8 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     for _, part in data.groupby(["area", "language"]):
         assert np.allclose(part["p_adjusted"], directional_holm(part["p_value"]))
     # one inference per pair: the shown interval excludes 0 exactly when the Holm p is below 0.05
-    excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
+    excludes = ~np.array([holds_zero(k, lo, hi) for k, lo, hi in zip(data["statement"], data["ci_low"],
+                                                                     data["ci_high"], strict=True)])  # fmt: skip
     assert (excludes == (data["p_adjusted"] < 0.05)).all() and (data["different"] == excludes).all()
     intervals = data["statement"] == "interval"
     assert (data.loc[intervals, "ci_low"] <= data.loc[intervals, "ci_low_unadjusted"]).all() and (
@@ -50,7 +51,8 @@ def test_bonferroni_intervals_are_simultaneous(tmp_path: Path) -> None:
                  "--out", str(out)]) == 0  # fmt: skip
     data = pd.read_csv(out)
     assert np.allclose(data["alpha_i"], 0.05 / 10) and np.allclose(data["ci_level"], 1 - 0.05 / 10)
-    excludes = (data["ci_low"] > 0) | (data["ci_high"] < 0)
+    excludes = ~np.array([holds_zero(k, lo, hi) for k, lo, hi in zip(data["statement"], data["ci_low"],
+                                                                     data["ci_high"], strict=True)])  # fmt: skip
     assert (excludes == (data["p_adjusted"] < 0.05)).all()
 
 

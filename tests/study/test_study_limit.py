@@ -35,4 +35,7 @@ def test_the_demo_runs_s4_with_a_few_shuffles_as_the_docs_say() -> None:
     shuffles = study["evaluation"]["n_shuffles"]
     assert 2 <= shuffles <= 5
     docs = (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
-    assert f"n_shuffles: {shuffles} " in docs and f"`n_shuffles: {shuffles}` in `configs/study_demo.yaml`" in docs
+    assert (
+        f"n_shuffles: {shuffles} " in docs
+        and f"`n_shuffles: {shuffles}` in `configs/study_demo.yaml`" in docs
+    )
