@@ -312,11 +312,24 @@ def theta_pairs(
     >>> p.different == (not holds_zero(p.statement, p.ci_low, p.ci_high)) == (p.p_adjusted < 0.05)
     True
     """
+    ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
+    pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
+    return adjust_theta_pairs(pairs, adjust, confidence)
+
+
+def adjust_theta_pairs(
+    pairs: Sequence[ThetaDifference], adjust: str = "holm", confidence: float = 0.95
+) -> list[ThetaDifference]:
+    """Adjust unadjusted pairs (:func:`theta_difference`) together, as one family.
+
+    :func:`theta_pairs` adjusts the pairs of one table; a family of several tables (every
+    area and language of the published runs, as ``compare`` adjusts every pair of a
+    strategy) passes all their pairs here at once.  Each pair gets its adjusted p, its
+    simultaneous statement and the Bonferroni interval over the family's size.
+    """
     if adjust not in INTERVAL_NAMES:
         raise ValueError(f"adjust must be one of {', '.join(INTERVAL_NAMES)}; got {adjust!r}")
     alpha = 1 - confidence
-    ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
-    pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
     pvalues = [p.p_value for p in pairs]
     adjusted = adjust_pvalues(pvalues, adjust) if pairs else np.empty(0)
 
