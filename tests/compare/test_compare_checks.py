@@ -14,6 +14,7 @@ from enade_bench.compare.analysis import CompareOptions, compare_table
 from enade_bench.compare.table import from_entries, read_long_csv, stem_excerpt
 from enade_bench.errors import UserError
 from enade_bench.metrics import field_breakdowns, position_bias, summarize
+from enade_bench.metrics.paired_exact import exact_interval
 from enade_bench.report.loader import RunEntry
 from enade_bench.results.records import QuestionRecord, RunResult
 
@@ -139,8 +140,8 @@ def test_a_comparison_folder_is_listed_cleaned_and_marked_while_written(
 
 
 def test_identical_answers_say_no_discordant_questions(tmp_path: Path) -> None:
-    """Repeated records: no SE, no interval, no MDD; one record each: McNemar's p = 1 with Tango's
-    +-z^2/(n+z^2) interval and an MDD under the alternative (issue 43)."""
+    """Repeated records: no SE, no interval, no MDD; one record each: the exact unconditional test's
+    p = 1 with its interval (symmetric, about 0.29 at 10 questions) and an MDD under the alternative."""
     rows = "".join(f"{m},q{i},{r},{i % 2}\n" for m in "ab" for i in range(10) for r in range(2))
     comp = compare_table(read_long_csv(_csv(tmp_path, "model,item,replicate,correct\n" + rows)))
     pair = comp.pairs_frame().iloc[0]
@@ -148,11 +149,11 @@ def test_identical_answers_say_no_discordant_questions(tmp_path: Path) -> None:
     assert np.isnan(pair["ci_low"]) and np.isnan(pair["se"]) and np.isnan(pair["mdd_80"])
     rows = "".join(f"{m},q{i},{i % 2}\n" for m in "ab" for i in range(10))
     single = compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + rows))).pairs_frame().iloc[0]
-    half = 1.959964**2 / (10 + 1.959964**2)
-    assert single["test"] == "McNemar score" and single["p_value"] == 1.0 and np.isnan(single["se"])
-    assert single["ci_low"] == pytest.approx(-half, abs=1e-6) and single["ci_high"] == pytest.approx(
-        half, abs=1e-6
+    low, high = exact_interval(0, 0, 10)
+    assert (
+        single["test"] == "exact unconditional score" and single["p_value"] == 1.0 and np.isnan(single["se"])
     )
+    assert single["ci_low"] == pytest.approx(low, abs=1e-6) == pytest.approx(-high, abs=1e-6)
     assert 0.4 < single["mdd_80"] < 1
 
 

@@ -89,7 +89,9 @@ def test_calibration_prints_each_rate_with_its_monte_carlo_interval(
 
 
 @pytest.mark.slow
-def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
+def test_the_published_table_of_the_docs_is_reproduced(
+    published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """docs/comparisons.md's Table 1 of the five published models, letters included (~45 s)."""
     out = published / "docs_table"
     assert (
@@ -125,6 +127,18 @@ def test_the_published_table_of_the_docs_is_reproduced(published: Path) -> None:
     # one inference per pair on the whole published table: the unadjusted intervals disagreed on 9 of 80
     pairs = pd.read_csv(out / "pairs.csv", keep_default_na=False)
     assert len(pairs) == 80 and _assert_one_inference(pairs, scores) == 9
+    # the same family on the same pairs: irt theta-pairs adjusts the same 80 by default (issue 52, item 5)
+    assert (pairs["family_size"] == 80).all()
+    theta_out = published / "theta_pairs.csv"
+    enem = require_shared("enem")
+    capsys.readouterr()
+    assert main(["irt", "theta-pairs", "--published", "--enem-data", str(enem), "--out", str(theta_out)]) == 0
+    assert "note: multiplicity family: holm over every pair (80; --family all)" in capsys.readouterr().out
+    theta = pd.read_csv(theta_out)
+    assert len(theta) == 80 and (theta["family_size"] == 80).all()
+    assert set(zip(theta["area"], theta["language"], strict=True)) == {
+        tuple(s.replace("area=", "").replace("language=", "").split(", ")) for s in pairs["stratum"]
+    }
 
 
 def _assert_one_inference(pairs: pd.DataFrame, scores: pd.DataFrame) -> int:

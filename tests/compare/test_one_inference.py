@@ -35,12 +35,17 @@ def _exam(rng: np.random.Generator, n_models: int, n_questions: int, shuffles: i
 
 @pytest.mark.parametrize("adjust", ["holm", "bonferroni", "bh"])
 def test_interval_and_letters_agree_on_simulated_exams(adjust: str) -> None:
-    """The metrics pipeline the comparison runs, on EXAMS exams of 3-6 models, McNemar and clustered t."""
+    """The metrics pipeline the comparison runs, on EXAMS exams of 3-6 models: the exact unconditional
+    test, McNemar's score test and the clustered t."""
     rng = np.random.default_rng(34)
     checked = disagreed_before = 0
     for exam in range(EXAMS):
         n_models, n_questions = int(rng.integers(3, 7)), int(rng.integers(20, 200))
         shuffles = 1 if exam % 2 else int(rng.integers(2, 6))
+        if (
+            shuffles == 1
+        ):  # McNemar above 100 questions; the exact unconditional test in 1 of 10 (it is slower)
+            n_questions = int(rng.integers(8, 30)) if exam % 20 == 1 else int(rng.integers(101, 200))
         scores = _exam(rng, n_models, n_questions, shuffles)
         names = [f"m{k}" for k in range(n_models)]
         pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
@@ -62,11 +67,11 @@ def test_interval_and_letters_agree_on_simulated_exams(adjust: str) -> None:
         assert disagreed_before > 0  # the unadjusted intervals did disagree somewhere: the test can fail
 
 
-def _long(rng: np.random.Generator) -> pd.DataFrame:
-    scores = _exam(rng, 4, 60, 1)
+def _long(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    scores = _exam(rng, 4, n, 1)
     rows = [{"model": f"m{k}", "item": f"q{i}", "replicate": "0", "correct": int(s[i]), "strategy": st,
              "cluster": "", "stem": "", "answer": "", "prediction": "", "area": "AB"[i % 2]}
-            for st in ("S1", "S2") for k, s in enumerate(scores) for i in range(60)]  # fmt: skip
+            for st in ("S1", "S2") for k, s in enumerate(scores) for i in range(n)]  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -74,8 +79,8 @@ def _long(rng: np.random.Generator) -> pd.DataFrame:
 def test_compare_table_shows_agreeing_intervals(family: str) -> None:
     """The comparison itself (CSV columns) on simulated long tables with strata, for each family."""
     rng = np.random.default_rng(7)
-    for _ in range(8):
-        comp = compare_table(_long(rng), CompareOptions(by=("area",), family=family))
+    for k in range(8):  # 30 questions a cell (the exact unconditional test) once, 110 (McNemar) otherwise
+        comp = compare_table(_long(rng, 60 if k == 0 else 220), CompareOptions(by=("area",), family=family))
         pairs, scores = comp.pairs_frame(), comp.scores_frame()
         for pair in pairs.itertuples():
             cell = scores[(scores["strategy"] == pair.strategy) & (scores["stratum"] == pair.stratum)]

@@ -62,6 +62,6 @@ def test_clusters_widen_the_comparison(tmp_path: Path) -> None:
     assert sc.method == "clustered" and sf.method == "wilson"
     assert (
         with_c.pairs[0].result.test == "clustered paired t"
-        and without.pairs[0].result.test == "McNemar score"
+        and without.pairs[0].result.test == "exact unconditional score"
     )
     assert with_c.pairs[0].result.n_clusters == 10

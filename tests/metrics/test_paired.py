@@ -1,4 +1,5 @@
-"""Paired differences: McNemar's score test equals statsmodels; the clustered paired t; excluded questions."""
+"""Paired differences: McNemar's score test (above 100 questions) equals statsmodels; the exact
+unconditional test up to 100; the clustered paired t; excluded questions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from enade_bench.metrics.paired import (
+    EXACT,
     MCNEMAR,
     NO_DISCORDANT,
     NOT_COMPARABLE,
@@ -14,13 +16,13 @@ from enade_bench.metrics.paired import (
     mcnemar_score_test,
     paired_difference,
 )
-from enade_bench.metrics.paired_score import tango_interval
+from enade_bench.metrics.paired_exact import SWITCH_N, exact_interval, exact_pvalue
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_one_record_per_question_is_mcnemar_score_like_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(20, 400))
+    n = int(rng.integers(SWITCH_N + 1, 400))
     a = (rng.random(n) < rng.uniform(0.3, 0.8)).astype(float)
     b = np.where(rng.random(n) < 0.7, a, 1 - a)
     r = paired_difference(a, b, single_record=True)
@@ -36,7 +38,7 @@ def test_one_record_per_question_is_mcnemar_score_like_statsmodels(seed: int) ->
 def test_no_discordant_question_gives_p_one() -> None:
     assert mcnemar_score_test(0, 0) == (0.0, 1.0)
     r = paired_difference([1, 0, 1], [1, 0, 1], single_record=True)
-    assert r.p_value == 1.0 and r.diff == 0.0 and r.test == MCNEMAR
+    assert r.p_value == 1.0 and r.diff == 0.0 and r.test == EXACT
 
 
 def test_repeated_records_use_the_clustered_paired_t() -> None:
@@ -86,11 +88,21 @@ def test_fewer_than_two_questions_are_not_comparable() -> None:
 
 
 def test_issue_example_four_discordant_questions_all_one_way() -> None:
-    """28 questions, 4 discordant all for A: z = 2, p = 0.0455, and Tango's interval excludes 0
+    """28 questions, 4 discordant all for A: the score z is 2 (normal p 0.0455, a test of size
+    0.056 at 28 questions); the exact unconditional test gives p 0.0486, and its interval excludes 0
     with it (the test and the interval are one score statement)."""
     a = np.array([1.0] * 4 + [1.0] * 12 + [0.0] * 12)
     b = np.array([0.0] * 4 + [1.0] * 12 + [0.0] * 12)
     r = paired_difference(a, b, single_record=True)
-    assert r.test == MCNEMAR and r.p_value == pytest.approx(0.0455003, abs=1e-6)
+    assert r.test == EXACT and r.statistic == pytest.approx(2.0)
+    assert r.p_value == exact_pvalue(4, 0, 28) and 0.045 < r.p_value < 0.05
+    assert (r.ci_low, r.ci_high) == exact_interval(4, 0, 28)
     assert 0 < r.ci_low and r.ci_high > 4 / 28 + 0.05
-    assert (r.ci_low, r.ci_high) == tango_interval(4, 0, 28)
+
+
+def test_the_switch_to_the_score_test_above_100_questions() -> None:
+    for n, test in ((SWITCH_N, EXACT), (SWITCH_N + 1, MCNEMAR)):
+        a = np.r_[np.ones(10), np.zeros(n - 10)]
+        b = np.r_[np.zeros(3), np.ones(2), np.zeros(n - 5)]
+        r = paired_difference(a, b, single_record=True)
+        assert r.test == test and str(SWITCH_N) in r.reason

@@ -2,36 +2,44 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from enade_bench.metrics.paired import MCNEMAR, PAIRED_T, mcnemar_score_test, paired_difference
-from enade_bench.metrics.power import mcnemar_mdd, mcnemar_power, pair_mdd
+from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
+from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
+from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd
 from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
 
 
-def _simulated_mcnemar_power(delta: float, n: int, discordance: float, alpha: float, seed: int) -> float:
+def _simulated_power(delta: float, n: int, discordance: float, alpha: float, seed: int) -> float:
+    """The pair's own single-record test (exact unconditional up to 100 questions, score above) on
+    4,000 trinomial draws of the alternative."""
     rng = np.random.default_rng(seed)
     psi = max(discordance, delta)
     counts = rng.multinomial(n, [(psi + delta) / 2, (psi - delta) / 2, 1 - psi], size=REPS)
-    return float(np.mean([mcnemar_score_test(int(b), int(c))[1] < alpha for b, c, _ in counts]))
+    pvalue = functools.cache(
+        lambda b, c: exact_pvalue(b, c, n) if n <= SWITCH_N else mcnemar_score_test(b, c)[1]
+    )
+    return float(np.mean([pvalue(int(b), int(c)) < alpha for b, c, _ in counts]))
 
 
 @pytest.mark.parametrize(
     ("n", "discordance", "alpha"), [(8, 0.25, 0.05), (28, 0.2, 0.05 / 3), (180, 0.3, 0.05 / 10)]
 )
-def test_power_at_the_mcnemar_mdd_is_80_percent_by_simulation(
+def test_power_at_the_single_record_mdd_is_80_percent_by_simulation(
     n: int, discordance: float, alpha: float
 ) -> None:
-    mdd = mcnemar_mdd(n, discordance, alpha)
-    assert mcnemar_power(mdd, n, discordance, alpha) == pytest.approx(0.8, abs=1e-6)
-    rate = _simulated_mcnemar_power(mdd, n, discordance, alpha, seed=n)
-    print(f"McNemar, {n} questions: MDD {100 * mdd:.1f} points, power {rate:.3f}")
+    mdd, power = (exact_mdd, exact_power) if n <= SWITCH_N else (mcnemar_mdd, mcnemar_power)
+    delta = mdd(n, discordance, alpha)
+    assert power(delta, n, discordance, alpha) == pytest.approx(0.8, abs=1e-6)
+    rate = _simulated_power(delta, n, discordance, alpha, seed=n)
+    print(f"single records, {n} questions: MDD {100 * delta:.1f} points, power {rate:.3f}")
     assert 0.75 <= rate <= 0.85
 
 
@@ -39,29 +47,33 @@ def test_exact_power_equals_the_enumeration_of_the_trinomial() -> None:
     n, discordance, alpha, delta = 12, 0.3, 0.05, 0.35
     psi = max(discordance, delta)
     probs = [(psi + delta) / 2, (psi - delta) / 2, 1 - psi]
-    total = sum(stats.multinomial.pmf([b, c, n - b - c], n, probs) * (mcnemar_score_test(b, c)[1] < alpha)
-                for b in range(n + 1) for c in range(n + 1 - b))  # fmt: skip
-    assert mcnemar_power(delta, n, discordance, alpha) == pytest.approx(total, abs=1e-12)
+    tables = [(b, c) for b in range(n + 1) for c in range(n + 1 - b)]
+    for power, pvalue in ((mcnemar_power, lambda b, c: mcnemar_score_test(b, c)[1]),
+                          (exact_power, lambda b, c: exact_pvalue(b, c, n))):  # fmt: skip
+        total = sum(
+            stats.multinomial.pmf([b, c, n - b - c], n, probs) * (pvalue(b, c) < alpha) for b, c in tables
+        )
+        assert power(delta, n, discordance, alpha) == pytest.approx(total, abs=1e-9)
 
 
 def test_the_bar_eight_questions_two_models() -> None:
-    """Issue 43's bar, two models on 8 questions with one record each, as this test checks it.
+    """Issue 52's bar, two models on 8 questions with one record each.
 
-    The MDD of McNemar's score test under the alternative, at every observed discordance:
-    at the first Holm level of a 3-model demo (alpha/3 = 0.0167) it is >= 75 points (80.1);
-    at alpha/20 it is not reachable (8 of 8 for one model gives z^2 = 8 < z_{0.99875}^2 = 9.1);
-    for the pair tested alone (alpha = 0.05) it is 58.4 points, asserted only >= 55: the score
-    test rejects 4 of 8 for one model (z = 2 > 1.96), the exact conditional test needs 6 of 8,
-    which is where the bar's 75 points come from.  (Its simulated power at 58.4 points is 0.80:
-    test_power_at_the_mcnemar_mdd_is_80_percent_by_simulation.)"""
+    The exact unconditional score test (size 0.029 at 8 questions, where the score test's is 0.070)
+    has an MDD of 69.7 points at alpha = 0.05 at every observed discordance (>= 69); at the first
+    Holm level of a 3-model demo (alpha/3) 80.1 points; at alpha/20 it is not reachable (8 of 8 for
+    one model gives p = 2 * 0.5^8 = 0.0078 > 0.0025).  At 28 questions it is a number (19.6 points at
+    20 % discordance, the score test's)."""
     for discordance in (0.0, 0.125, 0.25, 0.5):
-        assert mcnemar_mdd(8, discordance, 0.05 / 3) >= 0.75
-        assert mcnemar_mdd(8, discordance, 0.05 / 20) == math.inf
-        assert mcnemar_mdd(8, discordance, 0.05) >= 0.55
+        assert exact_mdd(8, discordance, 0.05) >= 0.69
+        assert exact_mdd(8, discordance, 0.05 / 3) >= 0.75
+        assert exact_mdd(8, discordance, 0.05 / 20) == math.inf
     a = np.array([1, 1, 1, 0, 1, 0, 1, 0], dtype=float)
     b = np.array([1, 0, 1, 0, 1, 0, 0, 0], dtype=float)
     r = paired_difference(a, b, single_record=True)
-    assert r.test == MCNEMAR and pair_mdd(r, 0.05 / 3) >= 0.75
+    assert r.test == EXACT and pair_mdd(r, 0.05) >= 0.69
+    a28, b28 = np.r_[a, np.ones(10), np.zeros(10)], np.r_[b, np.ones(10), np.zeros(10)]
+    assert 0 < pair_mdd(paired_difference(a28, b28, single_record=True), 0.05) < 1
 
 
 def observed_pair(

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels
+from enade_bench.metrics.simultaneous import INTERVAL_NAMES, decision_levels, holds_zero
 from enade_bench.psychometrics.theta_compare import (
     ThetaSample,
     pairs_frame,
@@ -48,7 +48,7 @@ def test_shown_interval_excludes_0_exactly_when_the_adjusted_p_is_below_alpha(
     for _ in range(200):
         pairs = theta_pairs(_samples(rng, pairing), pairing=pairing, adjust=adjust)  # type: ignore[arg-type]
         for p in pairs:
-            excludes = p.ci_low > 0 or p.ci_high < 0
+            excludes = not holds_zero(p.statement, p.ci_low, p.ci_high)
             assert p.different == (p.p_adjusted < 0.05) == excludes, p
             assert p.bonferroni_low <= p.diff <= p.bonferroni_high
             # the shown limits are the t test's own interval at its level (with the test's df), untouched by
@@ -122,7 +122,8 @@ def test_degenerate_pairs() -> None:
     )
     for p in same:
         assert p.different == (p.diff != 0)
-        assert (p.ci_low, p.ci_high) == ((p.diff, p.diff) if not p.different else (math.ulp(0.0), p.diff))
+        assert (p.ci_low, p.ci_high) == ((p.diff, p.diff) if not p.different else (0.0, p.diff))
+        assert p.statement == ("> 0" if p.different else "interval")
     single = theta_pairs([ThetaSample.of("a", [1.0]), ThetaSample.of("b", [0.0])])[0]
     assert math.isnan(single.ci_low) and math.isnan(single.ci_level) and not single.different
     with pytest.raises(ValueError, match="adjust"):
@@ -141,5 +142,5 @@ def test_holm_with_every_pair_rejected_keeps_each_pairs_other_limit() -> None:
     for p in pairs:
         full = t_interval(p.diff, p.se, p.df, 2 * 0.05 / 3)
         assert p.ci_level == pytest.approx(1 - 0.1 / 3) and p.ci_high == pytest.approx(full[1], rel=1e-12)
-        assert 0 < p.ci_low < 1e-300
+        assert p.ci_low == 0.0  # the open bound at 0, written as 0 (metrics/simultaneous.ENCODING)
         assert (p.bonferroni_low, p.bonferroni_high) == t_interval(p.diff, p.se, p.df, 0.05 / 3)

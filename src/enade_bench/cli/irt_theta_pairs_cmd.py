@@ -3,12 +3,15 @@
 ::
 
     enade-bench irt theta-pairs RESULTS_DIR... [--enem-data DIR] [--pairing auto|shuffle|independent]
-        [--adjust holm|bonferroni|bh] [--debias] [--out FILE.csv]
-    enade-bench irt theta-pairs --published [--enem-data DIR] [--adjust holm|bonferroni|bh] [--out FILE.csv]
+        [--adjust holm|bonferroni|bh] [--family all|table] [--debias] [--out FILE.csv]
+    enade-bench irt theta-pairs --published [--enem-data DIR] [--adjust holm|bonferroni|bh] [--family all|table]
+        [--out FILE.csv]
 
 For every exam answered by two or more models: the mean θ (EAP per shuffle pattern)
 of model A minus model B with its SE, p-value and Holm/Bonferroni/BH adjusted p-value
-over the exam's pairs, and its interval at the level of that adjusted decision (it
+over every pair of the output (``--family all``, the default: the same family ``compare``
+adjusts on the same pairs, every pair of its strategy) or over each exam's pairs
+(``--family table``), printed in a ``note: multiplicity family`` line, and its interval at the level of that adjusted decision (it
 excludes 0 exactly when the adjusted p is below 0.05; the unadjusted 95 % interval is in
 the CSV as ``ci_low_unadjusted``–``ci_high_unadjusted``) (:mod:`enade_bench.benchmarks.enem.steps.theta_pairs`,
 :mod:`enade_bench.psychometrics.theta_compare`). ``--published`` compares the five
@@ -37,6 +40,9 @@ def register(sub: Any) -> None:
     p.add_argument("--adjust", choices=("holm", "bonferroni", "bh"), default="holm",
                    help="p-value adjustment over each table's pairs; the intervals are adjusted alike "
                         "(default holm)")  # fmt: skip
+    p.add_argument("--family", choices=("all", "table"), default="all",
+                   help="pairs adjusted together: every pair of the output (default; as compare's default "
+                        "adjusts every pair of a strategy) or each exam's table (as compare --family stratum)")  # fmt: skip
     p.add_argument("--debias", action="store_true", help="letter-prior corrected predictions (PriDe)")
     p.add_argument("--out", type=Path, help="CSV file for every pair")
     p.set_defaults(handler=run_theta_pairs)
@@ -65,7 +71,7 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
             raise UserError(
                 "--pairing shuffle: the published runs are independent samples (no shared shuffles)"
             )
-        data = published_theta_pairs(find_enem_data(args.enem_data), args.adjust)
+        data = published_theta_pairs(find_enem_data(args.enem_data), args.adjust, args.family)
         keys = ["area", "language"]
     else:
         predictions = ("corrected",) if args.debias else ("raw",)
@@ -73,7 +79,7 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
         if not raw.exams:
             reasons = "; ".join(raw.skipped) or "no run answered an ENEM exam"
             raise UserError(f"{', '.join(map(str, args.results))}: no ENEM response patterns ({reasons})")
-        data = theta_pairs_frame(analysis, args.pairing, args.adjust)
+        data = theta_pairs_frame(analysis, args.pairing, args.adjust, args.family)
         if data.empty:
             raise UserError(
                 "irt theta-pairs: no exam was answered by two models with at least two shuffles each"
@@ -82,6 +88,10 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
     shown = display_pairs(data, keys).rename(columns={"p adj.": f"p {args.adjust}"})
     pairing = ", ".join(sorted(set(data["pairing"])))
     with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_colwidth", 40):
+        families = data["family"].nunique()
+        print(f"note: multiplicity family: {args.adjust} over "
+              + (f"every pair ({len(data)}; --family all)" if args.family == "all"
+                 else f"each exam's table ({families} families; --family table)"))  # fmt: skip
         print(f"θ differences between models ({pairing}; {len(data)} pairs)")
         print(shown.to_string())
         print(pairs_note(data))

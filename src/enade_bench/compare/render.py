@@ -17,6 +17,7 @@ from enade_bench.compare.comparison import Comparison, PairComparison
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save
+from enade_bench.report.forest import ForestRow, forest_figure
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 from enade_bench.results.csv_safe import write_csv
@@ -162,8 +163,9 @@ def pairs_table(comp: Comparison) -> Table:
                           "confidence 1 − 2α/(2K−r) (CI level; r rejected). The Bonferroni α/K interval beside it "
                           "gives the magnitude (simultaneous on its own, not Holm's statement)"
                           if comp.adjust == "holm" else "")
-                       + ". Intervals are the test's own (McNemar's score test: Tango's interval; clustered t: the t "
-                       "interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
+                       + ". Intervals are the test's own (the exact unconditional score test, up to 100 questions "
+                       "with one record each: its exact interval; McNemar's score test above: Tango's interval; "
+                       "clustered t: the t interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
                        "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
                        "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
                        f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
@@ -226,13 +228,37 @@ def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
     return save(fig, folder, "comparison_clustered", "Accuracy per model with clustered 95 % intervals")
 
 
+def _points(value: float) -> float:
+    return 100 * value if math.isfinite(value) else value
+
+
+def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
+    """One forest plot per cell (strategy × stratum) of the pairs with a statement
+    (:func:`enade_bench.report.forest.forest_figure`), saved as ``forest_<cell>.png``/``.pdf``."""
+    figures = []
+    cells = dict.fromkeys((p.strategy, p.stratum) for p in comp.pairs if p.statement)
+    for strategy, stratum in cells:
+        mine = [p for p in comp.pairs if (p.strategy, p.stratum) == (strategy, stratum) and p.statement]
+        rows = [ForestRow(f"{p.model_a} − {p.model_b}", _points(p.result.diff), p.statement, _points(p.ci_low),
+                          _points(p.ci_high), _points(p.magnitude_low), _points(p.magnitude_high), _points(p.mdd))
+                for p in mine]  # fmt: skip
+        name = cell_name(strategy, stratum)
+        title = f"{name}: A − B, {comp.interval_name.split(':')[0]}\nfamily {mine[0].family} ({mine[0].family_size} pairs)"
+        caption = (f"Forest plot of {name}: each pair's statement (bar: interval; arrow from 0: bound), the "
+                   "Bonferroni alpha/K interval (light) and the MDD 80 % band around 0; family "
+                   f"{mine[0].family}, {comp.family_label}")  # fmt: skip
+        figures.append(save(forest_figure(rows, title), folder, f"forest_{name}", caption))
+    return figures
+
+
 def comparison_section(comp: Comparison, figures: Path) -> Section:
-    """Tables, the figure, the notes and the CSV files (``comparison/*.csv``) of a comparison."""
+    """Tables, the figures (accuracies; a forest plot per cell), the notes and the CSV files
+    (``comparison/*.csv``) of a comparison."""
     figure = _figure(comp, figures)
     flips = comp.flips
     return Section(
         tables=[table1(comp), pairs_table(comp), flips_table(comp)],
-        figures=[figure] if figure is not None else [],
+        figures=([figure] if figure is not None else []) + forest_figures(comp, figures),
         notes=[*(f"warning: {w}" for w in comp.warnings),
                f"multiplicity family: {comp.family_label} (family: {comp.options.family}); intervals beside "
                f"adjusted p: {comp.interval_name}", *comp.notes,

@@ -7,21 +7,26 @@ removes the variance the two models share through the questions' difficulty
 (Miller 2024, §4).  Its standard error is cluster-robust over the stimulus clusters
 (:func:`~enade_bench.metrics.clustered.cluster_se`), and
 
-* with **one binary record per question and no clusters** the test is McNemar's
-  (1947) test in its score form: with :math:`b = n_{10}`, :math:`c = n_{01}`,
-  :math:`z = (b - c)/\sqrt{b + c}` and :math:`p = 2\{1 - \Phi(|z|)\}` (no continuity
+* with **one binary record per question and no clusters** and at most
+  :data:`~enade_bench.metrics.paired_exact.SWITCH_N` (100) questions, the **score-ordered
+  exact unconditional test** (Suissa & Shuster 1991) with the exact unconditional
+  interval that inverts it (Tang, Tang & Chan 2005),
+  :mod:`enade_bench.metrics.paired_exact`: McNemar's score statistic
+  :math:`z = (b - c)/\sqrt{b + c}` (:math:`b = n_{10}`, :math:`c = n_{01}`), its tail
+  probability maximised over the discordance, so the test's actual size is at most
+  :math:`\alpha` at every :math:`n` (0.029 at 8 questions, 0.049 at 28);
+* with one record per question, no clusters and **more than 100 questions**, McNemar's
+  (1947) test in its score form, :math:`p = 2\{1 - \Phi(|z|)\}` (no continuity
   correction; statsmodels' ``mcnemar(exact=False, correction=False)`` gives the same
-  p-value).  It is the score test of :math:`H_0: \delta = 0` in the multinomial model
-  of the pairs, :math:`T(0)` of :mod:`enade_bench.metrics.paired_score`, so test and
-  interval are **one statement**: the interval is Tango's (1998), the inversion of the
-  same score statistic, and :math:`p < \alpha` exactly when the :math:`1-\alpha`
-  interval excludes 0, by construction (:math:`T` decreases in :math:`\delta_0`).
-  Fagerland, Lydersen & Laake (2013) found this asymptotic test's actual level close to
-  the nominal one down to small samples (here at most 0.070 with 8 questions, 0.053
-  with 10, 0.056 with 28, over every discordance) and the exact conditional test
-  needlessly conservative; their 2014 review recommends Tango's interval.  With
+  p-value), the score test of :math:`H_0: \delta = 0` in the multinomial model of the
+  pairs, :math:`T(0)` of :mod:`enade_bench.metrics.paired_score`, with Tango's (1998)
+  interval, the inversion of the same statistic.  Its actual size exceeds
+  :math:`\alpha` slightly at every :math:`n` (0.053 at 101 questions, 0.054 at 183, by
+  exact enumeration over the discordance); Fagerland, Lydersen & Laake (2013) recommend
+  it only "if small but frequent violations of the nominal level is acceptable".  With
   :math:`b = c = 0` the test gives :math:`p = 1` and the interval is
-  :math:`\pm z^2/(n + z^2)`;
+  :math:`\pm z^2/(n + z^2)`.  Both are **one statement**: :math:`p < \alpha` exactly when
+  the :math:`1-\alpha` interval excludes 0, by construction;
 * otherwise the **clustered paired t test**: :math:`t = \bar d / \widehat{SE}(\bar d)`
   on :math:`G-1` degrees of freedom (Cameron & Miller 2015, §VI: with few clusters the
   normal reference rejects too often).  Its error rate is checked by simulation in the
@@ -52,6 +57,11 @@ References
    proportions for the paired-sample design", Statistics in Medicine 17(8), 891–908, 1998.
 .. [6] M. W. Fagerland, S. Lydersen and P. Laake, "Recommended tests and confidence
    intervals for paired binomial proportions", Statistics in Medicine 33(16), 2850–2875, 2014.
+.. [7] S. Suissa and J. J. Shuster, "The 2 x 2 matched-pairs trial: exact unconditional
+   design and analysis", Biometrics 47(2), 361–372, 1991.
+.. [8] M.-L. Tang, N.-S. Tang and I. S. F. Chan, "Confidence interval construction for
+   proportion difference in small-sample paired studies", Statistics in Medicine 24(23),
+   3565–3579, 2005.
 """
 
 from __future__ import annotations
@@ -65,10 +75,13 @@ import numpy as np
 import numpy.typing as npt
 
 from enade_bench.metrics.clustered import cluster_labels, cluster_se, t_quantile
+from enade_bench.metrics.paired_exact import SWITCH_N, exact_interval, exact_pvalue
 from enade_bench.metrics.paired_score import tango_interval
 
 __all__ = [
+    "EXACT",
     "MCNEMAR",
+    "SCORE_TEST_NOTE",
     "NOT_COMPARABLE",
     "NO_DISCORDANT",
     "PAIRED_T",
@@ -80,9 +93,16 @@ __all__ = [
 ]
 
 MCNEMAR = "McNemar score"
+EXACT = "exact unconditional score"
 PAIRED_T = "clustered paired t"
 NO_DISCORDANT = "no discordant questions"
 NOT_COMPARABLE = "not comparable"
+#: The table's note where a pair uses McNemar's score test (more than SWITCH_N questions).
+SCORE_TEST_NOTE = (
+    f"pairs of more than {SWITCH_N} questions with one record each use McNemar's score test with Tango's "
+    "interval, whose actual size at alpha = 0.05 is 0.053 at 101 questions and 0.054 at 183 (exact enumeration "
+    f"over the discordance); up to {SWITCH_N} questions the exact unconditional test keeps its size at most alpha"
+)
 #: A standard error at or below this is 0 up to floating-point rounding: questions whose
 #: differences are all equal (say 2/30 each, computed as ``a - b`` with rounding) have none.
 SE_ZERO = 1e-12
@@ -172,10 +192,12 @@ def pair_interval(result: PairedDifference, confidence: float) -> tuple[float, f
     --------
     >>> r = paired_difference([1, 1, 1, 1, 1, 0], [0, 0, 0, 0, 0, 0], single_record=True)
     >>> [round(x, 3) for x in pair_interval(r, 0.95)]
-    [0.118, 0.97]
+    [0.043, 0.996]
     """
     if result.test == MCNEMAR:
         return tango_interval(result.a_only, result.b_only, result.n_questions, confidence)
+    if result.test == EXACT:
+        return exact_interval(result.a_only, result.b_only, result.n_questions, confidence)
     if result.test == PAIRED_T and result.n_clusters >= 2 and result.se > SE_ZERO:
         half = t_quantile(confidence, result.n_clusters - 1) * result.se
         return result.diff - half, result.diff + half
@@ -210,7 +232,7 @@ def paired_difference(
     --------
     >>> r = paired_difference([1, 1, 1, 0, 1], [0, 1, 0, 0, 1], single_record=True)
     >>> r.diff, r.a_only, r.b_only, r.test
-    (0.4, 2, 0, 'McNemar score')
+    (0.4, 2, 0, 'exact unconditional score')
     """
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     d = x - y
@@ -225,13 +247,25 @@ def paired_difference(
     mean = float(d.mean())
     shared = (n, groups, float(x.mean()), float(y.mean()), mean)
     if single_record and clusters is None:
-        low, high = tango_interval(a_only, b_only, n, confidence)
         z, p = mcnemar_score_test(a_only, b_only)
-        why = "one binary record per question and model, no shared stimuli; Tango's interval inverts the same test"
+        if n <= SWITCH_N:
+            low, high = exact_interval(a_only, b_only, n, confidence)
+            p, test = exact_pvalue(a_only, b_only, n), EXACT
+            why = (
+                f"one binary record per question and model, no shared stimuli, {n} <= {SWITCH_N} questions: "
+                "the exact unconditional score test (size <= alpha) and the exact interval that inverts it"
+            )
+        else:
+            low, high = tango_interval(a_only, b_only, n, confidence)
+            test = MCNEMAR
+            why = (
+                f"one binary record per question and model, no shared stimuli, {n} > {SWITCH_N} questions: "
+                "McNemar's score test and Tango's interval, which inverts it"
+            )
         if a_only + b_only == 0:  # an SE of 0 would claim a precision the data do not have
-            why += "; no discordant question: p = 1, interval +-z^2/(n+z^2)"
+            why += "; no discordant question: p = 1"
             se = math.nan
-        return PairedDifference(*shared, se, low, high, z, p, MCNEMAR, why, a_only, b_only)
+        return PairedDifference(*shared, se, low, high, z, p, test, why, a_only, b_only)
     if not np.any(d != 0):
         return PairedDifference(*shared, math.nan, math.nan, math.nan, math.nan, 1.0, NO_DISCORDANT,
                                 "every question scored the same for both models: no evidence either way",

@@ -24,6 +24,13 @@ raises it to what the difference needs:
     \mathrm{power}(\delta) = \sum_{k=0}^{n} \binom{n}{k}\psi^k(1-\psi)^{n-k}\,
         P\bigl(|2b-k| > z_{1-\alpha_i/2}\sqrt k \bigm| k\bigr).
 
+**Single records, at most 100 questions (the exact unconditional score test).**  The same
+alternative, :math:`(p_{10}, p_{01}) = ((\psi+\delta)/2, (\psi-\delta)/2)`, and the power the
+trinomial probability of the tables the test rejects at :math:`\alpha_i` (its p-values of
+every table, :func:`~enade_bench.metrics.paired_exact.exact_pvalues`): exact, and the power
+of the test the pair shows (:func:`exact_mdd`).  At 8 questions its MDD at :math:`\alpha = 0.05`
+is 69.7 points where the score test's was 58.4 (a test whose size was 0.070).
+
 **Clustered pairs (paired t on** :math:`G-1` **df).**  The same alternative, with the
 observed differences' sizes and clusters (a cluster bootstrap, a sign change per cluster,
 more questions disagreeing where :math:`\delta` needs it), and the power a seeded
@@ -56,10 +63,11 @@ from statistics import NormalDist
 
 import numpy as np
 
-from enade_bench.metrics.paired import MCNEMAR, PAIRED_T, SE_ZERO, PairedDifference
+from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SE_ZERO, PairedDifference
+from enade_bench.metrics.paired_exact import exact_pvalues, table_probabilities
 from enade_bench.metrics.power_clustered import clustered_mdd
 
-__all__ = ["NOT_REACHABLE", "mcnemar_mdd", "mcnemar_power", "pair_mdd"]
+__all__ = ["NOT_REACHABLE", "exact_mdd", "exact_power", "mcnemar_mdd", "mcnemar_power", "pair_mdd"]
 
 #: How an MDD that no difference up to 100 points reaches reads in tables.
 NOT_REACHABLE = "not reachable at this size"
@@ -101,6 +109,44 @@ def mcnemar_power(delta: float, n: int, discordance: float, alpha: float) -> flo
     lower = np.ceil((k - z * np.sqrt(k)) / 2)  # ... or b < (k - z sqrt k) / 2
     given = stats.binom.sf(upper, k, share) + stats.binom.cdf(lower - 1, k, share)
     return float(np.sum(stats.binom.pmf(k, n, psi) * given))
+
+
+def exact_power(delta: float, n: int, discordance: float, alpha: float) -> float:
+    r"""Exact power of the exact unconditional score test at ``alpha`` for a true difference ``delta``.
+
+    :math:`\sum_{(b,c):\,p(b,c) < \alpha} P(b, c)` in the trinomial of :math:`n` questions
+    with :math:`p_{10} = (\psi+\delta)/2`, :math:`p_{01} = (\psi-\delta)/2`,
+    :math:`\psi = \max(\hat\psi, |\delta|)` (module docstring).
+
+    Examples
+    --------
+    >>> round(exact_power(0.5, 8, 0.0, 0.05), 4)  # rejects 5 of 8 for A and none for B, or more
+    0.3633
+    """
+    psi = min(1.0, max(discordance, abs(delta)))
+    if psi <= 0:
+        return 0.0
+    reject = exact_pvalues(n) < alpha
+    if not np.any(reject):
+        return 0.0
+    return float(table_probabilities(n, (psi + delta) / 2, (psi - delta) / 2)[reject].sum())
+
+
+def exact_mdd(n: int, discordance: float, alpha: float, power: float = 0.8) -> float:
+    """Minimum detectable difference of the exact unconditional score test, under the alternative.
+
+    Parameters and result as :func:`mcnemar_mdd`.
+
+    Examples
+    --------
+    >>> round(exact_mdd(8, 0.25, 0.05), 3)
+    0.697
+    """
+    if n < 1:
+        return math.nan
+    if not np.any(exact_pvalues(n) < alpha):
+        return math.inf
+    return _smallest(lambda d: exact_power(d, n, discordance, alpha), power)
 
 
 def _smallest(power_at: Callable[[float], float], target: float, top: float = 1.0) -> float:
@@ -157,6 +203,10 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
     paired t: :func:`clustered_mdd` with its question differences and clusters.  NaN for
     a pair without a test or a standard error; ``inf`` where ``power`` is not reachable.
     """
+    if result.test == EXACT:
+        return exact_mdd(
+            result.n_questions, (result.a_only + result.b_only) / result.n_questions, alpha, power
+        )
     if result.test == MCNEMAR:
         return mcnemar_mdd(
             result.n_questions, (result.a_only + result.b_only) / result.n_questions, alpha, power

@@ -77,8 +77,8 @@ import numpy.typing as npt
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
 
-__all__ = ["ABOVE", "BELOW", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement", "decision_levels",
-           "holds_zero", "holm_statements", "shown_statements"]  # fmt: skip
+__all__ = ["ABOVE", "BELOW", "ENCODING", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement",
+           "decision_levels", "holds_zero", "holm_statements", "shown_statements"]  # fmt: skip
 
 #: How each adjustment's statements read in tables and notes.
 INTERVAL_NAMES = {
@@ -92,6 +92,15 @@ SIMULTANEOUS = frozenset({"holm", "bonferroni"})
 
 #: ``Statement.kind``: an interval, or a bound at 0 above or below (with its other limit).
 INTERVAL, ABOVE, BELOW = "interval", "> 0", "< 0"
+#: How every statement-bearing CSV (``pairs.csv``, ``theta_pairs.csv``, the ENEM study's) writes a
+#: statement; docs/comparisons.md, "Reading a statement in the CSVs".
+ENCODING = (
+    "statement: 'interval', '> 0' or '< 0'. interval: the closed [ci_low, ci_high]. '> 0': the difference is "
+    "above 0, ci_low = 0 exactly (open: 0 itself is excluded) and ci_high its other limit; '< 0': ci_high = 0 "
+    "(open), ci_low its other limit. ci_level: the confidence of the two-sided interval the limits come from, "
+    "for a bound too (Holm's statements hold jointly at 1 - alpha); NaN only without a statement. Read "
+    "'holds 0' as holds_zero(statement, ci_low, ci_high), or the column 'different', never as ci_low > 0."
+)
 
 
 @dataclass(frozen=True)

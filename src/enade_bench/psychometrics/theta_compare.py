@@ -80,7 +80,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.simultaneous import INTERVAL_NAMES, Statement, shown_statements
+from enade_bench.metrics.simultaneous import INTERVAL, INTERVAL_NAMES, Statement, shown_statements
 
 Pairing = Literal["independent", "shuffle"]
 
@@ -137,9 +137,11 @@ class ThetaDifference:
         Standard error of ``diff`` and its degrees of freedom.
     ci_low, ci_high : float
         The statement shown. From :func:`theta_difference` the unadjusted t interval; from
-        :func:`theta_pairs` the adjustment's statement (module docstring): an interval, or
-        a bound at 0 as ``(0, inf)``/``(-inf, 0)`` (``statement``); it excludes 0 exactly
-        when ``different``.
+        :func:`theta_pairs` the adjustment's statement (module docstring), encoded as in
+        every statement-bearing CSV (:data:`enade_bench.metrics.simultaneous.ENCODING`): an
+        interval ``[ci_low, ci_high]``, or a bound at 0, ``> 0`` as ``ci_low = 0`` (open:
+        0 itself is excluded) with its other limit in ``ci_high``, ``< 0`` mirrored; it
+        excludes 0 exactly when ``different``.
     t, p_value : float
         The t statistic and its two-sided p-value.
     pairing : str
@@ -149,12 +151,13 @@ class ThetaDifference:
     adjust : str
         The adjustment (``"none"`` from :func:`theta_difference`).
     ci_level : float
-        The confidence level of the shown interval (NaN for a bound, which holds only jointly).
+        The confidence level of the two-sided t interval the statement's limits come from,
+        a bound's too (the statements of a table hold jointly at :math:`1-\alpha`); NaN
+        only without a statement.
     alpha_i : float
         The level of the pair's adjusted decision: ``different`` exactly when ``p_value < alpha_i``.
     statement : str
-        ``interval``, ``> 0``, ``< 0`` or ``interval cut at 0``
-        (:class:`enade_bench.metrics.simultaneous.Statement`).
+        ``interval``, ``> 0`` or ``< 0`` (:class:`enade_bench.metrics.simultaneous.Statement`).
     bonferroni_low, bonferroni_high : float
         The Bonferroni :math:`\alpha/K` t interval (the magnitude beside a bound).
     ci_method : str
@@ -305,14 +308,28 @@ def theta_pairs(
     >>> rng = np.random.default_rng(0)
     >>> pairs = theta_pairs([ThetaSample.of(n, rng.normal(mu, 0.3, 10)) for n, mu in (("x", 0), ("y", 0.5))])
     >>> p = pairs[0]
-    >>> p.different == (p.ci_low > 0 or p.ci_high < 0) == (p.p_adjusted < 0.05)
+    >>> from enade_bench.metrics.simultaneous import holds_zero
+    >>> p.different == (not holds_zero(p.statement, p.ci_low, p.ci_high)) == (p.p_adjusted < 0.05)
     True
+    """
+    ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
+    pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
+    return adjust_theta_pairs(pairs, adjust, confidence)
+
+
+def adjust_theta_pairs(
+    pairs: Sequence[ThetaDifference], adjust: str = "holm", confidence: float = 0.95
+) -> list[ThetaDifference]:
+    """Adjust unadjusted pairs (:func:`theta_difference`) together, as one family.
+
+    :func:`theta_pairs` adjusts the pairs of one table; a family of several tables (every
+    area and language of the published runs, as ``compare`` adjusts every pair of a
+    strategy) passes all their pairs here at once.  Each pair gets its adjusted p, its
+    simultaneous statement and the Bonferroni interval over the family's size.
     """
     if adjust not in INTERVAL_NAMES:
         raise ValueError(f"adjust must be one of {', '.join(INTERVAL_NAMES)}; got {adjust!r}")
     alpha = 1 - confidence
-    ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
-    pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
     pvalues = [p.p_value for p in pairs]
     adjusted = adjust_pvalues(pvalues, adjust) if pairs else np.empty(0)
 
@@ -338,17 +355,19 @@ def _adjusted(
 ) -> ThetaDifference:
     """``pair`` with its adjusted p, its statement and the Bonferroni interval beside it.
 
+    A bound at 0 keeps its limit 0 (the one encoding, :data:`~enade_bench.metrics.simultaneous.ENCODING`).
     A t interval excludes 0 exactly when ``p < level``; only a tie within rounding (``p``
-    equal to the level to the last bits) can split the two: then a different pair's bound
-    nearest 0 is moved just past 0 (the smallest float) on the estimate's side, so the
-    shown statement and the decision never disagree (a pair that is not different already
-    has its interval reach 0, :func:`~enade_bench.metrics.simultaneous.shown_statements`).
+    equal to the level to the last bits) can split the two: then a different pair's
+    *interval* limit nearest 0 is moved just past 0 (the smallest float) on the estimate's
+    side, so the shown statement and the decision never disagree (a pair that is not
+    different already has its interval reach 0,
+    :func:`~enade_bench.metrics.simultaneous.shown_statements`).
     """
     if statement is None:  # no p-value: outside the family
         return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=math.nan, ci_method=INTERVAL_NAMES[adjust],
                        ci_low=math.nan, ci_high=math.nan)  # fmt: skip
     low, high = statement.low, statement.high
-    if statement.different and not math.isnan(low) and low <= 0 <= high:
+    if statement.kind == INTERVAL and statement.different and not math.isnan(low) and low <= 0 <= high:
         low, high = (math.ulp(0.0), high) if pair.diff > 0 else (low, -math.ulp(0.0))
     b_low, b_high = bonferroni if bonferroni is not None else (math.nan, math.nan)
     return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=statement.confidence,

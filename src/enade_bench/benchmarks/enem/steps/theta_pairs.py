@@ -11,7 +11,8 @@ Pairing (``"auto"``): by shuffle index when every model of the exam has the same
 shuffle indices — the runs of one study share the seed, and this project's option
 order of shuffle *k* depends on the seed, the question and *k*, not on the model —
 otherwise independent samples (Welch). Holm (or Bonferroni, BH) over the pairs of one
-exam; each pair's statement (``statement``, ``ci_low``–``ci_high`` at confidence
+prediction set (every pair of its exams, ``family`` ``all``, as ``compare`` adjusts every pair of a
+strategy; ``table``: each exam on its own); each pair's statement (``statement``, ``ci_low``–``ci_high`` at confidence
 ``ci_level``; ``alpha_i`` the decision's level) is the adjustment's simultaneous one
 (Holm: Strassburger & Bretz's bound at 0 for a rejected pair, the Bonferroni interval
 ``bonferroni_low``–``bonferroni_high`` beside it), so it excludes 0 exactly when
@@ -21,6 +22,8 @@ exam; each pair's statement (``statement``, ``ci_low``–``ci_high`` at confiden
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from itertools import combinations
 from pathlib import Path
 from typing import Literal
 
@@ -29,7 +32,14 @@ import pandas as pd
 from enade_bench.benchmarks.enem.analysis import RANDOM
 from enade_bench.benchmarks.enem.published import PUBLISHED_FILE
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, exam_columns
-from enade_bench.psychometrics.theta_compare import Pairing, ThetaSample, pairs_frame, theta_pairs
+from enade_bench.psychometrics.theta_compare import (
+    Pairing,
+    ThetaDifference,
+    ThetaSample,
+    adjust_theta_pairs,
+    pairs_frame,
+    theta_difference,
+)
 from enade_bench.report.section import Section, StepSkipped
 from enade_bench.report.table import Table, fmt
 
@@ -43,22 +53,60 @@ def _pairing(samples: list[ThetaSample], choice: PairingChoice) -> Pairing:
     return "shuffle" if len(sets) == 1 else "independent"
 
 
-def theta_pairs_frame(
-    analysis: EnemAnalysis, pairing: PairingChoice = "auto", adjust: str = "holm"
+#: Which pairs are adjusted together: every pair of the CSV (``all``, the default, as ``compare``
+#: adjusts every pair of its one strategy: ``--family strategy``) or each exam's table on its own
+#: (``table``, as ``compare --family stratum``).
+THETA_FAMILIES = ("all", "table")
+
+
+def _samples(exam_rows: pd.DataFrame) -> list[ThetaSample]:
+    scored = exam_rows[exam_rows["respondent"] != RANDOM]
+    samples = [ThetaSample.of(str(model), part["theta"], shuffle=part["shuffle"].to_numpy())
+               for model, part in scored.groupby("respondent", sort=True)]  # fmt: skip
+    return [s for s in samples if s.theta.size >= 2]
+
+
+def _families(
+    tables: Sequence[tuple[Mapping[str, object], list[ThetaDifference]]], adjust: str, family: str
 ) -> pd.DataFrame:
-    """One row per pair of models per exam and prediction set (empty with fewer than two models)."""
+    """Each table's unadjusted pairs adjusted within ``family``, one frame with ``family``/``family_size``."""
+    if family not in THETA_FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(THETA_FAMILIES)}; got {family!r}")
+    groups = [tables] if family == "all" else [[t] for t in tables]
+    frames = []
+    for group in groups:
+        pairs = adjust_theta_pairs([p for _, ps in group for p in ps], adjust)
+        label = (
+            "all (every pair)" if family == "all" else "table " + ", ".join(map(str, group[0][0].values()))
+        )
+        start = 0
+        for head, ps in group:
+            part = pairs_frame(pairs[start : start + len(ps)]).assign(family=label, family_size=len(pairs))
+            frames.append(pd.concat([pd.DataFrame([head] * len(ps)), part], axis=1))
+            start += len(ps)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def theta_pairs_frame(
+    analysis: EnemAnalysis, pairing: PairingChoice = "auto", adjust: str = "holm", family: str = "all"
+) -> pd.DataFrame:
+    """One row per pair of models per exam and prediction set (empty with fewer than two models).
+
+    The pairs of each prediction set are adjusted together (``family`` ``all``) or per exam
+    (``table``): :data:`THETA_FAMILIES`.
+    """
     frames = []
     for predictions, exams in analysis.exam_sets():
+        tables = []
         for exam in exams:
-            scored = exam.per_shuffle[exam.per_shuffle["respondent"] != RANDOM]
-            samples = [ThetaSample.of(str(model), part["theta"], shuffle=part["shuffle"].to_numpy())
-                       for model, part in scored.groupby("respondent", sort=True)]  # fmt: skip
-            samples = [s for s in samples if s.theta.size >= 2]
-            if len(samples) < 2:
-                continue
-            pairs = pairs_frame(theta_pairs(samples, _pairing(samples, pairing), adjust))
-            head = exam_columns(predictions, exam)
-            frames.append(pd.concat([pd.DataFrame([head] * len(pairs)), pairs], axis=1))
+            samples = _samples(exam.per_shuffle)
+            if len(samples) >= 2:
+                ordered = sorted(samples, key=lambda s: -float(s.theta.mean()))
+                chosen = _pairing(samples, pairing)
+                tables.append((exam_columns(predictions, exam),
+                               [theta_difference(x, y, chosen) for x, y in combinations(ordered, 2)]))  # fmt: skip
+        if tables:
+            frames.append(_families(tables, adjust, family))
     if not frames:
         return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
@@ -66,28 +114,31 @@ def theta_pairs_frame(
     return data[first + [c for c in data.columns if c not in first]]
 
 
-def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm") -> pd.DataFrame:
+def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm", family: str = "all") -> pd.DataFrame:
     """θ pairs of the published runs per area and language, the years as strata.
 
     Each model answered the same booklet of each year, area and language 30 times
     (sampled at temperature 0.6, original option order: independent runs, Welch); a
     model's θ per area and language is the mean over the years of its mean over runs,
     so the difference is the mean of the per-year differences (each year its own
-    booklet, a stratum). Holm (or Bonferroni, BH) over the 10 pairs of each area and
-    language, each interval at the level of its pair's adjusted decision.
+    booklet, a stratum). Holm (or Bonferroni, BH) over the 80 pairs of the 8 areas and
+    languages (``family`` ``all``, as ``compare``'s default adjusts the 80 pairs of the
+    same data), or over the 10 pairs of each (``table``), each interval at the level of
+    its pair's adjusted decision.
     """
     ref = pd.read_parquet(Path(enem_dir) / PUBLISHED_FILE)
     ref = ref.assign(
         model=(ref["MODEL_NAME"].astype(str) + " " + ref["MODEL_SIZE"].fillna("").astype(str)).str.strip()
     )
-    frames = []
+    tables = []
     for (area, language), part in ref.groupby(["EXAM_SUBJECT", "LANGUAGE"], sort=True):
         samples = [ThetaSample.of(str(model), rows["IRT_SCORE"], stratum=rows["EXAM_YEAR"].to_numpy())
                    for model, rows in part.groupby("model", sort=True)]  # fmt: skip
-        pairs = pairs_frame(theta_pairs(samples, "independent", adjust))
+        ordered = sorted(samples, key=lambda s: -float(s.theta.mean()))
         years = ",".join(str(y) for y in sorted(part["EXAM_YEAR"].unique()))
-        frames.append(pairs.assign(area=str(area), language=str(language), years=years))
-    data = pd.concat(frames, ignore_index=True)
+        head = {"area": str(area), "language": str(language), "years": years}
+        tables.append((head, [theta_difference(x, y, "independent") for x, y in combinations(ordered, 2)]))
+    data = _families(tables, adjust, family)
     first = ["area", "language", "years", "model_a", "model_b"]
     return data[first + [c for c in data.columns if c not in first]]
 
@@ -161,9 +212,8 @@ def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
         "Mean θ (EAP over each model's shuffle patterns) of model A minus model B on the same booklet; the "
         "shuffles are repeated measures: paired by shuffle index when both models ran the same shuffles (one "
         "seed: the same option orders), else Welch with each model's between-shuffle variance "
-        "(psychometrics.theta_compare). p adj.: Holm over the pairs of one exam. "
-        + pairs_note(data)
-        + " Every pair: theta_pairs.csv."
+        "(psychometrics.theta_compare). p adj.: Holm over every pair of the prediction set's exams (one family, "
+        "as compare adjusts every pair of a strategy). " + pairs_note(data) + " Every pair: theta_pairs.csv."
     )
     table = Table("study_theta_pairs", "θ differences between models (over shuffles) [Holm simultaneous statements, jointly 95 %]", data,
                   display_pairs(data, keys), None, notes)  # fmt: skip

@@ -1,0 +1,98 @@
+"""Power at the clustered MDD under alternatives that keep the observed heterogeneity (issue 52, item 2).
+
+A generator independent of ``metrics/power_clustered.py``: two models on ``n`` questions in
+texts of 1-4, each question with its difficulty (plus its text's) and each model with its own
+per-question deviation (model x item heterogeneity, SD 0.7 on the logit scale), scored over
+``S`` shuffles (binomial).  The observed pair is one such data set; its MDD is the comparison's
+(``metrics.power.pair_mdd`` at alpha/3, the first Holm level of three models).  Then, with the
+same heterogeneity (difficulties, text effects and model x item deviations drawn afresh for
+each data set, from the same distributions, in the same texts: the questions are the unit),
+model A is moved so that its expected accuracy exceeds B's by exactly the MDD, two ways:
+
+* ``logit``: A's per-question logits shifted by one constant;
+* ``location``: A's per-question probabilities shifted by one constant (kept in [0, 1]);
+
+and ``--reps`` data sets of each are drawn and tested with the pair's own clustered paired t.
+One JSON line per size and alternative: the MDD (points) and the share rejected.
+
+    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit
+
+from enade_bench.metrics.paired import paired_difference
+from enade_bench.metrics.power import pair_mdd
+
+
+def _texts(n: int, rng: np.random.Generator) -> np.ndarray:
+    sizes: list[int] = []
+    while sum(sizes) < n:
+        sizes.append(int(rng.integers(1, 5)))
+    sizes[-1] -= sum(sizes) - n
+    return np.repeat(np.arange(len(sizes)), sizes)
+
+
+def _items(text: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fresh draw of the questions: difficulty plus its text's, and each model's own deviation."""
+    easy = rng.normal(0.0, 1.5, text.size) + rng.normal(0.0, 1.0, int(text.max()) + 1)[text]
+    return easy, rng.normal(0.0, 0.7, text.size), rng.normal(0.0, 0.7, text.size)
+
+
+def _shift(expected_diff: Callable[[float], float], target: float) -> float:
+    """The constant that makes A's expected accuracy exceed B's by ``target`` (over the questions' population)."""
+    return float(brentq(lambda c: expected_diff(c) - target, -20.0, 20.0))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=1000)
+    parser.add_argument("--shuffles", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=52)
+    args = parser.parse_args()
+    alpha, s = 0.05 / 3, args.shuffles
+    population = _items(np.zeros(200_000, dtype=int), np.random.default_rng(0))  # for the expected accuracies
+    models = {
+        "logit": lambda c, easy, ua: expit(easy + ua + c),
+        "location": lambda c, easy, ua: np.clip(expit(easy + ua) + c, 0.0, 1.0),
+    }
+    for n in (8, 28, 180):
+        rng = np.random.default_rng(args.seed + n)
+        text = _texts(n, rng)
+        texts = [f"text{t}" for t in text]
+        easy, ua, ub = _items(text, rng)
+        a = rng.binomial(s, expit(0.2 + easy + ua)) / s
+        b = rng.binomial(s, expit(easy + ub)) / s
+        r = paired_difference(a, b, single_record=s == 1, clusters=texts)
+        mdd = pair_mdd(r, alpha)
+        base = float(np.mean(expit(population[0] + population[2])))
+        for name, model in models.items():
+            line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "alternative": name,
+                    "mdd_points": round(100 * mdd, 1)}  # fmt: skip
+            if np.isfinite(mdd) and mdd < 1 - base:
+                c = _shift(
+                    lambda c, m=model, b0=base: float(np.mean(m(c, population[0], population[1]))) - b0, mdd
+                )
+                rejected = []
+                for _ in range(args.reps):
+                    e, da, db = _items(text, rng)
+                    x = rng.binomial(s, model(c, e, da)) / s
+                    y = rng.binomial(s, expit(e + db)) / s
+                    rejected.append(
+                        paired_difference(x, y, single_record=s == 1, clusters=texts).p_value < alpha
+                    )
+                line["power"] = round(float(np.mean(rejected)), 3)
+            else:
+                line["power"] = None  # not reachable, or beyond what B's accuracy leaves
+            print(json.dumps(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""A pair's test: which one a cell's records choose, and the notes that say so (issue 52, item 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from enade_bench.compare.analysis import CompareOptions, compare_table
+from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SCORE_TEST_NOTE
+
+
+def _long(n: int, extra_replicate: bool) -> pd.DataFrame:
+    rng = np.random.default_rng(n)
+    rows = []
+    for model, p in (("a", 0.8), ("b", 0.5)):
+        for i in range(n):
+            replicates = 2 if extra_replicate and i == 0 else 1
+            rows += [{"model": model, "item": f"q{i}", "replicate": str(r), "correct": int(rng.random() < p),
+                      "strategy": "S1", "cluster": "", "stem": "", "answer": "", "prediction": ""}
+                     for r in range(replicates)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_one_repeated_question_switches_the_pair_and_the_note_says_why() -> None:
+    comp = compare_table(_long(20, extra_replicate=True), CompareOptions())
+    assert comp.pairs[0].result.test == PAIRED_T
+    assert any("a vs b: 1 of 20 questions have repeated records" in n and "clustered paired t" in n
+               for n in comp.notes)  # fmt: skip
+    plain = compare_table(_long(20, extra_replicate=False), CompareOptions())
+    assert plain.pairs[0].result.test == EXACT
+    assert not any("repeated records" in n for n in plain.notes) and SCORE_TEST_NOTE not in plain.notes
+
+
+def test_the_score_tests_size_is_in_the_note_above_the_switch() -> None:
+    comp = compare_table(_long(120, extra_replicate=False), CompareOptions())
+    assert comp.pairs[0].result.test == MCNEMAR and SCORE_TEST_NOTE in comp.notes
