@@ -292,12 +292,12 @@ def test_jobs_past_their_time_limit_read_hit_its_time_limit(overtime: Overtime, 
     states = {x.split("|")[0]: x.split("|")[1] for x in queue(on_slurm)}
     # slow's task returned its outcome (a signal before the task began fails the job); stuck was killed by Slurm
     assert states[slow] in {"COMPLETED", "FAILED"} and states[stuck] == "TIMEOUT", states
-    err = stderr.strip().splitlines()
-    assert overtime.proc.returncode == 2 and len(err) == 1, stderr  # no model has results: one error line
-    assert err[0].startswith("error: ") and "no model of the study has results" in err[0], err
+    err = [x for x in stderr.strip().splitlines() if x.startswith("failed: ")]
+    assert overtime.proc.returncode == 3 and len(err) == 2, stderr  # every task failed: exit 3, each named
+    assert "2 task(s) failed; no report was written" in stderr, stderr
     assert f"slow: did not finish: job {slow} hit its time limit (1 min) on node" in err[0], err
-    assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[0], err
-    assert "its log's last line: " in err[0].split("stuck: ")[1], err
+    assert f"stuck: did not finish: job {stuck} hit its time limit (1 min) on node1 after " in err[1], err
+    assert "its log's last line: " in err[1], err
 
 
 def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:

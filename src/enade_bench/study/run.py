@@ -42,7 +42,7 @@ class StudyResult:
     summary
         The study's main table as plain text (ENEM: the verdict; otherwise Table 1 across models).
     index
-        The report's ``index.html``.
+        The report's ``index.html``; ``None`` when every task failed (no report: exit status 3).
     notes
         What the reader should know (skipped analyses, excluded questions).
     failed
@@ -52,7 +52,7 @@ class StudyResult:
     """
 
     summary: str
-    index: Path
+    index: Path | None
     notes: list[str]
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -130,8 +130,7 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     report = write_generic_report(plan, failed)
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if report is None:
-        raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
-                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
+        return _nothing_to_report(path, plan.output, listed)
     return StudyResult(report.summary, report.index, report.notes, listed, report.warnings)
 
 
@@ -172,8 +171,7 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     study = analyse_study(kept)
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if study.verdict.empty:
-        raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}"
-                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
+        return _nothing_to_report(path, plan.output, listed)
     with report_folder(plan.report_dir, f"{path}: the study's report folder"):
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                     f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
@@ -181,3 +179,12 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     notes = [*left_out_notes(failed), *report.notes]
     return StudyResult(summary, report.index, notes, listed, report.warnings)
+
+
+def _nothing_to_report(path: Path, output: Path, failed: list[str]) -> StudyResult:
+    """No task has results: every one failed (a result without a report, exit status 3), or
+    none ran (``--report-only`` before any run: bad input, one ``error:`` line, exit status 2)."""
+    if not failed:
+        raise UserError(f"{path}: no model of the study has results under {output / 'runs'}; "
+                        "run without --report-only first")  # fmt: skip
+    return StudyResult("", None, [], failed)
