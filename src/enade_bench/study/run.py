@@ -146,7 +146,7 @@ def study_plan(config: Path | str, options: StudyOptions | None = None) -> list[
         if opts.limit is not None:
             plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": opts.limit}))
         settings = executor_settings(plan.config.executor, opts.executor)
-        return describe_plan(enem_tasks(plan, per_exam=settings.type != "local"), plan.output, settings)
+        return describe_plan(enem_tasks(plan), plan.output, settings)
     if opts.limit is not None:
         data = {**data, "limit": opts.limit}
     generic = plan_generic(path, data, executor=opts.executor)

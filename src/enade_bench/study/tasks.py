@@ -38,7 +38,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import model_memory
+from enade_bench.study.memory import model_memory, parameters
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -103,6 +103,8 @@ class ModelTask:
     output: Path
     #: The study's model this task runs (``None``: the label; a task of one model × exam has its own label).
     model: str | None = None
+    #: The exam of a task of one model × exam (``""``: every run of the model, or the study's one dataset).
+    exam: str = ""
 
     @property
     def gpus(self) -> int:
@@ -121,6 +123,12 @@ class ModelTask:
         """Host memory (bytes) the model needs (:func:`~enade_bench.study.memory.model_memory`:
         weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
         return model_memory(self.runs[0].config.model)
+
+    @cached_property
+    def parameters(self) -> int | None:
+        """The model's parameters, read from its weights' headers (``None``: an API model, or unknown here)."""
+        model = self.runs[0].config.model
+        return None if model.type == "api" else parameters(model)
 
     @property
     def gpu_optional(self) -> bool:
