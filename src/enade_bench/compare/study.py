@@ -29,11 +29,11 @@ class StudyComparison:
 
 def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
                      family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
-                     exams: Mapping[Path, str] | None = None) -> StudyComparison:  # fmt: skip
+                     exams: Mapping[Path, tuple[str, str]] | None = None) -> StudyComparison:  # fmt: skip
     """Compare the models among ``entries`` (one model alone: its scores, no pairs).
 
-    ``exams``: the exam of each run folder (a study of several exams): the models are compared
-    per exam (an ``exam`` column, the first of the ``by`` fields), never across exams.
+    ``exams``: the model and exam of each run folder (a study of several exams): the models are
+    compared per exam (an ``exam`` column, the first of the ``by`` fields), never across exams.
 
     Raises
     ------
@@ -41,7 +41,8 @@ def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], 
         Some run has error records and ``allow_errors`` is false (it is incomplete).
     """
     if exams:
-        parts = [from_entries([e]).assign(exam=exams[e.path.parent.resolve()]) for e in entries]
+        named = [(e, exams[e.path.parent.resolve()]) for e in entries]
+        parts = [from_entries([e]).assign(model=model, exam=exam) for e, (model, exam) in named]
         table, by = pd.concat(parts, ignore_index=True), ["exam", *by]
     else:
         table = from_entries(entries)

@@ -138,7 +138,7 @@ def _plan_run(cfg: StudyConfig, path: Path, registry: Registry, progress: bool,
     evaluation = {**cfg.evaluation, **({"batch_size": parts["batch_size"]} if parts["batch_size"] else {})}
     where = f"{path}: models.{index} ({label})" + (f" on exam {exam.name}" if exam.name else "")
     exp_cfg = parse_config(
-        {"name": label, "description": f"study {cfg.name}: {label}" + (f" on {exam.name}" if exam.name else ""),
+        {"name": f"{label}_{exam.name}" if exam.name else label, "description": f"study {cfg.name}: {label}" + (f" on {exam.name}" if exam.name else ""),
          "dataset": _dataset(exam, cfg.benchmark, path), "model": parts["model"], "evaluation": evaluation,
          "output": {"dir": str(folder)}, **({"prompts": parts["prompts"]} if parts["prompts"] else {})},
         where,

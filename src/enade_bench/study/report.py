@@ -31,10 +31,10 @@ class GenericReport:
 
 def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
                     family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
-                    exams: Mapping[Path, str] | None = None) -> tuple[Section, Lead, str]:  # fmt: skip
+                    exams: Mapping[Path, tuple[str, str]] | None = None) -> tuple[Section, Lead, str]:  # fmt: skip
     """The comparison of the models among ``entries``: its section (figures, notes, files), the
     tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
-    ``exams``: each run folder's exam (several exams: the models compared per exam).
+    ``exams``: each run folder's model and exam (several exams: the models compared per exam).
     """
     from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
 
@@ -69,7 +69,7 @@ def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = N
         return None
     settings = plan.config.compare
     title = f"{plan.config.benchmark} study: {plan.config.name}"
-    exams = {m.folder.resolve(): m.exam for m in plan.models} if plan.config.exams else None
+    exams = {m.folder.resolve(): (m.label, m.exam) for m in plan.models} if plan.config.exams else None
     with report_folder(plan.report_dir, f"{plan.path}: the study's report folder"):
         section, lead, summary = comparison_lead(entries, plan.report_dir, settings.by, settings.adjust,
                                                  settings.alpha, settings.family, settings.allow_errors,

@@ -108,12 +108,13 @@ class ModelTask:
 
     @property
     def gpus(self) -> int:
-        """GPUs the model asks for on a GPU node: a vLLM model its ``tensor_parallel_size`` ×
-        ``data_parallel_size``, another local model 1 (0 with ``device: cpu``), an API 0."""
+        """GPUs the model asks for on a GPU node: a vLLM model its ``tensor_parallel_size`` (a
+        study refuses ``data_parallel_size`` > 1: one copy per task), another local model 1 (0
+        with ``device: cpu``), an API 0."""
         model = self.runs[0].config.model
         if model.type == "vllm":
             vllm = model.vllm
-            return 1 if vllm is None else vllm.tensor_parallel_size * vllm.data_parallel_size
+            return 1 if vllm is None else vllm.tensor_parallel_size
         if model.type == "api" or model.device == "cpu":
             return 0
         return 1

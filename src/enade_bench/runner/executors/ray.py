@@ -130,12 +130,14 @@ class RayExecutor:
         for task in tasks:
             explicit = self.settings.gpus_per_model
             need = float(explicit if explicit is not None else task.gpus)
-            if have == 0 and explicit is None and need <= 1:
-                need = 0  # a CPU-only cluster: the model runs on the CPU
+            if have == 0 and explicit is None and task.gpu_optional:
+                need = 0  # a CPU-only cluster: a device: auto model runs on the CPU (as on Slurm)
             if need > have:
                 where = "executor.gpus_per_model" if explicit is not None else f"model {task.label}"
+                fix = ("join a cluster with GPUs, or set the model's device: cpu (or auto)" if have == 0
+                       else "add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
-                                f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
+                                f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
         self._check_memory(tasks)
 

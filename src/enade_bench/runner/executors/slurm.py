@@ -125,9 +125,10 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
     for task in tasks:
         if gpus[task.label] > part.gpus:
             key = "executor.gpus_per_node" if settings.gpus_per_node is not None else f"model {task.label}"
+            fix = ("pick a GPU partition, or set the model's device: cpu (or auto)" if part.gpus == 0
+                   else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
             raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
-                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; pick a GPU "
-                            "partition, or set the model's device: cpu")  # fmt: skip
+                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
     return gpus
 
 
