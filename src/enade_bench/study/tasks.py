@@ -38,7 +38,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import model_memory, parameters
+from enade_bench.study.memory import gpu_memory, model_memory, parameters
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -124,6 +124,11 @@ class ModelTask:
         """Host memory (bytes) the model needs (:func:`~enade_bench.study.memory.model_memory`:
         weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
         return model_memory(self.runs[0].config.model)
+
+    @cached_property
+    def gpu_memory(self) -> int | None:
+        """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""
+        return gpu_memory(self.runs[0].config.model)
 
     @cached_property
     def parameters(self) -> int | None:

@@ -21,7 +21,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory
 from enade_bench.runner.executors.settings import RaySettings
 
 #: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
@@ -139,6 +139,7 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
+        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:

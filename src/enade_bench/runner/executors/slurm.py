@@ -40,7 +40,7 @@ from submitit.core.utils import FailedJobError, FailedSubmissionError, Uncomplet
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory
 from enade_bench.runner.executors.settings import SlurmSettings
 
 #: Seconds between two looks at the jobs' states.
@@ -129,6 +129,7 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
                    else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
             raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
                             f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
+    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb)
     return gpus
 
 
