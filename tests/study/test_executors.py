@@ -428,3 +428,23 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []
+
+
+def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray prints its workers' lines as ``(run_task pid=…)`` in colour; in a log file the codes
+    are noise (a literal ``\\x1b[36m``): the executor turns them off where stderr is no terminal."""
+    import io
+
+    pytest.importorskip("ray")
+    from ray._private import worker
+
+    from enade_bench.runner.executors.ray import plain_log_prefix
+
+    monkeypatch.setenv("RAY_COLOR_PREFIX", "")  # recorded, so the value set below is undone after the test
+    monkeypatch.delenv("RAY_COLOR_PREFIX")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    plain_log_prefix()
+    out = io.StringIO()
+    worker.print_worker_logs({"pid": 4242, "ip": "10.0.0.1", "localhost": "10.0.0.1", "task_name": "run_task",
+                              "lines": ["answered 3 of 6"]}, out)  # fmt: skip
+    assert out.getvalue() == "(run_task pid=4242) answered 3 of 6\n"

@@ -61,6 +61,9 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
+    def alert(line: str) -> None:  # a failed or lost task, named as it ends: under --quiet too
+        print(line, file=sys.stderr, flush=True)
+
     if args.dry_run:
         with quiet_libraries(True):
             lines = study_plan(
@@ -71,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
         options = StudyOptions(run_models=not args.report_only, progress=not args.quiet and sys.stderr.isatty(),
                                log=log, allow_errors=args.allow_errors, limit=checked_limit(args.limit),
-                               executor=args.executor)  # fmt: skip
+                               executor=args.executor, alert=alert)  # fmt: skip
         result = run_study(args.config, options)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -33,12 +33,14 @@ from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, Task
 
 @dataclass
 class ExecuteOptions:
-    """How to run a study's tasks: the executor, the bar, the log, a backend factory (tests)."""
+    """How to run a study's tasks: the executor, the bar, the log, a backend factory (tests);
+    ``alert``: where a failed or lost task is named as it ends (default: the log)."""
 
     progress: bool = True
     backend_factory: BackendFactory | None = None
     log: Callable[[str], None] | None = None
     executor: ExecutorSettings = field(default_factory=LocalSettings)
+    alert: Callable[[str], None] | None = None
 
 
 def load_model(cfg: ExperimentConfig) -> Backend:
@@ -80,7 +82,7 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
         executor = make_executor(options.executor, output)
         try:
             executor.check(units)
-            with StudyProgress(units, log, options.progress) as progress:
+            with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
                     run=partial(
                         run_task,

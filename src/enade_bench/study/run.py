@@ -98,6 +98,8 @@ class StudyOptions:
     allow_errors: bool = False
     limit: int | None = None
     executor: str | None = None
+    #: Where a failed or lost task is named as it ends (``--quiet`` too); default: ``log``.
+    alert: Callable[[str], None] | None = None
 
 
 def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
@@ -125,7 +127,8 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     if opts.run_models:
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = execute(generic_tasks(plan), plan.output,
-                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor))  # fmt: skip
+                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor,
+                                              opts.alert))  # fmt: skip
         failed = {o.label: o.error for o in outcomes if o.error is not None}
     report = write_generic_report(plan, failed)
     listed = [f"{label}: {error}" for label, error in failed.items()]
@@ -164,7 +167,7 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
         settings = executor_settings(plan.config.executor, opts.executor)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = run_planned(
-                plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings)
+                plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings, opts.alert)
             )
         failed = {o.label: o.error for o in outcomes if o.error is not None}
     kept = dataclasses.replace(plan, runs=[r for r in plan.runs if r.model not in failed])

@@ -174,11 +174,13 @@ class TaskOutcome:
         return f"worker {self.worker} on {self.node}, {self.device}"
 
 
-def where_am_i() -> tuple[str, str, str]:
-    """This process's worker id, node and device (the GPUs it may see, else the CPU)."""
+def where_am_i(gpus: int = 1) -> tuple[str, str, str]:
+    """This process's worker id, node (Slurm's name for it in a job, as Slurm's messages name
+    it; else the host name) and device: the GPUs it may see for a task that asks for
+    ``gpus`` > 0, else the CPU (a CPU model on a GPU node is not shown on a GPU)."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
-    device = f"GPU {visible}" if visible not in {"", "-1"} else "CPU"
-    return f"pid {os.getpid()}", socket.gethostname(), device
+    device = f"GPU {visible}" if gpus > 0 and visible not in {"", "-1"} else "CPU"
+    return f"pid {os.getpid()}", os.environ.get("SLURMD_NODENAME") or socket.gethostname(), device
 
 
 def release(backend: object | None) -> None:
@@ -250,7 +252,7 @@ def run_task(
 def _run_task(
     task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None, apply: Callable[[], None]
 ) -> TaskOutcome:
-    worker, node, device = where_am_i()
+    worker, node, device = where_am_i(task.gpus)
     outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
     start = time.perf_counter()
     if not task.output.is_dir():

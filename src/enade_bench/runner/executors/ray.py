@@ -13,7 +13,9 @@ locks are removed) and re-raises.
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -81,6 +83,13 @@ def _resolve(address: str) -> str:
     return found
 
 
+def plain_log_prefix() -> None:
+    """Ray's prefix of its workers' lines (``(run pid=…)``) without colour codes where stderr is
+    no terminal (a log file, a pipeline); ``RAY_COLOR_PREFIX`` set by the user is kept."""
+    if not sys.stderr.isatty():
+        os.environ.setdefault("RAY_COLOR_PREFIX", "0")
+
+
 def _call(run: Callable[[T], R], task: T) -> R:
     """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
     return run(task)
@@ -99,6 +108,7 @@ class RayExecutor:
 
     def _connect(self) -> None:
         s = self.settings
+        plain_log_prefix()
         address = s.address
         if address is not None:  # anything but a Ray cluster: one line within seconds, before ray.init
             address = _resolve(address)

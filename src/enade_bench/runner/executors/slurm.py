@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -151,8 +152,10 @@ def in_job(run: Callable[[T], R], lost: Callable[[T, str], R], task: T, limit: i
     except _TimeLimit:
         job = os.environ.get("SLURM_JOB_ID", "?")
         node = os.environ.get("SLURMD_NODENAME", "?")
+        began = os.environ.get("SLURM_JOB_START_TIME", "")  # the job's own clock, where Slurm gives it
+        ran = time.time() - int(began) if began.isdigit() else time.monotonic() - start
         return lost(task, f"job {job} hit its time limit ({limit} min) on node {node} after "
-                          f"{time.monotonic() - start:.0f} s; raise executor.time")  # fmt: skip
+                          f"{sc.duration(ran)} of its {limit} min; raise executor.time")  # fmt: skip
 
 
 @dataclass
@@ -165,25 +168,37 @@ class _Watch:
     log: list[str] = field(default_factory=list)
 
 
+#: Lines of a job's log that are submitit's or srun's, not the task's own.
+_NOISE = re.compile(r"^(submitit (INFO|WARNING|ERROR|DEBUG)\b|srun: |slurmstepd: )")
+
+
+def last_meaningful_line(text: str) -> str | None:
+    """The last line of a job's log written by its task, not submitit's or srun's own lines."""
+    lines = [x.strip() for x in text.splitlines()]
+    lines = [x for x in lines if x and not _NOISE.match(x)]
+    return lines[-1][:300] if lines else None
+
+
 def _last_line(job: submitit.Job[object]) -> str:
     for path in (job.paths.stderr, job.paths.stdout):
         try:
-            lines = [x.strip() for x in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+            line = last_meaningful_line(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
-        lines = [x for x in lines if x]
-        if lines:
-            return lines[-1][:300]
-    return "no log"
+        if line is not None:
+            return line
+    return "no line of its own in its log"
 
 
 def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) -> str:
     info = sc.accounting(job.job_id) or last
     state = info.state if info is not None else "left the queue"
-    node = info.node if info is not None and info.node else "no node"
-    elapsed = info.elapsed if info is not None else "?"
+    node = f"node {info.node}" if info is not None and info.node else "no node"
+    ran = sc.seconds(info.elapsed) if info is not None else None
+    elapsed = "?" if ran is None else sc.duration(ran)
     if state == "TIMEOUT":
         head = f"job {job.job_id} hit its time limit ({limit} min)"
+        elapsed += f" of its {limit} min"
     else:
         head = f"job {job.job_id} ended without a result ({state})"
     return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}"
@@ -195,7 +210,7 @@ def why_failed(job_id: str, error: object, last: sc.JobInfo | None, limit: int) 
     ``timed-out and not checkpointable``: that is the time limit."""
     text = str(error).strip().splitlines()[-1:] or ["no message"]
     if "timed-out and not checkpointable" in text[0]:
-        node = last.node if last is not None and last.node else "no node"
+        node = f"node {last.node}" if last is not None and last.node else "no node"
         return f"job {job_id} hit its time limit ({limit} min) on {node} before its task started"
     return f"job {job_id} failed: {text[0]}"
 
