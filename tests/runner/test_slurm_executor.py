@@ -151,3 +151,13 @@ def test_the_last_meaningful_line_is_the_tasks_own_not_submitit_or_srun() -> Non
            "slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n")  # fmt: skip
     assert last_meaningful_line(log) == "answered 12 of 30"
     assert last_meaningful_line("submitit INFO (x) - Starting with JobEnvironment\n") is None
+
+
+def test_max_jobs_caps_the_tasks_in_flight() -> None:
+    from enade_bench.runner.executors.base import to_submit
+
+    assert to_submit(0, 0, 5, None) == 5  # no cap: every task at once
+    assert to_submit(0, 0, 5, 2) == 2
+    assert to_submit(2, 0, 5, 2) == 0  # two in flight: wait
+    assert to_submit(2, 1, 5, 2) == 1  # one ended: the next goes out
+    assert to_submit(5, 4, 5, 2) == 0  # none left to submit

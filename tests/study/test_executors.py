@@ -241,10 +241,12 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
 
 
 def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
+    """Jobs one at a time (``max_jobs: 1``: the second is submitted as the first ends)."""
     pytest.importorskip("submitit")
     folder, expected = local
     jobs = folder / "slurm_jobs"
-    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs)})
+    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs),
+                                        "max_jobs": 1})  # fmt: skip
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
     try:
@@ -253,7 +255,12 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         patch.undo()
     got = tables(folder / "study")
     assert [k for k in expected if got.get(k) != expected[k]] == []
-    assert list(jobs.rglob("*_log.out"))  # submitit's job logs, outside the results folder
+    logs = sorted(
+        jobs.rglob("*_log.out"), key=lambda p: p.stat().st_mtime
+    )  # submitit's logs, outside the results
+    assert len(logs) == 2
+    first_ended, second_began = logs[0].stat().st_mtime, logs[1].parent.stat().st_ctime
+    assert second_began >= first_ended - 1, (first_ended, second_began)  # never two in flight
     assert not list(jobs.rglob("*.pkl")) and not list((folder / "study").rglob("*.pkl"))
 
 

@@ -35,6 +35,12 @@ class Task(Protocol):
         ...
 
 
+def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int:
+    """How many more of ``total`` tasks go out now: ``cap`` in flight at most (``None``: all)."""
+    room = total - submitted if cap is None else cap - (submitted - finished)
+    return max(0, min(room, total - submitted))
+
+
 def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None) -> None:
     """Each task's model must fit the GPUs it asks for (``gpus``: label -> count), each of
     ``gpu_memory_gb`` (the executor's ``gpu_memory_gb``; ``None``: not checked).

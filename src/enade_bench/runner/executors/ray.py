@@ -23,7 +23,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
 from enade_bench.runner.executors.settings import RaySettings
 
 #: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
@@ -177,17 +177,23 @@ class RayExecutor:
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
-        refs = {
-            remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                           memory=self._memory.get(t.label) or None, max_retries=0,
-                           name=f"enade-bench:{t.label}").remote(work.run, t): i
-            for i, t in enumerate(tasks)
-        }  # fmt: skip
+        refs: dict[Any, int] = {}
         out: dict[int, R] = {}
-        pending = list(refs)
+        pending: list[Any] = []
+
+        def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
+            for _ in range(to_submit(len(refs), len(out), len(tasks), self.settings.max_jobs)):
+                i, t = len(refs), tasks[len(refs)]
+                ref = remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
+                                     memory=self._memory.get(t.label) or None, max_retries=0,
+                                     name=f"enade-bench:{t.label}").remote(work.run, t)  # fmt: skip
+                refs[ref] = i
+                pending.append(ref)
+
+        top_up()
         try:
             while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
+                ready, pending[:] = ray.wait(pending, num_returns=1)
                 for ref in ready:
                     task = tasks[refs[ref]]
                     try:
@@ -198,6 +204,7 @@ class RayExecutor:
                         outcome = work.lost(task, f"its Ray worker was lost ({type(exc).__name__})")
                     out[refs[ref]] = outcome
                     work.done(outcome)
+                top_up()
         except KeyboardInterrupt:
             for ref in pending:
                 ray.cancel(ref)  # force=False: KeyboardInterrupt inside the task, its finally blocks run

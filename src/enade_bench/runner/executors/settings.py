@@ -31,7 +31,13 @@ class TaskThreads(StrictModel):
 
 
 class GpuMemory(StrictModel):
-    """What the cluster executors share: the memory of each of their GPUs, when declared."""
+    """What the cluster executors share: the memory of each of their GPUs, when declared, and
+    the cap on tasks in flight."""
+
+    max_jobs: int | None = Field(
+        default=None, ge=1, description="tasks in flight at once (Slurm jobs, Ray tasks), longest first; "
+        "the next goes out as one ends; null: every task at once",
+    )  # fmt: skip
 
     gpu_memory_gb: float | None = Field(
         default=None,

@@ -41,7 +41,7 @@ from submitit.core.utils import FailedJobError, FailedSubmissionError, Uncomplet
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
 from enade_bench.runner.executors.settings import SlurmSettings
 
 #: Seconds between two looks at the jobs' states.
@@ -274,10 +274,15 @@ class SlurmExecutor:
         )
         return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}, on {where}"
 
-    def _submit(self, tasks: Sequence[T], work: Work[T, R]) -> list[submitit.Job[R]]:
+    def _submit(
+        self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], finished: int
+    ) -> None:
+        """Submit the next tasks, in order, while fewer than ``max_jobs`` are in flight."""
+        count = to_submit(len(jobs), finished, len(tasks), self.settings.max_jobs)
+        if not count:
+            return
         executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
-        jobs: list[submitit.Job[R]] = []
-        for task in tasks:
+        for task in tasks[len(jobs) : len(jobs) + count]:
             executor.update_parameters(**self.request(task).submitit(self.settings.cluster))
             try:
                 with contextlib.redirect_stderr(
@@ -295,10 +300,10 @@ class SlurmExecutor:
                 raise UserError(
                     f"executor: sbatch refused the job of {task.label}: {lines[-1]}{kept}"
                 ) from None
-        return jobs
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
-        jobs = self._submit(tasks, work)
+        jobs: list[submitit.Job[R]] = []
+        self._submit(tasks, work, jobs, 0)
         out: dict[int, R] = {}
         try:
             if self.settings.cluster == "local":
@@ -323,7 +328,8 @@ class SlurmExecutor:
 
     def _wait_local(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
                     out: dict[int, R]) -> None:  # fmt: skip
-        while len(out) < len(jobs):
+        while len(out) < len(tasks):
+            self._submit(tasks, work, jobs, len(out))
             for i, job in enumerate(jobs):
                 if i in out or not job.done():
                     continue
@@ -337,8 +343,9 @@ class SlurmExecutor:
 
     def _wait_slurm(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
                     out: dict[int, R]) -> None:  # fmt: skip
-        watch = [_Watch() for _ in jobs]
-        while len(out) < len(jobs):
+        watch = [_Watch() for _ in tasks]
+        while len(out) < len(tasks):
+            self._submit(tasks, work, jobs, len(out))
             left = [i for i in range(len(jobs)) if i not in out]
             infos = sc.jobs([jobs[i].job_id for i in left])
             now = time.monotonic()
@@ -369,7 +376,7 @@ class SlurmExecutor:
                 if now - w.ended_since >= grace:
                     why = _why_lost(job, w.last, self.settings.time)
                     self._finish(i, work.lost(tasks[i], why), job, work, out)
-            if len(out) < len(jobs):
+            if len(out) < len(tasks):
                 time.sleep(POLL_S)
 
     def close(self) -> None:
