@@ -2,10 +2,11 @@
 
 Everything is checked before the first model loads (:func:`plan_generic`): the study
 YAML, each model's experiment YAML, the data, the prompts of every strategy and each
-model's settings as far as they can be without loading it.  Each model becomes one task
-(:func:`generic_tasks`) for the study's executor (:mod:`enade_bench.study.execute`): it is
-loaded, runs every strategy (or resumes: its append-only logs skip each answered
-question), and is released.  A model that fails to load or run is reported and the
+model's settings as far as they can be without loading it.  Each model × exam (``exams:``,
+or the study's one ``dataset``) becomes one task (:func:`generic_tasks`, through the one
+planner :mod:`enade_bench.study.planner`) for the study's executor
+(:mod:`enade_bench.study.execute`): its model is loaded, runs every strategy (or resumes:
+its append-only logs skip each answered question), and is released.  A model that fails to load or run is reported and the
 others go on; the comparison covers the models with results.
 """
 

@@ -1,7 +1,7 @@
-"""The unit of work of a study: one model with all its runs (:class:`ModelTask`), and how it runs.
+"""The unit of work of a study: one model with its runs on one exam (:class:`ModelTask`), and how it runs.
 
-Both studies plan the same tasks (the generic study: one run per model; ENEM: one run per
-area × language) and hand them to an executor (:mod:`enade_bench.study.executors`): in this
+Both studies plan the same tasks (:mod:`enade_bench.study.planner`: one per model × exam; an
+ENEM exam is an area × language) and hand them to an executor (:mod:`enade_bench.runner.executors`): in this
 process, as Ray tasks, or as Slurm jobs.  :func:`run_task` is what runs where the task lands:
 it checks that the study folder is visible there, loads the model once, runs or resumes every
 run (the runner's append-only logs skip each answered question), and releases the model
@@ -96,7 +96,8 @@ def finished(run: TaskRun) -> bool:
 
 @dataclass(frozen=True)
 class ModelTask:
-    """One model of a study with all its runs; ``output`` is the study folder."""
+    """One model of a study with its runs on one exam (``local``: on all, :func:`~enade_bench.study.planner.by_model`);
+    ``output`` is the study folder."""
 
     label: str
     runs: tuple[TaskRun, ...]
