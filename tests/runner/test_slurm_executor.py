@@ -16,7 +16,14 @@ pytest.importorskip("submitit")
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.slurm import JobRequest, check_request, in_job, jobs_folder, why_failed
+from enade_bench.runner.executors.slurm import (
+    JobRequest,
+    check_request,
+    in_job,
+    jobs_folder,
+    last_meaningful_line,
+    why_failed,
+)
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,9 @@ def test_the_time_limit_signal_stops_the_task_and_names_the_limit(monkeypatch: p
         out = in_job(_signalled, lambda task, why: f"{task}: {why}", "smollm2", 240)
     finally:
         signal.signal(signal.SIGUSR2, previous)
-    assert out.startswith("smollm2: job 42 hit its time limit (240 min) on node gpu07 after 0 s"), out
+    assert out.startswith(
+        "smollm2: job 42 hit its time limit (240 min) on node gpu07 after 0 s of its 240 min"
+    ), out
 
 
 def test_a_signal_before_the_task_started_is_the_time_limit_too() -> None:
@@ -108,7 +117,7 @@ def test_a_signal_before_the_task_started_is_the_time_limit_too() -> None:
     error = "Traceback (most recent call last):\nsubmitit.core.utils.UncompletedJobError: Job not requeued because: timed-out and not checkpointable."
     assert (
         why_failed("7", error, running, 1)
-        == "job 7 hit its time limit (1 min) on node1 before its task started"
+        == "job 7 hit its time limit (1 min) on node node1 before its task started"
     )
     assert why_failed("7", "Traceback …\nValueError: bad", running, 1) == "job 7 failed: ValueError: bad"
 
@@ -128,3 +137,27 @@ def test_submitits_files_go_outside_the_results_folder(
     assert folder.parent == tmp_path / "cache" / "slurm" and folder.name.startswith("study-")
     assert output not in folder.parents
     assert jobs_folder(SlurmSettings(type="slurm", jobs=str(tmp_path / "j")), output) == tmp_path / "j"
+
+
+def test_times_read_in_the_jobs_own_terms() -> None:
+    assert [sc.seconds(x) for x in ("0:25", "1:02", "01:00:05", "1-00:00:00")] == [25, 62, 3605, 86400]
+    assert [sc.duration(x) for x in (25, 62, 3605)] == ["25 s", "1 min 02 s", "1 h 00 min"]
+
+
+def test_the_last_meaningful_line_is_the_tasks_own_not_submitit_or_srun() -> None:
+    log = ("loading model\nanswered 12 of 30\n"
+           "submitit INFO (2026-12-06 00:40:01,123) - Job completed successfully\n"
+           "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+           "slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n")  # fmt: skip
+    assert last_meaningful_line(log) == "answered 12 of 30"
+    assert last_meaningful_line("submitit INFO (x) - Starting with JobEnvironment\n") is None
+
+
+def test_max_jobs_caps_the_tasks_in_flight() -> None:
+    from enade_bench.runner.executors.base import to_submit
+
+    assert to_submit(0, 0, 5, None) == 5  # no cap: every task at once
+    assert to_submit(0, 0, 5, 2) == 2
+    assert to_submit(2, 0, 5, 2) == 0  # two in flight: wait
+    assert to_submit(2, 1, 5, 2) == 1  # one ended: the next goes out
+    assert to_submit(5, 4, 5, 2) == 0  # none left to submit

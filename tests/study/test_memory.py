@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,14 @@ import pytest
 
 from enade_bench.config import parse_config
 from enade_bench.config.model import ModelConfig
+from enade_bench.errors import UserError
+from enade_bench.runner.executors import slurm_cluster as sc
+from enade_bench.runner.executors.base import check_gpu_memory
+from enade_bench.runner.executors.settings import SlurmSettings
+from enade_bench.runner.executors.slurm import check_request
+from enade_bench.runner.plan import RunOptions
 from enade_bench.study.memory import FIXED, SHARE, bytes_per_parameter, model_memory, parameters
+from enade_bench.study.tasks import ModelTask, TaskRun
 
 
 def _model(**model: Any) -> ModelConfig:
@@ -82,3 +91,48 @@ def test_an_api_model_needs_none_and_an_unreachable_one_is_unknown(monkeypatch: 
     assert model_memory(_model(type="api", api={"provider": "openai", "model": "gpt-4o-mini"})) == 0
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert model_memory(_model(name="nobody-here/no-such-model")) is None
+
+
+def _declared_70b(folder: Path) -> Path:
+    """A folder whose safetensors header declares 70B bfloat16 parameters (the header is all the
+    estimate reads; no weights follow it)."""
+    header = json.dumps({f"layer{i}": {"dtype": "BF16", "shape": [8192, 8192 * 4 + 2048],
+                                       "data_offsets": [0, 0]} for i in range(236)}).encode()  # fmt: skip
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+    return folder
+
+
+def _task(model: dict[str, Any]) -> ModelTask:
+    cfg = parse_config({"name": "m", "dataset": {"path": "q.csv"}, "model": model}, "test")
+    return ModelTask("big", (TaskRun(cfg, Path("x.yaml"), None, RunOptions(), None, ""),), Path("."))  # type: ignore[arg-type]
+
+
+def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) -> None:
+    """Declared fake GPUs: a Slurm partition of 4 GPUs of 80 GB each (``gpu_memory_gb``)."""
+    folder = str(_declared_70b(tmp_path / "llama70b"))
+    assert parameters(_model(name=folder)) == 236 * 8192 * (8192 * 4 + 2048)  # about 70B
+    partition = sc.Partition("gpu", True, True, None, 16, 512000, 4)
+    settings = SlurmSettings(type="slurm", gpu_memory_gb=80)
+    one = _task({"name": folder, "type": "vllm"})
+    with pytest.raises(UserError) as refused:
+        check_request(settings, partition, [one])
+    need = round(236 * 8192 * (8192 * 4 + 2048) * 2 * 1.1 / 1e9)  # bfloat16, plus 10 %: 148 GB
+    assert str(refused.value).startswith(f"model big: needs about {need} GB on its GPUs (weights × dtype plus 10 %), "
+                                         "more than 1 GPU(s) of 80 GB (executor.gpu_memory_gb) hold; it fits on 2: "
+                                         "model.type vllm with model.vllm.tensor_parallel_size: 2"), refused.value  # fmt: skip
+    two = _task({"name": folder, "type": "vllm", "vllm": {"tensor_parallel_size": 2}})
+    assert check_request(settings, partition, [two]) == {"big": 2}
+    assert check_request(SlurmSettings(type="slurm"), partition, [one]) == {"big": 1}  # undeclared: unchecked
+    # the same rule on Ray's GPU counts (its check hands these to the same function)
+    check_gpu_memory([two], {"big": 2}, 80)
+    with pytest.raises(UserError, match="it fits on 2"):
+        check_gpu_memory([one], {"big": 1}, 80)
+    # host memory: the weights go to the GPUs, the host keeps the process (was about 169 GB)
+    assert one.memory == 2 * FIXED
+
+
+def test_a_model_on_the_cpu_reserves_its_weights_on_the_host_and_asks_nothing_of_gpus(tmp_path: Path) -> None:
+    folder = str(_declared_70b(tmp_path / "llama70b"))
+    cpu = _task({"name": folder, "device": "cpu"})
+    assert cpu.gpu_memory is None and cpu.memory == int(parameters(_model(name=folder)) * 4 * SHARE + FIXED)  # type: ignore[operator]

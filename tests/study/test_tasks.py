@@ -28,14 +28,6 @@ def _task(model: dict[str, Any]) -> ModelTask:
         ({"name": "org/model"}, 1),
         ({"name": "org/model", "device": "cpu"}, 0),
         ({"name": "org/model", "type": "vllm", "vllm": {"tensor_parallel_size": 4}}, 4),
-        (
-            {
-                "name": "org/model",
-                "type": "vllm",
-                "vllm": {"tensor_parallel_size": 2, "data_parallel_size": 2},
-            },
-            4,
-        ),
         ({"name": "org/model", "type": "vllm"}, 1),
         ({"type": "api", "api": {"provider": "openai", "model": "gpt-4o-mini"}}, 0),
     ],

@@ -30,6 +30,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -221,7 +222,7 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
                 source = replace(source, weights=source.weights.model_copy(update={"commit": commit}))
     except UserError:
         raise
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, struct.error) as exc:  # struct.error: a GGUF file cut short
         raise UserError(f"model.name: cannot load '{cfg.name}' ({type(exc).__name__}: {exc})") from None
     model.eval()
     return model, tokenizer, source
@@ -357,7 +358,7 @@ def source_tokenizer(cfg: ModelConfig, source: ModelSource) -> Any:
             token=hf_token(cfg),
             local_files_only=source.local_files_only,
         )
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, struct.error) as exc:  # struct.error: a GGUF file cut short
         raise UserError(
             f"model.name: cannot load the tokenizer of '{cfg.name}' ({type(exc).__name__}: {exc})"
         ) from None
@@ -377,7 +378,7 @@ def local_folder(cfg: ModelConfig, source: ModelSource) -> tuple[str, ModelSourc
         try:
             with one_gguf_parse():
                 _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, struct.error) as exc:  # struct.error: a GGUF file cut short
             raise UserError(
                 f"model.name: cannot convert '{cfg.name}' ({type(exc).__name__}: {exc})"
             ) from None

@@ -50,7 +50,20 @@ class StudyModel(StrictModel):
             raise ValueError("give exactly one of 'config' (an experiment YAML) or 'model' (an inline block)")
         if self.model is not None and self.name is None:
             raise ValueError("an inline model needs a 'name' (its label in the report)")
+        if self.model is not None and (problem := one_copy(self.model)):
+            raise ValueError(problem)
         return self
+
+
+def one_copy(model: ModelConfig) -> str | None:
+    """Why a study cannot run ``model`` (``None``: it can): a study task runs one vLLM engine in
+    one process, one copy of the model, so ``data_parallel_size`` above 1 is refused, never
+    counted in the GPUs a task asks for; the executor runs several tasks at once instead."""
+    vllm = model.vllm if model.type == "vllm" else None
+    if vllm is None or vllm.data_parallel_size == 1:
+        return None
+    return (f"model.vllm.data_parallel_size: {vllm.data_parallel_size}, but a study task runs one model copy "
+            "(one vLLM engine in one process); expected 1: the study's executor runs the tasks in parallel")  # fmt: skip
 
 
 def prompts_block(block: PromptsConfig | None, source: Path) -> JsonObject | None:
@@ -68,4 +81,8 @@ def read_model_config(entry: StudyModel, index: int, study_path: Path) -> Experi
     path = resolve_input(str(entry.config), study_path).resolve()
     if not path.is_file():
         raise UserError(f"{study_path}: key 'models.{index}.config': experiment config {path} not found")
-    return load_config(path)
+    exp = load_config(path)
+    problem = one_copy(exp.model)
+    if problem:
+        raise UserError(f"{path}: {problem}")
+    return exp

@@ -9,7 +9,9 @@ from pathlib import Path
 from enade_bench.cli.options import checked_limit
 from enade_bench.errors import UserError
 
-#: Exit status of a study in which some model failed to load or run (the others ran).
+#: Exit status of a study in which a task failed or was lost (even every one; a model that fails
+#: to load is a failed task).  0: every task done; 2: bad input found before anything ran (one
+#: ``error:`` line); 130: interrupted (:mod:`enade_bench.cli.main`).
 FAILED_MODELS_EXIT = 3
 
 
@@ -59,6 +61,9 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
+    def alert(line: str) -> None:  # a failed or lost task, named as it ends: under --quiet too
+        print(line, file=sys.stderr, flush=True)
+
     if args.dry_run:
         with quiet_libraries(True):
             lines = study_plan(
@@ -69,18 +74,20 @@ def handle(args: argparse.Namespace) -> int:
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
         options = StudyOptions(run_models=not args.report_only, progress=not args.quiet and sys.stderr.isatty(),
                                log=log, allow_errors=args.allow_errors, limit=checked_limit(args.limit),
-                               executor=args.executor)  # fmt: skip
+                               executor=args.executor, alert=alert)  # fmt: skip
         result = run_study(args.config, options)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in result.notes:
         print(f"note: {note}")
-    print(result.summary)
-    print(f"wrote {result.index}")
+    if result.index is not None:
+        print(result.summary)
+        print(f"wrote {result.index}")
     for failure in result.failed:
         print(f"failed: {failure}", file=sys.stderr)
     if result.failed:
-        print(f"{len(result.failed)} model(s) failed; the report covers the others. Fix the cause and rerun "
-              "the same command: finished runs are kept, unfinished ones resume.", file=sys.stderr)  # fmt: skip
+        covered = "no report was written" if result.index is None else "the report covers the others"
+        print(f"{len(result.failed)} task(s) failed; {covered}. Fix the cause and rerun the same command: "
+              "finished runs are kept, unfinished ones resume.", file=sys.stderr)  # fmt: skip
         return FAILED_MODELS_EXIT
     return 0

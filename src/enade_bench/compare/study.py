@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import pandas as pd
 
 from enade_bench.compare.analysis import DEFAULT_FAMILY, CompareOptions, compare_table
 from enade_bench.compare.render import comparison_section
@@ -26,15 +28,24 @@ class StudyComparison:
 
 
 def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
-                     family: str = DEFAULT_FAMILY, allow_errors: bool = False) -> StudyComparison:  # fmt: skip
+                     family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
+                     exams: Mapping[Path, tuple[str, str]] | None = None) -> StudyComparison:  # fmt: skip
     """Compare the models among ``entries`` (one model alone: its scores, no pairs).
+
+    ``exams``: the model and exam of each run folder (a study of several exams): the models are
+    compared per exam (an ``exam`` column, the first of the ``by`` fields), never across exams.
 
     Raises
     ------
     UserError
         Some run has error records and ``allow_errors`` is false (it is incomplete).
     """
-    table = from_entries(entries)
+    if exams:
+        named = [(e, exams[e.path.parent.resolve()]) for e in entries]
+        parts = [from_entries([e]).assign(model=model, exam=exam) for e, (model, exam) in named]
+        table, by = pd.concat(parts, ignore_index=True), ["exam", *by]
+    else:
+        table = from_entries(entries)
     if table["model"].nunique() < 2:
         section = Section(
             notes=[f"one model has results ({', '.join(table['model'].unique())}): nothing to compare"]

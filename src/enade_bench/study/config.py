@@ -1,7 +1,8 @@
 """The study YAML of any benchmark but ENEM (``enade-bench study STUDY.yaml``).
 
 A study names its models (experiment YAMLs or inline blocks), one benchmark and its
-questions (a ``dataset`` block, as in an experiment), and optionally the strategies;
+questions (a ``dataset`` block, as in an experiment) or several exams (``exams:``, each a
+``name``, its ``dataset`` and its ``benchmark`` where it differs), and optionally the strategies;
 the benchmark decides the default strategies (ENADE and your own exams: S1–S6;
 E-EVAL: the leaderboard settings ``ao0``, ``ao5``, ``cot5``).  Every model is put the
 same questions with the same ``evaluation`` settings (only ``batch_size`` may differ
@@ -43,13 +44,41 @@ class CompareSettings(StrictModel):
     )
 
 
+def _checked_dataset(value: JsonObject) -> JsonObject:
+    """An experiment's dataset block without its benchmark (named once, beside it)."""
+    if "benchmark" in value or "preset" in value:
+        raise ValueError("name the benchmark once, at the top level ('benchmark:'), not in 'dataset'")
+    DatasetConfig.model_validate({**value, "path": value.get("path", ".")})
+    return value
+
+
+class StudyExam(StrictModel):
+    """One exam of a study listing several (``exams:``): its questions, and its benchmark where it
+    differs from the study's."""
+
+    name: SafeName = Field(pattern=NAME_PATTERN, description="the exam's label: runs/<model>/<name>/")
+    dataset: JsonObject = Field(description="the questions: an experiment's dataset block")
+    benchmark: str | None = Field(default=None, description="default: the study's 'benchmark'")
+
+    @field_validator("dataset")
+    @classmethod
+    def _dataset(cls, value: JsonObject) -> JsonObject:
+        return _checked_dataset(value)
+
+
 class StudyConfig(StrictModel):
-    """Many models on one benchmark's questions: run or resume each, then compare them."""
+    """Many models on one or more exams: run or resume each model × exam, then compare the models."""
 
     name: SafeName = Field(pattern=NAME_PATTERN)
     description: str = ""
     benchmark: str = Field(description="the exam: enade, eeval, generic, a plug-in's name or folder")
-    dataset: JsonObject = Field(description="the questions: an experiment's dataset block")
+    dataset: JsonObject | None = Field(
+        default=None, description="the questions: an experiment's dataset block"
+    )
+    exams: list[StudyExam] | None = Field(
+        default=None, min_length=1,
+        description="several exams in place of 'dataset': each a name and its dataset (and benchmark)",
+    )  # fmt: skip
     models: list[StudyModel] = Field(min_length=1)
     strategies: list[str] | None = Field(
         default=None, description="strategy or setting ids; default: the benchmark's study strategies"
@@ -74,11 +103,8 @@ class StudyConfig(StrictModel):
 
     @field_validator("dataset")
     @classmethod
-    def _dataset(cls, value: JsonObject) -> JsonObject:
-        if "benchmark" in value or "preset" in value:
-            raise ValueError("name the benchmark once, at the top level ('benchmark:'), not in 'dataset'")
-        DatasetConfig.model_validate({**value, "path": value.get("path", ".")})
-        return value
+    def _dataset(cls, value: JsonObject | None) -> JsonObject | None:
+        return None if value is None else _checked_dataset(value)
 
     @field_validator("evaluation")
     @classmethod
@@ -92,6 +118,27 @@ class StudyConfig(StrictModel):
             raise ValueError("limit: 1 question leaves no pair of models to compare (a paired comparison needs "
                              "at least 2 questions); expected 2 or more")  # fmt: skip
         return self
+
+    @model_validator(mode="after")
+    def _one_form(self) -> StudyConfig:
+        if (self.dataset is None) == (self.exams is None):
+            raise ValueError(
+                "give the questions once: 'dataset' (one exam) or 'exams' (a list of name + dataset)"
+            )
+        names = [e.name.casefold() for e in self.exams or []]
+        if len(set(names)) != len(names):
+            raise ValueError(
+                f"exams: names must differ (case aside); got {[e.name for e in self.exams or []]}"
+            )
+        return self
+
+    @property
+    def exam_list(self) -> list[StudyExam]:
+        """The exams: ``exams``, or the one ``dataset`` as an exam with no name (runs/<model>/)."""
+        if self.exams is not None:
+            return self.exams
+        assert self.dataset is not None
+        return [StudyExam.model_construct(name="", dataset=self.dataset, benchmark=None)]
 
     @model_validator(mode="after")
     def _unique_names(self) -> StudyConfig:

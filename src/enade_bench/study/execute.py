@@ -1,8 +1,8 @@
 """Run the tasks of a study (one model with all its runs each) through its executor.
 
-Both studies come here: the generic study (one run per model,
-:mod:`enade_bench.study.generic`) and the ENEM study (one run per model × area ×
-language, :func:`enem_tasks`).  The executor (``executor:`` in the study YAML or
+Both studies come here, planned by :mod:`enade_bench.study.planner` (one task per
+model × exam): the generic study (:mod:`enade_bench.study.generic`) and the ENEM study
+(one exam per area × language, :func:`enem_tasks`).  The executor (``executor:`` in the study YAML or
 ``study --executor``: ``local``, ``ray``, ``slurm``; :mod:`enade_bench.runner.executors`) is
 checked before any model loads; each task loads its model once, runs or resumes its runs
 (the runner's append-only logs skip every answered question) and releases the model
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -27,18 +26,21 @@ from enade_bench.benchmarks.enem.study.plan import StudyPlan
 from enade_bench.config import ExperimentConfig
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
+from enade_bench.study.planner import ExamRun, by_model, exam_tasks, lpt_order, task_cost
 from enade_bench.study.progress import StudyProgress
 from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task, started_file
 
 
 @dataclass
 class ExecuteOptions:
-    """How to run a study's tasks: the executor, the bar, the log, a backend factory (tests)."""
+    """How to run a study's tasks: the executor, the bar, the log, a backend factory (tests);
+    ``alert``: where a failed or lost task is named as it ends (default: the log)."""
 
     progress: bool = True
     backend_factory: BackendFactory | None = None
     log: Callable[[str], None] | None = None
     executor: ExecutorSettings = field(default_factory=LocalSettings)
+    alert: Callable[[str], None] | None = None
 
 
 def load_model(cfg: ExperimentConfig) -> Backend:
@@ -62,22 +64,25 @@ def _lost(task: ModelTask, why: str) -> TaskOutcome:
 
 
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
-    """Check the executor, then run every task; the outcomes in task order.
+    """Check the executor, then run every task, longest first; the outcomes in task order.
 
     ``output`` is the study folder (the ``slurm`` executor keeps its job files elsewhere).
+    The tasks go out in cost order (:func:`~enade_bench.study.planner.lpt_order`); ``local``
+    runs a model's tasks as one (:func:`~enade_bench.study.planner.by_model`: one load).
     """
     log = options.log or (lambda _line: None)
     left = {t.label: t.unfinished() for t in tasks}  # a finished run is not run again: its model not loaded
-    todo = [t for t in left.values() if t is not None]
     for task in tasks:
         if left[task.label] is None:
             log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
     outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
-    if todo:
+    ordered = lpt_order([t for t in left.values() if t is not None])
+    units = by_model(ordered) if options.executor.type == "local" else ordered
+    if units:
         executor = make_executor(options.executor, output)
         try:
-            executor.check(todo)
-            with StudyProgress(todo, log, options.progress) as progress:
+            executor.check(units)
+            with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
                     run=partial(
                         run_task,
@@ -87,68 +92,65 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     lost=_lost,
                     done=progress.done,
                 )
-                outcomes.update({o.label: o for o in executor.run(todo, work)})
+                for unit, outcome in zip(units, executor.run(units, work), strict=True):
+                    for task in ordered:
+                        if task.label == unit.label or (unit.exam == "" and task.model == unit.label):
+                            outcomes[task.label] = dataclasses.replace(outcome, label=task.label)
         finally:
             executor.close()
     return [outcomes[t.label] for t in tasks]
 
 
 def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettings) -> list[str]:
-    """``study --dry-run``: each task, what it asks for and where it goes; nothing runs.
+    """``study --dry-run``: each task longest first, its estimated cost, what it asks for and
+    where it goes; nothing runs.
 
     The executor is checked as a run checks it (Slurm: ``sinfo``; Ray: the cluster joined
     or started here), so the GPUs shown are those each job or Ray task will ask for.
     """
     left = {t.label: t.unfinished() for t in tasks}
     todo = [t for t in left.values() if t is not None]
-    lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}:"]
+    merged = settings.type == "local" and len(by_model(todo)) < len(todo)
+    lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}, longest first"
+             + (" (local: a model's tasks run one after the other, one load)" if merged else "") + ":"]  # fmt: skip
     executor = make_executor(settings, output)
     try:
         if todo:
             executor.check(todo)
-        for task in tasks:
+        for task in lpt_order(tasks):
             part = left[task.label]
             if part is None:
                 lines.append(
                     f"{task.label}: finished ({len(task.runs)} run(s) on disk): not loaded, nothing asked"
                 )
                 continue
-            lines.append(
-                f"{task.label}: {len(part.runs)} run(s), {part.planned} item(s) -> {executor.describe(part)}"
-            )
+            lines.append(f"{task.label}: {task_cost(part)}; {len(part.runs)} run(s), {part.planned} item(s) "
+                         f"-> {executor.describe(part)}")  # fmt: skip
             lines += [f"  {run.description}" for run in part.runs]
     finally:
         executor.close()
     return lines
 
 
-def enem_tasks(plan: StudyPlan, per_exam: bool = False) -> list[ModelTask]:
-    """The tasks of an ENEM study, every run prepared: one per model with its area × language
-    runs (its model loads once), or with ``per_exam`` one per model × area × language (the
-    unit of work of a cluster: 10 models × 3 exams keep 8 GPUs busy to the last task).
+def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
+    """The tasks of an ENEM study, every run prepared: one per model × area × language
+    (:func:`~enade_bench.study.planner.exam_tasks`, the one planner of every study).
 
     Every run is prepared (data, prompts, plans) here, before the first model loads, so a
     bad file stops the study before any model call.
     """
-    runs: dict[str, list[TaskRun]] = defaultdict(list)
-    models: dict[str, str] = {}
+    runs = []
     for run in plan.runs:
         opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
         exp = ENEM.prepare(run.config, run.config_path, opts)
-        label = f"{run.model}.{run.area}_{run.language}" if per_exam else run.model
-        models[label] = run.model
-        runs[label].append(TaskRun(
+        runs.append(ExamRun(run.model, f"{run.area}_{run.language}", TaskRun(
             run.config, run.config_path, exp, opts, ENEM,
-            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}"))  # fmt: skip
-    return [ModelTask(label, tuple(r), plan.output, models[label]) for label, r in runs.items()]
+            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")))  # fmt: skip
+    return exam_tasks(runs, plan.output)
 
 
 def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[TaskOutcome]:
-    """Run or resume every planned run of an ENEM study; the outcomes labelled by model.
-
-    In this process (``local``) one task per model, loaded once for its runs; on a cluster one
-    task per model × area × language, so that every GPU has work until the last task.
-    """
-    tasks = enem_tasks(plan, per_exam=options.executor.type != "local")
+    """Run or resume every planned run of an ENEM study; the outcomes labelled by model."""
+    tasks = enem_tasks(plan)
     outcomes = execute(tasks, plan.output, options)
     return [dataclasses.replace(o, label=t.model or t.label) for t, o in zip(tasks, outcomes, strict=True)]

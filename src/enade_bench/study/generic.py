@@ -2,10 +2,11 @@
 
 Everything is checked before the first model loads (:func:`plan_generic`): the study
 YAML, each model's experiment YAML, the data, the prompts of every strategy and each
-model's settings as far as they can be without loading it.  Each model becomes one task
-(:func:`generic_tasks`) for the study's executor (:mod:`enade_bench.study.execute`): it is
-loaded, runs every strategy (or resumes: its append-only logs skip each answered
-question), and is released.  A model that fails to load or run is reported and the
+model's settings as far as they can be without loading it.  Each model × exam (``exams:``,
+or the study's one ``dataset``) becomes one task (:func:`generic_tasks`, through the one
+planner :mod:`enade_bench.study.planner`) for the study's executor
+(:mod:`enade_bench.study.execute`): its model is loaded, runs every strategy (or resumes:
+its append-only logs skip each answered question), and is released.  A model that fails to load or run is reported and the
 others go on; the comparison covers the models with results.
 """
 
@@ -28,19 +29,29 @@ from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.executors import ExecutorSettings, executor_settings
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.strategies.registry import ALL_STRATEGIES
-from enade_bench.study.config import StudyConfig, parse_study_config
+from enade_bench.study.config import StudyConfig, StudyExam, parse_study_config
+from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
 
 @dataclass(frozen=True)
 class PlannedModel:
-    """One model of the study, prepared: its experiment config, folder and planned strategies."""
+    """One model of the study on one exam, prepared: its experiment config, folder and strategies."""
 
     label: str
     config: ExperimentConfig
     folder: Path
     experiment: Experiment
     options: RunOptions
+    #: The exam's name (``exams:``); ``""`` for a study's one ``dataset``.
+    exam: str
+    benchmark: Benchmark
+    strategies: list[str]
+
+    @property
+    def task_label(self) -> str:
+        """The label of its task (:func:`~enade_bench.study.planner.exam_tasks`)."""
+        return f"{self.label}.{self.exam}" if self.exam else self.label
 
     @property
     def config_path(self) -> Path:
@@ -54,9 +65,8 @@ class GenericPlan:
 
     config: StudyConfig
     path: Path
-    benchmark: Benchmark
     output: Path
-    strategies: list[str]
+    #: One entry per model × exam, models in the study's order, each model's exams in theirs.
     models: list[PlannedModel]
     #: Where the models run: the study's ``executor:`` block, or ``--executor``.
     executor: ExecutorSettings
@@ -78,9 +88,9 @@ def _model_parts(entry: StudyModel, index: int, path: Path) -> tuple[str, JsonOb
                                     "batch_size": entry.batch_size or exp.evaluation.batch_size}  # fmt: skip
 
 
-def _dataset(cfg: StudyConfig, path: Path) -> JsonObject:
-    """The study's dataset block with its paths made absolute (the runs' configs live elsewhere)."""
-    block = {**cfg.dataset, "benchmark": cfg.benchmark}
+def _dataset(exam: StudyExam, benchmark: str, path: Path) -> JsonObject:
+    """An exam's dataset block with its paths made absolute (the runs' configs live elsewhere)."""
+    block = {**exam.dataset, "benchmark": exam.benchmark or benchmark}
     where = str(block.get("path", ""))
     if where and not where.startswith("hf://") and not Path(where).is_absolute():
         block["path"] = str(resolve_input(where, path).resolve())
@@ -108,41 +118,45 @@ def _plan_models(
     output = resolve_output(cfg.output, path).resolve()  # relative: from the study file's folder
     check_output_dir(output, f"{path}: output")
     models: list[PlannedModel] = []
-    benchmark: Benchmark | None = None
-    strategies: list[str] = []
+    labels: list[str] = []
     for index, entry in enumerate(cfg.models):
         label, parts = _model_parts(entry, index, path)
-        if label.casefold() in {m.label.casefold() for m in models}:  # M1 and m1: one folder on some disks
+        if label.casefold() in {x.casefold() for x in labels}:  # M1 and m1: one folder on some disks
             raise UserError(
                 f"{path}: models.{index}: the label {label!r} is used twice (case aside); give a 'name'"
             )
-        folder = output / "runs" / label
-        evaluation = {
-            **cfg.evaluation,
-            **({"batch_size": parts["batch_size"]} if parts["batch_size"] else {}),
-        }
-        exp_cfg = parse_config(
-            {"name": label, "description": f"study {cfg.name}: {label}", "dataset": _dataset(cfg, path),
-             "model": parts["model"], "evaluation": evaluation, "output": {"dir": str(folder)},
-             **({"prompts": parts["prompts"]} if parts["prompts"] else {})},
-            f"{path}: models.{index} ({label})",
-        )  # fmt: skip
-        benchmark = benchmark or registry.for_config(exp_cfg, path)
-        strategies = cfg.strategies or list(getattr(benchmark, "study_strategies", ALL_STRATEGIES))
-        options = RunOptions(strategies=strategies, limit=cfg.limit, output_dir=folder, progress=progress)
-        exp = benchmark.prepare(exp_cfg, path, options)
-        ids = [s.id or label for s in exp.strategies]
-        check_backend(exp_cfg.model, {s.method for s in exp.strategies}, ids)
-        models.append(PlannedModel(label, exp_cfg, folder, exp, options))
-    assert benchmark is not None  # models has at least one entry (validated)
-    return GenericPlan(cfg, path, benchmark, output, strategies, models, settings)
+        labels.append(label)
+        for exam in cfg.exam_list:
+            models.append(_plan_run(cfg, path, registry, progress, (index, label, parts), exam, output))
+    return GenericPlan(cfg, path, output, models, settings)
+
+
+def _plan_run(cfg: StudyConfig, path: Path, registry: Registry, progress: bool,
+              model: tuple[int, str, JsonObject], exam: StudyExam, output: Path) -> PlannedModel:  # fmt: skip
+    """One model × exam: its experiment config, prepared and checked (nothing loads)."""
+    index, label, parts = model
+    folder = output / "runs" / label / exam.name if exam.name else output / "runs" / label
+    evaluation = {**cfg.evaluation, **({"batch_size": parts["batch_size"]} if parts["batch_size"] else {})}
+    where = f"{path}: models.{index} ({label})" + (f" on exam {exam.name}" if exam.name else "")
+    exp_cfg = parse_config(
+        {"name": f"{label}_{exam.name}" if exam.name else label, "description": f"study {cfg.name}: {label}" + (f" on {exam.name}" if exam.name else ""),
+         "dataset": _dataset(exam, cfg.benchmark, path), "model": parts["model"], "evaluation": evaluation,
+         "output": {"dir": str(folder)}, **({"prompts": parts["prompts"]} if parts["prompts"] else {})},
+        where,
+    )  # fmt: skip
+    benchmark = registry.for_config(exp_cfg, path)
+    strategies = cfg.strategies or list(getattr(benchmark, "study_strategies", ALL_STRATEGIES))
+    options = RunOptions(strategies=strategies, limit=cfg.limit, output_dir=folder, progress=progress)
+    exp = benchmark.prepare(exp_cfg, path, options)
+    check_backend(exp_cfg.model, {s.method for s in exp.strategies}, [s.id or label for s in exp.strategies])
+    return PlannedModel(label, exp_cfg, folder, exp, options, exam.name, benchmark, strategies)
 
 
 def generic_tasks(plan: GenericPlan) -> list[ModelTask]:
-    """One task per model of the study: its one run (every study strategy), prepared."""
-    return [
-        ModelTask(m.label, (TaskRun(m.config, m.config_path, m.experiment, replace(m.options, progress=False),
-                                    plan.benchmark, f"{m.label}: {', '.join(plan.strategies)} -> {m.folder}"),),
-                  plan.output)
-        for m in plan.models
-    ]  # fmt: skip
+    """One task per model × exam of the study: its one run (every study strategy), prepared."""
+    return exam_tasks(
+        [ExamRun(m.label, m.exam, TaskRun(m.config, m.config_path, m.experiment, replace(m.options, progress=False),
+                                          m.benchmark, f"{m.label}: {', '.join(m.strategies)} -> {m.folder}"))
+         for m in plan.models],
+        plan.output,
+    )  # fmt: skip

@@ -26,6 +26,8 @@ from enade_bench.config import ModelConfig
 
 #: Room beyond the weights: a share of them, and a fixed amount for the process.
 SHARE, FIXED = 1.2, 2**30
+#: Room beyond the weights on GPUs: the KV cache and activations of short prompts.
+GPU_SHARE = 1.1
 
 
 #: Bytes of each fixed-size GGUF value type (the GGUF specification's ``gguf_type``: 8 is a
@@ -122,9 +124,31 @@ def bytes_per_parameter(model: ModelConfig) -> int:
     return 2 if model.type == "vllm" or str(model.device).startswith("cuda") else 4
 
 
+def on_gpu(model: ModelConfig) -> bool:
+    """Whether the model's weights load onto GPUs wherever it runs (vLLM, ``device: cuda``)."""
+    return model.type == "vllm" or str(model.device).startswith("cuda")
+
+
 def model_memory(model: ModelConfig) -> int | None:
-    """Host memory (bytes) the model needs: :math:`P b \\cdot 1.2 + 1` GiB; 0 for an API model."""
+    """Host memory (bytes) the model needs: :math:`P b \\cdot 1.2 + 1` GiB; 0 for an API model.
+
+    A model whose weights load onto GPUs (:func:`on_gpu`) keeps only the process on the host:
+    2 GiB (the interpreter, the CUDA context, the tokenizer), not its weights.
+    """
     if model.type == "api":
         return 0
+    if on_gpu(model):
+        return 2 * FIXED
     count = parameters(model)
     return None if count is None else int(count * bytes_per_parameter(model) * SHARE + FIXED)
+
+
+def gpu_memory(model: ModelConfig) -> int | None:
+    """Bytes the model needs on its GPUs together: :math:`P b \\cdot 1.1` (the weights, and 10 % for
+    the KV cache and activations of a benchmark's short prompts); ``None``: an API model, one
+    that may stay on the CPU (``device: cpu``), or a size unknown here."""
+    if model.type == "api" or model.device == "cpu":
+        return None
+    count = parameters(model)
+    on_card = 4 if model.dtype == "float32" else 2  # auto: a GPU's bfloat16/float16
+    return None if count is None else int(count * on_card * GPU_SHARE)

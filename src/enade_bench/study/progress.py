@@ -24,11 +24,15 @@ _RECORD = b'{"kind": "record"'
 
 
 class StudyProgress:
-    """Start and end lines through ``log``; the study's bar (tqdm) when ``bar``."""
+    """Start and end lines through ``log``; the study's bar (tqdm) when ``bar``.  A task that
+    failed or was lost is named through ``alert`` (default ``log``) as soon as it ends: the
+    command shows those lines under ``--quiet`` too."""
 
-    def __init__(self, tasks: Sequence[ModelTask], log: Callable[[str], None], bar: bool) -> None:
+    def __init__(self, tasks: Sequence[ModelTask], log: Callable[[str], None], bar: bool,
+                 alert: Callable[[str], None] | None = None) -> None:  # fmt: skip
         self.tasks = list(tasks)
         self.log = log
+        self.alert = alert or log
         self.planned = sum(t.planned for t in self.tasks)
         self._bar = None
         if bar:
@@ -111,11 +115,12 @@ class StudyProgress:
         self.poll()
         state = "finished" if outcome.error is None else f"failed: {outcome.error}"
         where = f" on {outcome.worker}, node {outcome.node}, {outcome.device}" if outcome.worker else ""
-        self._write(f"{outcome.label}: {state} ({outcome.seconds:.0f} s{where})")
+        self._write(f"{outcome.label}: {state} ({outcome.seconds:.0f} s{where})", outcome.error is not None)
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str, alert: bool = False) -> None:
+        write = self.alert if alert else self.log
         if self._bar is not None:
             with self._bar.external_write_mode():  # the line above the bar
-                self.log(line)
+                write(line)
         else:
-            self.log(line)
+            write(line)

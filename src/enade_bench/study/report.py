@@ -30,13 +30,15 @@ class GenericReport:
 
 
 def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
-                    family: str = DEFAULT_FAMILY, allow_errors: bool = False) -> tuple[Section, Lead, str]:  # fmt: skip
+                    family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
+                    exams: Mapping[Path, tuple[str, str]] | None = None) -> tuple[Section, Lead, str]:  # fmt: skip
     """The comparison of the models among ``entries``: its section (figures, notes, files), the
     tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
+    ``exams``: each run folder's model and exam (several exams: the models compared per exam).
     """
     from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (pandas/scipy at use)
 
-    comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors)
+    comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors, exams=exams)
     tables = [*comparison.lead, *comparison.section.tables]
     comparison.section.tables = []
     return (
@@ -58,7 +60,7 @@ def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = N
     A model in ``failed`` (label -> why) is left out, whatever its folder holds, and named in a note.
     """
     failed = failed or {}
-    folders = [m.folder for m in plan.models if m.folder.is_dir() and m.label not in failed]
+    folders = [m.folder for m in plan.models if m.folder.is_dir() and m.task_label not in failed]
     try:
         entries = load_results(folders) if folders else []
     except UserError:
@@ -67,8 +69,10 @@ def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = N
         return None
     settings = plan.config.compare
     title = f"{plan.config.benchmark} study: {plan.config.name}"
+    exams = {m.folder.resolve(): (m.label, m.exam) for m in plan.models} if plan.config.exams else None
     with report_folder(plan.report_dir, f"{plan.path}: the study's report folder"):
         section, lead, summary = comparison_lead(entries, plan.report_dir, settings.by, settings.adjust,
-                                                 settings.alpha, settings.family, settings.allow_errors)  # fmt: skip
+                                                 settings.alpha, settings.family, settings.allow_errors,
+                                                 exams=exams)  # fmt: skip
         report = write_report(entries, plan.report_dir, [section], folders, title, lead)
     return GenericReport(summary, report.index, [*left_out_notes(failed), *report.notes], report.warnings)

@@ -42,7 +42,7 @@ class StudyResult:
     summary
         The study's main table as plain text (ENEM: the verdict; otherwise Table 1 across models).
     index
-        The report's ``index.html``.
+        The report's ``index.html``; ``None`` when every task failed (no report: exit status 3).
     notes
         What the reader should know (skipped analyses, excluded questions).
     failed
@@ -52,7 +52,7 @@ class StudyResult:
     """
 
     summary: str
-    index: Path
+    index: Path | None
     notes: list[str]
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -98,6 +98,8 @@ class StudyOptions:
     allow_errors: bool = False
     limit: int | None = None
     executor: str | None = None
+    #: Where a failed or lost task is named as it ends (``--quiet`` too); default: ``log``.
+    alert: Callable[[str], None] | None = None
 
 
 def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
@@ -125,13 +127,13 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     if opts.run_models:
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = execute(generic_tasks(plan), plan.output,
-                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor))  # fmt: skip
+                               ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor,
+                                              opts.alert))  # fmt: skip
         failed = {o.label: o.error for o in outcomes if o.error is not None}
     report = write_generic_report(plan, failed)
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if report is None:
-        raise UserError(f"{path}: no model of the study has results under {plan.output / 'runs'}"
-                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
+        return _nothing_to_report(path, plan.output, listed)
     return StudyResult(report.summary, report.index, report.notes, listed, report.warnings)
 
 
@@ -147,7 +149,7 @@ def study_plan(config: Path | str, options: StudyOptions | None = None) -> list[
         if opts.limit is not None:
             plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": opts.limit}))
         settings = executor_settings(plan.config.executor, opts.executor)
-        return describe_plan(enem_tasks(plan, per_exam=settings.type != "local"), plan.output, settings)
+        return describe_plan(enem_tasks(plan), plan.output, settings)
     if opts.limit is not None:
         data = {**data, "limit": opts.limit}
     generic = plan_generic(path, data, executor=opts.executor)
@@ -165,15 +167,14 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
         settings = executor_settings(plan.config.executor, opts.executor)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = run_planned(
-                plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings)
+                plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings, opts.alert)
             )
         failed = {o.label: o.error for o in outcomes if o.error is not None}
     kept = dataclasses.replace(plan, runs=[r for r in plan.runs if r.model not in failed])
     study = analyse_study(kept)
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if study.verdict.empty:
-        raise UserError(f"{path}: no run of the study has results under {plan.output / 'runs'}"
-                        + ("; failures: " + "; ".join(listed) if listed else "; run without --report-only first"))  # fmt: skip
+        return _nothing_to_report(path, plan.output, listed)
     with report_folder(plan.report_dir, f"{path}: the study's report folder"):
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                     f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
@@ -181,3 +182,12 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     notes = [*left_out_notes(failed), *report.notes]
     return StudyResult(summary, report.index, notes, listed, report.warnings)
+
+
+def _nothing_to_report(path: Path, output: Path, failed: list[str]) -> StudyResult:
+    """No task has results: every one failed (a result without a report, exit status 3), or
+    none ran (``--report-only`` before any run: bad input, one ``error:`` line, exit status 2)."""
+    if not failed:
+        raise UserError(f"{path}: no model of the study has results under {output / 'runs'}; "
+                        "run without --report-only first")  # fmt: skip
+    return StudyResult("", None, [], failed)

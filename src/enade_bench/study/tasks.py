@@ -1,7 +1,7 @@
-"""The unit of work of a study: one model with all its runs (:class:`ModelTask`), and how it runs.
+"""The unit of work of a study: one model with its runs on one exam (:class:`ModelTask`), and how it runs.
 
-Both studies plan the same tasks (the generic study: one run per model; ENEM: one run per
-area × language) and hand them to an executor (:mod:`enade_bench.study.executors`): in this
+Both studies plan the same tasks (:mod:`enade_bench.study.planner`: one per model × exam; an
+ENEM exam is an area × language) and hand them to an executor (:mod:`enade_bench.runner.executors`): in this
 process, as Ray tasks, or as Slurm jobs.  :func:`run_task` is what runs where the task lands:
 it checks that the study folder is visible there, loads the model once, runs or resumes every
 run (the runner's append-only logs skip each answered question), and releases the model
@@ -38,7 +38,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import model_memory
+from enade_bench.study.memory import gpu_memory, model_memory, parameters
 
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
@@ -96,22 +96,26 @@ def finished(run: TaskRun) -> bool:
 
 @dataclass(frozen=True)
 class ModelTask:
-    """One model of a study with all its runs; ``output`` is the study folder."""
+    """One model of a study with its runs on one exam (``local``: on all, :func:`~enade_bench.study.planner.by_model`);
+    ``output`` is the study folder."""
 
     label: str
     runs: tuple[TaskRun, ...]
     output: Path
     #: The study's model this task runs (``None``: the label; a task of one model × exam has its own label).
     model: str | None = None
+    #: The exam of a task of one model × exam (``""``: every run of the model, or the study's one dataset).
+    exam: str = ""
 
     @property
     def gpus(self) -> int:
-        """GPUs the model asks for on a GPU node: a vLLM model its ``tensor_parallel_size`` ×
-        ``data_parallel_size``, another local model 1 (0 with ``device: cpu``), an API 0."""
+        """GPUs the model asks for on a GPU node: a vLLM model its ``tensor_parallel_size`` (a
+        study refuses ``data_parallel_size`` > 1: one copy per task), another local model 1 (0
+        with ``device: cpu``), an API 0."""
         model = self.runs[0].config.model
         if model.type == "vllm":
             vllm = model.vllm
-            return 1 if vllm is None else vllm.tensor_parallel_size * vllm.data_parallel_size
+            return 1 if vllm is None else vllm.tensor_parallel_size
         if model.type == "api" or model.device == "cpu":
             return 0
         return 1
@@ -121,6 +125,17 @@ class ModelTask:
         """Host memory (bytes) the model needs (:func:`~enade_bench.study.memory.model_memory`:
         weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
         return model_memory(self.runs[0].config.model)
+
+    @cached_property
+    def gpu_memory(self) -> int | None:
+        """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""
+        return gpu_memory(self.runs[0].config.model)
+
+    @cached_property
+    def parameters(self) -> int | None:
+        """The model's parameters, read from its weights' headers (``None``: an API model, or unknown here)."""
+        model = self.runs[0].config.model
+        return None if model.type == "api" else parameters(model)
 
     @property
     def gpu_optional(self) -> bool:
@@ -160,11 +175,13 @@ class TaskOutcome:
         return f"worker {self.worker} on {self.node}, {self.device}"
 
 
-def where_am_i() -> tuple[str, str, str]:
-    """This process's worker id, node and device (the GPUs it may see, else the CPU)."""
+def where_am_i(gpus: int = 1) -> tuple[str, str, str]:
+    """This process's worker id, node (Slurm's name for it in a job, as Slurm's messages name
+    it; else the host name) and device: the GPUs it may see for a task that asks for
+    ``gpus`` > 0, else the CPU (a CPU model on a GPU node is not shown on a GPU)."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "")
-    device = f"GPU {visible}" if visible not in {"", "-1"} else "CPU"
-    return f"pid {os.getpid()}", socket.gethostname(), device
+    device = f"GPU {visible}" if gpus > 0 and visible not in {"", "-1"} else "CPU"
+    return f"pid {os.getpid()}", os.environ.get("SLURMD_NODENAME") or socket.gethostname(), device
 
 
 def release(backend: object | None) -> None:
@@ -236,7 +253,7 @@ def run_task(
 def _run_task(
     task: ModelTask, factory: BackendFactory, log: Callable[[str], None] | None, apply: Callable[[], None]
 ) -> TaskOutcome:
-    worker, node, device = where_am_i()
+    worker, node, device = where_am_i(task.gpus)
     outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
     start = time.perf_counter()
     if not task.output.is_dir():

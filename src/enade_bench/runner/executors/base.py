@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
+
+from enade_bench.errors import UserError
 
 
 class Task(Protocol):
@@ -25,6 +28,39 @@ class Task(Protocol):
     def gpu_optional(self) -> bool:
         """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""
         ...
+
+    @property
+    def gpu_memory(self) -> int | None:
+        """Bytes the task's model needs on its GPUs together (weights and room); ``None``: unknown."""
+        ...
+
+
+def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int:
+    """How many more of ``total`` tasks go out now: ``cap`` in flight at most (``None``: all)."""
+    room = total - submitted if cap is None else cap - (submitted - finished)
+    return max(0, min(room, total - submitted))
+
+
+def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None) -> None:
+    """Each task's model must fit the GPUs it asks for (``gpus``: label -> count), each of
+    ``gpu_memory_gb`` (the executor's ``gpu_memory_gb``; ``None``: not checked).
+
+    Raises
+    ------
+    UserError
+        One line naming the model, what it needs, what it asks for and what would fit.
+    """
+    if gpu_memory_gb is None:
+        return
+    for task in tasks:
+        asked, need = gpus.get(task.label, 0), task.gpu_memory
+        if not asked or need is None or need <= asked * gpu_memory_gb * 1e9:
+            continue
+        fits = 1 << (math.ceil(need / (gpu_memory_gb * 1e9)) - 1).bit_length()  # a power of 2, as TP needs
+        raise UserError(f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (weights × dtype plus "
+                        f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB (executor.gpu_memory_gb) "
+                        f"hold; it fits on {fits}: model.type vllm with model.vllm.tensor_parallel_size: {fits}, "
+                        "or a smaller dtype (load_in_4bit)")  # fmt: skip
 
 
 T = TypeVar("T", bound=Task)

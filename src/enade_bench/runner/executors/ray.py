@@ -13,7 +13,9 @@ locks are removed) and re-raises.
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,7 +23,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
 from enade_bench.runner.executors.settings import RaySettings
 
 #: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
@@ -81,6 +83,13 @@ def _resolve(address: str) -> str:
     return found
 
 
+def plain_log_prefix() -> None:
+    """Ray's prefix of its workers' lines (``(run pid=…)``) without colour codes where stderr is
+    no terminal (a log file, a pipeline); ``RAY_COLOR_PREFIX`` set by the user is kept."""
+    if not sys.stderr.isatty():
+        os.environ.setdefault("RAY_COLOR_PREFIX", "0")
+
+
 def _call(run: Callable[[T], R], task: T) -> R:
     """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
     return run(task)
@@ -99,6 +108,7 @@ class RayExecutor:
 
     def _connect(self) -> None:
         s = self.settings
+        plain_log_prefix()
         address = s.address
         if address is not None:  # anything but a Ray cluster: one line within seconds, before ray.init
             address = _resolve(address)
@@ -130,13 +140,16 @@ class RayExecutor:
         for task in tasks:
             explicit = self.settings.gpus_per_model
             need = float(explicit if explicit is not None else task.gpus)
-            if have == 0 and explicit is None and need <= 1:
-                need = 0  # a CPU-only cluster: the model runs on the CPU
+            if have == 0 and explicit is None and task.gpu_optional:
+                need = 0  # a CPU-only cluster: a device: auto model runs on the CPU (as on Slurm)
             if need > have:
                 where = "executor.gpus_per_model" if explicit is not None else f"model {task.label}"
+                fix = ("join a cluster with GPUs, or set the model's device: cpu (or auto)" if have == 0
+                       else "add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
-                                f"{have:g}; add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
+                                f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
+        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:
@@ -164,17 +177,23 @@ class RayExecutor:
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
-        refs = {
-            remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                           memory=self._memory.get(t.label) or None, max_retries=0,
-                           name=f"enade-bench:{t.label}").remote(work.run, t): i
-            for i, t in enumerate(tasks)
-        }  # fmt: skip
+        refs: dict[Any, int] = {}
         out: dict[int, R] = {}
-        pending = list(refs)
+        pending: list[Any] = []
+
+        def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
+            for _ in range(to_submit(len(refs), len(out), len(tasks), self.settings.max_jobs)):
+                i, t = len(refs), tasks[len(refs)]
+                ref = remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
+                                     memory=self._memory.get(t.label) or None, max_retries=0,
+                                     name=f"enade-bench:{t.label}").remote(work.run, t)  # fmt: skip
+                refs[ref] = i
+                pending.append(ref)
+
+        top_up()
         try:
             while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
+                ready, pending[:] = ray.wait(pending, num_returns=1)
                 for ref in ready:
                     task = tasks[refs[ref]]
                     try:
@@ -185,6 +204,7 @@ class RayExecutor:
                         outcome = work.lost(task, f"its Ray worker was lost ({type(exc).__name__})")
                     out[refs[ref]] = outcome
                     work.done(outcome)
+                top_up()
         except KeyboardInterrupt:
             for ref in pending:
                 ray.cancel(ref)  # force=False: KeyboardInterrupt inside the task, its finally blocks run

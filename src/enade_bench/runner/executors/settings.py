@@ -30,6 +30,23 @@ class TaskThreads(StrictModel):
     )
 
 
+class GpuMemory(StrictModel):
+    """What the cluster executors share: the memory of each of their GPUs, when declared, and
+    the cap on tasks in flight."""
+
+    max_jobs: int | None = Field(
+        default=None, ge=1, description="tasks in flight at once (Slurm jobs, Ray tasks), longest first; "
+        "the next goes out as one ends; null: every task at once",
+    )  # fmt: skip
+
+    gpu_memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        description="memory of each GPU (GB): a model whose weights (× dtype, plus 10 %) exceed the GPUs it "
+        "asks for is refused before anything starts, saying how many would hold it; null: not checked",
+    )
+
+
 class LocalSettings(TaskThreads):
     """Every task in this process, one after the other (today's behaviour)."""
 
@@ -41,7 +58,7 @@ class LocalSettings(TaskThreads):
         return False
 
 
-class RaySettings(TaskThreads):
+class RaySettings(TaskThreads, GpuMemory):
     """Each task a Ray task (``ray.remote(...).options(num_gpus=..., num_cpus=...)``)."""
 
     type: Literal["ray"]
@@ -74,7 +91,7 @@ class RaySettings(TaskThreads):
         return self.address is not None
 
 
-class SlurmSettings(TaskThreads):
+class SlurmSettings(TaskThreads, GpuMemory):
     """Each task a Slurm job through submitit (``AutoExecutor``); the driver waits for them."""
 
     type: Literal["slurm"]

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -40,7 +41,7 @@ from submitit.core.utils import FailedJobError, FailedSubmissionError, Uncomplet
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
 from enade_bench.runner.executors.settings import SlurmSettings
 
 #: Seconds between two looks at the jobs' states.
@@ -125,9 +126,11 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
     for task in tasks:
         if gpus[task.label] > part.gpus:
             key = "executor.gpus_per_node" if settings.gpus_per_node is not None else f"model {task.label}"
+            fix = ("pick a GPU partition, or set the model's device: cpu (or auto)" if part.gpus == 0
+                   else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
             raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
-                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; pick a GPU "
-                            "partition, or set the model's device: cpu")  # fmt: skip
+                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
+    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb)
     return gpus
 
 
@@ -149,8 +152,10 @@ def in_job(run: Callable[[T], R], lost: Callable[[T, str], R], task: T, limit: i
     except _TimeLimit:
         job = os.environ.get("SLURM_JOB_ID", "?")
         node = os.environ.get("SLURMD_NODENAME", "?")
+        began = os.environ.get("SLURM_JOB_START_TIME", "")  # the job's own clock, where Slurm gives it
+        ran = time.time() - int(began) if began.isdigit() else time.monotonic() - start
         return lost(task, f"job {job} hit its time limit ({limit} min) on node {node} after "
-                          f"{time.monotonic() - start:.0f} s; raise executor.time")  # fmt: skip
+                          f"{sc.duration(ran)} of its {limit} min; raise executor.time")  # fmt: skip
 
 
 @dataclass
@@ -163,25 +168,37 @@ class _Watch:
     log: list[str] = field(default_factory=list)
 
 
+#: Lines of a job's log that are submitit's or srun's, not the task's own.
+_NOISE = re.compile(r"^(submitit (INFO|WARNING|ERROR|DEBUG)\b|srun: |slurmstepd: )")
+
+
+def last_meaningful_line(text: str) -> str | None:
+    """The last line of a job's log written by its task, not submitit's or srun's own lines."""
+    lines = [x.strip() for x in text.splitlines()]
+    lines = [x for x in lines if x and not _NOISE.match(x)]
+    return lines[-1][:300] if lines else None
+
+
 def _last_line(job: submitit.Job[object]) -> str:
     for path in (job.paths.stderr, job.paths.stdout):
         try:
-            lines = [x.strip() for x in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+            line = last_meaningful_line(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
-        lines = [x for x in lines if x]
-        if lines:
-            return lines[-1][:300]
-    return "no log"
+        if line is not None:
+            return line
+    return "no line of its own in its log"
 
 
 def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) -> str:
     info = sc.accounting(job.job_id) or last
     state = info.state if info is not None else "left the queue"
-    node = info.node if info is not None and info.node else "no node"
-    elapsed = info.elapsed if info is not None else "?"
+    node = f"node {info.node}" if info is not None and info.node else "no node"
+    ran = sc.seconds(info.elapsed) if info is not None else None
+    elapsed = "?" if ran is None else sc.duration(ran)
     if state == "TIMEOUT":
         head = f"job {job.job_id} hit its time limit ({limit} min)"
+        elapsed += f" of its {limit} min"
     else:
         head = f"job {job.job_id} ended without a result ({state})"
     return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}"
@@ -193,7 +210,7 @@ def why_failed(job_id: str, error: object, last: sc.JobInfo | None, limit: int) 
     ``timed-out and not checkpointable``: that is the time limit."""
     text = str(error).strip().splitlines()[-1:] or ["no message"]
     if "timed-out and not checkpointable" in text[0]:
-        node = last.node if last is not None and last.node else "no node"
+        node = f"node {last.node}" if last is not None and last.node else "no node"
         return f"job {job_id} hit its time limit ({limit} min) on {node} before its task started"
     return f"job {job_id} failed: {text[0]}"
 
@@ -257,10 +274,15 @@ class SlurmExecutor:
         )
         return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}, on {where}"
 
-    def _submit(self, tasks: Sequence[T], work: Work[T, R]) -> list[submitit.Job[R]]:
+    def _submit(
+        self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], finished: int
+    ) -> None:
+        """Submit the next tasks, in order, while fewer than ``max_jobs`` are in flight."""
+        count = to_submit(len(jobs), finished, len(tasks), self.settings.max_jobs)
+        if not count:
+            return
         executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
-        jobs: list[submitit.Job[R]] = []
-        for task in tasks:
+        for task in tasks[len(jobs) : len(jobs) + count]:
             executor.update_parameters(**self.request(task).submitit(self.settings.cluster))
             try:
                 with contextlib.redirect_stderr(
@@ -278,10 +300,10 @@ class SlurmExecutor:
                 raise UserError(
                     f"executor: sbatch refused the job of {task.label}: {lines[-1]}{kept}"
                 ) from None
-        return jobs
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
-        jobs = self._submit(tasks, work)
+        jobs: list[submitit.Job[R]] = []
+        self._submit(tasks, work, jobs, 0)
         out: dict[int, R] = {}
         try:
             if self.settings.cluster == "local":
@@ -306,7 +328,8 @@ class SlurmExecutor:
 
     def _wait_local(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
                     out: dict[int, R]) -> None:  # fmt: skip
-        while len(out) < len(jobs):
+        while len(out) < len(tasks):
+            self._submit(tasks, work, jobs, len(out))
             for i, job in enumerate(jobs):
                 if i in out or not job.done():
                     continue
@@ -320,8 +343,9 @@ class SlurmExecutor:
 
     def _wait_slurm(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
                     out: dict[int, R]) -> None:  # fmt: skip
-        watch = [_Watch() for _ in jobs]
-        while len(out) < len(jobs):
+        watch = [_Watch() for _ in tasks]
+        while len(out) < len(tasks):
+            self._submit(tasks, work, jobs, len(out))
             left = [i for i in range(len(jobs)) if i not in out]
             infos = sc.jobs([jobs[i].job_id for i in left])
             now = time.monotonic()
@@ -352,7 +376,7 @@ class SlurmExecutor:
                 if now - w.ended_since >= grace:
                     why = _why_lost(job, w.last, self.settings.time)
                     self._finish(i, work.lost(tasks[i], why), job, work, out)
-            if len(out) < len(jobs):
+            if len(out) < len(tasks):
                 time.sleep(POLL_S)
 
     def close(self) -> None:

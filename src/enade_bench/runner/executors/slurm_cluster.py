@@ -87,6 +87,22 @@ def slurm_command(args: Sequence[str], what: str = "executor.type") -> str:
 def minutes(text: str) -> int | None:
     """Slurm's time (``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH[:MM[:SS]]``) in whole minutes,
     rounded down; ``None`` for ``infinite``/``UNLIMITED``."""
+    total = seconds(text)
+    return None if total is None else total // 60
+
+
+def duration(total: float) -> str:
+    """Seconds as a person reads a job's time: ``45 s``, ``1 min 02 s``, ``2 h 03 min``."""
+    whole = round(total)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def seconds(text: str) -> int | None:
+    """Slurm's time (as :func:`minutes` reads it) in seconds; ``None`` for ``infinite``."""
     text = text.strip()
     if text.lower() in {"infinite", "unlimited", "n/a", ""}:
         return None
@@ -100,7 +116,7 @@ def minutes(text: str) -> int | None:
         h, m, s = 0, parts[0], parts[1]
     else:
         h, m, s = parts
-    return (int(days or 0) * 24 + h) * 60 + m + s // 60
+    return ((int(days or 0) * 24 + h) * 60 + m) * 60 + s
 
 
 def _gpus(gres: str) -> int:

