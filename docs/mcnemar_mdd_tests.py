@@ -1,8 +1,10 @@
-"""The 80 % MDD of three McNemar tests on few questions, exact power under the same alternative.
+"""The 80 % MDD of four tests of paired proportions on few questions, exact power under the same alternative.
 
 ``python docs/mcnemar_mdd_tests.py [N] [ALPHA]`` (default 8 questions, alpha 0.05) prints, for
 each observed discordance, the smallest difference (grid of 0.001) that the score test (the one
-enade-bench uses), the mid-p test and the exact conditional test detect with 80 % power.  The
+enade-bench uses above 100 questions), the mid-p test and the exact conditional test detect with
+80 % power, and, beside them, the exact unconditional score test's (the one enade-bench uses up
+to 100 questions: :func:`enade_bench.metrics.power.exact_mdd`, grid and bisection).  The
 alternative is :mod:`enade_bench.metrics.power`'s: discordance ``max(observed, |delta|)``, the
 discordant count binomial, and its split binomial (docs/comparisons.md, "Minimum detectable
 difference").
@@ -50,9 +52,12 @@ if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     alpha = float(sys.argv[2]) if len(sys.argv) > 2 else 0.05
     print(f"{n} questions, alpha {alpha}: MDD 80 % (points)")
-    print("observed discordance | score | mid-p | exact conditional")
+    from enade_bench.metrics.power import exact_mdd
+
+    print("observed discordance | score | mid-p | exact conditional | exact unconditional (score)")
     for observed in (0.0, 0.25, 0.5):
         print(
             f"{observed:.2f} | "
             + " | ".join(f"{100 * mdd(t, n, observed, alpha):.1f}" for t in ("score", "mid-p", "exact"))
+            + f" | {100 * exact_mdd(n, observed, alpha):.1f}"
         )

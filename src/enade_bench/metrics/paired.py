@@ -81,10 +81,10 @@ from enade_bench.metrics.paired_score import tango_interval
 __all__ = [
     "EXACT",
     "MCNEMAR",
-    "SCORE_TEST_NOTE",
     "NOT_COMPARABLE",
     "NO_DISCORDANT",
     "PAIRED_T",
+    "SCORE_TEST_NOTE",
     "SE_ZERO",
     "PairedDifference",
     "mcnemar_score_test",
