@@ -272,7 +272,7 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
         ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
         ({"type": "ray", "memory_per_model_gb": 100000}, [],
-         "executor.memory_per_model_gb: needs 100000.0 GB of memory (weights × dtype plus room), but the largest"),
+         "executor.memory_per_model_gb: 100000 GB per model, but the largest node of the Ray cluster offers"),
         ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
         ({"type": "slurm", "gpus_per_node": 1}, [],

@@ -161,10 +161,13 @@ class RayExecutor:
         for task in tasks:
             need = int(explicit * 2**30) if explicit is not None else (task.memory or 0)
             if need > largest:
-                where = "executor.memory_per_model_gb" if explicit is not None else f"model {task.label}"
-                raise UserError(f"{where}: needs {need / 2**30:.1f} GB of memory (weights × dtype plus room), but "
-                                f"the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; add a larger "
-                                "node, or set executor.memory_per_model_gb")  # fmt: skip
+                if explicit is not None:  # the value set, named as set; the fix is another value
+                    head, fix = f"executor.memory_per_model_gb: {explicit:g} GB per model", "lower it"
+                else:
+                    head = f"model {task.label}: needs {need / 2**30:.1f} GB of memory (weights × dtype plus room)"
+                    fix = "set executor.memory_per_model_gb"
+                raise UserError(f"{head}, but the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; "
+                                f"add a larger node, or {fix}")  # fmt: skip
             self._memory[task.label] = need
 
     def describe(self, task: Task) -> str:
