@@ -31,7 +31,9 @@ written columns, read from a ``rows × width`` table updated in place).
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
-the CPU policy keeps its per-question SDPA path, docs/performance.md).
+the CPU policy keeps its per-question SDPA path, docs/performance.md).  Should compiling
+or the first compiled call fail, the chunk runs again on that SDPA path, the CPU policy's
+own code, and so does the rest of the run (:func:`attend_or_fall_back`).
 
 The mask functions are module-level functions reading the current call's vectors from
 :data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
@@ -40,14 +42,16 @@ function every call and the vectors as inputs, so no chunk recompiles it for a n
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import torch
 
 from enade_bench.backends.hf_attention import switched_attention
+from enade_bench.backends.hf_batching import BatchingPolicy
 
 #: The name the attention is registered under with transformers' ``AttentionInterface``.
 FLEX_ATTENTION = "enade_flex"
@@ -171,22 +175,75 @@ def row_plan(past: int, reach_per_token: Sequence[int], device: torch.device) ->
     return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach)
 
 
-_COMPILED: dict[str, Callable[..., Any]] = {}
+@dataclass
+class CompileSettings:
+    """Where and how :func:`kernel` compiles ``flex_attention``.
+
+    On CUDA with Inductor (its Triton kernel skips the BlockMask's empty tiles); a test
+    compiles on the CPU by adding ``"cpu"`` to ``devices`` and naming ``backend="aot_eager"``
+    (Inductor's CPU kernel for FlexAttention fails to build with torch 2.13).
+    """
+
+    devices: frozenset[str] = frozenset({"cuda"})
+    backend: Any = "inductor"
+
+
+COMPILE = CompileSettings()
+_COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
+#: Devices whose compiled kernel has run a whole model call (:func:`attend_or_fall_back`).
+_PROVEN: set[str] = set()
+
+
+def compiles(device: torch.device) -> bool:
+    """Whether :func:`kernel` compiles on ``device`` (CUDA, or what :data:`COMPILE` adds)."""
+    return device.type in COMPILE.devices
 
 
 def kernel(device: torch.device) -> Callable[..., Any]:
-    """``flex_attention`` for ``device``: compiled once on CUDA (dynamic shapes), eager elsewhere.
+    """``flex_attention`` for ``device``: compiled once where :func:`compiles` (dynamic shapes), eager elsewhere.
 
     Inside a model already being compiled (``compile_decode``) the plain function, which
     the outer compilation traces.
     """
     from torch.nn.attention.flex_attention import flex_attention  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    if device.type != "cuda" or torch.compiler.is_compiling():
+    if not compiles(device) or torch.compiler.is_compiling():
         return flex_attention
-    if "cuda" not in _COMPILED:
-        _COMPILED["cuda"] = torch.compile(flex_attention, dynamic=True)
-    return _COMPILED["cuda"]
+    key = (device.type, repr(COMPILE.backend))
+    if key not in _COMPILED:
+        _COMPILED[key] = torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend)
+    return _COMPILED[key]
+
+
+T = TypeVar("T")
+
+
+def attend_or_fall_back(
+    policy: BatchingPolicy, device: torch.device, run: Callable[[BatchingPolicy], T]
+) -> tuple[T, BatchingPolicy, str | None]:
+    """``run(policy)``; if compiled FlexAttention fails before it has run once, the SDPA path.
+
+    Until the compiled kernel has run a whole chunk on ``device``, an error of that chunk
+    (compiling, or the first compiled call; not running out of memory, which the runner
+    halves) prints one warning line naming it and runs the chunk again with the CPU
+    policy's numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per
+    question tree, :mod:`.hf_attention`), the policy the caller keeps from then on.
+    Returns ``run``'s result, the policy to keep, and the error (None: no fallback).
+    """
+    if not (policy.flex_attention and compiles(device)) or device.type in _PROVEN:
+        return run(policy), policy, None
+    try:
+        out = run(policy)
+    except torch.OutOfMemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 (any failure of the compiled path falls back, named)
+        error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+        print(f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
+              "(the CPU policy) from this chunk on", file=sys.stderr, flush=True)  # fmt: skip
+        fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
+        return run(fallback), fallback, error
+    _PROVEN.add(device.type)
+    return out, policy, None
 
 
 def flex_attention_forward(
@@ -194,15 +251,15 @@ def flex_attention_forward(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
-    attention_mask: torch.Tensor | None,
-    dropout: float = 0.0,
-    scaling: float | None = None,
+    *_: Any,
     flex_plan: FlexPlan | None = None,
+    scaling: float | None = None,
     **kwargs: Any,
 ) -> tuple[torch.Tensor, None]:
     """An ``AttentionInterface`` function: one ``flex_attention`` call with ``flex_plan``'s BlockMask.
 
-    The caller binds the plan (:meth:`FlexPlan.bind`) once before the model call, not each layer.
+    The caller binds the plan (:meth:`FlexPlan.bind`) once before the model call, not each
+    layer; the attention mask and dropout transformers pass are not read (the plan is the mask).
 
     ``query``: ``batch × heads × length × dim``; ``key``, ``value``: ``batch × kv-heads × keys ×
     dim``.  Returns ``batch × length × heads × dim``, as transformers' attention functions do.
