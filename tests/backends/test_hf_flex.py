@@ -232,7 +232,7 @@ def compiled_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 def _scoring_chunk(seed: int, n: int) -> tuple[list[list[int]], list[list[list[int]]]]:
     rng = random.Random(seed)
     head = [rng.randrange(1, 512) for _ in range(30)]
-    contexts = [head + [rng.randrange(1, 512) for _ in range(rng.randrange(5, 200))] for _ in range(n)]
+    contexts = [head + [rng.randrange(1, 512) for _ in range(rng.randrange(100, 300))] for _ in range(n)]
     tails = [
         [[rng.randrange(1, 512) for _ in range(rng.randrange(1, 6))] for _ in range(5)] for _ in range(n)
     ]
@@ -269,7 +269,7 @@ def test_a_failed_compilation_runs_the_chunk_on_the_cpu_policys_path(
         and err[0].startswith("warning: compiled FlexAttention failed (")
         and "no kernel today" in err[0]
     )
-    seqs = [c[:60] for c in contexts]
+    seqs = [c[:150] for c in contexts]
     params = GenerationParams(max_new_tokens=3)
     tokens, policy, error = hf_flex.attend_or_fall_back(
         cuda, torch.device("cpu"), lambda p: generate_shared(llama, seqs, params, 0, set(), None, p)
@@ -286,3 +286,34 @@ def test_an_out_of_memory_error_is_not_a_fallback(compiled_here) -> None:  # typ
 
     with pytest.raises(torch.OutOfMemoryError):
         hf_flex.attend_or_fall_back(BatchingPolicy.for_device("cuda"), torch.device("cpu"), oom)
+
+
+def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_three_graphs(llama, compiled_here) -> None:  # type: ignore[no-untyped-def]
+    """8 S5 chunks of different lengths, 3 S1 chunks with decode batches of 8, 16 and 32 rows:
+    the compiled path's scores and tokens are the eager path's, and Dynamo makes at most 3 graphs
+    (no duck-sizing coincidence, e.g. a decode batch equal to the KV heads, recompiles)."""
+    from enade_bench.backends.base import GenerationParams
+    from enade_bench.backends.hf_generate import generate_shared
+    from enade_bench.backends.hf_tree import score_tree
+
+    cuda = BatchingPolicy.for_device("cuda")
+    eager: list[Any] = []
+    for seed in range(8):
+        contexts, tails = _scoring_chunk(seed, 2)
+        got_last, got = score_tree(llama, contexts, tails, None, cuda)
+        eager.append((contexts, tails, got_last, got))
+    assert len(compiled_here) >= 1  # the kernel was compiled, not run eager
+    for rows in (8, 16, 32):  # the same tokens as the CPU policy's on the first (the counts need no more)
+        seqs = [c[: 110 + 2 * i] for i, c in enumerate(_scoring_chunk(rows, rows)[0])]
+        tokens = generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None, cuda)
+        if rows == 8:
+            assert tokens == generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None,
+                                             BatchingPolicy.for_device("cpu"))  # fmt: skip
+    assert len(compiled_here) <= 3, f"{len(compiled_here)} graphs"
+    with pytest.MonkeyPatch.context() as patch:  # the eager kernel: the reference
+        patch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset()))
+        for contexts, tails, got_last, got in eager:
+            want_last, want = score_tree(llama, contexts, tails, None, cuda)
+            assert torch.allclose(got_last, want_last, atol=1e-5)
+            assert max(abs(a - b) for g, w in zip(got, want, strict=True) for x, y in zip(g, w, strict=True)
+                       for a, b in zip(x, y, strict=True)) < 1e-5  # fmt: skip

@@ -271,3 +271,34 @@ def test_a_model_split_over_devices_keeps_the_grouped_path(llama, monkeypatch) -
     assert packable(llama)
     monkeypatch.setattr(llama, "hf_device_map", {"model.layers.0": 0, "model.layers.1": 1}, raising=False)
     assert not packable(llama)
+
+
+def test_a_compiled_decode_step_makes_at_most_two_graphs_over_five_chunks(llama, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``compile_decode`` with static shapes: the cache's width is a power of two of blocks
+    (:func:`.hf_packed.cache_width`) and nothing per chunk is a guarded constant, so 5 chunks of
+    different lengths share at most 2 graphs (Dynamo's limit is 8: a minute each on an 8B model)."""
+    from dataclasses import replace
+
+    from torch._dynamo.backends.registry import lookup_backend
+
+    from enade_bench.backends import hf_packed
+
+    graphs: list[int] = []
+    eager = lookup_backend("eager")
+
+    def counting(gm: Any, example_inputs: Any) -> Any:
+        graphs.append(len(example_inputs))
+        return eager(gm, example_inputs)
+
+    monkeypatch.setattr(hf_packed, "COMPILE_OPTIONS", {"backend": counting, "dynamic": False})
+    monkeypatch.delattr(llama, "_enade_compiled", raising=False)
+    torch._dynamo.reset()
+    rng = random.Random(3)
+    head = [rng.randrange(1, 512) for _ in range(40)]
+    params = GenerationParams(max_new_tokens=3)
+    for own in (30, 250, 150, 400, 300):  # 2, 3 or 4 blocks written: caches of 256 or 512 columns
+        seqs = [head + [rng.randrange(1, 512) for _ in range(own + 7 * i)] for i in range(4)]
+        got = generate_shared(llama, seqs, params, 0, set(), None, replace(CUDA, compile_decode=True))
+        assert got == generate_shared(llama, seqs, params, 0, set(), None, CPU)
+    torch._dynamo.reset()
+    assert 1 <= len(graphs) <= 2, f"{len(graphs)} graphs"

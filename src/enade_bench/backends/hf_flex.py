@@ -142,8 +142,11 @@ def decode_block_mask(rows: int, width: int, device: torch.device) -> Any:
     """
     from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    num, idx = _ordered(torch.ones((1, _blocks(width)), dtype=torch.bool, device=device))
-    return BlockMask.from_kv_blocks(num, idx, BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))
+    tiles = torch.ones((1, _blocks(width)), dtype=torch.bool, device=device)
+    num, idx = _ordered(tiles)
+    none_num, none_idx = _ordered(~tiles)  # no full tile, as tensors: the prefill's BlockMask's types
+    return BlockMask.from_kv_blocks(num, idx, none_num, none_idx, BLOCK_SIZE=BLOCK, mask_mod=_decode_mask,
+                                    seq_lengths=(1, width))  # fmt: skip
 
 
 def padded_width(width: int) -> int:
@@ -211,8 +214,25 @@ def kernel(device: torch.device) -> Callable[..., Any]:
         return flex_attention
     key = (device.type, repr(COMPILE.backend))
     if key not in _COMPILED:
-        _COMPILED[key] = torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend)
+        _COMPILED[key] = _unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
     return _COMPILED[key]
+
+
+def _unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
+    """``compiled`` traced without duck sizing: each dimension its own symbol.
+
+    Dynamo gives two dimensions of equal size one symbol and guards on their equality (a
+    decode batch equal to the KV heads, a row whose query and key blocks coincide), so the
+    next call where they differ compiles again; its own symbol each, one graph serves every
+    chunk (``torch.fx.experimental._config.use_duck_shape``, read when a frame is traced).
+    """
+    from torch.fx.experimental import _config as fx_config  # noqa: PLC0415
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with fx_config.patch(use_duck_shape=False):  # type: ignore[attr-defined]  # (install_config_module)
+            return compiled(*args, **kwargs)
+
+    return run
 
 
 T = TypeVar("T")
@@ -268,8 +288,10 @@ def flex_attention_forward(
         raise ValueError(
             "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
         )
-    out = kernel(query.device)(query, key, value, block_mask=flex_plan.block_mask, scale=scaling,
-                               enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
+    # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
+    # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
+    out = kernel(query.device)(query, key.contiguous(), value.contiguous(), block_mask=flex_plan.block_mask,
+                               scale=scaling, enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
     return out.transpose(1, 2).contiguous(), None
 
 

@@ -11,8 +11,10 @@ Every attention of the prefill and of a decode step is one FlexAttention call pe
 every decode step attends over the whole preallocated width (the unused columns masked), so
 the shapes stay the same for the chunk.  With :attr:`.BatchingPolicy.compile_decode` the
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
-fixed cost of a step's ~2,000 kernel launches outweighs a compilation per chunk shape, which
-has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).
+fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
+has to be measured on a card (``enade-bench bench --device cuda --compile-decode``); the cache's
+width is rounded to a power of two of blocks then (:func:`cache_width`), so chunks share a few
+graphs.
 """
 
 from __future__ import annotations
@@ -24,13 +26,29 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_flex import FlexPlan, decode_block_mask, flex_attention, padded_width, row_plan
+from enade_bench.backends.hf_flex import (
+    BLOCK,
+    FlexPlan,
+    decode_block_mask,
+    flex_attention,
+    padded_width,
+    row_plan,
+)
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
-#: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
+#: (``reduce-overhead``), static shapes (the cache widths of :func:`cache_width`: a few shapes in all).
 COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": False}
+
+
+def cache_width(columns: int, compiled: bool) -> int:
+    """The decode cache's width for ``columns`` written: whole blocks, at least 2 (a count of 1 is a
+    shape Dynamo specialises: a chunk that short would compile the kernel again); with
+    ``compile_decode`` a power of two of blocks, so that chunks share a few shapes (static shapes:
+    one graph each) instead of one apiece."""
+    blocks = max(2, -(-columns // BLOCK))
+    return (1 << (blocks - 1).bit_length() if compiled else blocks) * BLOCK
 
 
 def compiled(model: Any) -> Any:
@@ -99,8 +117,10 @@ def generate_packed(
     gather = torch.tensor(
         [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
     )
-    cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
-                      gather=gather.to(device))  # fmt: skip
+    width = cache_width(shared + room + steps, policy.compile_decode)
+    cache = SlotCache(
+        rows=n, width=width, prefix=shared, room=room, past=past_cache, gather=gather.to(device)
+    )
     # The prefix's rest is the parent of every question (its keys reach the row's end); each
     # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
     head = len(rest)
