@@ -156,7 +156,7 @@ def test_a_decode_step_reads_each_rows_written_columns() -> None:
     valid = torch.zeros((rows, padded_width(width)), dtype=torch.bool)
     for r, upto in enumerate((5, 130, 199)):
         valid[r, :upto] = True
-    plan = FlexPlan(decode_block_mask(rows, width, torch.device("cpu")), valid=valid)
+    plan = FlexPlan(decode_block_mask(valid, width), valid=valid)
     plan.bind()
     g = torch.Generator().manual_seed(0)
     q, k, v = (

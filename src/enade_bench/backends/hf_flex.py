@@ -27,7 +27,8 @@ every layer shares it.  Each layer then makes **one** ``flex_attention`` call ov
 whole row (grouped-query attention native, ``enable_gqa``): no per-question gather, no
 padding, no copy of keys or values.  A decode step on the preallocated cache of
 :mod:`.hf_slots` is one ``flex_attention`` call too (:func:`decode_block_mask`: each row's
-written columns, read from a ``rows × width`` table updated in place).
+written columns, read from a ``rows × width`` table updated in place; each row reads only the
+tiles that hold them).
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
@@ -52,6 +53,7 @@ import torch
 
 from enade_bench.backends.hf_attention import switched_attention
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_device import to_device
 
 #: The name the attention is registered under with transformers' ``AttentionInterface``.
 FLEX_ATTENTION = "enade_flex"
@@ -93,19 +95,24 @@ def _ordered(tiles: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def row_vectors(
-    past: int, reach_per_token: Sequence[int], device: torch.device
+    past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(pos, reach)`` over the keys ``past + row`` (module docstring), padded to whole blocks.
 
     ``reach_per_token[i]``: the end (exclusive, in row coordinates) of the subtree of row
-    token ``i``'s segment.  Padding keys have ``pos`` past every query and ``reach`` 0.
+    token ``i``'s segment.  Padding keys have ``pos`` past every query and ``reach`` 0.  Built
+    with tensor operations on ``device``: one host-to-device copy (``reach``, non-blocking on CUDA).
     """
-    n = len(reach_per_token)
+    own = to_device(torch.as_tensor(reach_per_token, dtype=torch.long), device)
+    n = own.numel()
     keys = past + n
     pad = _blocks(keys) * BLOCK - keys
-    pos = torch.cat((torch.full((past,), -1), torch.arange(n), torch.full((pad,), n + BLOCK)))
-    reach = torch.tensor([n] * past + list(reach_per_token) + [0] * pad)
-    return pos.to(device), reach.to(device)
+    at = torch.arange(_blocks(keys) * BLOCK, device=device) - past  # each key's place in the row
+    pos = torch.where(at < 0, -1, torch.where(at < n, at, n + BLOCK))
+    reach = torch.cat(
+        (torch.full((past,), n, device=device), own, torch.zeros(pad, dtype=torch.long, device=device))
+    )
+    return pos, reach
 
 
 def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: int) -> Any:
@@ -133,20 +140,25 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
                                     mask_mod=_row_mask, seq_lengths=(q_len, kv_len))  # fmt: skip
 
 
-def decode_block_mask(rows: int, width: int, device: torch.device) -> Any:
-    """The BlockMask of one decode query per row over ``width`` cache columns: every tile partial.
+def decode_block_mask(valid: torch.Tensor, width: int) -> Any:
+    """The BlockMask of one decode query per row over ``width`` cache columns: each row its live tiles.
 
-    Which columns a row reads changes every step (:data:`_MASK` ``.valid``, set in place), so
-    no tile is full or skipped: the mask is applied element-wise, and the BlockMask and the
-    kernel's shapes stay the same for the whole decode (one CUDA graph).
+    ``valid`` (``rows × padded_width(width)``, the columns each row has written; :data:`_MASK`
+    ``.valid``): row ``b`` reads the tiles that hold a column it has written (the prefix, its
+    question, the steps so far), not the gap after a shorter question nor the steps to come.
+    Every kept tile is partial (the mask is applied element-wise); the BlockMask has a batch
+    dimension and the same shapes every step (one graph for the decode), its contents rebuilt
+    from ``valid`` on the device after each step's column is written.
     """
     from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    tiles = torch.ones((1, _blocks(width)), dtype=torch.bool, device=device)
-    num, idx = _ordered(tiles)
-    none_num, none_idx = _ordered(~tiles)  # no full tile, as tensors: the prefill's BlockMask's types
-    return BlockMask.from_kv_blocks(num, idx, none_num, none_idx, BLOCK_SIZE=BLOCK, mask_mod=_decode_mask,
-                                    seq_lengths=(1, width))  # fmt: skip
+    rows = valid.shape[0]
+    tiles = valid[:, : _blocks(width) * BLOCK].view(rows, _blocks(width), BLOCK).any(dim=-1)
+    num = tiles.sum(dim=-1, dtype=torch.int32)[:, None, None]
+    idx = torch.argsort(tiles.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
+    none = torch.zeros_like(num)  # no full tile, as tensors: the prefill's BlockMask's types
+    return BlockMask.from_kv_blocks(num, idx[:, None, None], none, torch.zeros_like(idx)[:, None, None],
+                                    BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))  # fmt: skip
 
 
 def padded_width(width: int) -> int:
@@ -171,7 +183,7 @@ class FlexPlan:
             _MASK.pos, _MASK.reach = self.pos, self.reach
 
 
-def row_plan(past: int, reach_per_token: Sequence[int], device: torch.device) -> FlexPlan:
+def row_plan(past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device) -> FlexPlan:
     """The plan of a packed row of ``len(reach_per_token)`` tokens after ``past`` cached ones."""
     pos, reach = row_vectors(past, reach_per_token, device)
     n = len(reach_per_token)
