@@ -281,7 +281,9 @@ def arm_phases(arm: GpuArm) -> list[Phase]:
         for strategy in opts.strategies:
             phases.append((f"ours {order_name} {strategy}", partial(arm.run_ours, order_name, strategy)))
             if lm is not None and strategy in opts.lmeval_strategies and order_name in opts.lmeval_orders:
-                phases.append((f"lm-eval {order_name} {strategy}", partial(arm.run_peer, order_name, strategy)))
+                phases.append(
+                    (f"lm-eval {order_name} {strategy}", partial(arm.run_peer, order_name, strategy))
+                )
         if order_name == opts.orders[0] and opts.f32_check and lm is not None:
             phases.append((f"float32 check {opts.f32_check}", arm.float32))
     return phases
