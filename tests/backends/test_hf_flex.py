@@ -9,11 +9,16 @@ through a compiled CPU kernel (which, unlike the eager reference, skips the tile
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import torch
 import torch.nn.functional as F
 
+from enade_bench.backends import hf_flex
+from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_flex import (
     BLOCK,
     FlexPlan,
@@ -151,7 +156,7 @@ def test_a_decode_step_reads_each_rows_written_columns() -> None:
     valid = torch.zeros((rows, padded_width(width)), dtype=torch.bool)
     for r, upto in enumerate((5, 130, 199)):
         valid[r, :upto] = True
-    plan = FlexPlan(decode_block_mask(rows, width, torch.device("cpu")), valid=valid)
+    plan = FlexPlan(decode_block_mask(valid, width), valid=valid)
     plan.bind()
     g = torch.Generator().manual_seed(0)
     q, k, v = (
@@ -185,3 +190,130 @@ def test_a_compiled_kernel_that_skips_the_tiles_gives_the_same_output() -> None:
         q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True
     )
     assert torch.allclose(got, want, atol=1e-5)
+
+
+# -- the compiled kernel, on the CPU (issue 49): aot_eager standing for Inductor ----------------
+
+
+def _llama() -> Any:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=512, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=6, num_key_value_heads=3, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.fixture(scope="module")
+def llama() -> Any:
+    return _llama()
+
+
+@pytest.fixture
+def compiled_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """:func:`hf_flex.kernel` compiles on the CPU as on CUDA, with ``aot_eager``; yields the graphs made."""
+    from torch._dynamo.backends.registry import lookup_backend
+
+    graphs: list[int] = []
+    aot = lookup_backend("aot_eager")
+
+    def counting(gm: Any, example_inputs: Any) -> Any:
+        graphs.append(len(example_inputs))
+        return aot(gm, example_inputs)
+
+    monkeypatch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset({"cpu", "cuda"}), counting))
+    monkeypatch.setattr(hf_flex, "_COMPILED", {})
+    monkeypatch.setattr(hf_flex, "_PROVEN", set())
+    torch._dynamo.reset()
+    yield graphs
+    torch._dynamo.reset()
+
+
+def _scoring_chunk(seed: int, n: int) -> tuple[list[list[int]], list[list[list[int]]]]:
+    rng = random.Random(seed)
+    head = [rng.randrange(1, 512) for _ in range(30)]
+    contexts = [head + [rng.randrange(1, 512) for _ in range(rng.randrange(100, 300))] for _ in range(n)]
+    tails = [
+        [[rng.randrange(1, 512) for _ in range(rng.randrange(1, 6))] for _ in range(5)] for _ in range(n)
+    ]
+    return contexts, tails
+
+
+def test_a_failed_compilation_runs_the_chunk_on_the_cpu_policys_path(
+    llama, compiled_here, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Compilation made to fail: one warning line naming the error, then the CPU policy's own numbers."""
+    from dataclasses import replace
+
+    from enade_bench.backends.base import GenerationParams
+    from enade_bench.backends.hf_generate import generate_shared
+    from enade_bench.backends.hf_local import HFLocalBackend
+    from enade_bench.backends.hf_tree import score_tree
+
+    def broken(gm: Any, example_inputs: Any) -> Any:
+        raise RuntimeError("no kernel today")
+
+    monkeypatch.setattr(hf_flex.COMPILE, "backend", broken)
+    cpu, cuda = BatchingPolicy.for_device("cpu"), BatchingPolicy.for_device("cuda")
+    contexts, tails = _scoring_chunk(0, 4)
+    backend = SimpleNamespace(batching=cuda, device=torch.device("cpu"), attention_fallback=None)
+    got = HFLocalBackend._attend(backend, lambda p: score_tree(llama, contexts, tails, None, p))  # type: ignore[arg-type]
+    want = score_tree(llama, contexts, tails, None, cpu)
+    assert torch.equal(got[0], want[0]) and got[1] == want[1]  # the same code: the same numbers, exactly
+    assert backend.batching == replace(cpu, device="cuda")  # and the rest of the run on it
+    assert "no kernel today" in backend.attention_fallback
+    assert HFLocalBackend.attention.fget(backend).startswith("sdpa (flex failed: BackendCompilerFailed")  # type: ignore[attr-defined]
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        len(err) == 1
+        and err[0].startswith("warning: compiled FlexAttention failed (")
+        and "no kernel today" in err[0]
+    )
+    seqs = [c[:150] for c in contexts]
+    params = GenerationParams(max_new_tokens=3)
+    tokens, policy, error = hf_flex.attend_or_fall_back(
+        cuda, torch.device("cpu"), lambda p: generate_shared(llama, seqs, params, 0, set(), None, p)
+    )
+    assert tokens == generate_shared(llama, seqs, params, 0, set(), None, cpu)
+    assert policy.flex_attention is False and error is not None and "no kernel today" in error
+
+
+def test_an_out_of_memory_error_is_not_a_fallback(compiled_here) -> None:  # type: ignore[no-untyped-def]
+    """Running out of memory is the runner's to halve (``run_halving``), not a reason to leave FlexAttention."""
+
+    def oom(_policy: BatchingPolicy) -> None:
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    with pytest.raises(torch.OutOfMemoryError):
+        hf_flex.attend_or_fall_back(BatchingPolicy.for_device("cuda"), torch.device("cpu"), oom)
+
+
+def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_three_graphs(llama, compiled_here) -> None:  # type: ignore[no-untyped-def]
+    """8 S5 chunks of different lengths, 3 S1 chunks with decode batches of 8, 16 and 32 rows:
+    the compiled path's scores and tokens are the eager path's, and Dynamo makes at most 3 graphs
+    (no duck-sizing coincidence, e.g. a decode batch equal to the KV heads, recompiles)."""
+    from enade_bench.backends.base import GenerationParams
+    from enade_bench.backends.hf_generate import generate_shared
+    from enade_bench.backends.hf_tree import score_tree
+
+    cuda = BatchingPolicy.for_device("cuda")
+    eager: list[Any] = []
+    for seed in range(8):
+        contexts, tails = _scoring_chunk(seed, 2)
+        got_last, got = score_tree(llama, contexts, tails, None, cuda)
+        eager.append((contexts, tails, got_last, got))
+    assert len(compiled_here) >= 1  # the kernel was compiled, not run eager
+    for rows in (8, 16, 32):  # the same tokens as the CPU policy's on the first (the counts need no more)
+        seqs = [c[: 110 + 2 * i] for i, c in enumerate(_scoring_chunk(rows, rows)[0])]
+        tokens = generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None, cuda)
+        if rows == 8:
+            assert tokens == generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None,
+                                             BatchingPolicy.for_device("cpu"))  # fmt: skip
+    assert len(compiled_here) <= 3, f"{len(compiled_here)} graphs"
+    with pytest.MonkeyPatch.context() as patch:  # the eager kernel: the reference
+        patch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset()))
+        for contexts, tails, got_last, got in eager:
+            want_last, want = score_tree(llama, contexts, tails, None, cuda)
+            assert torch.allclose(got_last, want_last, atol=1e-5)
+            assert max(abs(a - b) for g, w in zip(got, want, strict=True) for x, y in zip(g, w, strict=True)
+                       for a, b in zip(x, y, strict=True)) < 1e-5  # fmt: skip

@@ -133,6 +133,10 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
         p["questions"] == 2 and p["top"] and p["top"][0]["calls"] > 0 and p["wall_ms"] > 0
         for p in report["profile"]
     )
+    assert [p["name"] for p in report["phases"]] == [
+        "load", "warm-up", "profile", "ours file S5", "lm-eval file S5", "ours file S1", "lm-eval file S1",
+        "ours file S4", "float32 check 2", "ours mixed S5", "ours mixed S1", "ours mixed S4"]  # fmt: skip
+    assert {r["attention"] for rows in report["orders"].values() for r in rows} == {"sdpa"}
 
 
 @pytest.mark.parametrize("sid", ["S1", "S4", "S5"])
@@ -200,3 +204,76 @@ def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions(tmp_path: 
     assert size == 4  # at most the questions there are
     opts = gpu_options_from(_parse("--device", "cpu", "--batch-auto", "--enem-dir", str(tmp_path)))
     assert opts is not None and opts.batch_auto
+
+
+def _phase_names(*argv: str) -> list[str]:
+    """The phases ``enade-bench bench`` runs for ``argv`` (both engines), in order, nothing run."""
+    from types import SimpleNamespace
+
+    from enade_bench.bench.gpu import arm_phases
+
+    opts = gpu_options_from(_parse("--device", "cpu", "--enem-dir", str(Path(__file__).parent), *argv))
+    arm = SimpleNamespace(opts=opts, lm=object(), warm_up=None, profile=None, probe=None, float32=None,
+                          run_ours=lambda *a: None, run_peer=lambda *a: None)  # fmt: skip
+    return [name for name, _ in arm_phases(arm)]  # type: ignore[arg-type]
+
+
+def test_the_first_card_call_runs_the_comparisons_first_and_only_them() -> None:
+    """``run_gpu.sh``'s two calls (the options it passes): call 1 the ratios and the float32 check."""
+    first = _phase_names("--batch-size", "32", "--orders", "file", "--strategies", "S5,S1",
+                         "--lmeval-strategies", "S5,S1", "--f32-check", "32")  # fmt: skip
+    assert first == ["warm-up", "ours file S5", "lm-eval file S5", "ours file S1", "lm-eval file S1",
+                     "float32 check 32"]  # fmt: skip
+    second = _phase_names("--batch-auto", "--profile", "--orders", "file", "--strategies",
+                          "S3,S6,first_token,S2,S4", "--lmeval-strategies", "S3,S6,first_token", "--f32-check", "0")  # fmt: skip
+    assert second[:3] == ["warm-up", "profile", "batch-size probe"]
+    assert second[3:] == ["ours file S3", "lm-eval file S3", "ours file S6", "lm-eval file S6", "ours file first_token",
+                          "lm-eval file first_token", "ours file S2", "ours file S4"]  # fmt: skip
+    script = (Path(__file__).resolve().parents[2] / "bench" / "gpu" / "run_gpu.sh").read_text()
+    assert (
+        "STRATEGIES=${STRATEGIES:-S5,S1}" in script
+        and "LMEVAL_STRATEGIES=${LMEVAL_STRATEGIES-S5,S1}" in script
+    )
+    assert "F32_CHECK=${F32_CHECK:-32}" in script and "BATCH=${BATCH:-32}" in script
+
+
+@pytest.mark.parametrize("stop", range(5))
+def test_an_interrupt_at_any_point_leaves_every_finished_phase_in_the_json(tmp_path: Path, stop: int) -> None:
+    """Interrupted inside phase ``stop`` (or, ``stop`` 4, right after the last write): the JSON has the
+    phases before it, their figures, and where it stopped."""
+    from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, run_phases
+
+    out = tmp_path / "gpu.json"
+    report = GpuReport(card="cpu", dtype="float32", batch_size=2, lmeval_batch_size=2, model={}, options={},
+                       n_questions=2, started="now")  # fmt: skip
+
+    def phase(i: int) -> None:
+        if i == stop:
+            raise KeyboardInterrupt("signal 15")
+        report.orders.setdefault("file", []).append(StrategyFigures(f"S{i}", 2, 1.0, 2.0, 10, 1))
+
+    def log(line: str) -> None:
+        if stop == 4 and line.startswith("phase 4 "):
+            raise KeyboardInterrupt("after the write")
+
+    names = [f"ours file S{i}" for i in range(4)]
+    with pytest.raises(KeyboardInterrupt):
+        run_phases([(name, lambda i=i: phase(i)) for i, name in enumerate(names)], report, out, log)
+    saved = json.loads(out.read_text())
+    done = min(stop, 4)
+    assert [p["name"] for p in saved["phases"]] == names[:done]
+    assert [r["strategy"] for r in saved["orders"].get("file", [])] == [f"S{i}" for i in range(done)]
+    if stop < 4:
+        assert saved["status"] == f"interrupted in {names[stop]}: KeyboardInterrupt signal 15"
+    else:  # the interrupt came after the last phase's write: the file is that write
+        assert saved["status"] == "running"
+
+
+def test_sigterm_is_raised_as_an_interrupt() -> None:
+    """``timeout`` stops a call with SIGTERM: the arm turns it into the interrupt ``run_phases`` records."""
+    import signal
+
+    from enade_bench.bench.gpu import _interrupt
+
+    with pytest.raises(KeyboardInterrupt, match="signal 15"):
+        _interrupt(signal.SIGTERM, None)

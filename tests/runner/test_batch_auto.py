@@ -80,6 +80,7 @@ def test_out_of_memory_mid_run_halves_the_chunk_and_goes_on(tmp_path: Path, smol
         assert roomy["config"]["evaluation"]["batch_size"] == tight["config"]["evaluation"]["batch_size"] == 8
         assert roomy_timing["batch_size"] == tight_timing["batch_size"] == 8
         assert roomy_timing["halved"] is None
+        assert roomy_timing["attention"] == tight_timing["attention"] == "sdpa"  # the CPU policy's path
         assert len(tight["records"]) == 6 and tight["complete"]  # the chunk completed
         for a, b in zip(roomy["records"], tight["records"], strict=True):
             assert (a["id"], a["prediction"], a.get("raw_output")) == (

@@ -27,11 +27,14 @@ every layer shares it.  Each layer then makes **one** ``flex_attention`` call ov
 whole row (grouped-query attention native, ``enable_gqa``): no per-question gather, no
 padding, no copy of keys or values.  A decode step on the preallocated cache of
 :mod:`.hf_slots` is one ``flex_attention`` call too (:func:`decode_block_mask`: each row's
-written columns, read from a ``rows × width`` table updated in place).
+written columns, read from a ``rows × width`` table updated in place; each row reads only the
+tiles that hold them).
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
-the CPU policy keeps its per-question SDPA path, docs/performance.md).
+the CPU policy keeps its per-question SDPA path, docs/performance.md).  Should compiling
+or the first compiled call fail, the chunk runs again on that SDPA path, the CPU policy's
+own code, and so does the rest of the run (:func:`attend_or_fall_back`).
 
 The mask functions are module-level functions reading the current call's vectors from
 :data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
@@ -40,14 +43,17 @@ function every call and the vectors as inputs, so no chunk recompiles it for a n
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import torch
 
 from enade_bench.backends.hf_attention import switched_attention
+from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_device import to_device
 
 #: The name the attention is registered under with transformers' ``AttentionInterface``.
 FLEX_ATTENTION = "enade_flex"
@@ -89,19 +95,24 @@ def _ordered(tiles: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def row_vectors(
-    past: int, reach_per_token: Sequence[int], device: torch.device
+    past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(pos, reach)`` over the keys ``past + row`` (module docstring), padded to whole blocks.
 
     ``reach_per_token[i]``: the end (exclusive, in row coordinates) of the subtree of row
-    token ``i``'s segment.  Padding keys have ``pos`` past every query and ``reach`` 0.
+    token ``i``'s segment.  Padding keys have ``pos`` past every query and ``reach`` 0.  Built
+    with tensor operations on ``device``: one host-to-device copy (``reach``, non-blocking on CUDA).
     """
-    n = len(reach_per_token)
+    own = to_device(torch.as_tensor(reach_per_token, dtype=torch.long), device)
+    n = own.numel()
     keys = past + n
     pad = _blocks(keys) * BLOCK - keys
-    pos = torch.cat((torch.full((past,), -1), torch.arange(n), torch.full((pad,), n + BLOCK)))
-    reach = torch.tensor([n] * past + list(reach_per_token) + [0] * pad)
-    return pos.to(device), reach.to(device)
+    at = torch.arange(_blocks(keys) * BLOCK, device=device) - past  # each key's place in the row
+    pos = torch.where(at < 0, -1, torch.where(at < n, at, n + BLOCK))
+    reach = torch.cat(
+        (torch.full((past,), n, device=device), own, torch.zeros(pad, dtype=torch.long, device=device))
+    )
+    return pos, reach
 
 
 def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: int) -> Any:
@@ -129,17 +140,25 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
                                     mask_mod=_row_mask, seq_lengths=(q_len, kv_len))  # fmt: skip
 
 
-def decode_block_mask(rows: int, width: int, device: torch.device) -> Any:
-    """The BlockMask of one decode query per row over ``width`` cache columns: every tile partial.
+def decode_block_mask(valid: torch.Tensor, width: int) -> Any:
+    """The BlockMask of one decode query per row over ``width`` cache columns: each row its live tiles.
 
-    Which columns a row reads changes every step (:data:`_MASK` ``.valid``, set in place), so
-    no tile is full or skipped: the mask is applied element-wise, and the BlockMask and the
-    kernel's shapes stay the same for the whole decode (one CUDA graph).
+    ``valid`` (``rows × padded_width(width)``, the columns each row has written; :data:`_MASK`
+    ``.valid``): row ``b`` reads the tiles that hold a column it has written (the prefix, its
+    question, the steps so far), not the gap after a shorter question nor the steps to come.
+    Every kept tile is partial (the mask is applied element-wise); the BlockMask has a batch
+    dimension and the same shapes every step (one graph for the decode), its contents rebuilt
+    from ``valid`` on the device after each step's column is written.
     """
     from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    num, idx = _ordered(torch.ones((1, _blocks(width)), dtype=torch.bool, device=device))
-    return BlockMask.from_kv_blocks(num, idx, BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))
+    rows = valid.shape[0]
+    tiles = valid[:, : _blocks(width) * BLOCK].view(rows, _blocks(width), BLOCK).any(dim=-1)
+    num = tiles.sum(dim=-1, dtype=torch.int32)[:, None, None]
+    idx = torch.argsort(tiles.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
+    none = torch.zeros_like(num)  # no full tile, as tensors: the prefill's BlockMask's types
+    return BlockMask.from_kv_blocks(num, idx[:, None, None], none, torch.zeros_like(idx)[:, None, None],
+                                    BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))  # fmt: skip
 
 
 def padded_width(width: int) -> int:
@@ -164,29 +183,99 @@ class FlexPlan:
             _MASK.pos, _MASK.reach = self.pos, self.reach
 
 
-def row_plan(past: int, reach_per_token: Sequence[int], device: torch.device) -> FlexPlan:
+def row_plan(past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device) -> FlexPlan:
     """The plan of a packed row of ``len(reach_per_token)`` tokens after ``past`` cached ones."""
     pos, reach = row_vectors(past, reach_per_token, device)
     n = len(reach_per_token)
     return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach)
 
 
-_COMPILED: dict[str, Callable[..., Any]] = {}
+@dataclass
+class CompileSettings:
+    """Where and how :func:`kernel` compiles ``flex_attention``.
+
+    On CUDA with Inductor (its Triton kernel skips the BlockMask's empty tiles); a test
+    compiles on the CPU by adding ``"cpu"`` to ``devices`` and naming ``backend="aot_eager"``
+    (Inductor's CPU kernel for FlexAttention fails to build with torch 2.13).
+    """
+
+    devices: frozenset[str] = frozenset({"cuda"})
+    backend: Any = "inductor"
+
+
+COMPILE = CompileSettings()
+_COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
+#: Devices whose compiled kernel has run a whole model call (:func:`attend_or_fall_back`).
+_PROVEN: set[str] = set()
+
+
+def compiles(device: torch.device) -> bool:
+    """Whether :func:`kernel` compiles on ``device`` (CUDA, or what :data:`COMPILE` adds)."""
+    return device.type in COMPILE.devices
 
 
 def kernel(device: torch.device) -> Callable[..., Any]:
-    """``flex_attention`` for ``device``: compiled once on CUDA (dynamic shapes), eager elsewhere.
+    """``flex_attention`` for ``device``: compiled once where :func:`compiles` (dynamic shapes), eager elsewhere.
 
     Inside a model already being compiled (``compile_decode``) the plain function, which
     the outer compilation traces.
     """
     from torch.nn.attention.flex_attention import flex_attention  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-    if device.type != "cuda" or torch.compiler.is_compiling():
+    if not compiles(device) or torch.compiler.is_compiling():
         return flex_attention
-    if "cuda" not in _COMPILED:
-        _COMPILED["cuda"] = torch.compile(flex_attention, dynamic=True)
-    return _COMPILED["cuda"]
+    key = (device.type, repr(COMPILE.backend))
+    if key not in _COMPILED:
+        _COMPILED[key] = _unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
+    return _COMPILED[key]
+
+
+def _unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
+    """``compiled`` traced without duck sizing: each dimension its own symbol.
+
+    Dynamo gives two dimensions of equal size one symbol and guards on their equality (a
+    decode batch equal to the KV heads, a row whose query and key blocks coincide), so the
+    next call where they differ compiles again; its own symbol each, one graph serves every
+    chunk (``torch.fx.experimental._config.use_duck_shape``, read when a frame is traced).
+    """
+    from torch.fx.experimental import _config as fx_config  # noqa: PLC0415
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with fx_config.patch(use_duck_shape=False):  # type: ignore[attr-defined]  # (install_config_module)
+            return compiled(*args, **kwargs)
+
+    return run
+
+
+T = TypeVar("T")
+
+
+def attend_or_fall_back(
+    policy: BatchingPolicy, device: torch.device, run: Callable[[BatchingPolicy], T]
+) -> tuple[T, BatchingPolicy, str | None]:
+    """``run(policy)``; if compiled FlexAttention fails before it has run once, the SDPA path.
+
+    Until the compiled kernel has run a whole chunk on ``device``, an error of that chunk
+    (compiling, or the first compiled call; not running out of memory, which the runner
+    halves) prints one warning line naming it and runs the chunk again with the CPU
+    policy's numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per
+    question tree, :mod:`.hf_attention`), the policy the caller keeps from then on.
+    Returns ``run``'s result, the policy to keep, and the error (None: no fallback).
+    """
+    if not (policy.flex_attention and compiles(device)) or device.type in _PROVEN:
+        return run(policy), policy, None
+    try:
+        out = run(policy)
+    except torch.OutOfMemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 (any failure of the compiled path falls back, named)
+        error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+        print(f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
+              "(the CPU policy) from this chunk on", file=sys.stderr, flush=True)  # fmt: skip
+        fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
+        return run(fallback), fallback, error
+    _PROVEN.add(device.type)
+    return out, policy, None
 
 
 def flex_attention_forward(
@@ -194,15 +283,15 @@ def flex_attention_forward(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
-    attention_mask: torch.Tensor | None,
-    dropout: float = 0.0,
-    scaling: float | None = None,
+    *_: Any,
     flex_plan: FlexPlan | None = None,
+    scaling: float | None = None,
     **kwargs: Any,
 ) -> tuple[torch.Tensor, None]:
     """An ``AttentionInterface`` function: one ``flex_attention`` call with ``flex_plan``'s BlockMask.
 
-    The caller binds the plan (:meth:`FlexPlan.bind`) once before the model call, not each layer.
+    The caller binds the plan (:meth:`FlexPlan.bind`) once before the model call, not each
+    layer; the attention mask and dropout transformers pass are not read (the plan is the mask).
 
     ``query``: ``batch × heads × length × dim``; ``key``, ``value``: ``batch × kv-heads × keys ×
     dim``.  Returns ``batch × length × heads × dim``, as transformers' attention functions do.
@@ -211,8 +300,10 @@ def flex_attention_forward(
         raise ValueError(
             "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
         )
-    out = kernel(query.device)(query, key, value, block_mask=flex_plan.block_mask, scale=scaling,
-                               enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
+    # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
+    # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
+    out = kernel(query.device)(query, key.contiguous(), value.contiguous(), block_mask=flex_plan.block_mask,
+                               scale=scaling, enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
     return out.transpose(1, 2).contiguous(), None
 
 

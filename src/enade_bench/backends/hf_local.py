@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -31,6 +31,7 @@ from enade_bench.backends.chat_render import (
 )
 from enade_bench.backends.hf_batch_size import MOST, auto_batch_size
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_flex import attend_or_fall_back
 from enade_bench.backends.hf_generate import generate_shared, prefill
 from enade_bench.backends.hf_load import ModelSource
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache
@@ -38,6 +39,8 @@ from enade_bench.backends.hf_tree import score_tree, supports_tree
 from enade_bench.config import ModelConfig
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ModelIdentity, PromptForm
+
+_T = TypeVar("_T")
 
 #: What a local transformers model runs: every method.
 HF_CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
@@ -66,6 +69,8 @@ class HFLocalBackend:
         self.device = next(model.parameters()).device
         #: How to batch on this device (:mod:`.hf_batching`); a test may set another device's.
         self.batching = BatchingPolicy.for_device(self.device.type)
+        #: The error that turned compiled FlexAttention off (:attr:`attention`), or None.
+        self.attention_fallback: str | None = None
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
         self.prompt_form: PromptForm = local_prompt_form(self.instruct)
@@ -90,6 +95,21 @@ class HFLocalBackend:
     @property
     def identity(self) -> ModelIdentity:
         return self._identity
+
+    @property
+    def attention(self) -> str:
+        """The attention path chunks run on now: ``flex`` (one FlexAttention call per layer) or
+        ``sdpa`` (per question tree), with the error if compiled FlexAttention fell back."""
+        path = "flex" if self.batching.flex_attention else "sdpa"
+        return path if self.attention_fallback is None else f"{path} (flex failed: {self.attention_fallback})"
+
+    def _attend(self, run: Callable[[BatchingPolicy], _T]) -> _T:
+        """``run(self.batching)``, on the SDPA path from now on if compiled FlexAttention fails
+        (:func:`.hf_flex.attend_or_fall_back`)."""
+        out, self.batching, error = attend_or_fall_back(self.batching, self.device, run)
+        if error is not None:
+            self.attention_fallback = error
+        return out
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -153,9 +173,9 @@ class HFLocalBackend:
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
-            tokens = generate_shared(
-                self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, self.batching
-            )
+            tokens = self._attend(lambda policy: generate_shared(
+                self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, policy
+            ))  # fmt: skip
             return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
@@ -245,9 +265,9 @@ class HFLocalBackend:
         split = [self._continuation_tokens(self.render(p), c) for p, c in items]
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
-            _, token_lps = score_tree(
-                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, self.batching
-            )
+            _, token_lps = self._attend(lambda policy: score_tree(
+                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, policy
+            ))  # fmt: skip
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
         lengths = [len(c) for c in contexts]
@@ -303,8 +323,9 @@ class HFLocalBackend:
         if self.seq2seq:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
-            dists = list(score_tree(self.model, [self._fit(self.encode(self.render(p))) for p in prompts],
-                                    [[] for _ in prompts], self.prefix_store, self.batching)[0])  # fmt: skip
+            seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
+            dists = list(self._attend(lambda policy: score_tree(self.model, seqs, [[] for _ in prompts],
+                                                                self.prefix_store, policy))[0])  # fmt: skip
         else:
             seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

@@ -7,12 +7,16 @@ question's own tokens once, no padding.  Each row decodes from its own last toke
 own position; the keys and values of a step are written in place in the preallocated cache.
 
 Every attention of the prefill and of a decode step is one FlexAttention call per layer
-(:mod:`.hf_flex`), its block mask built once for the prefill and once for the whole decode;
-every decode step attends over the whole preallocated width (the unused columns masked), so
-the shapes stay the same for the chunk.  With :attr:`.BatchingPolicy.compile_decode` the
+(:mod:`.hf_flex`), its block mask built once for the prefill and, on the device, after each
+decode step's column is written: each row reads the tiles it has written, and the shapes stay
+the same for the chunk.  The loop reads nothing back per step but whether every row has ended,
+every :data:`EOS_CHECK_EVERY` steps; host tensors reach the device through
+:func:`.hf_device.to_device` (pinned, non-blocking on CUDA).  With :attr:`.BatchingPolicy.compile_decode` the
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
-fixed cost of a step's ~2,000 kernel launches outweighs a compilation per chunk shape, which
-has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).
+fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
+has to be measured on a card (``enade-bench bench --device cuda --compile-decode``); the cache's
+width is rounded to a power of two of blocks then (:func:`cache_width`), so chunks share a few
+graphs.
 """
 
 from __future__ import annotations
@@ -24,13 +28,34 @@ import torch
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_flex import FlexPlan, decode_block_mask, flex_attention, padded_width, row_plan
+from enade_bench.backends.hf_device import to_device
+from enade_bench.backends.hf_flex import (
+    BLOCK,
+    FlexPlan,
+    decode_block_mask,
+    flex_attention,
+    padded_width,
+    row_plan,
+)
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
-#: (``reduce-overhead``), static shapes (each chunk's cache width is one shape).
+#: (``reduce-overhead``), static shapes (the cache widths of :func:`cache_width`: a few shapes in all).
 COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": False}
+
+
+#: The decode loop reads back whether every row has ended once every this many steps (a sync).
+EOS_CHECK_EVERY = 4
+
+
+def cache_width(columns: int, compiled: bool) -> int:
+    """The decode cache's width for ``columns`` written: whole blocks, at least 2 (a count of 1 is a
+    shape Dynamo specialises: a chunk that short would compile the kernel again); with
+    ``compile_decode`` a power of two of blocks, so that chunks share a few shapes (static shapes:
+    one graph each) instead of one apiece."""
+    blocks = max(2, -(-columns // BLOCK))
+    return (1 << (blocks - 1).bit_length() if compiled else blocks) * BLOCK
 
 
 def compiled(model: Any) -> Any:
@@ -96,44 +121,54 @@ def generate_packed(
     own = [end - start for start, end in spans]
     room = max(own)
     steps = max(params.max_new_tokens - 1, 0)
-    gather = torch.tensor(
-        [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
-    )
-    cache = SlotCache(rows=n, width=shared + room + steps, prefix=shared, room=room, past=past_cache,
-                      gather=gather.to(device))  # fmt: skip
+    gather = [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
+    width = cache_width(shared + room + steps, policy.compile_decode)
+    cache = SlotCache(rows=n, width=width, prefix=shared, room=room, past=past_cache,
+                      gather=to_device(gather, device))  # fmt: skip
     # The prefix's rest is the parent of every question (its keys reach the row's end); each
     # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
     head = len(rest)
-    reach = [len(row)] * head + [head + end for start, end in spans for _ in range(start, end)]
+    reach = torch.repeat_interleave(torch.tensor([len(row)] + [head + end for _, end in spans]),
+                                    torch.tensor([head, *own]))  # fmt: skip
     prefill = row_plan(past, reach, device)
     if store is not None:
         store.stats.computed += len(row)
-    last = torch.tensor([len(rest) + end - 1 for _, end in spans], device=device)
-    valid = torch.zeros((n, padded_width(cache.width)), dtype=torch.bool, device=device)
-    valid[:, :shared] = True
-    for i, m in enumerate(own):
-        valid[i, shared : shared + m] = True
-    out: list[list[int]] = [[] for _ in range(n)]
-    finished = [False] * n
-    position = torch.tensor(lengths, device=device)[:, None]
+    last = to_device([head + end - 1 for _, end in spans], device)
+    # Each row's written columns: the prefix, its question, then one per step (set in place).
+    valid = (
+        torch.arange(padded_width(cache.width), device=device)[None]
+        < shared + to_device(own, device)[:, None]
+    )
+    position = to_device(lengths, device)[:, None]
+    columns = torch.arange(shared + room, shared + room + steps, device=device)
+    new = torch.empty((n, params.max_new_tokens), dtype=torch.long, device=device)
+    finished = torch.zeros(n, dtype=torch.bool, device=device)
+    eos = to_device(sorted(eos_ids), device)
     forward = compiled(model) if policy.compile_decode else model
     with flex_attention(model):
         prefill.bind()
-        result = model(input_ids=torch.tensor([row], device=device), position_ids=torch.tensor([positions], device=device),
+        result = model(input_ids=to_device([row], device), position_ids=to_device([positions], device),
                        past_key_values=cache, use_cache=True, logits_to_keep=last, flex_plan=prefill)  # fmt: skip
         step = result.logits[0].float()
-        decode = FlexPlan(decode_block_mask(n, cache.width, device), valid=valid)
+        decode = FlexPlan(decode_block_mask(valid, cache.width), valid=valid)
         decode.bind()
-        cache.limit = cache.width  # every step the same shapes: the whole width, its unused columns masked
-        for t in range(params.max_new_tokens):
-            tokens = step.argmax(dim=-1).tolist()
-            if append_new_tokens(tokens, eos_ids, out, finished) or t == params.max_new_tokens - 1:
+        cache.limit = cache.width  # every step the same shapes; each row reads its live tiles only
+        t = 0
+        for t in range(params.max_new_tokens):  # no read-back but the end-of-sequence check
+            tokens = step.argmax(dim=-1)
+            new[:, t] = tokens
+            finished |= torch.isin(tokens, eos)
+            if t == params.max_new_tokens - 1 or ((t + 1) % EOS_CHECK_EVERY == 0 and bool(finished.all())):
                 break
-            column = shared + room + t
-            cache.cursor = torch.tensor([column], device=device)
-            valid[:, column] = True
-            feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
+            cache.cursor = columns[t : t + 1]
+            valid[:, shared + room + t] = True
+            decode = FlexPlan(decode_block_mask(valid, cache.width), valid=valid)  # each row's live tiles
+            feed = torch.where(finished, pad_id, tokens)[:, None]
             result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
                            flex_plan=decode)  # fmt: skip
             step = result.logits[:, -1].float()
+    out: list[list[int]] = [[] for _ in range(n)]
+    done = [False] * n
+    for tokens_t in new[:, : t + 1].T.tolist():  # the one read-back of the chunk's tokens
+        append_new_tokens(tokens_t, eos_ids, out, done)
     return out

@@ -41,6 +41,8 @@ from typing import Any
 
 import torch
 
+from enade_bench.backends.hf_device import to_device
+
 
 def common_prefix_length(seqs: Sequence[Sequence[int]]) -> int:
     """Length of the longest common prefix of token sequences."""
@@ -184,7 +186,7 @@ def prefix_states(
 
     def run(start: int, stop: int, cache: Any) -> Any:
         return model(
-            input_ids=torch.tensor([list(head[start:stop])], device=device),
+            input_ids=to_device([list(head[start:stop])], device),
             position_ids=torch.arange(start, stop, device=device)[None],
             past_key_values=cache,
             use_cache=True,

@@ -15,8 +15,8 @@ Generation under a policy with ``packed_prefill`` (CUDA, :mod:`.hf_batching`) ru
    question masked;
 4. one decode loop: each step writes its token's keys and values in place at the step's
    column (``index_copy_``, no concatenation, no copy of the cache) and attends, in one
-   FlexAttention call per layer, over the whole preallocated width with the columns each row
-   has written (:func:`.hf_flex.decode_block_mask`): the same shapes every step.
+   FlexAttention call per layer, each row over the tiles of the columns it has written
+   (:func:`.hf_flex.decode_block_mask`): the same shapes every step.
 
 Grouped-query attention is native (FlexAttention's ``enable_gqa``): no key/value head is
 repeated.

@@ -50,6 +50,7 @@ import torch
 
 from enade_bench.backends.hf_attention import TreeSpans, can_switch, tree_attention
 from enade_bench.backends.hf_batching import BatchingPolicy
+from enade_bench.backends.hf_device import to_device
 from enade_bench.backends.hf_flex import flex_attention, row_plan
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, prefix_states
 from enade_bench.backends.hf_radix import Block, Segment, attention_blocks, radix_units, unit_members
@@ -187,9 +188,9 @@ def _tree_forward(
         policy = BatchingPolicy.for_device(device.type)
     extra: dict[str, Any]
     if policy.flex_attention:  # one kernel call per layer over the row, its BlockMask built once
-        reach = [spans[t][0] + end for t, segments in enumerate(trees)
-                 for end, seg in zip(subtree_ends(segments), segments, strict=True) for _ in seg.tokens]  # fmt: skip
-        flex = row_plan(past, reach, device)
+        ends = [spans[t][0] + end for t, segments in enumerate(trees) for end in subtree_ends(segments)]
+        sizes = [len(seg.tokens) for segments in trees for seg in segments]
+        flex = row_plan(past, torch.repeat_interleave(torch.tensor(ends), torch.tensor(sizes)), device)
         flex.bind()
         attention, extra = flex_attention(model), {"flex_plan": flex}
     else:
@@ -201,14 +202,14 @@ def _tree_forward(
         attention, extra = tree_attention(model), {"tree_spans": plan}
     # The output layer runs at the wanted columns only: a pre-hook gathers them before the
     # model's own head (and whatever the model does after it, e.g. soft-capping).
-    cols_at = torch.tensor([spans[t][0] + layouts[t][0][s] + o for t, s, o in want], device=device)
+    cols_at = to_device([spans[t][0] + layouts[t][0][s] + o for t, s, o in want], device)
     head = model.get_output_embeddings()
     hook = head.register_forward_pre_hook(lambda _module, args: (args[0][:, cols_at], *args[1:]))
     try:
         with attention:
             out = model(
-                input_ids=torch.tensor([ids], device=device),
-                position_ids=torch.tensor([positions], device=device),
+                input_ids=to_device([ids], device),
+                position_ids=to_device([positions], device),
                 past_key_values=cache,
                 use_cache=cache is not None,
                 logits_to_keep=0,
@@ -292,9 +293,7 @@ def score_tree(
     if not policy.flex_attention:
         members = unit_members(len(units), ends, tail_segs)
         blocks = [attention_blocks(unit, member, shared) for unit, member in zip(units, members, strict=True)]
-    rows_at = torch.tensor(rows, dtype=torch.long, device=device)
-    targets_at = torch.tensor(targets, dtype=torch.long, device=device)
-    after_at = torch.tensor(after, dtype=torch.long, device=device)  # all indices before the call
+    rows_at, targets_at, after_at = (to_device(v, device) for v in (rows, targets, after))  # before the call
     logits = _tree_forward(model, units, list(want), cache, shared, policy, blocks)
     norm = torch.logsumexp(logits, dim=-1)
     flat = (logits[rows_at, targets_at] - norm[rows_at]).tolist()  # the one transfer to the host

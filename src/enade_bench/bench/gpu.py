@@ -35,7 +35,14 @@ from typing import Any
 from enade_bench.bench.engines import LmEvalEngine, OursEngine
 from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
 from enade_bench.bench.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
-from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, write_report
+from enade_bench.bench.gpu_report import (
+    GpuReport,
+    Phase,
+    PhaseRecord,
+    StrategyFigures,
+    run_phases,
+    write_report,
+)
 from enade_bench.bench.measure import TokenCounter
 from enade_bench.bench.options import PEERS, GpuOptions
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
@@ -185,9 +192,9 @@ def ours_strategy(
         mine = (ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size) if strategy != "S4"
                 else _s4(ours, order, opts))  # fmt: skip
     _sync()
-    return StrategyFigures(
-        strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"]
-    ), mine
+    fig = StrategyFigures(strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"],
+                          attention=getattr(ours.backend, "attention", None))  # fmt: skip
+    return fig, mine
 
 
 def peer_strategy(ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: Any, order: list[int],
@@ -256,10 +263,128 @@ WARM_CHUNK = 32
 SDPA_POLICY = {"flex_attention": False, "packed_prefill": False}
 
 
+def arm_phases(arm: GpuArm) -> list[Phase]:
+    """The arm's phases in the order they run (names as in the JSON's ``phases``).
+
+    The warm-up; the profile (``--profile``); the batch-size probe (``--batch-auto``); then in
+    each order, for each strategy, ours and at once lm-eval on the same questions (where it
+    runs that strategy in that order), so that a ratio is whole the moment its phase ends;
+    after the first order, the float32 check (``--f32-check``).
+    """
+    opts, lm = arm.opts, arm.lm
+    phases: list[Phase] = [("warm-up", arm.warm_up)]
+    if opts.profile:
+        phases.append(("profile", arm.profile))
+    if opts.batch_auto:
+        phases.append(("batch-size probe", arm.probe))
+    for order_name in opts.orders:
+        for strategy in opts.strategies:
+            phases.append((f"ours {order_name} {strategy}", partial(arm.run_ours, order_name, strategy)))
+            if lm is not None and strategy in opts.lmeval_strategies and order_name in opts.lmeval_orders:
+                phases.append(
+                    (f"lm-eval {order_name} {strategy}", partial(arm.run_peer, order_name, strategy))
+                )
+        if order_name == opts.orders[0] and opts.f32_check and lm is not None:
+            phases.append((f"float32 check {opts.f32_check}", arm.float32))
+    return phases
+
+
+class GpuArm:
+    """The arm's engines, options and report, and one method per kind of phase (:func:`arm_phases`)."""
+
+    def __init__(self, opts: GpuOptions, ours: GpuOurs, lm: LmEvalEngine | None, report: GpuReport,
+                 log: Any) -> None:  # fmt: skip
+        self.opts, self.ours, self.lm, self.report, self.log = opts, ours, lm, report, log
+        self.stems = [len(q.stem) for q in ours.dataset.questions]
+        self.mine: dict[tuple[str, str], Any] = {}  # ours' run of (order, strategy), until its peer's
+
+    def order(self, name: str) -> list[int]:
+        return list(range(len(self.stems))) if name == "file" else mixed_order(self.stems)
+
+    def warm_up(self) -> None:
+        """One chunk of S1 and of S5, both engines, untimed (kernels, compilation, allocator)."""
+        warm = list(range(min(self.opts.batch_size, WARM_CHUNK, len(self.stems))))
+        peer = self.lm if self.opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
+        for strategy in ("S1", "S5"):
+            run_strategy(self.ours, peer, strategy, warm, replace(self.opts, max_new_tokens=2))
+
+    def profile(self) -> None:
+        """One S5 and one S1 chunk under the profiler, FlexAttention and the SDPA paths."""
+        ours, opts = self.ours, self.opts
+        warm = list(range(min(opts.batch_size, WARM_CHUNK, len(self.stems))))
+        policy = ours.backend.batching
+        runs = [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))] if policy.flex_attention \
+            else [("sdpa", policy)]  # fmt: skip
+        try:
+            for attention, batching in runs:
+                ours.backend.batching = batching
+                for strategy in ("S5", "S1"):
+                    ours.reset_prefix_store()
+                    run_strategy(ours, None, strategy, warm, replace(opts, max_new_tokens=2))  # its kernels
+                    ours.reset_prefix_store()
+                    self.report.profile.append(profile_chunk(strategy, len(warm),
+                                                             partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
+        finally:
+            ours.backend.batching = policy
+
+    def probe(self) -> None:
+        """``--batch-auto``: the chunk sized from the card's memory (:func:`.gpu_checks.size_batch`)."""
+        size = size_batch(self.ours, self.opts.strategies, self.ours.dataset.questions,
+                          partial(_probe_chunk, self.ours, self.opts))  # fmt: skip
+        self.opts = replace(self.opts, batch_size=size)
+        self.ours.set_batch(size)
+        self.report.batch_size = size
+        self.log(f"batch_size auto: {size} questions a chunk")
+
+    def run_ours(self, order_name: str, strategy: str) -> None:
+        self.ours.reset_prefix_store()
+        fig, self.mine[order_name, strategy] = ours_strategy(
+            self.ours, strategy, self.order(order_name), self.opts
+        )
+        rows = self.report.orders.setdefault(order_name, [])
+        rows.append(fig)
+        self.report.table1_seconds[order_name] = sum(
+            r.ours_seconds for r in rows if r.strategy.startswith("S")
+        )
+        self.log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s")
+
+    def run_peer(self, order_name: str, strategy: str) -> None:
+        assert self.lm is not None
+        fig = next(f for f in self.report.orders[order_name] if f.strategy == strategy)
+        peer_strategy(self.ours, self.lm, fig, self.mine.pop((order_name, strategy)), self.order(order_name),
+                      self.opts)  # fmt: skip
+        self.log(f"{order_name:5} {strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
+                 f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
+
+    def float32(self) -> None:
+        """S5 on the first ``f32_check`` questions in float32, both engines (:mod:`.gpu_checks`)."""
+        assert self.lm is not None
+        first = list(range(min(self.opts.f32_check, len(self.stems))))
+        fig = float32_check(self.ours.backend.model, partial(run_strategy, self.ours, self.lm, "S5", first,
+                                                             self.opts), self.ours.reset_prefix_store)  # fmt: skip
+        self.report.float32_check = Float32Check(fig.questions, fig.agreement, fig.max_abs_score_diff,
+                                                 fig.ours_qps, fig.lm_eval_qps)  # fmt: skip
+        self.log(
+            f"float32 S5 on {fig.questions}: agreement {fig.agreement}, max |diff| {fig.max_abs_score_diff}"
+        )
+
+
+def _interrupt(signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
-    """Run the GPU arm and write its JSON (after every strategy, so a cut run keeps what finished)."""
+    """Run the GPU arm's phases (:func:`arm_phases`), writing its JSON the moment each ends.
+
+    ``SIGTERM`` (what ``timeout`` sends at a call's budget) is raised as ``KeyboardInterrupt``
+    while it runs, so a cut run records where it stopped (:func:`.gpu_report.run_phases`).
+    """
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
     import torch  # noqa: PLC0415
 
+    start = time.perf_counter()
     dataset = load_questions(opts.enem_dir, opts.limit)
     ours, lm, info = load_engines(opts, dataset)
     card = torch.cuda.get_device_name(0) if opts.device.startswith("cuda") else "cpu"
@@ -267,67 +392,15 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
                        lmeval_batch_size=lm.batch_size if lm is not None else None,  # type: ignore[arg-type]
                        model=info, options={k: str(v) for k, v in asdict(opts).items()},
                        n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
-    stems = [len(q.stem) for q in dataset.questions]
-    warm = list(range(min(opts.batch_size, WARM_CHUNK, len(stems))))
-    warm_peer = lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
-    for strategy in ("S1", "S5"):  # untimed: kernels, allocator
-        run_strategy(ours, warm_peer, strategy, warm, replace(opts, max_new_tokens=2))
-    if opts.profile:
-        policy = ours.backend.batching
-        runs = (
-            [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))]
-            if policy.flex_attention
-            else [("sdpa", policy)]
-        )
-        for attention, batching in runs:
-            ours.backend.batching = batching
-            for strategy in ("S5", "S1"):
-                ours.reset_prefix_store()
-                run_strategy(
-                    ours, None, strategy, warm, replace(opts, max_new_tokens=2)
-                )  # its kernels, untimed
-                ours.reset_prefix_store()
-                report.profile.append(profile_chunk(strategy, len(warm),
-                                                    partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
-        ours.backend.batching = policy
-        write_report(opts.out, report)
-    if opts.batch_auto:
-        opts = replace(opts, batch_size=size_batch(ours, opts.strategies, dataset.questions,
-                                                   partial(_probe_chunk, ours, opts)))  # fmt: skip
-        ours.set_batch(opts.batch_size)
-        report.batch_size = opts.batch_size
-        log(f"batch_size auto: {opts.batch_size} questions a chunk")
-        write_report(opts.out, report)
-    for order_name in opts.orders:  # ours on every strategy first, then lm-eval on its strategies
-        order = list(range(len(stems))) if order_name == "file" else mixed_order(stems)
-        rows = report.orders.setdefault(order_name, [])
-        mine: dict[str, Any] = {}
-        for strategy in opts.strategies:
-            ours.reset_prefix_store()
-            fig, mine[strategy] = ours_strategy(ours, strategy, order, opts)
-            rows.append(fig)
-            log(f"{order_name:5} {strategy:11} ours {fig.ours_qps:7.1f} q/s")
-            report.table1_seconds[order_name] = sum(
-                r.ours_seconds for r in rows if r.strategy.startswith("S")
-            )
-            write_report(opts.out, report)
-        peers = [f for f in rows if f.strategy in opts.lmeval_strategies and order_name in opts.lmeval_orders]
-        for fig in peers if lm is not None else []:
-            assert lm is not None
-            peer_strategy(ours, lm, fig, mine.pop(fig.strategy), order, opts)
-            log(f"{order_name:5} {fig.strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
-                f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
-            write_report(opts.out, report)
-        if order_name == opts.orders[0] and opts.f32_check and lm is not None:
-            first = list(range(min(opts.f32_check, len(stems))))
-            fig = float32_check(ours.backend.model, partial(run_strategy, ours, lm, "S5", first, opts),
-                                ours.reset_prefix_store)  # fmt: skip
-            report.float32_check = Float32Check(fig.questions, fig.agreement, fig.max_abs_score_diff,
-                                                fig.ours_qps, fig.lm_eval_qps)  # fmt: skip
-            log(
-                f"float32 S5 on {fig.questions}: agreement {fig.agreement}, max |diff| {fig.max_abs_score_diff}"
-            )
-            write_report(opts.out, report)
-    report.status = "complete"
+    report.phases.append(PhaseRecord("load", time.perf_counter() - start))
     write_report(opts.out, report)
+    log(f"phase 1 load: {report.phases[0].seconds:.1f} s")
+    arm = GpuArm(opts, ours, lm, report, log)
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _interrupt) if main else None
+    try:
+        run_phases(arm_phases(arm), report, opts.out, log)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, before)
     return report

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -30,6 +32,17 @@ class StrategyFigures:
     #: Generation: share of questions whose generated texts are equal (after stripping).
     text_agreement: float | None = None
     max_abs_score_diff: float | None = None
+    #: Ours' attention path when the strategy ended (``HFLocalBackend.attention``: ``flex``, ``sdpa``,
+    #: or ``sdpa (flex failed: …)`` where compiled FlexAttention fell back).
+    attention: str | None = None
+
+
+@dataclass
+class PhaseRecord:
+    """One finished phase of the arm: its name and wall time (seconds)."""
+
+    name: str
+    seconds: float
 
 
 @dataclass
@@ -49,9 +62,40 @@ class GpuReport:
     table1_seconds: dict[str, float] = field(default_factory=dict)
     float32_check: Float32Check | None = None
     profile: list[ChunkProfile] = field(default_factory=list)
+    #: The phases that finished, in the order they ran (:func:`run_phases`).
+    phases: list[PhaseRecord] = field(default_factory=list)
+    #: ``running``, ``complete``, or ``interrupted in <phase>: <error>``.
     status: str = "running"
 
 
 def write_report(path: Path, report: GpuReport) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(asdict(report), indent=2, default=str) + "\n")
+
+
+#: One phase of the arm: its name, and what it runs (filling the report as it goes).
+Phase = tuple[str, Callable[[], object]]
+
+
+def run_phases(phases: Sequence[Phase], report: GpuReport, path: Path, log: Callable[[str], object]) -> None:
+    """Run ``phases`` in order; the JSON is written the moment each ends.
+
+    An interrupt or an error inside a phase (``KeyboardInterrupt``, the ``SIGTERM`` of
+    ``timeout`` turned into one by :func:`.gpu.run_gpu_bench`) writes the report once more
+    with ``status: interrupted in <phase>`` and is raised again: every phase that finished
+    is in the file already (atomic writes: an interrupt during a write leaves the previous
+    file whole).
+    """
+    for name, phase in phases:
+        start = time.perf_counter()
+        try:
+            phase()
+        except BaseException as exc:
+            report.status = f"interrupted in {name}: {type(exc).__name__} {exc}".strip()
+            write_report(path, report)
+            raise
+        report.phases.append(PhaseRecord(name, time.perf_counter() - start))
+        write_report(path, report)
+        log(f"phase {len(report.phases)} {name}: {report.phases[-1].seconds:.1f} s")
+    report.status = "complete"
+    write_report(path, report)

@@ -131,6 +131,7 @@ def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit:
         items_per_second=todo / elapsed if elapsed else None,
         batch_size=size if isinstance(size, int) else None,
         halved=halved or None,
+        attention=getattr(exp.model, "attention", None),
     )
     return write_results(exp, plan, records, timing)
 
