@@ -77,6 +77,21 @@ def test_when_every_row_fails_each_reason_is_listed(
     assert "Traceback" not in captured.err
 
 
+def test_counts_add_up_when_the_rows_left_after_annulled_ones_all_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an annul marker in another alphabet (Cyrillic) is not a marker: its rows fail, with the hint
+    rows = [GOOD[0].replace(",A,false", ",anulada,false")] + [
+        row.replace(",A,false", ",анулада,false") for row in GOOD[1:3]
+    ]
+    assert main(["validate", str(write(tmp_path, rows))]) == 2
+    captured = capsys.readouterr()
+    assert "data: 3 row(s) read, 0 question(s) kept; removed: 1 annulled, 2 invalid" in captured.out
+    assert "if it marks an annulled item, add it to dataset.annulled_answers" in captured.out
+    [error] = captured.err.strip().splitlines()
+    assert "every one of the 2 row(s) left of the 3 row(s) read, after 1 annulled, fails validation" in error
+
+
 def test_a_prompt_longer_than_the_context_is_a_problem(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

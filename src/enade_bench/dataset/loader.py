@@ -91,9 +91,10 @@ class NoQuestionLeft(UserError):
             if len(invalid) > self.SHOWN:
                 shown += f"; … ({len(invalid) - self.SHOWN} more)"
             if len(invalid) == counts["loaded"] - counts["removed_annulled"]:
-                message = (
-                    f"dataset '{path}': every one of the {len(invalid)} row(s) read fails validation: {shown}"
-                )
+                read = f"{counts['loaded']} row(s) read"
+                if counts["removed_annulled"]:
+                    read = f"{len(invalid)} row(s) left of the {read}, after {counts['removed_annulled']} annulled,"
+                message = f"dataset '{path}': every one of the {read} fails validation: {shown}"
             else:
                 message += f"; {len(invalid)} row(s) fail validation: {shown}"
         super().__init__(message)
