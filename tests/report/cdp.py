@@ -8,11 +8,12 @@ one JSON object ended by a NUL byte.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
 import shutil
-import subprocess
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,10 @@ class Browser:
         assert CHROMIUM is not None
         to_chrome_r, self._w = os.pipe()
         self._r, from_chrome_w = os.pipe()
-
+        # above 4, so that putting one at fd 3 or 4 cannot overwrite the other
+        ends = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_chrome_r, from_chrome_w)]
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
         args = [
             CHROMIUM,
             *FLAGS,
@@ -39,14 +43,12 @@ class Browser:
             f"--window-size={size[0]},{size[1]}",
             "about:blank",
         ]
-        # the shell gives chromium the two pipes as its fd 3 and 4, then becomes it
-        shell = f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}'
-        self.proc = subprocess.Popen(
-            ["/bin/sh", "-c", shell, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(to_chrome_r, from_chrome_w),
-        )  # fmt: skip
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
+        self.pid = os.posix_spawn(CHROMIUM, args, dict(os.environ), file_actions=[
+            (os.POSIX_SPAWN_DUP2, ends[0], 3), (os.POSIX_SPAWN_DUP2, ends[1], 4),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ])  # fmt: skip
+        for fd in ends:
+            os.close(fd)
         self._buffer = b""
         self._id = 0
         self.events: list[dict[str, Any]] = []
@@ -115,7 +117,7 @@ class Browser:
             try:
                 if self.evaluate(f"Boolean({condition})"):
                     return
-            except RuntimeError:
+            except (RuntimeError, TimeoutError):  # not loaded yet, or busy loading
                 pass
             time.sleep(0.05)
         raise TimeoutError(f"{condition}: not true after {timeout} s")
@@ -151,10 +153,12 @@ class Browser:
             self.call("Browser.close", session=None, timeout=5)
         except (RuntimeError, TimeoutError, OSError):
             pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        for _ in range(100):  # up to 10 s, then killed
+            if os.waitpid(self.pid, os.WNOHANG)[0]:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
         os.close(self._w)
         os.close(self._r)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 from tests.report.test_unit import _records, write_run
 
 from enade_bench.report.browser import RECORD_COLUMNS, browser_data, outcome
 from enade_bench.report.loader import load_results
+from enade_bench.report.table import HTML_ROWS, Table
 
 
 def test_models_that_share_a_prompt_store_it_once(tmp_path: Path) -> None:
@@ -42,3 +44,15 @@ def test_the_document_cannot_close_its_script_element(tmp_path: Path) -> None:
     text = browser_data(load_results([tmp_path / "a"])).to_json()
     assert "<" not in text
     assert json.loads(text)["records"][0][RECORD_COLUMNS.index("raw")] == "</script><!-- x"
+
+
+def test_a_long_table_shows_its_first_rows_and_names_its_file() -> None:
+    """Before: the item flips of ten models (97,226 rows) made 34 MB of the page's HTML."""
+    frame = pd.DataFrame({"item": [f"q{i}" for i in range(HTML_ROWS + 50)]})
+    html = Table("comparison_flips", "Item flips", frame, frame).to_html()
+    assert (
+        html.count("<tr>") == 1 + HTML_ROWS + 1
+        and f"q{HTML_ROWS - 1}<" in html
+        and f"q{HTML_ROWS}<" not in html
+    )
+    assert "50 more rows in tables/comparison_flips.csv" in html

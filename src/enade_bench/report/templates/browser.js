@@ -150,7 +150,7 @@
 
   function scoresTable(scores) {
     const t = el("table", { class: "data qb-scores" });
-    t.append(el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "option"), el("th", { scope: "col" }, "score"))));
+    t.append(el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "option (original letter)"), el("th", { scope: "col" }, "score"))));
     const body = el("tbody");
     Object.entries(scores).forEach(([k, v]) => body.append(el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, Number(v).toPrecision(4)))));
     t.append(body);
