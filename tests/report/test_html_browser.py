@@ -43,9 +43,11 @@ def _choose(browser: Browser, select: str, value: str) -> int:
     return int(browser.evaluate("document.getElementById('qb-count').dataset.records"))
 
 
-def _screenshot(browser: Browser, name: str | None) -> None:
+def _screenshot(browser: Browser, name: str | None, at: str = "qb") -> None:
+    """With ``ENADE_BENCH_SCREENSHOTS=DIR``: the page, scrolled to the element ``at``, into ``DIR/name``."""
     folder = os.environ.get("ENADE_BENCH_SCREENSHOTS")
     if folder and name:
+        browser.evaluate(f"document.getElementById({json.dumps(at)}).scrollIntoView()")
         browser.screenshot(Path(folder) / name)
 
 
@@ -75,9 +77,9 @@ def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: 
     assert int(browser.evaluate("document.getElementById('qb-count').dataset.records")) == len(records)
     right = sum(outcome(r) == "right" for _, r in records)
     assert _choose(browser, "qb-outcome", "right") == right
-    model = entries[-1].model
+    model = entries[-1].experiment  # the comparison's name of a model
     assert _choose(browser, "qb-model", model) == sum(
-        outcome(r) == "right" and e.model == model for e, r in records
+        outcome(r) == "right" and e.experiment == model for e, r in records
     )
     _screenshot(browser, shot and f"{shot}_filtered.png")
     record = next(r for _, r in records if r.raw_output)
@@ -86,7 +88,7 @@ def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: 
     assert f"Question {record.id}" in detail and f"Gold answer: {record.answer}" in detail
     raws = browser.evaluate("[...document.querySelectorAll('#qb-detail .qb-raw')].map(p => p.textContent)")
     assert record.raw_output in raws
-    _screenshot(browser, shot and f"{shot}_question.png")
+    _screenshot(browser, shot and f"{shot}_question.png", "qb-open")
     assert browser.errors() == [] and browser.requests() == [], (browser.errors(), browser.requests())
 
 
@@ -106,7 +108,7 @@ def test_screenshot_is_not_blank(browser: Browser, report_dir: Path, tmp_path: P
     browser.open((report_dir / "index.html").as_uri(), READY)
     shot = tmp_path / "shot.png"
     browser.screenshot(shot)
-    _screenshot(browser, "report_top.png")
+    _screenshot(browser, "report_top.png", "tables")
     pixels = np.asarray(mpimg.imread(shot))[..., :3]
     assert pixels.shape[0] > 100 and pixels.shape[1] > 100
     dark = (pixels.mean(axis=2) < 0.5).mean()

@@ -3,7 +3,8 @@
 The page embeds one JSON document (``<script type="application/json" id="qb-data">``) read
 by ``templates/browser.js`` (the package's own script; no library, no network):
 
-* ``runs``: one per results file (model, strategy, experiment, method);
+* ``runs``: one per results file (model: the experiment, as the comparison names models;
+  its model's name, strategy, method);
 * ``questions``: one per question id (its grouping fields, gold letter, stem);
 * ``prompts``: every distinct prompt text once (a prompt is the question under one template
   and option order: models that share a template and a strategy share it, so a study of
@@ -72,7 +73,7 @@ def browser_data(
     prompt_index: dict[str, int] = {}
     for run, entry in enumerate(entries):
         data.runs.append({
-            "model": entry.model, "strategy": entry.strategy, "experiment": entry.experiment,
+            "model": entry.experiment, "strategy": entry.strategy, "model_name": entry.model,
             "method": entry.result.strategy.method, "label": entry.label,
         })  # fmt: skip
         for r in entry.result.records:

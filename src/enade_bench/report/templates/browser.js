@@ -176,7 +176,7 @@
     D.records.filter((r) => r[C.question] === qi).forEach((r) => {
       const x = run(r);
       const sec = el("section", { class: "qb-record qb-" + r[C.outcome] });
-      sec.append(el("h4", {}, x.model + " · " + x.strategy + (x.label ? " (" + x.label + ")" : "") + " · shuffle " + r[C.shuffle]));
+      sec.append(el("h4", {}, x.model + (x.model_name && x.model_name !== x.model ? " (" + x.model_name + ")" : "") + " · " + x.strategy + (x.label ? " (" + x.label + ")" : "") + " · shuffle " + r[C.shuffle]));
       const dl = el("dl");
       const add = (k, v) => { dl.append(el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "—" : v)); };
       add("prediction (original letter)", r[C.prediction]);
