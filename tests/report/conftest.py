@@ -1,4 +1,9 @@
-"""Session fixtures: a real demo run (all strategies), an ENEM shuffle run, and their report.
+"""Session fixtures: a real demo run (all strategies), an ENEM shuffle run, and their report;
+a study and a comparison of the demo.
+
+All of them are made under one folder whose name holds :data:`HOME_MARKER` (a stand-in for
+the author's home folder, with the demo's data copied into it): no file they write may name
+it (tests/report/test_shared_paths.py).
 
 The runs use the packaged SmolLM2 model on a few questions, in-process (the session's one
 load of the model; ``run.py`` as a process is tested in ``tests/cli`` and ``tests/runner``);
@@ -20,6 +25,8 @@ from tests.conftest import REPO_ROOT, SHARED_DATA
 DEMO_LIMIT = 3
 ENEM_LIMIT = 6
 ENEM_SHUFFLES = 3
+#: In the name of the folder every fixture below writes under (the author's "home").
+HOME_MARKER = "authorhomeQz7"
 #: A made-up cut-off for the test config, so both sides of the split have items.
 TEST_CUTOFF = "2018"
 
@@ -61,14 +68,24 @@ def enem_available() -> bool:
 
 
 @pytest.fixture(scope="session")
-def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The author's folder: ``data/enade_demo.csv`` (a copy) and ``configs/``; runs go below it."""
+    folder = tmp_path_factory.mktemp(HOME_MARKER)
+    (folder / "data").mkdir()
+    (folder / "configs").mkdir()
+    shutil.copy(REPO_ROOT / "data" / "enade_demo.csv", folder / "data" / "enade_demo.csv")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def results_root(home: Path) -> Path:
     """``results/demo`` (S1–S6), ``results/enem`` (K shuffles) and ``results/demo_old`` (a stale copy)."""
-    root = tmp_path_factory.mktemp("results")
-    work = tmp_path_factory.mktemp("configs")
+    root = home / "results"
+    work = home / "configs"
     demo_cfg = _write_config(
         REPO_ROOT / "configs" / "demo.yaml",
         work / "demo.yaml",
-        dataset={"benchmark": "enade", "path": str(REPO_ROOT / "data" / "enade_demo.csv")},
+        dataset={"benchmark": "enade", "path": str(home / "data" / "enade_demo.csv")},  # absolute, on purpose
         model={"training_cutoff": TEST_CUTOFF},
     )
     _run_here(["run", str(demo_cfg), "--all-strategies", "--limit", str(DEMO_LIMIT),
@@ -90,8 +107,33 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def report_dir(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def report_dir(results_root: Path, home: Path) -> Path:
     """The report of everything under ``results_root``, made by one command."""
-    out = tmp_path_factory.mktemp("report")
+    out = home / "report"
     _run(enade_bench("report", str(results_root), "--out", str(out)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def study_dir(results_root: Path, home: Path) -> Path:
+    """A study of the packaged SmolLM2 alone (S1 and S4, two questions) in ``home/study``: its
+    runs and report (``results_root`` first, so that the model is loaded once)."""
+    config = home / "configs" / "study.yaml"
+    study = {
+        "name": "shared", "benchmark": "enade", "dataset": {"path": "../data/enade_demo.csv"},
+        "models": [{"config": "demo.yaml", "name": "smollm2"}], "strategies": ["S1", "S4"],
+        "limit": 2, "output": "../study", "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
+    }  # fmt: skip
+    config.write_text(yaml.safe_dump(study, sort_keys=False), encoding="utf-8")
+    _run_here(["study", str(config), "--quiet"])
+    return home / "study"
+
+
+@pytest.fixture(scope="session")
+def compare_dir(results_root: Path, home: Path) -> Path:
+    """``enade-bench compare`` of the demo's runs and the study's, into ``home/compare``."""
+    out = home / "compare"
+    _run_here(
+        ["compare", str(results_root / "demo"), str(home / "study" / "runs" / "smollm2"), "--out", str(out)]
+    )
     return out

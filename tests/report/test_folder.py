@@ -14,7 +14,7 @@ from enade_bench.cli.main import main
 from enade_bench.errors import UserError
 from enade_bench.metrics import field_breakdowns, summarize
 from enade_bench.report import load_results
-from enade_bench.report.folder import MANIFEST, MARKER, report_folder
+from enade_bench.report.folder import MANIFEST, MARKER, ReportFolder
 from enade_bench.report.tables import table1
 from enade_bench.results.records import QuestionRecord
 
@@ -77,7 +77,7 @@ def test_a_stopped_report_is_marked_and_the_next_one_cleans_up_after_it(runs: Pa
     out = tmp_path / "out"
     assert _report(runs / "b", "--out", out) == 0
     (out / "keep.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(KeyboardInterrupt), report_folder(out):
+    with pytest.raises(KeyboardInterrupt), ReportFolder.open(out):
         assert not (out / "index.html").exists()  # the earlier report's files are gone first
         (out / "tables").mkdir()
         (out / "tables" / "half.csv").write_text("half", encoding="utf-8")

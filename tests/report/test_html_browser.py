@@ -1,106 +1,114 @@
-"""The HTML report in a real headless browser (Debian's chromium).
+"""The HTML reports in a real headless browser (Debian's chromium), one session for all of them.
 
-The page must load without console errors, every embedded figure must decode
-(``naturalWidth > 0``) and a screenshot must not be blank.  The checks read the
-DOM that chromium dumps after the load event, from a copy of ``index.html``
-with a small probe script appended (the report itself has no scripts).
+Each report kind (a run folder's report, a study's, ``compare``'s) is loaded; its figures
+must decode, a filter of the question browser must give the count the results files give,
+and a deep link (``index.html#q=<id>``) must open that question with its gold answer and the
+model's raw output.  No console error and no network request, on any page.  The browser is
+driven over the DevTools protocol (tests/report/cdp.py).  ``ENADE_BENCH_SCREENSHOTS=DIR``
+saves the screenshots used by docs/reports.md there.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import subprocess
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from matplotlib import image as mpimg
+from tests.report.cdp import CHROMIUM, Browser
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic", "--enable-logging=stderr", "--v=0",
-]  # fmt: skip
+from enade_bench.report.browser import outcome
+from enade_bench.report.loader import RunEntry, load_results
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
-
-#: Records errors and console.error calls, then, after load, each figure's decoded size.
-PROBE_HEAD = """<script>
-window.__errors = [];
-window.addEventListener('error', e => window.__errors.push(String(e.message || e.type)), true);
-const __ce = console.error; console.error = (...a) => { window.__errors.push(a.join(' ')); __ce(...a); };
-</script>"""
-PROBE_TAIL = """<script>
-window.addEventListener('load', () => {
-  const imgs = [...document.querySelectorAll('img')];
-  const out = document.createElement('pre'); out.id = 'probe-result';
-  out.textContent = JSON.stringify({errors: window.__errors,
-    images: imgs.map(i => ({id: i.closest('figure') ? i.closest('figure').id : '', w: i.naturalWidth,
-                             h: i.naturalHeight, complete: i.complete}))});
-  document.body.appendChild(out);
-});
-</script>"""
+READY = "document.getElementById('qb') && document.getElementById('qb').dataset.ready === '1'"
 
 
-def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    cmd = [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    chrome = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    yield chrome
+    chrome.close()
 
 
-def load_page(page: Path, tmp_path: Path) -> tuple[dict[str, object], list[str]]:
-    """Open ``page`` with the probe; return the probe's result and console error lines."""
-    text = page.read_text(encoding="utf-8")
-    probed = tmp_path / f"probed_{page.name}"
-    probed.write_text(
-        text.replace("<head>", "<head>" + PROBE_HEAD, 1).replace("</body>", PROBE_TAIL + "</body>")
+def _choose(browser: Browser, select: str, value: str) -> int:
+    """Set a filter as a user does (a change event) and return the records counted."""
+    browser.evaluate(
+        f"(() => {{ const s = document.getElementById({json.dumps(select)}); s.value = {json.dumps(value)};"
+        " s.dispatchEvent(new Event('change', {bubbles: true})); })()"
     )
-    proc = _chromium(["--virtual-time-budget=10000", "--dump-dom", probed.as_uri()], tmp_path / "profile-dom")
-    match = re.search(r'<pre id="probe-result">(.*?)</pre>', proc.stdout, re.S)
-    assert match, f"chromium did not render the page (rc {proc.returncode}):\n{proc.stderr[-2000:]}"
-    result = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    console = [
-        line for line in proc.stderr.splitlines()
-        if "CONSOLE" in line and re.search(r"error|uncaught|failed", line, re.I)
-    ]  # fmt: skip
-    return result, console
+    return int(browser.evaluate("document.getElementById('qb-count').dataset.records"))
 
 
-def test_probe_detects_a_broken_page(tmp_path: Path) -> None:
-    """The checks below can fail: a page with a script error and a broken image is caught."""
+def _screenshot(browser: Browser, name: str | None, at: str = "qb") -> None:
+    """With ``ENADE_BENCH_SCREENSHOTS=DIR``: the page, scrolled to the element ``at``, into ``DIR/name``."""
+    folder = os.environ.get("ENADE_BENCH_SCREENSHOTS")
+    if folder and name:
+        browser.evaluate(f"document.getElementById({json.dumps(at)}).scrollIntoView()")
+        browser.screenshot(Path(folder) / name)
+
+
+def test_a_broken_page_and_a_request_are_caught(browser: Browser, tmp_path: Path) -> None:
+    """The checks can fail: a script error, a broken image and a request to a server are seen."""
     page = tmp_path / "broken.html"
     page.write_text(
         "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>"
-        "<figure id='f'><img src='data:image/png;base64,AAAA'></figure>"
+        "<img src='data:image/png;base64,AAAA'><img src='http://127.0.0.1:9/x.png'>"
         "<script>undefinedFunction();</script></body></html>",
         encoding="utf-8",
     )
-    result, console = load_page(page, tmp_path)
-    assert result["errors"] or console
-    assert any(img["w"] == 0 for img in result["images"])  # type: ignore[union-attr]
+    browser.events.clear()
+    browser.open(page.as_uri())
+    assert browser.errors() and browser.requests() == ["http://127.0.0.1:9/x.png"]
+    assert browser.evaluate("[...document.images].map(i => i.naturalWidth)")[0] == 0
+
+
+def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: str | None = None) -> None:
+    records = [(e, r) for e in entries for r in e.result.records]
+    browser.events.clear()
+    browser.open(index.as_uri(), READY)
+    images = browser.evaluate(
+        "[...document.querySelectorAll('img.report-figure')].map(i => [i.complete, i.naturalWidth])"
+    )
+    assert images and all(done and width > 0 for done, width in images), images
+    assert int(browser.evaluate("document.getElementById('qb-count').dataset.records")) == len(records)
+    right = sum(outcome(r) == "right" for _, r in records)
+    assert _choose(browser, "qb-outcome", "right") == right
+    model = entries[-1].experiment  # the comparison's name of a model
+    assert _choose(browser, "qb-model", model) == sum(
+        outcome(r) == "right" and e.experiment == model for e, r in records
+    )
+    _screenshot(browser, shot and f"{shot}_filtered.png")
+    record = next(r for _, r in records if r.raw_output)
+    browser.open(f"{index.as_uri()}#q={record.id}", "document.getElementById('qb-open')")
+    detail = browser.evaluate("document.getElementById('qb-detail').innerText")
+    assert f"Question {record.id}" in detail and f"Gold answer: {record.answer}" in detail
+    raws = browser.evaluate("[...document.querySelectorAll('#qb-detail .qb-raw')].map(p => p.textContent)")
+    assert record.raw_output in raws
+    _screenshot(browser, shot and f"{shot}_question.png", "qb-open")
+    assert browser.errors() == [] and browser.requests() == [], (browser.errors(), browser.requests())
 
 
 @pytest.mark.slow
-def test_report_loads_without_errors_and_figures_render(report_dir: Path, tmp_path: Path) -> None:
-    index = report_dir / "index.html"
-    html = index.read_text(encoding="utf-8")
-    assert "<script" not in html and not re.search(r'(src|href)="https?:', html), "not self-contained"
-    result, console = load_page(index, tmp_path)
-    assert result["errors"] == [] and console == [], (result["errors"], console)
-    images = result["images"]
-    n_figures = len(list((report_dir / "figures").glob("*.png")))
-    assert isinstance(images, list) and len(images) == n_figures > 0
-    assert all(img["complete"] and img["w"] > 0 and img["h"] > 0 for img in images), images
+def test_each_report_kind_in_a_browser(
+    browser: Browser, report_dir: Path, results_root: Path, study_dir: Path, compare_dir: Path
+) -> None:
+    """Bar (issue 54): a deep link to a question of the demo's report shows its gold answer and raw output."""
+    _check_report(browser, report_dir / "index.html", load_results([results_root]), "browser")
+    runs = study_dir / "runs" / "smollm2"
+    _check_report(browser, study_dir / "report" / "index.html", load_results([runs]))
+    _check_report(browser, compare_dir / "index.html", load_results([results_root / "demo", runs]))
 
 
 @pytest.mark.slow
-def test_screenshot_is_not_blank(report_dir: Path, tmp_path: Path) -> None:
+def test_screenshot_is_not_blank(browser: Browser, report_dir: Path, tmp_path: Path) -> None:
+    browser.open((report_dir / "index.html").as_uri(), READY)
     shot = tmp_path / "shot.png"
-    proc = _chromium(["--window-size=1280,2400", f"--screenshot={shot}", (report_dir / "index.html").as_uri()],
-                     tmp_path / "profile-shot")  # fmt: skip
-    assert shot.exists(), proc.stderr[-2000:]
+    browser.screenshot(shot)
+    _screenshot(browser, "report_top.png", "tables")
     pixels = np.asarray(mpimg.imread(shot))[..., :3]
     assert pixels.shape[0] > 100 and pixels.shape[1] > 100
     dark = (pixels.mean(axis=2) < 0.5).mean()

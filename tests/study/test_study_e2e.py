@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
-from tests.report.test_html_browser import CHROMIUM, load_page
+from tests.report.cdp import CHROMIUM, Browser
 
 from enade_bench.benchmarks.enem.study.report import EXAM_FIGURES
 from enade_bench.benchmarks.enem.study.verdict import VERDICTS
@@ -171,14 +171,20 @@ def test_cat_table_per_pattern(study_dir: Path) -> None:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
 def test_html_loads_in_chromium(study_dir: Path, tmp_path: Path) -> None:
     index = study_dir / "report" / "index.html"
-    assert "<script" not in index.read_text(encoding="utf-8")
-    result, console = load_page(index, tmp_path)
-    assert result["errors"] == [] and console == [], (result["errors"], console)
-    images = result["images"]
-    assert isinstance(images, list) and len(images) == len(
-        list((study_dir / "report" / "figures").glob("*.png"))
-    )
-    assert all(img["complete"] and img["w"] > 0 and img["h"] > 0 for img in images), images
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.open(
+            index.as_uri(), "document.getElementById('qb') && document.getElementById('qb').dataset.ready"
+        )
+        images = browser.evaluate(
+            "[...document.querySelectorAll('img.report-figure')].map(i => [i.complete, i.naturalWidth])"
+        )
+        errors, requests = browser.errors(), browser.requests()
+    finally:
+        browser.close()
+    assert errors == [] and requests == [], (errors, requests)
+    assert len(images) == len(list((study_dir / "report" / "figures").glob("*.png")))
+    assert all(done and width > 0 for done, width in images), images
 
 
 def _records(log: Path) -> list[dict[str, object]]:

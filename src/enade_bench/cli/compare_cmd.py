@@ -17,10 +17,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from enade_bench.compare.importers import SOURCES
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
+
+if TYPE_CHECKING:
+    from enade_bench.report.loader import RunEntry
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -79,6 +83,19 @@ def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] =
         else:
             frames.append(from_entries(load_results([path])))
     return _one_spelling(pd.concat(frames, ignore_index=True))
+
+
+def _runs(paths: list[Path]) -> list[RunEntry]:
+    """The runs compared, when every input is a results folder or file (the page's question browser)."""
+    from enade_bench.report.loader import RunEntry, load_results  # noqa: PLC0415
+    from enade_bench.results.store import read_result  # noqa: PLC0415
+
+    if any(path.suffix.lower() == ".csv" for path in paths):
+        return []
+    entries: list[RunEntry] = []
+    for path in paths:
+        entries += [RunEntry(path, read_result(path))] if path.is_file() else load_results([path])
+    return entries
 
 
 def _one_spelling(table):  # type: ignore[no-untyped-def]
@@ -147,18 +164,19 @@ def handle(args: argparse.Namespace) -> int:
         raise UserError("compare: give RESULTS (folders, results files or long CSVs) and --out DIR")
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: expected a number between 0 and 1, got {args.alpha}")
-    from enade_bench.report.folder import check_report_folder, report_folder  # noqa: PLC0415 (matplotlib)
+    from enade_bench.report.folder import ReportFolder  # noqa: PLC0415 (matplotlib)
 
     check_output_dir(args.out, "--out")
-    check_report_folder(args.out, "--out")
+    folder = ReportFolder.open(args.out, "--out")
     from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
     table = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
     comp = compare_table(table, options)
-    with report_folder(args.out, "--out"):
-        written = write_comparison(comp, args.out)
+    entries = _runs(list(args.results)) if args.source is None else []
+    with folder:
+        written = write_comparison(comp, args.out, entries, [p for p in args.results if p.is_dir()])
     for warning in comp.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(

@@ -13,7 +13,7 @@ from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.registry import Registry
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
-from enade_bench.report.folder import check_report_folder, report_folder
+from enade_bench.report.folder import ReportFolder
 from enade_bench.report.html import Lead
 from enade_bench.report.loader import RunEntry, load_results
 from enade_bench.report.section import Section
@@ -63,11 +63,11 @@ def check_compare_by(entries: list[RunEntry], by: list[str]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
-    check_report_folder(args.out, "--out")
+    folder = ReportFolder.open(args.out, "--out")
     enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
     entries = load_results(args.results)
     check_compare_by(entries, args.compare_by)
-    with report_folder(args.out, "--out"):
+    with folder:
         options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
         registry = Registry(args.include_path)
         sections = (

@@ -8,6 +8,7 @@ Everything returns a :class:`~enade_bench.report.section.Section`, so ``report``
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -18,9 +19,12 @@ from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.forest import ForestRow, forest_figure
+from enade_bench.report.html import Lead, render_html
+from enade_bench.report.loader import RunEntry
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 from enade_bench.results.csv_safe import write_csv
+from enade_bench.results.store import atomic_write_text
 
 __all__ = ["MDD_ROW", "comparison_section", "mdd_row", "pairs_table", "table1", "write_comparison"]
 
@@ -269,8 +273,15 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
     )  # fmt: skip
 
 
-def write_comparison(comp: Comparison, out: Path) -> list[Path]:
-    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figure; returns the files."""
+def write_comparison(
+    comp: Comparison, out: Path, entries: Sequence[RunEntry] = (), folders: Sequence[Path] = ()
+) -> list[Path]:
+    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figure; returns the files.
+
+    With the runs compared (``entries``: results files, not a harness's logs or a long CSV),
+    also ``index.html``: the comparison's tables and figure, then the question browser
+    (:mod:`enade_bench.report.browser`) over every record.
+    """
     section = comparison_section(comp, out / "figures")
     written = []
     for name, frame in section.files.items():
@@ -279,4 +290,9 @@ def write_comparison(comp: Comparison, out: Path) -> list[Path]:
     for table in section.tables:
         written += list(table.write(out / "tables").values())
     written += [p for f in section.figures for p in (f.png, f.pdf)]
+    if entries:
+        page = render_html(entries, [], section.figures, folders, section.notes, "enade-bench comparison",
+                           Lead(tuple(section.tables), "Comparison", comparison=True))  # fmt: skip
+        atomic_write_text(out / "index.html", page)
+        written.append(out / "index.html")
     return written

@@ -83,6 +83,6 @@ def write_report(
     index = out / "index.html"
     warnings = [w for e in entries for w in e.warnings]
     page = render_html(entries, [t for t in tables if t not in opening.tables], figures, list(folders),
-                       extra.notes, title, opening, warnings)  # fmt: skip
+                       extra.notes, title, opening, warnings, extra.questions)  # fmt: skip
     atomic_write_text(index, page)
     return Report(list(entries), tables, figures, extra.notes, index, warnings)

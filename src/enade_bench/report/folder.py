@@ -1,8 +1,10 @@
 """A report folder that holds one whole report, or says that it does not.
 
 ``report --out DIR``, ``compare --out DIR`` and a study's ``report/`` folder may be written
-again and again.
-:func:`report_folder` makes each time exact:
+again and again.  Each is one :class:`ReportFolder`, opened once: :meth:`ReportFolder.open`
+checks it (before the runs are read, before a study runs its models), and the ``with``
+block around the writing locks it, cleans it, and lists what was written.  Every report
+kind writes through it; it makes each time exact:
 
 * **Only what it wrote is cleaned.**  A finished report lists its files in
   ``report_manifest.json``; the next report into the folder deletes those files (an old
@@ -27,9 +29,10 @@ again and again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 
 from pydantic import JsonValue
 
@@ -48,121 +51,121 @@ LOCK = ".report.lock"
 MANIFEST_FORMAT = "enade_bench.report/1"
 
 
-def _files(folder: Path) -> set[str]:
-    """Every file and link under ``folder`` (relative POSIX paths, links not followed), but the
-    manifest and the marker."""
-    return files_inside(folder) - {MANIFEST, MARKER, LOCK}
+@dataclass
+class ReportFolder:
+    """One report folder: checked when opened, then locked, cleaned and listed around the writing.
 
+    ``with folder:`` holds the lock, cleans what an earlier report wrote and marks the folder
+    incomplete; leaving the block normally writes the manifest of the files written (an
+    exception or a kill leaves the marker).
 
-def _listed(path: Path, key: str) -> list[str]:
-    """The file list ``key`` of the manifest or marker at ``path``; an error when unreadable."""
-    try:
-        data = json.loads(read_text(path))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: not a readable report manifest ({exc}); delete the folder") from None
-    files = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise UserError(f"{path}: {key}: expected a list of file names; delete the folder")
-    return files
+    Attributes
+    ----------
+    path : Path
+        The folder.
+    option : str
+        How the user names it, for messages (``--out``, a study file's report folder).
+    """
 
+    path: Path
+    option: str = "--out"
+    _kept: set[str] = field(default_factory=set, repr=False)
+    _stack: ExitStack | None = field(default=None, repr=False)
 
-def _remove(folder: Path, names: set[str]) -> None:
-    """Delete the files ``names`` inside ``folder`` (never outside it, never through a link),
-    then the folders that emptied."""
-    remove_inside(folder, names)
+    @classmethod
+    def open(cls, path: Path, option: str = "--out", within: Path | None = None) -> ReportFolder:
+        """The folder ``path``, checked: an error when it holds files but no report manifest or
+        marker, or a link to a folder (or is reached through a link inside ``within``, the output
+        folder it belongs to, such as a study's).  Nothing is written yet."""
+        folder = cls(Path(path), option)
+        if within is not None and folder._through_link(Path(within)):
+            raise UserError(
+                f"{option} {path}: a symbolic link inside the output folder '{within}'; a report is never "
+                "written through links: remove the link"
+            )
+        folder._check()
+        return folder
 
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
 
-def _inside_through_link(folder: Path, within: Path) -> bool:
-    """Whether a folder on the way from ``within`` down to ``folder`` is a symbolic link."""
-    try:
-        parts = Path(folder).relative_to(within).parts
-    except ValueError:
+    def files(self) -> set[str]:
+        """Every file and link inside (relative POSIX paths, links not followed), but the
+        manifest, the marker and the lock."""
+        return files_inside(self.path) - {MANIFEST, MARKER, LOCK}
+
+    def _through_link(self, within: Path) -> bool:
+        try:
+            parts = self.path.relative_to(within).parts
+        except ValueError:
+            return False
+        current = within
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                return True
         return False
-    current = Path(within)
-    for part in parts:
-        current = current / part
-        if current.is_symlink():
-            return True
-    return False
 
+    def _check(self) -> None:
+        linked = linked_folders(self.path)
+        if linked:
+            raise UserError(
+                f"{self.option} {self.path}: '{linked[0]}' is a symbolic link to a folder; a report never "
+                "writes through links and deletes nothing until it is gone: remove the link (or give another folder)"
+            )
+        if (self / MANIFEST).is_file() or (self / MARKER).is_file():
+            return
+        present = self.files()
+        if present:
+            shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
+            raise UserError(
+                f"{self.option} {self.path}: not empty ({shown}) and holds no {MANIFEST} of an earlier report "
+                "or comparison: give an empty or new folder (they clean only the files they wrote themselves)"
+            )
 
-def _refuse_linked_folders(folder: Path, option: str) -> None:
-    """An error naming the first link to a folder inside ``folder``: checked before anything is deleted."""
-    linked = linked_folders(folder)
-    if linked:
-        raise UserError(
-            f"{option} {folder}: '{linked[0]}' is a symbolic link to a folder; a report never writes "
-            "through links and deletes nothing until it is gone: remove the link (or give another folder)"
-        )
+    def _listed(self, name: str, key: str) -> list[str]:
+        """The file list ``key`` of the manifest or marker ``name``; an error when unreadable."""
+        path = self / name
+        try:
+            data = json.loads(read_text(path))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise UserError(f"{path}: not a readable report manifest ({exc}); delete the folder") from None
+        files = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise UserError(f"{path}: {key}: expected a list of file names; delete the folder")
+        return files
 
+    def __enter__(self) -> ReportFolder:
+        stack = ExitStack()
+        stack.enter_context(output_root(self.path))
+        stack.enter_context(run_lock([self / LOCK]))  # a second report into the folder is refused
+        try:
+            self._check()  # again, under the lock: the folder may have changed since it was opened
+            present = self.files()
+            if (self / MARKER).is_file():  # a report that did not finish: its files are all but those it kept
+                remove_inside(self.path, present - set(self._listed(MARKER, "kept")))
+            elif (self / MANIFEST).is_file():
+                remove_inside(self.path, set(self._listed(MANIFEST, "files")) & present)
+            remove_inside(self.path, {MANIFEST})
+            self._kept = self.files()
+            marker: dict[str, JsonValue] = {
+                "format": MANIFEST_FORMAT,
+                "kept": list[JsonValue](sorted(self._kept)),
+            }
+            atomic_write_text(self / MARKER, dump_json(marker))
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        return self
 
-def check_report_folder(folder: Path, option: str = "--out", within: Path | None = None) -> None:
-    """An error when ``folder`` holds files but no report manifest or marker (checked early:
-    before the runs are read, and before a study runs its models), or holds a link to a folder.
-
-    ``within``: the output folder ``folder`` belongs to (a study's ``report/``), which it
-    may not leave through a link either.
-    """
-    if within is not None and _inside_through_link(folder, within):
-        raise UserError(
-            f"{option} {folder}: a symbolic link inside the output folder '{within}'; a report is never "
-            "written through links: remove the link"
-        )
-    _refuse_linked_folders(folder, option)
-    if (folder / MANIFEST).is_file() or (folder / MARKER).is_file():
-        return
-    present = _files(folder)
-    if present:
-        shown = ", ".join(sorted(present)[:3]) + (", …" if len(present) > 3 else "")
-        raise UserError(
-            f"{option} {folder}: not empty ({shown}) and holds no {MANIFEST} of an earlier report or "
-            "comparison: give an empty or new folder (they clean only the files they wrote themselves)"
-        )
-
-
-def begin_report(folder: Path, option: str = "--out") -> set[str]:
-    """Clean what earlier reports wrote in ``folder`` and mark it incomplete; the files kept.
-
-    Raises
-    ------
-    UserError
-        ``folder`` holds files and no manifest or marker (not a report folder), or a file
-        cannot be deleted.
-    """
-    manifest, marker = folder / MANIFEST, folder / MARKER
-    _refuse_linked_folders(folder, option)
-    present = _files(folder)
-    if marker.is_file():  # a report that did not finish: its files are all but those it kept
-        kept = set(_listed(marker, "kept"))
-        _remove(folder, present - kept)
-    elif manifest.is_file():
-        _remove(folder, set(_listed(manifest, "files")) & present)
-    else:
-        check_report_folder(folder, option)
-    remove_inside(folder, {MANIFEST})
-    kept = _files(folder)
-    atomic_write_text(marker, dump_json({"format": MANIFEST_FORMAT, "kept": list[JsonValue](sorted(kept))}))
-    return kept
-
-
-def finish_report(folder: Path, kept: set[str]) -> list[str]:
-    """Write the manifest of the files the report wrote and remove the marker; those files."""
-    files = sorted(_files(folder) - kept)
-    atomic_write_text(
-        folder / MANIFEST, dump_json({"format": MANIFEST_FORMAT, "files": list[JsonValue](files)})
-    )
-    remove_inside(folder, {MARKER})
-    return files
-
-
-@contextmanager
-def report_folder(folder: Path, option: str = "--out") -> Iterator[Path]:
-    """Write a report into ``folder``: cleaned first, listed in a manifest once finished.
-
-    An exception (or a kill) inside the block leaves the marker, so the folder says that
-    it holds no finished report.
-    """
-    with output_root(folder), run_lock([folder / LOCK]):  # a second report into the folder is refused
-        kept = begin_report(folder, option)
-        yield folder
-        finish_report(folder, kept)
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        stack, self._stack = self._stack, None
+        assert stack is not None, "a ReportFolder is entered once"
+        with stack:
+            if kind is None:
+                written = list[JsonValue](sorted(self.files() - self._kept))
+                atomic_write_text(self / MANIFEST, dump_json({"format": MANIFEST_FORMAT, "files": written}))
+                remove_inside(self.path, {MARKER})

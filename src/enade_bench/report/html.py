@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import importlib.metadata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -13,9 +13,11 @@ from pathlib import Path
 import jinja2
 import yaml
 
+from enade_bench.report.browser import browser_data
 from enade_bench.report.figures import FigureFile
 from enade_bench.report.loader import RunEntry, experiments
 from enade_bench.report.table import Table
+from enade_bench.results.shared_paths import shared_values
 from enade_bench.results.summary import as_object
 
 
@@ -45,8 +47,37 @@ def _version() -> str:
         return "unknown"
 
 
-def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
-    """Runs (one row per results file) and experiments (config, versions, data) for the report."""
+def shown_path(path: Path, folders: Sequence[Path]) -> str:
+    """A results file as the report names it: from the results folder it was found in (that
+    folder's name first), or its bare name; never a folder of the author's machine above it."""
+    for folder in folders:
+        try:
+            inside = Path(path).resolve().relative_to(Path(folder).resolve())
+        except (ValueError, OSError):
+            continue
+        return (Path(Path(folder).resolve().name) / inside).as_posix()
+    return Path(path).name
+
+
+def _shared_text(text: str, entries: Sequence[RunEntry], folders: Sequence[Path]) -> str:
+    """A warning with each results file's path as :func:`shown_path` names it."""
+    for e in entries:
+        text = text.replace(str(e.path), shown_path(e.path, folders))
+    return text
+
+
+def _data_name(path: str) -> str:
+    """A data file by its name (its sha256 beside it identifies it); a URL (``hf://``) as given."""
+    return path if "://" in path else Path(path).name
+
+
+def manifest(entries: Sequence[RunEntry], folders: Sequence[Path] = ()) -> dict[str, list[dict[str, object]]]:
+    """Runs (one row per results file) and experiments (config, versions, data) for the report.
+
+    Paths are shown as they may be shared (:mod:`enade_bench.results.shared_paths`): results
+    files from their results folder, data files by name and sha256, the config's paths from
+    the results folder.
+    """
     runs: list[dict[str, object]] = []
     for e in entries:
         git = as_object(e.result.environment.get("git"))
@@ -55,7 +86,7 @@ def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
             "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
             "identity": e.result.model.summary, "seed": e.result.seed,
             "n": e.result.totals.n, "n_errors": e.n_errors, "python": e.result.environment.get("python", ""),
-            "commit": commit, "path": str(e.path),
+            "commit": commit, "path": shown_path(e.path, folders),
         })  # fmt: skip
     exps: list[dict[str, object]] = []
     for name in experiments(entries):
@@ -63,9 +94,10 @@ def manifest(entries: Sequence[RunEntry]) -> dict[str, list[dict[str, object]]]:
         libs = {k: v for k, v in as_object(first.result.environment.get("libraries")).items() if v}
         exps.append({
             "name": name, "libraries": libs,
-            "sources": first.result.dataset.sources,
+            "sources": [{**src, "path": _data_name(src.get("path", ""))} for src in first.result.dataset.sources],
             "filter_counts": first.result.dataset.filter_counts,
-            "config": yaml.safe_dump(first.result.config, sort_keys=False, allow_unicode=True),
+            "config": yaml.safe_dump(shared_values(first.result.config, first.path.parent), sort_keys=False,
+                                     allow_unicode=True),
         })  # fmt: skip
     return {"runs": runs, "experiments": exps}
 
@@ -83,11 +115,13 @@ def render_html(
     title: str = "enade-bench report",
     lead: Lead | Sequence[Table] = (),
     warnings: Sequence[str] = (),
+    questions: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
-    """Render the report page (no external resources, no scripts).
+    """Render the report page (no external resources; the question browser's own script inline).
 
     ``warnings`` (runs with records in error, stale results files) open the page; then the
-    ``lead`` tables (a study's verdict, the comparison) under their heading.
+    ``lead`` tables (a study's verdict, the comparison) under their heading.  ``questions``:
+    what the question browser shows beside each question's records (an exam's analyses).
     """
     opening = lead if isinstance(lead, Lead) else Lead(tuple(lead))
     text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
@@ -98,12 +132,12 @@ def render_html(
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         version=_version(),
         n_runs=len(entries),
-        folders=[str(f) for f in folders],
+        folders=[Path(f).resolve().name for f in folders],
         skipped=list(skipped),
         tables=[_table(t) for t in tables],
         lead=[_table(t) for t in opening.tables],
         lead_heading=opening.heading,
-        warnings=list(warnings),
+        warnings=[_shared_text(w, entries, folders) for w in warnings],
         figures=[
             {
                 "name": f.name,
@@ -112,5 +146,7 @@ def render_html(
             }
             for f in figures
         ],
-        **manifest(entries),
+        browser_data=browser_data(entries, questions or {}).to_json(),
+        browser_js=resources.files("enade_bench.report").joinpath("templates/browser.js").read_text("utf-8"),
+        **manifest(entries, folders),
     )

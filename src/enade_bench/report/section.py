@@ -39,12 +39,16 @@ class Section:
         One line each, shown under the tables (and printed by commands).
     files
         CSV name -> frame, written at the report folder's root with full precision.
+    questions
+        Question id -> label -> text: what the question browser shows of each question
+        beside its records (ENEM: the INEP item's parameters and information).
     """
 
     tables: list[Table] = field(default_factory=list)
     figures: list[FigureFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     files: dict[str, pd.DataFrame] = field(default_factory=dict)
+    questions: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def combine(cls, sections: Iterable[Section]) -> Section:
@@ -55,6 +59,8 @@ class Section:
             out.figures += part.figures
             out.notes += part.notes
             out.files.update(part.files)
+            for qid, shown in part.questions.items():
+                out.questions.setdefault(qid, {}).update(shown)
         return out
 
 

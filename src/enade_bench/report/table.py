@@ -42,6 +42,10 @@ _LATEX_SPECIAL = {
 _NUMERIC = re.compile(r"^[\d\s.\-–\[\],%<>n=/()]*$")
 
 
+#: Rows a table shows on the page (its CSV and LaTeX files hold every row).
+HTML_ROWS = 200
+
+
 @dataclass
 class Table:
     """One table of the report.
@@ -110,18 +114,27 @@ class Table:
         ]
 
     def to_html(self) -> str:
-        """An HTML ``<table>`` (escaped; emphasised cells in ``<strong>``)."""
+        """An HTML ``<table>`` (escaped; emphasised cells in ``<strong>``).
+
+        At most :data:`HTML_ROWS` rows: a longer table (the item flips of ten models) ends
+        with a row naming its CSV file, which holds them all; the page's question browser
+        filters the records themselves.
+        """
         names = [str(n) if n is not None else "" for n in self.display.index.names]
         head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
         head += "".join(f"<th>{html.escape(str(c))}</th>" for c in self.display.columns)
         body = []
-        for i, (label, row) in enumerate(self.display.iterrows()):
+        for i, (label, row) in enumerate(self.display.head(HTML_ROWS).iterrows()):
             labels = list(label) if isinstance(label, tuple) else [label]
             cells = "".join(f'<th scope="row">{html.escape(str(v))}</th>' for v in labels)
             for j, value in enumerate(row.tolist()):
                 text = html.escape(str(value))
                 cells += f"<td><strong>{text}</strong></td>" if self.is_bold(i, j) else f"<td>{text}</td>"
             body.append(f"<tr>{cells}</tr>")
+        if len(self.display) > HTML_ROWS:
+            width = len(names) + len(self.display.columns)
+            body.append(f'<tr><td colspan="{width}" class="more">… {len(self.display) - HTML_ROWS} more rows in '
+                        f"tables/{html.escape(self.name)}.csv</td></tr>")  # fmt: skip
         return (
             f'<table class="data" id="table-{html.escape(self.name)}">'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

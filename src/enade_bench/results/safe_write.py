@@ -26,7 +26,7 @@ figures and the LaTeX tables call them):
   a copy of its own, with one ``warning:`` line, and the other name stays unchanged.
 
 The output folder of a write is ``root`` when the caller gives it, else the folder of
-:func:`output_root` that encloses the path (``report_folder`` sets it for the whole report,
+:func:`output_root` that encloses the path (a :class:`~enade_bench.report.folder.ReportFolder` sets it for the whole report,
 so the tables' and figures' writers need not pass it along), else the file's own folder.
 
 :func:`files_inside`, :func:`linked_folders` and :func:`remove_inside` are the report

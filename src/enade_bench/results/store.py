@@ -33,6 +33,7 @@ from enade_bench.results.log_key import LogKey
 from enade_bench.results.paths import PREVIOUS, RunPaths  # noqa: F401 (re-exported: a run's files)
 from enade_bench.results.records import SCHEMA_VERSION, QuestionRecord, RunResult
 from enade_bench.results.safe_write import append_text, break_hard_link, write_text
+from enade_bench.results.shared_paths import resolved
 from enade_bench.results.summary import as_object
 
 JsonObject = dict[str, JsonValue]
@@ -216,11 +217,21 @@ def read_result(path: Path) -> RunResult:
     if not isinstance(data, dict):
         raise UserError(f"{path}: not a results file (expected a JSON object)")
     try:
-        return RunResult.model_validate(migrate(data, str(path)))
+        result = RunResult.model_validate(migrate(data, str(path)))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise UserError(f"{path}: not a results file ({where}: {first['msg']})") from None
+    return _found_here(result, path.parent)
+
+
+def _found_here(result: RunResult, folder: Path) -> RunResult:
+    """``result`` with its data files' paths (recorded relative to its folder) as this machine finds them."""
+    sources = [
+        {**s, "path": str(resolved(s["path"], folder))} if "path" in s and "://" not in s["path"] else s
+        for s in result.dataset.sources
+    ]
+    return result.model_copy(update={"dataset": result.dataset.model_copy(update={"sources": sources})})
 
 
 def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> None:

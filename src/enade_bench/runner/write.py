@@ -12,8 +12,9 @@ from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
 from enade_bench.results.log_key import PATH_SETTINGS, LogKey, flatten
 from enade_bench.results.records import QuestionRecord, RunResult
+from enade_bench.results.shared_paths import shared_path, shared_values
 from enade_bench.results.store import atomic_write_text, dump_json
-from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, LogInfo, StrategyInfo
+from enade_bench.results.summary import BatchTiming, DatasetInfo, LiveTiming, LogInfo, StrategyInfo, as_object
 from enade_bench.runner.outputs import RunOutcome, record_fields, summary_csv
 from enade_bench.runner.plan import Experiment, StrategyPlan
 from enade_bench.strategies.registry import Strategy
@@ -161,23 +162,28 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
     ``n``); the file is then marked ``complete: false``.
     """
     cfg = exp.config
+    here = exp.output_dir  # every path recorded relative to the results folder (shared_paths)
+    sources = [{**s, "path": shared_path(s["path"], here)} if "path" in s else s for s in exp.dataset.sources]
+    prompts = {
+        role: f.model_copy(update={"path": shared_path(f.path, here)}) for role, f in exp.prompt_files.items()
+    }
     bpc = None if strategy.method == "log_prob" else position_bias(scored(records))
     totals = summarize(records)
     return RunResult(
         experiment=cfg.name,
         strategy=StrategyInfo(label=strategy.label, **strategy.__dict__),
         complete=totals.errors == 0,
-        config=cfg.public_dict(),
+        config=as_object(shared_values(cfg.public_dict(), here)),
         seed=exp.seed,
         environment=environment(),
         model=exp.model.identity,
         dataset=DatasetInfo(
-            sources=exp.dataset.sources,
+            sources=sources,
             filter_counts=exp.dataset.counts,
             invalid_rows=exp.dataset.invalid,
             n_evaluated=len({r.id for r in records}),
         ),
-        prompts=exp.prompt_files,
+        prompts=prompts,
         totals=totals,
         breakdowns={
             **field_breakdowns(records, exp.breakdown_fields or record_fields(records)),

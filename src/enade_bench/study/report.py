@@ -12,7 +12,7 @@ from pathlib import Path
 from enade_bench.compare.comparison import DEFAULT_FAMILY
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
-from enade_bench.report.folder import report_folder
+from enade_bench.report.folder import ReportFolder
 from enade_bench.report.html import Lead
 from enade_bench.report.loader import RunEntry, load_results
 from enade_bench.report.section import Section
@@ -54,8 +54,11 @@ def left_out_notes(failed: Mapping[str, str]) -> list[str]:
             "once the cause is fixed (finished runs are kept)" for label, error in failed.items()]  # fmt: skip
 
 
-def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = None) -> GenericReport | None:
-    """The report folder of a study (``output/report``); ``None`` when no model has results.
+def write_generic_report(
+    plan: GenericPlan, folder: ReportFolder, failed: Mapping[str, str] | None = None
+) -> GenericReport | None:
+    """The report of a study, into its ``folder`` (``output/report``, opened when the study
+    started); ``None`` when no model has results.
 
     A model in ``failed`` (label -> why) is left out, whatever its folder holds, and named in a note.
     """
@@ -70,7 +73,7 @@ def write_generic_report(plan: GenericPlan, failed: Mapping[str, str] | None = N
     settings = plan.config.compare
     title = f"{plan.config.benchmark} study: {plan.config.name}"
     exams = {m.folder.resolve(): (m.label, m.exam) for m in plan.models} if plan.config.exams else None
-    with report_folder(plan.report_dir, f"{plan.path}: the study's report folder"):
+    with folder:
         section, lead, summary = comparison_lead(entries, plan.report_dir, settings.by, settings.adjust,
                                                  settings.alpha, settings.family, settings.allow_errors,
                                                  exams=exams)  # fmt: skip

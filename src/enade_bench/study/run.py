@@ -21,7 +21,7 @@ from enade_bench.benchmarks.enem.study.plan import plan_study
 from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import read_yaml
 from enade_bench.errors import UserError
-from enade_bench.report.folder import check_report_folder, report_folder
+from enade_bench.report.folder import ReportFolder
 from enade_bench.results.safe_write import output_root
 from enade_bench.runner.executors import LocalSettings, executor_settings
 from enade_bench.study.execute import ExecuteOptions, describe_plan, enem_tasks, execute, run_planned
@@ -122,7 +122,7 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     if opts.allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"compare": compare}))
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
+    folder = ReportFolder.open(plan.report_dir, f"{path}: the study's report folder", plan.output)
     failed: dict[str, str] = {}
     if opts.run_models:
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
@@ -130,7 +130,7 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
                                ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor,
                                               opts.alert))  # fmt: skip
         failed = {o.label: o.error for o in outcomes if o.error is not None}
-    report = write_generic_report(plan, failed)
+    report = write_generic_report(plan, folder, failed)
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if report is None:
         return _nothing_to_report(path, plan.output, listed)
@@ -158,7 +158,7 @@ def study_plan(config: Path | str, options: StudyOptions | None = None) -> list[
 
 def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     plan = plan_study(path)
-    check_report_folder(plan.report_dir, f"{path}: the study's report folder", plan.output)
+    folder = ReportFolder.open(plan.report_dir, f"{path}: the study's report folder", plan.output)
     if opts.limit is not None:
         plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": opts.limit}))
     allow_errors = opts.allow_errors or plan.config.allow_errors
@@ -175,7 +175,7 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     listed = [f"{label}: {error}" for label, error in failed.items()]
     if study.verdict.empty:
         return _nothing_to_report(path, plan.output, listed)
-    with report_folder(plan.report_dir, f"{path}: the study's report folder"):
+    with folder:
         report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                     f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
                                     family=plan.config.family)  # fmt: skip

@@ -32,6 +32,7 @@ from enade_bench.config import ExperimentConfig
 from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
 from enade_bench.results.safe_write import output_root, real_folder
+from enade_bench.results.shared_paths import shared_values
 from enade_bench.results.store import IntermediateLog, atomic_write_text
 from enade_bench.runner.batch_probe import peak_workload
 from enade_bench.runner.plan import Experiment, RunOptions
@@ -266,8 +267,12 @@ def _run_task(
             atomic_write_text(started_file(task), f"{worker}\t{node}\t{device}\n")
             for run in task.runs:
                 real_folder(run.config_path.parent, task.output, run.config_path)
-                atomic_write_text(run.config_path,
-                                  yaml.safe_dump(run.config.public_dict(), sort_keys=False, allow_unicode=True))  # fmt: skip
+                config = shared_values(
+                    run.config.public_dict(), run.config_path.parent
+                )  # paths from its folder
+                atomic_write_text(
+                    run.config_path, yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+                )
             backend = factory(task.runs[0].config)
             apply()  # the model may have brought torch in
             for run in task.runs:

@@ -24,7 +24,7 @@ class EnemBenchmark(CsvExam):
         DIF, letter-prior correction (shuffled first_token / log_prob runs) and CAT."""
         from enade_bench.benchmarks.enem.figures import psychometric_figures  # noqa: PLC0415
         from enade_bench.benchmarks.enem.steps import STEPS, enem_analysis  # noqa: PLC0415
-        from enade_bench.benchmarks.enem.tables import psychometric_tables  # noqa: PLC0415
+        from enade_bench.benchmarks.enem.tables import psychometric_tables, question_details  # noqa: PLC0415
         from enade_bench.metrics.prior_correction import SCORED_METHODS  # noqa: PLC0415
         from enade_bench.report.section import Section, run_steps  # noqa: PLC0415
 
@@ -39,4 +39,5 @@ class EnemBenchmark(CsvExam):
             psychometric_figures(psy, folder) + steps.figures,
             analysis.notes + steps.notes,
             steps.files,
+            question_details(psy),
         )

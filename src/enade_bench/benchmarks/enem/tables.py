@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from enade_bench.benchmarks.enem.analysis import RANDOM, Psychometrics
+from enade_bench.benchmarks.enem.analysis import RANDOM, Psychometrics, exam_of, item_key
+from enade_bench.psychometrics.irt import item_information
 from enade_bench.report.table import Table, fmt, fmt_interval, fmt_p
 
 
@@ -107,3 +108,35 @@ def psychometric_tables(psy: Psychometrics) -> list[Table]:
     """The psychometric tables the analysis supports (empty without ENEM runs)."""
     builders = (ability_table, discrimination_table, attribute_table)
     return [t for build in builders if (t := build(psy)) is not None]
+
+
+def question_details(psy: Psychometrics) -> dict[str, dict[str, str]]:
+    r"""What the report's question browser shows of each ENEM question: its INEP item's 3PL
+    parameters, and the item's information at each model's θ (EAP, mean over shuffles).
+
+    .. math:: I_j(\theta) = a_j^2 \frac{(P_j - c_j)^2}{(1 - c_j)^2} \frac{1 - P_j}{P_j}
+
+    (:func:`~enade_bench.psychometrics.irt.item_information`; Birnbaum 1968, eq. 20.4.16).
+    """
+    details: dict[str, dict[str, str]] = {}
+    for exam in psy.exams:
+        item_of = exam.linked.item_of() if exam.linked is not None else {}
+        column = {item: j for j, item in enumerate(exam.items.item_ids)}
+        models = exam.summary[exam.summary["respondent"] != RANDOM]
+        thetas = models["theta_mean"].to_numpy(dtype=float)
+        info = item_information(thetas, exam.items)  # models x items
+        for entry in exam.respondents.values():
+            for record in entry.result.records:
+                key = item_key(record)
+                item = item_of.get(key) if key is not None and exam_of(record) == exam.exam else None
+                if item is None or item not in column or record.id in details:
+                    continue
+                j = column[item]
+                at = [f"{name} (θ = {theta:.2f}): {info[m, j]:.3f}"
+                      for m, (name, theta) in enumerate(zip(models["respondent"], thetas, strict=True))]  # fmt: skip
+                details[record.id] = {
+                    "INEP item (3PL)": f"{item}: a = {exam.items.a[j]:.3f}, b = {exam.items.b[j]:.3f}, "
+                    f"c = {exam.items.c[j]:.3f} ({exam.label})",
+                    "item information at each model's θ": "; ".join(at),
+                }
+    return details

@@ -1,0 +1,58 @@
+"""The question browser's data (issue 54): each prompt stored once, outcomes, safe inside a page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from tests.report.test_unit import _records, write_run
+
+from enade_bench.report.browser import RECORD_COLUMNS, browser_data, outcome
+from enade_bench.report.loader import load_results
+from enade_bench.report.table import HTML_ROWS, Table
+
+
+def test_models_that_share_a_prompt_store_it_once(tmp_path: Path) -> None:
+    write_run(tmp_path / "a", "alpha", "S1", [True, False, True])
+    write_run(tmp_path / "b", "beta", "S1", [False, False, True])
+    data = browser_data(load_results([tmp_path / "a", tmp_path / "b"]))
+    assert len(data.records) == 6 and len(data.questions) == 3
+    assert data.prompts == ["..."]  # the helper's records all read the same prompt
+    assert {r[RECORD_COLUMNS.index("prompt")] for r in data.records} == {0}
+    outcomes = [r[RECORD_COLUMNS.index("outcome")] for r in data.records]
+    assert outcomes == ["right", "wrong", "right", "wrong", "wrong", "right"]
+
+
+def test_outcomes_and_a_closing_tag_in_an_output() -> None:
+    right, wrong = _records([True, False], [0, 1])
+    unanswered = wrong.model_copy(update={"prediction": None, "raw_output": "</script><script>alert(1)"})
+    error = wrong.model_copy(update={"prediction": None, "error": "HTTP 500"})
+    assert [outcome(r) for r in (right, wrong, unanswered, error)] == [
+        "right",
+        "wrong",
+        "unanswered",
+        "error",
+    ]
+
+
+def test_the_document_cannot_close_its_script_element(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "a", "alpha", "S1", [True])
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["records"][0]["raw_output"] = "</script><!-- x"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    text = browser_data(load_results([tmp_path / "a"])).to_json()
+    assert "<" not in text
+    assert json.loads(text)["records"][0][RECORD_COLUMNS.index("raw")] == "</script><!-- x"
+
+
+def test_a_long_table_shows_its_first_rows_and_names_its_file() -> None:
+    """Before: the item flips of ten models (97,226 rows) made 34 MB of the page's HTML."""
+    frame = pd.DataFrame({"item": [f"q{i}" for i in range(HTML_ROWS + 50)]})
+    html = Table("comparison_flips", "Item flips", frame, frame).to_html()
+    assert (
+        html.count("<tr>") == 1 + HTML_ROWS + 1
+        and f"q{HTML_ROWS - 1}<" in html
+        and f"q{HTML_ROWS}<" not in html
+    )
+    assert "50 more rows in tables/comparison_flips.csv" in html
