@@ -70,6 +70,11 @@ def test_report_has_table1_with_letters_pairs_and_flips(study: Path) -> None:
     assert set(flips.columns) >= {"strategy", "item", "right", "wrong", "stem"}
     html = (report / "index.html").read_text(encoding="utf-8")
     assert "share a letter" in html.lower()
+    # the comparison drawn opens the page (issue 54, item 2): forest plots and accuracies before the tables
+    forest = html.index('id="figure-forest_')
+    assert html.index('id="verdict"') < forest < html.index('id="section-') < html.index('id="tables"')
+    assert html.index('id="figure-comparison_clustered"') < html.index('id="tables"')
+    assert html.count('id="figure-forest_') == len(list((report / "figures").glob("forest_*.png")))
 
 
 @pytest.mark.slow

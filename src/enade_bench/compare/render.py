@@ -292,7 +292,8 @@ def write_comparison(
     written += [p for f in section.figures for p in (f.png, f.pdf)]
     if entries:
         page = render_html(entries, [], section.figures, folders, section.notes, "enade-bench comparison",
-                           Lead(tuple(section.tables), "Comparison", comparison=True))  # fmt: skip
+                           Lead(tuple(section.tables), "Comparison", comparison=True,
+                                figures=tuple(section.figures)))  # fmt: skip
         atomic_write_text(out / "index.html", page)
         written.append(out / "index.html")
     return written

@@ -77,7 +77,7 @@ def write_report(
     tables = [*opening.tables, *core_tables(entries, mark_best=not opening.comparison), *extra.tables]
     for table in tables:
         table.write(out / "tables")
-    figures = core_figures(entries, out / "figures") + extra.figures
+    figures = [*opening.figures, *core_figures(entries, out / "figures"), *extra.figures]
     for name, frame in extra.files.items():
         write_csv(out / name, frame, index=False, float_format="%.6g")
     index = out / "index.html"

@@ -33,11 +33,15 @@ class Lead:
         The section's heading (``Verdict`` for an ENEM study's verdict).
     comparison : bool
         The lead compares the models: the per-run tables then mark no "best" in bold.
+    figures : sequence of FigureFile
+        Drawn at the head of the lead, before its tables (the comparison's forest plots and
+        accuracies with their intervals), and not again under Figures.
     """
 
     tables: Sequence[Table] = ()
     heading: str = "Verdict"
     comparison: bool = False
+    figures: Sequence[FigureFile] = ()
 
 
 def _version() -> str:
@@ -102,6 +106,14 @@ def manifest(entries: Sequence[RunEntry], folders: Sequence[Path] = ()) -> dict[
     return {"runs": runs, "experiments": exps}
 
 
+def _figure(f: FigureFile) -> dict[str, str]:
+    return {
+        "name": f.name,
+        "caption": f.caption,
+        "data": base64.b64encode(f.png.read_bytes()).decode("ascii"),
+    }
+
+
 def _table(t: Table) -> dict[str, str]:
     return {"name": t.name, "title": t.title, "notes": t.notes, "html": t.to_html()}
 
@@ -138,14 +150,8 @@ def render_html(
         lead=[_table(t) for t in opening.tables],
         lead_heading=opening.heading,
         warnings=[_shared_text(w, entries, folders) for w in warnings],
-        figures=[
-            {
-                "name": f.name,
-                "caption": f.caption,
-                "data": base64.b64encode(f.png.read_bytes()).decode("ascii"),
-            }
-            for f in figures
-        ],
+        lead_figures=[_figure(f) for f in opening.figures],
+        figures=[_figure(f) for f in figures if f not in opening.figures],
         browser_data=browser_data(entries, questions or {}).to_json(),
         browser_js=resources.files("enade_bench.report").joinpath("templates/browser.js").read_text("utf-8"),
         **manifest(entries, folders),

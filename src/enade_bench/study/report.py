@@ -40,10 +40,11 @@ def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], a
 
     comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors, exams=exams)
     tables = [*comparison.lead, *comparison.section.tables]
-    comparison.section.tables = []
+    figures = comparison.section.figures  # the accuracies and the forest plots open the page
+    comparison.section.tables, comparison.section.figures = [], []
     return (
         comparison.section,
-        Lead(tables, "Comparison", comparison=bool(comparison.lead)),
+        Lead(tables, "Comparison", comparison=bool(comparison.lead), figures=figures),
         comparison.summary,
     )
 
