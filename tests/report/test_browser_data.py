@@ -24,6 +24,21 @@ def test_models_that_share_a_prompt_store_it_once(tmp_path: Path) -> None:
     assert outcomes == ["right", "wrong", "right", "wrong", "wrong", "right"]
 
 
+def test_a_question_carries_the_lint_checks_that_flagged_it_in_any_run(tmp_path: Path) -> None:
+    paths = [
+        write_run(tmp_path / "a", "alpha", "S1", [True, False]),
+        write_run(tmp_path / "b", "beta", "S1", [True, True]),
+    ]
+    qid = json.loads(paths[0].read_text(encoding="utf-8"))["records"][0]["id"]
+    for path, checks in zip(paths, (["image_reference"], ["image_reference", "short_stem"]), strict=True):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw["dataset"]["lint"] = {qid: checks}
+        path.write_text(json.dumps(raw), encoding="utf-8")
+    data = browser_data(load_results([tmp_path / "a", tmp_path / "b"]))
+    flags = {q["id"]: q["lint"] for q in data.questions}
+    assert flags[qid] == ["image_reference", "short_stem"] and sum(bool(f) for f in flags.values()) == 1
+
+
 def test_outcomes_and_a_closing_tag_in_an_output() -> None:
     right, wrong = _records([True, False], [0, 1])
     unanswered = wrong.model_copy(update={"prediction": None, "raw_output": "</script><script>alert(1)"})

@@ -82,6 +82,13 @@ def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: 
         outcome(r) == "right" and e.experiment == model for e, r in records
     )
     _screenshot(browser, shot and f"{shot}_filtered.png")
+    _choose(browser, "qb-model", "")
+    _choose(browser, "qb-outcome", "")
+    flagged = sum(r.id in e.result.dataset.lint for e, r in records)
+    assert _choose(browser, "qb-lint", "flagged") == flagged
+    assert _choose(browser, "qb-lint", "not flagged") == len(records) - flagged
+    _choose(browser, "qb-lint", "")
+    _check_sorting(browser, required=shot is not None)
     record = next(r for _, r in records if r.raw_output)
     browser.open(f"{index.as_uri()}#q={record.id}", "document.getElementById('qb-open')")
     detail = browser.evaluate("document.getElementById('qb-detail').innerText")
@@ -90,6 +97,26 @@ def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: 
     assert record.raw_output in raws
     _screenshot(browser, shot and f"{shot}_question.png", "qb-open")
     assert browser.errors() == [] and browser.requests() == [], (browser.errors(), browser.requests())
+
+
+def _check_sorting(browser: Browser, required: bool) -> None:
+    """A click on a header of the report's own tables sorts its rows by that column, a second reverses
+    (on the first table of more than two rows; ``required``: the page has one)."""
+    got = browser.evaluate(
+        "(() => { const t = [...document.querySelectorAll('table.data')].find("
+        "x => !x.closest('#qb') && x.tBodies[0].rows.length > 2); if (!t) return null;"
+        " const th = t.tHead.rows[0].cells[t.tHead.rows[0].cells.length - 1];"
+        " const col = () => [...t.tBodies[0].rows].map(r => r.cells[r.cells.length - 1].textContent.trim());"
+        " th.click(); const up = [th.getAttribute('aria-sort'), col()];"
+        " th.click(); return [up, [th.getAttribute('aria-sort'), col()]]; })()"
+    )
+    assert got is not None or not required
+    if got is None:
+        return
+    (state_up, up), (state_down, down) = got
+    assert state_up == "ascending" and state_down == "descending" and sorted(up) == sorted(down)
+    if len(set(up)) == len(up):
+        assert down == up[::-1]
 
 
 @pytest.mark.slow

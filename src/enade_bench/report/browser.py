@@ -5,7 +5,8 @@ by ``templates/browser.js`` (the package's own script; no library, no network):
 
 * ``runs``: one per results file (model: the experiment, as the comparison names models;
   its model's name, strategy, method);
-* ``questions``: one per question id (its grouping fields, gold letter, stem);
+* ``questions``: one per question id (its grouping fields, gold letter, stem, and the
+  exam-file lint's checks that flagged it in any run: ``dataset.lint`` of the results file);
 * ``prompts``: every distinct prompt text once (a prompt is the question under one template
   and option order: models that share a template and a strategy share it, so a study of
   many models stores it once, not once per record);
@@ -76,6 +77,7 @@ def browser_data(
             "model": entry.experiment, "strategy": entry.strategy, "model_name": entry.model,
             "method": entry.result.strategy.method, "label": entry.label,
         })  # fmt: skip
+        lint = entry.result.dataset.lint
         for r in entry.result.records:
             for name in r.fields:
                 if name not in data.fields:
@@ -84,7 +86,10 @@ def browser_data(
                 question_index[r.id] = len(data.questions)
                 data.questions.append({"id": r.id, "fields": dict(r.fields), "answer": r.answer,
                                        "stem": r.stem or "", "n_options": r.n_options, "cluster": r.cluster,
-                                       "details": dict(details.get(r.id, {}))})  # fmt: skip
+                                       "details": dict(details.get(r.id, {})), "lint": []})  # fmt: skip
+            flags = data.questions[question_index[r.id]]["lint"]
+            assert isinstance(flags, list)
+            flags += [c for c in lint.get(r.id, ()) if c not in flags]
             prompt = prompt_index.setdefault(r.prompt, len(prompt_index))
             if prompt == len(data.prompts):
                 data.prompts.append(r.prompt)

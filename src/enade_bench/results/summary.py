@@ -128,6 +128,9 @@ class DatasetInfo(BaseModel):
     filter_counts: dict[str, int]
     invalid_rows: list[str]
     n_evaluated: int
+    #: The exam-file lint's findings on the questions run: question id -> the checks that flagged it
+    #: (:mod:`enade_bench.dataset.lint`; absent from the file when none did).
+    lint: dict[str, list[str]] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
 
 class PromptFile(BaseModel):

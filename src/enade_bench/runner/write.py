@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 
 from pydantic import JsonValue
 
+from enade_bench.dataset.lint import LintWarning
 from enade_bench.metrics.accuracy import breakdown, field_breakdowns, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
@@ -182,6 +184,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
             filter_counts=exp.dataset.counts,
             invalid_rows=exp.dataset.invalid,
             n_evaluated=len({r.id for r in records}),
+            lint=lint_checks(exp.dataset.warnings),
         ),
         prompts=prompts,
         totals=totals,
@@ -192,3 +195,12 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         position_bias=bpc,
         records=records,
     )
+
+
+def lint_checks(warnings: Sequence[LintWarning]) -> dict[str, list[str]]:
+    """Question id -> the lint checks that flagged it (the report's browser filters on them)."""
+    out: dict[str, list[str]] = {}
+    for w in warnings:
+        if w.check not in out.setdefault(w.qid, []):
+            out[w.qid].append(w.check)
+    return out

@@ -52,6 +52,8 @@
       form.append(select("qb-field-" + i, f, values));
     });
     form.append(select("qb-outcome", "Outcome", ["right", "wrong", "unanswered", "error"]));
+    const checks = uniq(D.questions.flatMap((q) => q.lint || [])).sort();
+    form.append(select("qb-lint", "Lint", ["flagged", "not flagged", ...checks]));
     const dis = select("qb-disagree", "Models", []);
     const ds = dis.querySelector("select");
     [["all_right", "all right"], ["all_wrong", "all wrong"], ["a_beats_b", "A right, B wrong"]]
@@ -68,12 +70,17 @@
     const model = v("qb-model"), strategy = v("qb-strategy"), out = v("qb-outcome");
     const dis = v("qb-disagree"), a = v("qb-a"), b = v("qb-b");
     const text = v("qb-text").trim().toLowerCase();
+    const lint = v("qb-lint");
     const fields = D.fields.map((f, i) => [f, v("qb-field-" + i)]).filter(([, x]) => x !== "");
     return D.records.filter((r) => {
       const x = run(r), q = question(r);
       if (model && x.model !== model) return false;
       if (strategy && x.strategy !== strategy) return false;
       if (out && r[C.outcome] !== out) return false;
+      if (lint) {
+        const flags = q.lint || [];
+        if (lint === "flagged" ? !flags.length : lint === "not flagged" ? flags.length : !flags.includes(lint)) return false;
+      }
       for (const [f, value] of fields) if (String(q.fields[f]) !== value) return false;
       if (text && !(q.stem || "").toLowerCase().includes(text) && !q.id.toLowerCase().includes(text)) return false;
       if (dis) {
@@ -166,6 +173,7 @@
     box.append(el("h3", { id: "qb-open" }, "Question " + q.id));
     box.append(el("p", { class: "qb-fields" }, D.fields.filter((f) => q.fields[f] !== undefined).map((f) => f + ": " + q.fields[f]).join(" · ")));
     box.append(el("p", { class: "qb-gold" }, "Gold answer: ", el("strong", {}, q.answer)));
+    if ((q.lint || []).length) box.append(el("p", { class: "qb-lint" }, "Exam-file lint: " + q.lint.join(", ") + " (validate prints why)"));
     if (q.stem) box.append(el("p", { class: "qb-stem" }, q.stem));
     const extra = Object.entries(q.details || {});
     if (extra.length) {
@@ -201,6 +209,30 @@
     const m = /^#q=(.+)$/.exec(location.hash);
     if (m) open(decodeURIComponent(m[1]));
   }
+
+  // The report's own tables (Table 1, the pairs, …) sort by any column too: click a header.
+  function sortable(table) {
+    const head = table.querySelector("thead tr");
+    if (!head) return;
+    head.querySelectorAll("th").forEach((th, i) => {
+      th.setAttribute("tabindex", "0");
+      th.setAttribute("aria-sort", "none");
+      const go = () => {
+        const dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+        head.querySelectorAll("th").forEach((h) => h.setAttribute("aria-sort", "none"));
+        th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
+        const body = table.querySelector("tbody");
+        const rows = [...body.rows].filter((row) => !row.querySelector("td.more"));
+        const more = [...body.rows].filter((row) => row.querySelector("td.more"));
+        const cell = (row) => { const c = row.cells[i]; const t = c ? c.textContent.trim() : ""; const n = Number(t); return t !== "" && !Number.isNaN(n) ? n : t; };
+        rows.sort((p, q) => dir * compare(cell(p), cell(q)));
+        body.replaceChildren(...rows, ...more);
+      };
+      th.addEventListener("click", go);
+      th.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+    });
+  }
+  document.querySelectorAll("table.data:not(.qb-scores)").forEach((t) => { if (!t.closest("#qb")) sortable(t); });
 
   buildFilters();
   buildHead();
