@@ -126,3 +126,24 @@ def test_stderr_never_shows_a_raw_control_character(capsys: pytest.CaptureFixtur
     assert main(["report", "no\x1b[2Jsuch\x00folder", "--out", "x"]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\\x1b[2J" in err
+
+
+def test_fifos_among_irt_csvs_inspect_logs_and_model_weights_are_refused_never_opened(tmp_path: Path) -> None:
+    """Issue 51, item 2: the readers that went through pandas, zipfile and the weights' header."""
+    from enade_bench.compare.importers.inspect import _read_eval
+    from enade_bench.errors import UserError as Refused
+    from enade_bench.psychometrics.io import raw_header, read_csv_text
+    from enade_bench.regular_file import NotRegularFile
+    from enade_bench.study.memory import _safetensors_parameters
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # opening any of these for reading would block forever
+    with pytest.raises(Refused, match=r"pipe: not a regular file \(a FIFO"):
+        read_csv_text(fifo)
+    for reader in (raw_header, _safetensors_parameters):
+        with pytest.raises(NotRegularFile):
+            reader(fifo)
+    eval_log = tmp_path / "run.eval"
+    os.mkfifo(eval_log)
+    with pytest.raises((Refused, NotRegularFile), match="not a regular file"):
+        _read_eval(eval_log)

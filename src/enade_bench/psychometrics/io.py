@@ -12,6 +12,7 @@ line (1 = header) and column, and what was expected.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
@@ -20,13 +21,17 @@ import pandas as pd
 
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.irt import FloatArray, ItemParams
+from enade_bench.regular_file import NotRegularFile, open_regular
 from enade_bench.results import csv_safe
 
 
 def read_csv_text(path: str | Path) -> pd.DataFrame:
     """Read a CSV as strings (no NA guessing); ``UserError`` if unreadable."""
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        with open_regular(path) as handle:
+            return pd.read_csv(handle, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except NotRegularFile as exc:
+        raise UserError(str(exc)) from None
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, IsADirectoryError) as exc:
@@ -35,7 +40,7 @@ def read_csv_text(path: str | Path) -> pd.DataFrame:
 
 def raw_header(path: str | Path) -> list[str]:
     """The header fields exactly as written (pandas renames repeated names)."""
-    with open(path, newline="", encoding="utf-8-sig") as handle:
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as handle:
         return [field.strip() for field in next(csv.reader(handle), [])]
 
 

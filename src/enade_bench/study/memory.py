@@ -23,6 +23,7 @@ from math import prod
 from pathlib import Path
 
 from enade_bench.config import ModelConfig
+from enade_bench.regular_file import open_regular
 
 #: Room beyond the weights: a share of them, and a fixed amount for the process.
 SHARE, FIXED = 1.2, 2**30
@@ -58,7 +59,7 @@ def _gguf_parameters(path: Path) -> int:
     ``gguf.GGUFReader`` parses every metadata value into arrays: 27 s for Gemma 3 270M's
     262 144-token vocabulary here; this reads only the shapes (well under a second).
     """
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+    with open_regular(path) as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         magic, version, tensors, fields = struct.unpack_from("<4sIQQ", buf, 0)
         if magic != b"GGUF" or version < 2:
             raise ValueError(f"{path}: not a GGUF file of version 2 or 3")
@@ -78,7 +79,7 @@ def _gguf_parameters(path: Path) -> int:
 
 def _safetensors_parameters(path: Path) -> int:
     """Parameters in a safetensors file, from its JSON header (the first 8 bytes: its length)."""
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         (length,) = struct.unpack("<Q", handle.read(8))
         header = json.loads(handle.read(length))
     return sum(prod(v["shape"]) for k, v in header.items() if k != "__metadata__")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from enade_bench.regular_file import open_regular
 from enade_bench.study.tasks import ModelTask, TaskOutcome, started_file
 
 #: Seconds between two looks at the study folder.
@@ -79,7 +80,7 @@ class StudyProgress:
     def _count(self, log: Path) -> int:
         read, records = self._seen.get(log, (0, 0))
         try:
-            with log.open("rb") as handle:
+            with open_regular(log) as handle:
                 handle.seek(0, 2)
                 if handle.tell() < read:  # the log was started again
                     read, records = 0, 0

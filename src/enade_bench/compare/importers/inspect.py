@@ -35,6 +35,7 @@ from typing import Any
 from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
 from enade_bench.compare.table import BASE_COLUMNS, stem_excerpt
 from enade_bench.errors import UserError
+from enade_bench.regular_file import open_regular
 
 __all__ = ["read"]
 
@@ -82,7 +83,7 @@ def _read_json(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
 
 def _read_eval(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
     try:
-        with zipfile.ZipFile(file) as archive:
+        with open_regular(file) as handle, zipfile.ZipFile(handle) as archive:
             names = archive.namelist()
             if "header.json" not in names:
                 raise UserError(f"{file}: no header.json in it; inspect_ai writes it when the eval ends "
@@ -143,7 +144,7 @@ def _zstd_member(file: Path, info: zipfile.ZipInfo) -> bytes:
             f"{file}: its members are zstd-compressed; install zstandard (pip install zstandard) "
             f"or convert the log: inspect log convert {file} --to json --output-dir DIR"
         ) from None
-    with file.open("rb") as f:
+    with open_regular(file) as f:
         f.seek(info.header_offset)
         local = f.read(30)
         if len(local) < 30 or local[:4] != b"PK\x03\x04":
