@@ -236,7 +236,7 @@ CASES: list[Case] = [
     dataset_case("dataset-unknown-extension", "unknown dataset format '.txt'", GOOD_CSV, name="q.txt"),
     run_case(
         "dataset-is-folder",
-        "cannot read (Is a directory)",
+        "cannot read (not a regular file: a folder; expected a file)",
         _config(dataset__path="q.csv"),
         {},
         dirs=("q.csv",),

@@ -152,6 +152,8 @@ def test_stored_v1_enem_file_gets_enem_fields() -> None:
 
 def test_v1_eeval_file_gets_subject_and_level(tmp_path: Path) -> None:
     """E-EVAL version-1 files kept the subject in course and the level in component."""
+    import enade_bench.benchmarks.eeval.report  # noqa: F401 (registers its version-1 fields, as the command line does)
+
     data = json.loads((STORED / "v1_demo_S4_results.json").read_text(encoding="utf-8"))
     data["config"]["dataset"]["preset"] = "eeval"
     for r in data["records"]:

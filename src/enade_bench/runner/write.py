@@ -175,7 +175,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         experiment=cfg.name,
         strategy=StrategyInfo(label=strategy.label, **strategy.__dict__),
         complete=totals.errors == 0,
-        config=as_object(shared_values(cfg.public_dict(), here)),
+        config=as_object(shared_values(_written_here(cfg.public_dict()), here)),
         seed=exp.seed,
         environment=environment(),
         model=exp.model.identity,
@@ -204,3 +204,12 @@ def lint_checks(warnings: Sequence[LintWarning]) -> dict[str, list[str]]:
         if w.check not in out.setdefault(w.qid, []):
             out[w.qid].append(w.check)
     return out
+
+
+def _written_here(config: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The config as recorded: ``output.dir`` is the folder the results file is in (``.``), wherever
+    ``output.dir`` or ``--output-dir`` put it, so the same run gives the same file in any folder."""
+    output = config.get("output")
+    if isinstance(output, dict) and "dir" in output:
+        return {**config, "output": {**output, "dir": "."}}
+    return config
