@@ -58,6 +58,7 @@ __all__ = [
     "file_stem",
     "files_inside",
     "folder_of",
+    "link_refusal",
     "linked_folders",
     "output_root",
     "real_folder",
@@ -79,7 +80,7 @@ def _umask() -> int:
     return mask
 
 
-def _link_refusal(link: Path, root: Path) -> UserError:
+def link_refusal(link: Path, root: Path) -> UserError:
     return UserError(
         f"{link}: a symbolic link inside the output folder '{root}'; files are never written through "
         "links: remove the link (or give another folder)"
@@ -145,12 +146,12 @@ def real_folder(folder: Path, root: Path, for_file: Path | None = None) -> Path:
                     pass
                 mode = os.lstat(current).st_mode
             if stat.S_ISLNK(mode):
-                raise _link_refusal(current, root)
+                raise link_refusal(current, root)
             if not stat.S_ISDIR(mode):
                 raise UserError(f"{current}: a file, not a folder (inside the output folder '{root}')")
         real, real_root = os.path.realpath(current), os.path.realpath(root)
         if os.path.commonpath([real, real_root]) != real_root:  # a race with a link
-            raise _link_refusal(current, root)
+            raise link_refusal(current, root)
     except OSError as exc:
         if for_file is not None:
             raise UserError(f"{for_file}: cannot write ({os_reason(exc)})") from None

@@ -22,7 +22,7 @@ from enade_bench.benchmarks.enem.study.report import write_study_report
 from enade_bench.config import read_yaml
 from enade_bench.errors import UserError
 from enade_bench.report.folder import ReportFolder
-from enade_bench.results.safe_write import output_root, real_folder
+from enade_bench.results.safe_write import link_refusal, output_root
 from enade_bench.runner.executors import LocalSettings, executor_settings
 from enade_bench.study.execute import ExecuteOptions, describe_plan, enem_tasks, execute, run_planned
 from enade_bench.study.generic import generic_tasks, plan_generic
@@ -125,7 +125,7 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     folder = ReportFolder.open(plan.report_dir, f"{path}: the study's report folder", plan.output)
     failed: dict[str, str] = {}
     if opts.run_models:
-        real_folder(plan.output / "runs", plan.output)  # a linked runs folder: refused before any model runs
+        _refuse_linked_runs(plan.output)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = execute(generic_tasks(plan), plan.output,
                                ExecuteOptions(opts.progress, opts.backend_factory, opts.log, plan.executor,
@@ -166,7 +166,7 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     failed: dict[str, str] = {}
     if opts.run_models:
         settings = executor_settings(plan.config.executor, opts.executor)
-        real_folder(plan.output / "runs", plan.output)  # a linked runs folder: refused before any model runs
+        _refuse_linked_runs(plan.output)
         with output_root(plan.output):  # the runs' files: never through a linked folder of the study
             outcomes = run_planned(
                 plan, ExecuteOptions(opts.progress, opts.backend_factory, opts.log, settings, opts.alert)
@@ -184,6 +184,13 @@ def _enem_study(path: Path, opts: StudyOptions) -> StudyResult:
     summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
     notes = [*left_out_notes(failed), *report.notes]
     return StudyResult(summary, report.index, notes, listed, report.warnings)
+
+
+def _refuse_linked_runs(output: Path) -> None:
+    """A runs folder that is a symbolic link: refused before any model runs (nothing created)."""
+    runs = output / "runs"
+    if runs.is_symlink():
+        raise link_refusal(runs, output)
 
 
 def _nothing_to_report(path: Path, output: Path, failed: list[str]) -> StudyResult:
