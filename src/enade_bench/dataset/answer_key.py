@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -64,15 +65,17 @@ class AnswerKey:
         """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
         return {"path": str(self.path), "sha256": file_sha256(self.path), "role": "answer_key"}
 
+    @cached_property
     def entries(self) -> list[str]:
-        """The key ids with an answer (not blank), in the key file's order."""
+        """The key ids with an answer (not blank), in the key file's order (read once: the key is
+        whole before the first row is bound)."""
         return [kid for kid, answer in self.answers.items() if answer]
 
     def bind(self, qid: str) -> None:
         """``match: position``: give question ``qid`` the next unbound non-blank entry (if any is left)."""
         if self.match != "position" or qid in self.bound:
             return
-        entries = self.entries()
+        entries = self.entries
         if len(self.bound) < len(entries):
             self.bound[qid] = entries[len(self.bound)]
 
@@ -92,7 +95,7 @@ class AnswerKey:
         """Where the answer of question ``qid`` is in the key file."""
         kid = self.key_id(qid)
         if self.match == "position":
-            return f"{self.where[kid]} (its {self.entries().index(kid) + 1}th non-blank entry)"
+            return f"{self.where[kid]} (its {self.entries.index(kid) + 1}th non-blank entry)"
         return self.where[kid]
 
 

@@ -179,7 +179,7 @@ class KeyJoin:
 
 def _position_error(key: AnswerKey, rows: list[tuple[str, str]], allow_extra: bool) -> UserError | None:
     """``match: position``: the key has an entry for every question row (and, unless ``allow_extra``, no more)."""
-    entries = key.entries()
+    entries = key.entries
     counts = f"the key has {len(entries)} non-blank entries and the questions {len(rows)} row(s)"
     if len(rows) > len(entries):
         qid, where = rows[len(entries)]
@@ -216,7 +216,7 @@ def finish_join(
     if cfg.match == "position":
         problem = _position_error(key, rows, cfg.allow_extra)
     elif not cfg.accept_shape:
-        problem = shift_error(key.path, [qid for qid, _ in rows], key.entries())
+        problem = shift_error(key.path, [qid for qid, _ in rows], key.entries)
     else:
         problem = None
     problem = problem or join_error(key, missing, cfg.allow_extra, skip_missing)
@@ -236,7 +236,7 @@ def finish_join(
         key=key.path.name,
         match=cfg.match,
         answered=len(answered),
-        unused=sum(kid not in used for kid in key.entries()),
+        unused=sum(kid not in used for kid in key.entries),
         unanswered=len(missing),
         examples=examples,
     )

@@ -45,8 +45,9 @@ class StemTemplate:
         if not self.parts:
             raise UserError("dataset.stem: no part (name the columns, e.g. [context, question])")
         self.columns: list[str] = []
-        for part in self.parts:
-            names = _fields(part)
+        #: The columns each part reads, parsed once (not once a row).
+        self.part_columns = [_fields(part) for part in self.parts]
+        for part, names in zip(self.parts, self.part_columns, strict=True):
             if not names or any(not n or n.isdigit() or "." in n or "[" in n for n in names):
                 raise UserError(
                     f"dataset.stem: part '{part}' names no column (write a column name, or {{column}} inside a text)"
@@ -55,13 +56,13 @@ class StemTemplate:
 
     def context_empty(self, cell: Callable[[str], str]) -> bool:
         """Whether the first of two or more parts (the context) is empty in a row (for the lint)."""
-        return len(self.parts) > 1 and not any(cell(name).strip() for name in _fields(self.parts[0]))
+        return len(self.parts) > 1 and not any(cell(name).strip() for name in self.part_columns[0])
 
     def render(self, cell: Callable[[str], str]) -> str:
         """The stem of one row; ``cell(name)`` gives a column's text."""
         out = []
-        for part in self.parts:
-            values = {name: cell(name).strip() for name in _fields(part)}
+        for part, names in zip(self.parts, self.part_columns, strict=True):
+            values = {name: cell(name).strip() for name in names}
             if any(values.values()):
                 out.append(part.format_map(values).strip())
         return "\n\n".join(out)
