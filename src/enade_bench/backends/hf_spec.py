@@ -48,11 +48,11 @@ def create(cfg: ModelConfig) -> HFLocalBackend:
     return HFLocalBackend(cfg, model, tokenizer, source)
 
 
-def inspect(cfg: ModelConfig) -> ModelInfo:
-    """The model's tokenizer and context length (no weights read, no GGUF converted)."""
+def local_info(cfg: ModelConfig, max_model_len: int | None = None, setting: str = "") -> ModelInfo:
+    """A local model's tokenizer and context length: ``max_model_len`` (named ``setting``) or the model's own."""
     source = resolve_source(cfg)
     counter = local_counter(cfg, source)
-    length, where = source_context_length(cfg, source)
+    length, where = (max_model_len, setting) if max_model_len else source_context_length(cfg, source)
     return ModelInfo(
         type=cfg.type,
         capabilities=CAPABILITIES,
@@ -61,6 +61,11 @@ def inspect(cfg: ModelConfig) -> ModelInfo:
         context_length=length,
         context_source=where,
     )
+
+
+def inspect(cfg: ModelConfig) -> ModelInfo:
+    """The model's tokenizer and context length (no weights read, no GGUF converted)."""
+    return local_info(cfg)
 
 
 CAUSAL_LM = BackendSpec(

@@ -8,21 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from enade_bench.backends.chat_render import local_prompt_form
 from enade_bench.backends.hf_load import resolve_source
-from enade_bench.backends.model_info import ModelInfo, local_counter, source_context_length
+from enade_bench.backends.hf_spec import capabilities, local_info  # every method, as causal_lm
+from enade_bench.backends.model_info import ModelInfo
 from enade_bench.backends.registry import BackendSpec
 from enade_bench.config import ModelConfig, VllmConfig
 
 if TYPE_CHECKING:
     from enade_bench.backends.vllm_local import VllmBackend
-
-#: Every method, as the HF backend (vLLM returns the log-probabilities of any token).
-CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
-
-
-def capabilities(cfg: ModelConfig) -> frozenset[str]:
-    return CAPABILITIES
 
 
 def check(cfg: ModelConfig) -> None:
@@ -41,18 +34,7 @@ def create(cfg: ModelConfig) -> VllmBackend:
 
 def inspect(cfg: ModelConfig) -> ModelInfo:
     """The tokenizer the engine is given, and ``model.vllm.max_model_len`` or the model's own."""
-    source = resolve_source(cfg)
-    counter = local_counter(cfg, source)
-    setting = (cfg.vllm or VllmConfig()).max_model_len
-    length, where = (setting, "model.vllm.max_model_len") if setting else source_context_length(cfg, source)
-    return ModelInfo(
-        type=cfg.type,
-        capabilities=CAPABILITIES,
-        prompt_form=local_prompt_form(counter.instruct),
-        counter=counter,
-        context_length=length,
-        context_source=where,
-    )
+    return local_info(cfg, (cfg.vllm or VllmConfig()).max_model_len, "model.vllm.max_model_len")
 
 
 SPEC = BackendSpec(
