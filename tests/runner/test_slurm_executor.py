@@ -16,6 +16,7 @@ pytest.importorskip("submitit")
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.settings import SlurmSettings
+from enade_bench.runner.executors.sizing import card_memory_gb
 from enade_bench.runner.executors.slurm import (
     JobRequest,
     check_request,
@@ -43,15 +44,26 @@ def test_slurm_times_in_minutes(text: str, minutes: int | None) -> None:
     assert sc.minutes(text) == minutes
 
 
-def test_partitions_take_each_partitions_best_node() -> None:
-    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)\n"
-            "gpu*|up|2-00:00:00|32|256000|gpu:a100:8(S:0-1),gpu:t4:1\n"
-            "cpu|up|infinite|128|1024000|(null)\n"
+def test_partitions_take_each_partitions_best_node_and_its_smallest_card() -> None:
+    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)|(null)\n"
+            "gpu*|up|2-00:00:00|32|256000|gpu:8(S:0-1)|a100_80g,ib\n"  # the card named by a feature
+            "big|up|1:00:00|32|256000|gpu:h100:8(S:0-1),gpu:t4:1|h100\n"  # a gres type before a feature
+            "cpu|up|infinite|128|1024000|(null)|(null)\n"
             "old|down|1:00:00|8|16000|(null)\n")  # fmt: skip
     parts = sc.parse_partitions(text)
-    assert parts["gpu"] == sc.Partition("gpu", True, True, 2880, 64, 512000, 9)
+    assert parts["gpu"] == sc.Partition("gpu", True, True, 2880, 64, 512000, 8, 40, "a100")  # a job may land on either
+    assert parts["big"].gpus == 9 and (parts["big"].gpu_memory_gb, parts["big"].gpu_card) == (16, "t4")
     assert parts["cpu"] == sc.Partition("cpu", False, True, None, 128, 1024000, 0)
     assert not parts["old"].up
+
+
+@pytest.mark.parametrize(
+    ("name", "gb"),
+    [("h100", 80), ("H100", 80), ("a100", 40), ("a100_80g", 80), ("A100-80G", 80), ("NVIDIA-A100-SXM4-80GB", 80),
+     ("nvidia_h200", 141), ("l40s", 48), ("ib", None), ("tpu_v4", None)],
+)  # fmt: skip
+def test_a_card_name_gives_its_memory(name: str, gb: float | None) -> None:
+    assert card_memory_gb(name) == gb
 
 
 def test_pending_reasons_that_never_clear() -> None:

@@ -91,6 +91,7 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     ),
                     lost=_lost,
                     done=progress.done,
+                    retried=progress.retried,
                 )
                 for unit, outcome in zip(units, executor.run(units, work), strict=True):
                     for task in ordered:

@@ -37,8 +37,6 @@ T = TypeVar("T")
 
 #: Parameters assumed for a model whose size cannot be read before it loads.
 UNKNOWN_PARAMETERS = 10**9
-#: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
-CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -76,19 +74,6 @@ def by_model(tasks: Sequence[ModelTask]) -> list[ModelTask]:
     ]  # fmt: skip
 
 
-def tokens(run: TaskRun) -> int:
-    """Estimated tokens a run processes: each item's question and options, and its answer."""
-    ev = run.config.evaluation
-    answer = ev.max_new_tokens if ev.method == "generation" else 1
-    total = 0
-    for plan in run.experiment.plans:
-        out = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else answer
-        for item in plan.items:
-            chars = len(item.question.stem) + sum(len(o) for o in item.question.options)
-            total += -(-chars // CHARS_PER_TOKEN) + out
-    return total
-
-
 @dataclass(frozen=True)
 class Cost:
     """A task's estimated compute: ``2 P T`` FLOPs (see the module's formula)."""
@@ -110,7 +95,7 @@ class Cost:
 def task_cost(task: ModelTask) -> Cost:
     """The estimated cost of ``task`` (its model's size × the tokens of its runs)."""
     count = task.parameters
-    return Cost(count or UNKNOWN_PARAMETERS, sum(tokens(r) for r in task.runs), count is not None)
+    return Cost(count or UNKNOWN_PARAMETERS, task.tokens, count is not None)
 
 
 def lpt_order(tasks: Sequence[T], cost: Callable[[T], float] | None = None) -> list[T]:
