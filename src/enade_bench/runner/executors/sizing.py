@@ -21,7 +21,8 @@ the task's estimate (:math:`2PT` FLOPs, :mod:`enade_bench.study.planner`) at :ma
 not compute): a job's limit must hold it, and an unused limit costs nothing.  A task of
 unknown size gets :data:`DEFAULT_MINUTES`.  Its CPUs are the threads it computes with (a
 GPU task at least 2 per GPU: the tokenizer, vLLM's workers); its memory the host memory the
-task needs (:func:`~enade_bench.study.memory.model_memory`), rounded up to 0.5 GB.
+task needs (:func:`~enade_bench.study.memory.model_memory`), rounded up to 0.5 GB, at least
+1 GB (an API model's process; Slurm reads ``--mem=0`` as all of a node's memory).
 """
 
 from __future__ import annotations
@@ -81,5 +82,5 @@ def estimate(parameters: int | None, tokens: int, gpus: int, threads: int, memor
         rate = GPU_FLOPS * gpus if gpus else CPU_FLOPS * threads
         load = 60 + parameters * (2 if gpus else 4) / LOAD_BYTES_PER_S
         minutes = max(MIN_MINUTES, math.ceil(2 * (load + 2.0 * parameters * tokens / rate) / 60))
-    mem = None if memory is None else math.ceil(memory / 2**30 * 2) / 2
+    mem = None if memory is None else max(1.0, math.ceil(memory / 2**30 * 2) / 2)  # --mem=0 is all of it
     return JobSize(minutes, max(threads, 2 * gpus), mem)
