@@ -73,14 +73,20 @@ class JobSize:
     mem_gb: float | None
 
 
+def seconds(parameters: int, tokens: int, gpus: int, threads: int = 1) -> tuple[float, float]:
+    """The load and the compute (seconds) of ``parameters`` × ``tokens`` on ``gpus`` GPUs (0:
+    ``threads`` CPU threads), at the module's deliberately low rates."""
+    rate = GPU_FLOPS * gpus if gpus else CPU_FLOPS * threads
+    return 60 + parameters * (2 if gpus else 4) / LOAD_BYTES_PER_S, 2.0 * parameters * tokens / rate
+
+
 def estimate(parameters: int | None, tokens: int, gpus: int, threads: int, memory: int | None) -> JobSize:
     """The job of a task of ``parameters`` × ``tokens`` on ``gpus`` GPUs (0: ``threads`` CPU
     threads) whose host needs ``memory`` bytes (see the module's formula)."""
     if parameters is None:
         minutes = DEFAULT_MINUTES
     else:
-        rate = GPU_FLOPS * gpus if gpus else CPU_FLOPS * threads
-        load = 60 + parameters * (2 if gpus else 4) / LOAD_BYTES_PER_S
-        minutes = max(MIN_MINUTES, math.ceil(2 * (load + 2.0 * parameters * tokens / rate) / 60))
+        load, compute = seconds(parameters, tokens, gpus, threads)
+        minutes = max(MIN_MINUTES, math.ceil(2 * (load + compute) / 60))
     mem = None if memory is None else max(1.0, math.ceil(memory / 2**30 * 2) / 2)  # --mem=0 is all of it
     return JobSize(minutes, max(threads, 2 * gpus), mem)
