@@ -38,6 +38,9 @@ class _Task:
     tokens: int = 0
     gpu_memory: int | None = None
 
+    def host_memory(self, gpus: int) -> int | None:
+        return self.memory
+
 
 @pytest.mark.parametrize(
     ("text", "minutes"),

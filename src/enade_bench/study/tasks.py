@@ -142,6 +142,13 @@ class ModelTask:
         weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
         return model_memory(self.runs[0].config.model)
 
+    def host_memory(self, gpus: int) -> int | None:
+        """Host memory (bytes) the task needs where it is given ``gpus`` GPUs: :attr:`memory`, but
+        the process only (not the weights) for a model whose weights go to those GPUs."""
+        if gpus > 0:
+            return model_memory(self.runs[0].config.model, gpus=True)
+        return self.memory
+
     @cached_property
     def gpu_memory(self) -> int | None:
         """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""

@@ -24,6 +24,11 @@ class Task(Protocol):
         """Host memory (bytes) the task needs; ``None``: not known before it runs."""
         ...
 
+    def host_memory(self, gpus: int) -> int | None:
+        """Host memory (bytes) the task needs when given ``gpus`` GPUs (a model whose weights go to
+        them keeps only its process on the host); ``None``: not known before it runs."""
+        ...
+
     @property
     def gpu_optional(self) -> bool:
         """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""

@@ -16,6 +16,7 @@ locks are removed) and re-raises.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import sys
@@ -185,7 +186,8 @@ class RayExecutor:
             (float(n["Resources"].get("memory", 0)) for n in ray.nodes() if n.get("Alive")), default=0.0
         )
         for task in tasks:
-            need = int(explicit * 2**30) if explicit is not None else (task.memory or 0)
+            own = task.host_memory(math.ceil(self._gpus.get(task.label, 0)))
+            need = int(explicit * 2**30) if explicit is not None else (own or 0)
             if need > largest:
                 if explicit is not None:  # the value set, named as set; the fix is another value
                     head, fix = f"executor.memory_per_model_gb: {explicit:g} GB per model", "lower it"
