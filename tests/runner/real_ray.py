@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +38,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_ray(folder: Path, env: dict[str, str]) -> RayCluster:
-    """Head and a second raylet, one CPU each, in ``folder``; ``env``: the environment of both."""
+def start_ray(
+    folder: Path, env: dict[str, str], extra: Sequence[str] = (), second: bool = True
+) -> RayCluster:
+    """Head and a second raylet, one CPU each, in ``folder``; ``env``: the environment of both;
+    ``extra``: more ``ray start`` options of both (``--num-gpus 2``: declared fake GPUs);
+    ``second``: ``False`` for the head alone."""
     env = {**env, "RAY_AUTH_MODE": "disabled"}
-    common = ["--num-cpus", "1", "--object-store-memory", str(80 * 2**20), "--disable-usage-stats"]
+    common = ["--num-cpus", "1", "--object-store-memory", str(80 * 2**20), "--disable-usage-stats", *extra]
     port = _free_port()
     head = subprocess.run([RAY, "start", "--head", "--port", str(port), "--temp-dir", str(folder),
                            "--include-dashboard", "false", "--ray-client-server-port", str(_free_port()), *common],
@@ -50,11 +55,13 @@ def start_ray(folder: Path, env: dict[str, str]) -> RayCluster:
         stop_ray(RayCluster(f":{port}", folder, env))
         raise RuntimeError(f"ray start --head failed: {head.stderr[-2000:]}")
     cluster = RayCluster(found.group(1), folder, env)
-    second = subprocess.run([RAY, "start", "--address", cluster.address, *common], env=env, capture_output=True,
-                            text=True, timeout=300, check=False)  # fmt: skip
-    if second.returncode != 0:
+    if not second:
+        return cluster
+    other = subprocess.run([RAY, "start", "--address", cluster.address, *common], env=env, capture_output=True,
+                           text=True, timeout=300, check=False)  # fmt: skip
+    if other.returncode != 0:
         stop_ray(cluster)
-        raise RuntimeError(f"ray start --address failed: {second.stderr[-2000:]}")
+        raise RuntimeError(f"ray start --address failed: {other.stderr[-2000:]}")
     return cluster
 
 

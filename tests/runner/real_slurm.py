@@ -50,8 +50,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_slurm(folder: Path) -> Slurm:
-    """Start munge and a one-node Slurm in ``folder``; skip where the packages or root are missing."""
+def start_slurm(folder: Path, gpus: str = "") -> Slurm:
+    """Start munge and a one-node Slurm in ``folder``; skip where the packages or root are missing.
+
+    ``gpus`` (``h100:2``): ``node1`` declares that many fake GPUs of that type (``gres.conf``
+    without devices, ``AutoDetect=off``) and the type as a node feature."""
     missing = [d for d in DAEMONS if shutil.which(d) is None]
     if missing or os.geteuid() != 0:
         why = f"needs {', '.join(missing)} (apt-get install slurm-wlm munge)" if missing else "needs root"
@@ -70,6 +73,13 @@ def start_slurm(folder: Path) -> Slurm:
                     f"--log-file={munge / 'log'}", f"--seed-file={munge / 'seed'}"], check=True)  # fmt: skip
     cpus = max(4, os.cpu_count() or 1)  # sleeping jobs beside working ones (config_overrides)
     conf = folder / "slurm.conf"
+    card, _, count = gpus.partition(":")
+    if gpus:  # a device file each: regular files (Slurm only counts them; no job here touches a GPU)
+        for i in range(int(count)):
+            (folder / f"gpu{i}").touch()
+        (folder / "gres.conf").write_text(f"AutoDetect=off\nNodeName=node1 Name=gpu Type={card} "
+                                          f"File={folder}/gpu[0-{int(count) - 1}]\n")  # fmt: skip
+    node = f" Gres=gpu:{gpus} Features={card}" if gpus else ""
     conf.write_text(
         f"""ClusterName=enadetest
 SlurmctldHost=localhost(127.0.0.1)
@@ -89,6 +99,7 @@ SlurmdLogFile={folder / "slurmd.log"}
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
+GresTypes=gpu
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
@@ -103,7 +114,7 @@ KillWait=2
 MessageTimeout=4
 OverTimeLimit=0
 InactiveLimit=0
-NodeName=node1 NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={1000 * cpus} State=UNKNOWN
+NodeName=node1 NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={1000 * cpus}{node} State=UNKNOWN
 PartitionName=debug Nodes=node1 Default=YES MaxTime=10 State=UP
 PartitionName=onecpu Nodes=node1 MaxCPUsPerNode=1 MaxTime=10 State=UP
 """,

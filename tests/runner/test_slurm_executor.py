@@ -16,6 +16,7 @@ pytest.importorskip("submitit")
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
 from enade_bench.runner.executors.settings import SlurmSettings
+from enade_bench.runner.executors.sizing import card_memory_gb
 from enade_bench.runner.executors.slurm import (
     JobRequest,
     check_request,
@@ -24,6 +25,7 @@ from enade_bench.runner.executors.slurm import (
     last_meaningful_line,
     why_failed,
 )
+from enade_bench.runner.executors.slurm_request import job_request
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,12 @@ class _Task:
     gpus: int
     gpu_optional: bool
     memory: int | None = None
+    parameters: int | None = None
+    tokens: int = 0
+    gpu_memory: int | None = None
+
+    def host_memory(self, gpus: int) -> int | None:
+        return self.memory
 
 
 @pytest.mark.parametrize(
@@ -43,15 +51,28 @@ def test_slurm_times_in_minutes(text: str, minutes: int | None) -> None:
     assert sc.minutes(text) == minutes
 
 
-def test_partitions_take_each_partitions_best_node() -> None:
-    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)\n"
-            "gpu*|up|2-00:00:00|32|256000|gpu:a100:8(S:0-1),gpu:t4:1\n"
-            "cpu|up|infinite|128|1024000|(null)\n"
+def test_partitions_take_each_partitions_best_node_and_its_smallest_card() -> None:
+    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)|(null)\n"
+            "gpu*|up|2-00:00:00|32|256000|gpu:8(S:0-1)|a100_80g,ib\n"  # the card named by a feature
+            "big|up|1:00:00|32|256000|gpu:h100:8(S:0-1),gpu:t4:1|h100\n"  # a gres type before a feature
+            "cpu|up|infinite|128|1024000|(null)|(null)\n"
             "old|down|1:00:00|8|16000|(null)\n")  # fmt: skip
     parts = sc.parse_partitions(text)
-    assert parts["gpu"] == sc.Partition("gpu", True, True, 2880, 64, 512000, 9)
+    assert parts["gpu"] == sc.Partition(
+        "gpu", True, True, 2880, 64, 512000, 8, 40, "a100"
+    )  # a job may land on either
+    assert parts["big"].gpus == 9 and (parts["big"].gpu_memory_gb, parts["big"].gpu_card) == (16, "t4")
     assert parts["cpu"] == sc.Partition("cpu", False, True, None, 128, 1024000, 0)
     assert not parts["old"].up
+
+
+@pytest.mark.parametrize(
+    ("name", "gb"),
+    [("h100", 80), ("H100", 80), ("a100", 40), ("a100_80g", 80), ("A100-80G", 80), ("NVIDIA-A100-SXM4-80GB", 80),
+     ("nvidia_h200", 141), ("l40s", 48), ("ib", None), ("tpu_v4", None)],
+)  # fmt: skip
+def test_a_card_name_gives_its_memory(name: str, gb: float | None) -> None:
+    assert card_memory_gb(name) == gb
 
 
 def test_pending_reasons_that_never_clear() -> None:
@@ -75,6 +96,43 @@ def test_gpus_follow_where_the_model_runs() -> None:
         check_request(settings, CPU, [tp2])
     request = JobRequest("enade-bench-cpu", 30, 2, 0, None, "cpu", None, ())
     assert "gpus_per_node" not in request.submitit("slurm")  # no --gpus-per-node=0 for a CPU partition's gres
+
+
+def _sbatch(request: JobRequest, folder: Path) -> dict[str, str]:
+    """The ``#SBATCH`` lines submitit writes for ``request`` (its own script, nothing submitted)."""
+    import submitit
+
+    executor = submitit.AutoExecutor(folder=folder, cluster="slurm")
+    executor.update_parameters(**request.submitit("slurm"))
+    text = executor._executor._make_submission_file_text("python -m task", "uid")  # type: ignore[attr-defined]
+    lines = [
+        x.removeprefix("#SBATCH --").split("=", 1) for x in text.splitlines() if x.startswith("#SBATCH --")
+    ]
+    return {x[0]: x[1] if len(x) == 2 else "" for x in lines}
+
+
+def test_each_job_asks_for_the_time_cpus_and_memory_of_its_task_unless_set(tmp_path: Path) -> None:
+    """Two tasks of different sizes: a 135M model on the CPU and a 70B one on 2 GPUs, in the
+    sbatch script submitit writes (the formula of :mod:`enade_bench.runner.executors.sizing`)."""
+    from enade_bench.runner.executors import sizing
+
+    small = _Task("small", 0, False, memory=2 * 2**30 + 1, parameters=135 * 10**6, tokens=20_000)
+    big = _Task("big", 2, False, memory=2 * 2**30, parameters=70 * 10**9, tokens=200_000)
+    settings = SlurmSettings(type="slurm", threads=3)
+    a, b = (_sbatch(job_request(settings, GPU, t, t.gpus), tmp_path) for t in (small, big))
+    small_s = 2 * (60 + 135e6 * 4 / sizing.LOAD_BYTES_PER_S + 2 * 135e6 * 20_000 / (3 * sizing.CPU_FLOPS))
+    assert (a["time"], a["cpus-per-task"], a["mem"]) == (str(max(10, -(-small_s // 60))), "3", "2560MB"), a
+    assert "gpus-per-node" not in a and b["gpus-per-node"] == "2"
+    big_s = 2 * (60 + 70e9 * 2 / sizing.LOAD_BYTES_PER_S + 2 * 70e9 * 200_000 / (2 * sizing.GPU_FLOPS))
+    assert big_s / 60 > 60 and b["time"] == "60", b  # the estimate, within the partition's 60 min
+    assert (b["cpus-per-task"], b["mem"]) == ("4", "2GB"), b  # 2 CPUs per GPU; the weights are on the GPUs
+    fixed = SlurmSettings(type="slurm", time=30, cpus_per_task=2, mem_gb=8)  # set in the block: as set
+    assert job_request(fixed, GPU, big, 2) == JobRequest("enade-bench-big", 30, 2, 2, 8, None, None, ())
+    unknown = job_request(settings, None, _Task("api", 0, False, memory=0), 0)  # no size: the default limit
+    assert (unknown.minutes, unknown.mem_gb) == (sizing.DEFAULT_MINUTES, 1)  # never --mem=0 (all of a node)
+    with pytest.raises(UserError, match=r"^model huge: needs about 300 GB of host memory, but the nodes of "
+                                         r"partition 'gpu' have at most 62.5 GB; "):  # fmt: skip
+        job_request(settings, GPU, _Task("huge", 0, False, memory=300 * 2**30, parameters=10**9), 0)
 
 
 @pytest.mark.parametrize(

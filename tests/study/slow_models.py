@@ -4,15 +4,18 @@ running for minutes): what ``study`` runs in place of
 
 ``slow`` (and ``lost``) sleep in their load, so the time-limit signal stops them; ``stuck`` ignores that signal
 (as a load stuck in C code never sees it: blocking it in one thread is not enough, another
-thread of the process takes it), so only Slurm's kill at the limit ends it. Every other model
-loads for real.
+thread of the process takes it), so only Slurm's kill at the limit ends it. ``flaky`` sleeps
+in its first load only (the file ``$ENADE_BENCH_TEST_ONCE`` marks it done): a try lost with
+its node, then one that runs. Every other model loads for real.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 from enade_bench.backends.base import Backend
 from enade_bench.config import ExperimentConfig
@@ -25,6 +28,12 @@ CLI = [sys.executable, "-c", "import enade_bench.study.execute as e, tests.study
 
 def slow_load(cfg: ExperimentConfig) -> Backend:
     """The model of ``cfg``; ``slow``, ``stuck`` and ``lost`` never finish loading (see the module)."""
+    if cfg.name == "flaky":
+        once = Path(os.environ["ENADE_BENCH_TEST_ONCE"])
+        if once.exists():
+            return load_model(cfg)
+        once.touch()
+        time.sleep(600)
     if cfg.name not in {"slow", "stuck", "lost"}:
         return load_model(cfg)
     if cfg.name == "stuck":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ import yaml
 from tests.conftest import DEMO_CSV, REPO_ROOT
 
 from enade_bench.cli.main import main
-from enade_bench.study.planner import lpt_order
+from enade_bench.runner.executors.sizing import seconds
+from enade_bench.study.planner import chain, covers, lpt_order
+from enade_bench.study.tasks import ModelTask
 
 #: Ten models, 0.5B to 70B parameters, and three exams' tokens (questions × their length).
 SIZES = [0.5e9, 1e9, 1.5e9, 3e9, 7e9, 8e9, 13e9, 14e9, 32e9, 70e9]
@@ -26,13 +29,14 @@ def _gpus(size: float) -> int:
     return 1 << int(need - 1).bit_length()
 
 
-def _makespan(tasks: list[tuple[float, int]], gpus: int) -> float:
+def _makespan(tasks: list[tuple[float, int]], gpus: int, cap: int | None = None) -> float:
     """Fake clock, fake executor: at each moment, the waiting tasks that fit start, in the given
-    order (a task of g GPUs needs g free); a task of cost c on g GPUs runs c / g."""
+    order (a task of g GPUs needs g free; ``cap``: at most that many running); a task of cost c
+    on g GPUs runs c / g."""
     clock, free, running, waiting = 0.0, gpus, [], list(tasks)
     while waiting or running:
         for task in list(waiting):
-            if task[1] <= free:
+            if task[1] <= free and (cap is None or len(running) < cap):
                 waiting.remove(task)
                 free -= task[1]
                 heapq.heappush(running, (clock + task[0] / task[1], task[1]))
@@ -52,6 +56,31 @@ def test_longest_first_keeps_16_gpus_within_a_quarter_of_the_lower_bound() -> No
     print(f"makespan {planned / bound:.3f} x the lower bound; in the study's order {listed / bound:.3f} x")
     assert planned <= 1.25 * bound
     assert planned <= listed
+
+
+def test_a_models_tasks_chain_in_one_job_under_max_jobs_saving_loads_and_no_time() -> None:
+    """The same 30 tasks with ``max_jobs: 8`` on 16 GPUs, each task's time its load and compute
+    (:func:`~enade_bench.runner.executors.sizing.seconds`): chains of a model's tasks load once,
+    and the makespan is no longer than the tasks' one by one."""
+    tasks = [(size, tokens) for size in SIZES for tokens in EXAM_TOKENS]
+
+    def load(t: tuple[float, int]) -> float:
+        return seconds(int(t[0]), t[1], _gpus(t[0]))[0]
+
+    def run(t: tuple[float, int]) -> float:
+        return seconds(int(t[0]), t[1], _gpus(t[0]))[1]
+
+    ordered = lpt_order(tasks, lambda t: load(t) + run(t))
+    chains = chain(ordered, 8, load, run, lambda t: t[0])
+    assert 8 <= len(chains) < len(tasks) and all(
+        len({t[0] for t in c}) == 1 for c in chains
+    )  # one model each
+    alone = [((load(t) + run(t)) * _gpus(t[0]), _gpus(t[0])) for t in ordered]  # GPU-seconds, GPUs
+    chained = [((load(c[0]) + sum(run(t) for t in c)) * _gpus(c[0][0]), _gpus(c[0][0])) for c in chains]
+    before, after = _makespan(alone, GPUS, cap=8), _makespan(chained, GPUS, cap=8)
+    print(f"{len(chains)} jobs for {len(tasks)} tasks; makespan {after / before:.3f} x the tasks' one by one")
+    assert after <= before
+    assert sum(c for c, _ in chained) < sum(c for c, _ in alone)  # GPU time saved: the loads
 
 
 def _exams_study(tmp_path: Path, **changes: Any) -> Path:
@@ -83,6 +112,19 @@ def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
     assert all("est. " in x and " TFLOP " in x for x in tasks), tasks
     assert ["28 item(s)" in x for x in tasks] == [True, True, False, False], tasks
     assert not (tmp_path / "study").exists()
+
+
+def test_dry_run_shows_a_models_tasks_chained_under_max_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One job in flight (``max_jobs: 1``): each model's two exams are one job, one load."""
+    executor = {"type": "slurm", "cluster": "local", "max_jobs": 1, "jobs": str(tmp_path / "jobs")}
+    assert main(["study", str(_exams_study(tmp_path, executor=executor)), "--dry-run"]) == 0
+    out = [x for x in capsys.readouterr().out.splitlines() if not x.startswith(" ")]
+    chains = [x for x in out if "one job, one load" in x]
+    assert [x.split(":")[0] for x in chains] == ["gemma3_270m.demo+odonto", "smollm2.demo+odonto"], out
+    assert all("(a chain under max_jobs: 1) -> a Slurm job: --time=" in x for x in chains), chains
+    assert not (tmp_path / "study").exists() and not (tmp_path / "jobs").exists()
 
 
 @pytest.mark.parametrize(
@@ -140,3 +182,14 @@ def test_a_study_of_two_exams_runs_each_model_on_each_and_compares_them_per_exam
         ("exam=demo", "plain"), ("exam=demo", "smollm2"), ("exam=odonto", "plain"), ("exam=odonto", "smollm2")]  # fmt: skip
     pairs = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "pairs.csv")
     assert len(pairs) == 2  # one pair per exam: never a model on one exam against one on the other
+
+
+def test_a_chain_answers_for_its_models_tasks_only() -> None:
+    """Each task's outcome comes from the job that ran it: itself, its model's chain, or (local) its model."""
+    one, two, other = (
+        ModelTask(f"{m}.{e}", (), Path("."), m, e) for m, e in (("m", "x"), ("m", "y"), ("n", "x"))
+    )
+    chained = dataclasses.replace(one, label="m.x+y", exam="x+y")
+    whole = dataclasses.replace(one, label="m", exam="")  # by_model (local)
+    assert [covers(u, t) for u in (chained, whole) for t in (one, two, other)] == [True, True, False] * 2
+    assert covers(other, other) and not covers(one, two)

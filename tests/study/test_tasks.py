@@ -12,6 +12,7 @@ from enade_bench.config import parse_config
 from enade_bench.errors import UserError
 from enade_bench.runner.executors.settings import LocalSettings, RaySettings, SlurmSettings
 from enade_bench.runner.plan import RunOptions
+from enade_bench.study.progress import StudyProgress
 from enade_bench.study.run import executor_settings
 from enade_bench.study.tasks import ModelTask, TaskRun, run_task
 
@@ -73,3 +74,20 @@ def test_a_worker_that_cannot_see_the_study_folder_fails_its_model_with_one_line
     assert outcome.error is not None and "not visible on node" in outcome.error
     assert str(tmp_path / "not_mounted") in outcome.error and "\n" not in outcome.error
     assert loaded == []  # no model loaded
+
+
+def test_progress_shows_a_gpu_only_for_a_task_that_asked_for_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU node (Slurm and Ray set ``CUDA_VISIBLE_DEVICES``), a CPU model's lines say CPU."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    lines: list[str] = []
+    for label, model, device in (("cpu", {"name": "org/model", "device": "cpu"}, "CPU"),
+                                 ("gpu", {"name": "org/model"}, "GPU 0")):  # fmt: skip
+        task = dataclasses.replace(_task(model), label=label, output=tmp_path / "not_mounted")
+        outcome = run_task(task, lambda cfg: None)  # type: ignore[arg-type,return-value]
+        assert outcome.device == device
+        with StudyProgress([], lines.append, bar=False) as progress:  # its end line only
+            progress.done(outcome)
+    assert [x.rsplit(", ", 1)[1] for x in lines] == ["CPU)", "GPU 0)"], lines
+    assert lines[0].startswith("cpu: failed: ") and lines[1].startswith("gpu: failed: "), lines

@@ -26,7 +26,8 @@ from enade_bench.benchmarks.enem.study.plan import StudyPlan
 from enade_bench.config import ExperimentConfig
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
-from enade_bench.study.planner import ExamRun, by_model, exam_tasks, lpt_order, task_cost
+from enade_bench.study.planner import ExamRun, by_model, covers, exam_tasks, lpt_order, task_cost
+from enade_bench.study.planner import units as plan_units
 from enade_bench.study.progress import StudyProgress
 from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task, started_file
 
@@ -68,7 +69,8 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
 
     ``output`` is the study folder (the ``slurm`` executor keeps its job files elsewhere).
     The tasks go out in cost order (:func:`~enade_bench.study.planner.lpt_order`); ``local``
-    runs a model's tasks as one (:func:`~enade_bench.study.planner.by_model`: one load).
+    runs a model's tasks as one (:func:`~enade_bench.study.planner.by_model`: one load), and
+    under ``max_jobs`` a model's tasks may chain in one job (:func:`~enade_bench.study.planner.units`).
     """
     log = options.log or (lambda _line: None)
     left = {t.label: t.unfinished() for t in tasks}  # a finished run is not run again: its model not loaded
@@ -77,7 +79,7 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
             log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
     outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
     ordered = lpt_order([t for t in left.values() if t is not None])
-    units = by_model(ordered) if options.executor.type == "local" else ordered
+    units = plan_units(ordered, options.executor.type == "local", getattr(options.executor, "max_jobs", None))
     if units:
         executor = make_executor(options.executor, output)
         try:
@@ -91,10 +93,11 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     ),
                     lost=_lost,
                     done=progress.done,
+                    retried=progress.retried,
                 )
                 for unit, outcome in zip(units, executor.run(units, work), strict=True):
                     for task in ordered:
-                        if task.label == unit.label or (unit.exam == "" and task.model == unit.label):
+                        if covers(unit, task):
                             outcomes[task.label] = dataclasses.replace(outcome, label=task.label)
         finally:
             executor.close()
@@ -113,10 +116,12 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     merged = settings.type == "local" and len(by_model(todo)) < len(todo)
     lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}, longest first"
              + (" (local: a model's tasks run one after the other, one load)" if merged else "") + ":"]  # fmt: skip
+    max_jobs = getattr(settings, "max_jobs", None)
+    chains = [u for u in plan_units(lpt_order(todo), settings.type == "local", max_jobs) if "+" in u.exam]
     executor = make_executor(settings, output)
     try:
         if todo:
-            executor.check(todo)
+            executor.check(todo + chains)
         for task in lpt_order(tasks):
             part = left[task.label]
             if part is None:
@@ -127,6 +132,8 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
             lines.append(f"{task.label}: {task_cost(part)}; {len(part.runs)} run(s), {part.planned} item(s) "
                          f"-> {executor.describe(part)}")  # fmt: skip
             lines += [f"  {run.description}" for run in part.runs]
+        lines += [f"{c.label}: one job, one load (a chain under max_jobs: {max_jobs}) -> {executor.describe(c)}"
+                  for c in chains]  # fmt: skip
     finally:
         executor.close()
     return lines

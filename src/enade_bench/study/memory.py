@@ -130,15 +130,16 @@ def on_gpu(model: ModelConfig) -> bool:
     return model.type == "vllm" or str(model.device).startswith("cuda")
 
 
-def model_memory(model: ModelConfig) -> int | None:
+def model_memory(model: ModelConfig, gpus: bool = False) -> int | None:
     """Host memory (bytes) the model needs: :math:`P b \\cdot 1.2 + 1` GiB; 0 for an API model.
 
-    A model whose weights load onto GPUs (:func:`on_gpu`) keeps only the process on the host:
-    2 GiB (the interpreter, the CUDA context, the tokenizer), not its weights.
+    A model whose weights load onto GPUs (:func:`on_gpu`, or ``gpus``: a ``device: auto``
+    model given GPUs) keeps only the process on the host: 2 GiB (the interpreter, the CUDA
+    context, the tokenizer), not its weights.
     """
     if model.type == "api":
         return 0
-    if on_gpu(model):
+    if on_gpu(model) or (gpus and model.device != "cpu"):
         return 2 * FIXED
     count = parameters(model)
     return None if count is None else int(count * bytes_per_parameter(model) * SHARE + FIXED)

@@ -21,24 +21,34 @@ Order.  Tasks go out longest first (LPT: Graham, 1969, "Bounds on multiprocessin
 anomalies"): with :math:`m` workers the makespan is at most :math:`4/3 - 1/(3m)` of the
 optimum.  Where one worker runs everything (``local``), a model's tasks run one after the
 other with one load (:func:`by_model`).
+
+Chains.  Where ``max_jobs`` caps the tasks in flight at :math:`m` and there are more tasks
+than :math:`m`, a model's tasks are chained in one job (:func:`chain`: one load) while three
+things hold: at least :math:`m` jobs remain (no slot idles for want of a job), no chain is
+longer than the lower bound :math:`\\max(\\sum_i t_i / m, \\max_i t_i)` of the tasks' times
+:math:`t_i` (so the bound no schedule beats does not move), and the longest-first makespan on
+:math:`m` workers does not grow.  A task's time for this is its
+load and its compute at :func:`~enade_bench.runner.executors.sizing.seconds`' rates; a chain
+loads once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import heapq
+import itertools
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from enade_bench.runner.executors.sizing import seconds
 from enade_bench.study.tasks import ModelTask, TaskRun
 
 T = TypeVar("T")
 
 #: Parameters assumed for a model whose size cannot be read before it loads.
 UNKNOWN_PARAMETERS = 10**9
-#: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
-CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -76,19 +86,6 @@ def by_model(tasks: Sequence[ModelTask]) -> list[ModelTask]:
     ]  # fmt: skip
 
 
-def tokens(run: TaskRun) -> int:
-    """Estimated tokens a run processes: each item's question and options, and its answer."""
-    ev = run.config.evaluation
-    answer = ev.max_new_tokens if ev.method == "generation" else 1
-    total = 0
-    for plan in run.experiment.plans:
-        out = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else answer
-        for item in plan.items:
-            chars = len(item.question.stem) + sum(len(o) for o in item.question.options)
-            total += -(-chars // CHARS_PER_TOKEN) + out
-    return total
-
-
 @dataclass(frozen=True)
 class Cost:
     """A task's estimated compute: ``2 P T`` FLOPs (see the module's formula)."""
@@ -110,7 +107,7 @@ class Cost:
 def task_cost(task: ModelTask) -> Cost:
     """The estimated cost of ``task`` (its model's size × the tokens of its runs)."""
     count = task.parameters
-    return Cost(count or UNKNOWN_PARAMETERS, sum(tokens(r) for r in task.runs), count is not None)
+    return Cost(count or UNKNOWN_PARAMETERS, task.tokens, count is not None)
 
 
 def lpt_order(tasks: Sequence[T], cost: Callable[[T], float] | None = None) -> list[T]:
@@ -118,3 +115,73 @@ def lpt_order(tasks: Sequence[T], cost: Callable[[T], float] | None = None) -> l
     measure = cost or (lambda t: task_cost(t).flops)  # type: ignore[arg-type]
     costs = [measure(t) for t in tasks]
     return [tasks[i] for i in sorted(range(len(tasks)), key=lambda i: -costs[i])]
+
+
+def _lpt_makespan(durations: Sequence[float], workers: int) -> float:
+    """The makespan of ``durations`` longest first on ``workers`` identical workers."""
+    ends = [0.0] * workers
+    for d in sorted(durations, reverse=True):
+        heapq.heappush(ends, heapq.heappop(ends) + d)
+    return max(ends, default=0.0)
+
+
+def chain(
+    items: Sequence[T],
+    slots: int,
+    load: Callable[[T], float],
+    run: Callable[[T], float],
+    key: Callable[[T], Hashable],
+) -> list[list[T]]:
+    """``items`` in chains of one ``key`` (a model), each chain one job that loads once
+    (``load`` once, then each item's ``run``), longest first; see the module's rule."""
+    alone = [load(x) + run(x) for x in items]
+    groups, bound = [[x] for x in items], max(max(alone, default=0.0), sum(alone) / slots)
+
+    def time(group: list[T]) -> float:
+        return load(group[0]) + sum(run(x) for x in group)
+
+    while len(groups) > slots:
+        now, best = _lpt_makespan([time(g) for g in groups], slots), None
+        for i, j in itertools.combinations(range(len(groups)), 2):
+            joined = groups[i] + groups[j]
+            if key(groups[i][0]) != key(groups[j][0]) or time(joined) > bound:
+                continue
+            after = [time(g) for k, g in enumerate(groups) if k not in (i, j)] + [time(joined)]
+            if _lpt_makespan(after, slots) <= now and (best is None or time(joined) < best[0]):
+                best = (time(joined), i, j)
+        if best is None:
+            break
+        _, i, j = best
+        groups[i] += groups.pop(j)
+    return sorted(groups, key=lambda g: -time(g))
+
+
+def task_seconds(task: ModelTask) -> tuple[float, float]:
+    """The load and the compute (seconds) of ``task`` on its GPUs, for :func:`chain`."""
+    return seconds(task.parameters or UNKNOWN_PARAMETERS, task.tokens, task.gpus)
+
+
+def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> list[ModelTask]:
+    """What the executor runs, longest first: a model's tasks as one (:func:`by_model`) on
+    ``local``; chained (:func:`chain`) where ``max_jobs`` is below the tasks; else the tasks."""
+    if local:
+        return by_model(ordered)
+    if max_jobs is None or len(ordered) <= max_jobs:
+        return list(ordered)
+    chains = chain(ordered, max_jobs, lambda t: task_seconds(t)[0], lambda t: task_seconds(t)[1],
+                   lambda t: t.model or t.label)  # fmt: skip
+    return [
+        group[0] if len(group) == 1
+        else dataclasses.replace(group[0], label=f"{group[0].model}.{'+'.join(t.exam for t in group)}",
+                                 runs=tuple(r for t in group for r in t.runs), exam="+".join(t.exam for t in group))
+        for group in chains
+    ]  # fmt: skip
+
+
+def covers(unit: ModelTask, task: ModelTask) -> bool:
+    """Whether ``unit`` (of :func:`units`) runs ``task``: itself, its model's every task, or a chain of it."""
+    if unit.label == task.label:
+        return True
+    return (unit.model or unit.label) == (task.model or task.label) and (
+        unit.exam == "" or task.exam in unit.exam.split("+")
+    )

@@ -111,6 +111,14 @@ class StudyProgress:
                 self._bar.n = min(self.answered(), self.planned)
                 self._bar.refresh()
 
+    def retried(self, task: ModelTask, line: str) -> None:
+        """A lost task submitted again (``line``: :func:`~enade_bench.runner.executors.base.retry_line`),
+        named at once; its next try's start is shown as it starts."""
+        with self._lock:
+            self._started.discard(task.label)
+            started_file(task).unlink(missing_ok=True)
+        self._write(f"{task.label}: {line}", True)
+
     def done(self, outcome: TaskOutcome) -> None:
         """The end line of a task (called in the driver as it ends)."""
         self.poll()

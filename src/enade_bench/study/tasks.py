@@ -41,6 +41,8 @@ from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
 from enade_bench.study.memory import gpu_memory, model_memory, parameters
 
+#: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
+CHARS_PER_TOKEN = 4
 #: Loads a model from its experiment config (:func:`enade_bench.study.execute.load_model`).
 BackendFactory = Callable[[ExperimentConfig], Backend]
 
@@ -65,6 +67,19 @@ class TaskRun:
     def logs(self) -> list[Path]:
         """The runner's append-only logs of this run (one per strategy)."""
         return [p.paths.intermediate for p in self.experiment.plans]
+
+
+def tokens(run: TaskRun) -> int:
+    """Estimated tokens a run processes: each item's question and options, and its answer."""
+    ev = run.config.evaluation
+    answer = ev.max_new_tokens if ev.method == "generation" else 1
+    total = 0
+    for plan in run.experiment.plans:
+        out = ev.cot_max_new_tokens if plan.strategy.chain_of_thought else answer
+        for item in plan.items:
+            chars = len(item.question.stem) + sum(len(o) for o in item.question.options)
+            total += -(-chars // CHARS_PER_TOKEN) + out
+    return total
 
 
 def finished(run: TaskRun) -> bool:
@@ -127,6 +142,13 @@ class ModelTask:
         weights × dtype plus room); ``None`` where its size cannot be known before it loads."""
         return model_memory(self.runs[0].config.model)
 
+    def host_memory(self, gpus: int) -> int | None:
+        """Host memory (bytes) the task needs where it is given ``gpus`` GPUs: :attr:`memory`, but
+        the process only (not the weights) for a model whose weights go to those GPUs."""
+        if gpus > 0:
+            return model_memory(self.runs[0].config.model, gpus=True)
+        return self.memory
+
     @cached_property
     def gpu_memory(self) -> int | None:
         """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""
@@ -137,6 +159,11 @@ class ModelTask:
         """The model's parameters, read from its weights' headers (``None``: an API model, or unknown here)."""
         model = self.runs[0].config.model
         return None if model.type == "api" else parameters(model)
+
+    @cached_property
+    def tokens(self) -> int:
+        """Estimated tokens of every run of the task (:func:`tokens`: questions, options, answers)."""
+        return sum(tokens(r) for r in self.runs)
 
     @property
     def gpu_optional(self) -> bool:

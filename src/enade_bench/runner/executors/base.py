@@ -24,6 +24,11 @@ class Task(Protocol):
         """Host memory (bytes) the task needs; ``None``: not known before it runs."""
         ...
 
+    def host_memory(self, gpus: int) -> int | None:
+        """Host memory (bytes) the task needs when given ``gpus`` GPUs (a model whose weights go to
+        them keeps only its process on the host); ``None``: not known before it runs."""
+        ...
+
     @property
     def gpu_optional(self) -> bool:
         """Whether the task runs on the CPU where no GPU is offered (``device: auto``)."""
@@ -34,6 +39,16 @@ class Task(Protocol):
         """Bytes the task's model needs on its GPUs together (weights and room); ``None``: unknown."""
         ...
 
+    @property
+    def parameters(self) -> int | None:
+        """The model's parameters (``None``: unknown before it loads, or an API model)."""
+        ...
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens the task processes (its cost is ``2 × parameters × tokens``)."""
+        ...
+
 
 def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int:
     """How many more of ``total`` tasks go out now: ``cap`` in flight at most (``None``: all)."""
@@ -41,9 +56,11 @@ def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int
     return max(0, min(room, total - submitted))
 
 
-def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None) -> None:
+def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None,
+                     source: str = "executor.gpu_memory_gb") -> None:  # fmt: skip
     """Each task's model must fit the GPUs it asks for (``gpus``: label -> count), each of
-    ``gpu_memory_gb`` (the executor's ``gpu_memory_gb``; ``None``: not checked).
+    ``gpu_memory_gb`` (the executor's ``gpu_memory_gb``, or the cluster's cards: ``source``
+    says which; ``None``: not checked).
 
     Raises
     ------
@@ -58,7 +75,7 @@ def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memor
             continue
         fits = 1 << (math.ceil(need / (gpu_memory_gb * 1e9)) - 1).bit_length()  # a power of 2, as TP needs
         raise UserError(f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (weights × dtype plus "
-                        f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB (executor.gpu_memory_gb) "
+                        f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB ({source}) "
                         f"hold; it fits on {fits}: model.type vllm with model.vllm.tensor_parallel_size: {fits}, "
                         "or a smaller dtype (load_in_4bit)")  # fmt: skip
 
@@ -79,11 +96,25 @@ class Work(Generic[T, R]):
         The outcome of a task whose worker or node was lost (``task``, what happened).
     done
         Called in the driver as each task ends, with its outcome.
+    retried
+        Called in the driver as a lost task is submitted again (``task``, what happened and
+        which try comes: :func:`retry_line`).
     """
 
     run: Callable[[T], R]
     lost: Callable[[T, str], R]
     done: Callable[[R], None]
+    retried: Callable[[T, str], None] = lambda _task, _why: None
+
+
+def retry_line(why: str, tried: int, retries: int) -> str:
+    """What a task lost on its try ``tried`` (1-based) of ``retries + 1`` reads as it goes out again."""
+    return f"lost on try {tried} of {retries + 1} ({why}); submitted again: try {tried + 1} of {retries + 1}"
+
+
+def last_try(why: str, tried: int, retries: int) -> str:
+    """Why a task was lost, with its try where it had more than one."""
+    return why if retries == 0 else f"{why} (try {tried} of {retries + 1})"
 
 
 class Executor(Protocol):

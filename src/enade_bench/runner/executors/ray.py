@@ -4,8 +4,11 @@
 ``ray start --head`` / ``ray start --address``), without an address a cluster starts on
 this machine.  Each task is ``ray.remote(run).options(num_gpus=..., num_cpus=...)``; Ray
 sets its ``CUDA_VISIBLE_DEVICES``, so 8 GPUs run 8 one-GPU models at once and a model with
-``tensor_parallel_size: 4`` waits for 4 free GPUs.  A task whose worker or node is lost is
-not retried (``max_retries=0``): the study names it and the same command resumes it.
+``tensor_parallel_size: 4`` waits for 4 free GPUs.  Ray does not retry a task itself
+(``max_retries=0``): one whose worker or node is lost (:data:`LOST`: not its own error, not
+Ray's out-of-memory kill) is submitted again by the driver with ``retries: N``, each try
+named; else the study names it and the same command resumes it.  The memory of each GPU is
+``gpu_memory_gb``, else read from the nodes' ``accelerator_type:NAME`` resources.
 Ctrl-C cancels the tasks (``ray.cancel``: a ``KeyboardInterrupt`` in each, so its run
 locks are removed) and re-raises.
 """
@@ -13,6 +16,7 @@ locks are removed) and re-raises.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import sys
@@ -20,16 +24,35 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
-from ray.exceptions import RayError, RayTaskError
+from ray.exceptions import (
+    LocalRayletDiedError,
+    NodeDiedError,
+    ObjectLostError,
+    RayError,
+    RayTaskError,
+    WorkerCrashedError,
+)
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
+from enade_bench.runner.executors.base import (
+    R,
+    T,
+    Task,
+    Work,
+    check_gpu_memory,
+    last_try,
+    retry_line,
+    to_submit,
+)
 from enade_bench.runner.executors.settings import RaySettings
+from enade_bench.runner.executors.sizing import smallest_card
 
 #: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
 CONNECT_TIMEOUT_S = 4.0
 #: Seconds a cancelled task is given to clean up (remove its locks) before the driver leaves.
 CANCEL_GRACE_S = 30.0
+#: A task lost with its worker process or its node (its result with it): submitted again with ``retries``.
+LOST = (WorkerCrashedError, NodeDiedError, LocalRayletDiedError, ObjectLostError)
 
 
 def _check_reachable(address: str) -> None:
@@ -149,7 +172,11 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
-        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb)
+        gb, source = self.settings.gpu_memory_gb, "executor.gpu_memory_gb"
+        card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
+        if gb is None and card is not None:  # the cluster's smallest card, as its nodes declare it
+            gb, source = card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type"
+        check_gpu_memory(tasks, self._gpus, gb, source)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:
@@ -159,7 +186,8 @@ class RayExecutor:
             (float(n["Resources"].get("memory", 0)) for n in ray.nodes() if n.get("Alive")), default=0.0
         )
         for task in tasks:
-            need = int(explicit * 2**30) if explicit is not None else (task.memory or 0)
+            own = task.host_memory(math.ceil(self._gpus.get(task.label, 0)))
+            need = int(explicit * 2**30) if explicit is not None else (own or 0)
             if need > largest:
                 if explicit is not None:  # the value set, named as set; the fix is another value
                     head, fix = f"executor.memory_per_model_gb: {explicit:g} GB per model", "lower it"
@@ -183,29 +211,39 @@ class RayExecutor:
         refs: dict[Any, int] = {}
         out: dict[int, R] = {}
         pending: list[Any] = []
+        tries, retries = [1] * len(tasks), self.settings.retries
+
+        def submit(i: int) -> None:
+            t = tasks[i]
+            ref = remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
+                                 memory=self._memory.get(t.label) or None, max_retries=0,
+                                 name=f"enade-bench:{t.label}").remote(work.run, t)  # fmt: skip
+            refs[ref] = i
+            pending.append(ref)
 
         def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
-            for _ in range(to_submit(len(refs), len(out), len(tasks), self.settings.max_jobs)):
-                i, t = len(refs), tasks[len(refs)]
-                ref = remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                                     memory=self._memory.get(t.label) or None, max_retries=0,
-                                     name=f"enade-bench:{t.label}").remote(work.run, t)  # fmt: skip
-                refs[ref] = i
-                pending.append(ref)
+            for _ in range(to_submit(len(set(refs.values())), len(out), len(tasks), self.settings.max_jobs)):
+                submit(len(set(refs.values())))
 
         top_up()
         try:
             while pending:
                 ready, pending[:] = ray.wait(pending, num_returns=1)
                 for ref in ready:
-                    task = tasks[refs[ref]]
+                    i = refs[ref]
                     try:
                         outcome = ray.get(ref)
                     except RayTaskError as exc:  # an error the task itself raised
-                        outcome = work.lost(task, f"{type(exc.cause).__name__}: {exc.cause}")
+                        outcome = work.lost(tasks[i], f"{type(exc.cause).__name__}: {exc.cause}")
                     except RayError as exc:  # worker killed, node lost, out of memory
-                        outcome = work.lost(task, f"its Ray worker was lost ({type(exc).__name__})")
-                    out[refs[ref]] = outcome
+                        why = f"its Ray worker was lost ({type(exc).__name__})"
+                        if isinstance(exc, LOST) and tries[i] <= retries:
+                            work.retried(tasks[i], retry_line(why, tries[i], retries))
+                            tries[i] += 1
+                            submit(i)
+                            continue
+                        outcome = work.lost(tasks[i], last_try(why, tries[i], retries))
+                    out[i] = outcome
                     work.done(outcome)
                 top_up()
         except KeyboardInterrupt:

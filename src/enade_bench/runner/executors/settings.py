@@ -43,8 +43,13 @@ class GpuMemory(StrictModel):
         default=None,
         gt=0,
         description="memory of each GPU (GB): a model whose weights (× dtype, plus 10 %) exceed the GPUs it "
-        "asks for is refused before anything starts, saying how many would hold it; null: not checked",
+        "asks for is refused before anything starts, saying how many would hold it; null: read from the "
+        "cluster's card names (Slurm gres and node features, Ray's accelerator_type), else not checked",
     )
+    retries: int = Field(
+        default=0, ge=0, le=10, description="times a task lost with its node or worker (Slurm NODE_FAIL or "
+        "PREEMPTED, Ray's lost worker or node) is submitted again; never one that failed or hit its time limit",
+    )  # fmt: skip
 
 
 class LocalSettings(TaskThreads):
@@ -97,12 +102,18 @@ class SlurmSettings(TaskThreads, GpuMemory):
     type: Literal["slurm"]
     partition: str | None = Field(default=None, description="slurm_partition")
     account: str | None = Field(default=None, description="slurm_account")
-    time: int = Field(default=240, ge=1, description="minutes a job may run (timeout_min)")
+    time: int | None = Field(
+        default=None, ge=1, description="minutes a job may run (timeout_min); null: from each task's estimate"
+    )
     gpus_per_node: int | None = Field(
         default=None, ge=0, description="GPUs of each job (default: what the model needs)"
     )
-    cpus_per_task: int = Field(default=4, ge=1)
-    mem_gb: float | None = Field(default=None, gt=0)
+    cpus_per_task: int | None = Field(
+        default=None, ge=1, description="CPUs of each job; null: the task's threads (2 per GPU at least)"
+    )
+    mem_gb: float | None = Field(
+        default=None, gt=0, description="memory of each job; null: the host memory its model needs"
+    )
     setup: list[str] = Field(
         default_factory=list, description="shell lines run before each job (slurm_setup)"
     )

@@ -2,9 +2,8 @@
 
 Before the first ``sbatch``, the partition is checked with ``sinfo`` (it exists and is up,
 has GPUs where a model needs them, and allows the time, CPUs and memory asked for): each
-problem is one ``error:`` line.  A job asks for the GPUs of its model (``device: cpu``
-none, CUDA its tensor × data parallel size, ``device: auto`` one where the partition has
-GPUs, none where it has not) unless ``gpus_per_node`` fixes them.
+problem is one ``error:`` line.  What each job asks for (GPUs, and the time, CPUs and memory
+of its task's estimate unless set) is :mod:`~enade_bench.runner.executors.slurm_request`'s.
 
 submitit pickles each task and writes the job logs to ``jobs`` (default under the model
 cache: never inside the results folder); each job runs the pickled task in a fresh
@@ -18,6 +17,8 @@ Slurm ended for its limit (``TIMEOUT`` in ``squeue -t all``: a task where no sig
 Python).  Jobs are submitted ``--no-requeue``: Slurm would otherwise requeue a batch job
 whose node failed (``JobRequeue=1``), and the study would wait, without a word, for a node
 to come back; the job ends ``NODE_FAIL`` instead, is reported lost, and the rerun resumes.
+With ``retries: N``, a job that ended ``NODE_FAIL`` or ``PREEMPTED`` (:data:`RETRIED`) is
+submitted again, up to N times, each try named (never one that failed or timed out).
 ``cluster: local`` is submitit's ``LocalExecutor``: the same jobs as processes here (tests).
 """
 
@@ -41,8 +42,9 @@ from submitit.core.utils import FailedJobError, FailedSubmissionError, Uncomplet
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
 from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import R, T, Task, Work, check_gpu_memory, to_submit
+from enade_bench.runner.executors.base import R, T, Task, Work, last_try, retry_line, to_submit
 from enade_bench.runner.executors.settings import SlurmSettings
+from enade_bench.runner.executors.slurm_request import JobRequest, check_request, job_gpus, job_request
 
 #: Seconds between two looks at the jobs' states.
 POLL_S = 2.0
@@ -55,6 +57,11 @@ KILLED_GRACE_S = 5.0
 KILLED = frozenset(
     {"CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
 )
+#: Ends that are the node's or the scheduler's, not the task's: submitted again with ``retries``.
+RETRIED = frozenset({"NODE_FAIL", "PREEMPTED"})
+
+__all__ = ["JobRequest", "SlurmExecutor", "check_request", "in_job", "jobs_folder", "last_meaningful_line",
+           "why_failed"]  # fmt: skip
 
 
 def jobs_folder(settings: SlurmSettings, output: Path) -> Path:
@@ -64,74 +71,6 @@ def jobs_folder(settings: SlurmSettings, output: Path) -> Path:
         return Path(settings.jobs).expanduser().resolve()
     key = hashlib.sha256(str(output.resolve()).encode()).hexdigest()[:12]
     return cache_root() / "slurm" / f"{output.name}-{key}"
-
-
-@dataclass(frozen=True)
-class JobRequest:
-    """What one job asks Slurm for."""
-
-    name: str
-    minutes: int
-    cpus: int
-    gpus: int
-    mem_gb: float | None
-    partition: str | None
-    account: str | None
-    setup: tuple[str, ...]
-
-    def submitit(self, cluster: str) -> dict[str, object]:
-        """submitit's ``update_parameters`` (its keyword arguments: the foreign border)."""
-        params: dict[str, object] = {
-            "name": self.name,
-            "timeout_min": self.minutes,
-            "cpus_per_task": self.cpus,
-        }
-        if self.mem_gb is not None:
-            params["mem_gb"] = self.mem_gb
-        if cluster == "slurm":
-            params.update(slurm_partition=self.partition, slurm_account=self.account, slurm_setup=list(self.setup),
-                          slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)),
-                          slurm_additional_parameters={"no-requeue": True})  # fmt: skip
-            if self.gpus:  # none: no --gpus-per-node at all (a CPU partition has no gres)
-                params["gpus_per_node"] = self.gpus
-        elif self.gpus:
-            params["gpus_per_node"] = self.gpus
-        return params
-
-
-def _gpus(task: Task, settings: SlurmSettings, partition: sc.Partition | None) -> int:
-    if settings.gpus_per_node is not None:
-        return settings.gpus_per_node
-    if task.gpu_optional and (partition is None or partition.gpus == 0):
-        return 0  # device auto: the CPU where the partition has no GPU
-    return task.gpus
-
-
-def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[Task]) -> dict[str, int]:
-    """Each task's GPUs, after checking that ``part`` can ever run its job (one error line)."""
-    where = f"partition '{part.name}'"
-    if not part.up:
-        raise UserError(f"executor.partition: {where} is not up (sinfo); pick another partition")
-    if part.max_minutes is not None and settings.time > part.max_minutes:
-        raise UserError(
-            f"executor.time: {settings.time} min, but {where} allows at most {part.max_minutes} min"
-        )
-    if settings.cpus_per_task > part.cpus:
-        raise UserError(f"executor.cpus_per_task: {settings.cpus_per_task}, but the nodes of {where} "
-                        f"have at most {part.cpus} CPUs")  # fmt: skip
-    if settings.mem_gb is not None and settings.mem_gb * 1024 > part.mem_mb:
-        raise UserError(f"executor.mem_gb: {settings.mem_gb:g}, but the nodes of {where} have at most "
-                        f"{part.mem_mb / 1024:.1f} GB")  # fmt: skip
-    gpus = {t.label: _gpus(t, settings, part) for t in tasks}
-    for task in tasks:
-        if gpus[task.label] > part.gpus:
-            key = "executor.gpus_per_node" if settings.gpus_per_node is not None else f"model {task.label}"
-            fix = ("pick a GPU partition, or set the model's device: cpu (or auto)" if part.gpus == 0
-                   else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
-            raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
-                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
-    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb)
-    return gpus
 
 
 class _TimeLimit(BaseException):
@@ -166,6 +105,8 @@ class _Watch:
     stuck_since: float | None = None
     ended_since: float | None = None
     log: list[str] = field(default_factory=list)
+    #: The job's try (1: the first; ``retries`` may submit a task again).
+    tries: int = 1
 
 
 #: Lines of a job's log that are submitit's or srun's, not the task's own.
@@ -190,7 +131,8 @@ def _last_line(job: submitit.Job[object]) -> str:
     return "no line of its own in its log"
 
 
-def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) -> str:
+def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) -> tuple[str, str]:
+    """What a job that ended without a result reads as, and its state (accounting's, else squeue's)."""
     info = sc.accounting(job.job_id) or last
     state = info.state if info is not None else "left the queue"
     node = f"node {info.node}" if info is not None and info.node else "no node"
@@ -201,7 +143,7 @@ def _why_lost(job: submitit.Job[object], last: sc.JobInfo | None, limit: int) ->
         elapsed += f" of its {limit} min"
     else:
         head = f"job {job.job_id} ended without a result ({state})"
-    return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}"
+    return f"{head} on {node} after {elapsed}; its log's last line: {_last_line(job)}", state
 
 
 def why_failed(job_id: str, error: object, last: sc.JobInfo | None, limit: int) -> str:
@@ -229,7 +171,7 @@ class SlurmExecutor:
     def __init__(self, settings: SlurmSettings, folder: Path) -> None:
         self.settings = settings
         self.folder = folder
-        self._gpus: dict[str, int] = {}
+        self._requests: dict[str, JobRequest] = {}
         self._partition = settings.partition or "(default)"
 
     def check(self, tasks: Sequence[Task]) -> None:
@@ -242,7 +184,7 @@ class SlurmExecutor:
                             f"more: {need}; raise gpus_per_node, leave it out (each job asks for its model's), "
                             "or lower tensor_parallel_size")  # fmt: skip
         if s.cluster == "local":
-            self._gpus = {t.label: _gpus(t, s, None) for t in tasks}
+            self._requests = {t.label: job_request(s, None, t, job_gpus(t, s, None)) for t in tasks}
             return
         parts = sc.partitions()
         if s.partition is None:
@@ -256,13 +198,12 @@ class SlurmExecutor:
         else:
             part = parts[s.partition]
         self._partition = part.name
-        self._gpus = check_request(s, part, tasks)
+        gpus = check_request(s, part, tasks)
+        self._requests = {t.label: job_request(s, part, t, gpus[t.label]) for t in tasks}
 
     def request(self, task: Task) -> JobRequest:
         """The job ``task`` becomes (after :meth:`check`)."""
-        s = self.settings
-        return JobRequest(f"enade-bench-{task.label}", s.time, s.cpus_per_task, self._gpus[task.label],
-                          s.mem_gb, s.partition, s.account, tuple(s.setup))  # fmt: skip
+        return self._requests[task.label]
 
     def describe(self, task: Task) -> str:
         """The job's ``sbatch`` request and the partition it goes to."""
@@ -272,7 +213,12 @@ class SlurmExecutor:
         where = (
             f"partition {self._partition}" if self.settings.cluster == "slurm" else "submitit's LocalExecutor"
         )
-        return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}, on {where}"
+        s, est = self.settings, []
+        est += [] if s.time is not None else ["time"]
+        est += [] if s.cpus_per_task is not None else ["CPUs"]
+        est += [] if s.mem_gb is not None or r.mem_gb is None else ["memory"]
+        estimated = f" ({', '.join(est)} from the task's estimate)" if est else ""
+        return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}{estimated}, on {where}"
 
     def _submit(
         self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], finished: int
@@ -288,7 +234,9 @@ class SlurmExecutor:
                 with contextlib.redirect_stderr(
                     io.StringIO()
                 ):  # submitit prints sbatch's stderr: it is in exc
-                    jobs.append(executor.submit(in_job, work.run, work.lost, task, self.settings.time))
+                    jobs.append(
+                        executor.submit(in_job, work.run, work.lost, task, self.request(task).minutes)
+                    )
             except (FailedJobError, FailedSubmissionError) as exc:
                 sc.cancel([j.job_id for j in jobs])
                 for job in jobs:
@@ -356,12 +304,13 @@ class SlurmExecutor:
                 if job.paths.result_pickle.exists():
                     kind, value = pickle_load(job.paths.result_pickle)
                     if kind != "success":
-                        value = work.lost(tasks[i], why_failed(job.job_id, value, w.last, self.settings.time))
+                        limit = self.request(tasks[i]).minutes
+                        value = work.lost(tasks[i], why_failed(job.job_id, value, w.last, limit))
                     self._finish(i, value, job, work, out)
                     continue
                 if infos is None:  # squeue did not answer this time
                     continue
-                if info is not None and info.never_clears:
+                if info is not None and info.never_clears and w.tries == 1:  # a try again ran once: it can
                     w.stuck_since = w.stuck_since or now
                     if now - w.stuck_since >= STUCK_AFTER_S:
                         raise UserError(f"executor: job {job.job_id} ({tasks[i].label}) pends for a reason that "
@@ -374,10 +323,31 @@ class SlurmExecutor:
                 w.ended_since = w.ended_since or now
                 grace = KILLED_GRACE_S if info is not None and info.state in KILLED else RESULT_GRACE_S
                 if now - w.ended_since >= grace:
-                    why = _why_lost(job, w.last, self.settings.time)
+                    why, state = _why_lost(job, w.last, self.request(tasks[i]).minutes)
+                    if state in RETRIED and w.tries <= self.settings.retries:
+                        self._again(i, tasks[i], work, jobs, why, w.tries)
+                        watch[i] = _Watch(tries=w.tries + 1)
+                        continue
+                    why = last_try(why, w.tries, self.settings.retries)
                     self._finish(i, work.lost(tasks[i], why), job, work, out)
             if len(out) < len(tasks):
                 time.sleep(POLL_S)
+
+    def _again(
+        self, i: int, task: T, work: Work[T, R], jobs: list[submitit.Job[R]], why: str, tried: int
+    ) -> None:
+        """Submit the job of task ``i`` again, after its try ``tried`` was lost (``why``); named first."""
+        work.retried(task, retry_line(why, tried, self.settings.retries))
+        _clean(jobs[i])
+        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
+        request = self.request(task)
+        executor.update_parameters(**request.submitit(self.settings.cluster))
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                jobs[i] = executor.submit(in_job, work.run, work.lost, task, request.minutes)
+        except (FailedJobError, FailedSubmissionError) as exc:  # the study stops, its jobs cancelled (run)
+            lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
+            raise UserError(f"executor: sbatch refused to submit {task.label} again: {lines[-1]}") from None
 
     def close(self) -> None:
         """Nothing held between jobs."""

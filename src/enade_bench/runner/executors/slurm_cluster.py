@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from enade_bench.errors import UserError
+from enade_bench.runner.executors.sizing import smallest_card
 
 #: Seconds a Slurm command may take before the controller is called unreachable.
 COMMAND_TIMEOUT_S = 30.0
-#: ``sinfo`` per node: partition, availability, time limit, CPUs, memory (MB), generic resources.
-SINFO_FORMAT = "%P|%a|%l|%c|%m|%G"
+#: ``sinfo`` per node: partition, availability, time limit, CPUs, memory (MB), generic resources, features.
+SINFO_FORMAT = "%P|%a|%l|%c|%m|%G|%f"
 #: ``squeue`` per job: id, state, reason, nodes, elapsed, time limit.
 SQUEUE_FORMAT = "%i|%T|%r|%N|%M|%l"
 #: Pending reasons that never clear by waiting: the request exceeds what the partition, its
@@ -45,6 +46,10 @@ class Partition:
     cpus: int
     mem_mb: int
     gpus: int
+    #: Memory of each GPU (GB), the smallest card of its GPU nodes (:func:`node_card`); ``None``: unknown.
+    gpu_memory_gb: float | None = None
+    #: The card's name as Slurm gives it (a gres type or a node feature).
+    gpu_card: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,23 +134,36 @@ def _gpus(gres: str) -> int:
     return total
 
 
+def node_card(gres: str, features: str) -> tuple[float, str] | None:
+    """A GPU node's card and its memory (GB): its gres type (``gpu:h100:8``), else a node feature
+    (``a100_80g``) that names a card (:func:`~enade_bench.runner.executors.sizing.card_memory_gb`)."""
+    types = [
+        m.group(1) for e in re.split(r",(?![^(]*\))", gres) if (m := re.match(r"gpu:([^:(]+):\d", e.strip()))
+    ]
+    return smallest_card(types) or smallest_card(features.split(","))
+
+
 def parse_partitions(text: str) -> dict[str, Partition]:
     """``sinfo -h -N -o SINFO_FORMAT`` (a line per node and partition): each partition's
-    best node (most CPUs, memory, GPUs; longest time)."""
+    best node (most CPUs, memory, GPUs; longest time) and its smallest GPU card."""
     out: dict[str, Partition] = {}
     for line in text.splitlines():
         fields = line.strip().split("|")
-        if len(fields) != 6:
+        if len(fields) not in (6, 7):
             continue
-        name, avail, limit, cpus, mem, gres = fields
+        name, avail, limit, cpus, mem, gres = fields[:6]
+        gpus = _gpus(gres)
+        card = node_card(gres, fields[6] if len(fields) == 7 else "") if gpus else None
         default = name.endswith("*")
         name = name.rstrip("*")
         node = Partition(name, default, avail == "up", minutes(limit), int(cpus.rstrip("+") or 0),
-                         int(mem.rstrip("+") or 0), _gpus(gres))  # fmt: skip
+                         int(mem.rstrip("+") or 0), gpus, *(card or (None, "")))  # fmt: skip
         old = out.get(name)
         if old is not None:
+            cards = [(c.gpu_memory_gb, c.gpu_card) for c in (old, node) if c.gpu_memory_gb is not None]
+            gb, card_name = min(cards) if cards else (None, "")
             node = Partition(name, default, old.up or node.up, node.max_minutes, max(old.cpus, node.cpus),
-                             max(old.mem_mb, node.mem_mb), max(old.gpus, node.gpus))  # fmt: skip
+                             max(old.mem_mb, node.mem_mb), max(old.gpus, node.gpus), gb, card_name)  # fmt: skip
         out[name] = node
     return out
 

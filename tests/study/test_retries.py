@@ -1,0 +1,130 @@
+"""``executor.retries``: a task lost with its node (Slurm ``NODE_FAIL``: a real one-node Slurm
+whose node is set down under the job) or its worker (Ray: a real one-raylet cluster, the
+worker SIGKILLed) is submitted again, each try named at once, and the study completes (exit 0).
+On Ray, ``max_jobs: 1`` keeps one task in flight on a cluster of 2 CPUs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.runner.real_ray import start_ray, stop_ray
+from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
+from tests.study.slow_models import CLI as SLOW_CLI
+from tests.study.test_executors import CLI, ENV
+from tests.study.test_executors import write_study as ray_study
+from tests.study.test_generic_study import SMOLLM2
+from tests.study.test_slurm import job_env, queue, write_study
+
+pytestmark = pytest.mark.slow
+
+
+class Lines:
+    """A process's stderr lines as they come, each with its time (a thread reads them)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.seen: list[tuple[float, str]] = []
+        self._thread = threading.Thread(target=lambda: self.seen.extend((time.monotonic(), x.rstrip("\n"))
+                                                                        for x in proc.stderr or []))  # fmt: skip
+        self._thread.start()
+
+    def wait_for(self, prefix: str, proc: subprocess.Popen[str], within_s: float) -> float:
+        """When a line starting with ``prefix`` came (fails after ``within_s`` or if ``proc`` ended)."""
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            found = [t for t, x in self.seen if x.startswith(prefix)]
+            if found:
+                return found[0]
+            assert proc.poll() is None, self.seen
+            time.sleep(0.2)
+        raise AssertionError(f"no line {prefix!r} within {within_s} s: {self.seen}")
+
+    def join(self) -> list[str]:
+        self._thread.join()
+        return [x for _, x in self.seen]
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
+    pytest.importorskip("submitit")
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
+    yield cluster
+    stop_slurm(cluster)
+
+
+def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
+    slurm: Slurm, tmp_path: Path
+) -> None:
+    path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": "flaky"}])
+    started = tmp_path / "study" / ".study" / "flaky.started"
+    env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
+    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    lines = Lines(proc)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
+            time.sleep(0.2)
+        job = next(x.split("|")[0] for x in queue(slurm) if x.endswith("|RUNNING|None|enade-bench-flaky"))
+        subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=slurm.env,
+                       check=True)  # fmt: skip
+        down = time.monotonic()
+        retried = lines.wait_for("flaky: lost on try 1 of 2", proc, 60)
+        restore_node(slurm)  # the second try runs once the node is back
+        proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        restore_node(slurm)
+    out = lines.join()
+    assert proc.returncode == 0, out
+    assert retried - down < 60, out  # named under --quiet, as soon as it is seen
+    again = [x for x in out if x.startswith("flaky: lost on try 1 of 2")]
+    assert re.fullmatch(rf"flaky: lost on try 1 of 2 \(job {job} ended without a result \(NODE_FAIL\) on node node1 "
+                        r"after .*\); submitted again: try 2 of 2", again[0]), again  # fmt: skip
+    assert (tmp_path / "study" / "runs" / "flaky" / "flaky_S1_results.json").is_file()
+    states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith("|enade-bench-flaky")}
+    assert states.pop(job) == "NODE_FAIL" and list(states.values()) == ["COMPLETED"], (
+        states
+    )  # one job per try
+
+
+def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
+    real = start_ray(folder, ENV, ["--num-cpus", "2"], second=False)  # the last --num-cpus counts
+    try:
+        path = ray_study(tmp_path, strategies=["S1"], limit=2, models=[SMOLLM2, {**SMOLLM2, "name": "second"}],
+                         executor={"type": "ray", "address": real.address, "retries": 1, "max_jobs": 1})  # fmt: skip
+        started = tmp_path / "study" / ".study" / "smollm2.started"  # a tie: the planned order
+        proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        lines = Lines(proc)
+        lines.wait_for("smollm2: started", proc, 120)  # its first try's start, shown
+        worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
+        os.kill(worker, signal.SIGKILL)
+        proc.wait(timeout=300)
+        out = lines.join()
+    finally:
+        stop_ray(real)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert proc.returncode == 0, out
+    first, second = "smollm2", "second"
+    assert (f"{first}: lost on try 1 of 2 (its Ray worker was lost (WorkerCrashedError)); submitted again: "
+            "try 2 of 2") in out, out  # fmt: skip
+    assert len([x for x in out if x.startswith(f"{first}: started")]) == 2, out  # each try's start
+    ends = [i for i, x in enumerate(out) if x.startswith(f"{first}: finished")]
+    starts = [i for i, x in enumerate(out) if x.startswith(f"{second}: started")]
+    assert len(ends) == len(starts) == 1 and ends[0] < starts[0], out  # max_jobs: 1, though 2 CPUs are free
+    for name in (first, second):
+        assert (tmp_path / "study" / "runs" / name / f"{name}_S1_results.json").is_file()
