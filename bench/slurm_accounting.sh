@@ -2,7 +2,7 @@
 # The real-Slurm tests (tests/study/test_slurm.py) against a one-node Slurm WITH accounting
 # (slurmdbd and a private MariaDB, tests/runner/real_slurm.py): the time-limit, node-failure,
 # sbatch-refusal, pending and scancel tests read each job's end from sacct. The suite runs only
-# the scancel test with accounting (tests/study/test_slurm_accounting.py); this runs the rest.
+# the scancel test with accounting (on a second cluster); this runs them all on one.
 # Needs root and Debian's slurm-wlm, munge, mariadb-server and slurmdbd (.ci/run installs them).
 # Usage: bash bench/slurm_accounting.sh [pytest options]   (about 4 min; docs/studies.md)
 set -euo pipefail

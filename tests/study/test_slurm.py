@@ -7,9 +7,10 @@ their time limit (one stopped by the signal, one killed by Slurm) and a node tha
 under a job are named as a Slurm user reads them, without accounting; ``study --dry-run``
 shows an ENEM study's jobs, one per model × area × language.
 
-The suite runs the module without accounting, and its ``scancel`` test against a cluster with
-accounting (``test_slurm_accounting.py``: once, not twice, about 75 s each);
-``bench/slurm_accounting.sh`` runs the whole module with accounting
+The module's cluster runs without accounting; the ``scancel`` test runs on a second one with
+accounting (slurmdbd and MariaDB: :func:`accounted`), while the time-limit study's jobs sleep
+on the first (that test costs the suite the second cluster's start, about 6 s).
+``bench/slurm_accounting.sh`` runs the whole module on one cluster with accounting
 (``ENADE_BENCH_SLURM_ACCOUNTING=1``).
 """
 
@@ -59,6 +60,17 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     (``bench/slurm_accounting.sh``)."""
     pytest.importorskip("submitit")
     cluster = start_slurm(tmp_path_factory.mktemp("slurm"), accounting=ACCOUNTING)
+    yield cluster
+    stop_slurm(cluster)
+
+
+@pytest.fixture(scope="module")
+def accounted(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
+    """A cluster with accounting: the module's own where it has accounting, else a second one."""
+    if ACCOUNTING:
+        yield slurm
+        return
+    cluster = start_slurm(tmp_path_factory.mktemp("slurmdbd"), accounting=True)
     yield cluster
     stop_slurm(cluster)
 
@@ -143,18 +155,11 @@ def submitted(slurm: Slurm) -> set[str]:
     return {x.split("|")[0] for x in queue(slurm)}
 
 
-@pytest.mark.skipif(not ACCOUNTING, reason="the suite runs it with accounting (test_slurm_accounting.py)")
-def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
-    on_slurm: Slurm, tmp_path: Path
+def test_with_accounting_a_scancel_is_named_within_a_minute_and_the_same_command_completes(
+    overtime: Overtime, accounted: Slurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scancel_is_named_and_the_same_command_completes(on_slurm, tmp_path)
-
-
-def scancel_is_named_and_the_same_command_completes(on_slurm: Slurm, tmp_path: Path) -> str:
-    """A study of two models: the second's job ``scancel``led while it runs is named within a
-    minute under ``--quiet``, the study exits 3, and its rerun completes it with the local run's
-    records (also run against the cluster with accounting, ``test_slurm_accounting.py``).
-    Returns the cancelled job's id."""
+    """On Slurm with accounting (slurmdbd): the job's end is read from ``sacct``, which holds it."""
+    on_slurm = use_cluster(accounted, monkeypatch)
     second = {**SMOLLM2, "name": "second"}
     # first its first model on the local executor, at the same place (paths in the files match), with
     # torch's own thread count: the executor block's threads (1) must make the records the same
@@ -206,7 +211,11 @@ def scancel_is_named_and_the_same_command_completes(on_slurm: Slurm, tmp_path: P
                            text=True, timeout=300)  # fmt: skip
     assert shown.returncode == 0, shown.stderr
     assert "second: finished (1 run(s) on disk): not loaded, nothing asked" in shown.stdout, shown.stdout
-    return job
+    # the job's end came from the cluster's records (sacct), which slurmdbd kept
+    done = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,NodeList"], env=on_slurm.env,
+                          capture_output=True, text=True, timeout=30, check=True)  # fmt: skip
+    fields = done.stdout.split("\n")[0].split("|")
+    assert fields[0] == job and fields[1].startswith("CANCELLED") and fields[2] == "node1", done.stdout
 
 
 def test_dry_run_shows_each_job_and_where_it_goes(
