@@ -6,6 +6,12 @@ controller that does not answer are each one ``error:`` line before any job runs
 their time limit (one stopped by the signal, one killed by Slurm) and a node that goes down
 under a job are named as a Slurm user reads them, without accounting; ``study --dry-run``
 shows an ENEM study's jobs, one per model × area × language.
+
+The module's cluster runs without accounting; the ``scancel`` test runs on a second one with
+accounting (slurmdbd and MariaDB: :func:`accounted`), while the time-limit study's jobs sleep
+on the first (that test costs the suite the second cluster's start, about 6 s).
+``bench/slurm_accounting.sh`` runs the whole module on one cluster with accounting
+(``ENADE_BENCH_SLURM_ACCOUNTING=1``).
 """
 
 from __future__ import annotations
@@ -44,12 +50,27 @@ from enade_bench.runner.executors import slurm as slurm_executor
 
 pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
+#: The module's cluster with accounting (slurmdbd and MariaDB): ``bench/slurm_accounting.sh``.
+ACCOUNTING = os.environ.get("ENADE_BENCH_SLURM_ACCOUNTING") == "1"
 
 
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
+    """The module's cluster: without accounting, or with it where ``ENADE_BENCH_SLURM_ACCOUNTING=1``
+    (``bench/slurm_accounting.sh``)."""
     pytest.importorskip("submitit")
-    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"), accounting=ACCOUNTING)
+    yield cluster
+    stop_slurm(cluster)
+
+
+@pytest.fixture(scope="module")
+def accounted(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
+    """A cluster with accounting: the module's own where it has accounting, else a second one."""
+    if ACCOUNTING:
+        yield slurm
+        return
+    cluster = start_slurm(tmp_path_factory.mktemp("slurmdbd"), accounting=True)
     yield cluster
     stop_slurm(cluster)
 
@@ -93,9 +114,14 @@ def overtime(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 def on_slurm(slurm: Slurm, overtime: Overtime, monkeypatch: pytest.MonkeyPatch) -> Slurm:
     """This process's Slurm commands (and the jobs they submit) on the test cluster, where the
     time-limit study runs (:func:`overtime`)."""
-    monkeypatch.setenv("SLURM_CONF", slurm.env["SLURM_CONF"])
-    monkeypatch.setenv("PYTHONPATH", f"{REPO_ROOT / 'src'}:{REPO_ROOT}")
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    return use_cluster(slurm, monkeypatch)
+
+
+def use_cluster(slurm: Slurm, monkeypatch: pytest.MonkeyPatch) -> Slurm:
+    """This process's Slurm commands (and the jobs they submit) on ``slurm``."""
+    for key, value in job_env(slurm).items():
+        if key in {"SLURM_CONF", "PYTHONPATH", "OMP_NUM_THREADS"}:
+            monkeypatch.setenv(key, value)
     return slurm
 
 
@@ -129,9 +155,11 @@ def submitted(slurm: Slurm) -> set[str]:
     return {x.split("|")[0] for x in queue(slurm)}
 
 
-def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
-    on_slurm: Slurm, tmp_path: Path
+def test_with_accounting_a_scancel_is_named_within_a_minute_and_the_same_command_completes(
+    overtime: Overtime, accounted: Slurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """On Slurm with accounting (slurmdbd): the job's end is read from ``sacct``, which holds it."""
+    on_slurm = use_cluster(accounted, monkeypatch)
     second = {**SMOLLM2, "name": "second"}
     # first its first model on the local executor, at the same place (paths in the files match), with
     # torch's own thread count: the executor block's threads (1) must make the records the same
@@ -183,6 +211,11 @@ def test_scancel_is_named_within_a_minute_and_the_same_command_completes(
                            text=True, timeout=300)  # fmt: skip
     assert shown.returncode == 0, shown.stderr
     assert "second: finished (1 run(s) on disk): not loaded, nothing asked" in shown.stdout, shown.stdout
+    # the job's end came from the cluster's records (sacct), which slurmdbd kept
+    done = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,NodeList"], env=on_slurm.env,
+                          capture_output=True, text=True, timeout=30, check=True)  # fmt: skip
+    fields = done.stdout.split("\n")[0].split("|")
+    assert fields[0] == job and fields[1].startswith("CANCELLED") and fields[2] == "node1", done.stdout
 
 
 def test_dry_run_shows_each_job_and_where_it_goes(
@@ -256,34 +289,55 @@ def test_a_controller_that_does_not_answer_is_one_line_and_leaves_nothing(
     assert not list(tmp_path.rglob("*.pkl")) and not (tmp_path / "jobs").exists()
 
 
-def test_an_sbatch_failure_is_one_line_and_cancels_the_jobs_already_submitted(
-    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("refused_from", [1, 2])
+def test_an_sbatch_refusal_is_an_error_before_any_job_and_a_lost_task_after(
+    on_slurm: Slurm,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    refused_from: int,
 ) -> None:
+    """sbatch refuses every job from its ``refused_from``-th: the first refused, nothing runs (one
+    ``error:`` line, exit 2); a later one, the task is lost (named, exit 3) and the job already
+    submitted runs to its end."""
     real = shutil.which("sbatch")
     assert real is not None
-    bin_dir = tmp_path / "bin"  # the real sbatch for the first job; the controller "times out" on the second
+    bin_dir = tmp_path / "bin"  # the real sbatch before; the controller "times out" from then on
     bin_dir.mkdir()
     wrapper = bin_dir / "sbatch"
     wrapper.write_text(f"""#!/bin/sh
-if [ -e "{tmp_path}/once" ]; then
+echo x >> "{tmp_path}/calls"
+if [ "$(wc -l < "{tmp_path}/calls")" -ge {refused_from} ]; then
   echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
 fi
-touch "{tmp_path}/once"; exec {real} "$@"
+exec {real} "$@"
 """, encoding="utf-8")  # fmt: skip
     wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    path = write_study(tmp_path, {}, models=[SMOLLM2, {**SMOLLM2, "name": "second"}])
-    assert main(["study", str(path), "--quiet"]) == 2
+    before = submitted(on_slurm)
+
+    def answer(req: Any) -> Reply:
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(answer) as server:  # two API models (equal costs: submitted in the listed order)
+        second = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
+                                         "base_url": server.url + "/v1"}, name="second")  # fmt: skip
+        models = [_api_model(tmp_path, server), {"name": "second", "config": str(second)}]
+        path = write_study(tmp_path, {}, models=models)
+        monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+        code = main(["study", str(path), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: executor: sbatch refused the job of second: sbatch: error: "
-                                               "Batch job submission failed: Socket timed out"), err  # fmt: skip
-    assert err[0].endswith("; cancelled the 1 job(s) already submitted"), err
-    first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and "|CANCELLED|" not in first[-1]:
-        time.sleep(0.2)
-        first = [x for x in queue(on_slurm) if x.endswith("|enade-bench-smollm2")]
-    assert "|CANCELLED|" in first[-1], first
+    socket = "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"
+    if refused_from == 1:
+        assert code == 2 and err == [f"error: executor: sbatch refused the job of api: {socket}"], err
+        assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()
+    else:
+        assert code == 3, err
+        lost = [x for x in err if x.startswith("second: failed: did not finish: ")]
+        assert lost and lost[0].startswith(f"second: failed: did not finish: sbatch refused the job of second: "
+                                           f"{socket}; rerun the same command"), err  # fmt: skip
+        assert (tmp_path / "study" / "runs" / "api" / "api_S1_results.json").is_file()  # its job ran on
+        jobs = [x.split("|") for x in queue(on_slurm) if x.split("|")[0] not in before]
+        assert [x[1] for x in jobs if x[3] == "enade-bench-api"] == ["COMPLETED"], jobs
     assert not list(tmp_path.rglob("*.pkl"))
 
 

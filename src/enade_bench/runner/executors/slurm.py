@@ -221,10 +221,16 @@ class SlurmExecutor:
         return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}{estimated}, on {where}"
 
     def _submit(
-        self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], finished: int
+        self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], out: dict[int, R]
     ) -> None:
-        """Submit the next tasks, in order, while fewer than ``max_jobs`` are in flight."""
-        count = to_submit(len(jobs), finished, len(tasks), self.settings.max_jobs)
+        """Submit the next tasks, in order, while fewer than ``max_jobs`` are in flight.
+
+        sbatch refusing the first job is an error before anything runs (exit 2); refusing a
+        later one loses that task and those not yet submitted (each named; exit 3), while the
+        jobs already submitted run on (the rerun submits what is left)."""
+        if len(jobs) in out:  # a refusal lost the tasks from here on
+            return
+        count = to_submit(len(jobs), len(out), len(tasks), self.settings.max_jobs)
         if not count:
             return
         executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
@@ -238,21 +244,22 @@ class SlurmExecutor:
                         executor.submit(in_job, work.run, work.lost, task, self.request(task).minutes)
                     )
             except (FailedJobError, FailedSubmissionError) as exc:
-                sc.cancel([j.job_id for j in jobs])
-                for job in jobs:
-                    _clean(job)
                 for stray in self.folder.glob("*.pkl"):  # the task pickled for the job sbatch refused
                     stray.unlink(missing_ok=True)
                 lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
-                kept = f"; cancelled the {len(jobs)} job(s) already submitted" if jobs else ""
-                raise UserError(
-                    f"executor: sbatch refused the job of {task.label}: {lines[-1]}{kept}"
-                ) from None
+                refused = f"sbatch refused the job of {task.label}: {lines[-1]}"
+                if not jobs:  # nothing runs yet: the study stops here (exit 2)
+                    raise UserError(f"executor: {refused}") from None
+                for k in range(len(jobs), len(tasks)):
+                    why = refused if k == len(jobs) else f"not submitted, as {refused}"
+                    out[k] = work.lost(tasks[k], f"{why}; rerun the same command")
+                    work.done(out[k])
+                return
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         jobs: list[submitit.Job[R]] = []
-        self._submit(tasks, work, jobs, 0)
         out: dict[int, R] = {}
+        self._submit(tasks, work, jobs, out)
         try:
             if self.settings.cluster == "local":
                 self._wait_local(tasks, jobs, work, out)
@@ -277,7 +284,7 @@ class SlurmExecutor:
     def _wait_local(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
                     out: dict[int, R]) -> None:  # fmt: skip
         while len(out) < len(tasks):
-            self._submit(tasks, work, jobs, len(out))
+            self._submit(tasks, work, jobs, out)
             for i, job in enumerate(jobs):
                 if i in out or not job.done():
                     continue
@@ -293,7 +300,7 @@ class SlurmExecutor:
                     out: dict[int, R]) -> None:  # fmt: skip
         watch = [_Watch() for _ in tasks]
         while len(out) < len(tasks):
-            self._submit(tasks, work, jobs, len(out))
+            self._submit(tasks, work, jobs, out)
             left = [i for i in range(len(jobs)) if i not in out]
             infos = sc.jobs([jobs[i].job_id for i in left])
             now = time.monotonic()
