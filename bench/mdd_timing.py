@@ -1,4 +1,4 @@
-"""Time of one clustered MDD (``metrics/power_clustered.py``) at 8, 28, 180 and 424 questions.
+"""Time of one clustered MDD (``metrics/power_clustered.py``, both shifts) at 8, 28, 180 and 424 questions.
 
 Two models of nearby ability on questions in texts of 1-4 questions, each scored over 30
 shuffles; each size's pair gets its MDD at the first Holm level of three models (alpha/3),
@@ -28,12 +28,13 @@ def main() -> None:
     args = parser.parse_args()
     for n in (8, 28, 180, 424):
         a, b, texts = observed_pair(n, 30, np.random.default_rng(n))
-        d = a - b
-        r = paired_difference(d, np.zeros(n), clusters=texts)
+        r = paired_difference(a, b, clusters=texts)
         times = []
         for seed in range(args.repeat):
             start = time.perf_counter()
-            mdd = clustered_mdd(d, texts, 0.05 / 3, seed=seed)
+            mdd = clustered_mdd(
+                r.differences, r.clusters, 0.05 / 3, bases=r.bases, records=r.records, seed=seed
+            )
             times.append(time.perf_counter() - start)
         print(json.dumps({"questions": n, "clusters": r.n_clusters, "mdd_points": round(100 * mdd, 1),
                           "min_ms": round(1000 * min(times), 1), "load_average": os.getloadavg()[0]}))  # fmt: skip

@@ -31,12 +31,13 @@ every table, :func:`~enade_bench.metrics.paired_exact.exact_pvalues`): exact, an
 of the test the pair shows (:func:`exact_mdd`).  At 8 questions its MDD at :math:`\alpha = 0.05`
 is 69.7 points where the score test's was 58.4 (a test whose size was 0.070).
 
-**Clustered pairs (paired t on** :math:`G-1` **df).**  The same alternative, with the
-observed differences' sizes and clusters (a cluster bootstrap, a sign change per cluster,
-more questions disagreeing where :math:`\delta` needs it), and the power a seeded
-Monte-Carlo of the pair's own clustered t: :mod:`enade_bench.metrics.power_clustered`.
-The noncentral t, exact only for normal differences, had 0.89–0.90 power at its "80 %"
-MDD at 8 and 28 questions.
+**Clustered pairs (paired t on** :math:`G-1` **df).**  Not McNemar's alternative, which
+turns disagreements toward one model and so narrows the spread (its MDD had 0.10–0.61
+power at 8–28 questions under an independent generator): one model's accuracy, or its
+logit, moved by a constant, each question keeping its observed residual and its cluster,
+the spread's own uncertainty averaged over, and the power a seeded Monte-Carlo of the
+pair's own clustered t; the MDD is the larger of the two shifts'
+(:mod:`enade_bench.metrics.power_clustered`).
 
 The MDD is the smallest :math:`\delta` in :math:`(0, 1]` with power :math:`\ge 1-\beta`
 (McNemar: a grid, then bisection, so the power at the MDD is :math:`1-\beta`); where no
@@ -200,7 +201,8 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
     """The MDD of a :class:`~enade_bench.metrics.paired.PairedDifference` at its test's level ``alpha``.
 
     McNemar's score test: :func:`mcnemar_mdd` with the pair's discordance; the clustered
-    paired t: :func:`clustered_mdd` with its question differences and clusters.  NaN for
+    paired t: :func:`clustered_mdd` with its question differences, clusters, pooled scores
+    and records per question.  NaN for
     a pair without a test or a standard error; ``inf`` where ``power`` is not reachable.
     """
     if result.test == EXACT:
@@ -212,5 +214,6 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
             result.n_questions, (result.a_only + result.b_only) / result.n_questions, alpha, power
         )
     if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
-        return clustered_mdd(result.differences, result.clusters, alpha, power)
+        return clustered_mdd(result.differences, result.clusters, alpha, power, result.bases or None,
+                             max(result.records, 1))  # fmt: skip
     return math.nan
