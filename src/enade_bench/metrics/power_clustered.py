@@ -120,7 +120,9 @@ class ClusteredAlternative:
         self.groups = int(self._labels.max()) + 1 if x.size else 0
         m = np.full(x.size, 0.5) if bases is None else np.asarray(bases, dtype=float)
         self._logits = logit((2 * records * m + 0.5) / (2 * records + 1))
-        residual = np.bincount(self._labels, x - x.mean(), self.groups) if x.size else np.zeros(0)
+        residual = (
+            np.bincount(self._labels, x - x.mean(), self.groups).astype(float) if x.size else np.zeros(0)
+        )
         self.spread_df = _spread_df(residual)
         self.draws = draws
         if not self.usable:
@@ -130,7 +132,9 @@ class ClusteredAlternative:
         self._boot = rng.integers(self.groups, size=(draws, self.groups))
         sign = np.where(rng.random((draws, self.groups)) < 0.5, -1.0, 1.0)
         # the unbiased variance s^2 (1/(G-1)), not the resampled one (1/G), times the posterior's nu / chi2_nu
-        scale = np.sqrt(self.groups / (self.groups - 1) * self.spread_df / rng.chisquare(self.spread_df, draws))
+        scale = np.sqrt(
+            self.groups / (self.groups - 1) * self.spread_df / rng.chisquare(self.spread_df, draws)
+        )
         self._noise = scale[:, None] * sign * residual[self._boot]
         self._sizes = sizes[self._boot]
         self._n = self._sizes.sum(axis=1)
@@ -234,10 +238,13 @@ def shift_mdds(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float
         return dict.fromkeys(SHIFTS, math.nan)
     z = NormalDist().inv_cdf
     start = (z(1 - alpha / 2) + z(power)) * se
-    return {
-        kind: _first_crossing(lambda delta, kind=kind: alternative.power(delta, alpha, kind), power, start)
-        for kind in SHIFTS
-    }
+    return {kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
+            for kind in SHIFTS}  # fmt: skip
+
+
+def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
+    """``alternative``'s power at ``delta`` under the shift ``kind`` (for :func:`_first_crossing`)."""
+    return alternative.power(delta, alpha, kind)
 
 
 def clustered_mdd(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
