@@ -138,6 +138,8 @@ class ClusteredAlternative:
         self._noise = scale[:, None] * sign * residual[self._boot]
         self._sizes = sizes[self._boot]
         self._n = self._sizes.sum(axis=1)
+        # the location shift adds delta to every draw's mean and leaves its variance as it is
+        self._mean0, self._var0 = _mean_var(self._noise, self._sizes, self._n)
 
     @property
     def usable(self) -> bool:
@@ -175,13 +177,21 @@ class ClusteredAlternative:
 
         if not self.usable:
             return math.nan
-        g = self.groups
-        moved = np.bincount(self._labels, self.shift(delta, kind), g)[self._boot]
-        sums = self._noise + moved
-        mean = sums.sum(axis=1) / self._n
-        var = g / (g - 1) * np.sum((sums - self._sizes * mean[:, None]) ** 2, axis=1) / self._n**2
-        crit = float(stats.t.ppf(1 - alpha / 2, g - 1)) ** 2
+        if kind == "location":
+            mean, var = self._mean0 + min(abs(delta), 1.0), self._var0
+        else:
+            moved = np.bincount(self._labels, self.shift(delta, kind), self.groups)[self._boot]
+            mean, var = _mean_var(self._noise + moved, self._sizes, self._n)
+        crit = float(stats.t.ppf(1 - alpha / 2, self.groups - 1)) ** 2
         return int(np.count_nonzero((mean * mean > crit * var) & (var > SE_ZERO**2))) / self.draws
+
+
+def _mean_var(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64],
+              n: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:  # fmt: skip
+    """Each draw's mean and CR1 variance of the mean from its clusters' sums and sizes (draws x G)."""
+    g = sums.shape[1]
+    mean = sums.sum(axis=1) / n
+    return mean, g / (g - 1) * np.sum((sums - sizes * mean[:, None]) ** 2, axis=1) / n**2
 
 
 def _spread_df(residual: npt.NDArray[np.float64]) -> float:
