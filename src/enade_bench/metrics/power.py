@@ -32,7 +32,7 @@ of the test the pair shows (:func:`exact_mdd`).  At 8 questions its MDD at :math
 is 69.7 points where the score test's was 58.4 (a test whose size was 0.070).
 
 **Clustered pairs (paired t on** :math:`G-1` **df).**  Not McNemar's alternative, which
-turns disagreements toward one model and so narrows the spread (its MDD had 0.10–0.61
+turns disagreements toward one model and so narrows the spread (its MDD had 0.11–0.60
 power at 8–28 questions under an independent generator): one model's accuracy, or its
 logit, moved by a constant, each question keeping its observed residual and its cluster,
 the spread's own uncertainty averaged over, and the power a seeded Monte-Carlo of the
