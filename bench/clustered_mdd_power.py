@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from enade_bench.metrics.paired import paired_difference
-from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.power import pair_mdd, records_of
 from enade_bench.metrics.power_clustered import shift_mdds
 
 
@@ -82,7 +82,9 @@ def main() -> None:
             b = rng.binomial(s, expit(easy + ub)) / s
             r = paired_difference(a, b, single_record=s == 1, clusters=texts)
             mdd = pair_mdd(r, alpha)
-            shifts = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=r.records)
+            shifts = shift_mdds(
+                r.differences, r.clusters, alpha, bases=r.bases, records=records_of(np.r_[a, b])
+            )
             base = float(np.mean(expit(population[0] + population[2])))
             for name, model in models.items():
                 line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "observed": k, "alternative": name,

@@ -19,6 +19,7 @@ import numpy as np
 from tests.metrics.test_power import observed_pair
 
 from enade_bench.metrics.paired import paired_difference
+from enade_bench.metrics.power import records_of
 from enade_bench.metrics.power_clustered import clustered_mdd
 
 
@@ -33,7 +34,7 @@ def main() -> None:
         for seed in range(args.repeat):
             start = time.perf_counter()
             mdd = clustered_mdd(
-                r.differences, r.clusters, 0.05 / 3, bases=r.bases, records=r.records, seed=seed
+                r.differences, r.clusters, 0.05 / 3, bases=r.bases, records=records_of(np.r_[a, b]), seed=seed
             )
             times.append(time.perf_counter() - start)
         print(json.dumps({"questions": n, "clusters": r.n_clusters, "mdd_points": round(100 * mdd, 1),

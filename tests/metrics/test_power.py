@@ -11,7 +11,7 @@ from scipy import integrate, optimize, special, stats
 
 from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
 from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
-from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd
+from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
 from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd, shift_mdds
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
@@ -134,16 +134,17 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     rng = np.random.default_rng(1000 + n + shuffles)
     a, b, clusters = observed_pair(n, shuffles, rng)
     r = paired_difference(a, b, single_record=shuffles == 1, clusters=clusters)
-    assert r.test == PAIRED_T and r.n_clusters < n and r.records == shuffles
+    records = records_of(np.r_[a, b])
+    assert r.test == PAIRED_T and r.n_clusters < n and records == shuffles
     alpha = 0.05 / 3
     mdd = pair_mdd(r, alpha)
     assert 0 < mdd < 1
     d, labels = np.asarray(r.differences), np.asarray(r.clusters)
     e = d - d.mean()
     nu = _spread_df(np.bincount(labels, e))
-    each = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=r.records)
+    each = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=records)
     assert mdd == max(each.values())
-    for kind, shift in _shifts(np.asarray(r.bases), r.records, mdd).items():
+    for kind, shift in _shifts(np.asarray(r.bases), records, mdd).items():
         rejected = []
         for _ in range(1000):
             x, label = _alternative_draw(e, shift, labels, nu, rng)
@@ -160,7 +161,7 @@ def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() ->
     r = paired_difference(a, b, clusters=clusters)
     mdd = pair_mdd(r, 0.05)
     # the same draws, whatever the clusters' names
-    assert mdd == clustered_mdd(list(r.differences), clusters, 0.05, bases=r.bases, records=r.records)
+    assert mdd == clustered_mdd(list(r.differences), clusters, 0.05, bases=r.bases, records=30)
     others = [clustered_mdd(r.differences, clusters, 0.05, bases=r.bases, records=30, seed=s) for s in (1, 2)]
     assert all(abs(m - mdd) < 0.05 * mdd for m in others), (mdd, others)
 
@@ -187,7 +188,9 @@ def test_the_clustered_power_is_the_noncentral_t_averaged_over_the_spread_where_
                 (stats.nct.sf(crit, df, ncp) + stats.nct.cdf(-crit, df, ncp)) * stats.chi2.pdf(x, nu)
             )
 
-        return float(integrate.quad(power_at, stats.chi2.ppf(1e-9, nu), stats.chi2.isf(1e-9, nu), limit=200)[0])
+        return float(
+            integrate.quad(power_at, stats.chi2.ppf(1e-9, nu), stats.chi2.isf(1e-9, nu), limit=200)[0]
+        )
 
     for delta in (0.02, 0.03, 0.04):
         assert alternative.power(delta, alpha) == pytest.approx(expected(delta), abs=0.03)

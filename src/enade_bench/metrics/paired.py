@@ -128,12 +128,11 @@ class PairedDifference:
     a_only, b_only
         Questions with a higher score for A (for B): with one record each, the
         discordant counts :math:`n_{10}` and :math:`n_{01}`.
-    differences, clusters, bases, records
+    differences, clusters, bases
         With the clustered paired t: each question's difference :math:`d_i`, its
-        cluster's index and its pooled score :math:`(a_i + b_i)/2`, and the records per
-        question (the smallest :math:`r \le 1000` that makes every score a multiple of
-        :math:`1/r`; 1000 if none), from which the power under the alternative draws
-        (:mod:`enade_bench.metrics.power_clustered`); empty (and 0) otherwise.
+        cluster's index and its pooled score :math:`(a_i + b_i)/2`, from which the power
+        under the alternative draws (:mod:`enade_bench.metrics.power_clustered`); empty
+        otherwise.
     """
 
     n_questions: int
@@ -153,7 +152,6 @@ class PairedDifference:
     differences: tuple[float, ...] = field(default=(), repr=False)
     clusters: tuple[int, ...] = field(default=(), repr=False)
     bases: tuple[float, ...] = field(default=(), repr=False)
-    records: int = field(default=0, repr=False)
 
 
 def mcnemar_score_test(a_only: int, b_only: int) -> tuple[float, float]:
@@ -291,12 +289,4 @@ def paired_difference(
     p = float(2 * stats.t.sf(abs(t), groups - 1))
     return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only,
                             tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()),
-                            tuple(((x + y) / 2).tolist()), _records(np.r_[x, y]))  # fmt: skip
-
-
-def _records(scores: npt.NDArray[np.float64]) -> int:
-    """The fewest records per question that give these scores (each a multiple of ``1/r``); 1000 if none."""
-    for r in range(1, 1001):
-        if np.all(np.abs(scores * r - np.round(scores * r)) < 1e-6 * r):
-            return r
-    return 1000
+                            tuple(((x + y) / 2).tolist()))  # fmt: skip

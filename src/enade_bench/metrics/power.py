@@ -63,12 +63,21 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
+import numpy.typing as npt
 
 from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SE_ZERO, PairedDifference
 from enade_bench.metrics.paired_exact import exact_pvalues, table_probabilities
 from enade_bench.metrics.power_clustered import clustered_mdd
 
-__all__ = ["NOT_REACHABLE", "exact_mdd", "exact_power", "mcnemar_mdd", "mcnemar_power", "pair_mdd"]
+__all__ = [
+    "NOT_REACHABLE",
+    "exact_mdd",
+    "exact_power",
+    "mcnemar_mdd",
+    "mcnemar_power",
+    "pair_mdd",
+    "records_of",
+]
 
 #: How an MDD that no difference up to 100 points reaches reads in tables.
 NOT_REACHABLE = "not reachable at this size"
@@ -202,7 +211,7 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
 
     McNemar's score test: :func:`mcnemar_mdd` with the pair's discordance; the clustered
     paired t: :func:`clustered_mdd` with its question differences, clusters, pooled scores
-    and records per question.  NaN for
+    and records per question (:func:`records_of` the two models' scores).  NaN for
     a pair without a test or a standard error; ``inf`` where ``power`` is not reachable.
     """
     if result.test == EXACT:
@@ -214,6 +223,23 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
             result.n_questions, (result.a_only + result.b_only) / result.n_questions, alpha, power
         )
     if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
-        return clustered_mdd(result.differences, result.clusters, alpha, power, result.bases or None,
-                             max(result.records, 1))  # fmt: skip
+        d, m = np.asarray(result.differences), np.asarray(result.bases)
+        return clustered_mdd(d, result.clusters, alpha, power, m, records_of(np.r_[m + d / 2, m - d / 2]))
     return math.nan
+
+
+def records_of(scores: npt.ArrayLike) -> int:
+    """The fewest records per question that give these question scores (each a multiple of ``1/r``); 1000 if none.
+
+    Examples
+    --------
+    >>> records_of([0.0, 1 / 3, 2 / 3, 0.5]), records_of([0.1234])
+    (6, 1000)
+    """
+    x = np.asarray(scores, dtype=float)
+    for start in range(1, 1001, 50):
+        r = np.arange(start, start + 50)[:, None]
+        found = np.flatnonzero(np.all(np.abs(x * r - np.round(x * r)) < 1e-8, axis=1))
+        if found.size:
+            return int(r[found[0], 0])
+    return 1000
