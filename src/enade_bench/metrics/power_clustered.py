@@ -15,7 +15,8 @@ their text structure stay as observed (disagreements are not moved toward one mo
   :math:`\Delta_i(c) = \operatorname{expit}(\ell_i + c/2) - \operatorname{expit}(\ell_i - c/2)`,
   with :math:`\ell_i` the logit of the question's pooled score
   :math:`m_i = (a_i + b_i)/2` shrunk away from 0 and 1 by half a record
-  (:math:`\tilde m_i = (2 r m_i + 1/2)/(2r + 1)`, :math:`r` records per question) and
+  (:math:`\tilde m_i = (2 r m_i + 1/2)/(2r + 1)`, :math:`r` records per question,
+  :func:`~enade_bench.metrics.power.records_of`) and
   :math:`c` the constant with :math:`\frac1n\sum_i \Delta_i(c) = \delta`: easy and hard
   questions move little, middle ones more, which adds the shift's own heterogeneity.
 
@@ -53,6 +54,8 @@ whose power reaches :math:`1-\beta`, searched from the normal-theory guess
 and interpolated to 0.1 %; ``inf`` where no :math:`\delta < 1` reaches it with either.
 The residuals are kept whole at every :math:`\delta`, also where accuracies near 0 or 1
 would bound them: that overstates the spread of large shifts, so a large MDD errs long.
+``bench/clustered_mdd_power.py`` checks the MDD against an independent generator (its
+table and what it does not reach: docs/comparisons.md).
 
 References
 ----------
