@@ -4,18 +4,22 @@ A generator independent of ``metrics/power_clustered.py``: two models on ``n`` q
 texts of 1-4, each question with its difficulty (plus its text's) and each model with its own
 per-question deviation (model x item heterogeneity, SD 0.7 on the logit scale), scored over
 ``S`` shuffles (binomial).  The observed pair is one such data set; its MDD is the comparison's
-(``metrics.power.pair_mdd`` at alpha/3, the first Holm level of three models).  Then, with the
-same heterogeneity (difficulties, text effects and model x item deviations drawn afresh for
-each data set, from the same distributions, in the same texts: the questions are the unit),
-model A is moved so that its expected accuracy exceeds B's by exactly the MDD, two ways:
+(``metrics.power.pair_mdd`` at alpha/3, the first Holm level of three models: the larger of the
+location and logit shifts' MDDs, both printed).  Then, with the same heterogeneity
+(difficulties, text effects and model x item deviations drawn afresh for each data set, from the
+same distributions, in the same texts: the questions are the unit), model A is moved so that its
+expected accuracy exceeds B's by exactly the shown MDD, two ways:
 
 * ``logit``: A's per-question logits shifted by one constant;
 * ``location``: A's per-question probabilities shifted by one constant (kept in [0, 1]);
 
 and ``--reps`` data sets of each are drawn and tested with the pair's own clustered paired t.
-One JSON line per size and alternative: the MDD (points) and the share rejected.
+One JSON line per size, observed data set and alternative: the MDDs (points), which shift sets
+the shown one, and the share rejected.  ``--observed K`` repeats it for K observed data sets per
+size (seeds ``seed + n + 1000 k``; k = 0 is the one of earlier versions), because one observed
+data set's spread is itself a draw: the MDD is a statistic, and its power varies with it.
 
-    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30]
+    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1]
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from enade_bench.metrics.paired import paired_difference
-from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.power import pair_mdd, records_of
+from enade_bench.metrics.power_clustered import shift_mdds
 
 
 def _texts(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -56,42 +61,52 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--shuffles", type=int, default=30)
     parser.add_argument("--seed", type=int, default=52)
+    parser.add_argument("--observed", type=int, default=1)
     args = parser.parse_args()
     alpha, s = 0.05 / 3, args.shuffles
-    population = _items(np.zeros(200_000, dtype=int), np.random.default_rng(0))  # for the expected accuracies
+    # the questions' population, for the expected accuracies: each question its own text, so that the text
+    # effects vary as they do between a data set's texts (one shared text gave every question one effect,
+    # which moved the population's accuracy to 0.58 and its expected logit shift off the target)
+    population = _items(np.arange(200_000), np.random.default_rng(0))
     models = {
         "logit": lambda c, easy, ua: expit(easy + ua + c),
         "location": lambda c, easy, ua: np.clip(expit(easy + ua) + c, 0.0, 1.0),
     }
     for n in (8, 28, 180):
-        rng = np.random.default_rng(args.seed + n)
-        text = _texts(n, rng)
-        texts = [f"text{t}" for t in text]
-        easy, ua, ub = _items(text, rng)
-        a = rng.binomial(s, expit(0.2 + easy + ua)) / s
-        b = rng.binomial(s, expit(easy + ub)) / s
-        r = paired_difference(a, b, single_record=s == 1, clusters=texts)
-        mdd = pair_mdd(r, alpha)
-        base = float(np.mean(expit(population[0] + population[2])))
-        for name, model in models.items():
-            line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "alternative": name,
-                    "mdd_points": round(100 * mdd, 1)}  # fmt: skip
-            if np.isfinite(mdd) and mdd < 1 - base:
-                c = _shift(
-                    lambda c, m=model, b0=base: float(np.mean(m(c, population[0], population[1]))) - b0, mdd
-                )
-                rejected = []
-                for _ in range(args.reps):
-                    e, da, db = _items(text, rng)
-                    x = rng.binomial(s, model(c, e, da)) / s
-                    y = rng.binomial(s, expit(e + db)) / s
-                    rejected.append(
-                        paired_difference(x, y, single_record=s == 1, clusters=texts).p_value < alpha
+        for k in range(args.observed):
+            rng = np.random.default_rng(args.seed + n + 1000 * k)
+            text = _texts(n, rng)
+            texts = [f"text{t}" for t in text]
+            easy, ua, ub = _items(text, rng)
+            a = rng.binomial(s, expit(0.2 + easy + ua)) / s
+            b = rng.binomial(s, expit(easy + ub)) / s
+            r = paired_difference(a, b, single_record=s == 1, clusters=texts)
+            mdd = pair_mdd(r, alpha)
+            shifts = shift_mdds(
+                r.differences, r.clusters, alpha, bases=r.bases, records=records_of(np.r_[a, b])
+            )
+            base = float(np.mean(expit(population[0] + population[2])))
+            for name, model in models.items():
+                line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "observed": k, "alternative": name,
+                        "mdd_points": round(100 * mdd, 1), "location_mdd": round(100 * shifts["location"], 1),
+                        "logit_mdd": round(100 * shifts["logit"], 1), "sets_it": max(shifts, key=shifts.__getitem__)}  # fmt: skip
+                if np.isfinite(mdd) and mdd < 1 - base:
+                    c = _shift(
+                        lambda c, m=model, b0=base: float(np.mean(m(c, population[0], population[1]))) - b0,
+                        mdd,
                     )
-                line["power"] = round(float(np.mean(rejected)), 3)
-            else:
-                line["power"] = None  # not reachable, or beyond what B's accuracy leaves
-            print(json.dumps(line), flush=True)
+                    rejected = []
+                    for _ in range(args.reps):
+                        e, da, db = _items(text, rng)
+                        x = rng.binomial(s, model(c, e, da)) / s
+                        y = rng.binomial(s, expit(e + db)) / s
+                        rejected.append(
+                            paired_difference(x, y, single_record=s == 1, clusters=texts).p_value < alpha
+                        )
+                    line["power"] = round(float(np.mean(rejected)), 3)
+                else:
+                    line["power"] = None  # not reachable, or beyond what B's accuracy leaves
+                print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, optimize, special, stats
 
 from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
 from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
-from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd
-from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd
+from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
+from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd, shift_mdds
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
 
@@ -91,28 +91,36 @@ def observed_pair(
     return a, b, [f"text{t}" for t in text]
 
 
-def _alternative_draw(groups: list[np.ndarray], delta: float,
+def _spread_df(sums: np.ndarray) -> float:
+    """Bonett's (2006) kurtosis-matched df of the cluster-level variance, capped at G - 1 (written again here)."""
+    g = sums.size
+    kurtosis = g * np.sum(sums**4) / np.sum(sums**2) ** 2
+    return float(min(g - 1, 2 * (g - 1) / (kurtosis - (g - 3) / g)))
+
+
+def _shifts(bases: np.ndarray, records: int, delta: float) -> dict[str, np.ndarray]:
+    """Each question's shift under the location and the logit alternative, mean ``delta``."""
+    logit = special.logit((2 * records * bases + 0.5) / (2 * records + 1))
+
+    def moved(c: float) -> np.ndarray:
+        return special.expit(logit + c / 2) - special.expit(logit - c / 2)
+
+    c = optimize.brentq(lambda c: moved(c).mean() - delta, 0.0, 200.0)
+    return {"location": np.full(bases.size, delta), "logit": moved(c)}
+
+
+def _alternative_draw(e: np.ndarray, shift: np.ndarray, labels: np.ndarray, nu: float,
                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """One data set of the alternative at ``delta`` from the observed clusters' differences ``groups``:
-    steps 1-5 of metrics/power_clustered's docstring, written again here."""
-    d = np.concatenate(groups)
-    pool = np.abs(d[d != 0])
-    q, s = pool.size / d.size, float(pool.mean())
-    psi = min(1.0, max(q, delta / s))
-    new = (psi - q) / (1 - q) if q < 1 else 0.0
-    grow = (1 - delta) / (1 - s) if delta > s else 1.0
-    switch = delta / (psi * s) if delta <= s else 1.0
-    picked = rng.integers(len(groups), size=len(groups))
-    flips = np.where(rng.random(len(groups)) < 0.5, -1.0, 1.0)
-    drawn = [groups[k] * flip for k, flip in zip(picked, flips, strict=True)]  # 1, 2
-    label = np.repeat(np.arange(len(drawn)), [g.size for g in drawn])
-    v = np.concatenate(drawn)
-    zero = v == 0
-    disagree = ~zero | (rng.random(v.size) < new)  # 3
-    size = 1 - (1 - np.where(zero, pool[rng.integers(pool.size, size=v.size)], np.abs(v))) * grow  # 3, 4
-    sign = np.where(zero, np.where(rng.random(v.size) < 0.5, -1.0, 1.0), np.sign(v))
-    sign = np.where((sign < 0) & (rng.random(v.size) < switch), 1.0, sign)  # 5
-    return np.where(disagree, size * sign, 0.0), label
+    """One data set of an alternative, question by question: clusters drawn with replacement, each
+    cluster's residuals times a random sign and the draw's spread factor, plus its questions' shift."""
+    groups = np.unique(labels)
+    g = groups.size
+    k = math.sqrt(g / (g - 1) * nu / rng.chisquare(nu))
+    picked = rng.choice(groups, size=g)
+    signs = np.where(rng.random(g) < 0.5, -1.0, 1.0)
+    parts = [(labels == c, sign) for c, sign in zip(picked, signs, strict=True)]
+    d = np.concatenate([k * sign * e[rows] + shift[rows] for rows, sign in parts])
+    return d, np.repeat(np.arange(g), [int(rows.sum()) for rows, _ in parts])
 
 
 @pytest.mark.parametrize(("n", "shuffles"), [(8, 30), (28, 30), (180, 30), (28, 1)])
@@ -120,24 +128,31 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     """Questions in texts of 1-4, scored over 30 shuffles (or one binary record): the power at the MDD.
 
     The pair's own test (paired_difference with the clusters, at the first Holm level of three
-    models) on 2,000 data sets of the alternative at the MDD, drawn here independently of
-    metrics/power_clustered's Monte-Carlo (other seed, other code): it rejects 75-85 % of them."""
+    models) on 1,000 data sets of each alternative at the shown MDD, drawn here question by question
+    and independently of metrics/power_clustered's Monte-Carlo of cluster sums (other seed, other
+    code): 75-85 % rejected under the shift that sets the MDD, at least 75 % under the other."""
     rng = np.random.default_rng(1000 + n + shuffles)
     a, b, clusters = observed_pair(n, shuffles, rng)
     r = paired_difference(a, b, single_record=shuffles == 1, clusters=clusters)
-    assert r.test == PAIRED_T and r.n_clusters < n
+    records = records_of(np.r_[a, b])
+    assert r.test == PAIRED_T and r.n_clusters < n and records == shuffles
     alpha = 0.05 / 3
     mdd = pair_mdd(r, alpha)
     assert 0 < mdd < 1
     d, labels = np.asarray(r.differences), np.asarray(r.clusters)
-    groups = [d[labels == g] for g in np.unique(labels)]
-    rejected = []
-    for _ in range(2000):
-        x, label = _alternative_draw(groups, mdd, rng)
-        rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
-    print(f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
-          f"points, power {np.mean(rejected):.3f}")  # fmt: skip
-    assert 0.75 <= np.mean(rejected) <= 0.85, (n, shuffles, mdd, np.mean(rejected))
+    e = d - d.mean()
+    nu = _spread_df(np.bincount(labels, e))
+    each = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=records)
+    assert mdd == max(each.values())
+    for kind, shift in _shifts(np.asarray(r.bases), records, mdd).items():
+        rejected = []
+        for _ in range(1000):
+            x, label = _alternative_draw(e, shift, labels, nu, rng)
+            rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
+        rate = float(np.mean(rejected))
+        print(f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
+              f"points ({kind} {100 * each[kind]:.1f}), power under the {kind} shift {rate:.3f}")  # fmt: skip
+        assert 0.75 <= rate <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rate)
 
 
 def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() -> None:
@@ -146,25 +161,53 @@ def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() ->
     r = paired_difference(a, b, clusters=clusters)
     mdd = pair_mdd(r, 0.05)
     # the same draws, whatever the clusters' names
-    assert mdd == clustered_mdd(list(r.differences), clusters, 0.05)
-    others = [clustered_mdd(r.differences, clusters, 0.05, seed=seed) for seed in (1, 2)]
+    assert mdd == clustered_mdd(list(r.differences), clusters, 0.05, bases=r.bases, records=30)
+    others = [clustered_mdd(r.differences, clusters, 0.05, bases=r.bases, records=30, seed=s) for s in (1, 2)]
     assert all(abs(m - mdd) < 0.05 * mdd for m in others), (mdd, others)
 
 
-def test_the_clustered_power_is_the_noncentral_t_where_differences_are_near_normal() -> None:
-    """400 questions, no disagreement added (delta below the mean |d|): the alternative's variance is
-    m2 - delta^2, and the power is close to the noncentral t's, an independent computation."""
+def test_the_clustered_power_is_the_noncentral_t_averaged_over_the_spread_where_differences_are_near_normal() -> (
+    None
+):
+    """400 questions, each its own cluster, location shift: the power is the noncentral t's averaged
+    over the scaled-inverse-chi2 spread (an independent computation, scipy's nct and quad); with no
+    pooled scores the logit shift is the location shift."""
     rng = np.random.default_rng(3)
     d = rng.choice([-0.3, -0.1, 0.0, 0.1, 0.2, 0.4], 400)
     alternative = ClusteredAlternative(d)
     alpha, df = 0.05, d.size - 1
+    nu = _spread_df(d - d.mean())
+    assert alternative.spread_df == pytest.approx(nu)
+    se = np.std(d, ddof=1) / math.sqrt(d.size)
+    crit = stats.t.ppf(1 - alpha / 2, df)
+
+    def expected(delta: float) -> float:
+        def power_at(x: float) -> float:  # x ~ chi2_nu, sigma = s sqrt(nu / x)
+            ncp = delta / (se * math.sqrt(nu / x))
+            return float(
+                (stats.nct.sf(crit, df, ncp) + stats.nct.cdf(-crit, df, ncp)) * stats.chi2.pdf(x, nu)
+            )
+
+        return float(
+            integrate.quad(power_at, stats.chi2.ppf(1e-9, nu), stats.chi2.isf(1e-9, nu), limit=200)[0]
+        )
+
     for delta in (0.02, 0.03, 0.04):
-        assert delta < np.mean(np.abs(d))
-        ncp = delta / math.sqrt((np.mean(d * d) - delta**2) / d.size)
-        crit = stats.t.ppf(1 - alpha / 2, df)
-        expected = stats.nct.sf(crit, df, ncp) + stats.nct.cdf(-crit, df, ncp)
-        assert alternative.power(delta, alpha) == pytest.approx(expected, abs=0.03)
+        assert alternative.power(delta, alpha) == pytest.approx(expected(delta), abs=0.03)
         assert alternative.power(-delta, alpha) == alternative.power(delta, alpha)
+        assert alternative.power(delta, alpha, "logit") == alternative.power(delta, alpha)
+
+
+def test_the_logit_shift_moves_middle_questions_most_and_keeps_the_mean() -> None:
+    """Pooled scores 0, 1/2 and 1 over 30 records: the shift's mean is delta, larger at 1/2, symmetric."""
+    alternative = ClusteredAlternative(
+        [0.1, -0.1, 0.0, 0.2, -0.2, 0.0], bases=[0, 0.5, 1, 0.5, 0, 1], records=30
+    )
+    for delta in (0.05, 0.3):
+        shift = alternative.shift(delta, "logit")
+        assert shift.mean() == pytest.approx(delta, abs=1e-9)
+        assert shift[1] > shift[0] > 0
+        assert shift[0] == pytest.approx(shift[2])
 
 
 def test_a_difference_the_clustered_t_cannot_see_is_not_reachable() -> None:

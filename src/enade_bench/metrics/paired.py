@@ -128,10 +128,11 @@ class PairedDifference:
     a_only, b_only
         Questions with a higher score for A (for B): with one record each, the
         discordant counts :math:`n_{10}` and :math:`n_{01}`.
-    differences, clusters
-        With the clustered paired t: each question's difference :math:`d_i` and its
-        cluster's index, which the power under the alternative resamples
-        (:mod:`enade_bench.metrics.power`); empty otherwise.
+    differences, clusters, bases
+        With the clustered paired t: each question's difference :math:`d_i`, its
+        cluster's index and its pooled score :math:`(a_i + b_i)/2`, from which the power
+        under the alternative draws (:mod:`enade_bench.metrics.power_clustered`); empty
+        otherwise.
     """
 
     n_questions: int
@@ -150,6 +151,7 @@ class PairedDifference:
     b_only: int
     differences: tuple[float, ...] = field(default=(), repr=False)
     clusters: tuple[int, ...] = field(default=(), repr=False)
+    bases: tuple[float, ...] = field(default=(), repr=False)
 
 
 def mcnemar_score_test(a_only: int, b_only: int) -> tuple[float, float]:
@@ -286,4 +288,5 @@ def paired_difference(
     t = mean / se
     p = float(2 * stats.t.sf(abs(t), groups - 1))
     return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only,
-                            tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()))  # fmt: skip
+                            tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()),
+                            tuple(((x + y) / 2).tolist()))  # fmt: skip

@@ -31,12 +31,13 @@ every table, :func:`~enade_bench.metrics.paired_exact.exact_pvalues`): exact, an
 of the test the pair shows (:func:`exact_mdd`).  At 8 questions its MDD at :math:`\alpha = 0.05`
 is 69.7 points where the score test's was 58.4 (a test whose size was 0.070).
 
-**Clustered pairs (paired t on** :math:`G-1` **df).**  The same alternative, with the
-observed differences' sizes and clusters (a cluster bootstrap, a sign change per cluster,
-more questions disagreeing where :math:`\delta` needs it), and the power a seeded
-Monte-Carlo of the pair's own clustered t: :mod:`enade_bench.metrics.power_clustered`.
-The noncentral t, exact only for normal differences, had 0.89–0.90 power at its "80 %"
-MDD at 8 and 28 questions.
+**Clustered pairs (paired t on** :math:`G-1` **df).**  Not McNemar's alternative, which
+turns disagreements toward one model and so narrows the spread (its MDD had 0.11–0.60
+power at 8–28 questions under an independent generator): one model's accuracy, or its
+logit, moved by a constant, each question keeping its observed residual and its cluster,
+the spread's own uncertainty averaged over, and the power a seeded Monte-Carlo of the
+pair's own clustered t; the MDD is the larger of the two shifts'
+(:mod:`enade_bench.metrics.power_clustered`).
 
 The MDD is the smallest :math:`\delta` in :math:`(0, 1]` with power :math:`\ge 1-\beta`
 (McNemar: a grid, then bisection, so the power at the MDD is :math:`1-\beta`); where no
@@ -62,12 +63,21 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
+import numpy.typing as npt
 
 from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SE_ZERO, PairedDifference
 from enade_bench.metrics.paired_exact import exact_pvalues, table_probabilities
 from enade_bench.metrics.power_clustered import clustered_mdd
 
-__all__ = ["NOT_REACHABLE", "exact_mdd", "exact_power", "mcnemar_mdd", "mcnemar_power", "pair_mdd"]
+__all__ = [
+    "NOT_REACHABLE",
+    "exact_mdd",
+    "exact_power",
+    "mcnemar_mdd",
+    "mcnemar_power",
+    "pair_mdd",
+    "records_of",
+]
 
 #: How an MDD that no difference up to 100 points reaches reads in tables.
 NOT_REACHABLE = "not reachable at this size"
@@ -200,7 +210,8 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
     """The MDD of a :class:`~enade_bench.metrics.paired.PairedDifference` at its test's level ``alpha``.
 
     McNemar's score test: :func:`mcnemar_mdd` with the pair's discordance; the clustered
-    paired t: :func:`clustered_mdd` with its question differences and clusters.  NaN for
+    paired t: :func:`clustered_mdd` with its question differences, clusters, pooled scores
+    and records per question (:func:`records_of` the two models' scores).  NaN for
     a pair without a test or a standard error; ``inf`` where ``power`` is not reachable.
     """
     if result.test == EXACT:
@@ -212,5 +223,23 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
             result.n_questions, (result.a_only + result.b_only) / result.n_questions, alpha, power
         )
     if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
-        return clustered_mdd(result.differences, result.clusters, alpha, power)
+        d, m = np.asarray(result.differences), np.asarray(result.bases)
+        return clustered_mdd(d, result.clusters, alpha, power, m, records_of(np.r_[m + d / 2, m - d / 2]))
     return math.nan
+
+
+def records_of(scores: npt.ArrayLike) -> int:
+    """The fewest records per question that give these question scores (each a multiple of ``1/r``); 1000 if none.
+
+    Examples
+    --------
+    >>> records_of([0.0, 1 / 3, 2 / 3, 0.5]), records_of([0.1234])
+    (6, 1000)
+    """
+    x = np.asarray(scores, dtype=float)
+    for start in range(1, 1001, 50):
+        r = np.arange(start, start + 50)[:, None]
+        found = np.flatnonzero(np.all(np.abs(x * r - np.round(x * r)) < 1e-8, axis=1))
+        if found.size:
+            return int(r[found[0], 0])
+    return 1000

@@ -1,71 +1,75 @@
-r"""Power of the clustered paired t under the alternative: a Monte-Carlo of the test's own statistic.
+r"""Power of the clustered paired t under alternatives that keep the observed heterogeneity.
 
 The alternative of :mod:`enade_bench.metrics.power` for a pair tested with the clustered
-paired t on :math:`G-1` df (shuffles or samples per question, or shared texts): McNemar's
-alternative there, with the observed differences' sizes and clusters.  Let :math:`d_i` be
-the observed question differences in :math:`G` clusters, :math:`q` the share of questions with
-:math:`d_i \ne 0` and :math:`\bar s` the mean of their :math:`|d_i|` (the size of a
-disagreement; :math:`\bar s = 1` with binary records).  One draw of the alternative at
-:math:`\delta`:
+paired t on :math:`G-1` df (shuffles or samples per question, or shared texts).  Let
+:math:`d_i = a_i - b_i` be the observed question differences in :math:`G` clusters,
+:math:`e_i = d_i - \bar d` their residuals (the observed difference removed) and
+:math:`u_g = \sum_{i \in g} e_i` a cluster's residual sum.  One model is moved by a
+constant and each question keeps its own residual, so the spread of the differences and
+their text structure stay as observed (disagreements are not moved toward one model):
 
-1. :math:`G` clusters drawn with replacement from the observed ones, each with its
-   questions' :math:`d_i` (the cluster bootstrap [1]_: sizes, which questions disagree,
-   how much, and how they go together within a cluster);
-2. each drawn cluster's differences times a random sign :math:`\varepsilon_g = \pm 1`
-   (the cluster sign change [2]_: no difference, and the observed within-cluster
-   products :math:`d_i d_j`, so the observed design effect);
-3. more questions disagree where :math:`\delta` needs it: the share becomes
-   :math:`\psi(\delta) = \min\{1, \max(q, \delta/\bar s)\}`, a question with
-   :math:`d_i = 0` disagreeing with probability :math:`(\psi - q)/(1 - q)`, by a size
-   drawn from the observed :math:`|d_i| \ne 0`, with a random sign;
-4. past :math:`\delta > \bar s` (every question disagrees) the sizes grow toward 1,
-   :math:`|d| \mapsto 1 - (1 - |d|)(1-\delta)/(1-\bar s)`;
-5. each negative difference turns positive with probability
-   :math:`f = \delta / E|d'|`, :math:`E|d'| = \psi\bar s` (or :math:`\delta` past
-   :math:`\bar s`), so that :math:`E\,d' = \delta`.
+* **location shift** (one model's accuracy plus a constant):
+  :math:`d'_i = e_i + \delta`;
+* **logit shift** (one model's logit plus a constant :math:`c` on every question):
+  :math:`d'_i = e_i + \Delta_i(c)`,
+  :math:`\Delta_i(c) = \operatorname{expit}(\ell_i + c/2) - \operatorname{expit}(\ell_i - c/2)`,
+  with :math:`\ell_i` the logit of the question's pooled score
+  :math:`m_i = (a_i + b_i)/2` shrunk away from 0 and 1 by half a record
+  (:math:`\tilde m_i = (2 r m_i + 1/2)/(2r + 1)`, :math:`r` records per question,
+  :func:`~enade_bench.metrics.power.records_of`) and
+  :math:`c` the constant with :math:`\frac1n\sum_i \Delta_i(c) = \delta`: easy and hard
+  questions move little, middle ones more, which adds the shift's own heterogeneity.
 
-With binary records this is McNemar's alternative (:math:`P(d' = 1) =
-\psi(1+f)/2 = (\psi+\delta)/2`).  The power is the share of draws in which the pair's
-own test rejects: :math:`|\bar d'| > t_{G-1,\,1-\alpha_i/2}\,\widehat{SE}_{CR1}` with
-the draw's :func:`~enade_bench.metrics.clustered.cluster_se` (a draw whose SE is 0, up to
-rounding, has no test and does not reject).  It is a Monte-Carlo of the test's own
-statistic [3]_ [4]_ and not the noncentral t: the noncentral t is exact for normal differences, and these
-are a mixture with an atom at 0 (most questions agree) that is one-sided past
-:math:`\delta = q\bar s`; its sample SD falls as its mean rises, and at 8 and 28
-questions the t test had 0.89 and 0.90 power at the noncentral t's "80 %" MDD (with the
-observed design effect, the previous version of :mod:`enade_bench.metrics.power`).  The clustered t's
-distribution under such a mixture, with unequal clusters, has no closed form; the
-simulation is exact up to its Monte-Carlo error.  :data:`DRAWS` draws from the fixed
-:data:`SEED`, the same for every :math:`\delta` (common random numbers), make the power
-a deterministic step function of :math:`\delta` and the MDD a deterministic function
-of the data; the Monte-Carlo SE of a power near 0.8 is 0.009.
+**The spread is estimated.**  At 8–28 questions the observed residuals understate the
+between-question variance more often than not (with 5 texts its estimate has 4 df), so
+the power is averaged over that uncertainty (an assurance, O'Hagan, Stevens & Campbell
+2005 [1]_): each draw scales the residuals by :math:`k = \sqrt{\nu / \chi^2_\nu}` (the
+scaled-inverse-:math:`\chi^2` posterior of the variance under a flat prior on
+:math:`\log\sigma`), with :math:`\nu` the effective df of the cluster-level variance,
+moment-matched to the observed kurtosis of the :math:`u_g` as in Bonett (2006) [2]_,
+:math:`\operatorname{Var}\ln s^2 \approx \{\hat\kappa - (G-3)/G\}/(G-1) = 2/\nu`, so
+:math:`\nu = \min\{G-1,\ 2(G-1)/(\hat\kappa - (G-3)/G)\}`,
+:math:`\hat\kappa = G\sum u_g^4 / (\sum u_g^2)^2` (never more than the normal theory's
+:math:`G-1`).
 
-Like Lachin's McNemar power [5]_, which holds the discordance fixed, the alternative holds the
-observed sizes of the differences and turns them in one model's favour; where those are
-small (close models scored over many shuffles) a difference up to their mean size is
-realised as most questions favouring one model a little, which the t sees easily, so the
-MDD can be below :math:`(t_{G-1,\,1-\alpha_i/2} + z_{1-\beta})\widehat{SE}`.
+One draw of a data set: :math:`G` clusters drawn with replacement from the observed ones
+(the cluster bootstrap [3]_: sizes and residual sums), each residual sum times a random
+sign (the cluster sign change [4]_: no difference, the observed within-cluster products)
+and times :math:`k\sqrt{G/(G-1)}` (the resampled sums' variance is
+:math:`\frac1G\sum u_g^2`; the factor makes it the unbiased :math:`s^2 = \frac1{G-1}\sum
+u_g^2` the posterior is centred on), plus the shift's sum over the cluster
+(:math:`n_g\delta` or :math:`\sum_{i\in g}\Delta_i(c)`).  The clustered t needs only the
+cluster sums, so a draw costs :math:`G` numbers, not one per question.  The power is the
+share of draws in which the pair's own test rejects,
+:math:`|\bar d'| > t_{G-1,\,1-\alpha_i/2}\,\widehat{SE}_{CR1}` (a draw whose SE is 0, up
+to rounding, has no test and does not reject): a Monte-Carlo of the test's own statistic
+[5]_, not the noncentral t, which is exact only for normal differences.  :data:`DRAWS`
+draws from the fixed :data:`SEED`, the same for every :math:`\delta` and both shifts
+(common random numbers), make the power a deterministic function of :math:`\delta` and
+the MDD one of the data; the Monte-Carlo SE of a power near 0.8 is 0.009.
 
-:func:`clustered_mdd` searches from the normal-theory guess
-:math:`(z_{1-\alpha_i/2} + z_{1-\beta})\widehat{SE}`, in steps of 1.5 times (at most 1/16),
-for the first :math:`\delta` whose power reaches :math:`1-\beta`, then interpolates to
-0.1 %; ``inf`` where no :math:`\delta < 1` reaches it.
+:func:`clustered_mdd` is the larger of the two shifts' MDDs, each the first :math:`\delta`
+whose power reaches :math:`1-\beta`, searched from the normal-theory guess
+:math:`(z_{1-\alpha_i/2} + z_{1-\beta})\widehat{SE}` in steps of 1.5 times (at most 1/16)
+and interpolated to 0.1 %; ``inf`` where no :math:`\delta < 1` reaches it with either.
+The residuals are kept whole at every :math:`\delta`, also where accuracies near 0 or 1
+would bound them: that overstates the spread of large shifts, so a large MDD errs long.
+``bench/clustered_mdd_power.py`` checks the MDD against an independent generator (its
+table and what it does not reach: docs/comparisons.md).
 
 References
 ----------
-.. [1] C. A. Field and A. H. Welsh, "Bootstrapping clustered data", Journal of the Royal
+.. [1] A. O'Hagan, J. W. Stevens and M. J. Campbell, "Assurance in clinical trial
+   design", Pharmaceutical Statistics 4(3), 187–201, 2005.
+.. [2] D. G. Bonett, "Approximate confidence interval for standard deviation of nonnormal
+   distributions", Computational Statistics & Data Analysis 50(3), 775–782, 2006.
+.. [3] C. A. Field and A. H. Welsh, "Bootstrapping clustered data", Journal of the Royal
    Statistical Society B 69(3), 369–390, 2007.
-.. [2] I. A. Canay, J. P. Romano and A. M. Shaikh, "Randomization tests under an
+.. [4] I. A. Canay, J. P. Romano and A. M. Shaikh, "Randomization tests under an
    approximate symmetry assumption", Econometrica 85(3), 1013–1030, 2017.
-.. [3] B. F. Arnold, D. R. Hogan, J. M. Colford and A. E. Hubbard, "Simulation methods
+.. [5] B. F. Arnold, D. R. Hogan, J. M. Colford and A. E. Hubbard, "Simulation methods
    to estimate design power: an overview for applied research", BMC Medical Research
    Methodology 11:94, 2011.
-.. [4] S. Landau and D. Stahl, "Sample size and power calculations for medical studies
-   by simulation when closed form expressions are not available", Statistical Methods
-   in Medical Research 22(3), 324–345, 2013.
-.. [5] J. M. Lachin, "Power and sample size evaluation for the McNemar test with
-   application to matched case-control studies", Statistics in Medicine 11(9),
-   1239–1251, 1992.
 """
 
 from __future__ import annotations
@@ -73,7 +77,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -82,30 +85,18 @@ import numpy.typing as npt
 from enade_bench.metrics.clustered import cluster_labels, cluster_se
 from enade_bench.metrics.paired import SE_ZERO
 
-__all__ = ["DRAWS", "SEED", "ClusteredAlternative", "clustered_mdd"]
+__all__ = ["DRAWS", "SEED", "SHIFTS", "ClusteredAlternative", "clustered_mdd", "shift_mdds"]
 
 #: Monte-Carlo draws of a clustered pair's power (SE 0.009 near 0.8).
 DRAWS = 2000
 #: Their seed: the same draws for every pair and every delta.
 SEED = 20080914
-#: Question slots per block of draws (memory: about 24 bytes a slot).
-_BLOCK = 1 << 20
-
-
-@dataclass(frozen=True)
-class _Block:
-    """Some draws of the alternative, as uniforms and sizes per question slot (module docstring)."""
-
-    size: npt.NDArray[np.float64]  # |d| of the slot's question, or the size it takes if it disagrees
-    active: npt.NDArray[np.float32]  # disagrees when < the step-3 probability (-1: always)
-    positive: npt.NDArray[np.float32]  # positive when < f (-1: always, after the cluster's sign)
-    cluster: npt.NDArray[np.intp]  # each slot's drawn cluster (draw x G + g)
-    sizes: npt.NDArray[np.float64]  # questions per drawn cluster, draws x G
-    n: npt.NDArray[np.float64]  # questions per draw
+#: The two alternatives (module docstring).
+SHIFTS = ("location", "logit")
 
 
 class ClusteredAlternative:
-    r"""The alternative of a clustered pair (module docstring), drawn once for every :math:`\delta`.
+    r"""The alternatives of a clustered pair (module docstring), drawn once for every :math:`\delta`.
 
     Parameters
     ----------
@@ -113,40 +104,70 @@ class ClusteredAlternative:
         The observed question differences.
     clusters
         Each question's cluster (``None``: each question its own).
+    bases, records
+        Each question's pooled score :math:`(a_i + b_i)/2` and the records per question,
+        for the logit shift (``None``: every question at 1/2, where it is the location shift).
     draws, seed
         Monte-Carlo draws and their seed.
     """
 
-    def __init__(self, d: npt.ArrayLike, clusters: Sequence[object] | None = None, draws: int = DRAWS,
+    def __init__(self, d: npt.ArrayLike, clusters: Sequence[object] | None = None,
+                 bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
                  seed: int = SEED) -> None:  # fmt: skip
+        from scipy.special import logit  # noqa: PLC0415 (slow import)
+
         x = np.asarray(d, dtype=float)
         # clusters numbered in order of appearance, whatever their names: the same draws for the same data
         _, first, labels = np.unique(cluster_labels(clusters, x.size), return_index=True, return_inverse=True)
-        labels = np.argsort(np.argsort(first))[labels]
-        order = np.argsort(labels, kind="stable")
-        x, labels = x[order], labels[order]
-        self.groups = int(labels.max()) + 1 if x.size else 0
-        pool = np.abs(x[x != 0])
-        self.share = pool.size / x.size if x.size else 0.0
-        self.mean_size = float(pool.mean()) if pool.size else 0.0
+        self._labels = np.argsort(np.argsort(first))[labels.reshape(-1)]
+        self.groups = int(self._labels.max()) + 1 if x.size else 0
+        m = np.full(x.size, 0.5) if bases is None else np.asarray(bases, dtype=float)
+        self._logits = logit((2 * records * m + 0.5) / (2 * records + 1))
+        residual = (
+            np.bincount(self._labels, x - x.mean(), self.groups).astype(float) if x.size else np.zeros(0)
+        )
+        self.spread_df = _spread_df(residual)
         self.draws = draws
-        self._blocks: list[_Block] = []
         if not self.usable:
             return
-        sizes = np.bincount(labels, minlength=self.groups)
-        starts = np.cumsum(sizes) - sizes
+        sizes = np.bincount(self._labels, minlength=self.groups).astype(float)
         rng = np.random.default_rng(seed)
-        per_block = max(1, _BLOCK // x.size)
-        for done in range(0, draws, per_block):
-            boot = rng.integers(self.groups, size=(min(per_block, draws - done), self.groups))
-            self._blocks.append(_draw(x, sizes, starts, pool, boot, rng))
+        self._boot = rng.integers(self.groups, size=(draws, self.groups))
+        sign = np.where(rng.random((draws, self.groups)) < 0.5, -1.0, 1.0)
+        # the unbiased variance s^2 (1/(G-1)), not the resampled one (1/G), times the posterior's nu / chi2_nu
+        scale = np.sqrt(
+            self.groups / (self.groups - 1) * self.spread_df / rng.chisquare(self.spread_df, draws)
+        )
+        self._noise = scale[:, None] * sign * residual[self._boot]
+        self._sizes = sizes[self._boot]
+        self._n = self._sizes.sum(axis=1)
+        # the location shift adds delta to every draw's mean and leaves its variance as it is
+        self._mean0, self._var0 = _mean_var(self._noise, self._sizes, self._n)
 
     @property
     def usable(self) -> bool:
-        """Two clusters and a question on which the models disagree."""
-        return self.groups >= 2 and self.share > 0
+        """Two clusters whose residual sums are not all 0."""
+        return self.groups >= 2 and self.spread_df > 0
 
-    def power(self, delta: float, alpha: float) -> float:
+    def shift(self, delta: float, kind: str) -> npt.NDArray[np.float64]:
+        r"""Each question's shift :math:`\Delta_i` for a mean difference ``delta`` (``kind`` in :data:`SHIFTS`)."""
+        from scipy.optimize import brentq  # noqa: PLC0415 (slow import)
+        from scipy.special import expit  # noqa: PLC0415
+
+        delta = min(abs(delta), 1.0)
+        if kind == "location" or delta == 0.0:
+            return np.full(self._logits.size, delta)
+        if kind != "logit":
+            raise ValueError(f"shift: expected one of {SHIFTS}, got {kind!r}")
+
+        def moved(c: float) -> npt.NDArray[np.float64]:
+            return np.asarray(expit(self._logits + c / 2) - expit(self._logits - c / 2))
+
+        if delta >= float(np.mean(moved(200.0))):
+            return moved(200.0)
+        return moved(float(brentq(lambda c: float(np.mean(moved(c))) - delta, 0.0, 200.0, xtol=1e-10)))
+
+    def power(self, delta: float, alpha: float, kind: str = "location") -> float:
         r"""Share of the draws at :math:`|\delta|` in which the clustered paired t rejects at ``alpha``.
 
         Examples
@@ -159,42 +180,31 @@ class ClusteredAlternative:
 
         if not self.usable:
             return math.nan
-        delta, q, s = min(abs(delta), 1.0), self.share, self.mean_size
-        psi = min(1.0, max(q, delta / s))
-        new = (psi - q) / (1 - q) if q < 1 else 0.0
-        grow = (1 - delta) / (1 - s) if delta > s else 1.0  # step 4: s < delta <= 1
-        switch = delta / (psi * s) if delta <= s else 1.0
-        g = self.groups
-        crit = float(stats.t.ppf(1 - alpha / 2, g - 1)) ** 2
-        rejected = 0
-        for b in self._blocks:
-            size = b.size if grow == 1.0 else 1 - (1 - b.size) * grow
-            value = size * ((b.positive < switch) * 2.0 - 1.0) * (b.active < new)
-            sums = value if b.cluster.size == b.sizes.size else np.bincount(b.cluster, value, b.sizes.size)
-            sums = sums.reshape(b.sizes.shape)
-            mean = sums.sum(axis=1) / b.n
-            var = g / (g - 1) * np.sum((sums - b.sizes * mean[:, None]) ** 2, axis=1) / b.n**2
-            rejected += int(np.count_nonzero((mean * mean > crit * var) & (var > SE_ZERO**2)))
-        return rejected / self.draws
+        if kind == "location":
+            mean, var = self._mean0 + min(abs(delta), 1.0), self._var0
+        else:
+            moved = np.bincount(self._labels, self.shift(delta, kind), self.groups)[self._boot]
+            mean, var = _mean_var(self._noise + moved, self._sizes, self._n)
+        crit = float(stats.t.ppf(1 - alpha / 2, self.groups - 1)) ** 2
+        return int(np.count_nonzero((mean * mean > crit * var) & (var > SE_ZERO**2))) / self.draws
 
 
-def _draw(x: npt.NDArray[np.float64], sizes: npt.NDArray[np.intp], starts: npt.NDArray[np.intp],
-          pool: npt.NDArray[np.float64], boot: npt.NDArray[np.int64], rng: np.random.Generator) -> _Block:  # fmt: skip
-    """One block of draws: steps 1–3 and 5's uniforms for the clusters ``boot`` (draws x G)."""
-    count = sizes[boot].reshape(-1)
-    cluster = np.repeat(np.arange(count.size), count)
-    value = x[np.repeat(starts[boot.reshape(-1)] - np.cumsum(count) + count, count) + np.arange(cluster.size)]
-    flip = (rng.random(count.size) < 0.5)[cluster]  # step 2
-    zero = value == 0
-    uniform = rng.random((3, value.size), dtype=np.float32)
-    negative = ((value < 0) ^ flip) | (zero & (uniform[0] < 0.5))  # step 3's random sign
-    size = np.abs(value)
-    size[zero] = pool[rng.integers(pool.size, size=int(np.count_nonzero(zero)))]
-    active, positive = uniform[1], uniform[2]
-    active[~zero] = -1.0
-    positive[~negative] = -1.0
-    per_draw = count.reshape(boot.shape).astype(float)
-    return _Block(size, active, positive, cluster, per_draw, per_draw.sum(axis=1))
+def _mean_var(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64],
+              n: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:  # fmt: skip
+    """Each draw's mean and CR1 variance of the mean from its clusters' sums and sizes (draws x G)."""
+    g = sums.shape[1]
+    mean = sums.sum(axis=1) / n
+    return mean, g / (g - 1) * np.sum((sums - sizes * mean[:, None]) ** 2, axis=1) / n**2
+
+
+def _spread_df(residual: npt.NDArray[np.float64]) -> float:
+    r"""Effective df :math:`\nu` of the cluster-level variance (module docstring); 0 without spread."""
+    g = residual.size
+    second = float(np.sum(residual**2))
+    if g < 2 or not second > (g * SE_ZERO) ** 2:
+        return 0.0
+    kurtosis = g * float(np.sum(residual**4)) / second**2
+    return min(g - 1.0, 2 * (g - 1) / max(kurtosis - (g - 3) / g, 1e-9))
 
 
 def _first_crossing(power_at: Callable[[float], float], target: float, start: float) -> float:
@@ -223,16 +233,37 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
 
 
 @functools.lru_cache(maxsize=2)
-def _alternative(
-    d: tuple[float, ...], clusters: tuple[str, ...] | None, draws: int, seed: int
-) -> ClusteredAlternative:
+def _alternative(d: tuple[float, ...], clusters: tuple[str, ...] | None, bases: tuple[float, ...] | None,
+                 records: int, draws: int, seed: int) -> ClusteredAlternative:  # fmt: skip
     """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha)."""
-    return ClusteredAlternative(d, clusters, draws, seed)
+    return ClusteredAlternative(d, clusters, bases, records, draws, seed)
+
+
+def shift_mdds(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
+               bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
+               seed: int = SEED) -> dict[str, float]:  # fmt: skip
+    r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
+    se, _ = cluster_se(d, clusters)
+    labels = None if clusters is None else tuple(str(c) for c in clusters)
+    base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
+    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, records, draws, seed)
+    if not (alternative.usable and se > SE_ZERO):
+        return dict.fromkeys(SHIFTS, math.nan)
+    z = NormalDist().inv_cdf
+    start = (z(1 - alpha / 2) + z(power)) * se
+    return {kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
+            for kind in SHIFTS}  # fmt: skip
+
+
+def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
+    """``alternative``'s power at ``delta`` under the shift ``kind`` (for :func:`_first_crossing`)."""
+    return alternative.power(delta, alpha, kind)
 
 
 def clustered_mdd(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
-                  draws: int = DRAWS, seed: int = SEED) -> float:  # fmt: skip
-    r"""Minimum detectable difference of the clustered paired t test, under the alternative.
+                  bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
+                  seed: int = SEED) -> float:  # fmt: skip
+    r"""Minimum detectable difference of the clustered paired t test: the larger of the two shifts'.
 
     Parameters
     ----------
@@ -244,26 +275,19 @@ def clustered_mdd(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: fl
         The test's two-sided level :math:`\alpha_i`.
     power
         Target power.
-    draws, seed
-        The Monte-Carlo's draws and seed (:class:`ClusteredAlternative`).
+    bases, records, draws, seed
+        As :class:`ClusteredAlternative`.
 
     Returns
     -------
     float
-        The MDD; NaN without two clusters, a disagreement or a standard error, ``inf`` when
-        ``power`` is not reachable.
+        The MDD; NaN without two clusters or a standard error, ``inf`` when ``power`` is
+        not reachable under either shift.
 
     Examples
     --------
     >>> d = [0.1, -0.2, 0.0, 0.3, 0.1, -0.1, 0.2, 0.0] * 5
     >>> round(clustered_mdd(d, None, 0.05), 3)
-    0.067
+    0.071
     """
-    se, _ = cluster_se(d, clusters)
-    labels = None if clusters is None else tuple(str(c) for c in clusters)
-    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, draws, seed)
-    if not (alternative.usable and se > SE_ZERO):
-        return math.nan
-    z = NormalDist().inv_cdf
-    start = (z(1 - alpha / 2) + z(power)) * se
-    return _first_crossing(lambda delta: alternative.power(delta, alpha), power, start)
+    return max(shift_mdds(d, clusters, alpha, power, bases, records, draws, seed).values())
