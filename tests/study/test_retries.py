@@ -2,6 +2,9 @@
 whose node is set down under the job) or its worker (Ray: a real one-raylet cluster, the
 worker SIGKILLed) is submitted again, each try named at once, and the study completes (exit 0).
 On Ray, ``max_jobs: 1`` keeps one task in flight on a cluster of 2 CPUs.
+
+About two minutes of real clusters, past the issue's CI budget: the suite skips this module and
+``bench/cluster_tests.sh`` runs it (with the accounting variant of ``test_slurm.py``; docs/studies.md).
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ from tests.study.test_executors import write_study as ray_study
 from tests.study.test_generic_study import SMOLLM2
 from tests.study.test_slurm import job_env, queue, write_study
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("ENADE_BENCH_CLUSTER_TESTS") != "1", reason="bench/cluster_tests.sh runs it (2 min)"
+    ),
+]
 
 
 class Lines:

@@ -10,7 +10,7 @@ shows an ENEM study's jobs, one per model × area × language.
 The module's cluster runs without accounting; the ``scancel`` test runs on a second one with
 accounting (slurmdbd and MariaDB: :func:`accounted`), while the time-limit study's jobs sleep
 on the first (that test costs the suite the second cluster's start, about 6 s).
-``bench/slurm_accounting.sh`` runs the whole module on one cluster with accounting
+``bench/cluster_tests.sh`` runs the whole module on one cluster with accounting
 (``ENADE_BENCH_SLURM_ACCOUNTING=1``).
 """
 
@@ -50,14 +50,14 @@ from enade_bench.runner.executors import slurm as slurm_executor
 
 pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
-#: The module's cluster with accounting (slurmdbd and MariaDB): ``bench/slurm_accounting.sh``.
+#: The module's cluster with accounting (slurmdbd and MariaDB): ``bench/cluster_tests.sh``.
 ACCOUNTING = os.environ.get("ENADE_BENCH_SLURM_ACCOUNTING") == "1"
 
 
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     """The module's cluster: without accounting, or with it where ``ENADE_BENCH_SLURM_ACCOUNTING=1``
-    (``bench/slurm_accounting.sh``)."""
+    (``bench/cluster_tests.sh``)."""
     pytest.importorskip("submitit")
     cluster = start_slurm(tmp_path_factory.mktemp("slurm"), accounting=ACCOUNTING)
     yield cluster
