@@ -156,3 +156,12 @@ class ContextBackend(Backend, Protocol):
     def set_prompt_limit(self, limit: int | None) -> None:
         """Read at most ``limit`` tokens of each prompt, its end kept (``None``: all)."""
         ...
+
+
+@runtime_checkable
+class PrefetchBackend(Backend, Protocol):
+    """A backend that can prepare prompts ahead (tokenise them while the current chunk runs)."""
+
+    def prefetch(self, prompts: Sequence[PromptParts]) -> None:
+        """Start preparing ``prompts``, the next chunk's; a later call on them takes the result."""
+        ...

@@ -5,7 +5,7 @@ The prompts come with the items (built once, by the plan: :mod:`enade_bench.runn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 from pydantic import JsonValue
@@ -18,6 +18,7 @@ from enade_bench.backends.base import (
     GenerationBackend,
     GenerationParams,
     LogProbBackend,
+    PrefetchBackend,
     StreamingBackend,
 )
 from enade_bench.config import EvaluationConfig
@@ -67,6 +68,14 @@ class ChunkExecutor:
     def prompt_for(self, item: WorkItem) -> PromptParts:
         """The planned prompt of one item."""
         return self.plan.prompt_of(item)
+
+    def ahead(self, chunks: Sequence[Sequence[WorkItem]]) -> Iterator[Sequence[WorkItem]]:
+        """Each chunk in turn, the next one's prompts first handed to a backend that prepares prompts
+        ahead (:class:`.PrefetchBackend`: tokenised while this chunk runs, :mod:`.hf_ahead`)."""
+        for k, chunk in enumerate(chunks):
+            if k + 1 < len(chunks) and isinstance(self.backend, PrefetchBackend):
+                self.backend.prefetch([self.prompt_for(item) for item in chunks[k + 1]])
+            yield chunk
 
     def run(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         """The records of one chunk of the plan."""
