@@ -278,30 +278,38 @@ def _executor(tiny_enem, sid: str, max_new_tokens: int = 3):  # type: ignore[no-
     return ours.executor_for(STRATEGIES[sid], order, evaluation)
 
 
-def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("sid", ["S5", "S1"])  # log_prob (prompt and options), generation (prompt)
+def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monkeypatch, sid: str) -> None:  # type: ignore[no-untyped-def]
     """Chunk k+1's prompts are handed to the tokenizing thread before chunk k's model call returns and
     tokenised there; the records are those of tokenising each chunk when it runs (not on the CPU)."""
     import threading
 
     backend = tiny_enem[0].backend
-    executor = _executor(tiny_enem, "S1")
+    executor = _executor(tiny_enem, sid, max_new_tokens=2)
     chunks = executor.plan.chunks
     chunk_of = {executor.prompt_for(item): k for k, chunk in enumerate(chunks) for item in chunk}
     events: list[tuple[str, int, bool]] = []  # (what, chunk, on the main thread)
     now = [0]
-    rendered = backend._rendered_ids
 
-    def tokenised(prompt):  # type: ignore[no-untyped-def]
-        events.append(("tokenise", chunk_of[prompt], threading.current_thread() is threading.main_thread()))
-        return rendered(prompt)
+    def prompt_of(key):  # type: ignore[no-untyped-def]  # a prompt, or log_prob's (prompt, options)
+        return key[0] if isinstance(key, tuple) else key
+
+    def tokenised(real):  # type: ignore[no-untyped-def]
+        def wrapper(key):  # type: ignore[no-untyped-def]
+            main = threading.current_thread() is threading.main_thread()
+            events.append(("tokenise", chunk_of[prompt_of(key)], main))
+            return real(key)
+
+        return wrapper
 
     submit = backend.ahead.submit
 
-    def submitted(prompts, encode):  # type: ignore[no-untyped-def]
-        events.append(("submit", chunk_of[prompts[0]], True))
-        return submit(prompts, encode)
+    def submitted(keys, encode):  # type: ignore[no-untyped-def]
+        events.append(("submit", chunk_of[prompt_of(keys[0])], True))
+        return submit(keys, encode)
 
-    monkeypatch.setattr(backend, "_rendered_ids", tokenised)
+    for name in ("_rendered_ids", "_split_ids"):
+        monkeypatch.setattr(backend, name, tokenised(getattr(backend, name)))
     monkeypatch.setattr(backend.ahead, "submit", submitted)
     hook = backend.model.register_forward_hook(lambda *_: events.append(("returned", now[0], True)))
     try:
@@ -324,7 +332,9 @@ def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monke
         (1, False),
         (2, False),
     }
-    assert [(r.id, r.raw_output) for r in records] == [(r.id, r.raw_output) for r in plain]
+    assert [(r.id, r.raw_output, r.score_details) for r in records] == [
+        (r.id, r.raw_output, r.score_details) for r in plain
+    ]
     assert not any(what == "submit" or not main for what, _, main in events)  # without it: none
     assert not BatchingPolicy.for_device("cpu").tokenize_ahead
 

@@ -162,6 +162,9 @@ class ContextBackend(Backend, Protocol):
 class PrefetchBackend(Backend, Protocol):
     """A backend that can prepare prompts ahead (tokenise them while the current chunk runs)."""
 
-    def prefetch(self, prompts: Sequence[PromptParts]) -> None:
-        """Start preparing ``prompts``, the next chunk's; a later call on them takes the result."""
+    def prefetch(
+        self, prompts: Sequence[PromptParts], continuations: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        """Start preparing ``prompts``, the next chunk's (with the ``continuations`` each is scored
+        on, for ``log_prob``); a later call on them takes the result."""
         ...

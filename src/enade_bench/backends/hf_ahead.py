@@ -13,24 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 
 class TokenizeAhead:
-    """Token ids of prompts computed ahead on one worker thread, kept for two submissions."""
+    """Token ids of prompts (or of prompts and their continuations) computed ahead on one worker
+    thread, kept for two submissions."""
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
-        self._current: dict[Hashable, Future[list[int]]] = {}
-        self._last: dict[Hashable, Future[list[int]]] = {}
+        self._current: dict[Hashable, Future[Any]] = {}
+        self._last: dict[Hashable, Future[Any]] = {}
 
-    def submit(self, prompts: Sequence[Hashable], encode: Callable[[Hashable], list[int]]) -> None:
+    def submit(self, prompts: Sequence[Hashable], encode: Callable[[Hashable], Any]) -> None:
         """Start computing ``encode(p)`` for each prompt (the submission before the last is dropped)."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="enade-tokenize")
         pool = self._pool
         self._last, self._current = self._current, {p: pool.submit(encode, p) for p in dict.fromkeys(prompts)}
 
-    def take(self, prompt: Hashable, encode: Callable[[Hashable], list[int]]) -> list[int]:
+    def take(self, prompt: Hashable, encode: Callable[[Hashable], Any]) -> Any:
         """``encode(prompt)``: from a submission if there is one (waiting for it), else computed now."""
         found = self._current.get(prompt) or self._last.get(prompt)
-        return list(found.result()) if found is not None else encode(prompt)
+        return found.result() if found is not None else encode(prompt)

@@ -121,13 +121,24 @@ class HFLocalBackend:
     def render(self, prompt: PromptParts) -> str:
         return render_text(self.tokenizer, prompt, self.instruct)
 
-    def prefetch(self, prompts: Sequence[PromptParts]) -> None:
-        """Tokenise ``prompts`` (the next chunk's) on a worker thread, under a policy with ``tokenize_ahead``."""
-        if self.batching.tokenize_ahead:
+    def prefetch(
+        self, prompts: Sequence[PromptParts], continuations: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        """Tokenise ``prompts`` (the next chunk's; with their ``continuations`` when they are scored
+        by ``log_prob``) on a worker thread, under a policy with ``tokenize_ahead``."""
+        if not self.batching.tokenize_ahead:
+            return
+        if continuations is None:
             self.ahead.submit(prompts, self._rendered_ids)  # type: ignore[arg-type]
+        else:
+            pairs = [(p, tuple(c)) for p, c in zip(prompts, continuations, strict=True)]
+            self.ahead.submit(pairs, self._split_ids)  # type: ignore[arg-type]
 
     def _rendered_ids(self, prompt: PromptParts) -> list[int]:
         return self.encode(self.render(prompt))
+
+    def _split_ids(self, pair: tuple[PromptParts, tuple[str, ...]]) -> tuple[list[int], list[list[int]]]:
+        return self._continuation_tokens(self.render(pair[0]), list(pair[1]))
 
     def _prompt_ids(self, prompts: Sequence[PromptParts]) -> list[list[int]]:
         """Each prompt's token ids as the model reads it (from :meth:`prefetch` where it ran)."""
@@ -277,7 +288,7 @@ class HFLocalBackend:
         """
         if self.seq2seq or (len(items) == 1 and not self.tree):
             return [self.continuation_logprobs(p, c) for p, c in items]
-        split = [self._continuation_tokens(self.render(p), c) for p, c in items]
+        split = [self.ahead.take((p, tuple(c)), self._split_ids) for p, c in items]  # type: ignore[arg-type]
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
             _, token_lps = self._attend(lambda policy: score_tree(

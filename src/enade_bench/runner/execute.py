@@ -74,7 +74,11 @@ class ChunkExecutor:
         ahead (:class:`.PrefetchBackend`: tokenised while this chunk runs, :mod:`.hf_ahead`)."""
         for k, chunk in enumerate(chunks):
             if k + 1 < len(chunks) and isinstance(self.backend, PrefetchBackend):
-                self.backend.prefetch([self.prompt_for(item) for item in chunks[k + 1]])
+                after = chunks[k + 1]
+                if self.strategy.method == "log_prob":
+                    self.backend.prefetch(*zip(*self._scored(after), strict=True))
+                else:
+                    self.backend.prefetch([self.prompt_for(item) for item in after])
             yield chunk
 
     def run(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
@@ -151,10 +155,8 @@ class ChunkExecutor:
 
     def _log_prob(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(LogProbBackend, self.backend)
-        prompts = [self.prompt_for(item) for item in chunk]
-        requests = [
-            (p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)
-        ]
+        requests = self._scored(chunk)
+        prompts = [p for p, _ in requests]
         if isinstance(backend, BatchLogProbBackend):  # several questions per call
             batch = backend.continuation_logprobs_batch(requests)
         else:
@@ -173,6 +175,10 @@ class ChunkExecutor:
                 )
             )
         return records
+
+    def _scored(self, chunk: Sequence[WorkItem]) -> list[tuple[PromptParts, list[str]]]:
+        """``log_prob``'s requests: each item's prompt and the options it scores (a space before each)."""
+        return [(self.prompt_for(item), [" " + text for text in item.options]) for item in chunk]
 
     def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(FirstTokenBackend, self.backend)
