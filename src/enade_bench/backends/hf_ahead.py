@@ -3,9 +3,10 @@
 On a GPU the host renders and tokenises a chunk's prompts (chat template, then the tokenizer)
 while the card waits, between two chunks.  Under a policy with ``tokenize_ahead`` (CUDA,
 :mod:`.hf_batching`) the runner hands the backend the next chunk's prompts before it runs the
-current one (:meth:`.ChunkExecutor.ahead`); one worker thread turns them into token ids while
-the current chunk's model calls run, and the next chunk takes its ids from there.  Not on the
-CPU: the worker would take one of the model's cores.  The ids are the same either way (the same
+current one (:meth:`.ChunkExecutor.ahead`; with the options each is scored on, for ``log_prob``);
+one worker thread turns them into token ids while the current chunk's model calls run, and the
+next chunk takes its ids from there.  Not on the CPU: the worker would take one of the model's
+cores.  The ids are the same either way (the same
 function computes them); only where and when differ.
 """
 
