@@ -19,14 +19,7 @@ import torch.nn.functional as F
 
 from enade_bench.backends import hf_flex
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_flex import (
-    BLOCK,
-    FlexPlan,
-    decode_block_mask,
-    flex_attention_forward,
-    padded_width,
-    row_plan,
-)
+from enade_bench.backends.hf_flex import BLOCK, FlexPlan, flex_attention_forward, row_plan
 from enade_bench.backends.hf_tree import Segment, subtree_ends, tree_mask
 
 TREES = [
@@ -151,20 +144,35 @@ def test_one_flex_call_equals_sdpa_with_the_dense_mask() -> None:
     assert torch.allclose(got, want, atol=1e-5)
 
 
-def test_a_decode_step_reads_each_rows_written_columns() -> None:
-    rows, width = 3, 200
-    valid = torch.zeros((rows, padded_width(width)), dtype=torch.bool)
-    for r, upto in enumerate((5, 130, 199)):
-        valid[r, :upto] = True
-    plan = FlexPlan(decode_block_mask(valid, width), valid=valid)
+def test_a_decode_step_reads_the_shared_prefix_and_each_rows_written_columns() -> None:
+    """One query per row over one cache (key batch 1): row ``b`` attends the prefix and the columns
+    of its own region written so far (its question, the steps), as SDPA with that dense mask."""
+    from enade_bench.backends.hf_slots import SlotCache
+
+    prefix, own, steps = 100, torch.tensor([5, 130, 60]), 3
+    width = prefix + int(own.sum()) + 3 * steps
+    cache = SlotCache.for_rows(prefix, own, steps, width)
+    cache.advance(0)
+    plan = cache.advance(1)
     plan.bind()
+    seen = torch.zeros((3, width), dtype=torch.bool)
+    seen[:, :prefix] = True
+    start = prefix
+    for r, m in enumerate(own.tolist()):
+        seen[r, start : start + m + 2] = True  # its question, then steps 0 and 1
+        start += m + steps
     g = torch.Generator().manual_seed(0)
-    q, k, v = (
-        torch.randn(rows, h, length, 16, generator=g) for h, length in ((6, 1), (2, width), (2, width))
-    )
+    q = torch.randn(3, 6, 1, 16, generator=g)
+    k, v = (torch.randn(1, 2, width, 16, generator=g) for _ in range(2))
     got, _ = flex_attention_forward(None, q, k, v, None, flex_plan=plan)
-    want = F.scaled_dot_product_attention(q, k, v, attn_mask=valid[:, None, None, :width], enable_gqa=True)
+    want = F.scaled_dot_product_attention(q, k.expand(3, -1, -1, -1), v.expand(3, -1, -1, -1),
+                                          attn_mask=seen[:, None, None], enable_gqa=True)  # fmt: skip
     assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
+    tiles = _tiles(plan.block_mask.kv_num_blocks[1:2], plan.block_mask.kv_indices[1:2], -(-width // BLOCK))
+    full = _tiles(
+        plan.block_mask.full_kv_num_blocks[1:2], plan.block_mask.full_kv_indices[1:2], -(-width // BLOCK)
+    )
+    assert (tiles | full)[0].nonzero().flatten().tolist() == [0, 1]  # row 1: the prefix's tile and its own
 
 
 def test_flex_attention_needs_its_plan() -> None:

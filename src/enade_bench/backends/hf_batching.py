@@ -61,6 +61,9 @@ class BatchingPolicy:
     compile_decode
         With ``packed_prefill``: the decode step through ``torch.compile`` (CUDA graphs), off
         until measured faster on a card (:mod:`.hf_packed`).
+    tokenize_ahead
+        The next chunk's prompts tokenised on a worker thread while the current chunk runs
+        (:mod:`.hf_ahead`); not on a CPU, where the thread would take a core from the model.
     """
 
     device: Device = "cpu"
@@ -69,12 +72,18 @@ class BatchingPolicy:
     flex_attention: bool = False
     packed_prefill: bool = False
     compile_decode: bool = False
+    tokenize_ahead: bool = False
 
     @classmethod
     def for_device(cls, device: str) -> BatchingPolicy:
         """The policy for a torch device type (``"cuda"``, ``"cuda:1"``, ``"cpu"``, …)."""
         if str(device).split(":")[0] == "cuda":
             return cls(
-                device="cuda", split_cost=64, shared_decode=True, flex_attention=True, packed_prefill=True
+                device="cuda",
+                split_cost=64,
+                shared_decode=True,
+                flex_attention=True,
+                packed_prefill=True,
+                tokenize_ahead=True,
             )
         return cls()

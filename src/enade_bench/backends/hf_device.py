@@ -88,12 +88,12 @@ def to_device(values: Any, device: Any, dtype: Any = None) -> Any:
 
     On CUDA the copy comes from pinned memory with ``non_blocking=True`` (the host queues it and
     goes on; the caching host allocator keeps the pinned block until the copy is done); elsewhere
-    a plain copy (``pin_memory`` raises on a CPU-only torch).  Every host-to-device copy of the
+    not pinned (``pin_memory`` raises on a CPU-only torch), the same non-blocking call.  Every host-to-device copy of the
     packed path goes through here, so tests under the forced CUDA policy count them.
     """
     import torch  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     host = values if isinstance(values, torch.Tensor) else torch.tensor(values, dtype=dtype or torch.long)
     if torch.device(device).type == "cuda":
-        return host.pin_memory().to(device, non_blocking=True)
-    return host.to(device)
+        host = host.pin_memory()
+    return host.to(device, non_blocking=True)

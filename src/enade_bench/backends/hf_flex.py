@@ -26,9 +26,10 @@ skipped otherwise), with no dense ``row × keys`` mask and no host synchronisati
 every layer shares it.  Each layer then makes **one** ``flex_attention`` call over the
 whole row (grouped-query attention native, ``enable_gqa``): no per-question gather, no
 padding, no copy of keys or values.  A decode step on the preallocated cache of
-:mod:`.hf_slots` is one ``flex_attention`` call too (:func:`decode_block_mask`: each row's
-written columns, read from a ``rows × width`` table updated in place; each row reads only the
-tiles that hold them).
+:mod:`.hf_slots` is one ``flex_attention`` call too, with the same mask: one query per row
+(query batch = rows) over one cache that holds the prefix once (key batch 1), the BlockMask
+with a batch dimension giving each row the prefix's tiles and the tiles of its own columns
+written so far (a query's place is ``b + q``: its row in a decode step, its token in a row).
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
@@ -36,7 +37,7 @@ the CPU policy keeps its per-question SDPA path, docs/performance.md).  Should c
 or the first compiled call fail, the chunk runs again on that SDPA path, the CPU policy's
 own code, and so does the rest of the run (:func:`attend_or_fall_back`).
 
-The mask functions are module-level functions reading the current call's vectors from
+The mask function is a module-level function reading the current call's vectors from
 :data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
 function every call and the vectors as inputs, so no chunk recompiles it for a new closure.
 """
@@ -67,20 +68,19 @@ class _MaskInputs:
 
     pos: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.long))
     reach: torch.Tensor = field(default_factory=lambda: torch.zeros(0, dtype=torch.long))
-    valid: torch.Tensor = field(default_factory=lambda: torch.zeros((0, 0), dtype=torch.bool))
 
 
 _MASK = _MaskInputs()
 
 
 def _row_mask(b: torch.Tensor, h: torch.Tensor, q: torch.Tensor, kv: torch.Tensor) -> torch.Tensor:
-    """``mask_mod`` of a packed row: ``pos[kv] <= q < reach[kv]`` (module docstring)."""
-    return (_MASK.pos[kv] <= q) & (q < _MASK.reach[kv])
+    """``mask_mod`` of a packed row: ``pos[kv] <= at < reach[kv]``, ``at = b + q`` the query's place.
 
-
-def _decode_mask(b: torch.Tensor, h: torch.Tensor, q: torch.Tensor, kv: torch.Tensor) -> torch.Tensor:
-    """``mask_mod`` of a decode step: the cache columns row ``b`` has written."""
-    return _MASK.valid[b, kv]
+    A prefill or a scoring call is one row (``b = 0``, ``q`` its token); a decode step is one
+    query per row (``q = 0``, ``b`` the row) over one cache shared by every row (:mod:`.hf_slots`).
+    """
+    at = b + q
+    return (_MASK.pos[kv] <= at) & (at < _MASK.reach[kv])
 
 
 def _blocks(n: int) -> int:
@@ -88,10 +88,10 @@ def _blocks(n: int) -> int:
 
 
 def _ordered(tiles: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``q-blocks × kv-blocks`` booleans -> BlockMask's ``(num_blocks, indices)``, batch and head 1."""
+    """``batch × q-blocks × kv-blocks`` booleans -> BlockMask's ``(num_blocks, indices)``, head 1."""
     num = tiles.sum(dim=-1, dtype=torch.int32)
     order = torch.argsort(tiles.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
-    return num[None, None].contiguous(), order[None, None].contiguous()
+    return num[:, None].contiguous(), order[:, None].contiguous()
 
 
 def row_vectors(
@@ -115,14 +115,16 @@ def row_vectors(
     return pos, reach
 
 
-def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: int) -> Any:
-    """The BlockMask of :func:`_row_mask` for ``q_len`` queries over ``kv_len`` keys.
+def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: int, rows: int = 1) -> Any:
+    """The BlockMask of :func:`_row_mask` for ``q_len`` queries over ``kv_len`` keys, batch ``rows``.
 
-    Per ``kv`` tile: its keys' least and greatest ``pos`` and ``reach``; a tile of queries
+    Per ``kv`` tile: its keys' least and greatest ``pos`` and ``reach``; a tile of queries at
     ``[q0, q1]`` may attend when some key has ``pos <= q1`` and ``reach > q0`` (a bound:
     a tile kept that attends nothing is masked element-wise), and is full when every key
-    has ``pos <= q0`` and ``reach > q1`` and the tile lies within ``kv_len``.  Everything
-    stays on ``pos``'s device; no ``q_len × kv_len`` mask is made.
+    has ``pos <= q0`` and ``reach > q1`` and the tile lies within ``kv_len``.  One row
+    (``rows = 1``): the query tiles of the row; a decode step (``rows`` rows, ``q_len = 1``):
+    row ``b``'s one query at ``b``, so each row reads its own tiles.  Everything stays on
+    ``pos``'s device; no ``q_len × kv_len`` mask is made.
     """
     from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
@@ -130,57 +132,31 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
     tile_pos = pos[: kb * BLOCK].view(kb, BLOCK)
     tile_reach = reach[: kb * BLOCK].view(kb, BLOCK)
     whole = torch.arange(1, kb + 1, device=pos.device) * BLOCK <= kv_len
-    q0 = torch.arange(_blocks(q_len), device=pos.device) * BLOCK
-    q1 = torch.clamp(q0 + BLOCK - 1, max=q_len - 1)
-    some = (tile_pos.amin(1)[None] <= q1[:, None]) & (tile_reach.amax(1)[None] > q0[:, None])
-    full = (tile_pos.amax(1)[None] <= q0[:, None]) & (tile_reach.amin(1)[None] > q1[:, None]) & whole[None]
+    if rows == 1:  # rows x query tiles: each tile's first and last query
+        q0 = (torch.arange(_blocks(q_len), device=pos.device) * BLOCK)[None]
+        q1 = torch.clamp(q0 + BLOCK - 1, max=q_len - 1)
+    else:
+        q0 = q1 = torch.arange(rows, device=pos.device)[:, None]
+    q0, q1 = q0[..., None], q1[..., None]
+    some = (tile_pos.amin(1) <= q1) & (tile_reach.amax(1) > q0)
+    full = (tile_pos.amax(1) <= q0) & (tile_reach.amin(1) > q1) & whole
     partial_num, partial_idx = _ordered(some & ~full)
     full_num, full_idx = _ordered(full)
     return BlockMask.from_kv_blocks(partial_num, partial_idx, full_num, full_idx, BLOCK_SIZE=BLOCK,
                                     mask_mod=_row_mask, seq_lengths=(q_len, kv_len))  # fmt: skip
 
 
-def decode_block_mask(valid: torch.Tensor, width: int) -> Any:
-    """The BlockMask of one decode query per row over ``width`` cache columns: each row its live tiles.
-
-    ``valid`` (``rows × padded_width(width)``, the columns each row has written; :data:`_MASK`
-    ``.valid``): row ``b`` reads the tiles that hold a column it has written (the prefix, its
-    question, the steps so far), not the gap after a shorter question nor the steps to come.
-    Every kept tile is partial (the mask is applied element-wise); the BlockMask has a batch
-    dimension and the same shapes every step (one graph for the decode), its contents rebuilt
-    from ``valid`` on the device after each step's column is written.
-    """
-    from torch.nn.attention.flex_attention import BlockMask  # noqa: PLC0415 (optional or heavy dependency, imported at use)
-
-    rows = valid.shape[0]
-    tiles = valid[:, : _blocks(width) * BLOCK].view(rows, _blocks(width), BLOCK).any(dim=-1)
-    num = tiles.sum(dim=-1, dtype=torch.int32)[:, None, None]
-    idx = torch.argsort(tiles.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
-    none = torch.zeros_like(num)  # no full tile, as tensors: the prefill's BlockMask's types
-    return BlockMask.from_kv_blocks(num, idx[:, None, None], none, torch.zeros_like(idx)[:, None, None],
-                                    BLOCK_SIZE=BLOCK, mask_mod=_decode_mask, seq_lengths=(1, width))  # fmt: skip
-
-
-def padded_width(width: int) -> int:
-    """Columns of a :data:`_MASK` ``.valid`` table for ``width`` cache columns (whole blocks)."""
-    return _blocks(width) * BLOCK
-
-
 @dataclass(frozen=True)
 class FlexPlan:
-    """What every layer of one model call shares: the BlockMask and its vectors (``pos``/``reach``, or ``valid``)."""
+    """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``."""
 
     block_mask: Any
-    pos: torch.Tensor | None = None
-    reach: torch.Tensor | None = None
-    valid: torch.Tensor | None = None
+    pos: torch.Tensor
+    reach: torch.Tensor
 
     def bind(self) -> None:
-        """Make this plan's vectors the ones the mask functions read."""
-        if self.valid is not None:
-            _MASK.valid = self.valid
-        if self.pos is not None and self.reach is not None:
-            _MASK.pos, _MASK.reach = self.pos, self.reach
+        """Make this plan's vectors the ones the mask function reads."""
+        _MASK.pos, _MASK.reach = self.pos, self.reach
 
 
 def row_plan(past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device) -> FlexPlan:
@@ -226,11 +202,11 @@ def kernel(device: torch.device) -> Callable[..., Any]:
         return flex_attention
     key = (device.type, repr(COMPILE.backend))
     if key not in _COMPILED:
-        _COMPILED[key] = _unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
+        _COMPILED[key] = unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
     return _COMPILED[key]
 
 
-def _unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
+def unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
     """``compiled`` traced without duck sizing: each dimension its own symbol.
 
     Dynamo gives two dimensions of equal size one symbol and guards on their equality (a

@@ -29,6 +29,7 @@ from enade_bench.backends.chat_render import (
     render_text,
     resolve_instruct,
 )
+from enade_bench.backends.hf_ahead import TokenizeAhead
 from enade_bench.backends.hf_batch_size import MOST, auto_batch_size
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_flex import attend_or_fall_back
@@ -90,6 +91,8 @@ class HFLocalBackend:
         self.tree = not self.seq2seq and supports_tree(model)
         #: The longest prompt read, its end kept (``evaluation.truncate: left``; None: all).
         self.prompt_limit: int | None = None
+        #: The next chunk's token ids, computed on a worker thread (:mod:`.hf_ahead`).
+        self.ahead = TokenizeAhead()
 
     # -- Backend protocol -------------------------------------------------------------
     @property
@@ -118,6 +121,29 @@ class HFLocalBackend:
     def render(self, prompt: PromptParts) -> str:
         return render_text(self.tokenizer, prompt, self.instruct)
 
+    def prefetch(
+        self, prompts: Sequence[PromptParts], continuations: Sequence[Sequence[str]] | None = None
+    ) -> None:
+        """Tokenise ``prompts`` (the next chunk's; with their ``continuations`` when they are scored
+        by ``log_prob``) on a worker thread, under a policy with ``tokenize_ahead``."""
+        if not self.batching.tokenize_ahead:
+            return
+        if continuations is None:
+            self.ahead.submit(prompts, self._rendered_ids)  # type: ignore[arg-type]
+        else:
+            pairs = [(p, tuple(c)) for p, c in zip(prompts, continuations, strict=True)]
+            self.ahead.submit(pairs, self._split_ids)  # type: ignore[arg-type]
+
+    def _rendered_ids(self, prompt: PromptParts) -> list[int]:
+        return self.encode(self.render(prompt))
+
+    def _split_ids(self, pair: tuple[PromptParts, tuple[str, ...]]) -> tuple[list[int], list[list[int]]]:
+        return self._continuation_tokens(self.render(pair[0]), list(pair[1]))
+
+    def _prompt_ids(self, prompts: Sequence[PromptParts]) -> list[list[int]]:
+        """Each prompt's token ids as the model reads it (from :meth:`prefetch` where it ran)."""
+        return [self._fit(self.ahead.take(p, self._rendered_ids)) for p in prompts]  # type: ignore[arg-type]
+
     def encode(self, text: str) -> list[int]:
         """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
@@ -144,7 +170,7 @@ class HFLocalBackend:
         return limit if isinstance(limit, int) and 0 < limit < 10**7 else None
 
     def prompt_tokens(self, prompt: PromptParts) -> int:
-        return len(self.encode(self.render(prompt)))
+        return len(self._rendered_ids(prompt))
 
     def text_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -167,7 +193,7 @@ class HFLocalBackend:
     def generate(self, prompts: Sequence[PromptParts], params: GenerationParams) -> list[Generation]:
         from transformers import GenerationConfig  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        encoded = [self._fit(self.encode(self.render(p))) for p in prompts]
+        encoded = self._prompt_ids(prompts)
         if not self.seq2seq:
             eos = self.model.generation_config.eos_token_id
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
@@ -262,7 +288,7 @@ class HFLocalBackend:
         """
         if self.seq2seq or (len(items) == 1 and not self.tree):
             return [self.continuation_logprobs(p, c) for p, c in items]
-        split = [self._continuation_tokens(self.render(p), c) for p, c in items]
+        split = [self.ahead.take((p, tuple(c)), self._split_ids) for p, c in items]  # type: ignore[arg-type]
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
             _, token_lps = self._attend(lambda policy: score_tree(
@@ -323,11 +349,11 @@ class HFLocalBackend:
         if self.seq2seq:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
-            seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
+            seqs = self._prompt_ids(prompts)
             dists = list(self._attend(lambda policy: score_tree(self.model, seqs, [[] for _ in prompts],
                                                                 self.prefix_store, policy))[0])  # fmt: skip
         else:
-            seqs = [self._fit(self.encode(self.render(p))) for p in prompts]
+            seqs = self._prompt_ids(prompts)
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]
         stacked = torch.stack(list(dists))  # prompts × vocab; one transfer to the host below
         per_letter = [torch.logsumexp(stacked[:, ids], dim=1) for ids in candidates]

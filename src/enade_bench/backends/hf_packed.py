@@ -8,15 +8,17 @@ own position; the keys and values of a step are written in place in the prealloc
 
 Every attention of the prefill and of a decode step is one FlexAttention call per layer
 (:mod:`.hf_flex`), its block mask built once for the prefill and, on the device, after each
-decode step's column is written: each row reads the tiles it has written, and the shapes stay
+decode step's columns are written: each row reads the prefix's tiles (held once, not once per
+row: :mod:`.hf_slots`) and the tiles of its own columns written so far, and the shapes stay
 the same for the chunk.  The loop reads nothing back per step but whether every row has ended,
 every :data:`EOS_CHECK_EVERY` steps; host tensors reach the device through
 :func:`.hf_device.to_device` (pinned, non-blocking on CUDA).  With :attr:`.BatchingPolicy.compile_decode` the
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
 fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
-has to be measured on a card (``enade-bench bench --device cuda --compile-decode``); the cache's
-width is rounded to a power of two of blocks then (:func:`cache_width`), so chunks share a few
-graphs.
+has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).  It is
+traced with dynamic shapes and no duck sizing (one graph for every cache width and row count after
+a first one; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
+of two of blocks then (:func:`cache_width`), so chunks share a few of those recordings.
 """
 
 from __future__ import annotations
@@ -29,20 +31,13 @@ import torch
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_device import to_device
-from enade_bench.backends.hf_flex import (
-    BLOCK,
-    FlexPlan,
-    decode_block_mask,
-    flex_attention,
-    padded_width,
-    row_plan,
-)
+from enade_bench.backends.hf_flex import BLOCK, flex_attention, row_plan, unducked
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
-#: (``reduce-overhead``), static shapes (the cache widths of :func:`cache_width`: a few shapes in all).
-COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": False}
+#: (``reduce-overhead``), dynamic shapes (the rows and cache width of a chunk are symbols, not guards).
+COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": True}
 
 
 #: The decode loop reads back whether every row has ended once every this many steps (a sync).
@@ -52,8 +47,8 @@ EOS_CHECK_EVERY = 4
 def cache_width(columns: int, compiled: bool) -> int:
     """The decode cache's width for ``columns`` written: whole blocks, at least 2 (a count of 1 is a
     shape Dynamo specialises: a chunk that short would compile the kernel again); with
-    ``compile_decode`` a power of two of blocks, so that chunks share a few shapes (static shapes:
-    one graph each) instead of one apiece."""
+    ``compile_decode`` a power of two of blocks, so that chunks share a few shapes (a CUDA graph
+    recorded for each) instead of one apiece."""
     blocks = max(2, -(-columns // BLOCK))
     return (1 << (blocks - 1).bit_length() if compiled else blocks) * BLOCK
 
@@ -63,7 +58,7 @@ def compiled(model: Any) -> Any:
     key = repr(sorted(COMPILE_OPTIONS.items()))
     found = getattr(model, "_enade_compiled", None)
     if found is None or found[0] != key:
-        found = (key, torch.compile(model, **COMPILE_OPTIONS))
+        found = (key, unducked(torch.compile(model, **COMPILE_OPTIONS)))
         model._enade_compiled = found
     return found[1]
 
@@ -119,12 +114,10 @@ def generate_packed(
         positions += range(shared, len(s))
         spans.append((start, start + len(s) - shared))
     own = [end - start for start, end in spans]
-    room = max(own)
     steps = max(params.max_new_tokens - 1, 0)
-    gather = [[start + min(j, m - 1) for j in range(room)] for (start, _), m in zip(spans, own, strict=True)]
-    width = cache_width(shared + room + steps, policy.compile_decode)
-    cache = SlotCache(rows=n, width=width, prefix=shared, room=room, past=past_cache,
-                      gather=to_device(gather, device))  # fmt: skip
+    own_at = to_device(own, device)
+    width = cache_width(shared + sum(own) + n * steps, policy.compile_decode)
+    cache = SlotCache.for_rows(shared, own_at, steps, width, past=past_cache)
     # The prefix's rest is the parent of every question (its keys reach the row's end); each
     # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
     head = len(rest)
@@ -133,14 +126,8 @@ def generate_packed(
     prefill = row_plan(past, reach, device)
     if store is not None:
         store.stats.computed += len(row)
-    last = to_device([head + end - 1 for _, end in spans], device)
-    # Each row's written columns: the prefix, its question, then one per step (set in place).
-    valid = (
-        torch.arange(padded_width(cache.width), device=device)[None]
-        < shared + to_device(own, device)[:, None]
-    )
+    last = head + torch.cumsum(own_at, 0) - 1  # each question's last token in the row
     position = to_device(lengths, device)[:, None]
-    columns = torch.arange(shared + room, shared + room + steps, device=device)
     new = torch.empty((n, params.max_new_tokens), dtype=torch.long, device=device)
     finished = torch.zeros(n, dtype=torch.bool, device=device)
     eos = to_device(sorted(eos_ids), device)
@@ -150,9 +137,6 @@ def generate_packed(
         result = model(input_ids=to_device([row], device), position_ids=to_device([positions], device),
                        past_key_values=cache, use_cache=True, logits_to_keep=last, flex_plan=prefill)  # fmt: skip
         step = result.logits[0].float()
-        decode = FlexPlan(decode_block_mask(valid, cache.width), valid=valid)
-        decode.bind()
-        cache.limit = cache.width  # every step the same shapes; each row reads its live tiles only
         t = 0
         for t in range(params.max_new_tokens):  # no read-back but the end-of-sequence check
             tokens = step.argmax(dim=-1)
@@ -160,12 +144,11 @@ def generate_packed(
             finished |= torch.isin(tokens, eos)
             if t == params.max_new_tokens - 1 or ((t + 1) % EOS_CHECK_EVERY == 0 and bool(finished.all())):
                 break
-            cache.cursor = columns[t : t + 1]
-            valid[:, shared + room + t] = True
-            decode = FlexPlan(decode_block_mask(valid, cache.width), valid=valid)  # each row's live tiles
+            decode = cache.advance(t)  # each row's column of the step; the prefix's tiles and its own
+            decode.bind()
             feed = torch.where(finished, pad_id, tokens)[:, None]
             result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
-                           flex_plan=decode)  # fmt: skip
+                             flex_plan=decode)  # fmt: skip
             step = result.logits[:, -1].float()
     out: list[list[int]] = [[] for _ in range(n)]
     done = [False] * n

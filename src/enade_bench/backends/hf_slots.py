@@ -1,7 +1,7 @@
 """One prefill per chunk, then decoding on a preallocated cache: the cache.
 
 Generation under a policy with ``packed_prefill`` (CUDA, :mod:`.hf_batching`) runs a chunk as
-(:func:`.hf_generate.generate_packed`):
+(:func:`.hf_packed.generate_packed`):
 
 1. the chunk's common prefix, up to its last whole block, from the run-wide store
    (:mod:`.hf_prefix`; one call when it is not stored yet);
@@ -9,14 +9,22 @@ Generation under a policy with ``packed_prefill`` (CUDA, :mod:`.hf_batching`) ru
    end, ``[rest][question 1][question 2]…`` (no padding).  Each question attends to the
    prefix and causally to itself only: one FlexAttention call per layer over the whole row
    (:mod:`.hf_flex`);
-3. the keys and values of that call are placed once in a :class:`SlotCache` preallocated for
-   the whole decode (``rows × kv-heads × (prefix + longest question + new tokens) × dim``):
-   the prefix in every row, each question's own tokens in its rows, the gap after a shorter
-   question masked;
-4. one decode loop: each step writes its token's keys and values in place at the step's
-   column (``index_copy_``, no concatenation, no copy of the cache) and attends, in one
-   FlexAttention call per layer, each row over the tiles of the columns it has written
-   (:func:`.hf_flex.decode_block_mask`): the same shapes every step.
+3. the keys and values of that call are placed once in a :class:`SlotCache`, **one** row of
+   columns preallocated for the whole decode (``1 × kv-heads × (prefix + Σ (question + new
+   tokens)) × dim``): the prefix **once**, then each question's region, its own tokens followed
+   by one column per decode step.  No row holds a copy of the prefix: every row reads the same
+   columns (a paged cache whose pages are the prefix, shared, and each row's region);
+4. one decode loop: each step writes every row's token's keys and values in place at that row's
+   next column (``index_copy_``, no concatenation, no copy of the cache) and attends, in one
+   FlexAttention call per layer, each row's query (query batch = rows) over that one cache
+   (key batch 1): the BlockMask has a batch dimension and gives row ``b`` the prefix's tiles and
+   the tiles of its own region that it has written (:func:`.hf_flex.row_block_mask`), the mask
+   ``pos[kv] <= b < reach[kv]`` of a packed row (prefix keys: ``pos = -1``, ``reach = rows``;
+   row ``b``'s written keys: ``pos = b``, ``reach = b + 1``; a column not written yet: seen by
+   none).  The same shapes every step.
+
+Memory: ``prefix + Σ_rows (own tokens + new tokens)`` columns per layer, not ``rows × (prefix +
+longest question + new tokens)``: S3's 964-token few-shot prefix is held once, not once per row.
 
 Grouped-query attention is native (FlexAttention's ``enable_gqa``): no key/value head is
 repeated.
@@ -29,28 +37,63 @@ from typing import Any
 
 import torch
 
+from enade_bench.backends.hf_flex import BLOCK, FlexPlan, row_block_mask
+
 
 @dataclass
 class SlotCache:
-    """A key/value cache preallocated for a whole decode, written in place.
+    """A key/value cache preallocated for a whole decode in one row of columns, written in place.
 
-    ``rows`` decode rows, ``width`` columns: the prefix (``prefix`` columns, the same in every
-    row), each row's question (``owner[row]``'s span of the prefill row, at most ``room``
-    columns), then one column per decode step.  The model calls :meth:`update` in every layer:
-    in the prefill (batch 1) it returns the prefix's cached states and the row's, and places
-    them in the slots; in a decode step it writes the step's column (:attr:`cursor`) in place and
-    returns the columns in use.
+    ``width`` columns (whole blocks): the prefix (``prefix`` columns, once), then each decode row's
+    region (its question's own tokens, then one column per decode step).  ``columns`` (on the
+    device): the cache column of each key of the prefill (the stored prefix, then the prefill
+    row's tokens).  The model calls :meth:`update` in every layer: in the prefill (batch 1) it
+    returns the prefix's cached states and the row's, and places them at ``columns``; in a decode
+    step (batch = rows) it writes each row's key at that row's column of the step (:attr:`cursor`)
+    and returns the whole cache (batch 1), which every row's query reads through its BlockMask.
+    ``pos`` and ``reach`` are the decode mask's vectors (module docstring), updated in place by
+    :meth:`advance`.
     """
 
-    rows: int
     width: int
     prefix: int
-    room: int
+    columns: torch.Tensor
+    pos: torch.Tensor
+    reach: torch.Tensor
+    ends: torch.Tensor  # each row's first column after its question (its first decode step's)
     past: Any = None  # the store's batch-1 cache of the first ``past`` prefix tokens, or None
-    gather: torch.Tensor | None = None  # rows × room: prefill-row columns of each row's question
-    cursor: torch.Tensor | None = None  # the decode step's column (a 1-element tensor)
-    limit: int = 0  # columns returned to the attention in a decode step (the whole width)
+    cursor: torch.Tensor | None = None  # each row's column of the decode step
     layers: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)
+
+    @classmethod
+    def for_rows(cls, prefix: int, own: torch.Tensor, steps: int, width: int, past: Any = None) -> SlotCache:
+        """The cache of ``len(own)`` rows after a shared ``prefix``: row ``r`` holds ``own[r]`` question
+        tokens and ``steps`` decode steps; ``width`` columns, at least ``prefix + Σ (own + steps)``.
+
+        Row ``r``'s region starts at ``prefix + Σ_{i<r} (own[i] + steps)``: a prefill key of question
+        ``r`` at index ``i`` among the questions' tokens goes to ``prefix + i + r·steps``.
+        """
+        device = own.device
+        rows = own.numel()
+        owner = torch.repeat_interleave(torch.arange(rows, device=device), own)
+        placed = prefix + torch.arange(owner.numel(), device=device) + steps * owner
+        columns = torch.cat((torch.arange(prefix, device=device), placed))
+        size = -(-width // BLOCK) * BLOCK
+        pos = torch.full((size,), rows + BLOCK, dtype=torch.long, device=device)  # not written: seen by none
+        reach = torch.zeros(size, dtype=torch.long, device=device)
+        pos[:prefix], reach[:prefix] = -1, rows  # the prefix: every row
+        pos[placed], reach[placed] = owner, owner + 1  # a question's tokens: its row only
+        ends = prefix + torch.cumsum(own, 0) + steps * torch.arange(rows, device=device)
+        return cls(width=width, prefix=prefix, columns=columns, pos=pos, reach=reach, ends=ends, past=past)
+
+    def advance(self, step: int) -> FlexPlan:
+        """Decode step ``step``: each row's column (:attr:`cursor`) marked as its own; the step's plan."""
+        self.cursor = self.ends + step
+        rows = torch.arange(self.ends.numel(), device=self.ends.device)
+        self.pos.index_copy_(0, self.cursor, rows)
+        self.reach.index_copy_(0, self.cursor, rows + 1)
+        return FlexPlan(row_block_mask(self.pos, self.reach, 1, self.width, rows=rows.numel()),
+                        pos=self.pos, reach=self.reach)  # fmt: skip
 
     def update(
         self, key: torch.Tensor, value: torch.Tensor, layer: int, *args: Any
@@ -63,20 +106,14 @@ class SlotCache:
             return key, value
         keys, values = self.layers[layer]
         assert self.cursor is not None
-        keys.index_copy_(2, self.cursor, key)
-        values.index_copy_(2, self.cursor, value)
-        return keys[:, :, : self.limit], values[:, :, : self.limit]
+        keys.index_copy_(2, self.cursor, key.transpose(0, 2))  # rows × Hkv × 1 × d -> 1 × Hkv × rows × d
+        values.index_copy_(2, self.cursor, value.transpose(0, 2))
+        return keys, values
 
     def _place(self, states: torch.Tensor) -> torch.Tensor:
-        """The slots of one layer from the prefill row's states (``1 × Hkv × (prefix + row) × d``)."""
-        slots = states.new_zeros((self.rows, states.shape[1], self.width, states.shape[3]))
-        slots[:, :, : self.prefix] = states[:, :, : self.prefix]
-        if self.gather is not None:
-            own = states[0][:, self.prefix + self.gather.reshape(-1)]  # Hkv × rows·room × d
-            slots[:, :, self.prefix : self.prefix + self.room] = own.reshape(
-                states.shape[1], self.rows, self.room, -1
-            ).transpose(0, 1)
-        return slots
+        """The cache of one layer from the prefill's states (``1 × Hkv × (prefix + row) × d``)."""
+        slots = states.new_zeros((1, states.shape[1], self.width, states.shape[3]))
+        return slots.index_copy_(2, self.columns, states)
 
     def get_seq_length(self, layer: int = 0) -> int:
-        return self.limit
+        return self.width

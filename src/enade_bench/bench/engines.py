@@ -197,7 +197,7 @@ class OursEngine:
         chunks = [items[i : i + step] for i in range(0, len(items), step)]
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
-            for chunk in chunks:
+            for chunk in executor.ahead(chunks):
                 records += executor.run(chunk)
         result = ScoringRun(**phase.as_dict(), predictions={r.id: r.prediction for r in records},
                             correct=sum(bool(r.correct) for r in records), scores={})  # fmt: skip
@@ -244,7 +244,7 @@ class OursEngine:
             for chunks in runs:
                 if store is not None:
                     store.clear()
-                for chunk in chunks:
+                for chunk in executor.ahead(chunks):
                     records += executor.run(chunk)
         predictions = {f"{r.id}#{r.shuffle}": r.prediction for r in records}
         return ItemsRun(**phase.as_dict(), items=len(records), predictions=predictions)
@@ -258,7 +258,7 @@ class OursEngine:
         chunks = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
         records = []
         with measured(self.counter, tree=self.engine == "vllm") as phase:
-            for chunk in chunks:
+            for chunk in executor.ahead(chunks):
                 records += executor.run(chunk)
         return ItemsRun(
             **phase.as_dict(), items=len(records), predictions={r.id: r.prediction for r in records}

@@ -67,8 +67,8 @@ def ours_gen_run(
     items = list(executor.plan.items)
     records = []
     with measured(engine.counter, tree=engine.engine == "vllm") as phase:
-        for i in range(0, len(items), batch_size):
-            records += executor.run(items[i : i + batch_size])
+        for chunk in executor.ahead([items[i : i + batch_size] for i in range(0, len(items), batch_size)]):
+            records += executor.run(chunk)
     figures = phase.as_dict()  # model_seconds, ours: the whole executor call (prompts, extraction)
     return GenRun(
         **figures, model_seconds=figures["seconds"], texts={r.id: r.raw_output or "" for r in records}

@@ -231,7 +231,7 @@ def _s4(ours: GpuOurs, order: list[int], opts: GpuOptions) -> Any:
     evaluation = EvaluationConfig(max_new_tokens=opts.max_new_tokens, batch_size=opts.batch_size, seed=42)
     executor = ours.executor_for(STRATEGIES["S4"], order, evaluation)
     with measured(ours.counter) as phase:
-        for chunk in executor.plan.chunks:
+        for chunk in executor.ahead(executor.plan.chunks):
             executor.run(list(chunk))
     return {**phase.as_dict(), "texts": {}}
 

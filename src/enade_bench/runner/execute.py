@@ -5,7 +5,7 @@ The prompts come with the items (built once, by the plan: :mod:`enade_bench.runn
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 from pydantic import JsonValue
@@ -18,6 +18,7 @@ from enade_bench.backends.base import (
     GenerationBackend,
     GenerationParams,
     LogProbBackend,
+    PrefetchBackend,
     StreamingBackend,
 )
 from enade_bench.config import EvaluationConfig
@@ -67,6 +68,18 @@ class ChunkExecutor:
     def prompt_for(self, item: WorkItem) -> PromptParts:
         """The planned prompt of one item."""
         return self.plan.prompt_of(item)
+
+    def ahead(self, chunks: Sequence[Sequence[WorkItem]]) -> Iterator[Sequence[WorkItem]]:
+        """Each chunk in turn, the next one's prompts first handed to a backend that prepares prompts
+        ahead (:class:`.PrefetchBackend`: tokenised while this chunk runs, :mod:`.hf_ahead`)."""
+        for k, chunk in enumerate(chunks):
+            if k + 1 < len(chunks) and isinstance(self.backend, PrefetchBackend):
+                after = chunks[k + 1]
+                if self.strategy.method == "log_prob":
+                    self.backend.prefetch(*zip(*self._scored(after), strict=True))
+                else:
+                    self.backend.prefetch([self.prompt_for(item) for item in after])
+            yield chunk
 
     def run(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         """The records of one chunk of the plan."""
@@ -142,10 +155,8 @@ class ChunkExecutor:
 
     def _log_prob(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(LogProbBackend, self.backend)
-        prompts = [self.prompt_for(item) for item in chunk]
-        requests = [
-            (p, [" " + text for text in item.options]) for p, item in zip(prompts, chunk, strict=True)
-        ]
+        requests = self._scored(chunk)
+        prompts = [p for p, _ in requests]
         if isinstance(backend, BatchLogProbBackend):  # several questions per call
             batch = backend.continuation_logprobs_batch(requests)
         else:
@@ -164,6 +175,10 @@ class ChunkExecutor:
                 )
             )
         return records
+
+    def _scored(self, chunk: Sequence[WorkItem]) -> list[tuple[PromptParts, list[str]]]:
+        """``log_prob``'s requests: each item's prompt and the options it scores (a space before each)."""
+        return [(self.prompt_for(item), [" " + text for text in item.options]) for item in chunk]
 
     def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(FirstTokenBackend, self.backend)

@@ -115,13 +115,15 @@ def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit:
             pending = [item for item in items if item.key not in done]
             executor.run_streaming(exp.model, pending, lambda record: keep([record]))
         halved: list[HalvedChunk] = []
-        for index, chunk in enumerate(plan.chunks):
-            if any(item.key not in done for item in chunk):
-                # out of device memory: the chunk again in halves, and the run goes on
-                records, pieces = run_halving(executor.run, chunk)
-                if len(pieces) > 1:
-                    halved.append(HalvedChunk(chunk=index, rows=len(chunk), pieces=pieces))
-                keep(records)
+        left = [
+            index for index, chunk in enumerate(plan.chunks) if any(item.key not in done for item in chunk)
+        ]
+        for index, chunk in zip(left, executor.ahead([plan.chunks[i] for i in left]), strict=True):
+            # out of device memory: the chunk again in halves, and the run goes on
+            records, pieces = run_halving(executor.run, chunk)
+            if len(pieces) > 1:
+                halved.append(HalvedChunk(chunk=index, rows=len(chunk), pieces=pieces))
+            keep(records)
     elapsed = time.perf_counter() - started
     records = [done[item.key] for item in items]
     size = cfg.evaluation.batch_size
