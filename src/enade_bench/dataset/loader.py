@@ -36,7 +36,7 @@ from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.dataset.strip import PatternTimeout
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 __all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "listing_invalid", "load_dataset", "whole_number"]
 
@@ -266,7 +266,7 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(path, cfg.format, cfg.delimiter))
+            row_groups.append(read_rows(Path(as_given(path)), cfg.format, cfg.delimiter))  # named as given
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}
