@@ -194,14 +194,12 @@ class _DuplicateKey(ValueError):
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's pairs as a dict; a key given twice (after stripping) raises :class:`_DuplicateKey`."""
-    obj: dict[str, Any] = {}
     seen: set[str] = set()
-    for key, value in pairs:
+    for key, _ in pairs:
         if key.strip() in seen:
             raise _DuplicateKey(key.strip())
         seen.add(key.strip())
-        obj[key] = value
-    return obj
+    return dict(pairs)
 
 
 def _line_of_second(text: str, key: str) -> int:
