@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
+from pathlib import PurePath
 
 
 class UserError(Exception):
@@ -33,3 +35,20 @@ def closest(names: Iterable[str], candidates: Iterable[str]) -> str:
         if near:
             hints.append(f"closest to '{name}': {', '.join(repr(n) for n in near)}")
     return f"; {'; '.join(hints)}" if hints else ""
+
+
+def as_given(path: str | os.PathLike[str]) -> str:
+    """``path`` as a message names it: as the user gave it, never made absolute by the program.
+
+    A relative input is joined to the config file's folder, which is absolute; messages
+    show such a path relative to the current folder when it lies under it
+    (``sub/data.csv``, not ``/home/ana/project/sub/data.csv``), and any other path as it is.
+    Only for messages: files are still read and recorded by their own path.
+    """
+    text = os.fspath(path)
+    if not os.path.isabs(text):
+        return text
+    try:
+        return str(PurePath(text).relative_to(os.getcwd()))
+    except (OSError, ValueError):  # the current folder is gone, or the path lies outside it
+        return text

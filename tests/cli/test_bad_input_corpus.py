@@ -13,8 +13,9 @@ Two kinds of cases, one contract:
   and 51's configs (issue 51: strip patterns that backtrack or are wrong).
 
 For every case: exit status 2; exactly one line on stderr, starting with ``error: ``, holding
-the expected fragment (so the *right* check fired), with no traceback and no pydantic type
-names; the model never loaded (except where the backend factory itself refuses the config,
+the expected fragment (so the *right* check fired), with no traceback, no pydantic type
+names and no absolute path the user did not give (issue 51: ``safe3_paths/``, configs in a
+subfolder, name their files from the current folder, the corpus); the model never loaded (except where the backend factory itself refuses the config,
 before any weights are read); the corpus and the output folder byte-for-byte unchanged.
 """
 
@@ -64,6 +65,7 @@ def _one_line(status: int, capsys: pytest.CaptureFixture[str]) -> str:
     assert status == 2, captured.err
     assert len(err) == 1 and err[0].startswith("error: ") and "Traceback" not in captured.err, captured.err
     assert "constrained-" not in err[0] and "literal[" not in err[0], err[0]  # pydantic's type names
+    assert str(CORPUS.resolve()) not in err[0], err[0]  # every path given relatively is shown so
     return err[0]
 
 

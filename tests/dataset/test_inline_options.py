@@ -11,7 +11,7 @@ import pytest
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset import load_dataset
 from enade_bench.dataset.inline_options import USUAL_SHARE, OptionSplitError, split_options, usual_count
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 DATA = Path(__file__).parent / "data"
 CASES: list[dict[str, Any]] = json.loads((DATA / "inline_options_cases.json").read_text(encoding="utf-8"))
@@ -21,6 +21,8 @@ COLUMNS = {"id": "Número", "stem": "Texto", "answer": "Resposta Correta", "year
 WRITTEN = {k: v for k, v in COLUMNS.items() if k not in ("year", "course")}
 # A team-written progress test (4 options) with each pattern of issue #21, and what it must load to.
 PROGRESS = DATA / "teste_de_progresso" / "teste_de_progresso_2023.csv"
+#: How messages name these files: from the current folder when under it (issue 51), as given.
+SHOWN_PROGRESS, SHOWN_EXAM = as_given(PROGRESS), Path(as_given(EXAM))
 PROGRESS_EXPECTED: dict[str, Any] = json.loads(
     (PROGRESS.parent / "expected.json").read_text(encoding="utf-8")
 )
@@ -61,7 +63,7 @@ def test_progress_test_loads_every_well_formed_row_right_with_the_defaults() -> 
             want["options"],
             want["answer"],
         ), want["pattern"]
-    assert data.invalid == [f"{PROGRESS}: {reason}" for reason in PROGRESS_EXPECTED["invalid"]]
+    assert data.invalid == [f"{SHOWN_PROGRESS}: {reason}" for reason in PROGRESS_EXPECTED["invalid"]]
     assert (data.counts["loaded"], data.counts["removed_annulled"], data.counts["removed_invalid"]) == (
         30,
         1,
@@ -74,14 +76,16 @@ def test_progress_test_without_skip_invalid_stops_at_the_first_problem_by_line()
     # first, before the row-level error of line 13.
     with pytest.raises(UserError) as info:
         load_dataset(_progress())
-    assert str(info.value) == f"{PROGRESS}: {PROGRESS_EXPECTED['invalid'][0]}"
-    assert str(info.value).startswith(f"{PROGRESS}: line 10, column 'enunciado': 3 options found (A–C)")
+    assert str(info.value) == f"{SHOWN_PROGRESS}: {PROGRESS_EXPECTED['invalid'][0]}"
+    assert str(info.value).startswith(f"{SHOWN_PROGRESS}: line 10, column 'enunciado': 3 options found (A–C)")
 
 
 def test_allow_other_counts_loads_rows_of_another_count() -> None:
     data = load_dataset(_progress(skip_invalid=True, options_in_text={"allow_other_counts": True}))
     counted = [r for r in PROGRESS_EXPECTED["invalid"] if "allow_other_counts" in r]
-    assert data.invalid == [f"{PROGRESS}: {r}" for r in PROGRESS_EXPECTED["invalid"] if r not in counted]
+    assert data.invalid == [
+        f"{SHOWN_PROGRESS}: {r}" for r in PROGRESS_EXPECTED["invalid"] if r not in counted
+    ]
     by_id = {q.id: q for q in data.questions}
     assert (by_id["5"].letters, by_id["23"].letters) == ("ABC", "ABCDE")
     # What the check protects from: '(E)' after a space inside option D read as a fifth option.
@@ -153,7 +157,7 @@ def test_first_broken_row_is_an_error_by_default() -> None:
     with pytest.raises(UserError) as info:
         load_dataset(_exam(id_template="{file_stem}:{Número}"))
     assert str(info.value) == (
-        f"{EXAM / 'residencia_2021.csv'}: line 9, column 'Resposta Correta': answer 'D' is not among the "
+        f"{SHOWN_EXAM / 'residencia_2021.csv'}: line 9, column 'Resposta Correta': answer 'D' is not among the "
         "non-empty options (A–C)"
     )
 
@@ -162,14 +166,16 @@ def test_ids_repeating_across_files_point_at_id_template() -> None:
     with pytest.raises(UserError) as info:
         load_dataset(_exam(skip_invalid=True))
     message = str(info.value)
-    assert message.startswith(f"{EXAM / 'residencia_2022.csv'}: line 2, column 'Número': duplicate id '1'")
-    assert f"first seen at {EXAM / 'residencia_2021.csv'}: line 2" in message
+    assert message.startswith(
+        f"{SHOWN_EXAM / 'residencia_2022.csv'}: line 2, column 'Número': duplicate id '1'"
+    )
+    assert f"first seen at {SHOWN_EXAM / 'residencia_2021.csv'}: line 2" in message
     assert "dataset.id_template, e.g. '{file_stem}:{Número}'" in message
 
 
 def test_skip_invalid_loads_the_rest_and_lists_each_broken_row_by_line() -> None:
     data = load_dataset(_exam(skip_invalid=True, id_template="{file_stem}:{Número}"))
-    source = EXAM / "residencia_2021.csv"
+    source = SHOWN_EXAM / "residencia_2021.csv"
     # Rows as written in the files (a quoted text may span lines; the line is where the row starts).
     assert data.invalid == [
         f"{source}: line 9, column 'Resposta Correta': answer 'D' is not among the non-empty options (A–C)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -128,3 +129,26 @@ def test_a_letter_out_of_range_gets_no_annulled_hint(tmp_path: Path) -> None:
     with pytest.raises(UserError) as info:
         load_dataset(_dataset(_exam(tmp_path, key)), tmp_path)
     assert "answer 'E' is not among" in str(info.value) and "annulled" not in str(info.value)
+
+
+def test_a_rows_id_is_built_once_though_the_join_the_annul_check_and_the_question_ask_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``id_template`` row joined to a key with a blank entry: each row's id is filled once (was up to 4×)."""
+    from enade_bench.dataset import mapper
+
+    calls: list[str] = []
+    real = mapper.fill_id
+
+    def counted(*args: Any) -> str:
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(mapper, "fill_id", counted)
+    key = {"exame_2023_1": "A", "exame_2023_2": "B", "exame_2023_3": "", "exame_2023_4": "C"}
+    config = _exam(
+        tmp_path, key, id_template="exame_2023_{numero}", answer_key={"path": "key.json", "blank": "skip"}
+    )
+    data = load_dataset(_dataset(config), tmp_path)
+    assert [q.id for q in data.questions] == ["exame_2023_1", "exame_2023_2", "exame_2023_4"]
+    assert len(calls) == 4  # one per row, not one per question asked

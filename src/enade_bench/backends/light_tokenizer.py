@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from enade_bench.regular_file import NotRegularFile, read_text
 
@@ -51,6 +51,12 @@ PROBES = (
     ("", "下列说法正确的是 ( )\nA. 甲\nB. 乙 😀"),
 )
 TEXTS = (" B", "Resposta: C", "E-EVAL 中文 题目 😀", "  dois  espaços\n\n(A) 55 60 65")
+
+
+class Encoded(TypedDict):
+    """What a call returns, as ``transformers``' tokenizers do: the token ids of one text, or of each."""
+
+    input_ids: list[int] | list[list[int]]
 
 
 class LightTokenizer:
@@ -85,7 +91,7 @@ class LightTokenizer:
                                   add_generation_prompt=add_generation_prompt, **self.special_tokens)
         )  # fmt: skip
 
-    def __call__(self, text: str | Sequence[str], add_special_tokens: bool = True) -> dict[str, Any]:
+    def __call__(self, text: str | Sequence[str], add_special_tokens: bool = True) -> Encoded:
         """``{"input_ids": …}`` of one text or of a list of texts (encoded in one call)."""
         if isinstance(text, str):
             return {"input_ids": self.backend.encode(text, add_special_tokens=add_special_tokens).ids}

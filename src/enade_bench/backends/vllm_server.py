@@ -68,7 +68,6 @@ class VllmServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path: Path | None = None
-        self.startup_seconds: float | None = None
 
     @property
     def base_url(self) -> str:
@@ -93,7 +92,6 @@ class VllmServer:
             if self.process.poll() is not None:
                 raise VllmServerError(f"vLLM server exited ({self.process.returncode}):\n{self.log_tail()}")
             if self.healthy():
-                self.startup_seconds = time.perf_counter() - started
                 return self
             time.sleep(2)
         self.stop()

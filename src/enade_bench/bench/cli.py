@@ -10,7 +10,7 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from enade_bench.bench.options import (
     DEFAULT_QUESTIONS,
@@ -23,6 +23,9 @@ from enade_bench.bench.options import (
     BenchOptions,
     GpuOptions,
 )
+
+if TYPE_CHECKING:
+    from enade_bench.bench.shapes import ShapeSizes
 
 #: What ``--methods`` accepts: the scoring methods and the generation arm.
 METHODS = (*SCORING_METHOD_NAMES, "generation")
@@ -118,7 +121,7 @@ def _bounded(args: argparse.Namespace, names: tuple[str, ...]) -> None:
             raise ValueError(f"{option}: expected at most {most}{whose}, got {value}")
 
 
-def _shape(name: str | None) -> dict[str, Any] | None:
+def _shape(name: str | None) -> ShapeSizes | None:
     """The ``--shape``'s layer sizes (None: no shape, or an unknown one)."""
     if not name:
         return None

@@ -15,12 +15,31 @@ a folder given with ``--tokenizer``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from enade_bench.config import ModelConfig
 
+
+class ShapeSizes(TypedDict, total=False):
+    """A shape's entries of the model's ``config.json``, under ``transformers``' names."""
+
+    model_type: str
+    hidden_size: int
+    intermediate_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    vocab_size: int
+    max_position_embeddings: int
+    rope_theta: float
+    rms_norm_eps: float
+    tie_word_embeddings: bool
+    sliding_window: int | None
+    use_sliding_window: bool
+
+
 #: Published layer sizes (the models' ``config.json``), attention through SDPA.
-SHAPES: dict[str, dict[str, Any]] = {
+SHAPES: dict[str, ShapeSizes] = {
     "llama-3-8b": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
                    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
                    "vocab_size": 128256, "max_position_embeddings": 8192, "rope_theta": 500000.0,
@@ -51,8 +70,8 @@ def shape_config(name: str, **overrides: Any) -> Any:
 
     if name not in SHAPES:
         raise ValueError(f"--shape: expected one of {', '.join(SHAPES)}, got {name!r}")
-    sizes = {**SHAPES[name], **overrides}
-    config = AutoConfig.for_model(sizes.pop("model_type"), **sizes)
+    sizes: dict[str, object] = {**SHAPES[name], **overrides}
+    config = AutoConfig.for_model(str(sizes.pop("model_type")), **sizes)
     config._attn_implementation = "sdpa"
     return config
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from enade_bench.config import ExperimentConfig, input_base, output_dir, resolve_input
+from enade_bench.config import DatasetConfig, ExperimentConfig, input_base, output_dir, resolve_input
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.dataset.presets import DatasetPreset, configured
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.prompts.templates import PromptSet, load_prompt_set
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions, plan_strategies
@@ -135,7 +135,7 @@ class PromptSets:
         if block.dir is not None:
             folder = resolve_input(block.dir, source)
             if not folder.is_dir():
-                raise UserError(f"{source}: prompts.dir: folder not found '{folder}'")
+                raise UserError(f"{source}: prompts.dir: folder not found '{as_given(folder)}'")
             loaded = load_prompt_set(folder / block.template, folder / block.examples if needed else None)
             return _enough_examples(loaded, strategies)
         name = block.preset or self.default.get(language)
@@ -156,11 +156,21 @@ class PromptSets:
         return _enough_examples(load_prompt_set(self.templates[name], examples), strategies)
 
 
+def _key_found(cfg: ExperimentConfig, source: Path) -> DatasetConfig:
+    """``cfg.dataset`` with its answer key looked up as any input (the config's folder first),
+    not beside the questions file, which may lie elsewhere."""
+    key = cfg.dataset.answer_key
+    if key is None:
+        return cfg.dataset
+    found = key.model_copy(update={"path": str(resolve_input(key.path, source))})
+    return cfg.dataset.model_copy(update={"answer_key": found})
+
+
 def _enough_examples(prompts: PromptSet, strategies: list[Strategy]) -> PromptSet:
     """``prompts``, when it holds the worked examples every strategy asked for needs."""
     short = [s for s in strategies if s.n_examples > len(prompts.examples)]
     if short:
-        where = prompts.source.get("examples", "prompts: no worked examples loaded")
+        where = as_given(prompts.source.get("examples", "prompts: no worked examples loaded"))
         needs = ", ".join(f"{s.id or s.shot} needs {s.n_examples}" for s in short)
         raise UserError(f"{where}: {len(prompts.examples)} worked example(s) defined; {needs}")
     return prompts
@@ -193,7 +203,7 @@ class CsvExam:
     def prepare(self, cfg: ExperimentConfig, source: Path, options: RunOptions) -> Experiment:
         cfg = self.prompts.resolved(cfg)
         strategies = plan_strategies(cfg, options)
-        dataset = load_dataset(cfg.dataset, input_base(cfg.dataset.path, source), self.preset)
+        dataset = load_dataset(_key_found(cfg, source), input_base(cfg.dataset.path, source), self.preset)
         prompts = self.prompts.load(cfg, source, strategies)
         exp = Experiment(
             config=cfg,

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig, resolve_input
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 #: The entry-point group through which installed packages add benchmarks.
 ENTRY_POINT_GROUP = "enade_bench.benchmarks"
@@ -76,9 +76,11 @@ def load_folder(folder: Path) -> Benchmark:
     folder = folder.resolve()
     init = folder / "__init__.py"
     if not folder.is_dir():
-        raise UserError(f"benchmark folder not found: {folder}")
+        raise UserError(f"benchmark folder not found: {as_given(folder)}")
     if not init.is_file():
-        raise UserError(f"{folder}: not a benchmark folder (expected an __init__.py defining BENCHMARK)")
+        raise UserError(
+            f"{as_given(folder)}: not a benchmark folder (expected an __init__.py defining BENCHMARK)"
+        )
     name = f"enade_bench_plugin_{abs(hash(str(folder))):x}"
     module = sys.modules.get(name)
     if module is None:
@@ -90,10 +92,12 @@ def load_folder(folder: Path) -> Benchmark:
             spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - the plug-in's own error, shown in one line
             del sys.modules[name]
-            raise UserError(f"{init}: cannot load the benchmark ({type(exc).__name__}: {exc})") from None
+            raise UserError(
+                f"{as_given(init)}: cannot load the benchmark ({type(exc).__name__}: {exc})"
+            ) from None
     if not hasattr(module, "BENCHMARK"):
-        raise UserError(f"{init}: defines no BENCHMARK (see docs/adding_an_exam.md)")
-    return _checked(module.BENCHMARK, str(folder))
+        raise UserError(f"{as_given(init)}: defines no BENCHMARK (see docs/adding_an_exam.md)")
+    return _checked(module.BENCHMARK, as_given(folder))
 
 
 def _known(sources: dict[str, Source]) -> str:

@@ -20,7 +20,7 @@ from enade_bench.config import (
     load_config,
     resolve_input,
 )
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
 
@@ -78,7 +78,7 @@ def prompts_block(block: PromptsConfig | None, source: Path) -> JsonObject | Non
 
 def read_model_config(entry: StudyModel, index: int, study_path: Path) -> ExperimentConfig:
     """The experiment YAML a study's model entry names (``models.<index>.config``), read and checked."""
-    path = resolve_input(str(entry.config), study_path).resolve()
+    path = Path(as_given(resolve_input(str(entry.config), study_path).resolve()))  # messages: as given
     if not path.is_file():
         raise UserError(f"{study_path}: key 'models.{index}.config': experiment config {path} not found")
     exp = load_config(path)

@@ -48,8 +48,6 @@ COMMANDS: dict[str, str] = {
 #: (:class:`~enade_bench.benchmarks.base.CommandBenchmark`, its parser in the exam's ``cli``
 #: module); plug-ins run through ``run``.
 BENCHMARK_COMMANDS: dict[str, str] = {"eeval": "eeval"}
-#: The package's own sub-command modules (``enade_bench.cli.{name}_cmd``).
-SUBCOMMANDS = tuple(name for name in COMMANDS if name not in BENCHMARK_COMMANDS)
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

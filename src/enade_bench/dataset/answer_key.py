@@ -33,7 +33,7 @@ from enade_bench import json_io
 from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.regular_file import read_text
 
 
@@ -46,6 +46,7 @@ class AnswerKey:
     in file order, to the next non-blank entry of the key, in the key file's order.
     """
 
+    #: The key file as messages name it (:func:`~enade_bench.errors.as_given`); read by this path.
     path: Path
     #: The answers by key id, in the key file's order (a blank entry is ``""``).
     answers: dict[str, str]
@@ -59,11 +60,17 @@ class AnswerKey:
     bound: dict[str, str] = field(default_factory=dict)
     #: The column holding the answers (a CSV or JSON-rows key; ``None``: a JSON object keyed by id).
     column: str | None = None
+    #: The key file's path as ``dataset.sources`` records it (joined to the config's folder).
+    recorded: str = ""
 
     @property
     def source(self) -> dict[str, str]:
         """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
-        return {"path": str(self.path), "sha256": file_sha256(self.path), "role": "answer_key"}
+        return {
+            "path": self.recorded or str(self.path),
+            "sha256": file_sha256(self.path),
+            "role": "answer_key",
+        }
 
     @cached_property
     def entries(self) -> list[str]:
@@ -187,14 +194,12 @@ class _DuplicateKey(ValueError):
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's pairs as a dict; a key given twice (after stripping) raises :class:`_DuplicateKey`."""
-    obj: dict[str, Any] = {}
     seen: set[str] = set()
-    for key, value in pairs:
+    for key, _ in pairs:
         if key.strip() in seen:
             raise _DuplicateKey(key.strip())
         seen.add(key.strip())
-        obj[key] = value
-    return obj
+    return dict(pairs)
 
 
 def _line_of_second(text: str, key: str) -> int:
@@ -205,11 +210,19 @@ def _line_of_second(text: str, key: str) -> int:
 
 def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> AnswerKey:
     """Read the key file ``cfg.path`` names (relative to ``base_dir``, the config's folder)."""
-    path = Path(cfg.path)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
+    recorded = Path(cfg.path)
+    if not recorded.is_absolute() and base_dir is not None:
+        recorded = base_dir / recorded
+    path = Path(as_given(recorded))  # messages name the file as the user gave it
     if not path.is_file():
         raise UserError(f"dataset.answer_key.path: file not found '{path}'")
+    key = _read_key(path, cfg)
+    key.recorded = str(recorded)
+    return key
+
+
+def _read_key(path: Path, cfg: AnswerKeyConfig) -> AnswerKey:
+    """The key file ``path``: a JSON object keyed by id, or rows (CSV, JSON array, JSON Lines)."""
     if path.suffix.lower() != ".csv":
         try:
             text = read_text(path, "utf-8-sig")

@@ -26,7 +26,7 @@ from enade_bench.dataset.answer_key import AnswerKey, load_answer_key
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
 from enade_bench.dataset.fixes import apply_fixes
-from enade_bench.dataset.ids import fill_id, template_fields
+from enade_bench.dataset.ids import template_fields
 from enade_bench.dataset.inline_options import usual_count
 from enade_bench.dataset.key_join import KeyJoin, Unanswered, finish_join
 from enade_bench.dataset.lint import LintWarning, has_image_marker, lint
@@ -36,7 +36,7 @@ from enade_bench.dataset.sample import draw_sample
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, expand_paths, file_sha256, read_hf, read_rows
 from enade_bench.dataset.strip import PatternTimeout
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 __all__ = ["YEARS", "LoadedDataset", "NoQuestionLeft", "listing_invalid", "load_dataset", "whole_number"]
 
@@ -208,9 +208,9 @@ def _join_row(row: RawRow, mapper: RowMapper, key: AnswerKey, join: _Join) -> No
     """Note a row's id for the key join (``match: position`` binds it to the next key entry)."""
     where = f"{row.source}: line {row.line}"
     qid = mapper.row_id(row)
-    if qid is None and mapper.id_template:
+    if qid is None:  # an id_template that cannot be filled: the row's error, built once
         try:
-            fill_id(mapper.id_template, row.values, row.source, where)
+            mapper.built_id(row)
         except UserError as exc:
             join.unfilled.append(exc)
     qid = qid or f"({where})"
@@ -266,7 +266,7 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(path, cfg.format, cfg.delimiter))
+            row_groups.append(read_rows(Path(as_given(path)), cfg.format, cfg.delimiter))  # named as given
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}

@@ -22,17 +22,14 @@ from enade_bench.dataset.cells import (
     options_from_cell,
     whole_number,
 )
+from enade_bench.dataset.columns import OPTIONS, ColumnMap
 from enade_bench.dataset.ids import fill_id, template_fields
 from enade_bench.dataset.inline_options import OptionSplitError, split_options
-from enade_bench.dataset.presets import DatasetPreset, configured
-from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS, FieldValue, Question
+from enade_bench.dataset.presets import DatasetPreset
+from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, FieldValue, Question
 from enade_bench.dataset.sources import RawRow
-from enade_bench.dataset.stem import StemTemplate
 from enade_bench.dataset.strip import Stripper, compile_pattern
-from enade_bench.errors import UserError, closest
-
-#: The ``dataset.columns`` key of a column holding the options as a JSON list (A, B, C… in order).
-OPTIONS = "options"
+from enade_bench.errors import UserError
 
 
 class MissingAnswer(UserError):
@@ -43,178 +40,27 @@ class MissingAnswer(UserError):
         super().__init__(f"{where}: question '{qid}' has no answer in dataset.answer_key")
 
 
-def _one_column_per_option(mapping: dict[str, str]) -> None:
-    """Two options read from one column would load every row with equal options: an error."""
-    seen: dict[str, str] = {}
-    for letter in LETTERS:
-        column = mapping.get(letter)
-        if column is None:
-            continue
-        if column in seen:
-            raise UserError(
-                f"dataset.columns: options {seen[column]} and {letter} both read column '{column}'; "
-                "map each option to its own column"
-            )
-        seen[column] = letter
-
-
 __all__ = ["YEARS", "MissingAnswer", "RowMapper", "whole_number"]
 
 
-def _quoted(entries: list[str]) -> list[str]:
-    """The names quoted in ``'name' (for …)`` entries."""
-    return [entry.split("'")[1] for entry in entries]
-
-
-class RowMapper:
-    """Applies the column mapping of one config to rows of one file."""
+class RowMapper(ColumnMap):
+    """Applies the column mapping of one config (:class:`~.columns.ColumnMap`) to rows of one file."""
 
     def __init__(self, cfg: DatasetConfig, preset: DatasetPreset, key: AnswerKey | None = None) -> None:
-        preset = configured(preset, cfg)
+        super().__init__(cfg, preset, answers_in_key=key is not None)
         #: The answers read from ``dataset.answer_key`` (``None``: from the answer column).
         self.key = key
-        #: A generic exam's canonical grouping fields that no column, constant or file name gives.
-        self.absent: set[str] = set()
-        self.preset = preset
         self.patterns = {k: re.compile(v) for k, v in (cfg.field_patterns or {}).items()}
-        self.file_fields = re.compile(preset.file_fields) if preset.file_fields else None
-        self.mapping = dict(preset.columns)
-        self.mapping.update(cfg.columns or {})
-        #: The columns the config itself maps (each must be in the file, optional fields included).
-        self.user_columns = dict(cfg.columns or {})
         #: Ids of the rows whose composed stem has an empty context (for the lint).
         self.without_context: set[str] = set()
-        #: ``dataset.stem``: the stem composed from several columns (``None``: the stem column).
-        self.stem = None if cfg.stem is None else StemTemplate(cfg.stem)
-        if self.stem is not None:
-            if "stem" in self.user_columns:
-                raise UserError(
-                    f"dataset.stem composes the stem from {self.stem.columns} and dataset.columns maps stem "
-                    f"to '{self.user_columns['stem']}'; remove one of the two"
-                )
-            self.mapping["stem"] = self.stem.columns[0]
-        unknown = set(cfg.columns or {}) - set(CANONICAL_FIELDS) - {OPTIONS}
-        if unknown:
-            raise UserError(
-                f"dataset.columns: unknown field(s) {sorted(unknown)} "
-                f"(canonical fields: {', '.join(CANONICAL_FIELDS)}, or {OPTIONS} for a list of options)"
-            )
-        #: The column holding the options as a JSON list (``dataset.columns.options``), if any.
-        self.options_column = self.mapping.pop(OPTIONS, None)
-        self.own_fields = cfg.fields is not None
-        self.constants = dict(preset.constants)
-        self.constants.update(cfg.constants or {})
-        self.id_template = cfg.id_template or preset.id_template
-        if self.id_template:
-            self.mapping.pop("id", None)
         self.annulled = annulled_markers(cfg.annulled_answers)
         #: ``dataset.strip``: removed from stems and options (after options are split from the text).
         self.strip = Stripper(
             [e if isinstance(e, str) else compile_pattern(e.regex) for e in cfg.strip or ()]
         )
-        self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
-        if self.inline:
-            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
-            if mapped:
-                raise UserError(
-                    f"dataset.columns: maps option column(s) {mapped}, but dataset.options_in_text is on "
-                    "(the options come from the stem column); remove one of the two"
-                )
-            if self.options_column is not None:
-                raise UserError(
-                    "dataset.columns: maps options, but dataset.options_in_text is on "
-                    "(the options come from the stem column); remove one of the two"
-                )
-        if self.options_column is not None:
-            mapped = sorted(set(cfg.columns or {}) & set(LETTERS))
-            if mapped:
-                raise UserError(
-                    f"dataset.columns: maps option column(s) {mapped} and options "
-                    f"('{self.options_column}', a list of options); map one or the other"
-                )
-        if self.inline or self.options_column is not None:
-            for letter in LETTERS:
-                self.mapping.pop(letter, None)
-        _one_column_per_option(self.mapping)
-
-    def check_header(self, row: RawRow) -> None:
-        columns = set(row.values)
-        missing = []
-        for name in REQUIRED_FIELDS:
-            if name in self.constants or (name == "id" and self.id_template):
-                continue
-            if (self.inline or self.options_column is not None) and name in LETTERS:
-                continue
-            if name == "answer" and self.key is not None:
-                continue
-            if self.mapping.get(name) not in columns:
-                missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
-        if self.options_column is not None and self.options_column not in columns:
-            missing.append(f"'{self.options_column}' (for options)")
-        if self.id_template:
-            missing += [
-                f"'{n}' (in id_template)"
-                for n in template_fields(self.id_template)
-                if n not in columns and n != "file_stem"
-            ]
-        if self.own_fields:
-            missing += [
-                f"'{column}' (for dataset.fields {name})"
-                for name, column in self.field_sources()
-                if column is not None and column not in columns
-            ]
-        if missing:
-            raise UserError(
-                f"{row.source}: missing column(s) {', '.join(dict.fromkeys(missing))}; "
-                f"columns present: {', '.join(sorted(columns))}{closest(_quoted(missing), columns)}"
-            )
-        if self.preset.name == "canonical" and not self.own_fields:  # a generic exam: only its own fields
-            self.absent = {
-                name
-                for name, column in self.field_sources()
-                if column is not None and column not in columns and name not in self.constants
-            }
-
-    def check_mapped(self, source: str, columns: set[str]) -> None:
-        """Every column ``dataset.columns`` maps is in the file (``columns``: the names its rows hold).
-
-        An optional field mapped to a column the file lacks (``has_image: has_imagez``) would
-        otherwise read as empty in every row: the image filter off without a word.
-        """
-        missing = [
-            f"'{column}' (dataset.columns.{name})"
-            for name, column in self.user_columns.items()
-            if column not in columns
-            and name not in self.constants
-            and not (name == "id" and self.id_template)
-        ]
-        stem_columns = self.stem.columns if self.stem else []
-        missing += [f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns]
-        if missing:
-            raise UserError(
-                f"{source}: missing column(s) {', '.join(missing)}; no row holds them; "
-                f"columns present: {', '.join(sorted(columns))}{closest(_quoted(missing), columns)}"
-            )
-
-    def field_sources(self) -> list[tuple[str, str | None]]:
-        """Each grouping field with the column it is read from (``None``: the file name or a constant).
-
-        The order of :meth:`fields`: a named group of ``file_fields``, a constant, the
-        column ``field_columns`` names, the canonical field's column, the column of the
-        field's name.
-        """
-        groups = set(self.file_fields.groupindex) if self.file_fields else set()
-        out: list[tuple[str, str | None]] = []
-        for name in self.preset.fields:
-            if name in groups or name in self.constants:
-                out.append((name, None))
-            elif name in self.preset.field_columns:
-                out.append((name, self.preset.field_columns[name]))
-            elif name in ("year", "course", "component"):
-                out.append((name, self.mapping.get(name)))
-            else:
-                out.append((name, name))
-        return out
+        #: The last row whose id ``id_template`` built, and that id (or the error building it gave):
+        #: the key join, the annul check and the question ask for it in turn, it is built once.
+        self._built: tuple[RawRow, str | UserError] | None = None
 
     def text(self, row: RawRow, column: str, name: str) -> str:
         """The text of ``column``; a JSON list, object, NaN or Infinity there is an error naming the cell."""
@@ -255,9 +101,27 @@ class RowMapper:
         if not self.id_template:
             return row.values.get(self.mapping.get("id", "id"), "").strip()
         try:
-            return fill_id(self.id_template, row.values, row.source, "")
+            return self.built_id(row)
         except UserError:
             return None
+
+    def built_id(self, row: RawRow) -> str:
+        """The id ``dataset.id_template`` gives a row, or the ``error:`` naming the row and why.
+
+        Built once per row (the last row's is kept), though the key join, the annul check,
+        a blank key entry and the question itself each ask for it.
+        """
+        assert self.id_template is not None, "built_id: no dataset.id_template"
+        if self._built is None or self._built[0] is not row:
+            where = f"{row.source}: line {row.line}"
+            try:
+                built: str | UserError = fill_id(self.id_template, row.values, row.source, where)
+            except UserError as exc:
+                built = exc
+            self._built = (row, built)
+        if isinstance(self._built[1], UserError):
+            raise self._built[1]
+        return self._built[1]
 
     def is_annulled(self, row: RawRow) -> bool:
         answer = self.raw_answer(row)
@@ -357,7 +221,7 @@ class RowMapper:
             for name in template_fields(self.id_template):
                 if name in row.nested or name in row.nonfinite:
                     self.text(row, name, "id_template")
-            qid = fill_id(self.id_template, row.values, row.source, where)
+            qid = self.built_id(row)
         else:
             qid = self.get(row, "id").strip()
             if not qid:

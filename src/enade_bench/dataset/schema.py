@@ -49,8 +49,6 @@ CANONICAL_FIELDS = (
     "cluster",
 )
 REQUIRED_FIELDS = ("id", "stem", "A", "B", "answer")
-COMPONENT_GENERAL = "Formação Geral"
-COMPONENT_SPECIFIC = "Componente Específico"
 
 
 @dataclass(frozen=True)

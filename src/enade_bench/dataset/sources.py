@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench import json_io
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.regular_file import open_regular, read_text
 
 
@@ -275,10 +275,10 @@ def expand_paths(path: str, base: Path | None = None) -> list[Path]:
     if any(ch in path for ch in "*?["):
         matches = sorted(Path(p) for p in glob.glob(str(candidate)))
         if not matches:
-            raise UserError(f"dataset.path: no file matches '{candidate}'")
+            raise UserError(f"dataset.path: no file matches '{as_given(candidate)}'")
         return matches
     if not candidate.exists():
-        raise UserError(f"dataset.path: file not found '{candidate}'")
+        raise UserError(f"dataset.path: file not found '{as_given(candidate)}'")
     return [candidate]
 
 
@@ -324,5 +324,5 @@ def file_sha256(path: Path) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise UserError(f"{as_given(path)}: cannot read ({exc.strerror or exc})") from None
     return digest.hexdigest()

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from enade_bench.config import Method
 from enade_bench.dataset.schema import LETTERS, Question
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.prompts.templates import Example, PromptSet
 
 
@@ -111,7 +111,7 @@ def build_prompt(
     """Build the prompt parts for one question as displayed (``options`` in display order)."""
     t = prompts.templates
     if n_examples > len(prompts.examples):
-        where = prompts.source.get("examples", "prompts: no worked examples loaded")
+        where = as_given(prompts.source.get("examples", "prompts: no worked examples loaded"))
         raise UserError(f"{where}: {n_examples} worked examples needed, {len(prompts.examples)} defined")
     letters = valid_letters_text(LETTERS[: len(options)], prompts)
     if method == "log_prob":
@@ -124,7 +124,7 @@ def build_prompt(
         instruction = instruction.format(valid_letters=letters)
     except (KeyError, IndexError, ValueError) as exc:
         raise UserError(
-            f"{prompts.source['templates']}: instruction has an unknown placeholder ({exc}); "
+            f"{as_given(prompts.source['templates'])}: instruction has an unknown placeholder ({exc}); "
             "allowed: {valid_letters}"
         ) from None
     blocks = [instruction.strip()] if instruction.strip() else []

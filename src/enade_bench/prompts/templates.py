@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from enade_bench.dataset.schema import LETTERS
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.regular_file import read_text
 from enade_bench.yaml_io import safe_load
 
@@ -99,12 +99,14 @@ def _placeholders(text: str, key: str, path: Path) -> set[str]:
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
     except ValueError as exc:
-        raise UserError(f"{path}: key '{key}': {exc} (allowed placeholders: {shown}); {hint}") from None
+        raise UserError(
+            f"{as_given(path)}: key '{key}': {exc} (allowed placeholders: {shown}); {hint}"
+        ) from None
     for name in fields:
         if name.split(".")[0].split("[")[0] not in allowed:
             looks_json = not name.isidentifier()
             raise UserError(
-                f"{path}: key '{key}': unknown placeholder {{{name.strip()[:40]}}} (allowed: {shown}); "
+                f"{as_given(path)}: key '{key}': unknown placeholder {{{name.strip()[:40]}}} (allowed: {shown}); "
                 + (hint if looks_json else f"{hint}, or use one of the allowed names")
             )
     return set(fields)
@@ -131,7 +133,7 @@ def check_templates(templates: Templates, path: Path) -> None:
             and "valid_letters" not in _placeholders(text, key, path)
         ):
             raise UserError(
-                f"{path}: key '{key}': the instruction does not name the valid letters; add "
+                f"{as_given(path)}: key '{key}': the instruction does not name the valid letters; add "
                 "{valid_letters} (e.g. 'A, B, C, D ou E'), or say why not in "
                 "without_valid_letters: <reason>"
             )
@@ -141,16 +143,16 @@ def _read_yaml(path: Path) -> Any:
     try:
         return safe_load(read_text(path))
     except FileNotFoundError:
-        raise UserError(f"{path}: prompt file not found") from None
+        raise UserError(f"{as_given(path)}: prompt file not found") from None
     except UnicodeDecodeError as exc:
         raise UserError(
-            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            f"{as_given(path)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "save the prompt file as UTF-8"
         ) from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot read the prompt file ({exc.strerror or exc})") from None
+        raise UserError(f"{as_given(path)}: cannot read the prompt file ({exc.strerror or exc})") from None
     except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        raise UserError(f"{as_given(path)}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
 
 
 #: How a worked-examples file starts (its error messages show it).
@@ -165,14 +167,14 @@ def _validate(model: type[_Strict], data: Any, path: Path) -> Any:
             if model is Examples
             else "a mapping of keys (instruction, option_format, …)"
         )
-        raise UserError(f"{path}: the file holds {found} at the top level; expected {expected}")
+        raise UserError(f"{as_given(path)}: the file holds {found} at the top level; expected {expected}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise UserError(f"{path}: key '{loc}': {msg.removeprefix('Value error, ')}") from None
+        raise UserError(f"{as_given(path)}: key '{loc}': {msg.removeprefix('Value error, ')}") from None
 
 
 def load_prompt_set(template_path: Path, examples_path: Path | None = None) -> PromptSet:

@@ -139,8 +139,6 @@ class CatConfig:
 #: The default settings (SE ≤ 0.35, no budget, pure maximum information).
 DEFAULT_CONFIG = CatConfig()
 
-StopRule = Literal["quadrature", "additive"]
-
 #: The post-hoc stopping rules by name (``irt cat --rule`` and the study's ``cat.rule``).
 #: ``quadrature`` (default): :math:`SE_k \le \sqrt{SE_{full}^2 + 0.1^2}` after at least 15 items,
 #: so the full test could still move θ by about 0.1 (one SD) at most; ``additive`` (issue 12's rule):

@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 PROBE_PREFIX = ".enade-bench-probe-"
 
@@ -53,21 +53,25 @@ def _check_folder(folder: Path, prefix: str) -> None:
     try:
         existing = _nearest_existing(folder)
         if existing.is_symlink() and not existing.exists():
-            raise UserError(f"{prefix}'{existing}' is a broken symbolic link (expected a folder)")
+            raise UserError(f"{prefix}'{as_given(existing)}' is a broken symbolic link (expected a folder)")
         if not existing.is_dir():
             if existing == folder:
-                raise UserError(f"{prefix}'{folder}' is a file, not a folder")
-            raise UserError(f"{prefix}cannot create folder '{folder}': '{existing}' is a file, not a folder")
+                raise UserError(f"{prefix}'{as_given(folder)}' is a file, not a folder")
+            raise UserError(
+                f"{prefix}cannot create folder '{as_given(folder)}': '{as_given(existing)}' is a file, not a folder"
+            )
         try:
             _probe(existing)
         except OSError as exc:
             if existing == folder:
-                raise UserError(f"{prefix}cannot write in folder '{folder}' ({os_reason(exc)})") from None
+                raise UserError(
+                    f"{prefix}cannot write in folder '{as_given(folder)}' ({os_reason(exc)})"
+                ) from None
             raise UserError(
-                f"{prefix}cannot create folder '{folder}': cannot write in '{existing}' ({os_reason(exc)})"
+                f"{prefix}cannot create folder '{as_given(folder)}': cannot write in '{as_given(existing)}' ({os_reason(exc)})"
             ) from None
     except OSError as exc:  # e.g. a name too long for the file system
-        raise UserError(f"{prefix}'{folder}' is not a usable folder ({os_reason(exc)})") from None
+        raise UserError(f"{prefix}'{as_given(folder)}' is not a usable folder ({os_reason(exc)})") from None
 
 
 def check_output_dir(path: Path | str, key: str) -> None:

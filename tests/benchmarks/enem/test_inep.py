@@ -13,13 +13,12 @@ from enade_bench.benchmarks.enem.inep import (
     ENEM_SCALE,
     booklet_items,
     enem_score,
-    exam_items,
-    link_booklet,
     load_booklets,
     parse_exam_filename,
     patterns_to_matrix,
     scored_params,
 )
+from enade_bench.benchmarks.enem.linking import exam_items, link_booklet
 
 
 def _questions(path: Path) -> pd.DataFrame:

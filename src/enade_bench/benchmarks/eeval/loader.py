@@ -34,7 +34,7 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.loader import LoadedDataset
 from enade_bench.dataset.schema import LETTERS, Question
 from enade_bench.dataset.sources import RawRow, file_sha256, read_csv
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 
 SPLITS = ("dev", "val", "test")
 EVAL_COLUMNS = ("id", "question", "A", "B", "C", "D")
@@ -81,12 +81,14 @@ def resolve_layout(path: str, base_dir: Path | None = None) -> tuple[Path, str]:
     if not folder.is_absolute() and base_dir is not None:
         folder = base_dir / folder
     if not folder.is_dir():
-        raise UserError(f"dataset.path: '{folder}' is not a folder (expected the E-EVAL root or a split)")
+        raise UserError(
+            f"dataset.path: '{as_given(folder)}' is not a folder (expected the E-EVAL root or a split)"
+        )
     if folder.name in SPLITS:
         return folder.parent, folder.name
     if (folder / "val").is_dir():
         return folder, "val"
-    raise UserError(f"dataset.path: '{folder}' has no dev/val/test folders (not the E-EVAL layout)")
+    raise UserError(f"dataset.path: '{as_given(folder)}' has no dev/val/test folders (not the E-EVAL layout)")
 
 
 def _check_header(row: RawRow, needed: Iterable[str]) -> None:
@@ -146,7 +148,7 @@ def _subject_files(root: Path, split: str) -> list[tuple[Path, Subject]]:
     folder = root / split
     files = sorted(folder.glob(f"*_{split}.csv"))
     if not files:
-        raise UserError(f"dataset.path: no *_{split}.csv file in '{folder}'")
+        raise UserError(f"dataset.path: no *_{split}.csv file in '{as_given(folder)}'")
     return [(path, parse_subject_file(path)[0]) for path in files]
 
 
@@ -177,9 +179,11 @@ def load_demos(root: Path, subject: Subject) -> tuple[tuple[Demo, ...], dict[str
     """The dev-split demonstrations of one subject, and the file's source entry."""
     path = root / "dev" / f"{subject.file_prefix}_dev.csv"
     if not path.exists():
-        raise UserError(f"{path}: dev file missing (needed for k-shot demonstrations of {subject.key})")
+        raise UserError(
+            f"{as_given(path)}: dev file missing (needed for k-shot demonstrations of {subject.key})"
+        )
     demos = []
-    for row, question in read_subject_file(path, subject, "dev"):
+    for row, question in read_subject_file(Path(as_given(path)), subject, "dev"):
         _check_header(row, ("explanation",))
         demos.append(Demo(question.stem, question.options, question.answer, row.values["explanation"]))
     return tuple(demos), {"path": str(path), "sha256": file_sha256(path), "split": "dev"}
@@ -207,7 +211,7 @@ def load_eeval(cfg: DatasetConfig, limit_per_subject: int | None = None) -> EEva
     subjects: dict[str, Subject] = {}
     demos: dict[str, tuple[Demo, ...]] = {}
     for path, subject in files:
-        rows = [q for _, q in read_subject_file(path, subject, split)]
+        rows = [q for _, q in read_subject_file(Path(as_given(path)), subject, split)]
         counts["loaded"] += len(rows)
         if subject.key not in keep:
             levels_ok = cfg.componentes is None or subject.level in {c.lower() for c in cfg.componentes}
@@ -219,7 +223,7 @@ def load_eeval(cfg: DatasetConfig, limit_per_subject: int | None = None) -> EEva
         seen: set[str] = set()
         for q in rows:
             if q.id in seen:
-                raise UserError(f"{path}: duplicate id '{q.id.partition('/')[2]}'")
+                raise UserError(f"{as_given(path)}: duplicate id '{q.id.partition('/')[2]}'")
             seen.add(q.id)
         counts["empty_stem"] += sum(not q.stem for q in rows)
         counts["three_options"] += sum(q.n_options == 3 for q in rows)

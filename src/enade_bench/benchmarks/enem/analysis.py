@@ -4,7 +4,7 @@ A run qualifies when its records carry ENEM's fields (``year``, ``area``,
 ``booklet``, ``language``, ``question_number``; the ``enem`` benchmark).
 Records are grouped by exam (year, area, booklet); each exam's question file is
 linked once to INEP's booklet and 3PL parameters
-(:func:`enade_bench.benchmarks.enem.inep.link_exam`) and each record is joined to
+(:func:`enade_bench.benchmarks.enem.linking.link_exam`) and each record is joined to
 its item by its ``question_number`` and ``language``; each option shuffle is one
 response pattern.  Everything else is computed by
 :mod:`enade_bench.psychometrics`: θ (EAP, mirt preset) and l_z per shuffle, l_z*
@@ -27,13 +27,12 @@ from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.enem.inep import (
     AREAS,
     ExamFile,
-    LinkedExam,
     enem_score,
-    link_exam,
     load_booklets,
     load_inep_items,
     parse_exam_filename,
 )
+from enade_bench.benchmarks.enem.linking import LinkedExam, link_exam
 from enade_bench.dataset.sources import file_sha256
 from enade_bench.errors import UserError
 from enade_bench.psychometrics.baseline import random_responses

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -180,8 +179,3 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
         verdict = verdict.drop(columns="_order").reset_index(drop=True)
     return StudyAnalysis([e for _, e in runs], exams["raw"], exams["corrected"], corrections, sets,
                          cfg.dif, cfg.cat, notes, verdict, [_as_model(e, r.model) for r, e in runs])  # fmt: skip
-
-
-def report_folder(plan: StudyPlan) -> Path:
-    """Where the report goes."""
-    return plan.report_dir

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import LinkedExam, link_exam, parse_exam_filename
+from enade_bench.benchmarks.enem.inep import parse_exam_filename
+from enade_bench.benchmarks.enem.linking import LinkedExam, link_exam
 from enade_bench.errors import UserError
 
 
@@ -24,7 +25,7 @@ class ExamSource:
     booklet : int
         INEP booklet code (``CO_PROVA``) it was linked to.
     items : DataFrame
-        :func:`~enade_bench.benchmarks.enem.inep.exam_items` of the file, with
+        :func:`~enade_bench.benchmarks.enem.linking.exam_items` of the file, with
         the question rows' text columns (``body``, ``A``..``E``) added.
     linked : LinkedExam
         The file linked to its booklet (linked once, here; the analysis reuses it).

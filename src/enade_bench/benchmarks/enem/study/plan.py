@@ -27,7 +27,7 @@ from enade_bench.benchmarks.enem.study.config import StudyConfig, load_study_con
 from enade_bench.benchmarks.enem.study.exams import ExamSource, find_exam
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.results.summary import JsonObject
 
 #: Folder under ``questions/`` of each study language.
@@ -82,7 +82,7 @@ def read_scale(enem_dir: Path) -> dict[str, tuple[float, float]]:
             for a, k, d in zip(frame["area"], frame["k"], frame["d"], strict=True)
         }
     except (OSError, KeyError, ValueError) as exc:
-        raise UserError(f"{path}: expected columns area, d, k ({exc})") from None
+        raise UserError(f"{as_given(path)}: expected columns area, d, k ({exc})") from None
 
 
 def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str, JsonObject]:
@@ -95,7 +95,7 @@ def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str,
     path = resolve_input(str(entry.config), study_path).resolve()
     if exp.dataset.benchmark != "enem" or not _is_enem_file(exp.dataset.path):
         raise UserError(
-            f"{path}: key 'dataset': questions {exp.dataset.path!r} (benchmark {exp.dataset.benchmark!r}) "
+            f"{as_given(path)}: key 'dataset': questions {exp.dataset.path!r} (benchmark {exp.dataset.benchmark!r}) "
             "are not ENEM; expected benchmark 'enem' and a file named ENEM_<year>_<area>_CO_PROVA_<code>.csv "
             "(or give the model inline in the study)"
         )
