@@ -296,10 +296,11 @@ def test_an_out_of_memory_error_is_not_a_fallback(compiled_here) -> None:  # typ
         hf_flex.attend_or_fall_back(BatchingPolicy.for_device("cuda"), torch.device("cpu"), oom)
 
 
-def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_three_graphs(llama, compiled_here) -> None:  # type: ignore[no-untyped-def]
+def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama, compiled_here) -> None:  # type: ignore[no-untyped-def]
     """8 S5 chunks of different lengths, 3 S1 chunks with decode batches of 8, 16 and 32 rows:
-    the compiled path's scores and tokens are the eager path's, and Dynamo makes at most 3 graphs
-    (no duck-sizing coincidence, e.g. a decode batch equal to the KV heads, recompiles)."""
+    the compiled path's scores and tokens are the eager path's, and Dynamo makes at most 2 graphs
+    (no duck-sizing coincidence, e.g. a decode batch equal to the KV heads, recompiles, and the
+    attention's scale, a float, does not restart a trace)."""
     from enade_bench.backends.base import GenerationParams
     from enade_bench.backends.hf_generate import generate_shared
     from enade_bench.backends.hf_tree import score_tree
@@ -317,7 +318,9 @@ def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_three_graphs(lla
         if rows == 8:
             assert tokens == generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None,
                                              BatchingPolicy.for_device("cpu"))  # fmt: skip
-    assert len(compiled_here) <= 3, f"{len(compiled_here)} graphs"
+    assert len(compiled_here) <= 2, (
+        f"{len(compiled_here)} graphs"
+    )  # the prefill's and decode's (batch 1 is specialised)
     with pytest.MonkeyPatch.context() as patch:  # the eager kernel: the reference
         patch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset()))
         for contexts, tails, got_last, got in eager:

@@ -207,17 +207,24 @@ def kernel(device: torch.device) -> Callable[..., Any]:
 
 
 def unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
-    """``compiled`` traced without duck sizing: each dimension its own symbol.
+    """``compiled`` traced without duck sizing, and with Python floats as constants.
 
     Dynamo gives two dimensions of equal size one symbol and guards on their equality (a
     decode batch equal to the KV heads, a row whose query and key blocks coincide), so the
     next call where they differ compiles again; its own symbol each, one graph serves every
     chunk (``torch.fx.experimental._config.use_duck_shape``, read when a frame is traced).
+    A float argument (the attention's ``scale``, one per model) traced as a symbol is
+    specialised by the backend, which restarts the whole trace and compiles the frame twice
+    (``_tensorify_python_scalars``); traced as a constant (``specialize_float``) it is compiled once.
     """
+    from torch._dynamo import config as dynamo_config  # noqa: PLC0415
     from torch.fx.experimental import _config as fx_config  # noqa: PLC0415
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        with fx_config.patch(use_duck_shape=False):  # type: ignore[attr-defined]  # (install_config_module)
+        with (
+            fx_config.patch(use_duck_shape=False),  # type: ignore[attr-defined]  # (install_config_module)
+            dynamo_config.patch(specialize_float=True),  # type: ignore[attr-defined]
+        ):
             return compiled(*args, **kwargs)
 
     return run

