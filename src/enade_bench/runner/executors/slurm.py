@@ -78,6 +78,10 @@ class _TimeLimit(BaseException):
     so the task stops (its model released, its run locks removed) instead of recording it."""
 
 
+class _Refused(Exception):
+    """sbatch refused a job: its last line."""
+
+
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     raise _TimeLimit
 
@@ -233,21 +237,11 @@ class SlurmExecutor:
         count = to_submit(len(jobs), len(out), len(tasks), self.settings.max_jobs)
         if not count:
             return
-        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
         for task in tasks[len(jobs) : len(jobs) + count]:
-            executor.update_parameters(**self.request(task).submitit(self.settings.cluster))
             try:
-                with contextlib.redirect_stderr(
-                    io.StringIO()
-                ):  # submitit prints sbatch's stderr: it is in exc
-                    jobs.append(
-                        executor.submit(in_job, work.run, work.lost, task, self.request(task).minutes)
-                    )
-            except (FailedJobError, FailedSubmissionError) as exc:
-                for stray in self.folder.glob("*.pkl"):  # the task pickled for the job sbatch refused
-                    stray.unlink(missing_ok=True)
-                lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
-                refused = f"sbatch refused the job of {task.label}: {lines[-1]}"
+                jobs.append(self._sbatch(task, work))
+            except _Refused as exc:
+                refused = f"sbatch refused the job of {task.label}: {exc}"
                 if not jobs:  # nothing runs yet: the study stops here (exit 2)
                     raise UserError(f"executor: {refused}") from None
                 for k in range(len(jobs), len(tasks)):
@@ -255,6 +249,21 @@ class SlurmExecutor:
                     out[k] = work.lost(tasks[k], f"{why}; rerun the same command")
                     work.done(out[k])
                 return
+
+    def _sbatch(self, task: T, work: Work[T, R]) -> submitit.Job[R]:
+        """The job of ``task``, submitted; sbatch refusing it raises :class:`_Refused` with its
+        last line (the task pickled for the job removed)."""
+        request = self.request(task)
+        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
+        executor.update_parameters(**request.submitit(self.settings.cluster))
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):  # submitit prints sbatch's stderr: it is in exc
+                return executor.submit(in_job, work.run, work.lost, task, request.minutes)
+        except (FailedJobError, FailedSubmissionError) as exc:
+            for stray in self.folder.glob("*.pkl"):
+                stray.unlink(missing_ok=True)
+            lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
+            raise _Refused(lines[-1]) from None
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         jobs: list[submitit.Job[R]] = []
@@ -346,15 +355,10 @@ class SlurmExecutor:
         """Submit the job of task ``i`` again, after its try ``tried`` was lost (``why``); named first."""
         work.retried(task, retry_line(why, tried, self.settings.retries))
         _clean(jobs[i])
-        executor = submitit.AutoExecutor(folder=self.folder / "%j", cluster=self.settings.cluster)
-        request = self.request(task)
-        executor.update_parameters(**request.submitit(self.settings.cluster))
         try:
-            with contextlib.redirect_stderr(io.StringIO()):
-                jobs[i] = executor.submit(in_job, work.run, work.lost, task, request.minutes)
-        except (FailedJobError, FailedSubmissionError) as exc:  # the study stops, its jobs cancelled (run)
-            lines = [x.strip() for x in str(exc).splitlines() if x.strip()] or [type(exc).__name__]
-            raise UserError(f"executor: sbatch refused to submit {task.label} again: {lines[-1]}") from None
+            jobs[i] = self._sbatch(task, work)
+        except _Refused as exc:  # the study stops, its jobs cancelled (run)
+            raise UserError(f"executor: sbatch refused to submit {task.label} again: {exc}") from None
 
     def close(self) -> None:
         """Nothing held between jobs."""
