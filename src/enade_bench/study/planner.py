@@ -79,11 +79,14 @@ def by_model(tasks: Sequence[ModelTask]) -> list[ModelTask]:
     grouped: dict[str, list[ModelTask]] = {}
     for task in tasks:
         grouped.setdefault(task.model or task.label, []).append(task)
-    return [
-        found[0] if len(found) == 1
-        else dataclasses.replace(found[0], label=model, runs=tuple(r for t in found for r in t.runs), exam="")
-        for model, found in grouped.items()
-    ]  # fmt: skip
+    return [joined(found, model, "") for model, found in grouped.items()]
+
+
+def joined(group: Sequence[ModelTask], label: str, exam: str) -> ModelTask:
+    """One model's tasks as one task named ``label`` (its model loads once); a lone task stays itself."""
+    if len(group) == 1:
+        return group[0]
+    return dataclasses.replace(group[0], label=label, runs=tuple(r for t in group for r in t.runs), exam=exam)
 
 
 @dataclass(frozen=True)
@@ -133,27 +136,29 @@ def chain(
     key: Callable[[T], Hashable],
 ) -> list[list[T]]:
     """``items`` in chains of one ``key`` (a model), each chain one job that loads once
-    (``load`` once, then each item's ``run``), longest first; see the module's rule."""
-    alone = [load(x) + run(x) for x in items]
-    groups, bound = [[x] for x in items], max(max(alone, default=0.0), sum(alone) / slots)
+    (``load`` once, then each item's ``run``), longest first; see the module's rule.  Each
+    item's ``load``, ``run`` and ``key`` are read once (a task's tokens walk all its items)."""
+    loads, runs, keys = [load(x) for x in items], [run(x) for x in items], [key(x) for x in items]
+    alone = [a + b for a, b in zip(loads, runs, strict=True)]
+    groups, bound = [[i] for i in range(len(items))], max(max(alone, default=0.0), sum(alone) / slots)
 
-    def time(group: list[T]) -> float:
-        return load(group[0]) + sum(run(x) for x in group)
+    def time(group: list[int]) -> float:
+        return loads[group[0]] + sum(runs[i] for i in group)
 
     while len(groups) > slots:
-        now, best = _lpt_makespan([time(g) for g in groups], slots), None
+        times = [time(g) for g in groups]
+        now, best = _lpt_makespan(times, slots), None
         for i, j in itertools.combinations(range(len(groups)), 2):
-            joined = groups[i] + groups[j]
-            if key(groups[i][0]) != key(groups[j][0]) or time(joined) > bound:
+            if keys[groups[i][0]] != keys[groups[j][0]] or (joined := time(groups[i] + groups[j])) > bound:
                 continue
-            after = [time(g) for k, g in enumerate(groups) if k not in (i, j)] + [time(joined)]
-            if _lpt_makespan(after, slots) <= now and (best is None or time(joined) < best[0]):
-                best = (time(joined), i, j)
+            after = [t for k, t in enumerate(times) if k not in (i, j)] + [joined]
+            if _lpt_makespan(after, slots) <= now and (best is None or joined < best[0]):
+                best = (joined, i, j)
         if best is None:
             break
         _, i, j = best
         groups[i] += groups.pop(j)
-    return sorted(groups, key=lambda g: -time(g))
+    return [[items[i] for i in g] for g in sorted(groups, key=lambda g: -time(g))]
 
 
 def task_seconds(task: ModelTask) -> tuple[float, float]:
@@ -170,12 +175,10 @@ def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> li
         return list(ordered)
     chains = chain(ordered, max_jobs, lambda t: task_seconds(t)[0], lambda t: task_seconds(t)[1],
                    lambda t: t.model or t.label)  # fmt: skip
+    exams = ["+".join(t.exam for t in group) for group in chains]
     return [
-        group[0] if len(group) == 1
-        else dataclasses.replace(group[0], label=f"{group[0].model}.{'+'.join(t.exam for t in group)}",
-                                 runs=tuple(r for t in group for r in t.runs), exam="+".join(t.exam for t in group))
-        for group in chains
-    ]  # fmt: skip
+        joined(group, f"{group[0].model}.{exam}", exam) for group, exam in zip(chains, exams, strict=True)
+    ]
 
 
 def covers(unit: ModelTask, task: ModelTask) -> bool:
