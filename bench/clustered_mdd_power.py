@@ -13,13 +13,19 @@ expected accuracy exceeds B's by exactly the shown MDD, two ways:
 * ``logit``: A's per-question logits shifted by one constant;
 * ``location``: A's per-question probabilities shifted by one constant (kept in [0, 1]);
 
+A alone where B's expected accuracy (about 50 %) leaves room for the MDD; above that (MDDs of
+50-100 points, at 8 questions), A up and B down by half the constant each (``"moved"``), so that
+every finite MDD is checked: checking only the MDDs below 50 points would select the data sets
+whose spread came out small.
 and ``--reps`` data sets of each are drawn and tested with the pair's own clustered paired t.
 One JSON line per size, observed data set and alternative: the MDDs (points), which shift sets
 the shown one, and the share rejected.  ``--observed K`` repeats it for K observed data sets per
 size (seeds ``seed + n + 1000 k``; k = 0 is the one of earlier versions), because one observed
-data set's spread is itself a draw: the MDD is a statistic, and its power varies with it.
+data set's spread is itself a draw: the MDD is a statistic, and its power varies with it.  A last
+line per size and alternative sums them up: the mean, the quartiles and the shares of the observed data
+sets whose MDD has power at least 0.75, at least 0.70 and at most 0.90 (``--summary-only`` prints only these).
 
-    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1]
+    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1] [--summary-only]
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ def _items(text: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.n
 
 def _shift(expected_diff: Callable[[float], float], target: float) -> float:
     """The constant that makes A's expected accuracy exceed B's by ``target`` (over the questions' population)."""
-    return float(brentq(lambda c: expected_diff(c) - target, -20.0, 20.0))
+    return float(brentq(lambda c: expected_diff(c) - target, -40.0, 40.0))
 
 
 def main() -> None:
@@ -62,6 +68,7 @@ def main() -> None:
     parser.add_argument("--shuffles", type=int, default=30)
     parser.add_argument("--seed", type=int, default=52)
     parser.add_argument("--observed", type=int, default=1)
+    parser.add_argument("--summary-only", action="store_true", help="print only each size's summary line")
     args = parser.parse_args()
     alpha, s = 0.05 / 3, args.shuffles
     # the questions' population, for the expected accuracies: each question its own text, so that the text
@@ -72,6 +79,8 @@ def main() -> None:
         "logit": lambda c, easy, ua: expit(easy + ua + c),
         "location": lambda c, easy, ua: np.clip(expit(easy + ua) + c, 0.0, 1.0),
     }
+    base = float(np.mean(expit(population[0] + population[2])))  # B's expected accuracy
+    powers: dict[tuple[int, str], list[float | None]] = {}
     for n in (8, 28, 180):
         for k in range(args.observed):
             rng = np.random.default_rng(args.seed + n + 1000 * k)
@@ -85,28 +94,50 @@ def main() -> None:
             shifts = shift_mdds(
                 r.differences, r.clusters, alpha, bases=r.bases, records=records_of(np.r_[a, b])
             )
-            base = float(np.mean(expit(population[0] + population[2])))
             for name, model in models.items():
                 line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "observed": k, "alternative": name,
                         "mdd_points": round(100 * mdd, 1), "location_mdd": round(100 * shifts["location"], 1),
                         "logit_mdd": round(100 * shifts["logit"], 1), "sets_it": max(shifts, key=shifts.__getitem__)}  # fmt: skip
-                if np.isfinite(mdd) and mdd < 1 - base:
-                    c = _shift(
-                        lambda c, m=model, b0=base: float(np.mean(m(c, population[0], population[1]))) - b0,
-                        mdd,
-                    )
+                if np.isfinite(mdd) and mdd < 1:
+                    # A alone where B's accuracy leaves room; else A up and B down by half each (MDDs near 100 points)
+                    split = 0.0 if mdd < 1 - base else 0.5
+                    line["moved"] = "A" if split == 0 else "A and B"
+
+                    def diff(c: float, m: Callable[..., np.ndarray] = model, h: float = split) -> float:
+                        a_acc = np.mean(m((1 - h) * c, population[0], population[1]))
+                        return float(a_acc - np.mean(m(-h * c, population[0], population[2])))
+
+                    c = _shift(diff, mdd)
                     rejected = []
                     for _ in range(args.reps):
                         e, da, db = _items(text, rng)
-                        x = rng.binomial(s, model(c, e, da)) / s
-                        y = rng.binomial(s, expit(e + db)) / s
+                        x = rng.binomial(s, model((1 - split) * c, e, da)) / s
+                        y = rng.binomial(s, model(-split * c, e, db)) / s
                         rejected.append(
                             paired_difference(x, y, single_record=s == 1, clusters=texts).p_value < alpha
                         )
                     line["power"] = round(float(np.mean(rejected)), 3)
                 else:
-                    line["power"] = None  # not reachable, or beyond what B's accuracy leaves
-                print(json.dumps(line), flush=True)
+                    line["power"] = None  # not reachable
+                powers.setdefault((n, name), []).append(line["power"])
+                if not args.summary_only:
+                    print(json.dumps(line), flush=True)
+    for (n, name), found in powers.items():
+        print(json.dumps(_summary(n, name, found)), flush=True)
+
+
+def _summary(n: int, alternative: str, powers: list[float | None]) -> dict[str, object]:
+    """One size and alternative over the observed data sets: how the power at their MDDs spreads."""
+    p = np.array([x for x in powers if x is not None])
+    line: dict[str, object] = {"questions": n, "alternative": alternative, "observed": len(powers),
+                               "checked": int(p.size)}  # fmt: skip
+    if p.size:
+        q1, median, q3 = np.quantile(p, [0.25, 0.5, 0.75])
+        line |= {"mean": round(float(p.mean()), 3), "quartiles": [round(float(q1), 3), round(float(median), 3),
+                 round(float(q3), 3)], "at_least_0.75": round(float(np.mean(p >= 0.75)), 3),
+                 "at_least_0.70": round(float(np.mean(p >= 0.70)), 3),
+                 "at_most_0.90": round(float(np.mean(p <= 0.90)), 3)}  # fmt: skip
+    return line
 
 
 if __name__ == "__main__":

@@ -128,6 +128,12 @@ def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) ->
     check_gpu_memory([two], {"big": 2}, 80)
     with pytest.raises(UserError, match="it fits on 2"):
         check_gpu_memory([one], {"big": 1}, 80)
+    # one rule for both executors: the setting, else the cluster's smallest card, else unchecked
+    h100 = (80.0, "the cluster's H100 GPUs")
+    with pytest.raises(UserError, match=r"1 GPU\(s\) of 80 GB \(the cluster's H100 GPUs\)"):
+        check_gpu_memory([one], {"big": 1}, None, h100)
+    check_gpu_memory([one], {"big": 1}, 200, h100)  # the executor's setting wins over the card
+    check_gpu_memory([one], {"big": 1}, None, None)
     # host memory: the weights go to the GPUs, the host keeps the process (was about 169 GB)
     assert one.memory == 2 * FIXED
 

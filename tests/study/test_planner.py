@@ -101,8 +101,9 @@ def _exams_study(tmp_path: Path, **changes: Any) -> Path:
 
 
 def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     assert main(["study", str(_exams_study(tmp_path)), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("4 task(s), 4 to run, on executor local, longest first"), out
@@ -111,6 +112,9 @@ def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
                                                 "gemma3_270m.odonto", "smollm2.odonto"], tasks  # fmt: skip
     assert all("est. " in x and " TFLOP " in x for x in tasks), tasks
     assert ["28 item(s)" in x for x in tasks] == [True, True, False, False], tasks
+    runs = [x for x in out if x.startswith("  ")]
+    assert len(runs) == 4 and all(" -> study/runs/" in x for x in runs), runs  # as given, not absolute
+    assert not any(str(tmp_path) in x for x in out), out
     assert not (tmp_path / "study").exists()
 
 

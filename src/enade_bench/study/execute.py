@@ -24,6 +24,7 @@ from enade_bench.backends.factory import create_backend
 from enade_bench.benchmarks.enem import BENCHMARK as ENEM
 from enade_bench.benchmarks.enem.study.plan import StudyPlan
 from enade_bench.config import ExperimentConfig
+from enade_bench.errors import as_given
 from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.planner import ExamRun, by_model, covers, exam_tasks, lpt_order, task_cost
@@ -152,7 +153,7 @@ def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
         exp = ENEM.prepare(run.config, run.config_path, opts)
         runs.append(ExamRun(run.model, f"{run.area}_{run.language}", TaskRun(
             run.config, run.config_path, exp, opts, ENEM,
-            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {run.folder}")))  # fmt: skip
+            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {as_given(run.folder)}")))  # fmt: skip
     return exam_tasks(runs, plan.output)
 
 

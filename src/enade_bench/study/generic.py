@@ -23,7 +23,7 @@ from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
-from enade_bench.errors import UserError
+from enade_bench.errors import UserError, as_given
 from enade_bench.results.summary import JsonObject
 from enade_bench.results.writable import check_output_dir
 from enade_bench.runner.executors import ExecutorSettings, executor_settings
@@ -156,7 +156,7 @@ def generic_tasks(plan: GenericPlan) -> list[ModelTask]:
     """One task per model × exam of the study: its one run (every study strategy), prepared."""
     return exam_tasks(
         [ExamRun(m.label, m.exam, TaskRun(m.config, m.config_path, m.experiment, replace(m.options, progress=False),
-                                          m.benchmark, f"{m.label}: {', '.join(m.strategies)} -> {m.folder}"))
+                                          m.benchmark, f"{m.label}: {', '.join(m.strategies)} -> {as_given(m.folder)}"))
          for m in plan.models],
         plan.output,
     )  # fmt: skip

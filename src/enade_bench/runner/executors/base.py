@@ -57,16 +57,21 @@ def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int
 
 
 def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None,
-                     source: str = "executor.gpu_memory_gb") -> None:  # fmt: skip
-    """Each task's model must fit the GPUs it asks for (``gpus``: label -> count), each of
-    ``gpu_memory_gb`` (the executor's ``gpu_memory_gb``, or the cluster's cards: ``source``
-    says which; ``None``: not checked).
+                     cluster: tuple[float, str] | None = None) -> None:  # fmt: skip
+    """Each task's model must fit the GPUs it asks for (``gpus``: label -> count).
+
+    A GPU's memory is the executor's ``gpu_memory_gb`` where it is set, else the cluster's
+    smallest card (``cluster``: its GB and where it was read, as the error names it), else
+    nothing is checked.
 
     Raises
     ------
     UserError
         One line naming the model, what it needs, what it asks for and what would fit.
     """
+    source = "executor.gpu_memory_gb"
+    if gpu_memory_gb is None and cluster is not None:
+        gpu_memory_gb, source = cluster
     if gpu_memory_gb is None:
         return
     for task in tasks:

@@ -172,11 +172,11 @@ class RayExecutor:
                 raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
                                 f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
-        gb, source = self.settings.gpu_memory_gb, "executor.gpu_memory_gb"
         card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
-        if gb is None and card is not None:  # the cluster's smallest card, as its nodes declare it
-            gb, source = card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type"
-        check_gpu_memory(tasks, self._gpus, gb, source)
+        cluster = None if card is None else (card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type")
+        check_gpu_memory(
+            tasks, self._gpus, self.settings.gpu_memory_gb, cluster
+        )  # else the smallest declared card
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:
