@@ -18,6 +18,7 @@ import yaml
 from enade_bench.cli.main import main
 from enade_bench.config import DatasetConfig
 from enade_bench.dataset import load_dataset
+from enade_bench.dataset.answer_key import load_answer_key
 from enade_bench.errors import UserError
 
 COLUMNS = {"id": "qid", "stem": "enunciado", "options": "alternativas"}
@@ -152,3 +153,18 @@ def test_a_rows_id_is_built_once_though_the_join_the_annul_check_and_the_questio
     data = load_dataset(_dataset(config), tmp_path)
     assert [q.id for q in data.questions] == ["exame_2023_1", "exame_2023_2", "exame_2023_4"]
     assert len(calls) == 4  # one per row, not one per question asked
+
+
+def test_the_key_is_recorded_and_hashed_by_its_own_path_whatever_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Messages name the key relative to the current folder; the record and its hash do not depend on it."""
+    (tmp_path / "exam").mkdir()
+    config = _exam(tmp_path / "exam", {f"exame_2023_q{i}": "A" for i in range(1, 5)})
+    monkeypatch.chdir(tmp_path)
+    key = load_answer_key(_dataset(config).answer_key, config.parent)  # type: ignore[arg-type]
+    assert key.path == Path("exam/key.json")  # as messages name it
+    recorded = key.source
+    monkeypatch.chdir(tmp_path / "exam")  # a worker elsewhere: exam/key.json is not here
+    assert key.source == recorded
+    assert recorded["path"] == str(tmp_path / "exam" / "key.json")

@@ -46,7 +46,8 @@ class AnswerKey:
     in file order, to the next non-blank entry of the key, in the key file's order.
     """
 
-    #: The key file as messages name it (:func:`~enade_bench.errors.as_given`); read by this path.
+    #: The key file as messages name it (:func:`~enade_bench.errors.as_given`); read by this path when
+    #: loaded (relative to the current folder then), hashed by :attr:`recorded`.
     path: Path
     #: The answers by key id, in the key file's order (a blank entry is ``""``).
     answers: dict[str, str]
@@ -68,7 +69,9 @@ class AnswerKey:
         """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
         return {
             "path": self.recorded or str(self.path),
-            "sha256": file_sha256(self.path),
+            "sha256": file_sha256(
+                Path(self.recorded) if self.recorded else self.path
+            ),  # the current folder may change
             "role": "answer_key",
         }
 
