@@ -437,6 +437,30 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
     assert [k for k in expected if got[k] != expected[k]] == []
 
 
+@pytest.mark.parametrize("max_jobs", [1, None])
+def test_ray_keeps_at_most_max_jobs_tasks_in_flight(cluster: str, max_jobs: int | None) -> None:
+    """``max_jobs: 1`` on the module's cluster of 2 CPUs: each task starts after the one before
+    ended; without it two run at once (so the check can fail)."""
+    from types import SimpleNamespace
+
+    from enade_bench.runner.executors import Work
+    from enade_bench.runner.executors.ray import RayExecutor
+    from enade_bench.runner.executors.settings import RaySettings
+
+    def nap(task: Any) -> tuple[float, float]:  # pickled by value: the workers need not import the tests
+        began = time.time()
+        time.sleep(1.5)
+        return began, time.time()
+
+    executor = RayExecutor(RaySettings(type="ray", address=cluster, max_jobs=max_jobs))
+    tasks = [SimpleNamespace(label=f"t{i}") for i in range(3)]
+    spans = sorted(
+        executor.run(tasks, Work(run=nap, lost=lambda _t, why: pytest.fail(why), done=lambda _r: None))
+    )
+    at_once = max(sum(began <= start < ended for began, ended in spans) for start, _ in spans)
+    assert at_once == (1 if max_jobs == 1 else 2), spans  # 2: the cluster's CPUs
+
+
 def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ray prints its workers' lines as ``(run_task pid=…)`` in colour; in a log file the codes
     are noise (a literal ``\\x1b[36m``): the executor turns them off where stderr is no terminal."""

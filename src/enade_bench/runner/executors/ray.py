@@ -221,9 +221,13 @@ class RayExecutor:
             refs[ref] = i
             pending.append(ref)
 
+        submitted = 0  # tasks sent (a retry sends one again: it is still the same task in flight)
+
         def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
-            for _ in range(to_submit(len(set(refs.values())), len(out), len(tasks), self.settings.max_jobs)):
-                submit(len(set(refs.values())))
+            nonlocal submitted
+            for _ in range(to_submit(submitted, len(out), len(tasks), self.settings.max_jobs)):
+                submit(submitted)
+                submitted += 1
 
         top_up()
         try:
