@@ -7,6 +7,8 @@ import pandas as pd
 
 from enade_bench.compare.analysis import CompareOptions, compare_table
 from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SCORE_TEST_NOTE
+from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.power_clustered import clustered_mdd
 
 
 def _long(n: int, extra_replicate: bool) -> pd.DataFrame:
@@ -34,3 +36,19 @@ def test_one_repeated_question_switches_the_pair_and_the_note_says_why() -> None
 def test_the_score_tests_size_is_in_the_note_above_the_switch() -> None:
     comp = compare_table(_long(120, extra_replicate=False), CompareOptions())
     assert comp.pairs[0].result.test == MCNEMAR and SCORE_TEST_NOTE in comp.notes
+
+
+def test_the_mdd_takes_the_records_the_comparison_counted_not_ones_read_off_the_scores() -> None:
+    """30 shuffles on which each model answers each question alike: every question score is 0 or 1,
+    from which a reading of the scores alone infers one record per question (it took that before)."""
+    rng = np.random.default_rng(7)
+    right = {m: rng.random(24) < p for m, p in (("a", 0.75), ("b", 0.5))}
+    rows = [{"model": m, "item": f"q{i}", "replicate": str(r), "correct": int(right[m][i]), "strategy": "S4",
+             "cluster": f"t{i // 2}", "stem": "", "answer": "", "prediction": ""}
+            for m in right for i in range(24) for r in range(30)]  # fmt: skip
+    result = compare_table(pd.DataFrame(rows), CompareOptions()).pairs[0].result
+    assert result.test == PAIRED_T and result.records == (30,) * 24
+    d, m = np.asarray(result.differences), np.asarray(result.bases)
+    counted = clustered_mdd(d, result.clusters, 0.05, bases=m, records=30)
+    read_off = clustered_mdd(d, result.clusters, 0.05, bases=m, records=1)
+    assert pair_mdd(result, 0.05) == counted != read_off

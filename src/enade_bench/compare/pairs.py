@@ -53,8 +53,9 @@ def compare_pair(qa: Questions, qb: Questions, confidence: float) -> tuple[Paire
     common = qa.scores.index.intersection(qb.scores.index)
     excluded = len(qa.scores.index.symmetric_difference(qb.scores.index))
     single = bool((qa.counts.reindex(common) == 1).all() and (qb.counts.reindex(common) == 1).all())
+    records = np.minimum(qa.counts.reindex(common).to_numpy(), qb.counts.reindex(common).to_numpy())
     result = paired_difference(qa.scores.reindex(common).to_numpy(), qb.scores.reindex(common).to_numpy(),
-                               single, qa.cluster_labels(common), confidence)  # fmt: skip
+                               single, qa.cluster_labels(common), confidence, records)  # fmt: skip
     return result, common, excluded
 
 

@@ -133,6 +133,10 @@ class PairedDifference:
         cluster's index and its pooled score :math:`(a_i + b_i)/2`, from which the power
         under the alternative draws (:mod:`enade_bench.metrics.power_clustered`); empty
         otherwise.
+    records
+        With the clustered paired t: each question's records per model (the fewer of the
+        two), as the caller counted them; empty where it did not (the MDD then infers them
+        from the scores, :func:`~enade_bench.metrics.power.records_of`).
     """
 
     n_questions: int
@@ -152,6 +156,7 @@ class PairedDifference:
     differences: tuple[float, ...] = field(default=(), repr=False)
     clusters: tuple[int, ...] = field(default=(), repr=False)
     bases: tuple[float, ...] = field(default=(), repr=False)
+    records: tuple[int, ...] = field(default=(), repr=False)
 
 
 def mcnemar_score_test(a_only: int, b_only: int) -> tuple[float, float]:
@@ -212,6 +217,7 @@ def paired_difference(
     single_record: bool = False,
     clusters: Sequence[object] | None = None,
     confidence: float = 0.95,
+    records: npt.ArrayLike | None = None,
 ) -> PairedDifference:
     """Paired difference of two models' question scores, with its interval and test.
 
@@ -225,6 +231,9 @@ def paired_difference(
         Each question's stimulus cluster (``None``: each question its own).
     confidence
         Coverage of the interval.
+    records
+        Each question's records per model (the fewer of the two models'), kept for the MDD's
+        logit shift (``None``: inferred from the scores there).
 
     Returns
     -------
@@ -289,4 +298,5 @@ def paired_difference(
     p = float(2 * stats.t.sf(abs(t), groups - 1))
     return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only,
                             tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()),
-                            tuple(((x + y) / 2).tolist()))  # fmt: skip
+                            tuple(((x + y) / 2).tolist()),
+                            () if records is None else tuple(np.asarray(records, dtype=int).tolist()))  # fmt: skip

@@ -211,7 +211,8 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
 
     McNemar's score test: :func:`mcnemar_mdd` with the pair's discordance; the clustered
     paired t: :func:`clustered_mdd` with its question differences, clusters, pooled scores
-    and records per question (:func:`records_of` the two models' scores).  NaN for
+    and records per question (the pair's own count, else :func:`records_of` the two models'
+    scores).  NaN for
     a pair without a test or a standard error; ``inf`` where ``power`` is not reachable.
     """
     if result.test == EXACT:
@@ -224,7 +225,8 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
         )
     if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
         d, m = np.asarray(result.differences), np.asarray(result.bases)
-        return clustered_mdd(d, result.clusters, alpha, power, m, records_of(np.r_[m + d / 2, m - d / 2]))
+        records = result.records or records_of(np.r_[m + d / 2, m - d / 2])
+        return clustered_mdd(d, result.clusters, alpha, power, m, records)
     return math.nan
 
 

@@ -15,8 +15,8 @@ their text structure stay as observed (disagreements are not moved toward one mo
   :math:`\Delta_i(c) = \operatorname{expit}(\ell_i + c/2) - \operatorname{expit}(\ell_i - c/2)`,
   with :math:`\ell_i` the logit of the question's pooled score
   :math:`m_i = (a_i + b_i)/2` shrunk away from 0 and 1 by half a record
-  (:math:`\tilde m_i = (2 r m_i + 1/2)/(2r + 1)`, :math:`r` records per question,
-  :func:`~enade_bench.metrics.power.records_of`) and
+  (:math:`\tilde m_i = (2 r_i m_i + 1/2)/(2r_i + 1)`, :math:`r_i` the question's records per
+  model, as the comparison counted them, else :func:`~enade_bench.metrics.power.records_of`) and
   :math:`c` the constant with :math:`\frac1n\sum_i \Delta_i(c) = \delta`: easy and hard
   questions move little, middle ones more, which adds the shift's own heterogeneity.
 
@@ -105,14 +105,15 @@ class ClusteredAlternative:
     clusters
         Each question's cluster (``None``: each question its own).
     bases, records
-        Each question's pooled score :math:`(a_i + b_i)/2` and the records per question,
+        Each question's pooled score :math:`(a_i + b_i)/2` and its records per model (one
+        number for every question, or one per question),
         for the logit shift (``None``: every question at 1/2, where it is the location shift).
     draws, seed
         Monte-Carlo draws and their seed.
     """
 
     def __init__(self, d: npt.ArrayLike, clusters: Sequence[object] | None = None,
-                 bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
+                 bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
                  seed: int = SEED) -> None:  # fmt: skip
         from scipy.special import logit  # noqa: PLC0415 (slow import)
 
@@ -122,7 +123,8 @@ class ClusteredAlternative:
         self._labels = np.argsort(np.argsort(first))[labels.reshape(-1)]
         self.groups = int(self._labels.max()) + 1 if x.size else 0
         m = np.full(x.size, 0.5) if bases is None else np.asarray(bases, dtype=float)
-        self._logits = logit((2 * records * m + 0.5) / (2 * records + 1))
+        r = np.asarray(records, dtype=float)
+        self._logits = logit((2 * r * m + 0.5) / (2 * r + 1))
         residual = (
             np.bincount(self._labels, x - x.mean(), self.groups).astype(float) if x.size else np.zeros(0)
         )
@@ -234,19 +236,20 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
 
 @functools.lru_cache(maxsize=2)
 def _alternative(d: tuple[float, ...], clusters: tuple[str, ...] | None, bases: tuple[float, ...] | None,
-                 records: int, draws: int, seed: int) -> ClusteredAlternative:  # fmt: skip
+                 records: int | tuple[int, ...], draws: int, seed: int) -> ClusteredAlternative:  # fmt: skip
     """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha)."""
     return ClusteredAlternative(d, clusters, bases, records, draws, seed)
 
 
 def shift_mdds(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
-               bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
+               bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
                seed: int = SEED) -> dict[str, float]:  # fmt: skip
     r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
     se, _ = cluster_se(d, clusters)
     labels = None if clusters is None else tuple(str(c) for c in clusters)
     base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
-    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, records, draws, seed)
+    counts = records if isinstance(records, int) else tuple(int(r) for r in records)
+    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed)
     if not (alternative.usable and se > SE_ZERO):
         return dict.fromkeys(SHIFTS, math.nan)
     z = NormalDist().inv_cdf
@@ -261,7 +264,7 @@ def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta:
 
 
 def clustered_mdd(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
-                  bases: npt.ArrayLike | None = None, records: int = 1, draws: int = DRAWS,
+                  bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
                   seed: int = SEED) -> float:  # fmt: skip
     r"""Minimum detectable difference of the clustered paired t test: the larger of the two shifts'.
 
