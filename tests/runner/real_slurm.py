@@ -128,12 +128,22 @@ def _free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def start_slurm(folder: Path, accounting: bool = False, gpus: str = "") -> Slurm:
+#: ``start_slurm(preempt=True)``'s lines: a higher tier's job cancels what it needs room from.
+PREEMPTION = """PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+PartitionName=urgent Nodes=node1 PriorityTier=10 MaxTime=10 State=UP
+"""
+
+
+def start_slurm(folder: Path, accounting: bool = False, gpus: str = "", preempt: bool = False) -> Slurm:
     """Start munge and a one-node Slurm in ``folder`` (with slurmdbd and MariaDB where
     ``accounting``); skip where the packages or root are missing.
 
     ``gpus`` (``h100:2``): ``node1`` declares that many fake GPUs of that type (``gres.conf``
-    without devices, ``AutoDetect=off``) and the type as a node feature."""
+    without devices, ``AutoDetect=off``) and the type as a node feature.  ``preempt``: a
+    partition ``urgent`` of a higher priority tier on the same node, whose jobs cancel the
+    other partitions' jobs they need room from (``preempt/partition_prio``, ``PreemptMode=CANCEL``:
+    those end ``PREEMPTED``)."""
     need = DAEMONS + ACCOUNTING if accounting else DAEMONS
     missing = [d for d in need if shutil.which(d) is None]
     if missing or os.geteuid() != 0:
@@ -201,7 +211,7 @@ InactiveLimit=0
 NodeName=node1 NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={1000 * cpus}{node} State=UNKNOWN
 PartitionName=debug Nodes=node1 Default=YES MaxTime=10 State=UP
 PartitionName=onecpu Nodes=node1 MaxCPUsPerNode=1 MaxTime=10 State=UP
-""",
+{PREEMPTION if preempt else ""}""",
         encoding="utf-8",
     )
     env = {**os.environ, "SLURM_CONF": str(conf)}

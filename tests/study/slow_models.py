@@ -4,9 +4,9 @@ running for minutes): what ``study`` runs in place of
 
 ``slow`` (and ``lost``) sleep in their load, so the time-limit signal stops them; ``stuck`` ignores that signal
 (as a load stuck in C code never sees it: blocking it in one thread is not enough, another
-thread of the process takes it), so only Slurm's kill at the limit ends it. ``flaky`` sleeps
-in its first load only (the file ``$ENADE_BENCH_TEST_ONCE`` marks it done): a try lost with
-its node, then one that runs. Every other model loads for real.
+thread of the process takes it), so only Slurm's kill at the limit ends it. ``flaky`` (and
+``preempted``) sleeps in its first load only (the file ``$ENADE_BENCH_TEST_ONCE`` marks it done):
+a try lost with its node (or preempted), then one that runs. Every other model loads for real.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ CLI = [sys.executable, "-c", "import enade_bench.study.execute as e, tests.study
 
 def slow_load(cfg: ExperimentConfig) -> Backend:
     """The model of ``cfg``; ``slow``, ``stuck`` and ``lost`` never finish loading (see the module)."""
-    if cfg.name == "flaky":
+    if cfg.name in {"flaky", "preempted"}:
         once = Path(os.environ["ENADE_BENCH_TEST_ONCE"])
         if once.exists():
             return load_model(cfg)

@@ -1,5 +1,6 @@
 """``executor.retries``: a task lost with its node (Slurm ``NODE_FAIL``: a real one-node Slurm
-whose node is set down under the job) or its worker (Ray: a real one-raylet cluster, the
+whose node is set down under the job; ``PREEMPTED``: a job of a higher-priority partition takes the
+node) or its worker (Ray: a real one-raylet cluster, the
 worker SIGKILLed) is submitted again, each try named at once, and the study completes (exit 0).
 On Ray, ``max_jobs: 1`` keeps one task in flight on a cluster of 2 CPUs.
 
@@ -65,7 +66,7 @@ class Lines:
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     pytest.importorskip("submitit")
-    cluster = start_slurm(tmp_path_factory.mktemp("slurm"))
+    cluster = start_slurm(tmp_path_factory.mktemp("slurm"), preempt=True)
     yield cluster
     stop_slurm(cluster)
 
@@ -105,6 +106,38 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
     assert states.pop(job) == "NODE_FAIL" and list(states.values()) == ["COMPLETED"], (
         states
     )  # one job per try
+
+
+def test_a_preempted_job_is_submitted_again_and_the_study_completes(slurm: Slurm, tmp_path: Path) -> None:
+    path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": "preempted"}])
+    started = tmp_path / "study" / ".study" / "preempted.started"
+    env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
+    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    lines = Lines(proc)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
+            time.sleep(0.2)
+        job = next(x.split("|")[0] for x in queue(slurm) if x.endswith("|RUNNING|None|enade-bench-preempted"))
+        # the whole node for 3 s, from the higher tier: the study's job is cancelled to make room
+        subprocess.run(["sbatch", "-p", "urgent", "--exclusive", "-J", "urgent", "-o", "/dev/null", "--wrap",
+                        "sleep 3"], env=slurm.env, check=True, capture_output=True)  # fmt: skip
+        taken = time.monotonic()
+        retried = lines.wait_for("preempted: lost on try 1 of 2", proc, 60)
+        proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = lines.join()
+    assert proc.returncode == 0, out
+    assert retried - taken < 60, out
+    again = [x for x in out if x.startswith("preempted: lost on try 1 of 2")]
+    assert re.fullmatch(rf"preempted: lost on try 1 of 2 \(job {job} ended without a result \(PREEMPTED\) on node node1 "
+                        r"after .*\); submitted again: try 2 of 2", again[0]), again  # fmt: skip
+    assert (tmp_path / "study" / "runs" / "preempted" / "preempted_S1_results.json").is_file()
+    states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith("|enade-bench-preempted")}
+    assert states.pop(job) == "PREEMPTED" and list(states.values()) == ["COMPLETED"], states
 
 
 def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Path) -> None:
