@@ -1,8 +1,10 @@
-"""``executor.retries``: a task lost with its node (Slurm ``NODE_FAIL``: a real one-node Slurm
-whose node is set down under the job; ``PREEMPTED``: a job of a higher-priority partition takes the
-node) or its worker (Ray: a real one-raylet cluster, the
-worker SIGKILLed) is submitted again, each try named at once, and the study completes (exit 0).
-On Ray, ``max_jobs: 1`` keeps one task in flight on a cluster of 2 CPUs.
+"""``executor.retries``: a task lost with its node or its worker is submitted again, each try
+named at once, and the study completes (exit 0):
+
+* Slurm ``NODE_FAIL``: a real one-node Slurm whose node is set down under the job;
+* Slurm ``PREEMPTED``: a job of a higher-priority partition takes the node;
+* Ray: a real one-raylet cluster whose worker is SIGKILLed (``max_jobs: 1`` keeps one task in
+  flight on its 2 CPUs), and a cluster whose raylet running the task is SIGKILLed (its node dies).
 
 About two minutes of real clusters, past the issue's CI budget: the suite skips this module and
 ``bench/cluster_tests.sh`` runs it (with the accounting variant of ``test_slurm.py``; docs/studies.md).
@@ -169,3 +171,44 @@ def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Pat
     assert len(ends) == len(starts) == 1 and ends[0] < starts[0], out  # max_jobs: 1, though 2 CPUs are free
     for name in (first, second):
         assert (tmp_path / "study" / "runs" / name / f"{name}_S1_results.json").is_file()
+
+
+def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path) -> None:
+    """A head without CPUs and two raylets of one CPU: the raylet that runs the task is SIGKILLed
+    (its node dies with it), the task goes out again and finishes on the other raylet."""
+    pytest.importorskip("ray")
+    from tests.runner.real_ray import RAY
+
+    folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
+    real = start_ray(folder, ENV, ["--num-cpus", "0"], second=False)
+    try:
+        for _ in range(2):
+            subprocess.run([RAY, "start", "--address", real.address, "--num-cpus", "1", "--object-store-memory",
+                            str(80 * 2**20), "--disable-usage-stats"], env={**ENV, "RAY_AUTH_MODE": "disabled"},
+                           capture_output=True, timeout=300, check=True)  # fmt: skip
+        path = ray_study(tmp_path, strategies=["S1"], limit=2, models=[SMOLLM2],
+                         executor={"type": "ray", "address": real.address, "retries": 1})  # fmt: skip
+        started = tmp_path / "study" / ".study" / "smollm2.started"
+        proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        lines = Lines(proc)
+        lines.wait_for("smollm2: started", proc, 120)
+        worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
+        raylet = int(Path(f"/proc/{worker}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[1])
+        assert "raylet" in Path(f"/proc/{raylet}/cmdline").read_bytes().decode(errors="replace")
+        os.kill(raylet, signal.SIGKILL)  # the node: its workers end with it
+        proc.wait(timeout=300)
+        out = lines.join()
+    finally:
+        stop_ray(real)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert proc.returncode == 0, out
+    lost = [x for x in out if x.startswith("smollm2: lost on try 1 of 2 (its Ray worker was lost (")]
+    assert len(lost) == 1, (
+        out
+    )  # NodeDiedError in the runs here; a worker seen gone first is WorkerCrashedError
+    assert re.fullmatch(
+        r".*\((NodeDiedError|WorkerCrashedError)\)\); submitted again: try 2 of 2", lost[0]
+    ), lost
+    assert len([x for x in out if x.startswith("smollm2: started")]) == 2, out
+    assert (tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_results.json").is_file()
