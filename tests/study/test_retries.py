@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -73,11 +73,15 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     stop_slurm(cluster)
 
 
+@pytest.mark.parametrize(("name", "state"), [("flaky", "NODE_FAIL"), ("preempted", "PREEMPTED")])
 def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
-    slurm: Slurm, tmp_path: Path
+    slurm: Slurm, tmp_path: Path, name: str, state: str
 ) -> None:
-    path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": "flaky"}])
-    started = tmp_path / "study" / ".study" / "flaky.started"
+    """``NODE_FAIL``: the node set down under the job, back once the loss is named; ``PREEMPTED``:
+    a job of the higher-priority partition takes the whole node for 3 s (the study's job is
+    cancelled to make room)."""
+    path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": name}])
+    started = tmp_path / "study" / ".study" / f"{name}.started"
     env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
     proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -86,60 +90,56 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
             time.sleep(0.2)
-        job = next(x.split("|")[0] for x in queue(slurm) if x.endswith("|RUNNING|None|enade-bench-flaky"))
-        subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=slurm.env,
-                       check=True)  # fmt: skip
-        down = time.monotonic()
-        retried = lines.wait_for("flaky: lost on try 1 of 2", proc, 60)
-        restore_node(slurm)  # the second try runs once the node is back
-        proc.wait(timeout=240)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        restore_node(slurm)
-    out = lines.join()
-    assert proc.returncode == 0, out
-    assert retried - down < 60, out  # named under --quiet, as soon as it is seen
-    again = [x for x in out if x.startswith("flaky: lost on try 1 of 2")]
-    assert re.fullmatch(rf"flaky: lost on try 1 of 2 \(job {job} ended without a result \(NODE_FAIL\) on node node1 "
-                        r"after .*\); submitted again: try 2 of 2", again[0]), again  # fmt: skip
-    assert (tmp_path / "study" / "runs" / "flaky" / "flaky_S1_results.json").is_file()
-    states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith("|enade-bench-flaky")}
-    assert states.pop(job) == "NODE_FAIL" and list(states.values()) == ["COMPLETED"], (
-        states
-    )  # one job per try
-
-
-def test_a_preempted_job_is_submitted_again_and_the_study_completes(slurm: Slurm, tmp_path: Path) -> None:
-    path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": "preempted"}])
-    started = tmp_path / "study" / ".study" / "preempted.started"
-    env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
-    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    lines = Lines(proc)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
-            time.sleep(0.2)
-        job = next(x.split("|")[0] for x in queue(slurm) if x.endswith("|RUNNING|None|enade-bench-preempted"))
-        # the whole node for 3 s, from the higher tier: the study's job is cancelled to make room
-        subprocess.run(["sbatch", "-p", "urgent", "--exclusive", "-J", "urgent", "-o", "/dev/null", "--wrap",
-                        "sleep 3"], env=slurm.env, check=True, capture_output=True)  # fmt: skip
+        job = next(x.split("|")[0] for x in queue(slurm) if x.endswith(f"|RUNNING|None|enade-bench-{name}"))
+        take = (["scontrol", "update", "nodename=node1", "state=down", "reason=test"] if state == "NODE_FAIL"
+                else ["sbatch", "-p", "urgent", "--exclusive", "-J", "urgent", "-o", "/dev/null", "--wrap", "sleep 3"])  # fmt: skip
+        subprocess.run(take, env=slurm.env, check=True, capture_output=True)
         taken = time.monotonic()
-        retried = lines.wait_for("preempted: lost on try 1 of 2", proc, 60)
+        retried = lines.wait_for(f"{name}: lost on try 1 of 2", proc, 60)
+        if state == "NODE_FAIL":
+            restore_node(slurm)  # the second try runs once the node is back
         proc.wait(timeout=240)
     finally:
         if proc.poll() is None:
             proc.kill()
+        if state == "NODE_FAIL":
+            restore_node(slurm)
     out = lines.join()
     assert proc.returncode == 0, out
-    assert retried - taken < 60, out
-    again = [x for x in out if x.startswith("preempted: lost on try 1 of 2")]
-    assert re.fullmatch(rf"preempted: lost on try 1 of 2 \(job {job} ended without a result \(PREEMPTED\) on node node1 "
+    assert retried - taken < 60, out  # named under --quiet, as soon as it is seen
+    again = [x for x in out if x.startswith(f"{name}: lost on try 1 of 2")]
+    assert re.fullmatch(rf"{name}: lost on try 1 of 2 \(job {job} ended without a result \({state}\) on node node1 "
                         r"after .*\); submitted again: try 2 of 2", again[0]), again  # fmt: skip
-    assert (tmp_path / "study" / "runs" / "preempted" / "preempted_S1_results.json").is_file()
-    states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith("|enade-bench-preempted")}
-    assert states.pop(job) == "PREEMPTED" and list(states.values()) == ["COMPLETED"], states
+    assert (tmp_path / "study" / "runs" / name / f"{name}_S1_results.json").is_file()
+    states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith(f"|enade-bench-{name}")}
+    assert states.pop(job) == state and list(states.values()) == ["COMPLETED"], states  # one job per try
+
+
+def _ray_study_losing_a_try(tmp_path: Path, address: str, models: list[dict[str, object]],
+                            kill: Callable[[int], None], **executor: object) -> tuple[int, list[str]]:  # fmt: skip
+    """``study`` with ``retries: 1`` on the Ray cluster at ``address``; once smollm2's first try
+    has started, ``kill`` gets its worker's pid.  The exit status and the stderr lines."""
+    path = ray_study(tmp_path, strategies=["S1"], limit=2, models=models,
+                     executor={"type": "ray", "address": address, "retries": 1, **executor})  # fmt: skip
+    started = tmp_path / "study" / ".study" / "smollm2.started"
+    proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    lines = Lines(proc)
+    try:
+        lines.wait_for("smollm2: started", proc, 120)  # its first try's start, shown
+        kill(int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid ")))
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, lines.join()
+
+
+def _kill_raylet_of(worker: int) -> None:
+    """SIGKILL the raylet that started ``worker`` (its parent): the node dies, its workers with it."""
+    raylet = int(Path(f"/proc/{worker}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[1])
+    assert "raylet" in Path(f"/proc/{raylet}/cmdline").read_bytes().decode(errors="replace")
+    os.kill(raylet, signal.SIGKILL)
 
 
 def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Path) -> None:
@@ -147,21 +147,12 @@ def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Pat
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
     real = start_ray(folder, ENV, ["--num-cpus", "2"], second=False)  # the last --num-cpus counts
     try:
-        path = ray_study(tmp_path, strategies=["S1"], limit=2, models=[SMOLLM2, {**SMOLLM2, "name": "second"}],
-                         executor={"type": "ray", "address": real.address, "retries": 1, "max_jobs": 1})  # fmt: skip
-        started = tmp_path / "study" / ".study" / "smollm2.started"  # a tie: the planned order
-        proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)  # fmt: skip
-        lines = Lines(proc)
-        lines.wait_for("smollm2: started", proc, 120)  # its first try's start, shown
-        worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
-        os.kill(worker, signal.SIGKILL)
-        proc.wait(timeout=300)
-        out = lines.join()
+        code, out = _ray_study_losing_a_try(tmp_path, real.address, [SMOLLM2, {**SMOLLM2, "name": "second"}],
+                                            lambda pid: os.kill(pid, signal.SIGKILL), max_jobs=1)  # fmt: skip
     finally:
         stop_ray(real)
         shutil.rmtree(folder, ignore_errors=True)
-    assert proc.returncode == 0, out
+    assert code == 0, out
     first, second = "smollm2", "second"
     assert (f"{first}: lost on try 1 of 2 (its Ray worker was lost (WorkerCrashedError)); submitted again: "
             "try 2 of 2") in out, out  # fmt: skip
@@ -186,27 +177,14 @@ def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path
             subprocess.run([RAY, "start", "--address", real.address, "--num-cpus", "1", "--object-store-memory",
                             str(80 * 2**20), "--disable-usage-stats"], env={**ENV, "RAY_AUTH_MODE": "disabled"},
                            capture_output=True, timeout=300, check=True)  # fmt: skip
-        path = ray_study(tmp_path, strategies=["S1"], limit=2, models=[SMOLLM2],
-                         executor={"type": "ray", "address": real.address, "retries": 1})  # fmt: skip
-        started = tmp_path / "study" / ".study" / "smollm2.started"
-        proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)  # fmt: skip
-        lines = Lines(proc)
-        lines.wait_for("smollm2: started", proc, 120)
-        worker = int(started.read_text(encoding="utf-8").split("\t")[0].removeprefix("pid "))
-        raylet = int(Path(f"/proc/{worker}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[1])
-        assert "raylet" in Path(f"/proc/{raylet}/cmdline").read_bytes().decode(errors="replace")
-        os.kill(raylet, signal.SIGKILL)  # the node: its workers end with it
-        proc.wait(timeout=300)
-        out = lines.join()
+        code, out = _ray_study_losing_a_try(tmp_path, real.address, [SMOLLM2], _kill_raylet_of)
     finally:
         stop_ray(real)
         shutil.rmtree(folder, ignore_errors=True)
-    assert proc.returncode == 0, out
+    assert code == 0, out
     lost = [x for x in out if x.startswith("smollm2: lost on try 1 of 2 (its Ray worker was lost (")]
-    assert len(lost) == 1, (
-        out
-    )  # NodeDiedError in the runs here; a worker seen gone first is WorkerCrashedError
+    assert len(lost) == 1, out
+    # NodeDiedError in the runs here; WorkerCrashedError where the worker is seen gone first
     assert re.fullmatch(
         r".*\((NodeDiedError|WorkerCrashedError)\)\); submitted again: try 2 of 2", lost[0]
     ), lost
