@@ -461,6 +461,51 @@ def test_ray_keeps_at_most_max_jobs_tasks_in_flight(cluster: str, max_jobs: int 
     assert at_once == (1 if max_jobs == 1 else 2), spans  # 2: the cluster's CPUs
 
 
+def test_ctrl_c_cancels_again_a_ray_task_that_lost_its_interrupt(
+    cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task whose code swallows the first ``KeyboardInterrupt`` (as one raised inside a
+    finaliser is dropped) is cancelled again and ends; before, it ran on to its end."""
+    from types import SimpleNamespace
+
+    from enade_bench.runner.executors import Work
+    from enade_bench.runner.executors import ray as ray_executor
+    from enade_bench.runner.executors.settings import RaySettings
+
+    monkeypatch.setattr(ray_executor, "CANCEL_REPEAT_S", 2.0)
+    marker = tmp_path / "stubborn"
+
+    def work(task: Any) -> str:  # pickled by value: the workers need not import the tests
+        if task.label == "quick":  # ends once the stubborn one runs: its result is the Ctrl-C
+            while not marker.is_file():
+                time.sleep(0.05)
+            return "quick"
+        marker.write_text("running")
+        began, swallowed = time.monotonic(), False
+        while time.monotonic() - began < 60:
+            try:
+                time.sleep(0.05)
+            except KeyboardInterrupt:
+                if swallowed:
+                    marker.write_text("cancelled")
+                    raise
+                swallowed = True
+                marker.write_text("swallowed one")
+        marker.write_text("ran to its end")
+        return "stubborn"
+
+    def done(outcome: str) -> None:
+        if outcome == "quick":
+            raise KeyboardInterrupt  # Ctrl-C in the driver, while the stubborn task runs
+
+    executor = ray_executor.RayExecutor(RaySettings(type="ray", address=cluster))
+    tasks = [SimpleNamespace(label="quick"), SimpleNamespace(label="stubborn")]
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        executor.run(tasks, Work(run=work, lost=lambda _t, why: pytest.fail(why), done=done))
+    assert marker.read_text() == "cancelled" and time.monotonic() - began < 20
+
+
 def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ray prints its workers' lines as ``(run_task pid=…)`` in colour; in a log file the codes
     are noise (a literal ``\\x1b[36m``): the executor turns them off where stderr is no terminal."""

@@ -10,7 +10,10 @@ Ray's out-of-memory kill) is submitted again by the driver with ``retries: N``, 
 named; else the study names it and the same command resumes it.  The memory of each GPU is
 ``gpu_memory_gb``, else read from the nodes' ``accelerator_type:NAME`` resources.
 Ctrl-C cancels the tasks (``ray.cancel``: a ``KeyboardInterrupt`` in each, so its run
-locks are removed) and re-raises.
+locks are removed) and re-raises.  A task still running :data:`CANCEL_REPEAT_S` later is
+cancelled again, since an interrupt can be lost: it is raised wherever the task's Python runs
+at that moment, and one that comes while a finaliser runs (``__del__``, a weakref callback) is
+printed and dropped.  (Once in CI, a cancelled task ran on to the end of its run.)
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import math
 import os
 import socket
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -51,6 +55,8 @@ from enade_bench.runner.executors.sizing import smallest_card
 CONNECT_TIMEOUT_S = 4.0
 #: Seconds a cancelled task is given to clean up (remove its locks) before the driver leaves.
 CANCEL_GRACE_S = 30.0
+#: Seconds after which a cancelled task still running is cancelled again (its interrupt lost).
+CANCEL_REPEAT_S = 10.0
 #: A task lost with its worker process or its node (its result with it): submitted again with ``retries``.
 LOST = (WorkerCrashedError, NodeDiedError, LocalRayletDiedError, ObjectLostError)
 
@@ -116,6 +122,19 @@ def plain_log_prefix() -> None:
 def _call(run: Callable[[T], R], task: T) -> R:
     """What a Ray worker runs: ``run(task)`` (Ray takes functions, not ``functools.partial``)."""
     return run(task)
+
+
+def _cancel(refs: list[Any]) -> None:
+    """Cancel the tasks of ``refs`` and wait up to :data:`CANCEL_GRACE_S` for them to end,
+    cancelling those still running again every :data:`CANCEL_REPEAT_S` (module docstring)."""
+    deadline = time.monotonic() + CANCEL_GRACE_S
+    while refs:
+        for ref in refs:
+            ray.cancel(ref)  # force=False: KeyboardInterrupt inside the task, its finally blocks run
+        wait = min(CANCEL_REPEAT_S, deadline - time.monotonic())
+        if wait <= 0:
+            return
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=wait)
 
 
 class RayExecutor:
@@ -251,9 +270,7 @@ class RayExecutor:
                     work.done(outcome)
                 top_up()
         except KeyboardInterrupt:
-            for ref in pending:
-                ray.cancel(ref)  # force=False: KeyboardInterrupt inside the task, its finally blocks run
-            ray.wait(pending, num_returns=len(pending), timeout=CANCEL_GRACE_S)
+            _cancel(pending)
             raise
         return [out[i] for i in range(len(tasks))]
 
