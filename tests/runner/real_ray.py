@@ -38,6 +38,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def plain_sigint() -> None:
+    """In a ``ray start`` child before it runs: SIGINT handled by default and not blocked, as in
+    a user's shell.  The suite's process may hold it ignored and blocked (a background job's
+    ``&``, a library's set-up in an earlier test of the same worker); the cluster's workers
+    inherit that, their Python then installs no ``KeyboardInterrupt`` handler, and no
+    ``ray.cancel`` reaches a running task (the Ctrl-C tests failed so in full CI runs)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def start_ray(
     folder: Path, env: dict[str, str], extra: Sequence[str] = (), second: bool = True
 ) -> RayCluster:
@@ -49,7 +59,8 @@ def start_ray(
     port = _free_port()
     head = subprocess.run([RAY, "start", "--head", "--port", str(port), "--temp-dir", str(folder),
                            "--include-dashboard", "false", "--ray-client-server-port", str(_free_port()), *common],
-                          env=env, capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+                          env=env, capture_output=True, text=True, timeout=300, check=False,
+                          preexec_fn=plain_sigint)  # fmt: skip
     found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
     if head.returncode != 0 or found is None:
         stop_ray(RayCluster(f":{port}", folder, env))
@@ -58,7 +69,7 @@ def start_ray(
     if not second:
         return cluster
     other = subprocess.run([RAY, "start", "--address", cluster.address, *common], env=env, capture_output=True,
-                           text=True, timeout=300, check=False)  # fmt: skip
+                           text=True, timeout=300, check=False, preexec_fn=plain_sigint)  # fmt: skip
     if other.returncode != 0:
         stop_ray(cluster)
         raise RuntimeError(f"ray start --address failed: {other.stderr[-2000:]}")

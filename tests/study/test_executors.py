@@ -37,7 +37,7 @@ from tests.conftest import (
     packaged_backend,
     require_shared,
 )
-from tests.runner.real_ray import start_ray, stop_ray
+from tests.runner.real_ray import plain_sigint, start_ray, stop_ray
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
@@ -214,7 +214,8 @@ def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path:
                        evaluation={"max_new_tokens": 24, "batch_size": 1},
                        executor={"type": "ray", "address": cluster})  # fmt: skip
     log = tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_intermediate.jsonl"
-    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=plain_sigint)  # noqa: PLW1509 (SIGINT as in a user's shell)  # fmt: skip
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):

@@ -168,7 +168,7 @@ def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path
     """A head without CPUs and two raylets of one CPU: the raylet that runs the task is SIGKILLed
     (its node dies with it), the task goes out again and finishes on the other raylet."""
     pytest.importorskip("ray")
-    from tests.runner.real_ray import RAY
+    from tests.runner.real_ray import RAY, plain_sigint
 
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
     real = start_ray(folder, ENV, ["--num-cpus", "0"], second=False)
@@ -176,7 +176,7 @@ def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path
         for _ in range(2):
             subprocess.run([RAY, "start", "--address", real.address, "--num-cpus", "1", "--object-store-memory",
                             str(80 * 2**20), "--disable-usage-stats"], env={**ENV, "RAY_AUTH_MODE": "disabled"},
-                           capture_output=True, timeout=300, check=True)  # fmt: skip
+                           capture_output=True, timeout=300, check=True, preexec_fn=plain_sigint)  # fmt: skip
         code, out = _ray_study_losing_a_try(tmp_path, real.address, [SMOLLM2], _kill_raylet_of)
     finally:
         stop_ray(real)
