@@ -13,7 +13,8 @@ Ctrl-C cancels the tasks (``ray.cancel``: a ``KeyboardInterrupt`` in each, so it
 locks are removed) and re-raises.  A task still running :data:`CANCEL_REPEAT_S` later is
 cancelled again, since an interrupt can be lost: it is raised wherever the task's Python runs
 at that moment, and one that comes while a finaliser runs (``__del__``, a weakref callback) is
-printed and dropped.  (Once in CI, a cancelled task ran on to the end of its run.)
+printed and dropped.  A worker that inherited SIGINT ignored and blocked from the process
+that ran ``ray start`` gets no interrupt at all.
 """
 
 from __future__ import annotations
