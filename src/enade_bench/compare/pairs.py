@@ -52,8 +52,9 @@ def compare_pair(qa: Questions, qb: Questions, confidence: float) -> tuple[Paire
     """A − B on their common questions; returns the result, those questions and the others' count."""
     common = qa.scores.index.intersection(qb.scores.index)
     excluded = len(qa.scores.index.symmetric_difference(qb.scores.index))
-    single = bool((qa.counts.reindex(common) == 1).all() and (qb.counts.reindex(common) == 1).all())
-    records = np.minimum(qa.counts.reindex(common).to_numpy(), qb.counts.reindex(common).to_numpy())
+    counts_a, counts_b = qa.counts.reindex(common).to_numpy(), qb.counts.reindex(common).to_numpy()
+    single = bool((counts_a == 1).all() and (counts_b == 1).all())
+    records = np.minimum(counts_a, counts_b)
     result = paired_difference(qa.scores.reindex(common).to_numpy(), qb.scores.reindex(common).to_numpy(),
                                single, qa.cluster_labels(common), confidence, records)  # fmt: skip
     return result, common, excluded

@@ -67,13 +67,9 @@ class AnswerKey:
     @property
     def source(self) -> dict[str, str]:
         """The key file as ``dataset.sources`` records it (a changed key changes the run's data)."""
-        return {
-            "path": self.recorded or str(self.path),
-            "sha256": file_sha256(
-                Path(self.recorded) if self.recorded else self.path
-            ),  # the current folder may change
-            "role": "answer_key",
-        }
+        # the real path, not the one messages name: the current folder may change
+        real = Path(self.recorded) if self.recorded else self.path
+        return {"path": str(real), "sha256": file_sha256(real), "role": "answer_key"}
 
     @cached_property
     def entries(self) -> list[str]:

@@ -173,7 +173,8 @@ def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> li
         return by_model(ordered)
     if max_jobs is None or len(ordered) <= max_jobs:
         return list(ordered)
-    chains = chain(ordered, max_jobs, lambda t: task_seconds(t)[0], lambda t: task_seconds(t)[1],
+    spans = {t.label: task_seconds(t) for t in ordered}  # once per task: its tokens walk all its items
+    chains = chain(ordered, max_jobs, lambda t: spans[t.label][0], lambda t: spans[t.label][1],
                    lambda t: t.model or t.label)  # fmt: skip
     exams = ["+".join(t.exam for t in group) for group in chains]
     return [

@@ -193,10 +193,9 @@ class RayExecutor:
                                 f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
             self._gpus[task.label] = need
         card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
+        # the executor's gpu_memory_gb, else the cluster's smallest card, as its nodes declare it
         cluster = None if card is None else (card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type")
-        check_gpu_memory(
-            tasks, self._gpus, self.settings.gpu_memory_gb, cluster
-        )  # else the smallest declared card
+        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb, cluster)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:

@@ -85,12 +85,13 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
                    else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
             raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
                             f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
+    # the executor's gpu_memory_gb, else the partition's smallest card, where sinfo names it
     card = (
         None
         if part.gpu_memory_gb is None
         else (part.gpu_memory_gb, f"the '{part.gpu_card}' GPUs of {where}, sinfo")
     )
-    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card)  # else the partition's smallest card
+    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card)
     return gpus
 
 
