@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-cluster tests too long for the suite: the real-Slurm tests (tests/study/test_slurm.py)
 # against a one-node Slurm WITH accounting (slurmdbd and a private MariaDB,
-# tests/runner/real_slurm.py; the time-limit, node-failure, sbatch-refusal, pending and scancel
+# tests/study/real_slurm.py; the time-limit, node-failure, sbatch-refusal, pending and scancel
 # tests read each job's end from sacct; the suite runs only the scancel test with accounting, on
 # a second cluster), and the retries of a lost task on a real Slurm (node down, preempted) and a real Ray (worker killed, node dead)
 # (tests/study/test_retries.py, skipped by the suite).

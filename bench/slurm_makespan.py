@@ -1,6 +1,6 @@
 """A real local Slurm's makespan: the two packaged models × two exams study of docs/studies.md.
 
-Starts the tests' one-node Slurm with accounting (:mod:`tests.runner.real_slurm`: slurmctld,
+Starts the tests' one-node Slurm with accounting (:mod:`tests.study.real_slurm`: slurmctld,
 slurmd, slurmdbd and a private MariaDB on this machine; root and Debian's slurm-wlm, munge,
 mariadb-server and slurmdbd), runs the study of SmolLM2-135M-Instruct and Gemma 3 270M on the
 ENADE demo's 28 questions and its 2 Odontologia questions (S5, 4 new tokens) as 4 Slurm jobs of
@@ -31,7 +31,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.runner.real_slurm import start_slurm, stop_slurm  # noqa: E402
+from tests.study.real_slurm import start_slurm, stop_slurm  # noqa: E402
 
 #: Jobs at once on the test node (4 CPUs, 2 per job).
 SLOTS = 2

@@ -8,6 +8,7 @@ own sub-package or a lower layer.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -38,9 +39,8 @@ LAYERS: dict[str, int] = {
     "report": 6,
     "runner": 7,
     "compare": 7,
-    "benchmarks": 8,
-    "study": 9,
-    "bench": 9,
+    "study": 8,  # many models in one command, for every exam: tasks, the planner, executors, the pipeline
+    "benchmarks": 9,  # the exams, each a plug-in; the registry; the study every exam has
     "cli": 10,
     "__main__": 11,  # python -m enade_bench: the cli entry point
 }
@@ -139,14 +139,40 @@ def test_inep_tables_are_known_only_to_the_enem_benchmark() -> None:
         assert not [n for n in INEP_NAMES if n in text], f"{path} names INEP's columns"
 
 
+#: The one module outside the exams' folders that may name them: the list of built-in exams.
+EXAM_LIST = "enade_bench.benchmarks.builtin"
+
+
+def _exam(module: str) -> str | None:
+    """The exam whose folder holds ``module`` (``enade_bench.benchmarks.<exam>…``), else ``None``."""
+    parts = module.split(".")
+    if parts[:2] != ["enade_bench", "benchmarks"] or len(parts) < 3:
+        return None
+    return parts[2] if (SRC / "benchmarks" / parts[2] / "__init__.py").is_file() else None
+
+
+def _named_modules(path: Path) -> Iterator[str]:
+    """Module paths written as strings (``importlib.import_module("enade_bench.benchmarks.enem")``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            target = node.value.partition(":")[0]
+            if re.fullmatch(r"enade_bench(\.\w+)+", target):
+                yield target
+
+
 def test_each_exam_lives_in_its_own_folder() -> None:
-    """No module outside an exam's folder imports it, except the registry-driven layers above."""
+    """No module outside an exam's folder imports it, by an import or by its module path, except
+    the list of built-in exams: ENEM and E-EVAL are plug-ins, reached through the registry and
+    the plug-in protocols."""
     graph = _graph()
+    modules = {_module_name(p): p for p in SRC.rglob("*.py")}
+    found = []
     for module, targets in graph.items():
-        if _part(module) in {"benchmarks", "study", "bench", "cli"}:
-            continue
-        exams = {t for t in targets if t.startswith("enade_bench.benchmarks.")}
-        assert not exams, f"{module} imports {sorted(exams)}"
+        named = {t for t in _named_modules(modules[module]) if _exam(t)}
+        for target in sorted(targets | named):
+            if module != EXAM_LIST and _exam(target) not in (None, _exam(module)):
+                found.append(f"{module} -> {target}")
+    assert not found, "an exam imported from outside its folder:\n" + "\n".join(found)
     assert not (SRC / "eeval").exists() and not (SRC / "psychometrics" / "enem.py").exists()
 
 

@@ -125,7 +125,7 @@ def test_every_command_and_sub_command_help_imports_no_heavy_library() -> None:
 
 def test_the_choices_written_for_help_are_the_libraries_own() -> None:
     """``irt``'s choices are written in the command modules (so ``--help`` imports no psychometrics)."""
-    from enade_bench.cli.irt_cat_cmd import CAT_RULES
+    from enade_bench.benchmarks.enem.cli.irt_cat import CAT_RULES
     from enade_bench.cli.irt_cmd import QUADRATURE_PRESETS, THETA_METHODS
     from enade_bench.psychometrics.cat import STOP_RULES
     from enade_bench.psychometrics.estimation import METHODS, PRESETS

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis
-from enade_bench.benchmarks.enem.inep import ExamFile
+from enade_bench.benchmarks.enem.files import ExamFile
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis
 from enade_bench.benchmarks.enem.steps.theta_pairs import theta_pairs_step
 from enade_bench.cli.main import main

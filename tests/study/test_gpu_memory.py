@@ -1,5 +1,5 @@
 """GPU memory as a resource on real clusters with declared fake GPUs, without ``gpu_memory_gb``:
-a Slurm node of two ``h100`` (its gres type and node feature, :mod:`tests.runner.real_slurm`)
+a Slurm node of two ``h100`` (its gres type and node feature, :mod:`tests.study.real_slurm`)
 and a Ray node of two GPUs with ``accelerator_type:H100``.  A 70B model (a safetensors header,
 no weights) on one 80 GB card is refused with one line saying what fits; with tensor parallel
 2 it asks for 2 GPUs, and its host memory is the process only (its weights are on the GPUs).
@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import yaml
 from tests.conftest import DEMO_CSV
-from tests.runner.real_ray import start_ray, stop_ray
-from tests.runner.real_slurm import Slurm, start_slurm, stop_slurm
+from tests.study.real_ray import start_ray, stop_ray
+from tests.study.real_slurm import Slurm, start_slurm, stop_slurm
 from tests.study.test_memory import _declared_70b
 
 from enade_bench.cli.main import main

@@ -13,11 +13,11 @@ import pytest
 from enade_bench.config import parse_config
 from enade_bench.config.model import ModelConfig
 from enade_bench.errors import UserError
-from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import check_gpu_memory
-from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.slurm import check_request
 from enade_bench.runner.plan import RunOptions
+from enade_bench.study.executors import slurm_cluster as sc
+from enade_bench.study.executors.base import check_gpu_memory
+from enade_bench.study.executors.settings import SlurmSettings
+from enade_bench.study.executors.slurm import check_request
 from enade_bench.study.memory import FIXED, SHARE, bytes_per_parameter, model_memory, parameters
 from enade_bench.study.tasks import ModelTask, TaskRun
 

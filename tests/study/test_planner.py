@@ -13,7 +13,7 @@ import yaml
 from tests.conftest import DEMO_CSV, REPO_ROOT
 
 from enade_bench.cli.main import main
-from enade_bench.runner.executors.sizing import seconds
+from enade_bench.study.executors.sizing import seconds
 from enade_bench.study.planner import chain, covers, lpt_order
 from enade_bench.study.tasks import ModelTask
 
@@ -60,7 +60,7 @@ def test_longest_first_keeps_16_gpus_within_a_quarter_of_the_lower_bound() -> No
 
 def test_a_models_tasks_chain_in_one_job_under_max_jobs_saving_loads_and_no_time() -> None:
     """The same 30 tasks with ``max_jobs: 8`` on 16 GPUs, each task's time its load and compute
-    (:func:`~enade_bench.runner.executors.sizing.seconds`): chains of a model's tasks load once,
+    (:func:`~enade_bench.study.executors.sizing.seconds`): chains of a model's tasks load once,
     and the makespan is no longer than the tasks' one by one."""
     tasks = [(size, tokens) for size in SIZES for tokens in EXAM_TOKENS]
 

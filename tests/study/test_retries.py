@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tests.runner.real_ray import start_ray, stop_ray
-from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
+from tests.study.real_ray import start_ray, stop_ray
+from tests.study.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
 from tests.study.slow_models import CLI as SLOW_CLI
 from tests.study.test_executors import CLI, ENV
 from tests.study.test_executors import write_study as ray_study
@@ -168,7 +168,7 @@ def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path
     """A head without CPUs and two raylets of one CPU: the raylet that runs the task is SIGKILLed
     (its node dies with it), the task goes out again and finishes on the other raylet."""
     pytest.importorskip("ray")
-    from tests.runner.real_ray import RAY, plain_sigint
+    from tests.study.real_ray import RAY, plain_sigint
 
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
     real = start_ray(folder, ENV, ["--num-cpus", "0"], second=False)

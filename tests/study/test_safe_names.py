@@ -17,7 +17,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_model(*_: object) -> None:
         pytest.fail("a model was loaded")
 
-    for site in ("enade_bench.study.generic.create_backend", "enade_bench.runner.run.create_backend"):
+    for site in ("enade_bench.study.execute.create_backend", "enade_bench.runner.run.create_backend"):
         monkeypatch.setattr(site, no_model)
 
 

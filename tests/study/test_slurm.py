@@ -1,5 +1,5 @@
 """The ``slurm`` executor against a real Slurm (Debian's slurm-wlm and munge, one node on this
-machine, started for the module by :mod:`tests.runner.real_slurm`): a study runs as jobs and
+machine, started for the module by :mod:`tests.study.real_slurm`): a study runs as jobs and
 leaves no job file in its results, a ``scancel``led job is named within a minute and the
 same command completes the study, and a bad partition, a request no node can meet and a
 controller that does not answer are each one ``error:`` line before any job runs.  Jobs past
@@ -40,13 +40,13 @@ from tests.backends.api.api_fakes import (
     write_config,
 )
 from tests.conftest import DEMO_CSV, REPO_ROOT, SHARED_DATA, require_shared
-from tests.runner.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
+from tests.study.real_slurm import Slurm, restore_node, start_slurm, stop_slurm
 from tests.study.slow_models import CLI as SLOW_CLI
 from tests.study.test_executors import tables
 from tests.study.test_generic_study import GEMMA, SMOLLM2
 
 from enade_bench.cli.main import main
-from enade_bench.runner.executors import slurm as slurm_executor
+from enade_bench.study.executors import slurm as slurm_executor
 
 pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]

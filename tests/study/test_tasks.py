@@ -10,10 +10,10 @@ import pytest
 
 from enade_bench.config import parse_config
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.settings import LocalSettings, RaySettings, SlurmSettings
 from enade_bench.runner.plan import RunOptions
+from enade_bench.study.executors import executor_settings
+from enade_bench.study.executors.settings import LocalSettings, RaySettings, SlurmSettings
 from enade_bench.study.progress import StudyProgress
-from enade_bench.study.run import executor_settings
 from enade_bench.study.tasks import ModelTask, TaskRun, run_task
 
 

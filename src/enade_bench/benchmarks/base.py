@@ -12,7 +12,9 @@ Every benchmark has :class:`Benchmark`'s two steps (``prepare`` reads and checks
 everything without a model; ``run`` runs the prepared experiment once its model is
 loaded).  Optional abilities are Protocols of their own, checked with ``isinstance``:
 :class:`CommandBenchmark` adds sub-commands to ``enade-bench``, :class:`ReportBenchmark`
-adds the exam's own analyses to ``enade-bench report``.
+adds the exam's own analyses to ``enade-bench report``, :class:`StudyBenchmark` brings the
+exam's own study to ``enade-bench study`` (an exam without one gets the study every exam has,
+:mod:`enade_bench.benchmarks.generic_study`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from enade_bench.strategies.registry import ALL_STRATEGIES, Strategy
 if TYPE_CHECKING:  # the report stack (pandas, matplotlib) loads only when a report is made
     from enade_bench.report.loader import RunEntry
     from enade_bench.report.section import Section
+    from enade_bench.results.summary import JsonObject
+    from enade_bench.study.plan import PlannedStudy, StudyRequest
 
 
 @runtime_checkable
@@ -92,6 +96,19 @@ class ReportBenchmark(Benchmark, Protocol):
 
     def report_section(self, entries: Sequence[RunEntry], options: ReportOptions, folder: Path) -> Section:
         """The exam's analyses of its runs among ``entries``; figures go to ``folder``."""
+        ...
+
+
+@runtime_checkable
+class StudyBenchmark(Benchmark, Protocol):
+    """A benchmark with a study of its own (ENEM: models × areas × languages, option shuffles, the verdict)."""
+
+    def plan_study(self, path: Path, data: JsonObject, request: StudyRequest) -> PlannedStudy:
+        """Check the study YAML ``data`` (read from ``path``) and prepare every run; no model loads.
+
+        The study pipeline (:mod:`enade_bench.study.run`) then runs the plan's tasks and asks it
+        for its report.
+        """
         ...
 
 

@@ -25,17 +25,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from enade_bench.benchmarks.base import Benchmark
+from enade_bench.benchmarks.builtin import BUILTIN, STUDY_KEYS
 from enade_bench.config import ExperimentConfig, resolve_input
 from enade_bench.errors import UserError, as_given
 
+__all__ = ["BUILTIN", "DEFAULT", "ENTRY_POINT_GROUP", "Registry", "Source", "load_folder"]
+
 #: The entry-point group through which installed packages add benchmarks.
 ENTRY_POINT_GROUP = "enade_bench.benchmarks"
-#: The built-in benchmarks: name -> module defining ``BENCHMARK``.
-BUILTIN: dict[str, str] = {
-    name: f"enade_bench.benchmarks.{name}" for name in ("generic", "enade", "enem", "eeval", "progress_test")
-}
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,17 @@ class Registry:
     def for_config(self, cfg: ExperimentConfig, config_path: Path) -> Benchmark:
         """The benchmark of an experiment config (``dataset.benchmark``)."""
         return self.get(cfg.dataset.benchmark, config_path)
+
+    def for_study(self, data: Any, path: Path) -> Benchmark:
+        """The benchmark of a study YAML: its ``benchmark``, or the built-in exam whose key it has
+        (:data:`~enade_bench.benchmarks.builtin.STUDY_KEYS`: a study with a ``year`` is ENEM's)."""
+        if not isinstance(data, dict):
+            raise UserError(f"{path}: expected a YAML mapping at the top level")
+        name = data.get("benchmark", next((exam for key, exam in STUDY_KEYS.items() if key in data), None))
+        if name is None:
+            raise UserError(f"{path}: missing required key 'benchmark' (the exam: enade, eeval, generic, enem, "
+                            "a plug-in's name or folder)")  # fmt: skip
+        return self.get(str(name), path)
 
     def all(self) -> list[Benchmark]:
         """Every benchmark that can be named (imported now)."""

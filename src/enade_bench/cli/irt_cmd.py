@@ -19,16 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from enade_bench.cli import (
-    irt_baseline_cmd,
-    irt_cat_cmd,
-    irt_cat_live_cmd,
-    irt_dif_cmd,
-    irt_prior_cmd,
-    irt_published_cmd,
-    irt_theta_pairs_cmd,
-)
-from enade_bench.cli.irt_patterns import register as register_patterns
+from enade_bench.benchmarks.commands import extend
+from enade_bench.cli import irt_prior_cmd
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_file
 
@@ -42,7 +34,8 @@ QUADRATURE_PRESETS = ("inep", "mirt")
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``irt`` command (``score``, ``calibrate``) to the main parser."""
+    """Add the ``irt`` command to the main parser: the exam-free ``score``, ``calibrate`` and
+    ``debias``, then the exams' own sub-commands (ENEM's, on its runs and INEP's items)."""
     irt = subparsers.add_parser("irt", help="IRT ability, person fit and item calibration")
     sub = irt.add_subparsers(dest="irt_command", required=True, parser_class=type(irt))
 
@@ -58,8 +51,8 @@ def register(subparsers: Any) -> None:
     )
     score.add_argument("--quadpts", type=int, help="quadrature points (default: the preset's, mirt 121)")
     score.add_argument("--theta-lim", type=float, help="theta range [-L, L] (default: the preset's, mirt 6)")
-    score.add_argument("--scale", help="add an ENEM 'score' column: enem:CH|CN|LC|MT")
-    score.set_defaults(handler=run_score)
+    score.set_defaults(handler=run_score, scale=None)
+    extend("irt score", score)  # an exam's score scale (ENEM's --scale enem:AREA)
 
     cal = sub.add_parser("calibrate", help="estimate item parameters by MML-EM (2PL with priors by default)")
     cal.add_argument("--responses", required=True, help="wide (respondent_id + items) or tidy responses CSV")
@@ -70,18 +63,8 @@ def register(subparsers: Any) -> None:
     cal.add_argument("--no-priors", action="store_true", help="plain MML without item-parameter priors")
     cal.set_defaults(handler=run_calibrate)
 
-    register_patterns(sub)
-    irt_published_cmd.register(sub)
-
-    for module in (
-        irt_baseline_cmd,
-        irt_cat_cmd,
-        irt_cat_live_cmd,
-        irt_dif_cmd,
-        irt_prior_cmd,
-        irt_theta_pairs_cmd,
-    ):
-        module.register(sub)
+    irt_prior_cmd.register(sub)
+    extend("irt", sub)
 
 
 def _quadrature(args: argparse.Namespace) -> Quadrature:
@@ -97,29 +80,17 @@ def _quadrature(args: argparse.Namespace) -> Quadrature:
     return Quadrature(npts=npts, lim=lim)
 
 
-def _scale_area(text: str | None) -> str | None:
-    from enade_bench.benchmarks.enem.inep import AREAS  # noqa: PLC0415 (the command's own imports)
-
-    if text is None:
-        return None
-    kind, _, area = text.partition(":")
-    if kind.lower() != "enem" or area.upper() not in AREAS:
-        raise UserError(f"--scale {text!r}: expected enem:AREA with AREA one of {', '.join(AREAS)}")
-    return area.upper()
-
-
 def run_score(args: argparse.Namespace) -> int:
     """Handler of ``irt score``."""
     import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
-    from enade_bench.benchmarks.enem.inep import enem_score  # noqa: PLC0415
     from enade_bench.psychometrics.estimation import estimate_theta  # noqa: PLC0415
     from enade_bench.psychometrics.io import read_items, read_responses, write_csv  # noqa: PLC0415
     from enade_bench.psychometrics.personfit import person_fit  # noqa: PLC0415
 
     check_output_file(args.out, "--out", create_parent=False)
     quad = _quadrature(args)
-    area = _scale_area(args.scale)
+    scale = None if args.scale is None else args.scale_column(args.scale)  # checked before any work
     items = read_items(args.items)
     ids, x = read_responses(args.responses, items)
     est = estimate_theta(x, items, args.method, quad)
@@ -135,8 +106,8 @@ def run_score(args: argparse.Namespace) -> int:
             "n_correct": est.n_correct,
         }
     )
-    if area is not None:
-        out["score"] = enem_score(est.theta, area)
+    if scale is not None:
+        out["score"] = scale(est.theta)
     write_csv(out, args.out)
     _note_infinite(ids, est.theta, est.n_correct, est.n_items)
     if args.method == "eap":

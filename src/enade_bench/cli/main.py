@@ -24,14 +24,17 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
 
+from enade_bench.benchmarks.builtin import COMMAND_LINES
+from enade_bench.benchmarks.commands import command_line, top_level_commands
 from enade_bench.cli.streams import safe_stdout
 from enade_bench.errors import UserError
 from enade_bench.masking import scrub
 from enade_bench.masking.stream import scrubbed_stderr
 
 #: The commands ``enade-bench --help`` lists, in that order, each with its one-line help (the
-#: help its own parser registers; tests/cli/test_cli_start.py keeps the two equal). A command's
-#: module, and the libraries it needs, is imported only when the command line names it.
+#: help its own parser registers; tests/cli/test_cli_start.py keeps the two equal): the package's
+#: own, then those the built-in exams add (:data:`~enade_bench.benchmarks.builtin.COMMAND_LINES`).
+#: A command's module, and the libraries it needs, is imported only when the command line names it.
 COMMANDS: dict[str, str] = {
     "run": "run an experiment config (S1–S7)",
     "validate": "check a config, its data, prompts and model without inference (plug-ins' code runs)",
@@ -39,15 +42,13 @@ COMMANDS: dict[str, str] = {
     "report": "tables (CSV, LaTeX), figures and index.html from results",
     "compare": "compare models question by question: clustered intervals, paired tests, compact letters, "
     "item flips",
-    "bench": "benchmark scoring speed against lm-evaluation-harness",
     "study": "many models on one benchmark: run or resume each, compare them, write the report "
     "(ENEM: models × areas × languages, option shuffles, the verdict)",
-    "eeval": "E-EVAL (Chinese K-12): run, leaderboard, submission",
+    **{name: help for line in COMMAND_LINES.values() for name, help in line.commands.items()},
 }
-#: Commands of built-in exams (``eeval …``): command -> the benchmark that registers it
-#: (:class:`~enade_bench.benchmarks.base.CommandBenchmark`, its parser in the exam's ``cli``
-#: module); plug-ins run through ``run``.
-BENCHMARK_COMMANDS: dict[str, str] = {"eeval": "eeval"}
+#: Commands of built-in exams (``eeval …``): command -> the exam whose command-line module
+#: registers it (:class:`~enade_bench.benchmarks.commands.ExamCommandLine`); plug-ins run through ``run``.
+BENCHMARK_COMMANDS: dict[str, str] = top_level_commands()
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -71,7 +72,7 @@ def _register(name: str, sub: argparse._SubParsersAction) -> None:  # type: igno
     """Add command ``name``'s real parser (its module imported now)."""
     if name in BENCHMARK_COMMANDS:  # the exam's parser module, which its ``register_commands`` calls:
         # importing the benchmark itself imports the runner, data and model code (not needed to parse)
-        importlib.import_module(f"enade_bench.benchmarks.{BENCHMARK_COMMANDS[name]}.cli").register(sub)
+        command_line(BENCHMARK_COMMANDS[name]).register(sub)
         return
     importlib.import_module(f"enade_bench.cli.{name}_cmd").register(sub)
 

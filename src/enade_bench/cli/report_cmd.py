@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from enade_bench.benchmarks.commands import extend
 from enade_bench.cli.options import add_include_path
 
 
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS_DIR",
                         help="results folder(s); folders ending in _old are skipped")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, help="report folder to write")
-    parser.add_argument("--enem-data", type=Path, help="folder with INEP's inep_items.csv (ENEM runs)")
+    extend("report", parser)  # the exams' data folders (ENEM's --enem-data): ReportOptions.data
     parser.add_argument("--no-psychometrics", action="store_true",
                         help="skip the exams' own analyses (ENEM's IRT analysis)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=20240101, help="seed of baseline and human simulation")

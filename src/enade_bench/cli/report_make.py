@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
-from enade_bench.benchmarks.enem.data import find_enem_data
+from enade_bench.benchmarks.commands import extending
 from enade_bench.benchmarks.registry import Registry
+from enade_bench.compare.study import comparison_lead
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
 from enade_bench.report.folder import ReportFolder
@@ -19,7 +20,6 @@ from enade_bench.report.loader import RunEntry, load_results
 from enade_bench.report.section import Section
 from enade_bench.results.summary import as_object
 from enade_bench.results.writable import check_output_dir
-from enade_bench.study.report import comparison_lead
 
 
 def benchmark_of(entry: RunEntry) -> str:
@@ -64,11 +64,11 @@ def check_compare_by(entries: list[RunEntry], by: list[str]) -> None:
 def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
     folder = ReportFolder.open(args.out, "--out")
-    enem = find_enem_data(args.enem_data) if args.enem_data is not None else None
+    data = {name: folder for line in extending("report") for name, folder in line.report_data(args).items()}
     entries = load_results(args.results)
     check_compare_by(entries, args.compare_by)
     with folder:
-        options = ReportOptions(seed=args.seed, data={"enem": enem} if enem is not None else {})
+        options = ReportOptions(seed=args.seed, data=data)
         registry = Registry(args.include_path)
         sections = (
             [] if args.no_psychometrics else exam_sections(entries, registry, options, args.out / "figures")

@@ -1,4 +1,4 @@
-"""``enade-bench study STUDY.yaml``: run or resume an ENEM study and write its report."""
+"""``enade-bench study STUDY.yaml``: run or resume a study of any exam and write its report."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.benchmarks.commands import extend
 from enade_bench.cli.options import checked_limit
 from enade_bench.errors import UserError
 
@@ -35,27 +36,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--dry-run", action="store_true",
                         help="check the study and show its plan: each task, the GPUs, CPUs, memory and time "
                         "it asks for and where it goes; no model loads, nothing is written")  # fmt: skip
-    parser.add_argument("--derive-attributes", type=Path, metavar="OUT_CSV",
-                        help="write the item attributes derivable from the ENEM question files and exit")  # fmt: skip
-    parser.add_argument("--year", type=int, action="append", help="with --derive-attributes (repeatable)")
-    parser.add_argument("--enem-data", type=Path, help="with --derive-attributes: ENEM data folder")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, instead=())
+    extend("study", parser)  # an exam's job in place of a study (ENEM's --derive-attributes); its `instead`
 
 
 def handle(args: argparse.Namespace) -> int:
     # the command's own imports (scipy, pandas, the model libraries): not at --help
     from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415
-    from enade_bench.benchmarks.enem.study.derive import write_derived_attributes  # noqa: PLC0415
-    from enade_bench.study.run import StudyOptions, run_study, study_plan  # noqa: PLC0415
+    from enade_bench.benchmarks.load_study import run_study, study_plan  # noqa: PLC0415
+    from enade_bench.study.run import StudyOptions  # noqa: PLC0415
 
-    if args.derive_attributes is not None:
-        if not args.year:
-            raise UserError("--derive-attributes: give at least one --year")
-        rows = write_derived_attributes(args.derive_attributes, args.year, args.enem_data)
-        print(f"wrote {args.derive_attributes} ({rows} items)")
-        return 0
     if args.config is None:
-        raise UserError("study: give a study YAML file (or --derive-attributes OUT_CSV)")
+        instead = "".join(f" (or {option})" for option in args.instead)
+        raise UserError(f"study: give a study YAML file{instead}")
 
     def log(line: str) -> None:
         if not args.quiet:

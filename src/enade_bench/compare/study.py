@@ -1,4 +1,4 @@
-"""The comparison of a study's runs, for its report (``enade-bench study``)."""
+"""The comparison of a study's runs, for its report (``enade-bench study``, and ``report`` of two models or more)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pandas as pd
 from enade_bench.compare.analysis import DEFAULT_FAMILY, CompareOptions, compare_table
 from enade_bench.compare.render import comparison_section
 from enade_bench.compare.table import from_entries
+from enade_bench.report.html import Lead
 from enade_bench.report.loader import RunEntry
 from enade_bench.report.section import Section
 from enade_bench.report.table import Table
 
-__all__ = ["StudyComparison", "study_comparison"]
+__all__ = ["StudyComparison", "comparison_lead", "study_comparison"]
 
 
 @dataclass
@@ -56,3 +57,21 @@ def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], 
     lead = section.tables[:1]
     section.tables = section.tables[1:]
     return StudyComparison(section, lead, lead[0].display.to_string())
+
+
+def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
+                    family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
+                    exams: Mapping[Path, tuple[str, str]] | None = None) -> tuple[Section, Lead, str]:  # fmt: skip
+    """The comparison of the models among ``entries``: its section (figures, notes, files), the
+    tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
+    ``exams``: each run folder's model and exam (several exams: the models compared per exam).
+    """
+    comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors, exams=exams)
+    tables = [*comparison.lead, *comparison.section.tables]
+    figures = comparison.section.figures  # the accuracies and the forest plots open the page
+    comparison.section.tables, comparison.section.figures = [], []
+    return (
+        comparison.section,
+        Lead(tables, "Comparison", comparison=bool(comparison.lead), figures=figures),
+        comparison.summary,
+    )

@@ -1,20 +1,19 @@
-"""The ENEM study: one command from model configs to a verdict and a report folder.
+"""Studies: many models in one command, for every exam; this package knows no exam.
 
 Layers (each module imports only those listed before it):
 
-* :mod:`~enade_bench.benchmarks.enem.study.config` — the study YAML (pydantic, ``extra="forbid"``).
-* :mod:`~enade_bench.benchmarks.enem.study.exams`, :mod:`~enade_bench.benchmarks.enem.study.attributes` — exam files linked to
-  INEP booklets; item attributes (derived or a user CSV).
-* :mod:`~enade_bench.benchmarks.enem.study.plan` — every check, then one experiment config per model × area × language.
-* :mod:`~enade_bench.study.execute` — run or resume them through :mod:`enade_bench.runner`.
-* :mod:`~enade_bench.benchmarks.enem.study.verdict` — the verdict rule (pure).
-* :mod:`~enade_bench.benchmarks.enem.study.analysis` — per-exam psychometrics and the verdict rows
-  (raw, and letter-prior corrected: :func:`~enade_bench.benchmarks.enem.steps.correct_entries`).
-* :mod:`~enade_bench.benchmarks.enem.steps` — the ENEM steps (Min-K%, DIF, prior correction, CAT),
-  the same that ``report`` and the ``irt`` commands run.
-* :mod:`~enade_bench.benchmarks.enem.study.report` — the report folder; :mod:`~enade_bench.study.run` — the command.
+* :mod:`~enade_bench.study.models` — a study's model entries (an experiment YAML or an inline block);
+  :mod:`~enade_bench.study.config` — the study YAML every exam has unless it brings its own.
+* :mod:`~enade_bench.study.memory`, :mod:`~enade_bench.study.tasks` — one model with its runs on one
+  exam (:class:`~enade_bench.study.tasks.ModelTask`), its size and how it runs where it lands.
+* :mod:`~enade_bench.study.planner` — the one planner: a task per model × exam, their cost and order.
+* :mod:`~enade_bench.study.executors` — where tasks run: this process, a Ray cluster, Slurm.
+* :mod:`~enade_bench.study.execute`, :mod:`~enade_bench.study.progress` — the tasks through an executor.
+* :mod:`~enade_bench.study.plan` — what an exam's study hands the pipeline (:class:`~enade_bench.study.plan.PlannedStudy`);
+  :mod:`~enade_bench.study.run` — the pipeline: run or resume the tasks, then the exam's report.
+
+An exam plans its study (:class:`~enade_bench.benchmarks.base.StudyBenchmark`: ENEM's areas ×
+languages, option shuffles and verdict in :mod:`enade_bench.benchmarks.enem.study`), or gets
+the study every exam has (:mod:`enade_bench.benchmarks.study`: its study strategies per model,
+then the comparison); :func:`enade_bench.benchmarks.load.run_study` goes from a YAML to the report.
 """
-
-from enade_bench.study.run import StudyResult, run_study
-
-__all__ = ["StudyResult", "run_study"]

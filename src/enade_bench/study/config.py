@@ -19,11 +19,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import DatasetConfig, EvaluationConfig, StrictModel, validate_mapping
 from enade_bench.file_names import SafeName
 from enade_bench.results.summary import JsonObject
-from enade_bench.runner.executors import ExecutorSettings, LocalSettings
+from enade_bench.study.executors import ExecutorSettings, LocalSettings
+from enade_bench.study.models import NAME_PATTERN, StudyModel
 
 
 class CompareSettings(StrictModel):

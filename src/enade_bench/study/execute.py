@@ -1,13 +1,12 @@
 """Run the tasks of a study (one model with all its runs each) through its executor.
 
-Both studies come here, planned by :mod:`enade_bench.study.planner` (one task per
-model × exam): the generic study (:mod:`enade_bench.study.generic`) and the ENEM study
-(one exam per area × language, :func:`enem_tasks`).  The executor (``executor:`` in the study YAML or
-``study --executor``: ``local``, ``ray``, ``slurm``; :mod:`enade_bench.runner.executors`) is
-checked before any model loads; each task loads its model once, runs or resumes its runs
-(the runner's append-only logs skip every answered question) and releases the model
-(:func:`~enade_bench.study.tasks.release`).  A model that fails is an outcome with an
-error; the other models go on.
+Every study comes here with its tasks planned by :mod:`enade_bench.study.planner` (one task
+per model × exam; an ENEM exam is an area × language).  The executor (``executor:`` in the
+study YAML or ``study --executor``: ``local``, ``ray``, ``slurm``;
+:mod:`enade_bench.study.executors`) is checked before any model loads; each task loads its
+model once, runs or resumes its runs (the runner's append-only logs skip every answered
+question) and releases the model (:func:`~enade_bench.study.tasks.release`).  A model that
+fails is an outcome with an error; the other models go on.
 """
 
 from __future__ import annotations
@@ -21,16 +20,12 @@ from pathlib import Path
 
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
-from enade_bench.benchmarks.enem import BENCHMARK as ENEM
-from enade_bench.benchmarks.enem.study.plan import StudyPlan
 from enade_bench.config import ExperimentConfig
-from enade_bench.errors import as_given
-from enade_bench.runner.executors import ExecutorSettings, LocalSettings, Work, make_executor
-from enade_bench.runner.plan import RunOptions
-from enade_bench.study.planner import ExamRun, by_model, covers, exam_tasks, lpt_order, task_cost
+from enade_bench.study.executors import ExecutorSettings, LocalSettings, Work, make_executor
+from enade_bench.study.planner import by_model, covers, lpt_order, task_cost
 from enade_bench.study.planner import units as plan_units
 from enade_bench.study.progress import StudyProgress
-from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, TaskRun, run_task, started_file
+from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, run_task, started_file
 
 
 @dataclass
@@ -138,27 +133,3 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     finally:
         executor.close()
     return lines
-
-
-def enem_tasks(plan: StudyPlan) -> list[ModelTask]:
-    """The tasks of an ENEM study, every run prepared: one per model × area × language
-    (:func:`~enade_bench.study.planner.exam_tasks`, the one planner of every study).
-
-    Every run is prepared (data, prompts, plans) here, before the first model loads, so a
-    bad file stops the study before any model call.
-    """
-    runs = []
-    for run in plan.runs:
-        opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
-        exp = ENEM.prepare(run.config, run.config_path, opts)
-        runs.append(ExamRun(run.model, f"{run.area}_{run.language}", TaskRun(
-            run.config, run.config_path, exp, opts, ENEM,
-            f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {as_given(run.folder)}")))  # fmt: skip
-    return exam_tasks(runs, plan.output)
-
-
-def run_planned(plan: StudyPlan, options: ExecuteOptions) -> list[TaskOutcome]:
-    """Run or resume every planned run of an ENEM study; the outcomes labelled by model."""
-    tasks = enem_tasks(plan)
-    outcomes = execute(tasks, plan.output, options)
-    return [dataclasses.replace(o, label=t.model or t.label) for t, o in zip(tasks, outcomes, strict=True)]

@@ -28,7 +28,7 @@ things hold: at least :math:`m` jobs remain (no slot idles for want of a job), n
 longer than the lower bound :math:`\\max(\\sum_i t_i / m, \\max_i t_i)` of the tasks' times
 :math:`t_i` (so the bound no schedule beats does not move), and the longest-first makespan on
 :math:`m` workers does not grow.  A task's time for this is its
-load and its compute at :func:`~enade_bench.runner.executors.sizing.seconds`' rates; a chain
+load and its compute at :func:`~enade_bench.study.executors.sizing.seconds`' rates; a chain
 loads once.
 """
 
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from enade_bench.runner.executors.sizing import seconds
+from enade_bench.study.executors.sizing import seconds
 from enade_bench.study.tasks import ModelTask, TaskRun
 
 T = TypeVar("T")

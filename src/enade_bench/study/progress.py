@@ -112,7 +112,7 @@ class StudyProgress:
                 self._bar.refresh()
 
     def retried(self, task: ModelTask, line: str) -> None:
-        """A lost task submitted again (``line``: :func:`~enade_bench.runner.executors.base.retry_line`),
+        """A lost task submitted again (``line``: :func:`~enade_bench.study.executors.base.retry_line`),
         named at once; its next try's start is shown as it starts."""
         with self._lock:
             self._started.discard(task.label)

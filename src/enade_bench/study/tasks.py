@@ -1,7 +1,7 @@
 """The unit of work of a study: one model with its runs on one exam (:class:`ModelTask`), and how it runs.
 
 Both studies plan the same tasks (:mod:`enade_bench.study.planner`: one per model × exam; an
-ENEM exam is an area × language) and hand them to an executor (:mod:`enade_bench.runner.executors`): in this
+ENEM exam is an area × language) and hand them to an executor (:mod:`enade_bench.study.executors`): in this
 process, as Ray tasks, or as Slurm jobs.  :func:`run_task` is what runs where the task lands:
 it checks that the study folder is visible there, loads the model once, runs or resumes every
 run (the runner's append-only logs skip each answered question), and releases the model
@@ -22,12 +22,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Protocol
 
 import yaml
 
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import check_capabilities
-from enade_bench.benchmarks.base import Benchmark
 from enade_bench.config import ExperimentConfig
 from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
@@ -35,6 +35,7 @@ from enade_bench.results.safe_write import output_root, real_folder
 from enade_bench.results.shared_paths import shared_values
 from enade_bench.results.store import IntermediateLog, atomic_write_text
 from enade_bench.runner.batch_probe import peak_workload
+from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
@@ -47,6 +48,15 @@ CHARS_PER_TOKEN = 4
 BackendFactory = Callable[[ExperimentConfig], Backend]
 
 
+class RunsExperiments(Protocol):
+    """What runs a prepared experiment once its model is loaded: the run's benchmark
+    (:class:`~enade_bench.benchmarks.base.Benchmark`'s ``run``)."""
+
+    def run(self, exp: Experiment, options: RunOptions) -> RunOutcome:
+        """Run (or resume) ``exp``; its results and files."""
+        ...
+
+
 @dataclass(frozen=True)
 class TaskRun:
     """One run of a task's model: its prepared experiment and where it is written."""
@@ -55,7 +65,7 @@ class TaskRun:
     config_path: Path
     experiment: Experiment
     options: RunOptions
-    benchmark: Benchmark
+    benchmark: RunsExperiments
     description: str
 
     @property

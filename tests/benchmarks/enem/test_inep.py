@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from tests.psychometrics.oracle import Oracle
 
+from enade_bench.benchmarks.enem.files import parse_exam_filename
 from enade_bench.benchmarks.enem.inep import (
     ENEM_SCALE,
     booklet_items,
     enem_score,
     load_booklets,
-    parse_exam_filename,
     patterns_to_matrix,
     scored_params,
 )

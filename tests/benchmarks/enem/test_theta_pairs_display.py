@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis
-from enade_bench.benchmarks.enem.inep import ExamFile
+from enade_bench.benchmarks.enem.files import ExamFile
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis
 from enade_bench.benchmarks.enem.steps.theta_pairs import display_pairs, pairs_note, theta_pairs_step
 from enade_bench.metrics.simultaneous import decision_levels, holds_zero

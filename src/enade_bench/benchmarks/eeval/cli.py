@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from enade_bench.benchmarks.commands import ExamCommandLine
 from enade_bench.errors import UserError
 
 
@@ -119,3 +120,13 @@ def handle_submit(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {n} predictions, {len(submission)} subjects "
           f"({found.result.experiment}, {found.result.strategy.id})")  # fmt: skip
     return 0
+
+
+class EEvalCommandLine(ExamCommandLine):
+    """E-EVAL's part of the command line: the ``eeval`` command (:func:`register`)."""
+
+    def register(self, sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+        register(sub)
+
+
+COMMAND_LINE = EEvalCommandLine()

@@ -4,44 +4,33 @@ Everything about ENEM lives in this folder: the file layout of the question file
 (:data:`PRESET`), the ENEM prompts, INEP's item tables and booklet linking
 (:mod:`.inep`), the one function that finds the ENEM data folder (:mod:`.data`), the
 published LLM response patterns (:mod:`.published`), the psychometric analysis of
-ENEM runs (:mod:`.analysis`, with its tables and figures) and the study
-(:mod:`.study`).
+ENEM runs (:mod:`.analysis`, with its tables and figures), the study (:mod:`.study`) and
+its command-line tools (:mod:`.cli`: the ``irt`` sub-commands, ``study --derive-attributes``,
+``report --enem-data``).
+
+The names below are imported when first read: ``enade-bench irt --help`` imports the
+commands' parsers (:mod:`.cli`) alone.
 """
 
-from pathlib import Path
+from __future__ import annotations
 
-from enade_bench.benchmarks.base import PromptSets
-from enade_bench.benchmarks.enem.benchmark import EnemBenchmark
-from enade_bench.benchmarks.enem.inep import ENEM_FILE_NAME, v1_fields
-from enade_bench.dataset.presets import DatasetPreset
-from enade_bench.dataset.schema import LETTERS
+from typing import TYPE_CHECKING
+
+from enade_bench.benchmarks.enem.files import v1_fields
+from enade_bench.lazy_exports import lazy_getattr
 from enade_bench.results.store import V1Fields, register_v1_fields
 
-PROMPTS = Path(__file__).parent / "prompts"
+if TYPE_CHECKING:
+    from enade_bench.benchmarks.enem.benchmark import BENCHMARK, PRESET, PROMPTS, EnemBenchmark
 
-#: The files of ``../shared/data/enem/questions``: ``area`` is the ``test`` column (CH, CN,
-#: LC, MT), ``booklet`` the INEP booklet code of the file name (0 when unknown: linked by
-#: answer key in the analysis), ``language`` the row's language (LC items 1-5 exist in
-#: English and Spanish), ``question_number`` its booklet position.
-PRESET = DatasetPreset(
-    "enem",
-    columns={"year": "year", "stem": "body", **{letter: letter for letter in LETTERS}, "answer": "answer"},
-    id_template="{file_stem}:{question_number}:{language}",
-    fields=("year", "area", "booklet", "language", "question_number"),
-    field_columns={"area": "test"},
-    file_fields=ENEM_FILE_NAME,
-    int_fields=frozenset({"year", "booklet", "question_number"}),
-    breakdowns=("year", "area", "booklet", "language"),
-)
+#: Each name this package exports -> the module defining it (imported when the name is first read).
+_EXPORTS: dict[str, str] = {
+    name: "enade_bench.benchmarks.enem.benchmark"
+    for name in ("BENCHMARK", "PRESET", "PROMPTS", "EnemBenchmark")
+}
+__all__ = ["BENCHMARK", "PRESET", "PROMPTS", "EnemBenchmark"]
 
-BENCHMARK = EnemBenchmark(
-    name="enem",
-    preset=PRESET,
-    prompts=PromptSets(
-        templates={f"enem_{lang}": PROMPTS / f"enem_{lang}.yaml" for lang in ("pt-BR", "en")},
-        default={lang: f"enem_{lang}" for lang in ("pt-BR", "en")},
-    ),
-)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
 
 # Results files written before each exam had its own fields (schema version 1).
 register_v1_fields("enem", V1Fields(v1_fields, {"component": "area"}))  # type: ignore[arg-type]

@@ -24,14 +24,8 @@ import numpy as np
 import pandas as pd
 
 from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import (
-    AREAS,
-    ExamFile,
-    enem_score,
-    load_booklets,
-    load_inep_items,
-    parse_exam_filename,
-)
+from enade_bench.benchmarks.enem.files import AREAS, ExamFile, parse_exam_filename
+from enade_bench.benchmarks.enem.inep import enem_score, load_booklets, load_inep_items
 from enade_bench.benchmarks.enem.linking import LinkedExam, link_exam
 from enade_bench.dataset.sources import file_sha256
 from enade_bench.errors import UserError

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import load_booklets, load_inep_items, parse_exam_filename
+from enade_bench.benchmarks.enem.files import parse_exam_filename
+from enade_bench.benchmarks.enem.inep import load_booklets, load_inep_items
 from enade_bench.benchmarks.enem.linking import link_exam
 from enade_bench.dataset.schema import Question
 from enade_bench.psychometrics.irt import ItemParams

@@ -12,6 +12,7 @@
   matching the answer key against the booklets of that year and area (the
   linking is in :mod:`.linking`).
 * ENEM score = k·θ + d with INEP's per-area constants (:data:`ENEM_SCALE`).
+* File names and record ids: :mod:`.files`.
 
 References
 ----------
@@ -22,8 +23,7 @@ INEP microdata item tables (``ITENS_PROVA_<year>.csv``).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -36,7 +36,6 @@ from enade_bench.errors import UserError
 from enade_bench.psychometrics.irt import FloatArray, ItemParams
 
 Language = Literal["english", "spanish"]
-AREAS = ("CH", "CN", "LC", "MT")
 
 
 @dataclass(frozen=True)
@@ -164,52 +163,6 @@ def patterns_to_matrix(patterns: Sequence[str], booklet: pd.DataFrame) -> FloatA
         out[row] = np.where(chars == ord("1"), 1.0, np.where(chars == ord("0"), 0.0, np.nan))
     scored: FloatArray = out[:, booklet["scored"].to_numpy(bool)]
     return scored
-
-
-#: ENEM file names: ``ENEM_<year>_<area>_CO_PROVA_<booklet>.csv`` (booklet 0: unknown).
-ENEM_FILE_NAME = r"ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+)"
-_EXAM_FILE = re.compile(r"ENEM_(\d{4})_([A-Z]{2})_CO_PROVA_(\d+)", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class ExamFile:
-    """What an exam file's name says: year, area and booklet (0 = unknown)."""
-
-    year: int
-    area: str
-    co_prova: int
-
-
-def parse_exam_filename(name: str | Path) -> ExamFile:
-    """Parse ``ENEM_<year>_<area>_CO_PROVA_<code>.csv``.
-
-    Raises
-    ------
-    ValueError
-        If the name does not follow the pattern.
-    """
-    match = _EXAM_FILE.search(Path(name).name)
-    if match is None:
-        raise ValueError(f"{name}: expected a name like ENEM_2019_MT_CO_PROVA_522.csv")
-    return ExamFile(int(match.group(1)), match.group(2).upper(), int(match.group(3)))
-
-
-_ENEM_ID = re.compile(
-    r"^ENEM_\d{4}_[A-Za-z]{2}_CO_PROVA_(?P<booklet>\d+):(?P<number>\d+):(?P<language>[^:]*)$"
-)
-
-
-def v1_fields(record: Mapping[str, object]) -> dict[str, object]:
-    """ENEM fields of a version-1 record: the area was ``component``; booklet, position and
-    language were only in the id (``<file stem>:<question_number>:<language>``)."""
-    match = _ENEM_ID.match(str(record.get("id", "")))
-    return {
-        "year": record.get("year"),
-        "area": record.get("component"),
-        "booklet": int(match["booklet"]) if match else None,
-        "language": match["language"] if match else None,
-        "question_number": int(match["number"]) if match else None,
-    }
 
 
 def booklet_exams(folder: Path, codes: Sequence[int]) -> list[tuple[str, ItemParams]]:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import ExamFile, Language, booklet_items
+from enade_bench.benchmarks.enem.files import ExamFile
+from enade_bench.benchmarks.enem.inep import Language, booklet_items
 
 __all__ = ["LinkedExam", "exam_items", "link_booklet", "link_exam", "question_keys"]
 

@@ -129,7 +129,7 @@ def test_unknown_key_and_missing_model(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_checks_come_before_any_model_loads(tmp_path: Path) -> None:
-    from enade_bench.study.run import run_study
+    from enade_bench.benchmarks.load_study import run_study
 
     loaded: list[str] = []
     csv = tmp_path / "attrs.csv"

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import parse_exam_filename
+from enade_bench.benchmarks.enem.files import parse_exam_filename
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, RunCorrection
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.metrics.prior_correction import Scope, prior_correction

@@ -13,11 +13,11 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from enade_bench.benchmarks.study_model import NAME_PATTERN, StudyModel
 from enade_bench.config import StrictModel, read_yaml, validate_mapping
 from enade_bench.file_names import SafeName
 from enade_bench.psychometrics.cat import CatConfig, stop_rule
-from enade_bench.runner.executors import ExecutorSettings, LocalSettings
+from enade_bench.study.executors import ExecutorSettings, LocalSettings
+from enade_bench.study.models import NAME_PATTERN, StudyModel
 
 Area = Literal["CH", "CN", "LC", "MT"]
 StudyLanguage = Literal["pt-br", "en"]

@@ -15,7 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import AREAS, load_booklets, load_inep_items
+from enade_bench.benchmarks.enem.files import AREAS
+from enade_bench.benchmarks.enem.inep import load_booklets, load_inep_items
 from enade_bench.benchmarks.enem.study.attributes import derive_attributes
 from enade_bench.benchmarks.enem.study.exams import find_exam
 from enade_bench.results.csv_safe import write_csv

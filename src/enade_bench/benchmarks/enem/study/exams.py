@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from enade_bench.benchmarks.enem.inep import parse_exam_filename
+from enade_bench.benchmarks.enem.files import parse_exam_filename
 from enade_bench.benchmarks.enem.linking import LinkedExam, link_exam
 from enade_bench.errors import UserError
 

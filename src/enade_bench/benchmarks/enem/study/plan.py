@@ -17,18 +17,15 @@ from pathlib import Path
 import pandas as pd
 
 from enade_bench.benchmarks.enem.data import find_enem_data
-from enade_bench.benchmarks.enem.inep import (
-    load_booklets,
-    load_inep_items,
-    parse_exam_filename,
-)
+from enade_bench.benchmarks.enem.files import parse_exam_filename
+from enade_bench.benchmarks.enem.inep import load_booklets, load_inep_items
 from enade_bench.benchmarks.enem.study.attributes import derive_attributes, read_attribute_csv
 from enade_bench.benchmarks.enem.study.config import StudyConfig, load_study_config
 from enade_bench.benchmarks.enem.study.exams import ExamSource, find_exam
-from enade_bench.benchmarks.study_model import StudyModel, prompts_block, read_model_config
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError, as_given
 from enade_bench.results.summary import JsonObject
+from enade_bench.study.models import ModelParts, StudyModel, model_parts
 
 #: Folder under ``questions/`` of each study language.
 LANGUAGE_DIRS = {"pt-br": "pt-br", "en": "en"}
@@ -85,25 +82,18 @@ def read_scale(enem_dir: Path) -> dict[str, tuple[float, float]]:
         raise UserError(f"{as_given(path)}: expected columns area, d, k ({exc})") from None
 
 
-def _model_config(entry: StudyModel, index: int, study_path: Path) -> tuple[str, JsonObject]:
-    """Label and the model/prompts/batch-size part of an experiment config."""
-    if entry.model is not None:
-        return str(entry.name), {"model": entry.model.model_dump(mode="python"),
-                                 "prompts": prompts_block(entry.prompts, study_path),
-                                 "batch_size": entry.batch_size or 8}  # fmt: skip
-    exp = read_model_config(entry, index, study_path)
-    path = resolve_input(str(entry.config), study_path).resolve()
-    if exp.dataset.benchmark != "enem" or not _is_enem_file(exp.dataset.path):
+def _model_parts(entry: StudyModel, index: int, study_path: Path) -> ModelParts:
+    """A model entry read (:func:`~enade_bench.study.models.model_parts`); an experiment YAML's
+    questions must be ENEM's, and its prompts are its own or the ENEM default."""
+    parts = model_parts(entry, index, study_path, entry_prompts=False)
+    exp = parts.experiment
+    if exp is not None and (exp.dataset.benchmark != "enem" or not _is_enem_file(exp.dataset.path)):
         raise UserError(
-            f"{as_given(path)}: key 'dataset': questions {exp.dataset.path!r} (benchmark {exp.dataset.benchmark!r}) "
+            f"{as_given(parts.source)}: key 'dataset': questions {exp.dataset.path!r} (benchmark {exp.dataset.benchmark!r}) "
             "are not ENEM; expected benchmark 'enem' and a file named ENEM_<year>_<area>_CO_PROVA_<code>.csv "
             "(or give the model inline in the study)"
         )
-    prompts = prompts_block(exp.prompts if "prompts" in exp.model_fields_set else None, path)
-    model = exp.model.model_dump(mode="python")  # secrets stay SecretStr (masked only when written)
-    return entry.name or exp.name, {"model": model, "prompts": prompts,
-                                    "batch_size": entry.batch_size or exp.evaluation.batch_size,
-                                    "letter_variants": exp.evaluation.letter_variants}  # fmt: skip
+    return parts
 
 
 def _is_enem_file(path: str) -> bool:
@@ -114,20 +104,21 @@ def _is_enem_file(path: str) -> bool:
     return True
 
 
-def _experiment(cfg: StudyConfig, label: str, parts: JsonObject, exam: ExamSource) -> ExperimentConfig:
+def _experiment(cfg: StudyConfig, parts: ModelParts, exam: ExamSource) -> ExperimentConfig:
+    label = parts.label
     evaluation: JsonObject = {
         "method": cfg.method, "shot_type": "zero", "shuffle_alternatives": True,
-        "n_shuffles": cfg.n_shuffles, "seed": cfg.seed, "batch_size": parts["batch_size"],
+        "n_shuffles": cfg.n_shuffles, "seed": cfg.seed, "batch_size": parts.batch_size or 8,
     }  # fmt: skip
-    if "letter_variants" in parts:
-        evaluation["letter_variants"] = parts["letter_variants"]
+    if parts.experiment is not None:
+        evaluation["letter_variants"] = parts.experiment.evaluation.letter_variants
     data = {
         "name": f"{label}_{cfg.year}_{exam.area}_{exam.language}",
         "description": f"study {cfg.name}: {label} on ENEM {cfg.year} {exam.area} ({exam.language})",
         "dataset": {"path": str(exam.path), "benchmark": "enem", "language": LANGUAGES[exam.language]},
-        "model": parts["model"],
+        "model": parts.model,
         "evaluation": evaluation,
-        **({"prompts": parts["prompts"]} if parts["prompts"] else {}),
+        **({"prompts": parts.prompts} if parts.prompts else {}),
     }
     return parse_config(data, f"study {cfg.name}, model {label}")
 
@@ -171,21 +162,21 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
     for area in cfg.areas:
         if area not in scale:
             raise UserError(f"{enem_dir / 'inep_scale_constants.csv'}: no scale constants for area {area}")
-    models = [_model_config(m, k, study_path) for k, m in enumerate(cfg.models)]
-    labels = [label for label, _ in models]
+    models = [_model_parts(m, k, study_path) for k, m in enumerate(cfg.models)]
+    labels = [parts.label for parts in models]
     if len(set(labels)) != len(labels):
         raise UserError(f"{study_path}: key 'models': two models share the label(s) "
                         f"{sorted({x for x in labels if labels.count(x) > 1})}; set 'name'")  # fmt: skip
     output = resolve_output(cfg.output, study_path).resolve()  # relative: from the study file's folder
     runs = [
         PlannedRun(
-            label,
+            parts.label,
             exam.area,
             exam.language,
-            _experiment(cfg, label, parts, exam),
-            output / "runs" / label / f"{cfg.year}_{exam.area}_{exam.language}",
+            _experiment(cfg, parts, exam),
+            output / "runs" / parts.label / f"{cfg.year}_{exam.area}_{exam.language}",
         )
-        for label, parts in models
+        for parts in models
         for exam in exams
     ]
     if cfg.attributes is not None:

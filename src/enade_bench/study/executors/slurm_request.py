@@ -3,7 +3,7 @@
 A job asks for the GPUs of its model (``device: cpu`` none, CUDA its tensor parallel size,
 ``device: auto`` one where the partition has GPUs, none where it has not) unless
 ``gpus_per_node`` fixes them.  Its time, CPUs and memory are the ``executor:`` block's where
-set, else the task's estimate (:func:`~enade_bench.runner.executors.sizing.estimate`), the
+set, else the task's estimate (:func:`~enade_bench.study.executors.sizing.estimate`), the
 time and CPUs within what the partition allows.  The memory of each GPU is
 ``gpu_memory_gb`` where set, else the partition's cards (``sinfo``: gres types, node features).
 """
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import Task, check_gpu_memory
-from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.sizing import estimate
+from enade_bench.study.executors import slurm_cluster as sc
+from enade_bench.study.executors.base import Task, check_gpu_memory
+from enade_bench.study.executors.settings import SlurmSettings
+from enade_bench.study.executors.sizing import estimate
 
 
 @dataclass(frozen=True)

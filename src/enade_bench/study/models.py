@@ -1,14 +1,16 @@
 """One model of a study (``enade-bench study``): an experiment YAML or an inline block.
 
-Every benchmark's study names its models the same way, so the block lives here, beside
-the benchmark registry, and both the generic study (:mod:`enade_bench.study`) and the
-ENEM study (:mod:`enade_bench.benchmarks.enem.study`) read it.
+Every exam's study names its models the same way, so the block and its reading
+(:func:`model_parts`) live here, and both the study every exam has
+(:mod:`enade_bench.benchmarks.generic_study`) and ENEM's (:mod:`enade_bench.benchmarks.enem.study`)
+read it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -86,3 +88,47 @@ def read_model_config(entry: StudyModel, index: int, study_path: Path) -> Experi
     if problem:
         raise UserError(f"{path}: {problem}")
     return exp
+
+
+@dataclass(frozen=True)
+class ModelParts:
+    """What a study's model entry gives the experiment config of each of its runs.
+
+    Attributes
+    ----------
+    label
+        The model's label: its ``name``, else the experiment's.
+    model
+        The ``model`` block (secrets stay ``SecretStr``: masked only when written).
+    prompts
+        The ``prompts`` block, its folder made absolute (``None``: the exam's default prompt).
+    batch_size
+        The entry's ``batch_size``, else the experiment's (``None``: an inline model without one).
+    experiment
+        The experiment YAML the entry names, read and checked (``None``: an inline model).
+    source
+        Where the entry's paths resolve from: the experiment YAML, or the study file.
+    """
+
+    label: str
+    model: JsonObject
+    prompts: JsonObject | None
+    batch_size: int | Literal["auto"] | None
+    experiment: ExperimentConfig | None
+    source: Path
+
+
+def model_parts(entry: StudyModel, index: int, study_path: Path, entry_prompts: bool = True) -> ModelParts:
+    """Read a study's model entry ``models.<index>``: inline, or the experiment YAML it names.
+
+    An experiment's own ``prompts`` block wins; without one, the entry's ``prompts`` serve
+    (``entry_prompts``; else the exam's default prompt).
+    """
+    if entry.model is not None:
+        return ModelParts(str(entry.name), entry.model.model_dump(mode="python"),
+                          prompts_block(entry.prompts, study_path), entry.batch_size, None, study_path)  # fmt: skip
+    exp = read_model_config(entry, index, study_path)
+    source = resolve_input(str(entry.config), study_path).resolve()
+    own = exp.prompts if "prompts" in exp.model_fields_set else entry.prompts if entry_prompts else None
+    return ModelParts(entry.name or exp.name, exp.model.model_dump(mode="python"), prompts_block(own, source),
+                      entry.batch_size or exp.evaluation.batch_size, exp, source)  # fmt: skip

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.sizing import smallest_card
+from enade_bench.study.executors.sizing import smallest_card
 
 #: Seconds a Slurm command may take before the controller is called unreachable.
 COMMAND_TIMEOUT_S = 30.0
@@ -136,7 +136,7 @@ def _gpus(gres: str) -> int:
 
 def node_card(gres: str, features: str) -> tuple[float, str] | None:
     """A GPU node's card and its memory (GB): its gres type (``gpu:h100:8``), else a node feature
-    (``a100_80g``) that names a card (:func:`~enade_bench.runner.executors.sizing.card_memory_gb`)."""
+    (``a100_80g``) that names a card (:func:`~enade_bench.study.executors.sizing.card_memory_gb`)."""
     types = [
         m.group(1) for e in re.split(r",(?![^(]*\))", gres) if (m := re.match(r"gpu:([^:(]+):\d", e.strip()))
     ]

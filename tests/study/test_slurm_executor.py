@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("submitit")
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.sizing import card_memory_gb
-from enade_bench.runner.executors.slurm import (
+from enade_bench.study.executors import slurm_cluster as sc
+from enade_bench.study.executors.settings import SlurmSettings
+from enade_bench.study.executors.sizing import card_memory_gb
+from enade_bench.study.executors.slurm import (
     JobRequest,
     check_request,
     in_job,
@@ -25,7 +25,7 @@ from enade_bench.runner.executors.slurm import (
     last_meaningful_line,
     why_failed,
 )
-from enade_bench.runner.executors.slurm_request import job_request
+from enade_bench.study.executors.slurm_request import job_request
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,8 @@ def _sbatch(request: JobRequest, folder: Path) -> dict[str, str]:
 
 def test_each_job_asks_for_the_time_cpus_and_memory_of_its_task_unless_set(tmp_path: Path) -> None:
     """Two tasks of different sizes: a 135M model on the CPU and a 70B one on 2 GPUs, in the
-    sbatch script submitit writes (the formula of :mod:`enade_bench.runner.executors.sizing`)."""
-    from enade_bench.runner.executors import sizing
+    sbatch script submitit writes (the formula of :mod:`enade_bench.study.executors.sizing`)."""
+    from enade_bench.study.executors import sizing
 
     small = _Task("small", 0, False, memory=2 * 2**30 + 1, parameters=135 * 10**6, tokens=20_000)
     big = _Task("big", 2, False, memory=2 * 2**30, parameters=70 * 10**9, tokens=200_000)
@@ -212,7 +212,7 @@ def test_the_last_meaningful_line_is_the_tasks_own_not_submitit_or_srun() -> Non
 
 
 def test_max_jobs_caps_the_tasks_in_flight() -> None:
-    from enade_bench.runner.executors.base import to_submit
+    from enade_bench.study.executors.base import to_submit
 
     assert to_submit(0, 0, 5, None) == 5  # no cap: every task at once
     assert to_submit(0, 0, 5, 2) == 2

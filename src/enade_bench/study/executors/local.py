@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from enade_bench.runner.executors.base import R, T, Task, Work
+from enade_bench.study.executors.base import R, T, Task, Work
 
 
 class LocalExecutor:

@@ -3,7 +3,7 @@
 Before the first ``sbatch``, the partition is checked with ``sinfo`` (it exists and is up,
 has GPUs where a model needs them, and allows the time, CPUs and memory asked for): each
 problem is one ``error:`` line.  What each job asks for (GPUs, and the time, CPUs and memory
-of its task's estimate unless set) is :mod:`~enade_bench.runner.executors.slurm_request`'s.
+of its task's estimate unless set) is :mod:`~enade_bench.study.executors.slurm_request`'s.
 
 submitit pickles each task and writes the job logs to ``jobs`` (default under the model
 cache: never inside the results folder); each job runs the pickled task in a fresh
@@ -41,10 +41,10 @@ from submitit.core.utils import FailedJobError, FailedSubmissionError, Uncomplet
 
 from enade_bench.backends.model_cache import cache_root
 from enade_bench.errors import UserError
-from enade_bench.runner.executors import slurm_cluster as sc
-from enade_bench.runner.executors.base import R, T, Task, Work, last_try, retry_line, to_submit
-from enade_bench.runner.executors.settings import SlurmSettings
-from enade_bench.runner.executors.slurm_request import JobRequest, check_request, job_gpus, job_request
+from enade_bench.study.executors import slurm_cluster as sc
+from enade_bench.study.executors.base import R, T, Task, Work, last_try, retry_line, to_submit
+from enade_bench.study.executors.settings import SlurmSettings
+from enade_bench.study.executors.slurm_request import JobRequest, check_request, job_gpus, job_request
 
 #: Seconds between two looks at the jobs' states.
 POLL_S = 2.0

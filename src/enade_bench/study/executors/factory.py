@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import Executor
-from enade_bench.runner.executors.settings import ExecutorSettings, LocalSettings, RaySettings
+from enade_bench.study.executors.base import Executor
+from enade_bench.study.executors.settings import ExecutorSettings, LocalSettings, RaySettings
 
 #: The extra that brings Ray and submitit.
 EXTRA = "pip install 'enade-bench[cluster]'"
@@ -18,15 +18,15 @@ def make_executor(settings: ExecutorSettings, output: Path) -> Executor:
     Ray and submitit are imported here, so a missing extra is one error line.
     """
     if isinstance(settings, LocalSettings):
-        from enade_bench.runner.executors.local import LocalExecutor  # noqa: PLC0415
+        from enade_bench.study.executors.local import LocalExecutor  # noqa: PLC0415
 
         return LocalExecutor()
     try:
         if isinstance(settings, RaySettings):
-            from enade_bench.runner.executors.ray import RayExecutor  # noqa: PLC0415
+            from enade_bench.study.executors.ray import RayExecutor  # noqa: PLC0415
 
             return RayExecutor(settings)
-        from enade_bench.runner.executors.slurm import SlurmExecutor, jobs_folder  # noqa: PLC0415
+        from enade_bench.study.executors.slurm import SlurmExecutor, jobs_folder  # noqa: PLC0415
 
         return SlurmExecutor(settings, jobs_folder(settings, output))
     except ImportError as exc:

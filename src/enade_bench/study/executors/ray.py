@@ -39,7 +39,7 @@ from ray.exceptions import (
 )
 
 from enade_bench.errors import UserError
-from enade_bench.runner.executors.base import (
+from enade_bench.study.executors.base import (
     R,
     T,
     Task,
@@ -49,8 +49,8 @@ from enade_bench.runner.executors.base import (
     retry_line,
     to_submit,
 )
-from enade_bench.runner.executors.settings import RaySettings
-from enade_bench.runner.executors.sizing import smallest_card
+from enade_bench.study.executors.settings import RaySettings
+from enade_bench.study.executors.sizing import smallest_card
 
 #: Seconds to reach a cluster's address, and again for its GCS to answer (Ray itself retries for minutes).
 CONNECT_TIMEOUT_S = 4.0

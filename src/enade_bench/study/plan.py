@@ -1,0 +1,104 @@
+"""What an exam's study hands the study pipeline: a planned study (:class:`PlannedStudy`).
+
+Every study, whatever its exam, goes the same way (:mod:`enade_bench.study.run`): the exam
+checks the study YAML and prepares every run before any model loads (its
+:class:`~enade_bench.benchmarks.base.StudyBenchmark` ``plan_study``, or the study every exam
+has, :mod:`enade_bench.benchmarks.study`), the pipeline runs its tasks through the executor,
+and the exam writes its report from the runs on disk.  The pipeline knows no exam: what it
+needs of one is this module's protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from enade_bench.report.folder import ReportFolder
+from enade_bench.study.executors import ExecutorSettings
+from enade_bench.study.tasks import ModelTask
+
+
+@dataclass(frozen=True)
+class StudyRequest:
+    """The command line's choices that an exam's plan takes in.
+
+    Attributes
+    ----------
+    limit
+        Only the first N questions of each run (``--limit``, in place of the config's ``limit``).
+    executor
+        ``--executor``: ``local``, ``ray`` or ``slurm`` in place of the config's ``executor.type``.
+    progress
+        The runs' own bars (the study's bar is the pipeline's).
+    allow_errors
+        Compare runs with error records (``--allow-errors``).
+    """
+
+    limit: int | None = None
+    executor: str | None = None
+    progress: bool = False
+    allow_errors: bool = False
+
+
+@dataclass
+class StudyReport:
+    """What an exam's study report wrote.
+
+    Attributes
+    ----------
+    summary
+        The study's main table as plain text (ENEM: the verdict; otherwise Table 1 across models).
+    index
+        The report's ``index.html``.
+    notes
+        What the reader should know (models left out, skipped analyses, excluded questions).
+    warnings
+        What the reader must see first: runs with records in error, stale results files.
+    """
+
+    summary: str
+    index: Path
+    notes: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+class PlannedStudy(Protocol):
+    """A study checked and planned by its exam: where it writes, its tasks, its report."""
+
+    @property
+    def output(self) -> Path:
+        """The study folder (``runs/`` and ``report/`` below it)."""
+        ...
+
+    @property
+    def report_dir(self) -> Path:
+        """The study's one report folder."""
+        ...
+
+    def settings(self) -> ExecutorSettings:
+        """Where the tasks run: the study's ``executor:`` block, or ``--executor``, checked."""
+        ...
+
+    def tasks(self) -> list[ModelTask]:
+        """Every task of the study, each run prepared (data, prompts, plans); no model loads."""
+        ...
+
+    def failure_label(self, task: ModelTask) -> str:
+        """How a failed task is named in the report and on the command line (a model, or a model × exam)."""
+        ...
+
+    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyReport | None:
+        """The report from the runs on disk into ``folder`` (opened when the study started),
+        leaving out the ``failed`` ones (label -> why); ``None`` when no run has results."""
+        ...
+
+
+def left_out_notes(failed: Mapping[str, str]) -> list[str]:
+    """One note per model that failed and is left out of the comparison."""
+    return [
+        f"{label} is left out of the comparison: it failed ({error}); rerun the same command "
+        "once the cause is fixed (finished runs are kept)"
+        for label, error in failed.items()
+    ]
