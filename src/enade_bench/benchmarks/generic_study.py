@@ -38,7 +38,7 @@ from enade_bench.strategies.registry import ALL_STRATEGIES
 from enade_bench.study.config import StudyConfig, StudyExam, parse_study_config
 from enade_bench.study.executors import ExecutorSettings, executor_settings
 from enade_bench.study.models import ModelParts, model_parts
-from enade_bench.study.plan import StudyReport, StudyRequest, left_out_notes
+from enade_bench.study.plan import StudyRequest, StudyResult
 from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
@@ -101,7 +101,7 @@ class GenericPlan:
         """A failed task is named as its model × exam (``model.exam``; the model for one dataset)."""
         return task.label
 
-    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyReport | None:
+    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyResult | None:
         """The comparison across models first, then every model's runs (models in the study's
         order, in every table); ``None`` when no model has results.
 
@@ -122,7 +122,7 @@ class GenericPlan:
                                                      settings.alpha, settings.family, settings.allow_errors,
                                                      exams=exams)  # fmt: skip
             report = write_report(entries, self.report_dir, [section], folders, title, lead)
-        return StudyReport(summary, report.index, [*left_out_notes(failed), *report.notes], report.warnings)
+        return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
 
 
 def _dataset(exam: StudyExam, benchmark: str, path: Path) -> JsonObject:

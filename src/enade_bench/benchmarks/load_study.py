@@ -18,8 +18,8 @@ from enade_bench.benchmarks.generic_study import plan_generic
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.config import read_yaml
 from enade_bench.study.executors import LocalSettings, executor_settings
-from enade_bench.study.plan import PlannedStudy, StudyRequest
-from enade_bench.study.run import StudyOptions, StudyResult, describe_planned, run_planned
+from enade_bench.study.plan import PlannedStudy, StudyRequest, StudyResult
+from enade_bench.study.run import StudyOptions, describe_planned, run_planned
 
 
 def plan_study_file(path: Path, request: StudyRequest, registry: Registry = DEFAULT) -> PlannedStudy:

@@ -43,24 +43,27 @@ class StudyRequest:
 
 
 @dataclass
-class StudyReport:
-    """What an exam's study report wrote.
+class StudyResult:
+    """What one study did: its report (written by its exam), and the tasks that failed.
 
     Attributes
     ----------
     summary
         The study's main table as plain text (ENEM: the verdict; otherwise Table 1 across models).
     index
-        The report's ``index.html``.
+        The report's ``index.html``; ``None`` when every task failed (no report: exit status 3).
     notes
         What the reader should know (models left out, skipped analyses, excluded questions).
+    failed
+        ``model: reason`` of each model that failed to load or run (the others ran).
     warnings
         What the reader must see first: runs with records in error, stale results files.
     """
 
     summary: str
-    index: Path
+    index: Path | None
     notes: list[str]
+    failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -89,16 +92,8 @@ class PlannedStudy(Protocol):
         """How a failed task is named in the report and on the command line (a model, or a model × exam)."""
         ...
 
-    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyReport | None:
+    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyResult | None:
         """The report from the runs on disk into ``folder`` (opened when the study started),
-        leaving out the ``failed`` ones (label -> why); ``None`` when no run has results."""
+        leaving out the ``failed`` ones (label -> why; the pipeline adds a note for each and
+        lists them); ``None`` when no run has results."""
         ...
-
-
-def left_out_notes(failed: Mapping[str, str]) -> list[str]:
-    """One note per model that failed and is left out of the comparison."""
-    return [
-        f"{label} is left out of the comparison: it failed ({error}); rerun the same command "
-        "once the cause is fixed (finished runs are kept)"
-        for label, error in failed.items()
-    ]

@@ -10,41 +10,17 @@ From a study YAML to a planned study is the registry's and the exam's job
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from enade_bench.errors import UserError
 from enade_bench.report.folder import ReportFolder
 from enade_bench.results.safe_write import link_refusal, output_root
 from enade_bench.study.execute import ExecuteOptions, describe_plan, execute
-from enade_bench.study.plan import PlannedStudy, StudyRequest
+from enade_bench.study.plan import PlannedStudy, StudyRequest, StudyResult
 from enade_bench.study.tasks import BackendFactory
-
-
-@dataclass
-class StudyResult:
-    """What one ``study`` command did.
-
-    Attributes
-    ----------
-    summary
-        The study's main table as plain text (ENEM: the verdict; otherwise Table 1 across models).
-    index
-        The report's ``index.html``; ``None`` when every task failed (no report: exit status 3).
-    notes
-        What the reader should know (skipped analyses, excluded questions).
-    failed
-        ``model: reason`` of each model that failed to load or run (the others ran).
-    warnings
-        What the reader must see first: runs with records in error, stale results files.
-    """
-
-    summary: str
-    index: Path | None
-    notes: list[str]
-    failed: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -108,7 +84,7 @@ def run_planned(path: Path, plan: PlannedStudy, opts: StudyOptions) -> StudyResu
     report = plan.report(folder, failed)
     if report is None:
         return _nothing_to_report(path, plan.output, listed)
-    return StudyResult(report.summary, report.index, report.notes, listed, report.warnings)
+    return dataclasses.replace(report, notes=[*left_out_notes(failed), *report.notes], failed=listed)
 
 
 def describe_planned(plan: PlannedStudy) -> list[str]:
@@ -116,6 +92,15 @@ def describe_planned(plan: PlannedStudy) -> list[str]:
     asks of the executor); no model loads, nothing is written."""
     settings = plan.settings()
     return describe_plan(plan.tasks(), plan.output, settings)
+
+
+def left_out_notes(failed: Mapping[str, str]) -> list[str]:
+    """One note per model that failed and is left out of the comparison."""
+    return [
+        f"{label} is left out of the comparison: it failed ({error}); rerun the same command "
+        "once the cause is fixed (finished runs are kept)"
+        for label, error in failed.items()
+    ]
 
 
 def _refuse_linked_runs(output: Path) -> None:

@@ -26,7 +26,7 @@ from enade_bench.report.folder import ReportFolder
 from enade_bench.results.summary import JsonObject
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.executors import ExecutorSettings, executor_settings
-from enade_bench.study.plan import StudyReport, StudyRequest, left_out_notes
+from enade_bench.study.plan import StudyRequest, StudyResult
 from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
@@ -73,7 +73,7 @@ class EnemStudy:
         """A failed task is named as its model (the verdict leaves the whole model out)."""
         return task.model or task.label
 
-    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyReport | None:
+    def report(self, folder: ReportFolder, failed: Mapping[str, str]) -> StudyResult | None:
         """The verdict, the psychometrics and the comparison of the models that did not fail."""
         plan = self.plan
         kept = dataclasses.replace(plan, runs=[r for r in plan.runs if r.model not in failed])
@@ -86,7 +86,7 @@ class EnemStudy:
                                         f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
                                         family=plan.config.family)  # fmt: skip
         summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
-        return StudyReport(summary, report.index, [*left_out_notes(failed), *report.notes], report.warnings)
+        return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
 
 
 def plan_enem_study(path: Path, data: JsonObject, request: StudyRequest, benchmark: Benchmark) -> EnemStudy:
