@@ -20,7 +20,7 @@ from enade_bench.backends import (
     vllm_spec,
 )
 from enade_bench.backends.api import spec as api_spec
-from enade_bench.backends.registry import BUILTIN, GROUP, backend_spec
+from enade_bench.backends.factory import BUILTIN, GROUP, backend_spec
 from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
 from enade_bench.config import ApiConfig, ModelConfig
@@ -169,7 +169,7 @@ def test_broken_plugins_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_claims_are_read_without_importing_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Listing the claims reads metadata only: a plug-in whose module is absent is still listed."""
-    from enade_bench.backends.registry import claims
+    from enade_bench.backends.factory import claims
 
     install_plugin(tmp_path, monkeypatch, "acme-lazy", {"lazy": "{module}:SPEC"}, source=None)
     found = claims()["lazy"]
