@@ -22,7 +22,6 @@ from enade_bench.backends.factory import (
     check_capabilities,
     create_backend,
     inspect_model,
-    known_types,
 )
 from enade_bench.backends.model_info import ModelInfo, TokenCounter
 
@@ -42,5 +41,4 @@ __all__ = [
     "check_capabilities",
     "create_backend",
     "inspect_model",
-    "known_types",
 ]

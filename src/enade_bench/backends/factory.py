@@ -115,11 +115,6 @@ def claims() -> dict[str, list[Claim]]:
     return out
 
 
-def known_types() -> list[str]:
-    """The ``model.type`` names that can be used here."""
-    return sorted(claims())
-
-
 def _claim_of(name: str) -> Claim:
     found = claims()
     if name not in found:
