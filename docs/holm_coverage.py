@@ -2,9 +2,9 @@
 
 Quoted in docs/comparisons.md. Run from the repository root:
 
-    PYTHONPATH=src python docs/holm_coverage.py [--exams 1000] [--seed 43]
+    PYTHONPATH=.:src python docs/holm_coverage.py [--exams 1000] [--seed 43]
 
-Two designs (:data:`enade_bench.compare.coverage.DESIGNS`): five models on 200 questions,
+Two designs (:data:`bench.holm_coverage_sim.DESIGNS`): five models on 200 questions,
 one record each (McNemar's score test and Tango's interval), abilities a small step
 apart, or far enough apart that several of the ten pairs are rejected, but never all.
 For Holm (directional, with Strassburger & Bretz's statements) and Bonferroni it prints
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from enade_bench.compare.coverage import DESIGNS, simulate_coverage
+from bench.holm_coverage_sim import DESIGNS, simulate_coverage
 
 
 def _rate(count: int, exams: int, interval: tuple[float, float]) -> str:

@@ -2,7 +2,7 @@
 
 Quoted in docs/psychometrics.md. Run from the repository root:
 
-    PYTHONPATH=src python docs/psychometrics_lz_simulation.py [--n 2000] [--seed 2024]
+    PYTHONPATH=.:src python docs/psychometrics_lz_simulation.py [--n 2000] [--seed 2024]
 
 Model-conforming response patterns are simulated at fixed true θ with INEP's
 3PL parameters of the ENEM 2022 mathematics booklet 1078 (Cinza); θ is
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench.lz_null_study import lz_null_study
 
 from enade_bench.benchmarks.enem.inep import booklet_items, load_inep_items, scored_params
-from enade_bench.psychometrics.simulation import lz_null_study
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "enem"
 

@@ -9,6 +9,8 @@ rectangle, such a tree cost 2–7× the pairs of its questions run alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 import torch
 from tests.conftest import executor_for, require_shared
@@ -20,9 +22,9 @@ from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.backends.hf_radix import (
     Block,
+    Members,
     Segment,
     attention_blocks,
-    question_pairs,
     radix_units,
     unit_members,
 )
@@ -32,6 +34,22 @@ from enade_bench.strategies.registry import STRATEGIES
 
 Split = list[tuple[list[int], list[list[int]]]]
 CPU, CUDA = BatchingPolicy.for_device("cpu"), BatchingPolicy.for_device("cuda")
+
+
+def question_pairs(segments: Sequence[Segment], members: Members, past: int) -> int:
+    """Query--key pairs of the tree's contexts each run alone: ``Σ_c l_c (past + l_c)``.
+
+    ``l_c``: context ``c``'s tokens in the tree (its path) and its continuations'.
+    """
+    total = 0
+    for end, tail_nodes in members:
+        n = sum(len(segments[t].tokens) for t in tail_nodes)
+        node: int | None = end
+        while node is not None:
+            n += len(segments[node].tokens)
+            node = segments[node].parent
+        total += n * (past + n)
+    return total
 
 
 @pytest.fixture(scope="module")

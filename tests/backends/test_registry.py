@@ -16,17 +16,21 @@ from enade_bench.backends import (
     check_capabilities,
     create_backend,
     hf_spec,
-    known_types,
     vllm_spec,
 )
 from enade_bench.backends.api import spec as api_spec
-from enade_bench.backends.registry import BUILTIN, GROUP, backend_spec
+from enade_bench.backends.factory import BUILTIN, GROUP, backend_spec, claims
 from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
 from enade_bench.config import ApiConfig, ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.results.store import read_result
 from enade_bench.runner.run import RunOptions
+
+
+def known_types() -> list[str]:
+    """The ``model.type`` names that can be used here."""
+    return sorted(claims())
 
 
 def write_config(tmp_path: Path, model: dict[str, object]) -> Path:
@@ -169,7 +173,7 @@ def test_broken_plugins_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_claims_are_read_without_importing_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Listing the claims reads metadata only: a plug-in whose module is absent is still listed."""
-    from enade_bench.backends.registry import claims
+    from enade_bench.backends.factory import claims
 
     install_plugin(tmp_path, monkeypatch, "acme-lazy", {"lazy": "{module}:SPEC"}, source=None)
     found = claims()["lazy"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from enade_bench.compare.coverage import DESIGNS, covers, simulate_coverage
+from bench.holm_coverage_sim import DESIGNS, covers, simulate_coverage
+
 from enade_bench.metrics.simultaneous import ABOVE, INTERVAL, Statement
 
 

@@ -144,7 +144,7 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     assert data.counts["loaded"] == total
     assert data.counts["removed_annulled"] == annulled > 0
     assert data.counts["kept"] == total - annulled - 1
-    lc = [q for q in data.questions if q.extra_value("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
+    lc = [q for q in data.questions if dict(q.extra).get("source_file") == "ENEM_2022_LC_CO_PROVA_1072.csv"]
     assert len({q.id for q in lc}) == len(lc)  # English and Spanish items 1–5 get distinct ids
     # ENEM's own fields, not ENADE's course/component.
     assert all(

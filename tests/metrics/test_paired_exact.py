@@ -9,10 +9,10 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 import pytest
+from bench.paired_exact_size import actual_size
 from scipy import optimize, stats
 
 from enade_bench.metrics.paired_exact import (
-    actual_size,
     exact_interval,
     exact_pvalue,
     exact_pvalues,

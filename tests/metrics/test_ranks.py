@@ -9,8 +9,27 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from enade_bench.compare.calibration import Design, simulate_rank_sets
+from enade_bench.compare.calibration import SEED, Design, LettersRow, _clustered_p, _scores
 from enade_bench.metrics.ranks import rank_sets
+
+
+def simulate_rank_sets(
+    design: Design, n_models: int = 4, replications: int = 1000, alpha: float = 0.05, seed: int = SEED
+) -> LettersRow:
+    """Models ``theta_diff`` logits apart: how often every rank set holds its true rank (``share``)."""
+    rng = np.random.default_rng(seed)
+    thetas = [design.theta_diff * k for k in range(n_models)]  # model k has true rank n_models - k
+    scores, onehot = _scores(design, thetas, replications, rng)
+    names = [f"m{k}" for k in range(n_models)]
+    pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
+    p = np.stack([_clustered_p(scores[i] - scores[j], onehot) for i, j in pairs], axis=1)
+    diff = np.stack([(scores[i] - scores[j]).mean(axis=1) for i, j in pairs], axis=1)
+    covered = 0
+    for r in range(replications):
+        given = {(names[i], names[j]): (float(diff[r, k]), float(p[r, k])) for k, (i, j) in enumerate(pairs)}
+        sets = rank_sets(given, names, alpha)
+        covered += all(sets[names[k]][0] <= n_models - k <= sets[names[k]][1] for k in range(n_models))
+    return LettersRow(design, replications, covered / replications)
 
 
 def test_decisions_bound_the_ranks() -> None:

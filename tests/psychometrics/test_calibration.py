@@ -5,13 +5,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from numpy.typing import ArrayLike
 from scipy import optimize
 
-from enade_bench.psychometrics.calibration import Priors, calibrate, marginal_log_posterior
+from enade_bench.psychometrics.calibration import EM_QUADRATURE, Model, Priors, _Data, _Packing, calibrate
+from enade_bench.psychometrics.estimation import Quadrature
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.itemfit import summed_score_distribution, sx2
 from enade_bench.psychometrics.personfit import simulate_responses
 from enade_bench.psychometrics.tidy import aggregate_shuffles
+
+
+def marginal_log_posterior(
+    responses: ArrayLike,
+    items: ItemParams,
+    model: Model,
+    priors: Priors,
+    quadrature: Quadrature = EM_QUADRATURE,
+) -> float:
+    """Marginal log-likelihood plus log prior of ``items`` (the quantity EM maximises)."""
+    data = _Data(np.asarray(responses, dtype=np.float64), quadrature)
+    _, _, loglik = data.e_step(items.a, items.b, items.c)
+    pack = _Packing(model, len(items))
+    return loglik + pack.log_prior(priors, pack.natural(items.a, items.b, items.c))
 
 
 def _simulate(

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from bench.dif_simulation import simulate_dif, simulate_model_unit
 
 from enade_bench.benchmarks.enem.inep import booklet_items, scored_params
-from enade_bench.psychometrics.dif_simulation import simulate_dif, simulate_model_unit
 from enade_bench.psychometrics.irt import ItemParams
 
 

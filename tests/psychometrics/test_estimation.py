@@ -13,10 +13,10 @@ from enade_bench.psychometrics.estimation import (
     Quadrature,
     eap,
     estimate_theta,
-    estimating_function,
 )
-from enade_bench.psychometrics.irt import ItemParams, item_information, log_likelihood, prob
+from enade_bench.psychometrics.irt import ItemParams, item_information, prob
 
+from .likelihood import estimating_function, log_likelihood
 from .oracle import Oracle
 
 ITEMS = ItemParams.from_arrays(

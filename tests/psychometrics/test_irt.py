@@ -11,9 +11,10 @@ from enade_bench.psychometrics.irt import (
     ItemParams,
     as_response_matrix,
     item_information,
-    log_likelihood,
     prob,
 )
+
+from .likelihood import log_likelihood
 
 
 def test_prob_hand_worked() -> None:

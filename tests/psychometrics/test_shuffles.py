@@ -6,17 +6,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from enade_bench.psychometrics.classical import discrimination_index
 from enade_bench.psychometrics.estimation import estimate_theta
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.shuffles import (
     p_correct_matrix,
     score_shuffles,
-    shuffle_discrimination,
     summarise_shuffles,
 )
 from enade_bench.psychometrics.tidy import aggregate_shuffles, to_wide, validate_tidy
 
 ITEMS = ItemParams.from_arrays([1.0, 1.5, 0.8], [0.5, -1.0, 1.5], [0.2, 0.2, 0.2], ["q1", "q2", "q3"])
+
+
+def shuffle_discrimination(
+    frame: pd.DataFrame, per_shuffle: pd.DataFrame, fraction: float = 0.25, threshold: float = 0.2
+) -> pd.DataFrame:
+    """Discrimination index with every (respondent, shuffle) pattern as a unit.
+
+    ``per_shuffle`` is :func:`score_shuffles`' output (its ``theta`` ranks the
+    units); see :func:`~enade_bench.psychometrics.classical.discrimination_index`.
+    """
+    wide = to_wide(frame)
+    keyed = per_shuffle.set_index(["respondent", "shuffle"])["theta"]
+    theta = keyed.reindex(wide.index).to_numpy(dtype=np.float64)
+    return discrimination_index(wide, theta, fraction=fraction, threshold=threshold)
 
 
 def _tidy() -> pd.DataFrame:

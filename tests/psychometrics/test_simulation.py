@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from bench.lz_null_study import lz_null_study
 
 from enade_bench.psychometrics.irt import ItemParams
-from enade_bench.psychometrics.simulation import lz_null_study, simulate_population
+from enade_bench.psychometrics.simulation import simulate_population
 
 
 def _items(rng: np.random.Generator) -> ItemParams:

@@ -11,8 +11,9 @@ from enade_bench.psychometrics.theta_compare import (
     ThetaSample,
     pairs_frame,
     theta_difference,
-    theta_pairs,
 )
+
+from .theta_table import theta_pairs
 
 
 def test_independent_is_welch_t_test() -> None:

@@ -15,8 +15,9 @@ from enade_bench.psychometrics.theta_compare import (
     pairs_frame,
     t_interval,
     theta_difference,
-    theta_pairs,
 )
+
+from .theta_table import theta_pairs
 
 
 def _samples(rng: np.random.Generator, pairing: str) -> list[ThetaSample]:

@@ -19,7 +19,9 @@ from tests.conftest import require_shared
 from enade_bench.benchmarks.enem.published import load_published
 from enade_bench.psychometrics.estimation import MIRT, eap
 from enade_bench.psychometrics.irt import item_information
-from enade_bench.psychometrics.theta_compare import ThetaSample, theta_pairs
+from enade_bench.psychometrics.theta_compare import ThetaSample
+
+from .theta_table import theta_pairs
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 The public API: :func:`create_backend`, :func:`check_backend` (every check before
 loading), :func:`check_capabilities`, :func:`inspect_model` (tokenizer and context
 length without weights), and :class:`BackendSpec` for plug-in backends (entry-point
-group ``enade_bench.backends``, see :mod:`.registry`).
+group ``enade_bench.backends``, see :mod:`.factory`).
 """
 
 from enade_bench.backends.base import (
@@ -15,9 +15,15 @@ from enade_bench.backends.base import (
     GenerationParams,
     LogProbBackend,
 )
-from enade_bench.backends.factory import check_backend, check_capabilities, create_backend, inspect_model
+from enade_bench.backends.factory import (
+    BackendSpec,
+    backend_options,
+    check_backend,
+    check_capabilities,
+    create_backend,
+    inspect_model,
+)
 from enade_bench.backends.model_info import ModelInfo, TokenCounter
-from enade_bench.backends.registry import BackendSpec, backend_options, known_types
 
 __all__ = [
     "Backend",
@@ -35,5 +41,4 @@ __all__ = [
     "check_capabilities",
     "create_backend",
     "inspect_model",
-    "known_types",
 ]

@@ -22,7 +22,7 @@ where :math:`A_v` is the prefix plus the ancestors of node :math:`v` and :math:`
 tokens of context :math:`c` from :math:`v` down (its continuations included);
 otherwise the node's own segment is a block and each child is planned alike.  By
 induction the blocks of a tree cost at most :math:`\\sum_c l_c (\\text{past} + l_c)`,
-the pairs of every question run as its own unit (:func:`question_pairs`), while the
+the pairs of every question run as its own unit, while the
 positions stay those of the shared tree.  A question whose continuations hang under its
 context is one block.
 """
@@ -121,24 +121,8 @@ def unit_members(
     return out
 
 
-def question_pairs(segments: Sequence[Segment], members: Members, past: int) -> int:
-    """Query--key pairs of the tree's contexts each run alone: ``Σ_c l_c (past + l_c)``.
-
-    ``l_c``: context ``c``'s tokens in the tree (its path) and its continuations'.
-    """
-    total = 0
-    for end, tail_nodes in members:
-        n = sum(len(segments[t].tokens) for t in tail_nodes)
-        node: int | None = end
-        while node is not None:
-            n += len(segments[node].tokens)
-            node = segments[node].parent
-        total += n * (past + n)
-    return total
-
-
 def attention_blocks(segments: Sequence[Segment], members: Members, past: int) -> list[Block]:
-    """The tree cut into blocks whose pairs stay within :func:`question_pairs` (module docstring).
+    """The tree cut into blocks whose pairs stay within those of its contexts run alone (module docstring).
 
     ``members``: each context of the tree as its last segment and its continuations'
     segments.  The blocks tile the tree's layout in order.

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enade_bench.backends.chat_render import local_prompt_form
+from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.model_info import ModelInfo, local_counter, source_context_length
 from enade_bench.backends.preload import check_device
-from enade_bench.backends.registry import BackendSpec
 from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -37,7 +36,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypedDict
 
-from enade_bench.regular_file import NotRegularFile, read_text
+from enade_bench.regular_file import NotRegularFile, check_regular, read_text
 
 #: Version of the light form's files (a change makes a new cache key). 2: ``sha256`` of its files.
 FORM_VERSION = 2
@@ -145,12 +144,7 @@ def form_path(folder: Path, cache: Path) -> Path | None:
         ``transformers`` would block opening it.
     """
     for name in TOKENIZER_FILES:
-        try:
-            mode = (folder / name).stat().st_mode
-        except OSError:
-            continue
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(folder / name, mode)
+        check_regular(folder / name)
     if not (folder / "tokenizer.json").is_file():
         return None
     try:

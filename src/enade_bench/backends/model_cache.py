@@ -20,6 +20,7 @@ from pathlib import Path
 
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.regular_file import read_text
+from enade_bench.results.lock import waiting_lock
 
 
 def cache_root() -> Path:
@@ -47,20 +48,12 @@ def cache_lock(target: Path) -> Iterator[None]:
 
     Several processes may load the same GGUF at once (pytest-xdist workers, a study's Ray
     workers, two runs): the first converts, the others wait and then read its folder. The
-    lock is ``fcntl.flock`` on ``TARGET.lock``, released by the kernel if the holder dies.
+    lock is :func:`~enade_bench.results.lock.waiting_lock` on ``TARGET.lock`` (``flock``),
+    released by the kernel if the holder dies.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl  # noqa: PLC0415 (POSIX only; elsewhere the cache is unlocked)
-    except ImportError:
+    with waiting_lock(target.with_name(target.name + ".lock")):
         yield
-        return
-    with open(target.with_name(target.name + ".lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _umask() -> int:

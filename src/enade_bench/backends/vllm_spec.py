@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.hf_spec import capabilities, local_info  # every method, as causal_lm
 from enade_bench.backends.model_info import ModelInfo
-from enade_bench.backends.registry import BackendSpec
 from enade_bench.config import ModelConfig, VllmConfig
 
 if TYPE_CHECKING:

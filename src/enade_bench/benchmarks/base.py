@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from enade_bench.config import DatasetConfig, ExperimentConfig, input_base, output_dir, resolve_input
 from enade_bench.dataset.loader import load_dataset
 from enade_bench.dataset.presets import DatasetPreset, configured
-from enade_bench.errors import UserError, as_given
-from enade_bench.prompts.templates import PromptSet, load_prompt_set
+from enade_bench.prompts.templates import PromptSet, prompt_set_for
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import Experiment, RunOptions, plan_strategies
 from enade_bench.runner.run import run_experiment
@@ -140,37 +139,8 @@ class PromptSets:
         return cfg.model_copy(update={"prompts": block.model_copy(update={"preset": default})})
 
     def load(self, cfg: ExperimentConfig, source: Path, strategies: list[Strategy]) -> PromptSet:
-        """The prompt set a config asks for; worked examples only when a strategy uses them.
-
-        ``prompts.dir`` names the user's own folder (template and examples there);
-        otherwise ``prompts.preset`` (or the default in the exam's language) picks a
-        shipped template, and the shipped examples in that language serve one- and
-        few-shot strategies.
-        """
-        block, language = cfg.prompts, cfg.dataset.language
-        needed = max((s.n_examples for s in strategies), default=0)
-        if block.dir is not None:
-            folder = resolve_input(block.dir, source)
-            if not folder.is_dir():
-                raise UserError(f"{source}: prompts.dir: folder not found '{as_given(folder)}'")
-            loaded = load_prompt_set(folder / block.template, folder / block.examples if needed else None)
-            return _enough_examples(loaded, strategies)
-        name = block.preset or self.default.get(language)
-        if name is None:
-            raise UserError(
-                f"{source}: dataset.language: this benchmark ships no prompt in '{language}' "
-                f"(it has {', '.join(self.default) or 'none'}); set prompts.preset or prompts.dir"
-            )
-        if name not in self.templates:
-            known = ", ".join(sorted(self.templates)) or "none for this benchmark"
-            raise UserError(f"{source}: prompts.preset: unknown '{name}' (known: {known})")
-        examples = self.examples.get(language) if needed else None
-        if needed and examples is None:
-            raise UserError(
-                f"{source}: a strategy with {needed} worked example(s) needs examples: this benchmark "
-                f"ships none in '{language}'; set prompts.dir to a folder with {block.examples}"
-            )
-        return _enough_examples(load_prompt_set(self.templates[name], examples), strategies)
+        """The prompt set a config asks for, from these (:func:`~enade_bench.prompts.templates.prompt_set_for`)."""
+        return prompt_set_for(cfg, source, strategies, self.templates, self.default, self.examples)
 
 
 def _key_found(cfg: ExperimentConfig, source: Path) -> DatasetConfig:
@@ -181,16 +151,6 @@ def _key_found(cfg: ExperimentConfig, source: Path) -> DatasetConfig:
         return cfg.dataset
     found = key.model_copy(update={"path": str(resolve_input(key.path, source))})
     return cfg.dataset.model_copy(update={"answer_key": found})
-
-
-def _enough_examples(prompts: PromptSet, strategies: list[Strategy]) -> PromptSet:
-    """``prompts``, when it holds the worked examples every strategy asked for needs."""
-    short = [s for s in strategies if s.n_examples > len(prompts.examples)]
-    if short:
-        where = as_given(prompts.source.get("examples", "prompts: no worked examples loaded"))
-        needs = ", ".join(f"{s.id or s.shot} needs {s.n_examples}" for s in short)
-        raise UserError(f"{where}: {len(prompts.examples)} worked example(s) defined; {needs}")
-    return prompts
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from enade_bench.errors import UserError
 
 if TYPE_CHECKING:  # the config models (pydantic) are imported when a command runs, not at --help
     from enade_bench.config import SampleConfig
+    from enade_bench.runner.plan import BatchMode, RunOptions
 
 
 def folder_arg(text: str) -> Path:
@@ -67,3 +68,25 @@ def checked_limit(limit: int | None) -> int | None:
     if limit is not None and limit < 1:
         raise UserError(f"--limit: expected a positive integer, got {limit}")
     return limit
+
+
+def run_options(
+    args: argparse.Namespace, resume: bool = True, progress: bool = False, batch: BatchMode | None = None
+) -> RunOptions:
+    """The run options of a command line's :func:`add_selection` and ``--output-dir`` (checked).
+
+    ``resume``, ``progress`` and ``batch``: what ``run`` adds (``--no-resume``, ``--quiet``,
+    ``--batch-submit``/``--batch-fetch``); ``validate`` keeps the defaults.
+    """
+    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415 (not at --help)
+
+    return RunOptions(
+        strategies=args.strategy,
+        all_strategies=args.all_strategies,
+        limit=checked_limit(args.limit),
+        sample=checked_sample(args),
+        output_dir=args.output_dir,
+        resume=resume,
+        progress=progress,
+        batch=batch,
+    )

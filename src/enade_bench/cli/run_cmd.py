@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
-
-if TYPE_CHECKING:  # imported when the command runs: --help loads no benchmark, data or model code
-    from enade_bench.runner.plan import RunOptions
+from enade_bench.cli.options import add_include_path, add_selection, folder_arg, run_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,22 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def run_options(args: argparse.Namespace) -> RunOptions:
-    """The run options of the ``run`` command line (checked)."""
-    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415 (not at --help)
-
-    return RunOptions(
-        strategies=args.strategy,
-        all_strategies=args.all_strategies,
-        limit=checked_limit(args.limit),
-        sample=checked_sample(args),
-        output_dir=args.output_dir,
-        resume=not args.no_resume,
-        progress=not args.quiet and sys.stderr.isatty(),
-        batch="submit" if args.batch_submit else "fetch" if args.batch_fetch else None,
-    )
-
-
 def handle(args: argparse.Namespace) -> int:
     from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415 (not at --help)
 
@@ -60,7 +40,12 @@ def _run(args: argparse.Namespace) -> int:
     from enade_bench.runner.retry import EXIT_ERRORS, errors_note  # noqa: PLC0415
     from enade_bench.runner.run import load_backend  # noqa: PLC0415
 
-    options = run_options(args)
+    options = run_options(
+        args,
+        resume=not args.no_resume,
+        progress=not args.quiet and sys.stderr.isatty(),
+        batch="submit" if args.batch_submit else "fetch" if args.batch_fetch else None,
+    )
     if args.dry_run:
         from enade_bench.cli.validate_cmd import validate  # noqa: PLC0415 (only for --dry-run)
 

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from enade_bench.cli.options import add_include_path, add_selection, checked_limit, checked_sample, folder_arg
+from enade_bench.cli.options import add_include_path, add_selection, folder_arg, run_options
 from enade_bench.errors import UserError
 
 if TYPE_CHECKING:  # imported when the command runs: --help loads no benchmark, data or model code
@@ -64,10 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def handle(args: argparse.Namespace) -> int:
     from enade_bench.benchmarks.registry import Registry  # noqa: PLC0415 (not at --help)
-    from enade_bench.runner.plan import RunOptions  # noqa: PLC0415
 
-    options = RunOptions(strategies=args.strategy, all_strategies=args.all_strategies, limit=checked_limit(args.limit),
-                         sample=checked_sample(args), output_dir=args.output_dir, progress=False)  # fmt: skip
+    options = run_options(args)
     return validate(args.config, options, Registry(args.include_path), args.full_prompts, args.strict)
 
 

@@ -23,9 +23,6 @@ beyond the question's difficulty); :math:`\sigma_{mq} = 0` removes it.  With
 * :func:`simulate_letters`: three models, two of them equal, Holm over the three pairs
   and the compact letter display (:func:`~enade_bench.metrics.letters.letter_sets`); the
   share of replications in which the two equal models share a letter.
-* :func:`simulate_rank_sets`: four models a fixed step apart; the share of replications
-  in which every model's rank set (:func:`~enade_bench.metrics.ranks.rank_sets`) holds
-  its true rank at once.
 
 ``enade-bench compare --calibration`` prints the table quoted in ``docs/comparisons.md``
 (:func:`calibration_lines`).  Each rate is a Monte-Carlo estimate from ``replications``
@@ -55,7 +52,6 @@ from enade_bench.metrics.accuracy import wilson_interval
 from enade_bench.metrics.letters import letter_sets, share_a_letter
 from enade_bench.metrics.multiplicity import adjust_pvalues
 from enade_bench.metrics.paired import SE_ZERO
-from enade_bench.metrics.ranks import rank_sets
 
 __all__ = [
     "CalibrationRow",
@@ -66,7 +62,6 @@ __all__ = [
     "max_replications",
     "mc_interval",
     "simulate_letters",
-    "simulate_rank_sets",
     "simulate_rejections",
 ]
 
@@ -218,24 +213,6 @@ def simulate_letters(design: Design = Design(), replications: int = 1000, alpha:
         letters = letter_sets(dict(zip(names, means[k].tolist(), strict=True)), significant)
         shared += share_a_letter(letters, "A", "B")
     return LettersRow(design, replications, shared / replications)
-
-
-def simulate_rank_sets(design: Design = Design(), n_models: int = 4, replications: int = 1000, alpha: float = 0.05,
-                       seed: int = SEED) -> LettersRow:  # fmt: skip
-    """Models ``theta_diff`` logits apart: how often every rank set holds its true rank (``share``)."""
-    rng = np.random.default_rng(seed)
-    thetas = [design.theta_diff * k for k in range(n_models)]  # model k has true rank n_models - k
-    scores, onehot = _scores(design, thetas, replications, rng)
-    names = [f"m{k}" for k in range(n_models)]
-    pairs = [(i, j) for i in range(n_models) for j in range(i + 1, n_models)]
-    p = np.stack([_clustered_p(scores[i] - scores[j], onehot) for i, j in pairs], axis=1)
-    diff = np.stack([(scores[i] - scores[j]).mean(axis=1) for i, j in pairs], axis=1)
-    covered = 0
-    for r in range(replications):
-        given = {(names[i], names[j]): (float(diff[r, k]), float(p[r, k])) for k, (i, j) in enumerate(pairs)}
-        sets = rank_sets(given, names, alpha)
-        covered += all(sets[names[k]][0] <= n_models - k <= sets[names[k]][1] for k in range(n_models))
-    return LettersRow(design, replications, covered / replications)
 
 
 def calibration_rows(replications: int = 2000) -> tuple[list[CalibrationRow], list[LettersRow]]:

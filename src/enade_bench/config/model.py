@@ -80,7 +80,7 @@ LOCAL_TYPES = frozenset({"causal_lm", "seq2seq", "vllm"})
 class ModelConfig(StrictModel):
     """The model under evaluation.
 
-    ``type`` names a backend of the registry (``enade_bench.backends.registry``): the
+    ``type`` names a backend of the registry (``enade_bench.backends.factory``): the
     built-ins ``causal_lm``, ``seq2seq``, ``vllm`` and ``api``, or a plug-in's name.
     Whether the name is known is checked there, before any model loads (this layer
     cannot see the registry).  ``options`` holds a plug-in backend's settings.

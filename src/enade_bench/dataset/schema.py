@@ -85,9 +85,6 @@ class Question:
     def answer_index(self) -> int:
         return LETTERS.index(self.answer)
 
-    def extra_value(self, key: str, default: str = "") -> str:
-        return dict(self.extra).get(key, default)
-
     def content_hash(self) -> str:
         """sha256 of the stem, options and key: two runs can be compared item by item."""
         payload = json.dumps(

@@ -82,8 +82,6 @@ MIN_SECRET = 6
 MIN_BASE64_PIECE = 6
 #: Runs of this many characters of a long secret are masked too (servers echo part of a key).
 FRAGMENT = 12
-#: ``scheme://user:password@`` (the credentials of a URL).
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@")
 #: A query parameter that carries a key or token (``?key=…``, ``&api_key=…``, ``access_token=…``).
 _URL_TOKEN = re.compile(
     r"(?P<name>[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|password|secret|sig|signature)=)"

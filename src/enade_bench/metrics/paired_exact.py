@@ -5,7 +5,7 @@ wrong), :math:`c = n_{01}` and :math:`\delta = p_{10} - p_{01}`, McNemar's score
 (:func:`~enade_bench.metrics.paired.mcnemar_score_test`) refers
 :math:`T(0) = (b-c)/\sqrt{b+c}` to the normal distribution; its actual size, maximised over
 the discordance, exceeds the nominal 5 % at every :math:`n` (0.070 at 8 questions, 0.053 at
-10, 0.056 at 28, 0.065 at 50, 0.057 at 100: :func:`actual_size`).  The exact unconditional
+10, 0.056 at 28, 0.065 at 50, 0.057 at 100: ``bench/paired_exact_size.py``).  The exact unconditional
 test (Suissa & Shuster 1991) keeps the same ordering of the tables, Tango's score statistic
 :math:`T(\delta_0)` (:mod:`enade_bench.metrics.paired_score`), and takes its tail
 probability at its worst over the nuisance parameter :math:`q = p_{01}`, in the trinomial
@@ -34,8 +34,8 @@ kept (:func:`exact_pvalues`), which the power under the alternative uses
 
 The enumeration grows as :math:`n^2`; above :data:`SWITCH_N` questions the comparison uses
 the score test with Tango's interval (:mod:`enade_bench.metrics.paired`), whose actual
-size at 101 questions is 0.053 (:func:`actual_size` with the score test's rejection
-region; docs/comparisons.md).
+size at 101 questions is 0.053 (``bench/paired_exact_size.py`` with the score test's
+rejection region; docs/comparisons.md).
 
 References
 ----------
@@ -62,7 +62,6 @@ import numpy.typing as npt
 __all__ = [
     "GRID",
     "SWITCH_N",
-    "actual_size",
     "exact_interval",
     "exact_pvalue",
     "exact_pvalues",
@@ -197,32 +196,6 @@ def exact_pvalues(n: int) -> FloatArray:
     upper = above[np.searchsorted(ts, t - _TIE, side="left")].max(axis=1)
     lower = below[np.searchsorted(ts, t + _TIE, side="right")].max(axis=1)
     return np.minimum(1.0, 2 * np.minimum(np.minimum(upper, 1.0), np.minimum(lower, 1.0)))
-
-
-def actual_size(n: int, alpha: float, reject: npt.NDArray[np.bool_] | None = None, grid: int = 5001) -> float:
-    """The largest probability of rejecting a true :math:`\\delta = 0`, over the discordance.
-
-    Parameters
-    ----------
-    n
-        Questions compared.
-    alpha
-        The test's level.
-    reject
-        Which tables of :func:`tables` the test rejects; default: the exact unconditional
-        test's (``exact_pvalues(n) < alpha``).
-    grid
-        Points of the grid over :math:`q` (finer than the test's own).
-
-    Returns
-    -------
-    float
-        :math:`\\max_q \\sum_{\\text{rejected}} P_q(b, c)`.
-    """
-    rows = exact_pvalues(n) < alpha if reject is None else reject
-    if not np.any(rows):
-        return 0.0
-    return float(_pmf(rows, n, 0.0, _nuisance(0.0, grid)).sum(axis=0).max())
 
 
 def _limit(b: int, c: int, n: int, half: float, side: int) -> float:

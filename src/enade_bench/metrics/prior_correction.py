@@ -105,12 +105,6 @@ class PriorCorrection:
     bpc_raw: PositionBias
     bpc_corrected: PositionBias
 
-    def tvd(self, corrected: bool = True, n_options: int | None = None) -> float:
-        """BPC total-variation distance (of the largest stratum unless ``n_options``)."""
-        table = self.bpc_corrected if corrected else self.bpc_raw
-        key = str(n_options) if n_options is not None else max(table, key=lambda k: table[k].n)
-        return float(table[key].bpc_tvd)
-
 
 def question_priors(records: Sequence[QuestionRecord], min_shuffles: int = 2) -> dict[str, np.ndarray]:
     r"""Per-question letter prior :math:`\hat P_{prior}(d \mid q)`: normalised geometric mean over its orders.

@@ -23,7 +23,7 @@ does not share a letter.
   :math:`2\alpha/(2K-r)` for the others.  The statements shown are the **simultaneous
   confidence statements compatible with Holm's procedure** (Strassburger & Bretz 2008,
   for Bonferroni-based closed tests; Guilbaud 2008), which hold jointly with
-  probability :math:`\ge 1-\alpha` (:func:`holm_statements`).  With :math:`c` the
+  probability :math:`\ge 1-\alpha` (:func:`shown_statements`).  With :math:`c` the
   one-sided normal (or t) quantile at :math:`\alpha/(2K-r)`, the :math:`2K-r` hypotheses
   not rejected:
 
@@ -78,7 +78,7 @@ import numpy.typing as npt
 from enade_bench.metrics.multiplicity import adjust_pvalues
 
 __all__ = ["ABOVE", "BELOW", "ENCODING", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement",
-           "decision_levels", "holds_zero", "holm_statements", "shown_statements"]  # fmt: skip
+           "decision_levels", "holds_zero", "shown_statements"]  # fmt: skip
 
 #: How each adjustment's statements read in tables and notes.
 INTERVAL_NAMES = {
@@ -194,11 +194,15 @@ def decision_levels(pvalues: npt.ArrayLike, alpha: float, method: str) -> npt.ND
     return out
 
 
-def holm_statements(
-    pvalues: npt.ArrayLike, estimates: npt.ArrayLike, alpha: float,
+def shown_statements(
+    pvalues: npt.ArrayLike, estimates: npt.ArrayLike, alpha: float, method: str,
     interval_at: Callable[[int, float], tuple[float, float]],
 ) -> list[Statement | None]:  # fmt: skip
-    """Strassburger & Bretz's (2008) simultaneous statements compatible with (directional) Holm.
+    """Each pair's shown statement under ``method`` (``holm``, ``bonferroni`` or ``bh``; module docstring).
+
+    Holm's are Strassburger & Bretz's (2008) simultaneous statements compatible with
+    (directional) Holm; Bonferroni gives every pair its :math:`\\alpha/K` interval,
+    Benjamini–Hochberg its :math:`R\\alpha/K` one.
 
     Parameters
     ----------
@@ -206,6 +210,8 @@ def holm_statements(
         Each pair's raw two-sided p-value (NaN: outside the family, ``None`` returned) and estimate.
     alpha
         The family's level.
+    method
+        ``holm``, ``bonferroni`` or ``bh``.
     interval_at
         ``interval_at(i, confidence)``: pair ``i``'s two-sided interval by its test's own
         procedure (its ``1 - a`` interval excludes 0 exactly when ``p_i < a``).
@@ -213,7 +219,7 @@ def holm_statements(
     Returns
     -------
     list
-        One :class:`Statement` per pair (module docstring); jointly they hold with
+        One :class:`Statement` per pair (module docstring); Holm's hold jointly with
         probability at least ``1 - alpha``.
 
     Examples
@@ -224,23 +230,11 @@ def holm_statements(
     >>> def at(i, conf):
     ...     h = stats.norm.ppf(1 - (1 - conf) / 2) * se
     ...     return est[i] - h, est[i] + h
-    >>> shown = holm_statements(p, est, 0.05, at)
+    >>> shown = shown_statements(p, est, 0.05, "holm", at)
     >>> [s.kind for s in shown]
     ['> 0', '> 0', 'interval']
     >>> round(shown[2].confidence, 4), shown[0].low  # 1 - 2 alpha / (2K - r), K = 3, r = 2
     (0.975, 0.0)
-    """
-    return shown_statements(pvalues, estimates, alpha, "holm", interval_at)
-
-
-def shown_statements(
-    pvalues: npt.ArrayLike, estimates: npt.ArrayLike, alpha: float, method: str,
-    interval_at: Callable[[int, float], tuple[float, float]],
-) -> list[Statement | None]:  # fmt: skip
-    """Each pair's shown statement under ``method`` (``holm``, ``bonferroni`` or ``bh``; module docstring).
-
-    Parameters and returns as :func:`holm_statements`; Bonferroni gives every pair its
-    :math:`\\alpha/K` interval, Benjamini–Hochberg its :math:`R\\alpha/K` one.
     """
     p = np.asarray(pvalues, dtype=float)
     est = np.asarray(estimates, dtype=float)

@@ -1,18 +1,24 @@
-"""Load the prompt templates and worked examples from YAML (validated, strict)."""
+"""Prompt sets from YAML (validated, strict): templates, worked examples, the set a config asks for."""
 
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from enade_bench.config import resolve_input
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError, as_given
 from enade_bench.regular_file import read_text
 from enade_bench.yaml_io import safe_load
+
+if TYPE_CHECKING:
+    from enade_bench.config import ExperimentConfig
+    from enade_bench.strategies.registry import Strategy
 
 
 class _Strict(BaseModel):
@@ -190,3 +196,60 @@ def load_prompt_set(template_path: Path, examples_path: Path | None = None) -> P
         examples = tuple(_validate(Examples, _read_yaml(examples_path), examples_path).examples)
         source["examples"] = str(examples_path)
     return PromptSet(templates=templates, examples=examples, source=source)
+
+
+def prompt_set_for(
+    cfg: ExperimentConfig,
+    source: Path,
+    strategies: Sequence[Strategy],
+    shipped: Mapping[str, Path],
+    default: Mapping[str, str],
+    examples: Mapping[str, Path],
+) -> PromptSet:
+    """The prompt set a config asks for; worked examples only when a strategy uses them.
+
+    ``prompts.dir`` names the user's own folder (template and examples there);
+    otherwise ``prompts.preset`` (or ``default``, the benchmark's in the exam's language)
+    picks one of the ``shipped`` templates, and the shipped ``examples`` in that language
+    serve one- and few-shot strategies.
+
+    Raises
+    ------
+    UserError
+        A missing folder, an unknown preset, no prompt or examples shipped in the exam's
+        language, fewer worked examples than a strategy needs, or a bad prompt file.
+    """
+    block, language = cfg.prompts, cfg.dataset.language
+    needed = max((s.n_examples for s in strategies), default=0)
+    if block.dir is not None:
+        folder = resolve_input(block.dir, source)
+        if not folder.is_dir():
+            raise UserError(f"{source}: prompts.dir: folder not found '{as_given(folder)}'")
+        loaded = load_prompt_set(folder / block.template, folder / block.examples if needed else None)
+        return _enough_examples(loaded, strategies)
+    name = block.preset or default.get(language)
+    if name is None:
+        raise UserError(
+            f"{source}: dataset.language: this benchmark ships no prompt in '{language}' "
+            f"(it has {', '.join(default) or 'none'}); set prompts.preset or prompts.dir"
+        )
+    if name not in shipped:
+        known = ", ".join(sorted(shipped)) or "none for this benchmark"
+        raise UserError(f"{source}: prompts.preset: unknown '{name}' (known: {known})")
+    found = examples.get(language) if needed else None
+    if needed and found is None:
+        raise UserError(
+            f"{source}: a strategy with {needed} worked example(s) needs examples: this benchmark "
+            f"ships none in '{language}'; set prompts.dir to a folder with {block.examples}"
+        )
+    return _enough_examples(load_prompt_set(shipped[name], found), strategies)
+
+
+def _enough_examples(prompts: PromptSet, strategies: Sequence[Strategy]) -> PromptSet:
+    """``prompts``, when it holds the worked examples every strategy asked for needs."""
+    short = [s for s in strategies if s.n_examples > len(prompts.examples)]
+    if short:
+        where = as_given(prompts.source.get("examples", "prompts: no worked examples loaded"))
+        needs = ", ".join(f"{s.id or s.shot} needs {s.n_examples}" for s in short)
+        raise UserError(f"{where}: {len(prompts.examples)} worked example(s) defined; {needs}")
+    return prompts

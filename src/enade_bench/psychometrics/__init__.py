@@ -17,7 +17,7 @@ reference):
   post-hoc; :mod:`~enade_bench.psychometrics.dif`: machine-human DIF
   (:func:`~enade_bench.psychometrics.dif.machine_human_dif`; the model as the unit:
   :mod:`~enade_bench.psychometrics.dif_clustered`; simulations:
-  :mod:`~enade_bench.psychometrics.dif_simulation`);
+  ``bench/dif_simulation.py``);
   :mod:`~enade_bench.psychometrics.theta_compare`: θ differences between models over shuffles;
   :mod:`~enade_bench.benchmarks.enem.published`: the published ENEM patterns.
   See ``docs/psychometrics_cat_dif.md``.

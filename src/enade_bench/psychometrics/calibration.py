@@ -362,17 +362,3 @@ def calibrate(
     for column in ("sx2", "sx2_df", "sx2_p"):
         table[column] = fit[column].to_numpy()
     return Calibration(items, table, loglik, iterations, converged, model, priors)
-
-
-def marginal_log_posterior(
-    responses: ArrayLike,
-    items: ItemParams,
-    model: Model,
-    priors: Priors,
-    quadrature: Quadrature = EM_QUADRATURE,
-) -> float:
-    """Marginal log-likelihood plus log prior of ``items`` (the quantity EM maximises)."""
-    data = _Data(np.asarray(responses, dtype=np.float64), quadrature)
-    _, _, loglik = data.e_step(items.a, items.b, items.c)
-    pack = _Packing(model, len(items))
-    return loglik + pack.log_prior(priors, pack.natural(items.a, items.b, items.c))

@@ -45,7 +45,7 @@ Unit of evidence (``DifOptions.unit``). ``"pattern"``: the test above, every
 model × shuffle pattern one respondent. The patterns of one model over shuffles
 are not independent, so with few models this is liberal for "machines in
 general" (with one model and 30 shuffles it flags items by the dozen,
-:mod:`~enade_bench.psychometrics.dif_simulation`). ``"model"`` (the ENEM
+``bench/dif_simulation.py``). ``"model"`` (the ENEM
 study's and ``irt dif``'s default): each model's shuffles are collapsed to its
 count of correct answers per item and tested exactly against a beta-binomial
 null with the model's own between-shuffle correlation

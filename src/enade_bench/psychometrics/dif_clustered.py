@@ -6,7 +6,7 @@ Pooling the :math:`K` patterns as :math:`K` respondents (the ``pattern`` unit of
 :func:`~enade_bench.psychometrics.dif.machine_human_dif`) then reads one model's
 idiosyncrasy as 30 independent pieces of evidence and flags items by the dozen
 (``docs/psychometrics_cat_dif.md``, simulation of
-:mod:`~enade_bench.psychometrics.dif_simulation`).
+``bench/dif_simulation.py``).
 
 Here each model :math:`m` is collapsed to its count of correct answers to item
 :math:`j`, :math:`Y_{mj}` of :math:`K_{mj}` shuffles, and its human expectation,

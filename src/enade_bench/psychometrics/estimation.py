@@ -208,43 +208,6 @@ def _score_terms(
     return score, info, warm_j
 
 
-def estimating_function(
-    theta: ArrayLike, responses: ArrayLike, items: ItemParams, method: Method, quadrature: Quadrature = MIRT
-) -> FloatArray:
-    r"""The estimating equation :math:`g(\theta) = 0` that MAP, ML and WLE solve.
-
-    .. math::
-        g(\theta) = \sum_j (x_j - P_j) \frac{P_j'}{P_j(1 - P_j)} + r_0(\theta),
-        \qquad r_0 = \begin{cases}
-            0 & \text{ML} \\
-            -(\theta - \mu)/\sigma^2 & \text{MAP, } N(\mu, \sigma^2) \text{ prior} \\
-            J(\theta) / (2 I(\theta)) & \text{WLE, } J = \sum_j P_j' P_j'' / (P_j Q_j)
-        \end{cases}
-
-    Parameters
-    ----------
-    theta : array_like
-        Shape ``(n,)``, one θ per respondent.
-    responses : array_like
-        Shape ``(n, J)``: 1, 0 or NaN.
-    items : ItemParams
-        The items.
-    method : {"map", "ml", "wle"}
-        Which :math:`r_0`.
-    quadrature : Quadrature
-        Supplies the MAP prior.
-
-    References
-    ----------
-    Warm (1989), eq. 8; Snijders (2001), section 3 (same :math:`r_0` notation).
-    """
-    x = as_response_matrix(responses, len(items))
-    t = np.asarray(theta, dtype=np.float64).reshape(-1)
-    correct, _, administered = _split(x)
-    score, info, warm_j = _score_terms(t, correct, administered.astype(np.float64), items)
-    return score + prior_term(t, info, warm_j, method, quadrature)
-
-
 def _grid_terms(
     x: FloatArray, items: ItemParams, grid: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -264,7 +227,7 @@ def _grid_terms(
 def prior_term(
     theta: FloatArray, info: FloatArray, warm_j: FloatArray, method: Method, quadrature: Quadrature
 ) -> FloatArray:
-    """The :math:`r_0(\\theta)` term of :func:`estimating_function`."""
+    """The :math:`r_0(\\theta)` term of the estimating equation (:func:`modal`)."""
     if method == "ml":
         return np.zeros_like(theta)
     if method == "map":
@@ -284,7 +247,15 @@ def modal(
     grid_points: int = 241,
     tol: float = 1e-10,
 ) -> ThetaEstimates:
-    r"""MAP, ML or WLE ability: the root of :func:`estimating_function` in ``[-lim, lim]``.
+    r"""MAP, ML or WLE ability: the root of the estimating equation :math:`g(\theta) = 0` in ``[-lim, lim]``.
+
+    .. math::
+        g(\theta) = \sum_j (x_j - P_j) \frac{P_j'}{P_j(1 - P_j)} + r_0(\theta),
+        \qquad r_0 = \begin{cases}
+            0 & \text{ML} \\
+            -(\theta - \mu)/\sigma^2 & \text{MAP, } N(\mu, \sigma^2) \text{ prior} \\
+            J(\theta) / (2 I(\theta)) & \text{WLE, } J = \sum_j P_j' P_j'' / (P_j Q_j)
+        \end{cases}
 
     The estimating function is evaluated on a fine grid; among its downward
     sign changes the one with the largest objective (log-likelihood, plus the
@@ -310,7 +281,8 @@ def modal(
 
     References
     ----------
-    Baker & Kim (2004), ch. 7; Warm (1989).
+    Baker & Kim (2004), ch. 7; Warm (1989), eq. 8; Snijders (2001), section 3 (same :math:`r_0`
+    notation).
     """
     if method not in ("map", "ml", "wle"):
         raise ValueError(f"method must be map, ml or wle; got {method!r}")

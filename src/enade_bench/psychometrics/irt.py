@@ -234,28 +234,5 @@ def as_response_matrix(responses: ArrayLike, n_items: int) -> FloatArray:
     return x
 
 
-def log_likelihood(theta: ArrayLike, responses: ArrayLike, items: ItemParams) -> FloatArray:
-    r"""Log-likelihood of each response pattern at its own ``theta``.
-
-    .. math:: \ell(\theta) = \sum_{j \in A} x_j \log P_j(\theta) + (1 - x_j)\log(1 - P_j(\theta))
-
-    summing over the administered items :math:`A` (non-missing responses).
-
-    Parameters
-    ----------
-    theta : array_like
-        Shape ``(n,)``, one ability per row of ``responses``.
-    responses : array_like
-        Shape ``(n, J)``, 0/1/NaN.
-    items : ItemParams
-        The ``J`` items.
-    """
-    x = as_response_matrix(responses, len(items))
-    p = np.clip(prob(np.asarray(theta, dtype=np.float64).reshape(-1), items), EPS, 1.0 - EPS)
-    ll = np.where(np.isnan(x), 0.0, np.nan_to_num(x) * np.log(p) + (1.0 - np.nan_to_num(x)) * np.log1p(-p))
-    total: FloatArray = ll.sum(axis=1)
-    return total
-
-
 # ``test_information`` is not a pytest test, whatever its name.
 test_information.__test__ = False  # type: ignore[attr-defined]

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from enade_bench.psychometrics.classical import discrimination_index
 from enade_bench.psychometrics.estimation import MIRT, Method, Quadrature, estimate_theta
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.personfit import person_fit
@@ -123,17 +122,3 @@ def p_correct_matrix(frame: pd.DataFrame, items: ItemParams) -> pd.DataFrame:
     share = share.reindex(columns=order)
     share.columns.name = None
     return share
-
-
-def shuffle_discrimination(
-    frame: pd.DataFrame, per_shuffle: pd.DataFrame, fraction: float = 0.25, threshold: float = 0.2
-) -> pd.DataFrame:
-    """Discrimination index with every (respondent, shuffle) pattern as a unit.
-
-    ``per_shuffle`` is :func:`score_shuffles`' output (its ``theta`` ranks the
-    units); see :func:`~enade_bench.psychometrics.classical.discrimination_index`.
-    """
-    wide = to_wide(frame)
-    keyed = per_shuffle.set_index(["respondent", "shuffle"])["theta"]
-    theta = keyed.reindex(wide.index).to_numpy(dtype=np.float64)
-    return discrimination_index(wide, theta, fraction=fraction, threshold=threshold)

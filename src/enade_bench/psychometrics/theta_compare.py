@@ -35,7 +35,7 @@ interval :math:`\hat d \pm t_{df,\,0.975}\widehat{SE}`. Many pairs: Holm,
 Bonferroni or Benjamini–Hochberg over the pairs of one table
 (:func:`enade_bench.metrics.multiplicity.adjust_pvalues`).
 
-One inference per pair (:func:`theta_pairs`): the statement shown beside an adjusted p is
+One inference per pair (:func:`adjust_theta_pairs`): the statement shown beside an adjusted p is
 the adjustment's own (:func:`enade_bench.metrics.simultaneous.shown_statements`). Pair
 :math:`i` is rejected when :math:`p_i < \alpha_i` (``alpha_i``, the level of its adjusted
 decision); with Holm a rejected pair gets Strassburger & Bretz's bound at 0 in the
@@ -72,7 +72,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations
 from typing import Literal
 
 import numpy as np
@@ -137,7 +136,7 @@ class ThetaDifference:
         Standard error of ``diff`` and its degrees of freedom.
     ci_low, ci_high : float
         The statement shown. From :func:`theta_difference` the unadjusted t interval; from
-        :func:`theta_pairs` the adjustment's statement (module docstring), encoded as in
+        :func:`adjust_theta_pairs` the adjustment's statement (module docstring), encoded as in
         every statement-bearing CSV (:data:`enade_bench.metrics.simultaneous.ENCODING`): an
         interval ``[ci_low, ci_high]``, or a bound at 0, ``> 0`` as ``ci_low = 0`` (open:
         0 itself is excluded) with its other limit in ``ci_high``, ``< 0`` mirrored; it
@@ -147,7 +146,7 @@ class ThetaDifference:
     pairing : str
         ``"independent"`` or ``"shuffle"``.
     p_adjusted : float
-        Set by :func:`theta_pairs` (Holm, Bonferroni or BH over the pairs); NaN otherwise.
+        Set by :func:`adjust_theta_pairs` (Holm, Bonferroni or BH over the pairs); NaN otherwise.
     adjust : str
         The adjustment (``"none"`` from :func:`theta_difference`).
     ci_level : float
@@ -289,42 +288,13 @@ def theta_difference(
                            ci_high_unadjusted=high)  # fmt: skip
 
 
-def theta_pairs(
-    samples: Sequence[ThetaSample],
-    pairing: Pairing = "independent",
-    adjust: str = "holm",
-    confidence: float = 0.95,
-) -> list[ThetaDifference]:
-    """Every pair of ``samples`` (higher mean θ first), adjusted together: one inference per pair.
-
-    The p-values are adjusted over the pairs (``holm``, ``bonferroni`` or ``bh``); each
-    pair's shown statement ``ci_low``–``ci_high`` is the adjustment's simultaneous one
-    (:func:`enade_bench.metrics.simultaneous.shown_statements`; module docstring), so it
-    excludes 0 exactly when ``different`` (adjusted p below :math:`\alpha = 1 -`
-    ``confidence``); the unadjusted interval stays in ``ci_low_unadjusted``–``ci_high_unadjusted``.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> pairs = theta_pairs([ThetaSample.of(n, rng.normal(mu, 0.3, 10)) for n, mu in (("x", 0), ("y", 0.5))])
-    >>> p = pairs[0]
-    >>> from enade_bench.metrics.simultaneous import holds_zero
-    >>> p.different == (not holds_zero(p.statement, p.ci_low, p.ci_high)) == (p.p_adjusted < 0.05)
-    True
-    """
-    ordered = sorted(samples, key=lambda s: -float(np.mean(s.theta)))
-    pairs = [theta_difference(x, y, pairing, confidence) for x, y in combinations(ordered, 2)]
-    return adjust_theta_pairs(pairs, adjust, confidence)
-
-
 def adjust_theta_pairs(
     pairs: Sequence[ThetaDifference], adjust: str = "holm", confidence: float = 0.95
 ) -> list[ThetaDifference]:
     """Adjust unadjusted pairs (:func:`theta_difference`) together, as one family.
 
-    :func:`theta_pairs` adjusts the pairs of one table; a family of several tables (every
-    area and language of the published runs, as ``compare`` adjusts every pair of a
-    strategy) passes all their pairs here at once.  Each pair gets its adjusted p, its
+    The pairs of one table, or those of a family of several tables (every area and language
+    of the published runs, as ``compare`` adjusts every pair of a strategy) at once.  Each pair gets its adjusted p, its
     simultaneous statement and the Bonferroni interval over the family's size.
     """
     if adjust not in INTERVAL_NAMES:

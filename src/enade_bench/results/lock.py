@@ -13,7 +13,10 @@ A lock file with other names (a hard link to a file elsewhere, a ``cp -al`` copy
 folder) is never written: once it is locked, a new lock file of its own is put in its place
 (locked before it is renamed there), so the other names keep their content.
 
-Locks are re-entrant within a process (the command line takes them before the
+The model cache's entries are locked the same way (:func:`waiting_lock`), except that a
+second process waits for the holder instead of being refused, and the lock file stays.
+
+Run locks are re-entrant within a process (the command line takes them before the
 model loads, the runner again around the work). Where ``fcntl`` does not exist
 (Windows) runs are not locked.
 """
@@ -71,8 +74,8 @@ def _read(fd: int) -> str:
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
-def _acquire(path: Path) -> int:
-    """Open and lock ``path`` (non-blocking); the descriptor. Refused: a UserError naming the holder."""
+def _acquire(path: Path, wait: bool = False) -> int:
+    """Open and lock ``path``; the descriptor. Held: ``wait`` for it, else a UserError naming the holder."""
     import fcntl  # noqa: PLC0415 (POSIX only; callers skip locking without it)
 
     while True:
@@ -87,7 +90,7 @@ def _acquire(path: Path) -> int:
                 ) from None
             raise UserError(f"{path}: cannot create the run's lock file ({os_reason(exc)})") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             holder = describe_holder(_read(fd))
             os.close(fd)
@@ -174,6 +177,21 @@ def _held(path: Path, taken: list[tuple[str, Path]] | None = None) -> Iterator[N
             del _HELD[key]
             path.unlink(missing_ok=True)  # before unlocking: a waiter re-checks the inode
             os.close(fd)
+
+
+@contextmanager
+def waiting_lock(path: Path) -> Iterator[None]:
+    """Hold the lock file ``path`` for the block, waiting for a holder to let go; the file stays."""
+    try:
+        import fcntl  # noqa: F401, PLC0415
+    except ImportError:  # pragma: no cover (Windows)
+        yield
+        return
+    fd = _acquire(path, wait=True)
+    try:
+        yield
+    finally:
+        os.close(fd)
 
 
 @contextmanager

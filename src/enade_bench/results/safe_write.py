@@ -61,6 +61,7 @@ __all__ = [
     "link_refusal",
     "linked_folders",
     "output_root",
+    "parts_below",
     "real_folder",
     "remove_inside",
     "write_bytes",
@@ -87,7 +88,7 @@ def link_refusal(link: Path, root: Path) -> UserError:
     )
 
 
-def _inside(path: Path, root: Path) -> tuple[str, ...] | None:
+def parts_below(path: Path, root: Path) -> tuple[str, ...] | None:
     """The parts of ``path`` below ``root`` (compared as written, then as absolute paths); ``None``: not below."""
     for a, b in ((path, root), (Path(os.path.abspath(path)), Path(os.path.abspath(root)))):
         try:
@@ -111,7 +112,7 @@ def _root_of(path: Path, root: Path | None) -> Path:
     if root is not None:
         return Path(root)
     active = _ROOT.get()
-    if active is not None and _inside(path, active) is not None:
+    if active is not None and parts_below(path, active) is not None:
         return active
     return path.parent
 
@@ -127,7 +128,7 @@ def real_folder(folder: Path, root: Path, for_file: Path | None = None) -> Path:
         ``folder`` leaves ``root`` (``..``), a folder on the way is a symbolic link or a
         file, or it cannot be created.
     """
-    parts = _inside(folder, root)
+    parts = parts_below(folder, root)
     if parts is None or any(p in ("..", ".") for p in parts):
         raise UserError(f"{folder}: outside the output folder '{root}' (refused)")
     try:

@@ -21,16 +21,10 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
+from enade_bench.results.safe_write import parts_below
+
 #: The installed package's folder (its files are named from ``enade_bench/``).
 PACKAGE = Path(__file__).resolve().parents[1]
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
 
 
 def shared_path(path: str | Path, base: str | Path) -> str:
@@ -50,7 +44,8 @@ def shared_path(path: str | Path, base: str | Path) -> str:
         pass
     folder = Path(os.path.abspath(base))
     home = Path(os.path.abspath(Path.home()))
-    if home != Path(home.anchor) and _inside(absolute, home) and not _inside(folder, home):
+    in_home = [parts_below(p, home) is not None for p in (absolute, folder)]
+    if home != Path(home.anchor) and in_home == [True, False]:
         return absolute.name
     return Path(os.path.relpath(absolute, folder)).as_posix()
 

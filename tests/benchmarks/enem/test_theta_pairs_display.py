@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from tests.psychometrics.theta_table import theta_pairs
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis
 from enade_bench.benchmarks.enem.files import ExamFile
@@ -13,7 +14,7 @@ from enade_bench.benchmarks.enem.steps.common import EnemAnalysis
 from enade_bench.benchmarks.enem.steps.theta_pairs import display_pairs, pairs_note, theta_pairs_step
 from enade_bench.metrics.simultaneous import decision_levels, holds_zero
 from enade_bench.psychometrics.irt import ItemParams
-from enade_bench.psychometrics.theta_compare import ThetaSample, pairs_frame, theta_pairs
+from enade_bench.psychometrics.theta_compare import ThetaSample, pairs_frame
 
 
 def _printed_excludes_0(text: str) -> bool:

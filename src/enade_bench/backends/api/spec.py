@@ -13,9 +13,9 @@ from enade_bench.backends.api.backend import ApiBackend, api_prompt_form, capabi
 from enade_bench.backends.api.clients import base_url_for
 from enade_bench.backends.api.keys import resolve_api_key, warn_if_weak
 from enade_bench.backends.chat_render import has_chat_template
+from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.model_info import ModelInfo, TokenCounter, load_tokenizer
-from enade_bench.backends.registry import BackendSpec
 from enade_bench.config import ApiConfig, ModelConfig
 from enade_bench.errors import UserError
 

@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from enade_bench.benchmarks.enem.analysis import RANDOM, ExamAnalysis, Psychometrics
+from enade_bench.psychometrics.shuffles import p_correct_matrix
 from enade_bench.report.figures import MARKERS, STYLE, FigureFile, save
 
 #: l_z below this flags misfit at the 5 % level (one-sided, standard normal).
@@ -63,11 +64,8 @@ def lz_theta_figure(exam: ExamAnalysis) -> Figure:
 
 def pattern_heatmap(exam: ExamAnalysis) -> Figure:
     """Models × items ordered by difficulty b; shade = share correct over shuffles."""
-    tidy = exam.tidy
-    order = [exam.items.item_ids[k] for k in np.argsort(exam.items.b, kind="stable")]
-    share = (
-        tidy.groupby(["respondent", "item_id"])["correct"].mean().unstack("item_id").reindex(columns=order)
-    )
+    share = p_correct_matrix(exam.tidy, exam.items)
+    order = list(share.columns)
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(max(5.0, 0.16 * len(order) + 2.5), 0.45 * len(share) + 1.6))
         image = ax.imshow(share.to_numpy(dtype=float), cmap="Greys", vmin=0, vmax=1, aspect="auto",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from tests.benchmarks.enem.study.test_plan import _cli_error, write_study
-from tests.metrics.test_prior_correction import synthetic
+from tests.metrics.test_prior_correction import synthetic, tvd
 
 from enade_bench.benchmarks.enem.steps import correct_entries
 from enade_bench.benchmarks.enem.study.config import VerdictRule
@@ -46,7 +46,7 @@ def test_correct_entries_replaces_biased_records_and_notes_unscored_runs(tmp_pat
     assert np.allclose(pc.prior[5], prior / prior.sum(), atol=0.03)
     records = fixed[0].result.records
     assert records is pc.records and len(records) == len(biased)
-    assert pc.tvd(corrected=False) > 0.4 and pc.tvd(corrected=True) < 0.1
+    assert tvd(pc, corrected=False) > 0.4 and tvd(pc, corrected=True) < 0.1
     assert [r.extra["raw"]["prediction"] for r in records if r.extra] == [
         b.prediction for b, r in zip(biased, records, strict=True) if r.extra
     ]

@@ -1,6 +1,6 @@
 """θ differences between models on each ENEM exam, over the shuffles, with SEs and adjusted p-values.
 
-The analysis is :func:`enade_bench.psychometrics.theta_compare.theta_pairs`; this step
+The analysis is :mod:`enade_bench.psychometrics.theta_compare` (``adjust_theta_pairs``); this step
 builds each model's per-shuffle θ (the EAP of every model × shuffle pattern, the θ of
 the verdict) per exam and prediction set and writes ``theta_pairs.csv``.
 ``enade-bench irt theta-pairs``, ``report`` and ``study`` call :func:`theta_pairs_frame`
