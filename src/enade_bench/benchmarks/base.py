@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the report stack (pandas, matplotlib) loads only when a rep
     from enade_bench.report.loader import RunEntry
     from enade_bench.report.section import Section
     from enade_bench.results.summary import JsonObject
-    from enade_bench.study.plan import PlannedStudy, StudyRequest
+    from enade_bench.study.plan import PlannedStudy, StudyOptions
 
 
 @runtime_checkable
@@ -102,7 +102,7 @@ class ReportBenchmark(Benchmark, Protocol):
 class StudyBenchmark(Benchmark, Protocol):
     """A benchmark with a study of its own (ENEM: models × areas × languages, option shuffles, the verdict)."""
 
-    def plan_study(self, path: Path, data: JsonObject, request: StudyRequest) -> PlannedStudy:
+    def plan_study(self, path: Path, data: JsonObject, options: StudyOptions) -> PlannedStudy:
         """Check the study YAML ``data`` (read from ``path``) and prepare every run; no model loads.
 
         The study pipeline (:mod:`enade_bench.study.run`) then runs the plan's tasks and asks it

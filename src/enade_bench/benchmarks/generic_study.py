@@ -38,7 +38,7 @@ from enade_bench.strategies.registry import ALL_STRATEGIES
 from enade_bench.study.config import StudyConfig, StudyExam, parse_study_config
 from enade_bench.study.executors import ExecutorSettings, executor_settings
 from enade_bench.study.models import ModelParts, model_parts
-from enade_bench.study.plan import StudyRequest, StudyResult
+from enade_bench.study.plan import StudyOptions, StudyResult
 from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
@@ -134,22 +134,22 @@ def _dataset(exam: StudyExam, benchmark: str, path: Path) -> JsonObject:
     return block
 
 
-def plan_generic(path: Path, data: Any, request: StudyRequest, registry: Registry) -> GenericPlan:
+def plan_generic(path: Path, data: Any, options: StudyOptions, registry: Registry) -> GenericPlan:
     """Check the whole study and prepare every model's run; no model is loaded.
 
-    ``request.limit`` replaces the config's ``limit``, ``request.executor`` the study's
-    executor type, ``request.allow_errors`` sets ``compare.allow_errors``.  Models the executor
+    ``options.limit`` replaces the config's ``limit``, ``options.executor`` the study's
+    executor type, ``options.allow_errors`` sets ``compare.allow_errors``.  Models the executor
     runs on other machines (its settings' ``elsewhere``: Slurm's nodes, a joined Ray cluster)
     are checked without this machine's devices
     (:func:`~enade_bench.backends.preload.devices_elsewhere`).
     """
-    if request.limit is not None:
-        data = {**data, "limit": request.limit}
+    if options.limit is not None:
+        data = {**data, "limit": options.limit}
     cfg = parse_study_config(data, path)
-    settings = executor_settings(cfg.executor, request.executor)
+    settings = executor_settings(cfg.executor, options.executor)
     with devices_elsewhere() if settings.elsewhere else nullcontext():
-        plan = _plan_models(cfg, path, registry, request.progress, settings)
-    if request.allow_errors:
+        plan = _plan_models(cfg, path, registry, options.progress, settings)
+    if options.allow_errors:
         compare = plan.config.compare.model_copy(update={"allow_errors": True})
         plan = replace(plan, config=plan.config.model_copy(update={"compare": compare}))
     return plan

@@ -18,21 +18,21 @@ from enade_bench.benchmarks.generic_study import plan_generic
 from enade_bench.benchmarks.registry import DEFAULT, Registry
 from enade_bench.config import read_yaml
 from enade_bench.study.executors import LocalSettings, executor_settings
-from enade_bench.study.plan import PlannedStudy, StudyRequest, StudyResult
-from enade_bench.study.run import StudyOptions, describe_planned, run_planned
+from enade_bench.study.plan import PlannedStudy, StudyOptions, StudyResult
+from enade_bench.study.run import describe_planned, run_planned
 
 
-def plan_study_file(path: Path, request: StudyRequest, registry: Registry = DEFAULT) -> PlannedStudy:
+def plan_study_file(path: Path, options: StudyOptions, registry: Registry = DEFAULT) -> PlannedStudy:
     """Read a study YAML and plan it with its exam's study: everything checked, no model loaded.
 
-    A bad ``--executor`` (``request.executor``) is one ``error:`` line before the file is read.
+    A bad ``--executor`` (``options.executor``) is one ``error:`` line before the file is read.
     """
-    executor_settings(LocalSettings(), request.executor)
+    executor_settings(LocalSettings(), options.executor)
     data = read_yaml(path, "study config")
     benchmark = registry.for_study(data, path)
     if isinstance(benchmark, StudyBenchmark):
-        return benchmark.plan_study(path, data, request)
-    return plan_generic(path, data, request, registry)
+        return benchmark.plan_study(path, data, options)
+    return plan_generic(path, data, options, registry)
 
 
 def run_study(config: Path | str, options: StudyOptions | None = None, **changes: Any) -> StudyResult:
@@ -45,11 +45,11 @@ def run_study(config: Path | str, options: StudyOptions | None = None, **changes
     """
     opts = dataclasses.replace(options or StudyOptions(), **changes)
     path = Path(config)
-    return run_planned(path, plan_study_file(path, opts.request), opts)
+    return run_planned(path, plan_study_file(path, opts), opts)
 
 
 def study_plan(config: Path | str, options: StudyOptions | None = None) -> list[str]:
     """``study --dry-run``: the study checked and planned as a run plans it, its tasks described
     (runs, items, the resources each asks of the executor); no model loads, nothing is written."""
     opts = options or StudyOptions()
-    return describe_planned(plan_study_file(Path(config), opts.request))
+    return describe_planned(plan_study_file(Path(config), opts))

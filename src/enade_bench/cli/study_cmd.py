@@ -44,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
     # the command's own imports (scipy, pandas, the model libraries): not at --help
     from enade_bench.backends.quiet import quiet_libraries  # noqa: PLC0415
     from enade_bench.benchmarks.load_study import run_study, study_plan  # noqa: PLC0415
-    from enade_bench.study.run import StudyOptions  # noqa: PLC0415
+    from enade_bench.study.plan import StudyOptions  # noqa: PLC0415
 
     if args.config is None:
         instead = "".join(f" (or {option})" for option in args.instead)

@@ -10,36 +10,48 @@ needs of one is this module's protocol.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from enade_bench.report.folder import ReportFolder
 from enade_bench.study.executors import ExecutorSettings
-from enade_bench.study.tasks import ModelTask
+from enade_bench.study.tasks import BackendFactory, ModelTask
 
 
 @dataclass(frozen=True)
-class StudyRequest:
-    """The command line's choices that an exam's plan takes in.
+class StudyOptions:
+    """The command line's choices for one study (an exam's plan reads ``limit``, ``executor``,
+    ``progress`` and ``allow_errors``; the pipeline the rest).
 
     Attributes
     ----------
+    run_models
+        ``False`` (``--report-only``): write the report from the runs on disk.
+    progress
+        The study's bar (and its start/end lines through ``log``).
+    backend_factory
+        Loads a model from its experiment config (tests; default ``create_backend``).
+    log
+        Where the progress lines go.
+    allow_errors
+        Compare runs with error records (``compare.allow_errors``).
     limit
-        Only the first N questions of each run (``--limit``, in place of the config's ``limit``).
+        Only the first N questions (``--limit``, in place of the config's ``limit``).
     executor
         ``--executor``: ``local``, ``ray`` or ``slurm`` in place of the config's ``executor.type``.
-    progress
-        The runs' own bars (the study's bar is the pipeline's).
-    allow_errors
-        Compare runs with error records (``--allow-errors``).
     """
 
+    run_models: bool = True
+    progress: bool = False
+    backend_factory: BackendFactory | None = None
+    log: Callable[[str], None] | None = None
+    allow_errors: bool = False
     limit: int | None = None
     executor: str | None = None
-    progress: bool = False
-    allow_errors: bool = False
+    #: Where a failed or lost task is named as it ends (``--quiet`` too); default: ``log``.
+    alert: Callable[[str], None] | None = None
 
 
 @dataclass

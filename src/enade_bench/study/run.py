@@ -11,54 +11,14 @@ From a study YAML to a planned study is the registry's and the exam's job
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
 from enade_bench.errors import UserError
 from enade_bench.report.folder import ReportFolder
 from enade_bench.results.safe_write import link_refusal, output_root
 from enade_bench.study.execute import ExecuteOptions, describe_plan, execute
-from enade_bench.study.plan import PlannedStudy, StudyRequest, StudyResult
-from enade_bench.study.tasks import BackendFactory
-
-
-@dataclass(frozen=True)
-class StudyOptions:
-    """The command line's choices for one study.
-
-    Attributes
-    ----------
-    run_models
-        ``False`` (``--report-only``): write the report from the runs on disk.
-    progress
-        The study's bar (and its start/end lines through ``log``).
-    backend_factory
-        Loads a model from its experiment config (tests; default ``create_backend``).
-    log
-        Where the progress lines go.
-    allow_errors
-        Compare runs with error records (``compare.allow_errors``).
-    limit
-        Only the first N questions (``--limit``, in place of the config's ``limit``).
-    executor
-        ``--executor``: ``local``, ``ray`` or ``slurm`` in place of the config's ``executor.type``.
-    """
-
-    run_models: bool = True
-    progress: bool = False
-    backend_factory: BackendFactory | None = None
-    log: Callable[[str], None] | None = None
-    allow_errors: bool = False
-    limit: int | None = None
-    executor: str | None = None
-    #: Where a failed or lost task is named as it ends (``--quiet`` too); default: ``log``.
-    alert: Callable[[str], None] | None = None
-
-    @property
-    def request(self) -> StudyRequest:
-        """What the exam's plan takes in of these options."""
-        return StudyRequest(self.limit, self.executor, self.progress, self.allow_errors)
+from enade_bench.study.plan import PlannedStudy, StudyOptions, StudyResult
 
 
 def run_planned(path: Path, plan: PlannedStudy, opts: StudyOptions) -> StudyResult:

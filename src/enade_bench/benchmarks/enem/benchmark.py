@@ -17,19 +17,19 @@ if TYPE_CHECKING:  # the analysis stack (pandas, scipy, matplotlib) loads only f
     from enade_bench.report.loader import RunEntry
     from enade_bench.report.section import Section
     from enade_bench.results.summary import JsonObject
-    from enade_bench.study.plan import StudyRequest
+    from enade_bench.study.plan import StudyOptions
 
 
 @dataclass(frozen=True)
 class EnemBenchmark(CsvExam):
     """ENEM: questions in INEP's booklets, analysed with INEP's 3PL item parameters."""
 
-    def plan_study(self, path: Path, data: JsonObject, request: StudyRequest) -> EnemStudy:
+    def plan_study(self, path: Path, data: JsonObject, options: StudyOptions) -> EnemStudy:
         """The ENEM study (models × areas × languages, option shuffles, the verdict), checked and
         planned (:func:`~.study.planned.plan_enem_study`)."""
         from enade_bench.benchmarks.enem.study.planned import plan_enem_study  # noqa: PLC0415
 
-        return plan_enem_study(path, data, request, self)
+        return plan_enem_study(path, data, options, self)
 
     def report_section(self, entries: Sequence[RunEntry], options: ReportOptions, folder: Path) -> Section:
         """The ENEM runs' psychometrics (θ, person fit, information, discrimination, attribute

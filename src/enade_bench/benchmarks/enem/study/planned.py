@@ -26,7 +26,7 @@ from enade_bench.report.folder import ReportFolder
 from enade_bench.results.summary import JsonObject
 from enade_bench.runner.plan import RunOptions
 from enade_bench.study.executors import ExecutorSettings, executor_settings
-from enade_bench.study.plan import StudyRequest, StudyResult
+from enade_bench.study.plan import StudyOptions, StudyResult
 from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
@@ -39,7 +39,7 @@ class EnemStudy:
     """A checked ENEM study, its command-line choices and the benchmark its runs run on."""
 
     plan: StudyPlan
-    request: StudyRequest
+    options: StudyOptions
     benchmark: Benchmark
 
     @property
@@ -52,7 +52,7 @@ class EnemStudy:
 
     def settings(self) -> ExecutorSettings:
         """The study's ``executor:`` block, or ``--executor``."""
-        return executor_settings(self.plan.config.executor, self.request.executor)
+        return executor_settings(self.plan.config.executor, self.options.executor)
 
     def tasks(self) -> list[ModelTask]:
         """The tasks of the study, every run prepared: one per model × area × language.
@@ -80,7 +80,7 @@ class EnemStudy:
         study = analyse_study(kept)
         if study.verdict.empty:
             return None
-        allow_errors = self.request.allow_errors or plan.config.allow_errors
+        allow_errors = self.options.allow_errors or plan.config.allow_errors
         with folder:
             report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
                                         f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
@@ -89,9 +89,9 @@ class EnemStudy:
         return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
 
 
-def plan_enem_study(path: Path, data: JsonObject, request: StudyRequest, benchmark: Benchmark) -> EnemStudy:
-    """Check an ENEM study YAML (read from ``path``) and plan it; ``request.limit`` replaces its ``limit``."""
+def plan_enem_study(path: Path, data: JsonObject, options: StudyOptions, benchmark: Benchmark) -> EnemStudy:
+    """Check an ENEM study YAML (read from ``path``) and plan it; ``options.limit`` replaces its ``limit``."""
     plan = plan_study(path, validate_mapping(StudyConfig, data, path))
-    if request.limit is not None:
-        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": request.limit}))
-    return EnemStudy(plan, request, benchmark)
+    if options.limit is not None:
+        plan = dataclasses.replace(plan, config=plan.config.model_copy(update={"limit": options.limit}))
+    return EnemStudy(plan, options, benchmark)
