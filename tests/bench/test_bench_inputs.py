@@ -16,7 +16,7 @@ import pytest
 import torch
 from tests.conftest import REPO_ROOT, SHARED_DATA
 
-from enade_bench.bench.options import DEFAULT_QUESTIONS, ENEM_DIR
+from bench.speed.options import DEFAULT_QUESTIONS, ENEM_DIR
 from enade_bench.cli.main import main
 
 
@@ -32,8 +32,8 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object, **__: object) -> None:
         pytest.fail("the GPU arm loaded its engines for a bad input")
 
-    monkeypatch.setattr("enade_bench.bench.gpu.load_engines", refuse)
-    monkeypatch.setattr("enade_bench.bench.gpu.load_questions", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_engines", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_questions", refuse)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device is visible: --device cuda is valid here")

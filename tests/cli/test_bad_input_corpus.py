@@ -56,7 +56,7 @@ def _refuse_models(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.fail("the model was loaded for a bad input")
 
     monkeypatch.setattr("enade_bench.runner.run.create_backend", refuse)
-    monkeypatch.setattr("enade_bench.bench.gpu.load_engines", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_engines", refuse)
 
 
 def _one_line(status: int, capsys: pytest.CaptureFixture[str]) -> str:

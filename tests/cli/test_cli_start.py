@@ -86,7 +86,7 @@ def test_an_unknown_command_imports_no_heavy_library() -> None:
     [
         ("enade_bench", ["--help"]),  # the console script's entry point (pyproject [project.scripts])
         ("enade_bench", ["bench", "--help"]),
-        ("enade_bench.bench", ["--help"]),  # the benchmark without the console script
+        ("bench", ["--help"]),  # the benchmark without the console script
         (str(ROOT / "run.py"), ["--help"]),  # python run.py CONFIG: enade-bench run
     ],
 )

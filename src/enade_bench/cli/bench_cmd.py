@@ -1,6 +1,6 @@
 """``enade-bench bench``: speed against lm-evaluation-harness.
 
-The benchmark is the :mod:`enade_bench.bench` package; its optional dependency
+The benchmark is the :mod:`bench.speed` package; its optional dependency
 (``lm-eval``, the ``bench`` extra) is checked when the lm-eval side is asked for.
 See ``docs/performance.md``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from enade_bench.bench import cli as bench_cli
+from bench.speed import cli as bench_cli
 from enade_bench.errors import UserError
 
 

@@ -1,15 +1,15 @@
-"""``python -m enade_bench.bench [options]``: the benchmark without the console script."""
+"""``python -m bench [options]``: the benchmark without the console script."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from enade_bench.bench.cli import add_arguments, run
+from bench.speed.cli import add_arguments, run
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m enade_bench.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     add_arguments(parser)
     try:
         return run(parser.parse_args())

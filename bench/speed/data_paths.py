@@ -13,7 +13,7 @@ def shared_data(relative: str) -> str:
     checkout (``pip install -e``) finds it from any folder. An installed package without
     a checkout reads it from the current folder, as before.
     """
-    root = Path(__file__).resolve().parents[3]
+    root = Path(__file__).resolve().parents[2]
     base = (
         root
         if (root / "pyproject.toml").is_file() and (root / "src" / "enade_bench").is_dir()
