@@ -40,7 +40,6 @@ LAYERS: dict[str, int] = {
     "compare": 7,
     "benchmarks": 8,
     "study": 9,
-    "bench": 9,
     "cli": 10,
     "__main__": 11,  # python -m enade_bench: the cli entry point
 }
@@ -143,7 +142,7 @@ def test_each_exam_lives_in_its_own_folder() -> None:
     """No module outside an exam's folder imports it, except the registry-driven layers above."""
     graph = _graph()
     for module, targets in graph.items():
-        if _part(module) in {"benchmarks", "study", "bench", "cli"}:
+        if _part(module) in {"benchmarks", "study", "cli"}:
             continue
         exams = {t for t in targets if t.startswith("enade_bench.benchmarks.")}
         assert not exams, f"{module} imports {sorted(exams)}"

@@ -29,10 +29,10 @@ def _questions() -> str:
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One bench run for the module: our methods, shuffles and generation, and lm-eval's side where
     it is installed (each bench run spawns its engines and loads the model in each)."""
-    from enade_bench.cli.main import main
+    from bench.__main__ import main
 
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    args = ["bench", "--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2", "--threads", "1",
+    args = ["--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2", "--threads", "1",
             "--shuffle-questions", "1", "--n-shuffles", "3", "--gen-questions", "2", "--gen-batch", "2",
             "--max-new-tokens", "2", *([] if HAS_LMEVAL else ["--no-lmeval"])]  # fmt: skip
     assert main(args) == 0

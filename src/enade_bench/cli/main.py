@@ -39,7 +39,6 @@ COMMANDS: dict[str, str] = {
     "report": "tables (CSV, LaTeX), figures and index.html from results",
     "compare": "compare models question by question: clustered intervals, paired tests, compact letters, "
     "item flips",
-    "bench": "benchmark scoring speed against lm-evaluation-harness",
     "study": "many models on one benchmark: run or resume each, compare them, write the report "
     "(ENEM: models × areas × languages, option shuffles, the verdict)",
     "eeval": "E-EVAL (Chinese K-12): run, leaderboard, submission",
