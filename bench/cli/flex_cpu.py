@@ -18,10 +18,10 @@ from typing import Any
 import torch
 from tests.conftest import SHARED_DATA, executor_for
 
+from bench.speed.gpu import load_questions
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_tree import score_tree
-from enade_bench.bench.gpu import load_questions
 from enade_bench.config import ModelConfig
 from enade_bench.strategies.registry import STRATEGIES
 

@@ -1,6 +1,6 @@
 """Count the model calls of ``enade-bench run`` on the GPU arm's first ``mixed`` chunk, on the CPU.
 
-    PYTHONPATH=src .venv/bin/python bench/gpu/count_run_calls.py [N] [POLICY]
+    PYTHONPATH=src:. .venv/bin/python bench/gpu/count_run_calls.py [N] [POLICY]
 
 The first N (32) questions of the arm's ``mixed`` order (ENEM 2019-2022 from ../shared/data) are
 written to a temporary folder as their booklets' CSV rows, run as an ENEM config (S1, zero-shot
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import torch
 
+from bench.speed.gpu import GPU_YEARS, load_questions, mixed_order
+from bench.speed.options import ENEM_DIR
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.bench.gpu import GPU_YEARS, load_questions, mixed_order
-from enade_bench.bench.options import ENEM_DIR
 from enade_bench.benchmarks.load import load_experiment
 from enade_bench.runner.plan import RunOptions
 from enade_bench.runner.run import load_backend, run_experiment

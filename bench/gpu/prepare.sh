@@ -27,7 +27,7 @@ fi
 
 # 1. the tokenizer (the packaged model's converted folder; made once from its GGUF) and the questions
 mkdir -p .gpu/tokenizer .gpu/enem
-TOK=$(PYTHONPATH=$PWD/src "$PY" -c 'from enade_bench.bench.shapes import default_tokenizer_dir as d; print(d())')
+TOK=$(PYTHONPATH=$PWD/src:$PWD "$PY" -c 'from bench.speed.shapes import default_tokenizer_dir as d; print(d())')
 cp "$TOK"/tokenizer.json "$TOK"/tokenizer_config.json .gpu/tokenizer/
 for f in chat_template.jinja special_tokens_map.json generation_config.json; do
   [ -f "$TOK/$f" ] && cp "$TOK/$f" .gpu/tokenizer/

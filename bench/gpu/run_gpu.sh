@@ -40,7 +40,7 @@ if [ "$DEVICE" = cpu ]; then  # the dry run: a tiny shape, the packaged tokenize
   : "${SHAPE:=smollm2-135m}" "${LIMIT:=4}" "${DTYPE:=float32}" "${MAX_NEW:=2}" "${LMEVAL_BATCH:=2}"
   : "${ENEM_DIR:=${ENADE_BENCH_SHARED_DATA:-../shared/data}/enem/questions/pt-br}"
   [ "${CALL:-1}" = 2 ] || : "${BATCH:=2}" "${F32_CHECK:=2}"
-  [ -d .gpu/tokenizer ] || ENADE_GPU_TOKENIZER=${ENADE_GPU_TOKENIZER:-$("$PY" -c 'from enade_bench.bench.shapes import default_tokenizer_dir as d; print(d())')}
+  [ -d .gpu/tokenizer ] || ENADE_GPU_TOKENIZER=${ENADE_GPU_TOKENIZER:-$("$PY" -c 'from bench.speed.shapes import default_tokenizer_dir as d; print(d())')}
   echo "cpu (dry run)" | tee "$RESULTS/card.txt"
 else
   SMALL=()
@@ -56,7 +56,7 @@ arm() {  # one run of the arm within what is left of DEADLINE; $1: the JSON's na
   if [ "$left" -lt 30 ]; then echo "no time left for the bench"; return 1; fi
   local batch=(--batch-size "${BATCH}")
   [ "${BATCH}" = auto ] && batch=(--batch-auto --batch-size "${LMEVAL_BATCH:-32}")
-  timeout "$left" "$PY" -m enade_bench.bench --device "$DEVICE" --shape "${SHAPE:-llama-3-8b}" "${SMALL[@]}" \
+  timeout "$left" "$PY" -m bench --device "$DEVICE" --shape "${SHAPE:-llama-3-8b}" "${SMALL[@]}" \
     --tokenizer "$ENADE_GPU_TOKENIZER" ${ENEM_DIR:+--enem-dir "$ENEM_DIR"} --dtype "${DTYPE:-bfloat16}" \
     "${batch[@]}" --lmeval-batch-size "${LMEVAL_BATCH:-32}" --limit "${LIMIT:-720}" --orders "${ORDERS}" \
     --lmeval-orders file --lmeval-strategies "${LMEVAL_STRATEGIES}" \

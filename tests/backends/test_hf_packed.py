@@ -179,8 +179,8 @@ def test_a_decode_step_writes_in_place_and_reads_keys_once_per_kv_head(llama, mo
 @pytest.fixture(scope="module")
 def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[no-untyped-def]
     """S1-S4 token ids of the GPU arm's first ``mixed`` chunk, as ``enade-bench run`` renders them."""
-    from enade_bench.bench.gpu import GpuOurs, load_questions, mixed_order
-    from enade_bench.bench.measure import TokenCounter
+    from bench.speed.gpu import GpuOurs, load_questions, mixed_order
+    from bench.speed.measure import TokenCounter
     from enade_bench.config import EvaluationConfig
     from enade_bench.strategies.registry import STRATEGIES
 

@@ -1,6 +1,6 @@
 """Scoring attention on real ENEM text: each question costs at most its own pairs, read back once.
 
-The contexts are the arm's (``bench/gpu.py``): the ENEM booklets of 2019–2022 from the shared
+The contexts are the arm's (``bench/speed/gpu.py``): the ENEM booklets of 2019–2022 from the shared
 data, S5 and S6 prompts rendered with the packaged SmolLM2's chat template and tokenizer, in
 file order and in the ``mixed`` order (short and long stems alternating).  On this text many
 unrelated questions begin with the same token, so the radix trees merge them: attended as one
@@ -16,6 +16,7 @@ import torch
 from tests.conftest import executor_for, require_shared
 from transformers import LlamaConfig, LlamaForCausalLM
 
+from bench.speed.gpu import load_questions, mixed_order
 from enade_bench.backends import hf_attention, hf_flex
 from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_batching import BatchingPolicy
@@ -29,7 +30,6 @@ from enade_bench.backends.hf_radix import (
     unit_members,
 )
 from enade_bench.backends.hf_tree import score_tree
-from enade_bench.bench.gpu import load_questions, mixed_order
 from enade_bench.strategies.registry import STRATEGIES
 
 Split = list[tuple[list[int], list[list[int]]]]

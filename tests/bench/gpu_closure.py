@@ -2,7 +2,7 @@
 
 ``python tests/bench/gpu_closure.py ENEM_DIR TOKENIZER_DIR OUT``: the ``gpu`` test's module through
 pytest (plugins from entry points off, as on the image: only pytest itself), then the GPU arm
-through its command line (``python -m enade_bench.bench --device cpu ...``: S1 and S5 in
+through its command line (``python -m bench --device cpu ...``: S1 and S5 in
 file order, lm-eval's HF backend on both), a one-layer SmolLM2 shape on 2 questions.  Writes to ``OUT``
 every module imported, one a line: its name, its file (empty: built in) and the module that
 first imported it, tab-separated (``sys.modules`` at the end).  Used by ``test_gpu_image.py``.
@@ -56,13 +56,13 @@ code = pytest.main(
 if code not in (0, 5, pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
     raise SystemExit(f"pytest exit {code}")
 with tempfile.TemporaryDirectory() as out:
-    sys.argv = ["enade_bench.bench", "--device", "cpu", "--shape", "smollm2-135m", "--layers", "1",
+    sys.argv = ["bench", "--device", "cpu", "--shape", "smollm2-135m", "--layers", "1",
                 "--tokenizer", tokenizer, "--enem-dir", enem, "--dtype", "float32", "--batch-size", "2",
                 "--limit", "2", "--orders", "file", "--strategies", "S1,S5", "--max-new-tokens", "2",
                 "--f32-check", "1", "--profile",
                 "--out", os.path.join(out, "gpu.json")]  # fmt: skip
     try:
-        runpy.run_module("enade_bench.bench", run_name="__main__")
+        runpy.run_module("bench", run_name="__main__")
     except SystemExit as stop:
         if stop.code not in (0, None):
             raise

@@ -1,4 +1,4 @@
-"""Smoke test of the generation arm (``enade-bench bench --methods generation``) on 2 questions.
+"""Smoke test of the generation arm (``python -m bench --methods generation``) on 2 questions.
 
 Both engines run in this process (no worker processes, to keep the test short): ours
 through the runner's executor, lm-eval's ``HFLM.generate_until`` through
@@ -22,7 +22,7 @@ pytestmark = [
 
 
 class _InProcess:
-    """The :class:`~enade_bench.bench.core.Worker` interface over an engine in this process."""
+    """The :class:`~bench.speed.core.Worker` interface over an engine in this process."""
 
     def __init__(self, engine: Any) -> None:
         self.engine = engine
@@ -32,10 +32,10 @@ class _InProcess:
 
 
 def test_generation_arm_against_lm_eval() -> None:
-    from enade_bench.bench.engines import LmEvalEngine, OursEngine
-    from enade_bench.bench.generation import run_generation_arm
-    from enade_bench.bench.records import Report
-    from enade_bench.bench.report import summarise, table
+    from bench.speed.engines import LmEvalEngine, OursEngine
+    from bench.speed.generation import run_generation_arm
+    from bench.speed.records import Report
+    from bench.speed.report import summarise, table
 
     questions = str(require_shared("enem", "questions", "pt-br") / "ENEM_2022_*.csv")
     ours = OursEngine(questions, threads=1, batch_size=2)  # a core per xdist worker

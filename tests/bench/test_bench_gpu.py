@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from tests.conftest import require_shared
 
-from enade_bench.bench.cli import add_arguments, gpu_options_from
-from enade_bench.bench.gpu import mixed_order, run_gpu_bench
-from enade_bench.bench.options import GPU_STRATEGIES, GpuOptions
-from enade_bench.bench.shapes import SHAPES, shape_config
+from bench.speed.cli import add_arguments, gpu_options_from
+from bench.speed.gpu import mixed_order, run_gpu_bench
+from bench.speed.options import GPU_STRATEGIES, GpuOptions
+from bench.speed.shapes import SHAPES, shape_config
 
 HAS_LMEVAL = importlib.util.find_spec("lm_eval") is not None
 
@@ -142,7 +142,7 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sid", ["S1", "S4", "S5"])
 def test_the_arm_prompts_as_enade_bench_run_does_on_enem(tmp_path: Path, sid: str) -> None:
     """The arm's plan is the runner's plan of an ENEM config: same questions, items and prompts."""
-    from enade_bench.bench.gpu import GpuOurs, load_questions
+    from bench.speed.gpu import GpuOurs, load_questions
     from enade_bench.benchmarks.load import load_experiment
     from enade_bench.config import EvaluationConfig
     from enade_bench.runner.plan import RunOptions, plan_strategy
@@ -166,7 +166,7 @@ def test_float32_check_casts_in_place_and_restores_every_dtype() -> None:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from enade_bench.bench.gpu_checks import float32_check
+    from bench.speed.gpu_checks import float32_check
 
     torch.manual_seed(0)
     model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
@@ -186,7 +186,7 @@ def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions(tmp_path: 
     """``--batch-auto``: the probe runs every strategy on the questions of longest text, as one chunk."""
     from types import SimpleNamespace
 
-    from enade_bench.bench.gpu_checks import ARM_MOST, size_batch
+    from bench.speed.gpu_checks import ARM_MOST, size_batch
 
     questions = [SimpleNamespace(stem="x" * n, options=["a", "b"]) for n in (5, 50, 20, 40)]
     ran: list[tuple[str, list[int]]] = []
@@ -207,10 +207,10 @@ def test_the_arms_auto_batch_probes_each_strategys_heaviest_questions(tmp_path: 
 
 
 def _phase_names(*argv: str) -> list[str]:
-    """The phases ``enade-bench bench`` runs for ``argv`` (both engines), in order, nothing run."""
+    """The phases ``python -m bench`` runs for ``argv`` (both engines), in order, nothing run."""
     from types import SimpleNamespace
 
-    from enade_bench.bench.gpu import arm_phases
+    from bench.speed.gpu import arm_phases
 
     opts = gpu_options_from(_parse("--device", "cpu", "--enem-dir", str(Path(__file__).parent), *argv))
     arm = SimpleNamespace(opts=opts, lm=object(), warm_up=None, profile=None, probe=None, float32=None,
@@ -241,7 +241,7 @@ def test_the_first_card_call_runs_the_comparisons_first_and_only_them() -> None:
 def test_an_interrupt_at_any_point_leaves_every_finished_phase_in_the_json(tmp_path: Path, stop: int) -> None:
     """Interrupted inside phase ``stop`` (or, ``stop`` 4, right after the last write): the JSON has the
     phases before it, their figures, and where it stopped."""
-    from enade_bench.bench.gpu_report import GpuReport, StrategyFigures, run_phases
+    from bench.speed.gpu_report import GpuReport, StrategyFigures, run_phases
 
     out = tmp_path / "gpu.json"
     report = GpuReport(card="cpu", dtype="float32", batch_size=2, lmeval_batch_size=2, model={}, options={},
@@ -273,7 +273,7 @@ def test_sigterm_is_raised_as_an_interrupt() -> None:
     """``timeout`` stops a call with SIGTERM: the arm turns it into the interrupt ``run_phases`` records."""
     import signal
 
-    from enade_bench.bench.gpu import _interrupt
+    from bench.speed.gpu import _interrupt
 
     with pytest.raises(KeyboardInterrupt, match="signal 15"):
         _interrupt(signal.SIGTERM, None)

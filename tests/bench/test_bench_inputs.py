@@ -16,8 +16,8 @@ import pytest
 import torch
 from tests.conftest import REPO_ROOT, SHARED_DATA
 
-from enade_bench.bench.options import DEFAULT_QUESTIONS, ENEM_DIR
-from enade_bench.cli.main import main
+from bench.__main__ import main
+from bench.speed.options import DEFAULT_QUESTIONS, ENEM_DIR
 
 
 def _one_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -32,8 +32,8 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object, **__: object) -> None:
         pytest.fail("the GPU arm loaded its engines for a bad input")
 
-    monkeypatch.setattr("enade_bench.bench.gpu.load_engines", refuse)
-    monkeypatch.setattr("enade_bench.bench.gpu.load_questions", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_engines", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_questions", refuse)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device is visible: --device cuda is valid here")
@@ -41,7 +41,7 @@ def test_device_cuda_on_a_machine_without_one_is_refused_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _no_model(monkeypatch)
-    line = _one_error(["bench", "--device", "cuda", "--shape", "smollm2-135m", "--out", str(tmp_path / "b.json")],
+    line = _one_error(["--device", "cuda", "--shape", "smollm2-135m", "--out", str(tmp_path / "b.json")],
                       capsys)  # fmt: skip
     assert line.startswith("error: bench: --device cuda: no CUDA device here (torch ")
     assert not (tmp_path / "b.json").exists()
@@ -65,8 +65,35 @@ def test_gpu_arm_options_are_checked_before_any_load(
     expected: str,
 ) -> None:
     _no_model(monkeypatch)
-    line = _one_error(["bench", "--device", "cpu", *args, "--out", str(tmp_path / "b.json")], capsys)
+    line = _one_error(["--device", "cpu", *args, "--out", str(tmp_path / "b.json")], capsys)
     assert line == f"error: bench: {expected}"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--engine", "foo"], "error: python -m bench: argument --engine: invalid choice: 'foo'"),
+        (["--limit", "many"], "error: python -m bench: argument --limit: invalid int value: 'many'"),
+        (["--no-such-option"], "error: python -m bench: unrecognized arguments: --no-such-option"),
+    ],
+)
+def test_a_usage_error_is_one_line(
+    args: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m bench`` keeps enade-bench's contract for what argparse refuses (no usage block)."""
+    assert _one_error(args, capsys).startswith(expected)
+
+
+def test_an_interrupt_is_one_line_and_exit_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("bench.__main__.run", interrupted)
+    assert main(["--no-lmeval", "--out", str(tmp_path / "b.json")]) == 130
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == ["error: interrupted"], captured.err
 
 
 def test_the_default_data_is_found_from_any_folder() -> None:
@@ -82,6 +109,6 @@ def test_an_error_in_the_worker_is_the_users_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)  # not the repository root
-    line = _one_error(["bench", "--no-lmeval", "--questions", "exam/*.csv", "--out", "b.json"], capsys)
+    line = _one_error(["--no-lmeval", "--questions", "exam/*.csv", "--out", "b.json"], capsys)
     assert line == "error: dataset.path: no file matches 'exam/*.csv'"
     assert not list(tmp_path.iterdir())

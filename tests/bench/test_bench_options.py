@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from enade_bench.bench.cli import add_arguments, parse_lmeval_batch_size, vllm_block_size
-from enade_bench.bench.core import lmeval_batch_size
-from enade_bench.bench.options import BenchOptions
-from enade_bench.bench.records import Report, Totals
-from enade_bench.bench.report import summarise, table
-from enade_bench.bench.vllm_alias import alias_version, write_alias
+from bench.speed.cli import add_arguments, parse_lmeval_batch_size, vllm_block_size
+from bench.speed.core import lmeval_batch_size
+from bench.speed.options import BenchOptions
+from bench.speed.records import Report, Totals
+from bench.speed.report import summarise, table
+from bench.speed.vllm_alias import alias_version, write_alias
 
 
 def _parse(*argv: str) -> argparse.Namespace:
@@ -101,11 +101,11 @@ def test_table_names_the_engine_and_tokens_per_question() -> None:
 
 
 def test_the_names_written_for_help_are_the_engines_own() -> None:
-    """``bench --help`` is built from :mod:`enade_bench.bench.options` alone (no engine imported)."""
-    from enade_bench.bench.engines import SCORING_METHODS
-    from enade_bench.bench.generation import GENERATION_STRATEGIES
-    from enade_bench.bench.options import GENERATION_STRATEGY_NAMES, SCORING_METHOD_NAMES, SHAPE_NAMES
-    from enade_bench.bench.shapes import SHAPES
+    """``bench --help`` is built from :mod:`bench.speed.options` alone (no engine imported)."""
+    from bench.speed.engines import SCORING_METHODS
+    from bench.speed.generation import GENERATION_STRATEGIES
+    from bench.speed.options import GENERATION_STRATEGY_NAMES, SCORING_METHOD_NAMES, SHAPE_NAMES
+    from bench.speed.shapes import SHAPES
 
     assert SCORING_METHOD_NAMES == tuple(SCORING_METHODS)
     assert GENERATION_STRATEGY_NAMES == tuple(GENERATION_STRATEGIES)

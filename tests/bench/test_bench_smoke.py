@@ -29,10 +29,10 @@ def _questions() -> str:
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One bench run for the module: our methods, shuffles and generation, and lm-eval's side where
     it is installed (each bench run spawns its engines and loads the model in each)."""
-    from enade_bench.cli.main import main
+    from bench.__main__ import main
 
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    args = ["bench", "--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2", "--threads", "1",
+    args = ["--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2", "--threads", "1",
             "--shuffle-questions", "1", "--n-shuffles", "3", "--gen-questions", "2", "--gen-batch", "2",
             "--max-new-tokens", "2", *([] if HAS_LMEVAL else ["--no-lmeval"])]  # fmt: skip
     assert main(args) == 0
@@ -72,28 +72,28 @@ def test_bench_against_lm_eval(report: dict) -> None:
 
 
 def test_bench_module_help() -> None:
-    """``python -m enade_bench.bench --help`` works from anywhere (no sys.path editing)."""
+    """``python -m bench --help`` works from the checkout's root (no sys.path editing)."""
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-m", "enade_bench.bench", "--help"],
-        capture_output=True, text=True, check=False, cwd="/",
+        [sys.executable, "-m", "bench", "--help"],
+        capture_output=True, text=True, check=False, cwd=REPO_ROOT,
     )  # fmt: skip
     assert done.returncode == 0 and "--questions" in done.stdout
 
 
-def test_bench_needs_no_checkout_folder() -> None:
-    """The installed package does not import a ``bench`` folder of the checkout."""
-    import enade_bench.bench as pkg
+def test_bench_is_the_checkouts_not_the_products() -> None:
+    """The benchmark is the checkout's ``bench`` folder; the installed package holds none."""
+    import bench.speed as pkg
 
-    assert Path(pkg.__file__).parent.parent.name == "enade_bench"
-    assert not (REPO_ROOT / "bench" / "cli.py").exists()
+    assert Path(pkg.__file__).parent == REPO_ROOT / "bench" / "speed"
+    assert not list((REPO_ROOT / "src" / "enade_bench" / "bench").glob("*.py"))  # a stale __pycache__ aside
 
 
 def test_scoring_paths_agree_and_the_tree_path_makes_fewer_calls() -> None:
-    """``python -m enade_bench.bench.scoring_paths`` on 2 questions: the three HF scoring paths."""
-    from enade_bench.bench.engines import OursEngine
-    from enade_bench.bench.scoring_paths import compare
+    """``python -m bench.speed.scoring_paths`` on 2 questions: the three HF scoring paths."""
+    from bench.speed.engines import OursEngine
+    from bench.speed.scoring_paths import compare
 
     engine = OursEngine(_questions(), threads=1, batch_size=2)
     out = compare(engine, ["log_prob", "first_token"], [0, 1], rounds=1)

@@ -25,8 +25,8 @@ from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
 IMAGE = SHARED_DATA.parent / "gpu_image_packages.txt"
 WHEELS = REPO_ROOT / "bench" / "gpu" / "wheels.txt"
 PREPARE = REPO_ROOT / "bench" / "gpu" / "prepare.sh"
-#: Import names that are ours (the checkout travels as source, on PYTHONPATH).
-OURS = {"enade_bench", "tests", "__main__", "__mp_main__"}
+#: Import names that are ours (the checkout travels as source, on PYTHONPATH: src and its root).
+OURS = {"enade_bench", "bench", "tests", "__main__", "__mp_main__"}
 
 
 def canonical(name: str) -> str:
@@ -91,7 +91,7 @@ def test_what_the_arm_imports_is_in_the_image_or_carried(tmp_path: Path) -> None
     if not IMAGE.exists():
         pytest.skip(f"needs {IMAGE} (the GPU image's package list beside the checkout)")
     enem = require_shared("enem", "questions", "pt-br")
-    from enade_bench.bench.shapes import default_tokenizer_dir
+    from bench.speed.shapes import default_tokenizer_dir
 
     listing = tmp_path / "modules.tsv"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)])}
@@ -101,7 +101,7 @@ def test_what_the_arm_imports_is_in_the_image_or_carried(tmp_path: Path) -> None
     assert run.returncode == 0, run.stderr[-3000:]
     lines = [tuple(line.split("\t")) for line in listing.read_text().splitlines()]
     names = {name for name, _, _ in lines}
-    assert {"lm_eval.models.huggingface", "enade_bench.bench.gpu", "enade_bench.backends.hf_packed"} <= names
+    assert {"lm_eval.models.huggingface", "bench.speed.gpu", "enade_bench.backends.hf_packed"} <= names
     assert "tests.backends.test_gpu" in names or any(n.endswith("test_gpu") for n in names)
     image, carried = listed(IMAGE), listed(WHEELS)
     needed = needed_distributions(lines, image)  # type: ignore[arg-type]

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from enade_bench.bench.cli import add_arguments, options_from
-from enade_bench.bench.load import WORKLOAD, CompetingLoad
+from bench.speed.cli import add_arguments, options_from
+from bench.speed.load import WORKLOAD, CompetingLoad
 
 
 def test_competing_load_runs_counts_and_stops() -> None:

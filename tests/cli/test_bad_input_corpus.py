@@ -10,7 +10,9 @@ Two kinds of cases, one contract:
   options a command does not use, unbounded counts, names equal but for case) and
   ``safe3_commands.json`` (issue 51: counts beyond the memory), where ``{tmp}`` stands for an
   empty output folder; ``safe2_expected.json`` and ``safe3_expected.json`` hold issues 40's
-  and 51's configs (issue 51: strip patterns that backtrack or are wrong).
+  and 51's configs (issue 51: strip patterns that backtrack or are wrong). A command line
+  whose first word is ``bench`` is the benchmark's (``python -m bench``, :mod:`bench.__main__`),
+  under the same contract.
 
 For every case: exit status 2; exactly one line on stderr, starting with ``error: ``, holding
 the expected fragment (so the *right* check fired), with no traceback, no pydantic type
@@ -27,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from bench.__main__ import main as bench_main
 from enade_bench.cli.main import main
 
 CORPUS = Path(__file__).parent / "bad_inputs"
@@ -56,7 +59,12 @@ def _refuse_models(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.fail("the model was loaded for a bad input")
 
     monkeypatch.setattr("enade_bench.runner.run.create_backend", refuse)
-    monkeypatch.setattr("enade_bench.bench.gpu.load_engines", refuse)
+    monkeypatch.setattr("bench.speed.gpu.load_engines", refuse)
+
+
+def _run(args: list[str]) -> int:
+    """``enade-bench ARGS``, or ``python -m bench ARGS[1:]`` when ``ARGS[0]`` is ``bench``."""
+    return bench_main(args[1:]) if args[0] == "bench" else main(args)
 
 
 def _one_line(status: int, capsys: pytest.CaptureFixture[str]) -> str:
@@ -97,6 +105,6 @@ def test_bad_command(
     _refuse_models(monkeypatch)
     monkeypatch.chdir(CORPUS)
     before, outside = _tree(CORPUS), _tree(tmp_path)
-    line = _one_line(main([a.replace("{tmp}", str(tmp_path)) for a in case["args"]]), capsys)
+    line = _one_line(_run([a.replace("{tmp}", str(tmp_path)) for a in case["args"]]), capsys)
     assert case["expected"] in line, line
     assert _tree(CORPUS) == before and _tree(tmp_path) == outside  # nothing written, not even a probe

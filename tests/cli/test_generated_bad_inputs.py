@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bench.__main__ import main as bench_main
 from enade_bench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -624,7 +625,7 @@ def test_generated_bad_input(
     argv = case.build(tmp_path)
     monkeypatch.chdir(tmp_path)
     before = _tree(tmp_path)
-    status = main(argv)
+    status = bench_main(argv[1:]) if argv[0] == "bench" else main(argv)  # bench: python -m bench
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert status == 2, captured.err

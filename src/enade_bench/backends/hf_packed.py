@@ -15,7 +15,7 @@ every :data:`EOS_CHECK_EVERY` steps; host tensors reach the device through
 :func:`.hf_device.to_device` (pinned, non-blocking on CUDA).  With :attr:`.BatchingPolicy.compile_decode` the
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
 fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
-has to be measured on a card (``enade-bench bench --device cuda --compile-decode``).  It is
+has to be measured on a card (``python -m bench --device cuda --compile-decode``).  It is
 traced with dynamic shapes and no duck sizing (one graph for every cache width and row count after
 a first one; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
 of two of blocks then (:func:`cache_width`), so chunks share a few of those recordings.

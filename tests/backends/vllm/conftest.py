@@ -47,8 +47,8 @@ def vllm_backend() -> Iterator[Any]:
     """The in-process vLLM backend (one engine for the folder's tests)."""
     require_vllm()
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    from bench.speed.vllm_parity import MODEL, VLLM_CPU
     from enade_bench.backends.factory import create_backend
-    from enade_bench.bench.vllm_parity import MODEL, VLLM_CPU
     from enade_bench.config import ModelConfig
 
     backend = create_backend(ModelConfig(name=MODEL, type="vllm", vllm=VLLM_CPU))
@@ -61,7 +61,7 @@ def vllm_backend() -> Iterator[Any]:
 def vllm_server() -> Iterator[Any]:
     """The real vLLM OpenAI server on 127.0.0.1 (``stop`` is idempotent; a restarted one is stopped too)."""
     require_vllm()
-    from enade_bench.bench.vllm_parity import serve_smollm2
+    from bench.speed.vllm_parity import serve_smollm2
 
     server = serve_smollm2().start()
     _STOPS.append(server.stop)

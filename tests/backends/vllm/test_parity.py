@@ -4,7 +4,7 @@ Same weights (the packaged SmolLM2, float32, CPU), same prompts (chat template +
 ``Resposta:`` prefill), same methods: on the first 4 demo questions the predictions
 agree exactly for S1 (greedy generation), S5 (log_prob) and first_token, and the
 score differences are bounded.  The measurement over the whole demo and 40 ENEM
-questions is ``python -m enade_bench.bench.vllm_parity`` (docs/vllm.md, "Measured
+questions is ``python -m bench.speed.vllm_parity`` (docs/vllm.md, "Measured
 agreement"): a measurement, not a test.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from enade_bench.bench.vllm_parity import compare, questions, run_method, server_backend
+from bench.speed.vllm_parity import compare, questions, run_method, server_backend
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test starts the engines
 METHODS = ("S1", "S5", "first_token")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tests.conftest import REPO_ROOT, TEAM_EXAMPLES, TEAM_PROMPT
 
-from enade_bench.bench.vllm_parity import server_backend
+from bench.speed.vllm_parity import server_backend
 from enade_bench.cli.main import main
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # the first test starts the engines
@@ -72,7 +72,7 @@ def test_without_tokenizer_the_record_says_raw(vllm_server) -> None:  # type: ig
 
 def test_chat_endpoint_continues_the_prefilled_assistant_turn(vllm_server, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     """Chat messages + ``continue_final_message``: the server's template gives the local prompt."""
-    from enade_bench.bench.vllm_parity import questions
+    from bench.speed.vllm_parity import questions
     from enade_bench.prompts.builder import build_prompt
     from enade_bench.prompts.templates import load_prompt_set
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from enade_bench.bench.lmeval_tasks import TaskConfig, task_manager
-from enade_bench.bench.records import GenDoc, LmEvalGeneration
+from bench.speed.lmeval_tasks import TaskConfig, task_manager
+from bench.speed.records import GenDoc, LmEvalGeneration
 
 #: The task configuration (what a task YAML would say); ``generation_kwargs`` and
 #: ``custom_dataset`` are filled in at run time.

@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 
 from pydantic import JsonValue
 
-from enade_bench.bench.records import LmEvalPredictions, Metrics, ScoringDoc
+from bench.speed.records import LmEvalPredictions, Metrics, ScoringDoc
 
 
 class TaskConfig(TypedDict, total=False):

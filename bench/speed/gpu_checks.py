@@ -5,7 +5,7 @@ are close together (a random model prefers nothing), and bfloat16 rounds each lo
 three significant digits, so two engines that compute the same function in different
 batches disagree on a share of the questions by rounding alone (on the CPU, SmolLM2's
 shape with 8 random layers, 96 ENEM questions, S5: ours against lm-eval agree on 85 % in
-bfloat16 and on all in float32; ``enade-bench bench --device cpu --shape smollm2-135m
+bfloat16 and on all in float32; ``python -m bench --device cpu --shape smollm2-135m
 --layers 8 --dtype bfloat16 --limit 96 --strategies S5 --orders file``).  Agreement in
 bfloat16 is therefore a figure of the card's rounding, not of our code; :func:`float32_check`
 casts the same model to float32 in place, runs S5 on the first questions through both

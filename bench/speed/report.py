@@ -10,7 +10,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
-from enade_bench.bench.records import (
+from bench.speed.records import (
     Agreement,
     Difference,
     GenerationArmSection,

@@ -1,6 +1,6 @@
-"""The GPU arm of ``enade-bench bench``: S1–S6 on a card, against lm-eval's HF backend on the same card.
+"""The GPU arm of ``python -m bench``: S1–S6 on a card, against lm-eval's HF backend on the same card.
 
-``enade-bench bench --device cuda --shape llama-3-8b`` (or ``--model-dir DIR``) runs, in
+``python -m bench --device cuda --shape llama-3-8b`` (or ``--model-dir DIR``) runs, in
 one process on one card:
 
 * the model: a named real shape with random weights drawn on the card
@@ -32,10 +32,10 @@ from dataclasses import asdict, replace
 from functools import partial
 from typing import Any
 
-from enade_bench.bench.engines import LmEvalEngine, OursEngine
-from enade_bench.bench.generation import ours_gen_docs, ours_gen_run, stop_strings
-from enade_bench.bench.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
-from enade_bench.bench.gpu_report import (
+from bench.speed.engines import LmEvalEngine, OursEngine
+from bench.speed.generation import ours_gen_docs, ours_gen_run, stop_strings
+from bench.speed.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
+from bench.speed.gpu_report import (
     GpuReport,
     Phase,
     PhaseRecord,
@@ -43,8 +43,8 @@ from enade_bench.bench.gpu_report import (
     run_phases,
     write_report,
 )
-from enade_bench.bench.measure import TokenCounter
-from enade_bench.bench.options import PEERS, GpuOptions
+from bench.speed.measure import TokenCounter
+from bench.speed.options import PEERS, GpuOptions
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
 from enade_bench.scoring.extraction import extract_answer
@@ -88,7 +88,7 @@ def mixed_order(lengths: list[int]) -> list[int]:
 def enem_prompts() -> Any:
     """What ``enade-bench run`` prompts ENEM questions with: the ENEM benchmark's default template
     (pt-BR), and, for one/few-shot strategies (ENEM ships no worked examples), the team's examples."""
-    from enade_bench.bench.engines import TEAM_EXAMPLES  # noqa: PLC0415
+    from bench.speed.engines import TEAM_EXAMPLES  # noqa: PLC0415
     from enade_bench.benchmarks.enem import BENCHMARK  # noqa: PLC0415
     from enade_bench.prompts.templates import load_prompt_set  # noqa: PLC0415
 
@@ -125,10 +125,10 @@ def load_engines(
     """Our backend and lm-eval's ``HFLM`` around one model on the card."""
     from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
 
+    from bench.speed.lmeval_tasks import make_lm_from  # noqa: PLC0415
+    from bench.speed.shapes import build_model, default_tokenizer_dir  # noqa: PLC0415
     from enade_bench.backends.hf_load import ModelSource  # noqa: PLC0415
     from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415
-    from enade_bench.bench.lmeval_tasks import make_lm_from  # noqa: PLC0415
-    from enade_bench.bench.shapes import build_model, default_tokenizer_dir  # noqa: PLC0415
     from enade_bench.results.identity import WeightsIdentity  # noqa: PLC0415
 
     tokenizer_dir = opts.tokenizer or opts.model_dir or default_tokenizer_dir()
@@ -225,7 +225,7 @@ def peer_strategy(ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: A
 
 def _s4(ours: GpuOurs, order: list[int], opts: GpuOptions) -> Any:
     """S4 (zero-shot generation, options shuffled) through our executor, chunks of ``batch_size``."""
-    from enade_bench.bench.measure import measured  # noqa: PLC0415
+    from bench.speed.measure import measured  # noqa: PLC0415
     from enade_bench.strategies.registry import STRATEGIES  # noqa: PLC0415
 
     evaluation = EvaluationConfig(max_new_tokens=opts.max_new_tokens, batch_size=opts.batch_size, seed=42)

@@ -1,4 +1,4 @@
-"""What the benchmark runs, with its defaults: the options ``enade-bench bench --help`` prints.
+"""What the benchmark runs, with its defaults: the options ``python -m bench --help`` prints.
 
 Light on purpose (the standard library only): the command's parser is built from these
 defaults and names, and ``--help`` imports no engine, data or model code. The names the
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from enade_bench.bench.data_paths import shared_data
+from bench.speed.data_paths import shared_data
 
 #: The scoring methods measured against lm-eval (keys of :data:`.engines.SCORING_METHODS`).
 SCORING_METHOD_NAMES = ("log_prob", "log_prob_one_shot", "first_token")
@@ -27,7 +27,7 @@ DEFAULT_QUESTIONS = shared_data("../shared/data/enem/questions/pt-br/ENEM_2022_*
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """What to run (see ``enade-bench bench --help``)."""
+    """What to run (see ``python -m bench --help``)."""
 
     questions: str = DEFAULT_QUESTIONS
     limit: int | None = None
@@ -48,11 +48,11 @@ class BenchOptions:
     gen_batch: int = 8
     max_new_tokens: int = 10
     #: Methods measured against lm-eval: :data:`SCORING_METHOD_NAMES` and ``generation``
-    #: (the generation arm, :mod:`enade_bench.bench.generation`).
+    #: (the generation arm, :mod:`bench.speed.generation`).
     methods: tuple[str, ...] = SCORING_METHOD_NAMES
     #: The generation arm's strategies (S1 zero-shot, S2 one-shot, S3 few-shot).
     gen_strategies: tuple[str, ...] = ("S1", "S3")
-    #: Busy processes running during the scoring phase (:mod:`enade_bench.bench.load`).
+    #: Busy processes running during the scoring phase (:mod:`bench.speed.load`).
     competing_load: int = 0
     #: Our HF backend's run-wide prefix cache and tree scoring (off: today's batched path).
     prefix_cache: bool = True
@@ -68,7 +68,7 @@ PEERS = {"S1": "S1", "S3": "S3", "S5": "log_prob", "S6": "log_prob_one_shot", "f
 
 @dataclass(frozen=True)
 class GpuOptions:
-    """What the GPU arm runs (``enade-bench bench --device cuda --help``)."""
+    """What the GPU arm runs (``python -m bench --device cuda --help``)."""
 
     shape: str | None = "llama-3-8b"
     model_dir: str | None = None

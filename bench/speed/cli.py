@@ -1,4 +1,4 @@
-"""Command-line options of the benchmark, shared by ``python -m enade_bench.bench`` and ``enade-bench bench``.
+"""Command-line options of the benchmark (``python -m bench``, :mod:`bench.__main__`).
 
 The parser is built from :mod:`.options` alone, so ``--help`` imports no engine, data or
 model code (no torch, transformers or pandas); :func:`run` imports them.
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from enade_bench.bench.options import (
+from bench.speed.options import (
     DEFAULT_QUESTIONS,
     ENEM_DIR,
     GENERATION_STRATEGY_NAMES,
@@ -25,7 +25,7 @@ from enade_bench.bench.options import (
 )
 
 if TYPE_CHECKING:
-    from enade_bench.bench.shapes import ShapeSizes
+    from bench.speed.shapes import ShapeSizes
 
 #: What ``--methods`` accepts: the scoring methods and the generation arm.
 METHODS = (*SCORING_METHOD_NAMES, "generation")
@@ -125,7 +125,7 @@ def _shape(name: str | None) -> ShapeSizes | None:
     """The ``--shape``'s layer sizes (None: no shape, or an unknown one)."""
     if not name:
         return None
-    from enade_bench.bench.shapes import SHAPES  # noqa: PLC0415 (not at --help)
+    from bench.speed.shapes import SHAPES  # noqa: PLC0415 (not at --help)
 
     return SHAPES.get(name)
 
@@ -143,7 +143,7 @@ def options_from(args: argparse.Namespace) -> BenchOptions:
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValueError(f"--methods: expected some of {', '.join(METHODS)}, got {args.methods!r}")
-    from enade_bench.bench.generation import parse_strategies  # noqa: PLC0415 (not at --help)
+    from bench.speed.generation import parse_strategies  # noqa: PLC0415 (not at --help)
 
     gen_strategies = tuple(parse_strategies(getattr(args, "gen_strategies", "S1,S3")))
     lmeval = not args.no_lmeval
@@ -265,14 +265,14 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark, print the table and the JSON path."""
     gpu = gpu_options_from(args)
     if gpu is not None:
-        from enade_bench.bench.gpu import run_gpu_bench  # noqa: PLC0415 (torch, transformers: not at --help)
+        from bench.speed.gpu import run_gpu_bench  # noqa: PLC0415 (torch, transformers: not at --help)
 
         run_gpu_bench(gpu, log=lambda line: print(line, file=sys.stderr, flush=True))
         print(f"wrote {gpu.out}")
         return 0
     opts = options_from(args)
-    from enade_bench.bench.core import run_bench  # noqa: PLC0415 (torch, transformers: not at --help)
-    from enade_bench.bench.report import table  # noqa: PLC0415
+    from bench.speed.core import run_bench  # noqa: PLC0415 (torch, transformers: not at --help)
+    from bench.speed.report import table  # noqa: PLC0415
 
     report = run_bench(opts, log=lambda line: print(line, file=sys.stderr, flush=True))
     print(table(report))

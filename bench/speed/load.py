@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from enade_bench.bench.records import LoadSummary
+from bench.speed.records import LoadSummary
 
 #: What one load process does (written to the report).
 WORKLOAD = "single-threaded 256x256 float64 numpy.dot in a loop (one busy core per process)"

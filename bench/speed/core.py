@@ -10,7 +10,7 @@ so an interrupted run still leaves the largest subset that completed):
    question) against ``n_shuffles`` independent runs, interleaved by groups;
 3. generation (S1 prompts) at batch 1 and batch 8, interleaved;
 4. with ``generation`` among the methods: the generation arm against lm-eval's
-   ``generate_until`` (:mod:`enade_bench.bench.generation`), S1 and S3 prompts, in blocks.
+   ``generate_until`` (:mod:`bench.speed.generation`), S1 and S3 prompts, in blocks.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast
 
-from enade_bench.bench.engines import SCORING_METHODS, worker_main
-from enade_bench.bench.generation import run_generation_arm
-from enade_bench.bench.load import CompetingLoad
-from enade_bench.bench.options import BenchOptions
-from enade_bench.bench.records import (
+from bench.speed.engines import SCORING_METHODS, worker_main
+from bench.speed.generation import run_generation_arm
+from bench.speed.load import CompetingLoad
+from bench.speed.options import BenchOptions
+from bench.speed.records import (
     BlockTimes,
     ItemsRun,
     LmEvalArgs,
@@ -41,8 +41,8 @@ from enade_bench.bench.records import (
     ScoringRun,
     Totals,
 )
-from enade_bench.bench.report import machine_info, summarise, write_json
-from enade_bench.bench.vllm_alias import alias_version, write_alias
+from bench.speed.report import machine_info, summarise, write_json
+from bench.speed.vllm_alias import alias_version, write_alias
 from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
 

@@ -1,6 +1,6 @@
 """Our HF scoring paths against each other: what the prefix store and tree scoring buy.
 
-``python -m enade_bench.bench.scoring_paths [--questions GLOB] [--limit 40] [--threads 2]
+``python -m bench.speed.scoring_paths [--questions GLOB] [--limit 40] [--threads 2]
 [--methods log_prob,log_prob_one_shot,first_token] [--out FILE]``
 
 runs each scoring method three ways on the same questions, in one process and in
@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
-from enade_bench.bench.engines import SCORING_METHODS, OursEngine
-from enade_bench.bench.options import DEFAULT_QUESTIONS
-from enade_bench.bench.records import ScoringRun
+from bench.speed.engines import SCORING_METHODS, OursEngine
+from bench.speed.options import DEFAULT_QUESTIONS
+from bench.speed.records import ScoringRun
 from enade_bench.results.store import atomic_write_text
 
 #: name -> (run-wide prefix store, tree scoring)

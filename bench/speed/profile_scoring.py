@@ -1,6 +1,6 @@
 """Where the time goes: torch-profiler tables of our S5 scoring and lm-eval's, same questions.
 
-``python -m enade_bench.bench.profile_scoring [--questions GLOB] [--n 2] [--threads 1] [--methods M,…] [--out FILE]``
+``python -m bench.speed.profile_scoring [--questions GLOB] [--n 2] [--threads 1] [--methods M,…] [--out FILE]``
 runs both engines in this process (after one warm-up question each) under
 ``torch.profiler`` and writes the operator tables and wall times to ``--out``.
 """
@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from enade_bench.bench.engines import SCORING_METHODS, LmEvalEngine, OursEngine
-from enade_bench.bench.options import DEFAULT_QUESTIONS
+from bench.speed.engines import SCORING_METHODS, LmEvalEngine, OursEngine
+from bench.speed.options import DEFAULT_QUESTIONS
 from enade_bench.results.store import atomic_write_text
 
 

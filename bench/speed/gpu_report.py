@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from enade_bench.bench.gpu_checks import ChunkProfile, Float32Check
+from bench.speed.gpu_checks import ChunkProfile, Float32Check
 from enade_bench.results.store import atomic_write_text
 
 

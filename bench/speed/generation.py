@@ -18,9 +18,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from enade_bench.bench.gen_results import GenerationDifference, GenerationSide, GenerationStrategyResult
-from enade_bench.bench.measure import measured
-from enade_bench.bench.records import BlockTimes, GenDoc, GenerationArmSection, GenQuestion, GenRun, Target
+from bench.speed.gen_results import GenerationDifference, GenerationSide, GenerationStrategyResult
+from bench.speed.measure import measured
+from bench.speed.records import BlockTimes, GenDoc, GenerationArmSection, GenQuestion, GenRun, Target
 from enade_bench.config import EvaluationConfig
 from enade_bench.scoring.extraction import extract_answer
 from enade_bench.strategies.registry import STRATEGIES, Strategy
@@ -186,14 +186,14 @@ def run_generation_arm(
     Parameters
     ----------
     ours, lm
-        :class:`~enade_bench.bench.core.Worker` objects (anything with ``call(name, **kwargs)``);
+        :class:`~bench.speed.core.Worker` objects (anything with ``call(name, **kwargs)``);
         ``lm`` may be None (ours only).
     indices
         The questions.
     strategies
         Keys of :data:`GENERATION_STRATEGIES`.
     opts
-        :class:`~enade_bench.bench.options.BenchOptions` (``block``, ``batch_size``, ``max_new_tokens``).
+        :class:`~bench.speed.options.BenchOptions` (``block``, ``batch_size``, ``max_new_tokens``).
     log
         Called with one line per block.
     warm_up

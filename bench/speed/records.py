@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict, final
 
-from enade_bench.bench.gen_results import GenerationStrategyResult
+from bench.speed.gen_results import GenerationStrategyResult
 
 #: lm-eval's own metrics of a task (``acc``, ``acc_norm`` ...), numbers only.
 Metrics = dict[str, float]

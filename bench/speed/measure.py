@@ -12,7 +12,7 @@ from typing import Any
 
 import psutil
 
-from enade_bench.bench.records import PhaseFigures
+from bench.speed.records import PhaseFigures
 
 
 def rss_mb() -> float:
