@@ -95,9 +95,17 @@ def main() -> None:
                 r.differences, r.clusters, alpha, bases=r.bases, records=records_of(np.r_[a, b])
             )
             for name, model in models.items():
-                line = {"questions": n, "texts": r.n_clusters, "shuffles": s, "observed": k, "alternative": name,
-                        "mdd_points": round(100 * mdd, 1), "location_mdd": round(100 * shifts["location"], 1),
-                        "logit_mdd": round(100 * shifts["logit"], 1), "sets_it": max(shifts, key=shifts.__getitem__)}  # fmt: skip
+                line = {
+                    "questions": n,
+                    "texts": r.n_clusters,
+                    "shuffles": s,
+                    "observed": k,
+                    "alternative": name,
+                    "mdd_points": round(100 * mdd, 1),
+                    "location_mdd": round(100 * shifts["location"], 1),
+                    "logit_mdd": round(100 * shifts["logit"], 1),
+                    "sets_it": max(shifts, key=shifts.__getitem__),
+                }
                 if np.isfinite(mdd) and mdd < 1:
                     # A alone where B's accuracy leaves room; else A up and B down by half each (MDDs near 100 points)
                     split = 0.0 if mdd < 1 - base else 0.5
@@ -129,14 +137,21 @@ def main() -> None:
 def _summary(n: int, alternative: str, powers: list[float | None]) -> dict[str, object]:
     """One size and alternative over the observed data sets: how the power at their MDDs spreads."""
     p = np.array([x for x in powers if x is not None])
-    line: dict[str, object] = {"questions": n, "alternative": alternative, "observed": len(powers),
-                               "checked": int(p.size)}  # fmt: skip
+    line: dict[str, object] = {
+        "questions": n,
+        "alternative": alternative,
+        "observed": len(powers),
+        "checked": int(p.size),
+    }
     if p.size:
         q1, median, q3 = np.quantile(p, [0.25, 0.5, 0.75])
-        line |= {"mean": round(float(p.mean()), 3), "quartiles": [round(float(q1), 3), round(float(median), 3),
-                 round(float(q3), 3)], "at_least_0.75": round(float(np.mean(p >= 0.75)), 3),
-                 "at_least_0.70": round(float(np.mean(p >= 0.70)), 3),
-                 "at_most_0.90": round(float(np.mean(p <= 0.90)), 3)}  # fmt: skip
+        line |= {
+            "mean": round(float(p.mean()), 3),
+            "quartiles": [round(float(q1), 3), round(float(median), 3), round(float(q3), 3)],
+            "at_least_0.75": round(float(np.mean(p >= 0.75)), 3),
+            "at_least_0.70": round(float(np.mean(p >= 0.70)), 3),
+            "at_most_0.90": round(float(np.mean(p <= 0.90)), 3),
+        }
     return line
 
 

@@ -61,8 +61,9 @@ def _plant(
 
 def _rates(hits: np.ndarray, counts: np.ndarray) -> DifSimulation:
     n_pl, n_null = max(int(counts[0]), 1), max(int(counts[1]), 1)
-    return DifSimulation(hits[0] / n_pl, hits[1] / n_null, hits[2] / n_pl, hits[3] / n_null,
-                         int(counts[0]), int(counts[1]))  # fmt: skip
+    return DifSimulation(
+        hits[0] / n_pl, hits[1] / n_null, hits[2] / n_pl, hits[3] / n_null, int(counts[0]), int(counts[1])
+    )
 
 
 def simulate_dif(
@@ -150,5 +151,9 @@ def simulate_model_unit(
             hits[unit] += [sig[planted].sum(), sig[~planted].sum(), flag[planted].sum(), flag[~planted].sum()]
             anyflag[unit] += int(flag[~planted].any())
         counts += [planted.sum(), (~planted).sum()]
-    return UnitComparison(_rates(hits["model"], counts), _rates(hits["pattern"], counts),
-                          anyflag["model"] / replications, anyflag["pattern"] / replications)  # fmt: skip
+    return UnitComparison(
+        _rates(hits["model"], counts),
+        _rates(hits["pattern"], counts),
+        anyflag["model"] / replications,
+        anyflag["pattern"] / replications,
+    )

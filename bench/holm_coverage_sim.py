@@ -161,11 +161,17 @@ def simulate_coverage(
         answers = [
             (rng.random(design.n_questions) < 1 / (1 + np.exp(-(t - b)))).astype(float) for t in design.thetas
         ]
-        results: list[PairedDifference] = [paired_difference(answers[i], answers[j], single_record=True)
-                                           for i, j in pairs]  # fmt: skip
+        results: list[PairedDifference] = [
+            paired_difference(answers[i], answers[j], single_record=True) for i, j in pairs
+        ]
         pvalues = [r.p_value for r in results]
-        shown = shown_statements(pvalues, [r.diff for r in results], alpha, adjust,
-                                 lambda k, conf, rs=results: pair_interval(rs[k], conf))  # type: ignore[misc]  # fmt: skip
+        shown = shown_statements(
+            pvalues,
+            [r.diff for r in results],
+            alpha,
+            adjust,
+            lambda k, conf, rs=results: pair_interval(rs[k], conf),
+        )  # type: ignore[misc]
         covered += all(s is not None and covers(s, truth[pair]) for s, pair in zip(shown, pairs, strict=True))
         steps = (
             _two_sided_holm_levels(pvalues, alpha)

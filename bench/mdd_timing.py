@@ -37,8 +37,17 @@ def main() -> None:
                 r.differences, r.clusters, 0.05 / 3, bases=r.bases, records=records_of(np.r_[a, b]), seed=seed
             )
             times.append(time.perf_counter() - start)
-        print(json.dumps({"questions": n, "clusters": r.n_clusters, "mdd_points": round(100 * mdd, 1),
-                          "min_ms": round(1000 * min(times), 1), "load_average": os.getloadavg()[0]}))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "questions": n,
+                    "clusters": r.n_clusters,
+                    "mdd_points": round(100 * mdd, 1),
+                    "min_ms": round(1000 * min(times), 1),
+                    "load_average": os.getloadavg()[0],
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

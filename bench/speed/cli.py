@@ -40,30 +40,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=d.threads, help="torch threads, both engines")
     parser.add_argument("--block", type=int, default=d.block, help="questions per interleaved block")
     parser.add_argument("--batch-size", type=int, default=d.batch_size, help="our first_token batch")
-    parser.add_argument("--lmeval-batch-size", help="lm-eval's batch_size: an integer or 'auto' "
-                        "(default: 8 with --engine hf, auto with --engine vllm)")  # fmt: skip
-    parser.add_argument("--engine", choices=["hf", "vllm"], default=d.engine,
-                        help="hf: ours (transformers) vs lm-eval HFLM; vllm: ours (model.type vllm) "
-                        "vs lm-eval --model vllm (needs vLLM; docs/performance.md)")  # fmt: skip
-    parser.add_argument("--vllm-block-size", type=int, default=d.vllm_block_size,
-                        help="--engine vllm: KV-cache block size of both engines (0: vLLM's default, "
-                        "128 on CPU)")  # fmt: skip
+    parser.add_argument(
+        "--lmeval-batch-size",
+        help="lm-eval's batch_size: an integer or 'auto' "
+        "(default: 8 with --engine hf, auto with --engine vllm)",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["hf", "vllm"],
+        default=d.engine,
+        help="hf: ours (transformers) vs lm-eval HFLM; vllm: ours (model.type vllm) "
+        "vs lm-eval --model vllm (needs vLLM; docs/performance.md)",
+    )
+    parser.add_argument(
+        "--vllm-block-size",
+        type=int,
+        default=d.vllm_block_size,
+        help="--engine vllm: KV-cache block size of both engines (0: vLLM's default, 128 on CPU)",
+    )
     parser.add_argument("--no-lmeval", action="store_true", help="skip the lm-eval side")
     parser.add_argument("--n-shuffles", type=int, default=d.n_shuffles)
-    parser.add_argument("--shuffle-questions", type=int, default=d.shuffle_questions,
-                        help="questions in the shuffle measurement (0: skip)")  # fmt: skip
-    parser.add_argument("--gen-questions", type=int, default=d.gen_questions,
-                        help="questions in the generation measurement (0: skip)")  # fmt: skip
+    parser.add_argument(
+        "--shuffle-questions",
+        type=int,
+        default=d.shuffle_questions,
+        help="questions in the shuffle measurement (0: skip)",
+    )
+    parser.add_argument(
+        "--gen-questions",
+        type=int,
+        default=d.gen_questions,
+        help="questions in the generation measurement (0: skip)",
+    )
     parser.add_argument("--gen-batch", type=int, default=d.gen_batch)
     parser.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
-    parser.add_argument("--methods", default=",".join(d.methods),
-                        help=f"methods against lm-eval, comma-separated ({', '.join(METHODS)}; "
-                        "generation: our generation against lm-eval's generate_until)")  # fmt: skip
-    parser.add_argument("--gen-strategies", default=",".join(d.gen_strategies),
-                        help="--methods generation: strategies, comma-separated "
-                        f"({', '.join(GENERATION_STRATEGY_NAMES)})")  # fmt: skip
-    parser.add_argument("--competing-load", type=int, default=d.competing_load, metavar="N",
-                        help="N busy processes during the scoring phase (docs/performance.md)")  # fmt: skip
+    parser.add_argument(
+        "--methods",
+        default=",".join(d.methods),
+        help=f"methods against lm-eval, comma-separated ({', '.join(METHODS)}; "
+        "generation: our generation against lm-eval's generate_until)",
+    )
+    parser.add_argument(
+        "--gen-strategies",
+        default=",".join(d.gen_strategies),
+        help=f"--methods generation: strategies, comma-separated ({', '.join(GENERATION_STRATEGY_NAMES)})",
+    )
+    parser.add_argument(
+        "--competing-load",
+        type=int,
+        default=d.competing_load,
+        metavar="N",
+        help="N busy processes during the scoring phase (docs/performance.md)",
+    )
     parser.add_argument(
         "--no-prefix-cache", action="store_true", help="ours without the run-wide prefix cache"
     )
@@ -89,14 +117,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="S5 on the first N questions in float32, ours against lm-eval (0: none)",
     )
-    gpu.add_argument("--profile", action="store_true",
-                     help="profile one chunk of S5 and S1 (torch.profiler), FlexAttention and SDPA")  # fmt: skip
-    gpu.add_argument("--batch-auto", action="store_true",
-                     help="ours: chunks sized from the card's memory (batch_size auto), recorded")  # fmt: skip
+    gpu.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile one chunk of S5 and S1 (torch.profiler), FlexAttention and SDPA",
+    )
+    gpu.add_argument(
+        "--batch-auto",
+        action="store_true",
+        help="ours: chunks sized from the card's memory (batch_size auto), recorded",
+    )
     gpu.add_argument("--enem-dir", default=ENEM_DIR, help="folder of the ENEM booklets (ENEM_<year>_*.csv)")
     gpu.add_argument("--strategies", default=",".join(GPU_STRATEGIES), help="GPU arm strategies")
-    gpu.add_argument("--compile-decode", action="store_true",
-                     help="ours: the decode step through torch.compile / CUDA graphs (off by default)")  # fmt: skip
+    gpu.add_argument(
+        "--compile-decode",
+        action="store_true",
+        help="ours: the decode step through torch.compile / CUDA graphs (off by default)",
+    )
 
 
 #: Largest value accepted for each count (a larger one is a typo, or a run that never ends):
@@ -221,15 +258,29 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
     batch = args.batch_size if args.batch_size != BenchOptions().batch_size else GpuOptions().batch_size
     lmeval_batch = parse_lmeval_batch_size(args.lmeval_batch_size)
     out = args.out if args.out != BenchOptions().out else GpuOptions().out
-    return GpuOptions(shape=None if args.model_dir else (args.shape or GpuOptions().shape), model_dir=args.model_dir,
-                      tokenizer=args.tokenizer, device=args.device or "cuda", dtype=args.dtype, batch_size=batch,
-                      lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
-                      limit=args.limit or GpuOptions().limit, orders=orders, strategies=strategies,
-                      lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
-                      lmeval_strategies=_lmeval_strategies(args.lmeval_strategies),
-                      f32_check=args.f32_check, profile=args.profile, batch_auto=args.batch_auto,
-                      enem_dir=args.enem_dir, layers=args.layers, compile_decode=args.compile_decode,
-                      max_new_tokens=args.max_new_tokens, lmeval=not args.no_lmeval, out=out)  # fmt: skip
+    return GpuOptions(
+        shape=None if args.model_dir else (args.shape or GpuOptions().shape),
+        model_dir=args.model_dir,
+        tokenizer=args.tokenizer,
+        device=args.device or "cuda",
+        dtype=args.dtype,
+        batch_size=batch,
+        lmeval_batch_size=lmeval_batch if isinstance(lmeval_batch, int) else None,
+        limit=args.limit or GpuOptions().limit,
+        orders=orders,
+        strategies=strategies,
+        lmeval_orders=tuple(o.strip() for o in args.lmeval_orders.split(",") if o.strip()),
+        lmeval_strategies=_lmeval_strategies(args.lmeval_strategies),
+        f32_check=args.f32_check,
+        profile=args.profile,
+        batch_auto=args.batch_auto,
+        enem_dir=args.enem_dir,
+        layers=args.layers,
+        compile_decode=args.compile_decode,
+        max_new_tokens=args.max_new_tokens,
+        lmeval=not args.no_lmeval,
+        out=out,
+    )
 
 
 def _lmeval_strategies(value: str) -> tuple[str, ...]:

@@ -119,23 +119,41 @@ def _run_bench(opts: BenchOptions, log: Log, alias_root: str) -> Report:
     if opts.engine == "vllm":
         report["machine"]["vllm_cpu_kvcache_space_gb"] = os.environ.get("VLLM_CPU_KVCACHE_SPACE")
     # the engines read vllm_block_size on vLLM only
-    ours = Worker[OursInfo](OursArgs(questions=opts.questions, threads=opts.threads, batch_size=opts.batch_size,
-                                     engine=opts.engine, vllm_block_size=opts.vllm_block_size,
-                                     prefix_cache=opts.prefix_cache, tree=opts.tree))  # fmt: skip
+    ours = Worker[OursInfo](
+        OursArgs(
+            questions=opts.questions,
+            threads=opts.threads,
+            batch_size=opts.batch_size,
+            engine=opts.engine,
+            vllm_block_size=opts.vllm_block_size,
+            prefix_cache=opts.prefix_cache,
+            tree=opts.tree,
+        )
+    )
     lm: Worker[LmEvalInfo] | None = None
     try:
         info = ours.info
-        report["dataset"] = {"n_questions": info["n_questions"], "filter_counts": info["filter_counts"],
-                             "sources": info["sources"]}  # fmt: skip
+        report["dataset"] = {
+            "n_questions": info["n_questions"],
+            "filter_counts": info["filter_counts"],
+            "sources": info["sources"],
+        }
         report["model"] = {"dir": info["model_dir"], **info["model_identity"]}
         n = info["n_questions"] if opts.limit is None else min(opts.limit, info["n_questions"])
         indices = list(range(n))
         if opts.lmeval:
             alias = alias_version() if opts.engine == "vllm" else None
             alias_dir = str(write_alias(Path(alias_root), alias)) if alias is not None else None
-            lm = Worker[LmEvalInfo](LmEvalArgs(model_dir=info["model_dir"], threads=opts.threads,
-                                               batch_size=lmeval_batch_size(opts), engine=opts.engine,
-                                               vllm_block_size=opts.vllm_block_size), alias_dir)  # fmt: skip
+            lm = Worker[LmEvalInfo](
+                LmEvalArgs(
+                    model_dir=info["model_dir"],
+                    threads=opts.threads,
+                    batch_size=lmeval_batch_size(opts),
+                    engine=opts.engine,
+                    vllm_block_size=opts.vllm_block_size,
+                ),
+                alias_dir,
+            )
             report["lm_eval"] = {**lm.info, "vllm_alias": alias}
         with CompetingLoad(opts.competing_load) as load:
             _scoring(ours, lm, indices, opts, report, log)
@@ -211,8 +229,9 @@ def _generation(
     for g, group in enumerate(_groups(indices, opts.gen_batch)):
         sizes = [1, opts.gen_batch] if g % 2 == 0 else [opts.gen_batch, 1]
         for size in sizes:
-            res: ItemsRun = ours.call("generate", indices=group, batch_size=size,
-                                      max_new_tokens=opts.max_new_tokens)  # fmt: skip
+            res: ItemsRun = ours.call(
+                "generate", indices=group, batch_size=size, max_new_tokens=opts.max_new_tokens
+            )
             preds[size].update(res["predictions"])
             _add(totals.setdefault(f"batch_{size}", {}), res, skip=("predictions",))
             log(f"generation batch {size}: {res['seconds']:.1f}s for {res['items']} items")
@@ -232,8 +251,14 @@ def _generation(
 _PER_QUESTION = ("predictions", "scores", "n_tokens")
 
 
-def _scoring(ours: Worker[OursInfo], lm: Worker[LmEvalInfo] | None, indices: list[int], opts: BenchOptions,
-             report: Report, log: Log) -> None:  # fmt: skip
+def _scoring(
+    ours: Worker[OursInfo],
+    lm: Worker[LmEvalInfo] | None,
+    indices: list[int],
+    opts: BenchOptions,
+    report: Report,
+    log: Log,
+) -> None:
     methods = [m for m in opts.methods if m in SCORING_METHODS]
     if not methods:
         return

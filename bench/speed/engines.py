@@ -162,8 +162,14 @@ class OursEngine:
     ) -> ChunkExecutor:
         """The runner's executor for ``strategy`` on the questions at ``indices``."""
         questions = [self.dataset.questions[i] for i in indices]
-        plan = make_plan(questions, strategy, evaluation.seed, int(evaluation.batch_size),
-                         template_prompt_fn(strategy, self.prompts), RunPaths.of(Path("."), "bench", strategy.method))  # fmt: skip
+        plan = make_plan(
+            questions,
+            strategy,
+            evaluation.seed,
+            int(evaluation.batch_size),
+            template_prompt_fn(strategy, self.prompts),
+            RunPaths.of(Path("."), "bench", strategy.method),
+        )
         return ChunkExecutor(self.backend, plan, evaluation, extract_answer)
 
     def _items(self, indices: list[int], method: str, n_shuffles: int = 1) -> list[Any]:
@@ -199,8 +205,12 @@ class OursEngine:
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             for chunk in executor.ahead(chunks):
                 records += executor.run(chunk)
-        result = ScoringRun(**phase.as_dict(), predictions={r.id: r.prediction for r in records},
-                            correct=sum(bool(r.correct) for r in records), scores={})  # fmt: skip
+        result = ScoringRun(
+            **phase.as_dict(),
+            predictions={r.id: r.prediction for r in records},
+            correct=sum(bool(r.correct) for r in records),
+            scores={},
+        )
         if method.startswith("log_prob"):
             result["scores"] = {
                 r.id: [r.score_details[k]["sum_logprob"] for k in sorted(r.score_details or {})]
@@ -328,8 +338,12 @@ class LmEvalEngine:
     def info(self) -> LmEvalInfo:
         import lm_eval  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        return LmEvalInfo(lm_eval_version=lm_eval.__version__, model="vllm" if self.engine == "vllm" else "hf",
-                          batch_size=self.batch_size, rss_mb_after_load=_rss(self.engine))  # fmt: skip
+        return LmEvalInfo(
+            lm_eval_version=lm_eval.__version__,
+            model="vllm" if self.engine == "vllm" else "hf",
+            batch_size=self.batch_size,
+            rss_mb_after_load=_rss(self.engine),
+        )
 
     def run(self, method: str, docs: list[ScoringDoc]) -> ScoringRun:
         """Run lm-eval's ``simple_evaluate`` on one ``multiple_choice`` task."""
@@ -337,9 +351,14 @@ class LmEvalEngine:
         with measured(self.counter, tree=self.engine == "vllm") as phase:
             metrics = evaluate_task(self.lm, method, docs)
         found = self.lm.predictions(method, docs)
-        result = ScoringRun(**phase.as_dict(), model_seconds=self.lm.model_seconds, lm_eval_metrics=metrics,
-                            predictions=dict(found["predictions"]), scores=found["scores"],
-                            contexts_identical=found["contexts_identical"])  # fmt: skip
+        result = ScoringRun(
+            **phase.as_dict(),
+            model_seconds=self.lm.model_seconds,
+            lm_eval_metrics=metrics,
+            predictions=dict(found["predictions"]),
+            scores=found["scores"],
+            contexts_identical=found["contexts_identical"],
+        )
         if "n_tokens" in found:
             result["n_tokens"] = found["n_tokens"]
         return result

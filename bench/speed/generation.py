@@ -50,9 +50,17 @@ def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[GenDoc
         ctx = engine.backend.render(executor.prompt_for(item))
         ids = list(engine.backend.encode(ctx))
         q = item.question
-        docs.append(GenDoc(qid=q.id, ctx=ctx, answer=q.answer, options=list(item.options),
-                           letters="ABCDEFGHIJ"[: q.n_options], prompt_tokens=len(ids),
-                           prompt_digest=token_digest(ids)))  # fmt: skip
+        docs.append(
+            GenDoc(
+                qid=q.id,
+                ctx=ctx,
+                answer=q.answer,
+                options=list(item.options),
+                letters="ABCDEFGHIJ"[: q.n_options],
+                prompt_tokens=len(ids),
+                prompt_digest=token_digest(ids),
+            )
+        )
     return docs
 
 
@@ -163,8 +171,11 @@ def generation_targets(results: dict[str, GenerationStrategyResult]) -> dict[str
         r = results.get(sid)
         if r is not None and r.speedup_model_time is not None:
             goal = GENERATION_TARGETS[sid]
-            targets[f"generation_{sid}_speedup"] = {"target": f">= {goal}", "value": r.speedup_model_time,
-                                                    "met": r.speedup_model_time >= goal}  # fmt: skip
+            targets[f"generation_{sid}_speedup"] = {
+                "target": f">= {goal}",
+                "value": r.speedup_model_time,
+                "met": r.speedup_model_time >= goal,
+            }
     value = s3_over_s1(results)
     if value is not None:
         goal = GENERATION_TARGETS["s3_over_s1"]
@@ -228,8 +239,13 @@ def run_generation_arm(
             for engine in ("ours", "lm_eval") if b % 2 == 0 else ("lm_eval", "ours"):
                 res: GenRun
                 if engine == "ours":
-                    res = ours.call("gen_run", strategy=sid, indices=block,
-                                    max_new_tokens=opts.max_new_tokens, batch_size=opts.batch_size)  # fmt: skip
+                    res = ours.call(
+                        "gen_run",
+                        strategy=sid,
+                        indices=block,
+                        max_new_tokens=opts.max_new_tokens,
+                        batch_size=opts.batch_size,
+                    )
                 elif lm is not None:
                     res = lm.call("gen_run", docs=docs, max_new_tokens=opts.max_new_tokens, until=until)
                     _prompt_checks(totals[sid], docs, res)
@@ -240,8 +256,12 @@ def run_generation_arm(
                 _accumulate(totals[sid].ours if engine == "ours" else totals[sid].lm_eval, res, len(block))
                 times[f"{sid}/{engine}"] = res["seconds"]
         blocks.append(times)
-        log(", ".join([f"generation block {b} ({len(block)} q)"] +
-                      [f"{k} {v:.1f}s" for k, v in times.items() if "/" in k]))  # fmt: skip
+        log(
+            ", ".join(
+                [f"generation block {b} ({len(block)} q)"]
+                + [f"{k} {v:.1f}s" for k, v in times.items() if "/" in k]
+            )
+        )
     results = {sid: compare_strategy(sid, per_question[sid], totals[sid]) for sid in strategies}
     return GenerationArmSection(
         strategies=list(strategies),

@@ -62,8 +62,11 @@ def load_questions(enem_dir: str, limit: int) -> LoadedDataset:
         for year in GPU_YEARS
     ]
     counts = {k: sum(part.counts.get(k, 0) for part in parts) for k in parts[0].counts}
-    return LoadedDataset(questions=[q for part in parts for q in part.questions][:limit], counts=counts,
-                         sources=[s for part in parts for s in part.sources])  # fmt: skip
+    return LoadedDataset(
+        questions=[q for part in parts for q in part.questions][:limit],
+        counts=counts,
+        sources=[s for part in parts for s in part.sources],
+    )
 
 
 def _preset() -> Any:
@@ -136,8 +139,9 @@ def load_engines(
     if opts.model_dir:
         import torch  # noqa: PLC0415
 
-        model: Any = AutoModelForCausalLM.from_pretrained(opts.model_dir, dtype=getattr(torch, opts.dtype),
-                                                          attn_implementation="sdpa")  # fmt: skip
+        model: Any = AutoModelForCausalLM.from_pretrained(
+            opts.model_dir, dtype=getattr(torch, opts.dtype), attn_implementation="sdpa"
+        )
         model = model.to(opts.device).eval()
         name = opts.model_dir
     else:
@@ -157,10 +161,16 @@ def load_engines(
         lm = LmEvalEngine.__new__(LmEvalEngine)
         lm.engine, lm.batch_size, lm.counter = "hf", opts.lmeval_batch_size or opts.batch_size, counter
         lm.lm = make_lm_from(model, tokenizer, int(lm.batch_size))
-    info: dict[str, object] = {"name": name, "tokenizer": tokenizer_dir,
-                               "parameters": sum(p.numel() for p in model.parameters()),
-                               "config": {k: v for k, v in model.config.to_dict().items()
-                                          if isinstance(v, (int, float, str, bool)) and k != "transformers_version"}}  # fmt: skip
+    info: dict[str, object] = {
+        "name": name,
+        "tokenizer": tokenizer_dir,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "config": {
+            k: v
+            for k, v in model.config.to_dict().items()
+            if isinstance(v, (int, float, str, bool)) and k != "transformers_version"
+        },
+    }
     return ours, lm, info
 
 
@@ -171,8 +181,9 @@ def _sync() -> None:
         torch.cuda.synchronize()
 
 
-def run_strategy(ours: GpuOurs, lm: LmEvalEngine | None, strategy: str, order: list[int],
-                 opts: GpuOptions) -> StrategyFigures:  # fmt: skip
+def run_strategy(
+    ours: GpuOurs, lm: LmEvalEngine | None, strategy: str, order: list[int], opts: GpuOptions
+) -> StrategyFigures:
     """One strategy on the questions in ``order``: ours, then lm-eval where it has a peer."""
     fig, mine = ours_strategy(ours, strategy, order, opts)
     if lm is not None:
@@ -189,16 +200,27 @@ def ours_strategy(
     if strategy in SCORING_OF:
         mine: Any = ours.run(SCORING_OF[strategy], order)
     else:
-        mine = (ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size) if strategy != "S4"
-                else _s4(ours, order, opts))  # fmt: skip
+        mine = (
+            ours_gen_run(ours, strategy, order, opts.max_new_tokens, opts.batch_size)
+            if strategy != "S4"
+            else _s4(ours, order, opts)
+        )
     _sync()
-    fig = StrategyFigures(strategy, n, mine["seconds"], n / mine["seconds"], mine["tokens"], mine["model_calls"],
-                          attention=getattr(ours.backend, "attention", None))  # fmt: skip
+    fig = StrategyFigures(
+        strategy,
+        n,
+        mine["seconds"],
+        n / mine["seconds"],
+        mine["tokens"],
+        mine["model_calls"],
+        attention=getattr(ours.backend, "attention", None),
+    )
     return fig, mine
 
 
-def peer_strategy(ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: Any, order: list[int],
-                  opts: GpuOptions) -> None:  # fmt: skip
+def peer_strategy(
+    ours: GpuOurs, lm: LmEvalEngine, fig: StrategyFigures, mine: Any, order: list[int], opts: GpuOptions
+) -> None:
     """lm-eval on ``fig``'s strategy and questions, where it has a peer: its figures into ``fig``."""
     n, strategy = len(order), fig.strategy
     if strategy in SCORING_OF:
@@ -292,8 +314,9 @@ def arm_phases(arm: GpuArm) -> list[Phase]:
 class GpuArm:
     """The arm's engines, options and report, and one method per kind of phase (:func:`arm_phases`)."""
 
-    def __init__(self, opts: GpuOptions, ours: GpuOurs, lm: LmEvalEngine | None, report: GpuReport,
-                 log: Any) -> None:  # fmt: skip
+    def __init__(
+        self, opts: GpuOptions, ours: GpuOurs, lm: LmEvalEngine | None, report: GpuReport, log: Any
+    ) -> None:
         self.opts, self.ours, self.lm, self.report, self.log = opts, ours, lm, report, log
         self.stems = [len(q.stem) for q in ours.dataset.questions]
         self.mine: dict[tuple[str, str], Any] = {}  # ours' run of (order, strategy), until its peer's
@@ -313,8 +336,11 @@ class GpuArm:
         ours, opts = self.ours, self.opts
         warm = list(range(min(opts.batch_size, WARM_CHUNK, len(self.stems))))
         policy = ours.backend.batching
-        runs = [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))] if policy.flex_attention \
-            else [("sdpa", policy)]  # fmt: skip
+        runs = (
+            [("flex", policy), ("sdpa", replace(policy, **SDPA_POLICY))]
+            if policy.flex_attention
+            else [("sdpa", policy)]
+        )
         try:
             for attention, batching in runs:
                 ours.backend.batching = batching
@@ -322,15 +348,25 @@ class GpuArm:
                     ours.reset_prefix_store()
                     run_strategy(ours, None, strategy, warm, replace(opts, max_new_tokens=2))  # its kernels
                     ours.reset_prefix_store()
-                    self.report.profile.append(profile_chunk(strategy, len(warm),
-                                                             partial(run_strategy, ours, None, strategy, warm, opts), attention=attention))  # fmt: skip
+                    self.report.profile.append(
+                        profile_chunk(
+                            strategy,
+                            len(warm),
+                            partial(run_strategy, ours, None, strategy, warm, opts),
+                            attention=attention,
+                        )
+                    )
         finally:
             ours.backend.batching = policy
 
     def probe(self) -> None:
         """``--batch-auto``: the chunk sized from the card's memory (:func:`.gpu_checks.size_batch`)."""
-        size = size_batch(self.ours, self.opts.strategies, self.ours.dataset.questions,
-                          partial(_probe_chunk, self.ours, self.opts))  # fmt: skip
+        size = size_batch(
+            self.ours,
+            self.opts.strategies,
+            self.ours.dataset.questions,
+            partial(_probe_chunk, self.ours, self.opts),
+        )
         self.opts = replace(self.opts, batch_size=size)
         self.ours.set_batch(size)
         self.report.batch_size = size
@@ -351,19 +387,26 @@ class GpuArm:
     def run_peer(self, order_name: str, strategy: str) -> None:
         assert self.lm is not None
         fig = next(f for f in self.report.orders[order_name] if f.strategy == strategy)
-        peer_strategy(self.ours, self.lm, fig, self.mine.pop((order_name, strategy)), self.order(order_name),
-                      self.opts)  # fmt: skip
-        self.log(f"{order_name:5} {strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
-                 f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}")  # fmt: skip
+        peer_strategy(
+            self.ours, self.lm, fig, self.mine.pop((order_name, strategy)), self.order(order_name), self.opts
+        )
+        self.log(
+            f"{order_name:5} {strategy:11} lm-eval {fig.lm_eval_qps or 0:7.1f} q/s  "
+            f"ratio {fig.ratio or 0:5.2f}  agreement {fig.agreement}"
+        )
 
     def float32(self) -> None:
         """S5 on the first ``f32_check`` questions in float32, both engines (:mod:`.gpu_checks`)."""
         assert self.lm is not None
         first = list(range(min(self.opts.f32_check, len(self.stems))))
-        fig = float32_check(self.ours.backend.model, partial(run_strategy, self.ours, self.lm, "S5", first,
-                                                             self.opts), self.ours.reset_prefix_store)  # fmt: skip
-        self.report.float32_check = Float32Check(fig.questions, fig.agreement, fig.max_abs_score_diff,
-                                                 fig.ours_qps, fig.lm_eval_qps)  # fmt: skip
+        fig = float32_check(
+            self.ours.backend.model,
+            partial(run_strategy, self.ours, self.lm, "S5", first, self.opts),
+            self.ours.reset_prefix_store,
+        )
+        self.report.float32_check = Float32Check(
+            fig.questions, fig.agreement, fig.max_abs_score_diff, fig.ours_qps, fig.lm_eval_qps
+        )
         self.log(
             f"float32 S5 on {fig.questions}: agreement {fig.agreement}, max |diff| {fig.max_abs_score_diff}"
         )
@@ -388,10 +431,16 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
     dataset = load_questions(opts.enem_dir, opts.limit)
     ours, lm, info = load_engines(opts, dataset)
     card = torch.cuda.get_device_name(0) if opts.device.startswith("cuda") else "cpu"
-    report = GpuReport(card=card, dtype=opts.dtype, batch_size=opts.batch_size,
-                       lmeval_batch_size=lm.batch_size if lm is not None else None,  # type: ignore[arg-type]
-                       model=info, options={k: str(v) for k, v in asdict(opts).items()},
-                       n_questions=len(dataset.questions), started=time.strftime("%Y-%m-%dT%H:%M:%S%z"))  # fmt: skip
+    report = GpuReport(
+        card=card,
+        dtype=opts.dtype,
+        batch_size=opts.batch_size,
+        lmeval_batch_size=lm.batch_size if lm is not None else None,  # type: ignore[arg-type]
+        model=info,
+        options={k: str(v) for k, v in asdict(opts).items()},
+        n_questions=len(dataset.questions),
+        started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    )
     report.phases.append(PhaseRecord("load", time.perf_counter() - start))
     write_report(opts.out, report)
     log(f"phase 1 load: {report.phases[0].seconds:.1f} s")

@@ -109,11 +109,14 @@ def profile_chunk(
         e.count for e in events if e.key in ("cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchKernelExC")
     )
     ranked = sorted(events, key=lambda e: (device_us(e), e.self_cpu_time_total), reverse=True)[:top]
-    rows = [ProfileRow(e.key[:120], int(e.count), device_us(e) / 1000, float(e.self_cpu_time_total) / 1000)
-            for e in ranked]  # fmt: skip
+    rows = [
+        ProfileRow(e.key[:120], int(e.count), device_us(e) / 1000, float(e.self_cpu_time_total) / 1000)
+        for e in ranked
+    ]
     kernels = [e for e in events if str(getattr(e, "device_type", "")).endswith("CUDA")]  # not their callers
-    return ChunkProfile(strategy, questions, launches, wall, sum(device_us(e) for e in kernels) / 1000, rows,
-                        attention)  # fmt: skip
+    return ChunkProfile(
+        strategy, questions, launches, wall, sum(device_us(e) for e in kernels) / 1000, rows, attention
+    )
 
 
 #: The arm's largest chunk (questions): the size found is checked by running every strategy on

@@ -81,8 +81,15 @@ def evaluate_generation(
     from lm_eval import simple_evaluate  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
     task = build_generation_task(docs, max_new_tokens, until)
-    results = simple_evaluate(model=lm, tasks=[task], num_fewshot=0, bootstrap_iters=0,
-                              log_samples=False, verbosity="ERROR", task_manager=task_manager())  # fmt: skip
+    results = simple_evaluate(
+        model=lm,
+        tasks=[task],
+        num_fewshot=0,
+        bootstrap_iters=0,
+        log_samples=False,
+        verbosity="ERROR",
+        task_manager=task_manager(),
+    )
     # lm-eval's results: its own untyped JSON-like dict
     metrics = (results or {}).get("results", {}).get(GENERATION_TASK["task"], {})
     texts: dict[str, str] = {}

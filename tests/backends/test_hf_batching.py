@@ -29,8 +29,15 @@ CPU, CUDA = BatchingPolicy.for_device("cpu"), BatchingPolicy.for_device("cuda:0"
 @pytest.fixture(scope="module")
 def llama() -> LlamaForCausalLM:
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, attn_implementation="sdpa")  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=512,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        attn_implementation="sdpa",
+    )
     return LlamaForCausalLM(config).eval()
 
 

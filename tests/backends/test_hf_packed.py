@@ -34,8 +34,15 @@ GENERATION = ("S1", "S2", "S3", "S4")
 
 def _llama(vocab: int = 512) -> LlamaForCausalLM:
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=vocab, hidden_size=96, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=6, num_key_value_heads=2, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=96,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     return LlamaForCausalLM(config).eval()
 
 

@@ -115,8 +115,15 @@ def test_blocks_cost_each_question_its_own_pairs_on_real_enem(enem_splits, strat
 def tiny_llama() -> LlamaForCausalLM:
     """A 2-layer random Llama with SmolLM2's vocabulary size (the real token ids fit)."""
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=49152, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     return LlamaForCausalLM(config).eval()
 
 
@@ -198,8 +205,11 @@ def _kernel_log(monkeypatch: pytest.MonkeyPatch, model: LlamaForCausalLM) -> lis
     monkeypatch.setattr(hf_flex, "kernel", kernel)
     monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", sdpa)
     for layer in model.model.layers:
-        hooks.append(layer.self_attn.register_forward_pre_hook(
-            lambda *_a: events.append(f"layer {model.config._attn_implementation}")))  # fmt: skip
+        hooks.append(
+            layer.self_attn.register_forward_pre_hook(
+                lambda *_a: events.append(f"layer {model.config._attn_implementation}")
+            )
+        )
     return events
 
 

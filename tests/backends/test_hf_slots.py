@@ -131,8 +131,15 @@ def test_decode_reads_live_tiles_only_on_sixteen_enem_questions(enem_chunks, mon
     # SmolLM2's vocabulary, two layers of 2 query heads and 1 KV head: eager FlexAttention on the CPU
     # scores every query-key pair of the ~10,700-token prefill row, per head (the counts need no more).
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=49152, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, attn_implementation="sdpa")  # type: ignore[call-arg]  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=49152,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        attn_implementation="sdpa",
+    )  # type: ignore[call-arg]
     model = LlamaForCausalLM(config).eval()
     params = GenerationParams(max_new_tokens=4)
     shared = common_prefix_length(seqs)

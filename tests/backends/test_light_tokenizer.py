@@ -31,11 +31,20 @@ from enade_bench.prompts.builder import PromptParts
 from enade_bench.regular_file import NotRegularFile
 
 PROMPTS = [
-    PromptParts(system="Você é um médico experiente.", user="Qual órgão produz a insulina?\n(A) Fígado\n"
-                "(B) Pâncreas\n(C) Rim\n(D) Baço\n2023 SEGUNDA EDIÇÃO", answer_label="Resposta:", prefill=True),
-    PromptParts(system="", user="下列说法正确的是 ( )\nA. 甲\nB. 乙 😀 [[placeholder]]", answer_label="答案：",
-                prefill=False),
-]  # fmt: skip
+    PromptParts(
+        system="Você é um médico experiente.",
+        user="Qual órgão produz a insulina?\n(A) Fígado\n"
+        "(B) Pâncreas\n(C) Rim\n(D) Baço\n2023 SEGUNDA EDIÇÃO",
+        answer_label="Resposta:",
+        prefill=True,
+    ),
+    PromptParts(
+        system="",
+        user="下列说法正确的是 ( )\nA. 甲\nB. 乙 😀 [[placeholder]]",
+        answer_label="答案：",
+        prefill=False,
+    ),
+]
 TEXTS = ["Resposta: B", " B", "55 60 65 70 Homem Mulher Ambos", "  espaços\t\ttab\n\n"]
 
 
@@ -76,9 +85,11 @@ def base(cache: Path) -> Any:
     real = source_tokenizer(cfg, source)  # its own class (AutoTokenizer's import costs 5 s)
     folder = tokenizer_folder(source)
     assert folder is not None
-    template = ("{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('no system role') }}"
-                "{% endif %}{{ bos_token + m['role'] + ': ' + m['content'] | trim + '\\n' }}{% endfor %}"
-                "{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}")  # fmt: skip
+    template = (
+        "{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('no system role') }}"
+        "{% endif %}{{ bos_token + m['role'] + ': ' + m['content'] | trim + '\\n' }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}"
+    )
     tokenizer = type(real).from_pretrained(
         folder, bos_token="<|endoftext|>", add_bos_token=True, chat_template=template
     )

@@ -20,15 +20,22 @@ from enade_bench.prompts import build_prompt, load_prompt_set, option_view
 from enade_bench.prompts.builder import PromptParts
 
 PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
-Q = Question(id="q", stem="Qual órgão produz a insulina? Considere a fisiologia humana.",
-             options=("Fígado", "Pâncreas", "Baço", "Rim", "Coração"), answer="B")  # fmt: skip
+Q = Question(
+    id="q",
+    stem="Qual órgão produz a insulina? Considere a fisiologia humana.",
+    options=("Fígado", "Pâncreas", "Baço", "Rim", "Coração"),
+    answer="B",
+)
 
 
 def prompts() -> list[PromptParts]:
     """Every method's prompt (the scoring ones end with the prefilled ``Resposta:``), few-shot too."""
-    return [build_prompt(Q, option_view(Q, perm), method, shots, PROMPTS)
-            for method in ("generation", "first_token", "log_prob") for shots in (0, 1)
-            for perm in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])]  # fmt: skip
+    return [
+        build_prompt(Q, option_view(Q, perm), method, shots, PROMPTS)
+        for method in ("generation", "first_token", "log_prob")
+        for shots in (0, 1)
+        for perm in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0])
+    ]
 
 
 def assert_counts_match(info: ModelInfo, backend) -> None:  # type: ignore[no-untyped-def]

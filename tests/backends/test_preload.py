@@ -26,8 +26,12 @@ NO_CUDA = not torch.cuda.is_available()
 
 def run_cli(tmp_path: Path, model: dict[str, object], capsys: pytest.CaptureFixture[str]) -> str:
     """``enade-bench run`` in-process: exit status 2, the one error line, nothing written."""
-    cfg = {"name": "pre", "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
-           "model": model, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    cfg = {
+        "name": "pre",
+        "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
+        "model": model,
+        "output": {"dir": str(tmp_path / "out")},
+    }
     path = tmp_path / "pre.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert main(["run", str(path)]) == 2

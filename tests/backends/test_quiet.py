@@ -78,8 +78,9 @@ def _run_demo(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
     code = "import sys; from enade_bench.cli.main import main; sys.exit(main())"
     args = ["run", "configs/demo.yaml", "--limit", "1", "--output-dir", str(out), *extra]
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.mark.slow

@@ -34,8 +34,12 @@ def known_types() -> list[str]:
 
 
 def write_config(tmp_path: Path, model: dict[str, object]) -> Path:
-    cfg = {"name": "reg", "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
-           "model": model, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    cfg = {
+        "name": "reg",
+        "dataset": {"path": str(DEMO_CSV), "benchmark": "enade"},
+        "model": model,
+        "output": {"dir": str(tmp_path / "out")},
+    }
     path = tmp_path / "reg.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return path
@@ -81,8 +85,12 @@ def test_plugin_backend_runs_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     assert {r.prompt_form for r in result.records} == {"raw"}
     stored = read_result(tmp_path / "out" / "reg_S1_results.json").model
     assert stored == result.model
-    assert (stored.backend, stored.name, stored.engine, stored.details) == ("always", "always-B", "always",
-                                                                            {"letter": "B"})  # fmt: skip
+    assert (stored.backend, stored.name, stored.engine, stored.details) == (
+        "always",
+        "always-B",
+        "always",
+        {"letter": "B"},
+    )
 
 
 def test_plugin_options_are_checked_by_the_plugin_model(
@@ -127,12 +135,19 @@ def test_a_name_claimed_twice_is_an_error_naming_both(
     assert "model.type: 'causal_lm' is claimed twice" in message
     assert "enade_bench.backends.hf_spec:CAUSAL_LM from enade-bench (built-in)" in message
     assert "from package acme-dup 1.0" in message
-    with pytest.raises(UserError, match=r"'twin' is claimed twice: by .* package (acme-dup|other-twin) 1\.0 and "
-                                        r".* package (acme-dup|other-twin) 1\.0"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match=r"'twin' is claimed twice: by .* package (acme-dup|other-twin) 1\.0 and "
+        r".* package (acme-dup|other-twin) 1\.0",
+    ):
         check_backend(ModelConfig(type="twin"))
     # the types nobody else claims still work
-    check_backend(ModelConfig(type="api", api=ApiConfig(provider="openai_compatible", model="m",
-                                                        base_url="http://127.0.0.1:9/v1")))  # fmt: skip
+    check_backend(
+        ModelConfig(
+            type="api",
+            api=ApiConfig(provider="openai_compatible", model="m", base_url="http://127.0.0.1:9/v1"),
+        )
+    )
 
 
 def test_unknown_type_is_one_error_line_before_any_model(
@@ -143,8 +158,10 @@ def test_unknown_type_is_one_error_line_before_any_model(
     assert main(["run", str(cfg), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert err[0] == (f"error: model.type: unknown backend 'llamacpp' (known: always, api, causal_lm, seq2seq, "
-                      f"vllm; plug-ins register under the entry-point group '{GROUP}')")  # fmt: skip
+    assert err[0] == (
+        f"error: model.type: unknown backend 'llamacpp' (known: always, api, causal_lm, seq2seq, "
+        f"vllm; plug-ins register under the entry-point group '{GROUP}')"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -157,13 +174,19 @@ def test_a_type_name_must_be_a_plain_identifier() -> None:
 
 
 def test_broken_plugins_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    install_plugin(tmp_path, monkeypatch, "acme-broken", {"gone": "no_such_module_xyz:SPEC",
-                                                          "half": "{module}:Incomplete",
-                                                          "notspec": "{module}:PLUGIN_NAME"},
-                   source="from tests.backends.plugin_fixtures import PLUGIN_SOURCE\nexec(PLUGIN_SOURCE)\n"
-                          "PLUGIN_NAME = 'not callable'\n")  # fmt: skip
-    with pytest.raises(UserError, match=r"'gone': cannot load no_such_module_xyz:SPEC from package acme-broken "
-                                        r"1\.0 \(ModuleNotFoundError"):  # fmt: skip
+    install_plugin(
+        tmp_path,
+        monkeypatch,
+        "acme-broken",
+        {"gone": "no_such_module_xyz:SPEC", "half": "{module}:Incomplete", "notspec": "{module}:PLUGIN_NAME"},
+        source="from tests.backends.plugin_fixtures import PLUGIN_SOURCE\nexec(PLUGIN_SOURCE)\n"
+        "PLUGIN_NAME = 'not callable'\n",
+    )
+    with pytest.raises(
+        UserError,
+        match=r"'gone': cannot load no_such_module_xyz:SPEC from package acme-broken "
+        r"1\.0 \(ModuleNotFoundError",
+    ):
         check_backend(ModelConfig(type="gone"))
     with pytest.raises(UserError, match=r"backend 'half' lacks prompt_form"):
         create_backend(ModelConfig(type="half"))

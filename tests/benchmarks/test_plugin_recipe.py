@@ -48,8 +48,9 @@ def _blocks() -> dict[str, str]:
 
 
 def _git_state() -> str:
-    proc = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True,
-                          text=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return proc.stdout
 
 
@@ -67,24 +68,60 @@ def test_the_entry_point_recipe_runs_as_written(tmp_path: Path) -> None:
     (work / "oab.yaml").write_text(blocks["config"] + "evaluation: {max_new_tokens: 4}\n", encoding="utf-8")
     (work / "oab_41.csv").write_text(CSV, encoding="utf-8")
     python = tmp_path / "venv" / "bin" / "python"  # made by the recipe
-    env = {**os.environ, "ENADE": str(ROOT), "BASE_PY": sys.executable, "VENV": str(tmp_path / "venv"),
-           "PYTHONPATH": str(ROOT / "src"), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "ENADE": str(ROOT),
+        "BASE_PY": sys.executable,
+        "VENV": str(tmp_path / "venv"),
+        "PYTHONPATH": str(ROOT / "src"),
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     before = _git_state()
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks["recipe"]], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", blocks["recipe"]],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ok: " in proc.stdout and "Exame de Ordem" in proc.stdout, proc.stdout
     assert list((tmp_path / "venv").glob("lib/python*/site-packages/*oab_plugin*")), "installed elsewhere"
-    run = subprocess.run([str(python), "-m", "enade_bench", "run", "oab.yaml", "--strategy", "S1", "--quiet",
-                          "--output-dir", "out"], cwd=work, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "enade_bench",
+            "run",
+            "oab.yaml",
+            "--strategy",
+            "S1",
+            "--quiet",
+            "--output-dir",
+            "out",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads((work / "out" / "oab_smollm2_S1_results.json").read_text(encoding="utf-8"))
     assert [r["id"] for r in result["records"]] == ["2010-01:1", "2010-01:2", "2010-02:3"]
     assert result["records"][2]["fields"] == {"edicao": "2010-02", "area": "Constitucional"}
     assert set(result["breakdowns"]) == {"edicao", "area", "n_options"}
     # the project's own environment does not have the plug-in, and says which plug-ins it found where
-    other = subprocess.run([sys.executable, "-m", "enade_bench", "validate", "oab.yaml"], cwd=work, env=env,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    other = subprocess.run(
+        [sys.executable, "-m", "enade_bench", "validate", "oab.yaml"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
     assert "got 'oab'; expected a built-in exam (generic, enade" in other.stderr
     assert (

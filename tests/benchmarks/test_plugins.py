@@ -139,7 +139,8 @@ def write_project(tmp_path: Path) -> Path:
     """The ``oab-plugin`` distribution of docs/adding_an_exam.md: the package and its pyproject.toml."""
     project = tmp_path / "oab-plugin"
     write_plugin(project / "oab_plugin")
-    (project / "pyproject.toml").write_text(textwrap.dedent("""
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = ["setuptools>=68"]
         build-backend = "setuptools.build_meta"
@@ -152,7 +153,9 @@ def write_project(tmp_path: Path) -> Path:
         packages = ["oab_plugin"]
         [tool.setuptools.package-data]
         oab_plugin = ["*.yaml"]
-    """), encoding="utf-8")  # fmt: skip
+    """),
+        encoding="utf-8",
+    )
     return project
 
 

@@ -53,8 +53,14 @@ def test_the_unknown_benchmark_error_lists_the_installed_plug_ins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # an installed distribution declaring an entry point (its module is never imported)
-    install_plugin(tmp_path, monkeypatch, "oab-plugin", {"oab": "oab_plugin:BENCHMARK"}, source=None,
-                   group="enade_bench.benchmarks")  # fmt: skip
+    install_plugin(
+        tmp_path,
+        monkeypatch,
+        "oab-plugin",
+        {"oab": "oab_plugin:BENCHMARK"},
+        source=None,
+        group="enade_bench.benchmarks",
+    )
     with pytest.raises(UserError) as info:
         Registry().get("revalida")
     assert "an installed plug-in: 'oab' (entry point of oab-plugin)" in str(info.value)

@@ -41,11 +41,22 @@ def _load(name: str) -> Any:
     return json.loads((CORPUS / name).read_text(encoding="utf-8"))
 
 
-CONFIGS = [(f, n, e) for f in ("expected.json", "files_expected.json", "safe2_expected.json", "safe3_expected.json")
-           for n, e in sorted(_load(f).items())]  # fmt: skip
-COMMANDS = [(f, c) for f in ("commands.json", "cli_commands.json", "files_commands.json", "safe2_commands.json",
-                              "safe3_commands.json")
-            for c in _load(f)]  # fmt: skip
+CONFIGS = [
+    (f, n, e)
+    for f in ("expected.json", "files_expected.json", "safe2_expected.json", "safe3_expected.json")
+    for n, e in sorted(_load(f).items())
+]
+COMMANDS = [
+    (f, c)
+    for f in (
+        "commands.json",
+        "cli_commands.json",
+        "files_commands.json",
+        "safe2_commands.json",
+        "safe3_commands.json",
+    )
+    for c in _load(f)
+]
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

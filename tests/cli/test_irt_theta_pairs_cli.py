@@ -32,8 +32,12 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     )
     assert "note: multiplicity family: holm over every pair (80; --family all)" in printed
     # one inference per pair: the shown interval excludes 0 exactly when the Holm p is below 0.05
-    excludes = ~np.array([holds_zero(k, lo, hi) for k, lo, hi in zip(data["statement"], data["ci_low"],
-                                                                     data["ci_high"], strict=True)])  # fmt: skip
+    excludes = ~np.array(
+        [
+            holds_zero(k, lo, hi)
+            for k, lo, hi in zip(data["statement"], data["ci_low"], data["ci_high"], strict=True)
+        ]
+    )
     assert (excludes == (data["p_adjusted"] < 0.05)).all() and (data["different"] == excludes).all()
     intervals = data["statement"] == "interval"
     assert (data.loc[intervals, "ci_low"] <= data.loc[intervals, "ci_low_unadjusted"]).all() and (
@@ -41,8 +45,12 @@ def test_published_pairs_per_area_and_language(tmp_path: Path, capsys) -> None: 
     ).all()
     assert set(data["adjust"]) == {"holm"} and data["ci_method"].str.startswith("Holm simultaneous").all()
     assert np.allclose(data["alpha_i"], decision_levels(data["p_value"], 0.05, "holm"))
-    gpt = data[(data["area"] == "CH") & (data["language"] == "pt-br") & (data["model_b"] == "llama2 7b")
-               & (data["model_a"] == "gpt-3.5-turbo-0613")].iloc[0]  # fmt: skip
+    gpt = data[
+        (data["area"] == "CH")
+        & (data["language"] == "pt-br")
+        & (data["model_b"] == "llama2 7b")
+        & (data["model_a"] == "gpt-3.5-turbo-0613")
+    ].iloc[0]
     assert gpt["diff"] == pytest.approx(2.25, abs=0.01) and gpt["p_adjusted"] < 1e-10
 
 
@@ -51,12 +59,32 @@ def test_bonferroni_intervals_are_simultaneous(tmp_path: Path) -> None:
     when p bonf < 0.05."""
     enem = require_shared("enem")
     out = tmp_path / "pairs.csv"
-    assert main(["irt", "theta-pairs", "--published", "--enem-data", str(enem), "--adjust", "bonferroni",
-                 "--family", "table", "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "irt",
+                "theta-pairs",
+                "--published",
+                "--enem-data",
+                str(enem),
+                "--adjust",
+                "bonferroni",
+                "--family",
+                "table",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = pd.read_csv(out)
     assert np.allclose(data["alpha_i"], 0.05 / 10) and np.allclose(data["ci_level"], 1 - 0.05 / 10)
-    excludes = ~np.array([holds_zero(k, lo, hi) for k, lo, hi in zip(data["statement"], data["ci_low"],
-                                                                     data["ci_high"], strict=True)])  # fmt: skip
+    excludes = ~np.array(
+        [
+            holds_zero(k, lo, hi)
+            for k, lo, hi in zip(data["statement"], data["ci_low"], data["ci_high"], strict=True)
+        ]
+    )
     assert (excludes == (data["p_adjusted"] < 0.05)).all()
 
 

@@ -56,11 +56,17 @@ def test_a_second_report_into_a_folder_in_use_is_refused_naming_the_first(
     assert main(["report", str(results), "--out", str(out)]) == 0
     before = {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     holder = subprocess.Popen(  # another process holds the folder's lock, as a report does while it writes
-        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
-         "f.write('{\"pid\": 4242, \"host\": \"node7\", \"started\": \"now\", \"command\": \"enade-bench report\"}\\n');"
-         "f.flush(); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(out / ".report.lock")],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+            'f.write(\'{"pid": 4242, "host": "node7", "started": "now", "command": "enade-bench report"}\\n\');'
+            "f.flush(); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+            str(out / ".report.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         assert main(["report", str(results), "--out", str(out)]) == 2
@@ -93,8 +99,18 @@ def test_a_tilde_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert output_dir(cfg, tmp_path / "configs" / "t.yaml") == tmp_path / "out"
     config = tmp_path / "configs" / "t.yaml"
     config.parent.mkdir()
-    config.write_text(json.dumps({**data, "model": {"type": "api", "api": {"provider": "openai", "model": "m",
-                      "api_key": "sk-not-used-0123456789"}}, "evaluation": {"method": "api"}}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                **data,
+                "model": {
+                    "type": "api",
+                    "api": {"provider": "openai", "model": "m", "api_key": "sk-not-used-0123456789"},
+                },
+                "evaluation": {"method": "api"},
+            }
+        )
+    )
     assert main(["validate", str(config), "--limit", "2"]) == 0
     assert not (config.parent / "~").exists() and not Path("~").exists()
 

@@ -61,8 +61,11 @@ def test_stdout_that_cannot_encode_gets_replacements_and_one_that_cannot_write_i
 def test_user_metadata_sent_with_requests_is_masked_like_a_query_value(tmp_path: Path) -> None:
     """Issue 51 (unclear case decided): ``extra_params.metadata.session`` is sent, never written."""
     cfg = yaml.safe_load(_api_config(tmp_path).read_text(encoding="utf-8"))
-    cfg["model"]["api"]["extra_params"] = {"metadata": {"session": "sess-7f3a", "n": 3}, "user": "ana@x.br",
-                                           "temperature": 0.2}  # fmt: skip
+    cfg["model"]["api"]["extra_params"] = {
+        "metadata": {"session": "sess-7f3a", "n": 3},
+        "user": "ana@x.br",
+        "temperature": 0.2,
+    }
     public = parse_config(cfg, "enc.yaml").public_dict()
     extra = public["model"]["api"]["extra_params"]  # type: ignore[index, call-overload]
     assert extra == {"metadata": {"session": "***", "n": "***"}, "user": "***", "temperature": 0.2}

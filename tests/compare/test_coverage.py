@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from bench.holm_coverage_sim import DESIGNS, covers, simulate_coverage
-
 from enade_bench.metrics.simultaneous import ABOVE, INTERVAL, Statement
 
 

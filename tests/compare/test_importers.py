@@ -280,9 +280,24 @@ def _bad(tmp: Path, case: str) -> tuple[list[str], str]:
     raise AssertionError(case)
 
 
-BAD_CASES = ["no_samples", "no_results_json", "unknown_metric", "metric_not_0_1", "two_runs", "not_json_line",
-             "two_scorers", "partial_credit", "eval_without_header", "eval_not_zip", "json_not_a_log",
-             "helm_no_stats", "helm_unknown_stat", "same_run_twice", "long_with_metric", "metric_without_from"]  # fmt: skip
+BAD_CASES = [
+    "no_samples",
+    "no_results_json",
+    "unknown_metric",
+    "metric_not_0_1",
+    "two_runs",
+    "not_json_line",
+    "two_scorers",
+    "partial_credit",
+    "eval_without_header",
+    "eval_not_zip",
+    "json_not_a_log",
+    "helm_no_stats",
+    "helm_unknown_stat",
+    "same_run_twice",
+    "long_with_metric",
+    "metric_without_from",
+]
 
 
 @pytest.mark.parametrize("case", BAD_CASES)

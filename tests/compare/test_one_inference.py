@@ -69,9 +69,23 @@ def test_interval_and_letters_agree_on_simulated_exams(adjust: str) -> None:
 
 def _long(rng: np.random.Generator, n: int) -> pd.DataFrame:
     scores = _exam(rng, 4, n, 1)
-    rows = [{"model": f"m{k}", "item": f"q{i}", "replicate": "0", "correct": int(s[i]), "strategy": st,
-             "cluster": "", "stem": "", "answer": "", "prediction": "", "area": "AB"[i % 2]}
-            for st in ("S1", "S2") for k, s in enumerate(scores) for i in range(n)]  # fmt: skip
+    rows = [
+        {
+            "model": f"m{k}",
+            "item": f"q{i}",
+            "replicate": "0",
+            "correct": int(s[i]),
+            "strategy": st,
+            "cluster": "",
+            "stem": "",
+            "answer": "",
+            "prediction": "",
+            "area": "AB"[i % 2],
+        }
+        for st in ("S1", "S2")
+        for k, s in enumerate(scores)
+        for i in range(n)
+    ]
     return pd.DataFrame(rows)
 
 

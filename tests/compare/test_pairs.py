@@ -17,17 +17,30 @@ def _long(n: int, extra_replicate: bool) -> pd.DataFrame:
     for model, p in (("a", 0.8), ("b", 0.5)):
         for i in range(n):
             replicates = 2 if extra_replicate and i == 0 else 1
-            rows += [{"model": model, "item": f"q{i}", "replicate": str(r), "correct": int(rng.random() < p),
-                      "strategy": "S1", "cluster": "", "stem": "", "answer": "", "prediction": ""}
-                     for r in range(replicates)]  # fmt: skip
+            rows += [
+                {
+                    "model": model,
+                    "item": f"q{i}",
+                    "replicate": str(r),
+                    "correct": int(rng.random() < p),
+                    "strategy": "S1",
+                    "cluster": "",
+                    "stem": "",
+                    "answer": "",
+                    "prediction": "",
+                }
+                for r in range(replicates)
+            ]
     return pd.DataFrame(rows)
 
 
 def test_one_repeated_question_switches_the_pair_and_the_note_says_why() -> None:
     comp = compare_table(_long(20, extra_replicate=True), CompareOptions())
     assert comp.pairs[0].result.test == PAIRED_T
-    assert any("a vs b: 1 of 20 questions have repeated records" in n and "clustered paired t" in n
-               for n in comp.notes)  # fmt: skip
+    assert any(
+        "a vs b: 1 of 20 questions have repeated records" in n and "clustered paired t" in n
+        for n in comp.notes
+    )
     plain = compare_table(_long(20, extra_replicate=False), CompareOptions())
     assert plain.pairs[0].result.test == EXACT
     assert not any("repeated records" in n for n in plain.notes) and SCORE_TEST_NOTE not in plain.notes
@@ -43,9 +56,22 @@ def test_the_mdd_takes_the_records_the_comparison_counted_not_ones_read_off_the_
     from which a reading of the scores alone infers one record per question (it took that before)."""
     rng = np.random.default_rng(7)
     right = {m: rng.random(24) < p for m, p in (("a", 0.75), ("b", 0.5))}
-    rows = [{"model": m, "item": f"q{i}", "replicate": str(r), "correct": int(right[m][i]), "strategy": "S4",
-             "cluster": f"t{i // 2}", "stem": "", "answer": "", "prediction": ""}
-            for m in right for i in range(24) for r in range(30)]  # fmt: skip
+    rows = [
+        {
+            "model": m,
+            "item": f"q{i}",
+            "replicate": str(r),
+            "correct": int(right[m][i]),
+            "strategy": "S4",
+            "cluster": f"t{i // 2}",
+            "stem": "",
+            "answer": "",
+            "prediction": "",
+        }
+        for m in right
+        for i in range(24)
+        for r in range(30)
+    ]
     result = compare_table(pd.DataFrame(rows), CompareOptions()).pairs[0].result
     assert result.test == PAIRED_T and result.records == (30,) * 24
     d, m = np.asarray(result.differences), np.asarray(result.bases)

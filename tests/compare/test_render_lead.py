@@ -19,9 +19,19 @@ def _table(
     for model, p in accuracies.items():
         right = rng.random(n) < p
         for i in range(n):
-            rows.append({"model": model, "strategy": "S1", "item": f"q{i:03d}", "replicate": "0",
-                         "correct": int(right[i]), "cluster": "", "stem": f"question {i}", "answer": "A",
-                         "prediction": ("A" if right[i] else ("" if i % 3 == 0 else "B")) if predictions else ""})  # fmt: skip
+            rows.append(
+                {
+                    "model": model,
+                    "strategy": "S1",
+                    "item": f"q{i:03d}",
+                    "replicate": "0",
+                    "correct": int(right[i]),
+                    "cluster": "",
+                    "stem": f"question {i}",
+                    "answer": "A",
+                    "prediction": ("A" if right[i] else ("" if i % 3 == 0 else "B")) if predictions else "",
+                }
+            )
     return pd.DataFrame(rows)
 
 

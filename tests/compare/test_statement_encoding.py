@@ -53,13 +53,27 @@ def test_theta_pairs_csv_of_the_enem_study(tmp_path: Path) -> None:
     """The ENEM study's θ-pairs step (its report writes the frame with the project's CSV writer)."""
     rng = np.random.default_rng(12)
     shared = rng.normal(0, 0.3, 10)
-    rows = [{"respondent": m, "shuffle": k, "theta": mu + shared[k] + rng.normal(0, 0.1)}
-            for m, mu in (("a", 0.0), ("b", 0.02), ("c", 0.1), ("d", 0.5), (RANDOM, -2.0))
-            for k in range(10)]  # fmt: skip
+    rows = [
+        {"respondent": m, "shuffle": k, "theta": mu + shared[k] + rng.normal(0, 0.1)}
+        for m, mu in (("a", 0.0), ("b", 0.02), ("c", 0.1), ("d", 0.5), (RANDOM, -2.0))
+        for k in range(10)
+    ]
     empty = pd.DataFrame()
     items = ItemParams(("i1",), np.array([1.0]), np.array([0.0]), np.array([0.0]))
-    exam = ExamAnalysis(ExamFile(2022, "MT", 1082), 1082, items, empty, empty, pd.DataFrame(rows), empty, empty,
-                        empty, empty, empty, language="pt-br")  # fmt: skip
+    exam = ExamAnalysis(
+        ExamFile(2022, "MT", 1082),
+        1082,
+        items,
+        empty,
+        empty,
+        pd.DataFrame(rows),
+        empty,
+        empty,
+        empty,
+        empty,
+        empty,
+        language="pt-br",
+    )
     data = theta_pairs_step(EnemAnalysis([], [exam]), tmp_path).files["theta_pairs.csv"]
     write_csv(tmp_path / "theta_pairs.csv", data, index=False, float_format="%.6g")
     shown = check_encoding(tmp_path / "theta_pairs.csv")

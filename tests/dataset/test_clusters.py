@@ -21,8 +21,10 @@ def _write(path: Path, rows: list[str], header: str = HEADER) -> Path:
 
 
 def test_a_cluster_column_is_read(tmp_path: Path) -> None:
-    rows = [f"q{i},2020,Medicina,CE,Pergunta {i}?,a,b,c,d,e,A,false,false,{c}" for i, c in
-            ((1, "caso1"), (2, "caso1"), (3, ""))]  # fmt: skip
+    rows = [
+        f"q{i},2020,Medicina,CE,Pergunta {i}?,a,b,c,d,e,A,false,false,{c}"
+        for i, c in ((1, "caso1"), (2, "caso1"), (3, ""))
+    ]
     data = load_dataset(DatasetConfig(path=str(_write(tmp_path / "c.csv", rows, HEADER + ",cluster"))))
     assert [q.cluster for q in data.questions] == ["caso1", "caso1", ""]
     assert all("cluster" not in dict(q.extra) for q in data.questions)

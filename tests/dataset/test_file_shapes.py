@@ -160,8 +160,9 @@ def test_an_answer_key_in_a_second_file_is_joined_by_id(
         tmp_path, "q.json", json.dumps([{k: v for k, v in r.items() if k != "gabarito"} for r in Q])
     )
     write(tmp_path, name, body)
-    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": KEYED,
-                                        "answer_key": {"path": name, **key}})  # fmt: skip
+    cfg = DatasetConfig.model_validate(
+        {"path": "q.json", "columns": KEYED, "answer_key": {"path": name, **key}}
+    )
     assert {q.id: q.answer for q in load_dataset(cfg, tmp_path).questions} == {"1": "A", "2": "C"}
     assert questions.exists()
 
@@ -170,8 +171,9 @@ def test_unmatched_ids_are_listed_in_one_error(tmp_path: Path) -> None:
     rows = [{"numero": f"Q{i}", "enunciado": "Qual?", "alternativas": ["a", "b"]} for i in range(1, 31)]
     write(tmp_path, "q.json", json.dumps(rows))
     write(tmp_path, "key.json", json.dumps({str(i): "A" for i in range(1, 31)}))
-    cfg = DatasetConfig.model_validate({"path": "q.json", "columns": KEYED,
-                                        "answer_key": {"path": "key.json"}})  # fmt: skip
+    cfg = DatasetConfig.model_validate(
+        {"path": "q.json", "columns": KEYED, "answer_key": {"path": "key.json"}}
+    )
     with pytest.raises(UserError) as info:
         load_dataset(cfg, tmp_path)
     message = str(info.value)

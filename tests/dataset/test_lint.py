@@ -60,12 +60,18 @@ def test_phrases_shared_by_design_are_not_footers() -> None:
     # assertion-reason options repeat whole; "… está correta." ends options after varied text;
     # "Assinale a opção correta." ends stems after a full stop: none is debris
     questions = [
-        Question(id=f"q{i}", stem=f"Texto {i} sobre o tema {i * 7}. Assinale a opção correta.",
-                 options=(f"Apenas a afirmativa {'I' * (i % 3 + 1)} está correta.",
-                          "As asserções I e II são proposições verdadeiras, e a II é uma justificativa da I.",
-                          f"Nenhuma afirmativa sobre {i} está correta."), answer="A")
+        Question(
+            id=f"q{i}",
+            stem=f"Texto {i} sobre o tema {i * 7}. Assinale a opção correta.",
+            options=(
+                f"Apenas a afirmativa {'I' * (i % 3 + 1)} está correta.",
+                "As asserções I e II são proposições verdadeiras, e a II é uma justificativa da I.",
+                f"Nenhuma afirmativa sobre {i} está correta.",
+            ),
+            answer="A",
+        )
         for i in range(12)
-    ]  # fmt: skip
+    ]
     assert lint(questions) == []
 
 

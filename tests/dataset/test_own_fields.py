@@ -24,9 +24,11 @@ def bar_exam(tmp_path: Path, **changes: object) -> DatasetConfig:
     path = tmp_path / "oab_2021_2022.csv"
     path.write_text(BAR, encoding="utf-8")
     data: dict[str, object] = {
-        "path": str(path), "columns": COLUMNS, "fields": {"year": "edicao", "area": "area_juridica"},
+        "path": str(path),
+        "columns": COLUMNS,
+        "fields": {"year": "edicao", "area": "area_juridica"},
         "field_patterns": {"year": r"(\d{4})"},
-    }  # fmt: skip
+    }
     data.update(changes)
     return DatasetConfig.model_validate(data)
 
@@ -34,9 +36,11 @@ def bar_exam(tmp_path: Path, **changes: object) -> DatasetConfig:
 def test_own_fields_under_their_names_with_a_year_out_of_a_column(tmp_path: Path) -> None:
     data = load_dataset(bar_exam(tmp_path))
     assert [q.fields for q in data.questions] == [
-        {"year": 2021, "area": "civil"}, {"year": 2021, "area": "penal"},
-        {"year": 2022, "area": "civil"}, {"year": 2022, "area": "constitucional"},
-    ]  # fmt: skip
+        {"year": 2021, "area": "civil"},
+        {"year": 2021, "area": "penal"},
+        {"year": 2022, "area": "civil"},
+        {"year": 2022, "area": "constitucional"},
+    ]
     assert [q.year for q in data.questions] == [2021, 2021, 2022, 2022]
     assert all(q.n_options == 4 for q in data.questions)
 

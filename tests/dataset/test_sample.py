@@ -101,5 +101,7 @@ def test_a_config_without_a_sample_dumps_as_before() -> None:
     """No ``sample`` key in the recorded config unless one is set: earlier runs' logs still resume."""
     assert "sample" not in DatasetConfig(path="q.csv").model_dump(mode="json")
     assert DatasetConfig(path="q.csv", sample=SampleConfig(n=3)).model_dump(mode="json")["sample"] == {
-        "n": 3, "seed": 42, "stratify": None
-    }  # fmt: skip
+        "n": 3,
+        "seed": 42,
+        "stratify": None,
+    }

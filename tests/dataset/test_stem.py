@@ -25,22 +25,36 @@ def _cells(**values: str):
     ("spec", "cells", "stem"),
     [
         (["context", "question"], {"context": "Texto.", "question": "Pergunta?"}, "Texto.\n\nPergunta?"),
-        (["context", "question"], {"context": "  ", "question": "Pergunta?"}, "Pergunta?"),  # no stray blank line
+        (
+            ["context", "question"],
+            {"context": "  ", "question": "Pergunta?"},
+            "Pergunta?",
+        ),  # no stray blank line
         ("{context}\n\n{question}", {"context": "", "question": "Pergunta?"}, "Pergunta?"),
         ("{context}\n\n{question}", {"context": "T.", "question": "P?"}, "T.\n\nP?"),
         (["question", "Imagem: {image_description}"], {"question": "P?"}, "P?"),  # no label alone
-        (["question", "Imagem: {image_description}"], {"question": "P?", "image_description": "Um mapa."},
-         "P?\n\nImagem: Um mapa."),
+        (
+            ["question", "Imagem: {image_description}"],
+            {"question": "P?", "image_description": "Um mapa."},
+            "P?\n\nImagem: Um mapa.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_parts_joined_by_a_blank_line_and_empty_parts_left_out(
     spec: str | list[str], cells: dict[str, str], stem: str
 ) -> None:
     assert StemTemplate(spec).render(_cells(**cells)) == stem
 
 
-@pytest.mark.parametrize(("spec", "message"), [([], "no part"), (["Imagem: sem coluna"], "names no column"),
-                                               (["{0}"], "names no column"), (["{ctx"], "not a template")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ([], "no part"),
+        (["Imagem: sem coluna"], "names no column"),
+        (["{0}"], "names no column"),
+        (["{ctx"], "not a template"),
+    ],
+)
 def test_a_part_that_reads_no_column_is_an_error(spec: list[str], message: str) -> None:
     with pytest.raises(UserError, match=message):
         StemTemplate(spec)
@@ -59,8 +73,10 @@ def test_enem_2025_loads_config_only_with_the_composed_stem(
         "\n\nNessas condições, a razão entre os casos do verão e os do inverno é"
     )
     assert questions["2025_2"].stem == "Qual é a quantidade de S₁, em litro, que será retirada?"
-    assert questions["2025_3"].stem.endswith("\n\nDescrição da imagem: Gráfico de linhas com a temperatura de "
-                                             "janeiro (31 °C) a dezembro (29 °C), mínimo em julho (18 °C).")  # fmt: skip
+    assert questions["2025_3"].stem.endswith(
+        "\n\nDescrição da imagem: Gráfico de linhas com a temperatura de "
+        "janeiro (31 °C) a dezembro (29 °C), mínimo em julho (18 °C)."
+    )
     assert questions["2025_3"].has_image and questions["2025_1"].answer == "C"
     assert not any(k in ("context", "question") for q in questions.values() for k, _ in q.extra)
     assert main(["validate", str(config), "--strategy", "S1"]) == 0
@@ -72,8 +88,11 @@ def test_enem_2025_loads_config_only_with_the_composed_stem(
 
 
 def test_stem_and_columns_stem_together_is_an_error(tmp_path: Path) -> None:
-    raw = {"path": str(ENEM2025 / "enem2025.jsonl"), "stem": ["context", "question"],
-           "columns": {"stem": "question", "options": "alternatives", "answer": "label"}}  # fmt: skip
+    raw = {
+        "path": str(ENEM2025 / "enem2025.jsonl"),
+        "stem": ["context", "question"],
+        "columns": {"stem": "question", "options": "alternatives", "answer": "label"},
+    }
     with pytest.raises(UserError, match="remove one of the two"):
         load_dataset(DatasetConfig.model_validate(raw))
     raw = {**raw, "columns": {"options": "alternatives", "answer": "label"}, "stem": ["contexto", "question"]}

@@ -9,11 +9,25 @@ def rec(
 ) -> QuestionRecord:
     letters = "ABCDE"
     fields = {"year": 2019, "course": kw.pop("course", "Medicina"), "component": "Formação Geral"}
-    base = dict(id=f"q{i}", fields=fields, n_options=k,
-                answer="A", prediction=letters[pred_pos] if pred_pos is not None else None, correct=correct,
-                method="generation", shot="zero", strategy="S4", permutation=None, answer_position=ans_pos,
-                predicted_position=pred_pos, displayed_prediction=None, question_hash="h", prompt_hash="p",
-                prompt="x", extraction_rule="resposta" if pred_pos is not None else "unanswered")  # fmt: skip
+    base = dict(
+        id=f"q{i}",
+        fields=fields,
+        n_options=k,
+        answer="A",
+        prediction=letters[pred_pos] if pred_pos is not None else None,
+        correct=correct,
+        method="generation",
+        shot="zero",
+        strategy="S4",
+        permutation=None,
+        answer_position=ans_pos,
+        predicted_position=pred_pos,
+        displayed_prediction=None,
+        question_hash="h",
+        prompt_hash="p",
+        prompt="x",
+        extraction_rule="resposta" if pred_pos is not None else "unanswered",
+    )
     base.update(kw)
     return QuestionRecord(**base)  # type: ignore[arg-type]
 

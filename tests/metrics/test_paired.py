@@ -26,8 +26,10 @@ def test_one_record_per_question_is_mcnemar_score_like_statsmodels(seed: int) ->
     a = (rng.random(n) < rng.uniform(0.3, 0.8)).astype(float)
     b = np.where(rng.random(n) < 0.7, a, 1 - a)
     r = paired_difference(a, b, single_record=True)
-    table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
-             [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))]]  # fmt: skip
+    table = [
+        [np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
+        [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))],
+    ]
     ref = mcnemar(table, exact=False, correction=False)
     assert r.test == MCNEMAR
     assert abs(r.p_value - ref.pvalue) <= 1e-12
@@ -56,8 +58,12 @@ def test_repeated_records_use_the_clustered_paired_t() -> None:
 
 
 def test_clusters_are_used_even_with_single_records() -> None:
-    r = paired_difference([1, 1, 0, 1, 0, 1], [0, 1, 0, 0, 0, 1], single_record=True,
-                          clusters=["s1", "s1", "s2", "s2", "s3", "s3"])  # fmt: skip
+    r = paired_difference(
+        [1, 1, 0, 1, 0, 1],
+        [0, 1, 0, 0, 0, 1],
+        single_record=True,
+        clusters=["s1", "s1", "s2", "s2", "s3", "s3"],
+    )
     assert r.test == PAIRED_T and r.n_clusters == 3 and "clusters" in r.reason
 
 

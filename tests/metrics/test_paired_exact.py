@@ -9,9 +9,9 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 import pytest
-from bench.paired_exact_size import actual_size
 from scipy import optimize, stats
 
+from bench.paired_exact_size import actual_size
 from enade_bench.metrics.paired_exact import (
     exact_interval,
     exact_pvalue,

@@ -48,8 +48,10 @@ def test_exact_power_equals_the_enumeration_of_the_trinomial() -> None:
     psi = max(discordance, delta)
     probs = [(psi + delta) / 2, (psi - delta) / 2, 1 - psi]
     tables = [(b, c) for b in range(n + 1) for c in range(n + 1 - b)]
-    for power, pvalue in ((mcnemar_power, lambda b, c: mcnemar_score_test(b, c)[1]),
-                          (exact_power, lambda b, c: exact_pvalue(b, c, n))):  # fmt: skip
+    for power, pvalue in (
+        (mcnemar_power, lambda b, c: mcnemar_score_test(b, c)[1]),
+        (exact_power, lambda b, c: exact_pvalue(b, c, n)),
+    ):
         total = sum(
             stats.multinomial.pmf([b, c, n - b - c], n, probs) * (pvalue(b, c) < alpha) for b, c in tables
         )
@@ -109,8 +111,9 @@ def _shifts(bases: np.ndarray, records: int, delta: float) -> dict[str, np.ndarr
     return {"location": np.full(bases.size, delta), "logit": moved(c)}
 
 
-def _alternative_draw(e: np.ndarray, shift: np.ndarray, labels: np.ndarray, nu: float,
-                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _alternative_draw(
+    e: np.ndarray, shift: np.ndarray, labels: np.ndarray, nu: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """One data set of an alternative, question by question: clusters drawn with replacement, each
     cluster's residuals times a random sign and the draw's spread factor, plus its questions' shift."""
     groups = np.unique(labels)
@@ -150,8 +153,10 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
             x, label = _alternative_draw(e, shift, labels, nu, rng)
             rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
         rate = float(np.mean(rejected))
-        print(f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
-              f"points ({kind} {100 * each[kind]:.1f}), power under the {kind} shift {rate:.3f}")  # fmt: skip
+        print(
+            f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
+            f"points ({kind} {100 * each[kind]:.1f}), power under the {kind} shift {rate:.3f}"
+        )
         assert 0.75 <= rate <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rate)
 
 

@@ -28,8 +28,15 @@ def tvd(pc: PriorCorrection, corrected: bool = True, n_options: int | None = Non
     return float(table[key].bpc_tvd)
 
 
-def record(qid: str, shuffle: int, perm: list[int], content: np.ndarray, prior: np.ndarray, method: str,
-           answer: str = "A") -> QuestionRecord:  # fmt: skip
+def record(
+    qid: str,
+    shuffle: int,
+    perm: list[int],
+    content: np.ndarray,
+    prior: np.ndarray,
+    method: str,
+    answer: str = "A",
+) -> QuestionRecord:
     """A record whose display-letter probability is ∝ prior(letter) × content(option shown there)."""
     shown = np.array([content[perm[i]] for i in range(len(perm))]) * prior
     shown /= shown.sum()
@@ -40,11 +47,25 @@ def record(qid: str, shuffle: int, perm: list[int], content: np.ndarray, prior: 
         scores = {LETTERS[perm[i]]: float(math.log(shown[i]) - 3.0) for i in range(len(perm))}
     prediction = LETTERS[perm[position]]
     return QuestionRecord(
-        id=qid, shuffle=shuffle, fields={"year": 2022, "area": "MT"}, n_options=len(perm), answer=answer,
-        prediction=prediction, correct=prediction == answer, method=method, shot="zero", strategy=None,
-        permutation=perm, answer_position=perm.index(LETTERS.index(answer)), predicted_position=position,
-        displayed_prediction=LETTERS[position], option_scores=scores, question_hash="h", prompt_hash="p", prompt="",
-    )  # fmt: skip
+        id=qid,
+        shuffle=shuffle,
+        fields={"year": 2022, "area": "MT"},
+        n_options=len(perm),
+        answer=answer,
+        prediction=prediction,
+        correct=prediction == answer,
+        method=method,
+        shot="zero",
+        strategy=None,
+        permutation=perm,
+        answer_position=perm.index(LETTERS.index(answer)),
+        predicted_position=position,
+        displayed_prediction=LETTERS[position],
+        option_scores=scores,
+        question_hash="h",
+        prompt_hash="p",
+        prompt="",
+    )
 
 
 def synthetic(

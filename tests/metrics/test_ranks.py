@@ -34,8 +34,14 @@ def simulate_rank_sets(
 
 def test_decisions_bound_the_ranks() -> None:
     """a > b and a > c surely; b, c and d undecided; d not comparable with anyone."""
-    pairs = {("a", "b"): (0.2, 0.001), ("a", "c"): (0.3, 0.0001), ("b", "c"): (0.01, 0.6),
-             ("a", "d"): (0.5, math.nan), ("b", "d"): (0.1, math.nan), ("c", "d"): (0.1, math.nan)}  # fmt: skip
+    pairs = {
+        ("a", "b"): (0.2, 0.001),
+        ("a", "c"): (0.3, 0.0001),
+        ("b", "c"): (0.01, 0.6),
+        ("a", "d"): (0.5, math.nan),
+        ("b", "d"): (0.1, math.nan),
+        ("c", "d"): (0.1, math.nan),
+    }
     assert rank_sets(pairs, ["a", "b", "c", "d"]) == {"a": (1, 2), "b": (2, 4), "c": (2, 4), "d": (1, 4)}
 
 

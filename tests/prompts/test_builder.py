@@ -74,16 +74,19 @@ def test_too_many_shots_and_bad_templates(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ("instruction: 'Responda ({valid_letters}) {foo}'", r"unknown placeholder \{foo\}"),
-        ("instruction: 'Responda ({valid_letters}) em JSON: {\"resposta\": \"X\"}'",
-         "double it: {{ and }}"),
+        ('instruction: \'Responda ({valid_letters}) em JSON: {"resposta": "X"}\'', "double it: {{ and }}"),
         ("instruction: 'Responda ({valid_letters}) }'", "Single '}' encountered"),
         ("instruction: 'Responda com a letra.'", "does not name the valid letters"),
-        ("instruction: 'Responda ({valid_letters}).'\ninstruction_cot: 'Pense.'",
-         "key 'instruction_cot': the instruction does not name the valid letters"),
-        ("instruction: 'Responda ({valid_letters}).'\noption_format: '{letter}) {text} {n}'",
-         r"key 'option_format': unknown placeholder \{n\}"),
+        (
+            "instruction: 'Responda ({valid_letters}).'\ninstruction_cot: 'Pense.'",
+            "key 'instruction_cot': the instruction does not name the valid letters",
+        ),
+        (
+            "instruction: 'Responda ({valid_letters}).'\noption_format: '{letter}) {text} {n}'",
+            r"key 'option_format': unknown placeholder \{n\}",
+        ),
     ],
-)  # fmt: skip
+)
 def test_template_placeholders_are_checked_at_load(text: str, expected: str, tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(f"{text}\ninstruction_log_prob: y\n", encoding="utf-8")
     with pytest.raises(UserError, match=expected):

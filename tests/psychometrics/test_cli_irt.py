@@ -153,9 +153,17 @@ def test_missing_files_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "nope.csv: file not found" in capsys.readouterr().err
     _write(tmp_path)
     code = main(
-        ["irt", "score", "--items", str(tmp_path / "items.csv"), "--responses", str(tmp_path / "responses.csv"),
-         "--out", str(tmp_path / "no" / "dir" / "out.csv")]
-    )  # fmt: skip
+        [
+            "irt",
+            "score",
+            "--items",
+            str(tmp_path / "items.csv"),
+            "--responses",
+            str(tmp_path / "responses.csv"),
+            "--out",
+            str(tmp_path / "no" / "dir" / "out.csv"),
+        ]
+    )
     assert code == 2
     assert "does not exist" in capsys.readouterr().err
 

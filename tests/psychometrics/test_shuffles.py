@@ -36,12 +36,25 @@ def shuffle_discrimination(
 def _tidy() -> pd.DataFrame:
     rows = [
         # model A, shuffle 0: q1 right, q2 right, q3 wrong, annulled item qx right
-        ("A", 0, "q1", 1), ("A", 0, "q2", 1), ("A", 0, "q3", 0), ("A", 0, "qx", 1),
-        ("A", 1, "q1", 0), ("A", 1, "q2", 1), ("A", 1, "q3", 0), ("A", 1, "qx", 1),
-        ("A", 2, "q1", 1), ("A", 2, "q2", 1), ("A", 2, "q3", 1), ("A", 2, "qx", 0),
-        ("B", 0, "q1", 0), ("B", 0, "q2", 1), ("B", 0, "q3", 0),
-        ("B", 1, "q1", 0), ("B", 1, "q2", 0), ("B", 1, "q3", 1),
-    ]  # fmt: skip
+        ("A", 0, "q1", 1),
+        ("A", 0, "q2", 1),
+        ("A", 0, "q3", 0),
+        ("A", 0, "qx", 1),
+        ("A", 1, "q1", 0),
+        ("A", 1, "q2", 1),
+        ("A", 1, "q3", 0),
+        ("A", 1, "qx", 1),
+        ("A", 2, "q1", 1),
+        ("A", 2, "q2", 1),
+        ("A", 2, "q3", 1),
+        ("A", 2, "qx", 0),
+        ("B", 0, "q1", 0),
+        ("B", 0, "q2", 1),
+        ("B", 0, "q3", 0),
+        ("B", 1, "q1", 0),
+        ("B", 1, "q2", 0),
+        ("B", 1, "q3", 1),
+    ]
     return pd.DataFrame(rows, columns=["respondent", "shuffle", "item_id", "correct"])
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from bench.lz_null_study import lz_null_study
 
+from bench.lz_null_study import lz_null_study
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.simulation import simulate_population
 

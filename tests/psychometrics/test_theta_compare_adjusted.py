@@ -33,8 +33,11 @@ def _samples(rng: np.random.Generator, pairing: str) -> list[ThetaSample]:
         theta = np.concatenate(
             [mu + y - 2019 + base + rng.normal(0, rng.uniform(0.05, 0.5), size) for y in years]
         )
-        samples.append(ThetaSample.of(f"m{m}", theta, shuffle=np.tile(np.arange(size), len(years)),
-                                      stratum=np.repeat(years, size)))  # fmt: skip
+        samples.append(
+            ThetaSample.of(
+                f"m{m}", theta, shuffle=np.tile(np.arange(size), len(years)), stratum=np.repeat(years, size)
+            )
+        )
     return samples
 
 
@@ -93,8 +96,16 @@ def test_unadjusted_interval_is_kept_under_its_own_name() -> None:
         assert (p.ci_low_unadjusted, p.ci_high_unadjusted) == (alone.ci_low, alone.ci_high)
         assert alone.ci_level == pytest.approx(0.95) and alone.adjust == "none"
     frame = pairs_frame(pairs)
-    assert {"ci_low", "ci_high", "ci_level", "ci_method", "different", "adjust",
-            "ci_low_unadjusted", "ci_high_unadjusted"} <= set(frame.columns)  # fmt: skip
+    assert {
+        "ci_low",
+        "ci_high",
+        "ci_level",
+        "ci_method",
+        "different",
+        "adjust",
+        "ci_low_unadjusted",
+        "ci_high_unadjusted",
+    } <= set(frame.columns)
 
 
 def test_holm_levels_on_a_worked_family() -> None:

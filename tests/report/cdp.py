@@ -20,9 +20,16 @@ from typing import Any
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic", "--remote-debugging-pipe",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--remote-debugging-pipe",
+]
 
 
 class Browser:
@@ -43,10 +50,17 @@ class Browser:
             f"--window-size={size[0]},{size[1]}",
             "about:blank",
         ]
-        self.pid = os.posix_spawn(CHROMIUM, args, dict(os.environ), file_actions=[
-            (os.POSIX_SPAWN_DUP2, ends[0], 3), (os.POSIX_SPAWN_DUP2, ends[1], 4),
-            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-        ])  # fmt: skip
+        self.pid = os.posix_spawn(
+            CHROMIUM,
+            args,
+            dict(os.environ),
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, ends[0], 3),
+                (os.POSIX_SPAWN_DUP2, ends[1], 4),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+        )
         for fd in ends:
             os.close(fd)
         self._buffer = b""
@@ -72,8 +86,13 @@ class Browser:
         data: dict[str, Any] = json.loads(message)
         return data
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | bool | None = True,
-             timeout: float = 30) -> dict[str, Any]:  # fmt: skip
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | bool | None = True,
+        timeout: float = 30,
+    ) -> dict[str, Any]:
         """Send one command and wait for its reply (events that come first are kept)."""
         self._id += 1
         message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
@@ -140,8 +159,11 @@ class Browser:
         urls = [
             e["params"]["request"]["url"] for e in self.events if e["method"] == "Network.requestWillBeSent"
         ]
-        pages = {e["params"]["request"]["url"] for e in self.events
-                 if e["method"] == "Network.requestWillBeSent" and e["params"].get("type") == "Document"}  # fmt: skip
+        pages = {
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e["method"] == "Network.requestWillBeSent" and e["params"].get("type") == "Document"
+        }
         return [u for u in urls if u not in pages and not u.startswith("data:") and u != "about:blank"]
 
     def screenshot(self, path: Path) -> None:

@@ -88,8 +88,18 @@ def results_root(home: Path) -> Path:
         dataset={"benchmark": "enade", "path": str(home / "data" / "enade_demo.csv")},  # absolute, on purpose
         model={"training_cutoff": TEST_CUTOFF},
     )
-    _run_here(["run", str(demo_cfg), "--all-strategies", "--limit", str(DEMO_LIMIT),
-               "--output-dir", str(root / "demo"), "--quiet"])  # fmt: skip
+    _run_here(
+        [
+            "run",
+            str(demo_cfg),
+            "--all-strategies",
+            "--limit",
+            str(DEMO_LIMIT),
+            "--output-dir",
+            str(root / "demo"),
+            "--quiet",
+        ]
+    )
     stale = root / "demo_old"
     stale.mkdir()
     shutil.copy(next((root / "demo").glob("*_S1_results.json")), stale)
@@ -101,8 +111,9 @@ def results_root(home: Path) -> Path:
             dataset={"path": str(enem_csv)},
             evaluation={"n_shuffles": ENEM_SHUFFLES},
         )
-        _run_here(["run", str(enem_cfg), "--limit", str(ENEM_LIMIT),
-                   "--output-dir", str(root / "enem"), "--quiet"])  # fmt: skip
+        _run_here(
+            ["run", str(enem_cfg), "--limit", str(ENEM_LIMIT), "--output-dir", str(root / "enem"), "--quiet"]
+        )
     return root
 
 
@@ -120,10 +131,15 @@ def study_dir(results_root: Path, home: Path) -> Path:
     runs and report (``results_root`` first, so that the model is loaded once)."""
     config = home / "configs" / "study.yaml"
     study = {
-        "name": "shared", "benchmark": "enade", "dataset": {"path": "../data/enade_demo.csv"},
-        "models": [{"config": "demo.yaml", "name": "smollm2"}], "strategies": ["S1", "S4"],
-        "limit": 2, "output": "../study", "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
-    }  # fmt: skip
+        "name": "shared",
+        "benchmark": "enade",
+        "dataset": {"path": "../data/enade_demo.csv"},
+        "models": [{"config": "demo.yaml", "name": "smollm2"}],
+        "strategies": ["S1", "S4"],
+        "limit": 2,
+        "output": "../study",
+        "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
+    }
     config.write_text(yaml.safe_dump(study, sort_keys=False), encoding="utf-8")
     _run_here(["study", str(config), "--quiet"])
     return home / "study"

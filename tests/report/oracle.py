@@ -50,8 +50,13 @@ def accuracy_groups(records: list[dict[str, Any]], key: str) -> dict[str, dict[s
     out = {}
     for value, hits in groups.items():
         low, high = wilson(sum(hits), len(hits))
-        out[value] = {"n": len(hits), "correct": sum(hits), "accuracy": sum(hits) / len(hits),
-                      "ci95_low": low, "ci95_high": high}  # fmt: skip
+        out[value] = {
+            "n": len(hits),
+            "correct": sum(hits),
+            "accuracy": sum(hits) / len(hits),
+            "ci95_low": low,
+            "ci95_high": high,
+        }
     return out
 
 
@@ -59,17 +64,21 @@ def position_shares(records: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     out = {}
     for k in sorted({r["n_options"] for r in records}):
         group = [r for r in records if r["n_options"] == k]
-        counts = np.bincount([r["predicted_position"] for r in group if r["predicted_position"] is not None],
-                             minlength=k).astype(float)  # fmt: skip
+        counts = np.bincount(
+            [r["predicted_position"] for r in group if r["predicted_position"] is not None], minlength=k
+        ).astype(float)
         keyed = np.bincount([r["answer_position"] for r in group], minlength=k) / len(group)
         total = counts.sum()
         expected = total / k
         chi2 = float(((counts - expected) ** 2 / expected).sum()) if total else math.nan
         out[k] = {
-            "counts": counts, "shares": counts / total if total else np.full(k, np.nan),
-            "answer_shares": keyed, "tvd": 0.5 * float(np.abs(counts / total - 1 / k).sum()) if total else math.nan,
-            "chi2": chi2, "p": float(stats.chi2.sf(chi2, k - 1)) if total else math.nan,
-        }  # fmt: skip
+            "counts": counts,
+            "shares": counts / total if total else np.full(k, np.nan),
+            "answer_shares": keyed,
+            "tvd": 0.5 * float(np.abs(counts / total - 1 / k).sum()) if total else math.nan,
+            "chi2": chi2,
+            "p": float(stats.chi2.sf(chi2, k - 1)) if total else math.nan,
+        }
     return out
 
 

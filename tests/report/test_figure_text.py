@@ -24,27 +24,51 @@ CHEMISTRY, MONEY = r"Química ($\ce{H_2O}$)", "R$ 10 e R$ 20"
 
 def _record(i: int, course: str, ok: bool, error: str | None = None) -> QuestionRecord:
     return QuestionRecord(
-        id=f"q{i}", fields={"year": 2020, "course": course}, n_options=4, answer="A",
-        prediction=None if error else ("A" if ok else "B"), correct=ok and not error, method="generation",
-        shot="zero", strategy="S1", permutation=None, answer_position=0,
-        predicted_position=None if error else (0 if ok else 1), displayed_prediction=None if error else "A",
-        extraction_rule=None if error else "resposta", question_hash="h", prompt_hash="p", prompt="...", error=error,
-    )  # fmt: skip
+        id=f"q{i}",
+        fields={"year": 2020, "course": course},
+        n_options=4,
+        answer="A",
+        prediction=None if error else ("A" if ok else "B"),
+        correct=ok and not error,
+        method="generation",
+        shot="zero",
+        strategy="S1",
+        permutation=None,
+        answer_position=0,
+        predicted_position=None if error else (0 if ok else 1),
+        displayed_prediction=None if error else "A",
+        extraction_rule=None if error else "resposta",
+        question_hash="h",
+        prompt_hash="p",
+        prompt="...",
+        error=error,
+    )
 
 
 def _write(folder: Path, name: str, records: list[QuestionRecord]) -> None:
     result = RunResult.model_validate(
         dict(
-        experiment=name,
-        strategy={"id": "S1", "label": "generation, zero-shot", "method": "generation", "shot": "zero",
-                  "shuffle": False, "n_shuffles": 1},
-        config={"name": name, "model": {"name": f"model {name}"}},
-        seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"backend": "test", "name": name},
-        dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
-        prompts={}, totals=summarize(records), breakdowns=field_breakdowns(records, ("year", "course")),
-        position_bias=position_bias(records), records=records,
+            experiment=name,
+            strategy={
+                "id": "S1",
+                "label": "generation, zero-shot",
+                "method": "generation",
+                "shot": "zero",
+                "shuffle": False,
+                "n_shuffles": 1,
+            },
+            config={"name": name, "model": {"name": f"model {name}"}},
+            seed=1,
+            environment={"python": "3.11", "libraries": {}, "git": {}},
+            model={"backend": "test", "name": name},
+            dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
+            prompts={},
+            totals=summarize(records),
+            breakdowns=field_breakdowns(records, ("year", "course")),
+            position_bias=position_bias(records),
+            records=records,
         )
-    )  # fmt: skip
+    )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}_S1_results.json").write_text(
         json.dumps(result.model_dump(mode="json")), encoding="utf-8"

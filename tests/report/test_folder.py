@@ -116,10 +116,22 @@ def test_models_keep_the_order_given_and_the_comparison_leads_in_percent(runs: P
 def test_a_version_3_file_with_errors_is_rescored(tmp_path: Path) -> None:
     """Version 3 counted 2 errors of 4 records as wrong answers: n = 4, accuracy 0.25."""
     records = _records([True, False, False, False], [0, 1, 2, 0])
-    records[2] = records[2].model_copy(update={"error": "HTTP 401: unauthorised", "prediction": None,
-                                               "predicted_position": None, "displayed_prediction": None})  # fmt: skip
-    records[3] = records[3].model_copy(update={"error": "timeout", "prediction": None,
-                                               "predicted_position": None, "displayed_prediction": None})  # fmt: skip
+    records[2] = records[2].model_copy(
+        update={
+            "error": "HTTP 401: unauthorised",
+            "prediction": None,
+            "predicted_position": None,
+            "displayed_prediction": None,
+        }
+    )
+    records[3] = records[3].model_copy(
+        update={
+            "error": "timeout",
+            "prediction": None,
+            "predicted_position": None,
+            "displayed_prediction": None,
+        }
+    )
     path = write_run(tmp_path / "r", "old", "S1", [True, False, False, False])
     data = json.loads(path.read_text(encoding="utf-8"))
     data["records"] = [r.model_dump(mode="json") for r in records]
@@ -127,8 +139,9 @@ def test_a_version_3_file_with_errors_is_rescored(tmp_path: Path) -> None:
     totals.update(n=4, accuracy=0.25, ci95=[0.0456, 0.6994])
     del totals["n_errors"]
     data.update(schema_version=3, totals=totals, breakdowns=field_breakdowns(records, ["course"]))
-    data["breakdowns"] = {k: {v: c.model_dump(mode="json") for v, c in cells.items()}
-                          for k, cells in data["breakdowns"].items()}  # fmt: skip
+    data["breakdowns"] = {
+        k: {v: c.model_dump(mode="json") for v, c in cells.items()} for k, cells in data["breakdowns"].items()
+    }
     del data["complete"]
     path.write_text(json.dumps(data), encoding="utf-8")
 
@@ -153,8 +166,10 @@ def test_a_file_with_a_blank_named_group_reads_it_as_the_empty_group(tmp_path: P
         record["fields"]["course"] = ""
     records = [QuestionRecord.model_validate(r) for r in data["records"]]
     cells = field_breakdowns(records, ["year", "course", "component"])
-    data["breakdowns"] = {k: {("" if v == "(empty)" else v): c.model_dump(mode="json") for v, c in cells.items()}
-                          for k, cells in cells.items()}  # fmt: skip
+    data["breakdowns"] = {
+        k: {("" if v == "(empty)" else v): c.model_dump(mode="json") for v, c in cells.items()}
+        for k, cells in cells.items()
+    }
     assert "" in data["breakdowns"]["course"]  # as the earlier version wrote it
     path.write_text(json.dumps(data), encoding="utf-8")
     (entry,) = load_results([tmp_path / "r"])

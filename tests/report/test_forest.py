@@ -35,9 +35,12 @@ def test_rows_sorted_bounds_as_arrows_from_zero_and_bands() -> None:
 
 def test_compare_out_writes_a_forest_plot_per_cell_as_png_and_pdf(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
-    rows = [{"model": m, "item": f"q{i}", "correct": int(rng.random() < p), "strategy": s}
-            for s in ("S1", "S2") for m, p in (("alpha", 0.85), ("beta", 0.55), ("gamma", 0.5))
-            for i in range(40)]  # fmt: skip
+    rows = [
+        {"model": m, "item": f"q{i}", "correct": int(rng.random() < p), "strategy": s}
+        for s in ("S1", "S2")
+        for m, p in (("alpha", 0.85), ("beta", 0.55), ("gamma", 0.5))
+        for i in range(40)
+    ]
     pd.DataFrame(rows).to_csv(tmp_path / "long.csv", index=False)
     assert main(["compare", str(tmp_path / "long.csv"), "--out", str(tmp_path / "out")]) == 0
     names = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir() if "forest" in p.name)

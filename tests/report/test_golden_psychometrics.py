@@ -50,9 +50,17 @@ def per_shuffle(results_root: Path, enem_dir: Path) -> pd.DataFrame:
         x = np.array([float(r["correct"]) for r, _ in scored])
         a, b, c = (np.array([p[i] for _, p in scored]) for i in range(3))
         theta, se = oracle.eap(x, a, b, c)
-        rows.append({"shuffle": shuffle, "theta": theta, "se": se, "lz": oracle.lz(x, theta, a, b, c),
-                     "score": k * theta + d, "accuracy": np.mean([r["correct"] for r in recs]),
-                     "n_items": len(scored)})  # fmt: skip
+        rows.append(
+            {
+                "shuffle": shuffle,
+                "theta": theta,
+                "se": se,
+                "lz": oracle.lz(x, theta, a, b, c),
+                "score": k * theta + d,
+                "accuracy": np.mean([r["correct"] for r in recs]),
+                "n_items": len(scored),
+            }
+        )
     frame = pd.DataFrame(rows)
     frame.attrs.update(experiment=run["experiment"], k=k, d=d)
     answered = {numbers.index(int(r["id"].split(":")[1])) for r in run["records"]}

@@ -109,8 +109,11 @@ def test_position_bias_matches_records(results_root: Path, report_dir: Path) -> 
     seen = 0
     for run in runs:
         for k, want in oracle.position_shares(run["records"]).items():
-            rows = table[(table["experiment"] == run["experiment"]) & (table["strategy"] == oracle.strategy(run))
-                         & (table["n_options"] == k)]  # fmt: skip
+            rows = table[
+                (table["experiment"] == run["experiment"])
+                & (table["strategy"] == oracle.strategy(run))
+                & (table["n_options"] == k)
+            ]
             assert list(rows["position"]) == list("ABCDE"[:k])
             assert list(rows["prediction_count"]) == want["counts"].tolist()
             for got, exp in zip(rows["prediction_share"], want["shares"], strict=True):

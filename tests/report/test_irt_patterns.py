@@ -19,8 +19,12 @@ def test_patterns_of_a_real_enem_run_feed_irt_score(results_root: Path, tmp_path
     # item id of each record, independently: booklet 1082, position = question_number
     with (enem / "inep_items.csv").open() as handle:
         item_at = {r["CO_POSICAO"]: r["CO_ITEM"] for r in csv.DictReader(handle) if r["CO_PROVA"] == "1082"}
-    assert main(["irt", "patterns", str(results_root / "enem"), "--out", str(tmp_path),
-                 "--enem-data", str(enem)]) == 0  # fmt: skip
+    assert (
+        main(
+            ["irt", "patterns", str(results_root / "enem"), "--out", str(tmp_path), "--enem-data", str(enem)]
+        )
+        == 0
+    )
     with (tmp_path / "enem_2022_MT_1082_responses.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == ENEM_SHUFFLES
@@ -29,8 +33,21 @@ def test_patterns_of_a_real_enem_run_feed_irt_score(results_root: Path, tmp_path
         row = next(x for x in rows if x["respondent_id"].endswith(f"#s{r['shuffle']}"))
         assert row[item] == str(int(r["correct"]))
     out = tmp_path / "scores.csv"
-    assert main(["irt", "score", "--items", str(tmp_path / "enem_2022_MT_1082_items.csv"),
-                 "--responses", str(tmp_path / "enem_2022_MT_1082_responses.csv"), "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "irt",
+                "score",
+                "--items",
+                str(tmp_path / "enem_2022_MT_1082_items.csv"),
+                "--responses",
+                str(tmp_path / "enem_2022_MT_1082_responses.csv"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     with out.open() as handle:
         scores = list(csv.DictReader(handle))
     assert [s["respondent_id"] for s in scores] == [r["respondent_id"] for r in rows]

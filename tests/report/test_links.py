@@ -120,17 +120,29 @@ def _run_with_fields(folder: Path, name: str, fields: dict[str, list[str]]) -> N
     records = _records([True, False, True, False], [0, 1, 2, 0])
     for i, record in enumerate(records):
         record.fields = {field: values[i] for field, values in fields.items()}
-    result = RunResult.model_validate({
-        "experiment": name,
-        "strategy": {"id": "S1", "label": "generation, zero-shot", "method": "generation", "shot": "zero",
-                     "shuffle": False, "n_shuffles": 1},
-        "config": {"name": name, "model": {"name": "elsewhere"}}, "seed": 1,
-        "environment": {"python": "3.11", "libraries": {}, "git": {}},
-        "model": {"backend": "test", "name": "elsewhere"},
-        "dataset": {"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
-        "prompts": {}, "totals": summarize(records), "breakdowns": field_breakdowns(records, tuple(fields)),
-        "position_bias": position_bias(records), "records": records,
-    })  # fmt: skip
+    result = RunResult.model_validate(
+        {
+            "experiment": name,
+            "strategy": {
+                "id": "S1",
+                "label": "generation, zero-shot",
+                "method": "generation",
+                "shot": "zero",
+                "shuffle": False,
+                "n_shuffles": 1,
+            },
+            "config": {"name": name, "model": {"name": "elsewhere"}},
+            "seed": 1,
+            "environment": {"python": "3.11", "libraries": {}, "git": {}},
+            "model": {"backend": "test", "name": "elsewhere"},
+            "dataset": {"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
+            "prompts": {},
+            "totals": summarize(records),
+            "breakdowns": field_breakdowns(records, tuple(fields)),
+            "position_bias": position_bias(records),
+            "records": records,
+        }
+    )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "run_S1_results.json").write_text(json.dumps(result.model_dump(mode="json")), encoding="utf-8")
 

@@ -20,8 +20,11 @@ def _with_log(folder: Path) -> tuple[Path, Path]:
     log = folder / "alpha_S1_intermediate.jsonl"
     log.write_text(json.dumps({"kind": "header", "fingerprint": FINGERPRINT}) + "\n", encoding="utf-8")
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["log"] = {"path": log.name, "fingerprint": FINGERPRINT,
-                   "sha256": hashlib.sha256(log.read_bytes()).hexdigest()}  # fmt: skip
+    data["log"] = {
+        "path": log.name,
+        "fingerprint": FINGERPRINT,
+        "sha256": hashlib.sha256(log.read_bytes()).hexdigest(),
+    }
     path.write_text(json.dumps(data), encoding="utf-8")
     return path, log
 

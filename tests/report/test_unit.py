@@ -22,14 +22,31 @@ def _records(correct: list[bool], predicted: list[int]) -> list[QuestionRecord]:
     out = []
     for i, (ok, pos) in enumerate(zip(correct, predicted, strict=True)):
         answer = "ABCDE"[(pos if ok else pos + 1) % 5]
-        out.append(QuestionRecord(
-            id=f"q{i}", fields={"year": 2015 + i % 4, "course": ["Medicina", "Enfermagem"][i % 2],
-                                "component": "Formação Geral"},
-            n_options=5, answer=answer, prediction="ABCDE"[pos], correct=ok, method="generation", shot="zero",
-            strategy="S1", permutation=None, answer_position="ABCDE".index(answer), predicted_position=pos,
-            displayed_prediction="ABCDE"[pos], extraction_rule="resposta", question_hash="h", prompt_hash="p",
-            prompt="...",
-        ))  # fmt: skip
+        out.append(
+            QuestionRecord(
+                id=f"q{i}",
+                fields={
+                    "year": 2015 + i % 4,
+                    "course": ["Medicina", "Enfermagem"][i % 2],
+                    "component": "Formação Geral",
+                },
+                n_options=5,
+                answer=answer,
+                prediction="ABCDE"[pos],
+                correct=ok,
+                method="generation",
+                shot="zero",
+                strategy="S1",
+                permutation=None,
+                answer_position="ABCDE".index(answer),
+                predicted_position=pos,
+                displayed_prediction="ABCDE"[pos],
+                extraction_rule="resposta",
+                question_hash="h",
+                prompt_hash="p",
+                prompt="...",
+            )
+        )
     return out
 
 
@@ -37,15 +54,25 @@ def write_run(folder: Path, name: str, strategy: str, correct: list[bool], cutof
     records = _records(correct, [i % 3 for i in range(len(correct))])
     result = RunResult(
         experiment=name,
-        strategy={"id": strategy, "label": "generation, zero-shot", "method": "generation", "shot": "zero",
-                  "shuffle": False, "n_shuffles": 1},
+        strategy={
+            "id": strategy,
+            "label": "generation, zero-shot",
+            "method": "generation",
+            "shot": "zero",
+            "shuffle": False,
+            "n_shuffles": 1,
+        },
         config={"name": name, "model": {"name": f"model-{name}", "training_cutoff": cutoff}},
-        seed=1, environment={"python": "3.11", "libraries": {}, "git": {}}, model={"backend": "test", "name": f"model-{name}"},
+        seed=1,
+        environment={"python": "3.11", "libraries": {}, "git": {}},
+        model={"backend": "test", "name": f"model-{name}"},
         dataset={"sources": [], "filter_counts": {}, "invalid_rows": [], "n_evaluated": len(records)},
-        prompts={}, totals=summarize(records),
+        prompts={},
+        totals=summarize(records),
         breakdowns=field_breakdowns(records, ("year", "course", "component")),
-        position_bias=position_bias(records), records=records,
-    )  # fmt: skip
+        position_bias=position_bias(records),
+        records=records,
+    )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}_{strategy}_results.json"
     path.write_text(json.dumps(result.model_dump(mode="json")), encoding="utf-8")

@@ -109,11 +109,18 @@ def test_formulas_neutralised_and_credentials_masked_end_to_end(tmp_path: Path) 
             cfg = {
                 "name": name,
                 "dataset": {"benchmark": "enade", "path": str(data)},
-                "model": {"type": "api", "api": {"provider": "openai_compatible", "model": model,
-                                                 "api_key": FAKE_KEY, "base_url": secret_url}},
+                "model": {
+                    "type": "api",
+                    "api": {
+                        "provider": "openai_compatible",
+                        "model": model,
+                        "api_key": FAKE_KEY,
+                        "base_url": secret_url,
+                    },
+                },
                 "evaluation": {"method": "api", "seed": 42},
                 "output": {"dir": str(tmp_path / "out")},
-            }  # fmt: skip
+            }
             path = tmp_path / f"{name}.yaml"
             path.write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
             assert main(["run", str(path), "--quiet"]) == 0
@@ -130,8 +137,13 @@ def test_formulas_neutralised_and_credentials_masked_end_to_end(tmp_path: Path) 
 
     # compare's own folder from a long CSV (any harness's export): the model name is free text
     long = tmp_path / "long.csv"
-    pd.DataFrame({"model": [model_name] * 3 + ["b"] * 3, "item": [item_id, "q2", "q3"] * 2,
-                  "correct": [1, 1, 0, 0, 1, 1]}).to_csv(long, index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "model": [model_name] * 3 + ["b"] * 3,
+            "item": [item_id, "q2", "q3"] * 2,
+            "correct": [1, 1, 0, 0, 1, 1],
+        }
+    ).to_csv(long, index=False)
     assert main(["compare", str(long), "--out", str(tmp_path / "cmp")]) == 0
     assert _live_formulas(tmp_path / "cmp") == {}
     for name in ("scores.csv", "pairs.csv", "flips.csv"):
@@ -147,6 +159,10 @@ def test_formulas_neutralised_and_credentials_masked_end_to_end(tmp_path: Path) 
     assert result["config"]["model"]["api"]["base_url"] == masked
     assert result["model"]["api"]["base_url"] == masked
     written = [p for p in [*(tmp_path / "out").iterdir(), *(tmp_path / "report").rglob("*")] if p.is_file()]
-    leaks = [p.name for p in written if p.suffix in {".json", ".jsonl", ".csv", ".html", ".tex"}
-             and "SECRETpw99" in p.read_text(encoding="utf-8", errors="replace")]  # fmt: skip
+    leaks = [
+        p.name
+        for p in written
+        if p.suffix in {".json", ".jsonl", ".csv", ".html", ".tex"}
+        and "SECRETpw99" in p.read_text(encoding="utf-8", errors="replace")
+    ]
     assert leaks == [] and masked in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")

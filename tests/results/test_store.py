@@ -14,10 +14,24 @@ from enade_bench.results.store import IntermediateLog, atomic_write_text, dump_j
 
 
 def rec(i: int) -> QuestionRecord:
-    return QuestionRecord(id=f"q{i}", fields={"year": None, "course": "", "component": ""}, n_options=4, answer="A",
-                          prediction="B", correct=False, method="log_prob", shot="zero", strategy="S5",
-                          permutation=None, answer_position=0, predicted_position=1, displayed_prediction="B",
-                          question_hash="h", prompt_hash="p", prompt="x")  # fmt: skip
+    return QuestionRecord(
+        id=f"q{i}",
+        fields={"year": None, "course": "", "component": ""},
+        n_options=4,
+        answer="A",
+        prediction="B",
+        correct=False,
+        method="log_prob",
+        shot="zero",
+        strategy="S5",
+        permutation=None,
+        answer_position=0,
+        predicted_position=1,
+        displayed_prediction="B",
+        question_hash="h",
+        prompt_hash="p",
+        prompt="x",
+    )
 
 
 def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
@@ -107,8 +121,14 @@ def test_v1_files_from_earlier_builds_are_completed(tmp_path: Path) -> None:
     assert result.dataset.invalid_rows == []
     assert result.totals.n_questions == len({r.id for r in result.records})
     assert list(result.totals.model_dump())[:7] == [
-        "n", "correct", "accuracy", "ci95", "unanswered", "errors", "n_questions"
-    ]  # fmt: skip
+        "n",
+        "correct",
+        "accuracy",
+        "ci95",
+        "unanswered",
+        "errors",
+        "n_questions",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -141,9 +161,12 @@ def test_stored_v1_enem_file_gets_enem_fields() -> None:
     for record, old in zip(result.records, stored["records"], strict=True):
         stem, number, language = old["id"].split(":")
         assert record.fields == {
-            "year": old["year"], "area": old["component"], "booklet": int(stem.split("_")[-1]),
-            "language": language, "question_number": int(number),
-        }  # fmt: skip
+            "year": old["year"],
+            "area": old["component"],
+            "booklet": int(stem.split("_")[-1]),
+            "language": language,
+            "question_number": int(number),
+        }
     assert {r.fields["booklet"] for r in result.records} == {1072}
     assert {r.fields["area"] for r in result.records} == {"LC"}
     assert list(result.breakdowns) == ["year", "area", "n_options"]  # ENEM's constant 'course' is gone

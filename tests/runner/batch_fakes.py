@@ -54,22 +54,33 @@ class OpenAIBatchFake(_Base):
     def _chat(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         text = next(m["content"] for m in body["messages"] if m["role"] == "user")
         if REJECT in text:
-            return 400, {"error": {"message": REJECT_MESSAGE, "type": "invalid_request_error",
-                                   "param": None, "code": None}}  # fmt: skip
+            return 400, {
+                "error": {
+                    "message": REJECT_MESSAGE,
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
         return 200, openai_completion(answer_for(text))
 
     def _batch(self, job_id: str) -> dict[str, Any]:
         n = len(self.jobs[job_id])
         done = self.complete
         return {
-            "id": job_id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
-            "input_file_id": f"in-{job_id}", "completion_window": "24h",
+            "id": job_id,
+            "object": "batch",
+            "endpoint": "/v1/chat/completions",
+            "errors": None,
+            "input_file_id": f"in-{job_id}",
+            "completion_window": "24h",
             "status": "completed" if done else "in_progress",
             "output_file_id": f"out-{job_id}" if done else None,
             "error_file_id": f"err-{job_id}" if done else None,
-            "created_at": 1711471533, "request_counts": {"total": n, "completed": n if done else 0, "failed": 0},
+            "created_at": 1711471533,
+            "request_counts": {"total": n, "completed": n if done else 0, "failed": 0},
             "metadata": {},
-        }  # fmt: skip
+        }
 
     def _run(self, job_id: str) -> None:
         out, err = [], []
@@ -77,12 +88,20 @@ class OpenAIBatchFake(_Base):
             failure = self.failure(rid)
             line: dict[str, Any] = {"id": f"batch_req_{rid}", "custom_id": rid, "error": None}
             if failure == "expired":
-                line.update(response=None, error={"code": "batch_expired", "message": "This request could "
-                            "not be executed before the completion window expired."})  # fmt: skip
+                line.update(
+                    response=None,
+                    error={
+                        "code": "batch_expired",
+                        "message": "This request could not be executed before the completion window expired.",
+                    },
+                )
                 err.append(line)
                 continue
-            status, payload = (500, {"error": {"message": "The server had an error", "type": "server_error"}}) \
-                if failure else self._chat(body)  # fmt: skip
+            status, payload = (
+                (500, {"error": {"message": "The server had an error", "type": "server_error"}})
+                if failure
+                else self._chat(body)
+            )
             line["response"] = {"status_code": status, "request_id": f"req_{rid}", "body": payload}
             (out if status == 200 else err).append(line)
         self.files[f"out-{job_id}"] = "".join(json.dumps(x) + "\n" for x in out).encode()
@@ -96,13 +115,26 @@ class OpenAIBatchFake(_Base):
         if req.method == "POST" and req.path == f"{p}/files":
             file_id = f"file-{len(self.files)}"
             self.files[file_id] = req.body
-            return Reply(200, {"id": file_id, "object": "file", "bytes": len(req.body), "created_at": 1,
-                               "filename": "requests.jsonl", "purpose": "batch", "status": "processed"})  # fmt: skip
+            return Reply(
+                200,
+                {
+                    "id": file_id,
+                    "object": "file",
+                    "bytes": len(req.body),
+                    "created_at": 1,
+                    "filename": "requests.jsonl",
+                    "purpose": "batch",
+                    "status": "processed",
+                },
+            )
         if req.method == "POST" and req.path == f"{p}/batches":
             body = req.json()
             job_id = f"{self.job_prefix}{len(self.jobs)}"
-            lines = [json.loads(x) for x in self.files[body["input_file_id"]].split(b"\n")
-                     if x.startswith(b'{"custom_id"')]  # fmt: skip
+            lines = [
+                json.loads(x)
+                for x in self.files[body["input_file_id"]].split(b"\n")
+                if x.startswith(b'{"custom_id"')
+            ]
             assert all(x["url"] == body["endpoint"] == "/v1/chat/completions" for x in lines)
             self.jobs[job_id] = [(x["custom_id"], x["body"]) for x in lines]
             return Reply(200, self._batch(job_id))
@@ -141,14 +173,23 @@ class AnthropicBatchFake(_Base):
     def _batch(self, job_id: str) -> dict[str, Any]:
         n, done = len(self.jobs[job_id]), self.complete
         return {
-            "id": job_id, "type": "message_batch", "processing_status": "ended" if done else "in_progress",
-            "request_counts": {"processing": 0 if done else n, "succeeded": n if done else 0, "errored": 0,
-                               "canceled": 0, "expired": 0},
+            "id": job_id,
+            "type": "message_batch",
+            "processing_status": "ended" if done else "in_progress",
+            "request_counts": {
+                "processing": 0 if done else n,
+                "succeeded": n if done else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
             "ended_at": "2024-08-20T18:37:24.100435Z" if done else None,
-            "created_at": "2024-08-20T18:37:24.100435Z", "expires_at": "2024-08-21T18:37:24.100435Z",
-            "archived_at": None, "cancel_initiated_at": None,
+            "created_at": "2024-08-20T18:37:24.100435Z",
+            "expires_at": "2024-08-21T18:37:24.100435Z",
+            "archived_at": None,
+            "cancel_initiated_at": None,
             "results_url": f"{self.base_url}/v1/messages/batches/{job_id}/results" if done else None,
-        }  # fmt: skip
+        }
 
     def _run(self, job_id: str) -> None:
         lines = []
@@ -157,12 +198,20 @@ class AnthropicBatchFake(_Base):
             if failure == "expired":
                 result: dict[str, Any] = {"type": "expired"}
             elif failure:
-                result = {"type": "errored", "error": {"type": "error", "error": {"type": "api_error",
-                          "message": "Internal server error"}}}  # fmt: skip
+                result = {
+                    "type": "errored",
+                    "error": {
+                        "type": "error",
+                        "error": {"type": "api_error", "message": "Internal server error"},
+                    },
+                }
             else:
                 status, payload = self._message(params)
-                result = {"type": "succeeded", "message": payload} if status == 200 else \
-                    {"type": "errored", "error": payload}  # fmt: skip
+                result = (
+                    {"type": "succeeded", "message": payload}
+                    if status == 200
+                    else {"type": "errored", "error": payload}
+                )
             lines.append({"custom_id": rid, "result": result})
         self.results[job_id] = "".join(json.dumps(x) + "\n" for x in reversed(lines)).encode()  # any order
 
@@ -202,10 +251,12 @@ class GeminiBatchFake(_Base):
     def _operation(self, job_id: str) -> dict[str, Any]:
         meta: dict[str, Any] = {
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch",
-            "model": "models/gemini-2.5-flash", "displayName": "job", "name": job_id,
+            "model": "models/gemini-2.5-flash",
+            "displayName": "job",
+            "name": job_id,
             "state": "BATCH_STATE_SUCCEEDED" if self.complete else "BATCH_STATE_RUNNING",
             "createTime": "2025-07-01T10:00:00Z",
-        }  # fmt: skip
+        }
         if self.complete:
             meta["output"] = {"inlinedResponses": {"inlinedResponses": self.outputs[job_id]}}
         return {"name": job_id, "metadata": meta, "done": self.complete}
@@ -215,8 +266,14 @@ class GeminiBatchFake(_Base):
         for rid, request in self.jobs[job_id]:
             failure = self.failure(rid)
             if failure:
-                out.append({"error": {"code": 503 if failure == "server_error" else 504,
-                                      "message": "The service is currently unavailable."}})  # fmt: skip
+                out.append(
+                    {
+                        "error": {
+                            "code": 503 if failure == "server_error" else 504,
+                            "message": "The service is currently unavailable.",
+                        }
+                    }
+                )
             else:
                 out.append(self._generate(request))
         self.outputs[job_id] = out

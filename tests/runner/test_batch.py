@@ -78,8 +78,13 @@ def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys
         live = tmp_path / "live"
         assert main(["run", str(cfg), *RUN, "--output-dir", str(live)]) == 3  # the same refusal
     live_files = _files(live)
-    for name in ("api_test_S1_results.json", "api_test_S4_results.json", "api_test_S1_summary.csv",
-                 "api_test_S4_summary.csv", "api_test_table1.csv"):  # fmt: skip
+    for name in (
+        "api_test_S1_results.json",
+        "api_test_S4_results.json",
+        "api_test_S1_summary.csv",
+        "api_test_S4_summary.csv",
+        "api_test_table1.csv",
+    ):
         if name.endswith(".json"):  # the same results; each names its own log (whose tries differ)
             batch, same = json.loads(batch_files[name]), json.loads(live_files[name])
             assert batch["log"].pop("sha256") and same["log"].pop("sha256")
@@ -100,8 +105,9 @@ def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys
 
 
 def test_batch_rejects_scoring_strategies_and_providers_without_batch(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY},
-                       {"run_all_strategies": True})  # fmt: skip
+    cfg = write_config(
+        tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY}, {"run_all_strategies": True}
+    )
     assert main(["run", str(cfg), "--batch-submit", "--strategy", "S1", "--strategy", "S5"]) == 2
     assert "S5" in capsys.readouterr().err
     cfg = write_config(tmp_path, {"provider": "nvidia", "model": "m", "api_key": FAKE_KEY}, name="nv")
@@ -117,8 +123,10 @@ def test_permanently_failing_requests_are_recorded_after_max_attempts(tmp_path: 
     fake.failure = lambda rid: "server_error" if rid == "run-00000-0" else None  # type: ignore[method-assign]
     fake.complete = True
     with FakeServer(fake) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         assert main(["run", str(cfg), "--batch-submit", "--limit", "2", "--quiet"]) == 0
         statuses = [main(["run", str(cfg), "--batch-fetch", "--limit", "2", "--quiet"]) for _ in range(6)]
         assert set(statuses) <= {0, 3} and statuses[-1] == 3  # done, with one question in error
@@ -138,8 +146,15 @@ def test_a_batch_id_holding_a_piece_of_the_key_is_stored_as_it_is_and_collected(
     fake = OpenAIBatchFake("/v1")
     fake.job_prefix = "batch_" + FAKE_KEY[8:28] + "_"  # 20 characters of the key in the provider's id
     with FakeServer(fake) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
-                                      "model": "gpt-4o-mini"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "model": "gpt-4o-mini",
+            },
+        )
         run = ["--strategy", "S1", "--limit", "2", "--quiet"]
         assert main(["run", str(cfg), "--batch-submit", *run]) == 0
         manifest = json.loads((tmp_path / "out" / "api_test_batch_manifest.json").read_text(encoding="utf-8"))
@@ -167,8 +182,15 @@ def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Pa
     """Issue 51: the manifest keeps the answer with the key masked, so it is still scored."""
     fake = _EchoingBatch("/v1")
     with FakeServer(fake) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
-                                      "model": "gpt-4o-mini"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "model": "gpt-4o-mini",
+            },
+        )
         run = ["--strategy", "S1", "--limit", "3", "--quiet"]
         assert main(["run", str(cfg), "--batch-submit", *run]) == 0
         fake.complete = True

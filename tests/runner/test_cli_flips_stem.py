@@ -27,11 +27,13 @@ def _config(tmp: Path, name: str, url: str) -> str:
     cfg = {
         "name": name,
         "dataset": {"benchmark": "enade", "path": "exam.csv"},
-        "model": {"type": "api", "api": {"provider": "openai", "model": name, "api_key": FAKE_KEY,
-                                         "base_url": url + "/v1"}},
+        "model": {
+            "type": "api",
+            "api": {"provider": "openai", "model": name, "api_key": FAKE_KEY, "base_url": url + "/v1"},
+        },
         "evaluation": {"method": "api", "seed": 42},
         "output": {"dir": f"out_{name}"},
-    }  # fmt: skip
+    }
     (tmp / f"{name}.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return f"{name}.yaml"
 

@@ -33,11 +33,13 @@ def _config(tmp: Path, url: str, data: str = "exam.csv") -> str:
     cfg = {
         "name": "rk",
         "dataset": {"benchmark": "enade", "path": data},
-        "model": {"type": "api", "api": {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                         "base_url": url + "/v1"}},
+        "model": {
+            "type": "api",
+            "api": {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": url + "/v1"},
+        },
         "evaluation": {"method": "api", "seed": 42},
         "output": {"dir": "out"},
-    }  # fmt: skip
+    }
     (tmp / "rk.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return "rk.yaml"
 

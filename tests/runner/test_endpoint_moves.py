@@ -25,8 +25,15 @@ def test_another_port_resumes_with_a_warning_another_path_is_refused(
 ) -> None:
     def config(url: str, suffix: str = "/v1") -> Path:
         monkeypatch.setenv("ENADE_TEST_VLLM_HOST", url.removeprefix("http://"))
-        return api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "max_concurrency": 1,
-                                     "base_url": "http://${ENADE_TEST_VLLM_HOST}" + suffix})  # fmt: skip
+        return api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "max_concurrency": 1,
+                "base_url": "http://${ENADE_TEST_VLLM_HOST}" + suffix,
+            },
+        )
 
     with FakeServer(_answer) as first:
         assert main(["run", str(config(first.url)), "--limit", "2", "--quiet"]) == 0

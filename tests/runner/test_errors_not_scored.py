@@ -37,8 +37,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _api(server: FakeServer, key: str = FAKE_KEY) -> dict[str, object]:
-    return {"provider": "openai", "model": "m", "base_url": server.url + "/v1", "api_key": key,
-            "max_concurrency": 1, "timeout_s": 60}  # fmt: skip
+    return {
+        "provider": "openai",
+        "model": "m",
+        "base_url": server.url + "/v1",
+        "api_key": key,
+        "max_concurrency": 1,
+        "timeout_s": 60,
+    }
 
 
 def _refused(req):  # type: ignore[no-untyped-def]

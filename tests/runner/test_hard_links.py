@@ -55,8 +55,15 @@ def test_a_cp_al_snapshot_resumed_and_reported_is_left_as_it_was(
     tmp_path: Path, victim: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with FakeServer(_answer) as server:
-        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m",
-                                    "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "2", "--quiet"]) == 0
         out, snapshot = tmp_path / "out", tmp_path / "snapshot"
         subprocess.run(["cp", "-al", str(out), str(snapshot)], check=True)

@@ -28,8 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(cfg: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), str(cfg), "--limit", "2", "--quiet", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), str(cfg), "--limit", "2", "--quiet", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
@@ -47,8 +51,16 @@ def test_second_process_is_refused_and_a_killed_holder_is_taken_over(tmp_path: P
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         lock = tmp_path / "out" / "api_test.lock"
         first = _run(cfg)
         try:

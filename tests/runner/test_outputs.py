@@ -25,15 +25,19 @@ def _answer_a(req: Any) -> Reply:
 
 def test_outcome_lists_every_file_written_and_the_cli_prints_them(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     with FakeServer(_answer_a) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         outcome = run_config(cfg, RunOptions(strategies=["S1", "S4"], limit=3, progress=False))
         out = tmp_path / "out"
         assert outcome.written == [
-            out / "api_test_S1_results.json", out / "api_test_S1_summary.csv",
-            out / "api_test_S4_results.json", out / "api_test_S4_summary.csv",
+            out / "api_test_S1_results.json",
+            out / "api_test_S1_summary.csv",
+            out / "api_test_S4_results.json",
+            out / "api_test_S4_summary.csv",
             out / "api_test_table1.csv",
-        ]  # fmt: skip
+        ]
         assert all(path.is_file() for path in outcome.written)
         assert [r.strategy.id for r in outcome.results] == ["S1", "S4"]
         capsys.readouterr()
@@ -68,8 +72,10 @@ def test_optional_abilities_are_protocols(smollm2_backend) -> None:  # type: ign
 def test_table1_holds_every_strategy_on_disk_when_two_processes_share_a_folder(tmp_path: Path) -> None:
     """Before: S1+S2 and S3+S4 run by two processes gave a Table 1 of the last process's two only."""
     with FakeServer(_answer_a) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         run_config(cfg, RunOptions(strategies=["S1", "S2"], limit=2, progress=False))
         outcome = run_config(cfg, RunOptions(strategies=["S3", "S4"], limit=2, progress=False))
     table = tmp_path / "out" / "api_test_table1.csv"
@@ -86,8 +92,10 @@ def test_two_models_under_one_experiment_name_are_kept_apart(
     row's model (with a note), and the report refuses to show them as one experiment."""
     with FakeServer(_answer_a) as server:
         for model, strategies in (("m", ["S1", "S2"]), ("other-model", ["S3"])):
-            cfg = write_config(tmp_path, {"provider": "openai", "model": model, "api_key": FAKE_KEY,
-                                          "base_url": server.url + "/v1"})  # fmt: skip
+            cfg = write_config(
+                tmp_path,
+                {"provider": "openai", "model": model, "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+            )
             outcome = run_config(cfg, RunOptions(strategies=strategies, limit=2, progress=False))
     table = tmp_path / "out" / "api_test_table1.csv"
     assert table in outcome.written

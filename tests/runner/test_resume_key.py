@@ -33,11 +33,13 @@ def _config(tmp: Path, url: str, **api: object) -> Path:
     cfg = {
         "name": "rk",
         "dataset": {"benchmark": "enade", "path": "exam.csv"},
-        "model": {"type": "api", "api": {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                         "base_url": url + "/v1", **api}},
+        "model": {
+            "type": "api",
+            "api": {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": url + "/v1", **api},
+        },
         "evaluation": {"method": "api", "seed": 42},
         "output": {"dir": "out"},
-    }  # fmt: skip
+    }
     path = tmp / "rk.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return Path(path.name)  # as typed in the folder the tests run in (each test chdirs to tmp)
@@ -172,6 +174,8 @@ def test_a_log_from_before_the_settings_were_recorded(
         capsys.readouterr()
         assert main(["run", str(cfg), "--quiet"]) == 2
         err = capsys.readouterr().err.strip()
-        assert err.startswith("error: out/rk_intermediate.jsonl: cannot resume: this log was written by an "
-                              "older enade-bench, which recorded no settings")  # fmt: skip
+        assert err.startswith(
+            "error: out/rk_intermediate.jsonl: cannot resume: this log was written by an "
+            "older enade-bench, which recorded no settings"
+        )
         assert "--no-resume" in err and len(server.posts()) == 6

@@ -86,9 +86,23 @@ def test_all_strategies_and_first_token_end_to_end(tmp_path: Path, smollm2_backe
 
 
 def run_cli(cfg: Path, out: Path, *extra: str) -> subprocess.Popen:  # type: ignore[type-arg]
-    return subprocess.Popen([sys.executable, str(ROOT / "run.py"), str(cfg), "--strategy", "S5", "--limit", "10",
-                             "--output-dir", str(out), "--quiet", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "run.py"),
+            str(cfg),
+            "--strategy",
+            "S5",
+            "--limit",
+            "10",
+            "--output-dir",
+            str(out),
+            "--quiet",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def n_records(path: Path) -> int:

@@ -25,9 +25,11 @@ def _expected(index: int) -> list[int]:
 def test_live_and_batch_requests_get_the_same_seeds(tmp_path: Path) -> None:
     batch_fake = OpenAIBatchFake("/v1")
     with FakeServer(batch_fake) as server:
-        cfg = write_config(tmp_path,
-                           {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                            "base_url": server.url + "/v1"}, SAMPLED)  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+            SAMPLED,
+        )
         assert main(["run", str(cfg), "--batch-submit", "--limit", str(N), "--quiet"]) == 0
     (job,) = batch_fake.jobs.values()
     batch_seeds: dict[str, list[int]] = defaultdict(list)
@@ -51,8 +53,11 @@ def test_live_and_batch_requests_get_the_same_seeds(tmp_path: Path) -> None:
     live_dir = tmp_path / "live"
     live_dir.mkdir()
     with FakeServer(handler) as server:
-        cfg = write_config(live_dir, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"}, SAMPLED)  # fmt: skip
+        cfg = write_config(
+            live_dir,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+            SAMPLED,
+        )
         (result,) = run_config(cfg, RunOptions(progress=False, limit=N)).results
     assert len(result.records) == N
     assert {text: sorted(seeds) for text, seeds in live_seeds.items()} == dict(batch_seeds)

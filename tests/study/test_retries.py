@@ -45,8 +45,9 @@ class Lines:
 
     def __init__(self, proc: subprocess.Popen[str]) -> None:
         self.seen: list[tuple[float, str]] = []
-        self._thread = threading.Thread(target=lambda: self.seen.extend((time.monotonic(), x.rstrip("\n"))
-                                                                        for x in proc.stderr or []))  # fmt: skip
+        self._thread = threading.Thread(
+            target=lambda: self.seen.extend((time.monotonic(), x.rstrip("\n")) for x in proc.stderr or [])
+        )
         self._thread.start()
 
     def wait_for(self, prefix: str, proc: subprocess.Popen[str], within_s: float) -> float:
@@ -83,16 +84,35 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
     path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": name}])
     started = tmp_path / "study" / ".study" / f"{name}.started"
     env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
-    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*SLOW_CLI, "study", str(path), "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = Lines(proc)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None and not started.is_file():
             time.sleep(0.2)
         job = next(x.split("|")[0] for x in queue(slurm) if x.endswith(f"|RUNNING|None|enade-bench-{name}"))
-        take = (["scontrol", "update", "nodename=node1", "state=down", "reason=test"] if state == "NODE_FAIL"
-                else ["sbatch", "-p", "urgent", "--exclusive", "-J", "urgent", "-o", "/dev/null", "--wrap", "sleep 3"])  # fmt: skip
+        take = (
+            ["scontrol", "update", "nodename=node1", "state=down", "reason=test"]
+            if state == "NODE_FAIL"
+            else [
+                "sbatch",
+                "-p",
+                "urgent",
+                "--exclusive",
+                "-J",
+                "urgent",
+                "-o",
+                "/dev/null",
+                "--wrap",
+                "sleep 3",
+            ]
+        )
         subprocess.run(take, env=slurm.env, check=True, capture_output=True)
         taken = time.monotonic()
         retried = lines.wait_for(f"{name}: lost on try 1 of 2", proc, 60)
@@ -108,22 +128,36 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
     assert proc.returncode == 0, out
     assert retried - taken < 60, out  # named under --quiet, as soon as it is seen
     again = [x for x in out if x.startswith(f"{name}: lost on try 1 of 2")]
-    assert re.fullmatch(rf"{name}: lost on try 1 of 2 \(job {job} ended without a result \({state}\) on node node1 "
-                        r"after .*\); submitted again: try 2 of 2", again[0]), again  # fmt: skip
+    assert re.fullmatch(
+        rf"{name}: lost on try 1 of 2 \(job {job} ended without a result \({state}\) on node node1 "
+        r"after .*\); submitted again: try 2 of 2",
+        again[0],
+    ), again
     assert (tmp_path / "study" / "runs" / name / f"{name}_S1_results.json").is_file()
     states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith(f"|enade-bench-{name}")}
     assert states.pop(job) == state and list(states.values()) == ["COMPLETED"], states  # one job per try
 
 
-def _ray_study_losing_a_try(tmp_path: Path, address: str, models: list[dict[str, object]],
-                            kill: Callable[[int], None], **executor: object) -> tuple[int, list[str]]:  # fmt: skip
+def _ray_study_losing_a_try(
+    tmp_path: Path,
+    address: str,
+    models: list[dict[str, object]],
+    kill: Callable[[int], None],
+    **executor: object,
+) -> tuple[int, list[str]]:
     """``study`` with ``retries: 1`` on the Ray cluster at ``address``; once smollm2's first try
     has started, ``kill`` gets its worker's pid.  The exit status and the stderr lines."""
-    path = ray_study(tmp_path, strategies=["S1"], limit=2, models=models,
-                     executor={"type": "ray", "address": address, "retries": 1, **executor})  # fmt: skip
+    path = ray_study(
+        tmp_path,
+        strategies=["S1"],
+        limit=2,
+        models=models,
+        executor={"type": "ray", "address": address, "retries": 1, **executor},
+    )
     started = tmp_path / "study" / ".study" / "smollm2.started"
-    proc = subprocess.Popen([*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*CLI, "study", str(path)], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     lines = Lines(proc)
     try:
         lines.wait_for("smollm2: started", proc, 120)  # its first try's start, shown
@@ -147,15 +181,22 @@ def test_a_killed_ray_worker_is_submitted_again_one_task_in_flight(tmp_path: Pat
     folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths
     real = start_ray(folder, ENV, ["--num-cpus", "2"], second=False)  # the last --num-cpus counts
     try:
-        code, out = _ray_study_losing_a_try(tmp_path, real.address, [SMOLLM2, {**SMOLLM2, "name": "second"}],
-                                            lambda pid: os.kill(pid, signal.SIGKILL), max_jobs=1)  # fmt: skip
+        code, out = _ray_study_losing_a_try(
+            tmp_path,
+            real.address,
+            [SMOLLM2, {**SMOLLM2, "name": "second"}],
+            lambda pid: os.kill(pid, signal.SIGKILL),
+            max_jobs=1,
+        )
     finally:
         stop_ray(real)
         shutil.rmtree(folder, ignore_errors=True)
     assert code == 0, out
     first, second = "smollm2", "second"
-    assert (f"{first}: lost on try 1 of 2 (its Ray worker was lost (WorkerCrashedError)); submitted again: "
-            "try 2 of 2") in out, out  # fmt: skip
+    assert (
+        f"{first}: lost on try 1 of 2 (its Ray worker was lost (WorkerCrashedError)); submitted again: "
+        "try 2 of 2"
+    ) in out, out
     assert len([x for x in out if x.startswith(f"{first}: started")]) == 2, out  # each try's start
     ends = [i for i, x in enumerate(out) if x.startswith(f"{first}: finished")]
     starts = [i for i, x in enumerate(out) if x.startswith(f"{second}: started")]
@@ -174,9 +215,24 @@ def test_a_ray_task_whose_node_dies_is_submitted_again_on_another(tmp_path: Path
     real = start_ray(folder, ENV, ["--num-cpus", "0"], second=False)
     try:
         for _ in range(2):
-            subprocess.run([RAY, "start", "--address", real.address, "--num-cpus", "1", "--object-store-memory",
-                            str(80 * 2**20), "--disable-usage-stats"], env={**ENV, "RAY_AUTH_MODE": "disabled"},
-                           capture_output=True, timeout=300, check=True, preexec_fn=plain_sigint)  # fmt: skip
+            subprocess.run(
+                [
+                    RAY,
+                    "start",
+                    "--address",
+                    real.address,
+                    "--num-cpus",
+                    "1",
+                    "--object-store-memory",
+                    str(80 * 2**20),
+                    "--disable-usage-stats",
+                ],
+                env={**ENV, "RAY_AUTH_MODE": "disabled"},
+                capture_output=True,
+                timeout=300,
+                check=True,
+                preexec_fn=plain_sigint,
+            )
         code, out = _ray_study_losing_a_try(tmp_path, real.address, [SMOLLM2], _kill_raylet_of)
     finally:
         stop_ray(real)

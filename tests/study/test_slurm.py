@@ -91,16 +91,24 @@ def overtime(slurm: Slurm, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     the module next to nothing. Its test reads the outcome."""
     tmp = tmp_path_factory.mktemp("overtime")
     path = write_study(tmp, {"time": 1}, models=[{**SMOLLM2, "name": "slow"}, {**SMOLLM2, "name": "stuck"}])
-    proc = subprocess.Popen([*SLOW_CLI, "study", str(path), "--quiet"], env=job_env(slurm), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*SLOW_CLI, "study", str(path), "--quiet"],
+        env=job_env(slurm),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         jobs: dict[str, str] = {}
         while len(jobs) < 2:  # both jobs queued before any test takes its look at the queue
             assert proc.poll() is None and time.monotonic() < deadline, "the time-limit study did not submit"
             time.sleep(0.2)
-            jobs = {x.split("|")[3][len("enade-bench-") :]: x.split("|")[0] for x in queue(slurm)
-                    if x.endswith(("|enade-bench-slow", "|enade-bench-stuck"))}  # fmt: skip
+            jobs = {
+                x.split("|")[3][len("enade-bench-") :]: x.split("|")[0]
+                for x in queue(slurm)
+                if x.endswith(("|enade-bench-slow", "|enade-bench-stuck"))
+            }
         yield Overtime(proc, jobs)
     finally:
         if proc.poll() is None:
@@ -132,11 +140,22 @@ def job_env(slurm: Slurm) -> dict[str, str]:
 
 def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Path:
     data: dict[str, Any] = {
-        "name": "pair", "benchmark": "enade", "dataset": {"path": str(DEMO_CSV)}, "models": [SMOLLM2],
-        "limit": 2, "strategies": ["S1"], "output": str(tmp_path / "study"),
+        "name": "pair",
+        "benchmark": "enade",
+        "dataset": {"path": str(DEMO_CSV)},
+        "models": [SMOLLM2],
+        "limit": 2,
+        "strategies": ["S1"],
+        "output": str(tmp_path / "study"),
         "evaluation": {"max_new_tokens": 4, "batch_size": 1},
-        "executor": {"type": "slurm", "time": 5, "cpus_per_task": 1, "jobs": str(tmp_path / "jobs"), **executor},
-    }  # fmt: skip
+        "executor": {
+            "type": "slurm",
+            "time": 5,
+            "cpus_per_task": 1,
+            "jobs": str(tmp_path / "jobs"),
+            **executor,
+        },
+    }
     data.update(changes)
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -145,8 +164,13 @@ def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Pat
 
 def queue(slurm: Slurm) -> list[str]:
     """``id|state|reason|name`` of every job the test cluster knows (ended ones too)."""
-    out = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%j"], env=slurm.env, capture_output=True,
-                         text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%j"],
+        env=slurm.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return out.split()
 
 
@@ -164,16 +188,26 @@ def test_with_accounting_a_scancel_is_named_within_a_minute_and_the_same_command
     # first its first model on the local executor, at the same place (paths in the files match), with
     # torch's own thread count: the executor block's threads (1) must make the records the same
     local_env = {k: v for k, v in job_env(on_slurm).items() if not k.endswith("_NUM_THREADS")}
-    local = subprocess.run([*CLI, "study", str(write_study(tmp_path, {})), "--executor", "local", "--quiet"],
-                           env=local_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    local = subprocess.run(
+        [*CLI, "study", str(write_study(tmp_path, {})), "--executor", "local", "--quiet"],
+        env=local_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert local.returncode == 0, local.stderr
     expected = {k: v for k, v in tables(tmp_path / "study").items() if k.startswith("runs/smollm2/")}
     assert expected, local.stderr
     shutil.rmtree(tmp_path / "study")
     path = write_study(tmp_path, {}, models=[SMOLLM2, second])
     started = tmp_path / "study" / ".study" / "second.started"
-    proc = subprocess.Popen([*CLI, "study", str(path), "--quiet"], env=on_slurm.env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*CLI, "study", str(path), "--quiet"],
+        env=on_slurm.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[tuple[float, str]] = []  # (when, line) on stderr: under --quiet, a lost task is named at once
     reader = threading.Thread(target=lambda: lines.extend((time.monotonic(), x) for x in proc.stderr or []))
     reader.start()
@@ -196,8 +230,9 @@ def test_with_accounting_a_scancel_is_named_within_a_minute_and_the_same_command
         tmp_path / "study" / "runs" / "smollm2" / "smollm2_S1_results.json"
     ).is_file()  # the other job ran
 
-    done = subprocess.run([*CLI, "study", str(path), "--quiet"], env=on_slurm.env, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [*CLI, "study", str(path), "--quiet"], env=on_slurm.env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "study" / "runs" / "second" / "second_S1_results.json").is_file()
     left = [p for p in (tmp_path / "study").rglob("*") if p.suffix == ".pkl" or p.name == "jobs"]
@@ -207,13 +242,20 @@ def test_with_accounting_a_scancel_is_named_within_a_minute_and_the_same_command
     got = tables(tmp_path / "study")  # the records of Slurm's job are the local ones, byte for byte
     assert [k for k in expected if got.get(k) != expected[k]] == []
 
-    shown = subprocess.run([*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True,
-                           text=True, timeout=300)  # fmt: skip
+    shown = subprocess.run(
+        [*CLI, "study", str(path), "--dry-run"], env=on_slurm.env, capture_output=True, text=True, timeout=300
+    )
     assert shown.returncode == 0, shown.stderr
     assert "second: finished (1 run(s) on disk): not loaded, nothing asked" in shown.stdout, shown.stdout
     # the job's end came from the cluster's records (sacct), which slurmdbd kept
-    done = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,NodeList"], env=on_slurm.env,
-                          capture_output=True, text=True, timeout=30, check=True)  # fmt: skip
+    done = subprocess.run(
+        ["sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,NodeList"],
+        env=on_slurm.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     fields = done.stdout.split("\n")[0].split("|")
     assert fields[0] == job and fields[1].startswith("CANCELLED") and fields[2] == "node1", done.stdout
 
@@ -235,13 +277,22 @@ def test_dry_run_shows_each_job_and_where_it_goes(
 @pytest.mark.parametrize(
     ("executor", "expected"),
     [
-        ({"partition": "nope"}, "executor.partition: no partition 'nope' on this cluster (sinfo lists: debug, onecpu)"),
-        ({"cpus_per_task": 64}, "executor.cpus_per_task: 64, but the nodes of partition 'debug' have at most"),
+        (
+            {"partition": "nope"},
+            "executor.partition: no partition 'nope' on this cluster (sinfo lists: debug, onecpu)",
+        ),
+        (
+            {"cpus_per_task": 64},
+            "executor.cpus_per_task: 64, but the nodes of partition 'debug' have at most",
+        ),
         ({"mem_gb": 500}, "executor.mem_gb: 500, but the nodes of partition 'debug' have at most"),
         ({"time": 600}, "executor.time: 600 min, but partition 'debug' allows at most 10 min"),
-        ({"gpus_per_node": 1}, "executor.gpus_per_node: asks for 1 GPU(s) per job, but the nodes of partition 'debug' have none"),
+        (
+            {"gpus_per_node": 1},
+            "executor.gpus_per_node: asks for 1 GPU(s) per job, but the nodes of partition 'debug' have none",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
     on_slurm: Slurm,
     tmp_path: Path,
@@ -284,8 +335,10 @@ def test_a_controller_that_does_not_answer_is_one_line_and_leaves_nothing(
     monkeypatch.setenv("SLURM_CONF", str(dead))
     assert main(["study", str(write_study(tmp_path, {})), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: executor.type: slurm, but the Slurm controller does not answer "
-                   "(slurm_load_partitions: Unable to contact slurm controller (connect failure))"]  # fmt: skip
+    assert err == [
+        "error: executor.type: slurm, but the Slurm controller does not answer "
+        "(slurm_load_partitions: Unable to contact slurm controller (connect failure))"
+    ]
     assert not list(tmp_path.rglob("*.pkl")) and not (tmp_path / "jobs").exists()
 
 
@@ -305,13 +358,16 @@ def test_an_sbatch_refusal_is_an_error_before_any_job_and_a_lost_task_after(
     bin_dir = tmp_path / "bin"  # the real sbatch before; the controller "times out" from then on
     bin_dir.mkdir()
     wrapper = bin_dir / "sbatch"
-    wrapper.write_text(f"""#!/bin/sh
+    wrapper.write_text(
+        f"""#!/bin/sh
 echo x >> "{tmp_path}/calls"
 if [ "$(wc -l < "{tmp_path}/calls")" -ge {refused_from} ]; then
   echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
 fi
 exec {real} "$@"
-""", encoding="utf-8")  # fmt: skip
+""",
+        encoding="utf-8",
+    )
     wrapper.chmod(0o755)
     before = submitted(on_slurm)
 
@@ -319,8 +375,11 @@ exec {real} "$@"
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(answer) as server:  # two API models (equal costs: submitted in the listed order)
-        second = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                         "base_url": server.url + "/v1"}, name="second")  # fmt: skip
+        second = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+            name="second",
+        )
         models = [_api_model(tmp_path, server), {"name": "second", "config": str(second)}]
         path = write_study(tmp_path, {}, models=models)
         monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
@@ -333,8 +392,10 @@ exec {real} "$@"
     else:
         assert code == 3, err
         lost = [x for x in err if x.startswith("second: failed: did not finish: ")]
-        assert lost and lost[0].startswith(f"second: failed: did not finish: sbatch refused the job of second: "
-                                           f"{socket}; rerun the same command"), err  # fmt: skip
+        assert lost and lost[0].startswith(
+            f"second: failed: did not finish: sbatch refused the job of second: "
+            f"{socket}; rerun the same command"
+        ), err
         assert (tmp_path / "study" / "runs" / "api" / "api_S1_results.json").is_file()  # its job ran on
         jobs = [x.split("|") for x in queue(on_slurm) if x.split("|")[0] not in before]
         assert [x[1] for x in jobs if x[3] == "enade-bench-api"] == ["COMPLETED"], jobs
@@ -362,8 +423,11 @@ def test_jobs_past_their_time_limit_read_hit_its_time_limit(overtime: Overtime, 
 
 def _api_model(tmp_path: Path, server: FakeServer) -> dict[str, str]:
     """An API model answering from ``server`` at once (the study's model that finishes)."""
-    cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                  "base_url": server.url + "/v1"}, name="api")  # fmt: skip
+    cfg = write_config(
+        tmp_path,
+        {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        name="api",
+    )
     return {"name": "api", "config": str(cfg)}
 
 
@@ -379,8 +443,13 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
         path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server), {**SMOLLM2, "name": "lost"}])
         study = tmp_path / "study"
         finished, started = study / "runs" / "api" / "api_S1_results.json", study / ".study" / "lost.started"
-        proc = subprocess.Popen([*SLOW_CLI, "study", str(path)], env=job_env(on_slurm), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [*SLOW_CLI, "study", str(path)],
+            env=job_env(on_slurm),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         lines: list[tuple[float, str]] = []  # (when, line) of the progress on stderr
         reader = threading.Thread(
             target=lambda: lines.extend((time.monotonic(), x) for x in proc.stderr or [])
@@ -398,8 +467,11 @@ def test_a_node_failure_is_named_within_a_minute_and_the_rest_of_the_study_is_ke
             job = next(
                 x.split("|")[0] for x in queue(on_slurm) if x.endswith("|RUNNING|None|enade-bench-lost")
             )
-            subprocess.run(["scontrol", "update", "nodename=node1", "state=down", "reason=test"], env=on_slurm.env,
-                           check=True)  # fmt: skip
+            subprocess.run(
+                ["scontrol", "update", "nodename=node1", "state=down", "reason=test"],
+                env=on_slurm.env,
+                check=True,
+            )
             down = time.monotonic()
             proc.wait(timeout=120)
         finally:
@@ -423,14 +495,29 @@ def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
     on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     require_shared("enem", "inep_items.csv")
-    models = [{"name": "smollm2", "config": str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")},
-              {"name": GEMMA["name"], "model": GEMMA["model"]}]  # fmt: skip
+    models = [
+        {"name": "smollm2", "config": str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")},
+        {"name": GEMMA["name"], "model": GEMMA["model"]},
+    ]
     data = {
-        "name": "tiny", "year": 2022, "areas": ["MT", "CN"], "languages": ["pt-br", "en"], "n_shuffles": 2,
-        "limit": 3, "models": models, "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"),
+        "name": "tiny",
+        "year": 2022,
+        "areas": ["MT", "CN"],
+        "languages": ["pt-br", "en"],
+        "n_shuffles": 2,
+        "limit": 3,
+        "models": models,
+        "output": str(tmp_path / "study"),
+        "enem_data": str(SHARED_DATA / "enem"),
         "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
-        "executor": {"type": "slurm", "time": 10, "cpus_per_task": 1, "mem_gb": 1.5, "jobs": str(tmp_path / "jobs")},
-    }  # fmt: skip
+        "executor": {
+            "type": "slurm",
+            "time": 10,
+            "cpus_per_task": 1,
+            "mem_gb": 1.5,
+            "jobs": str(tmp_path / "jobs"),
+        },
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     before = submitted(on_slurm)
@@ -442,8 +529,12 @@ def test_dry_run_shows_an_enem_studys_job_per_model_area_and_language(
     costs = [float(re.search(r": est\. (\S+) TFLOP", x).group(1)) for x in tasks]  # type: ignore[union-attr]
     assert costs == sorted(costs, reverse=True), tasks  # longest first
     tasks = [re.sub(r": est\. [^;]* TFLOP [^;]*; ", ": ", x) for x in tasks]
-    assert sorted(tasks) == sorted(f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}" for m in ("smollm2", GEMMA["name"])
-                                   for a in ("MT", "CN") for lang in ("pt-br", "en")), out  # fmt: skip
+    assert sorted(tasks) == sorted(
+        f"{m}.{a}_{lang}: 1 run(s), 6 item(s) -> {job}"
+        for m in ("smollm2", GEMMA["name"])
+        for a in ("MT", "CN")
+        for lang in ("pt-br", "en")
+    ), out
     runs = [x.strip() for x in out[1:] if x.startswith("  ")]
     assert len(runs) == 8 and sum(x.startswith("smollm2 on ENEM 2022 MT pt-br -> ") for x in runs) == 1, runs
     assert submitted(on_slurm) == before and not (tmp_path / "study" / "runs").exists()

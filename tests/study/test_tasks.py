@@ -82,8 +82,10 @@ def test_progress_shows_a_gpu_only_for_a_task_that_asked_for_one(
     """On a GPU node (Slurm and Ray set ``CUDA_VISIBLE_DEVICES``), a CPU model's lines say CPU."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
     lines: list[str] = []
-    for label, model, device in (("cpu", {"name": "org/model", "device": "cpu"}, "CPU"),
-                                 ("gpu", {"name": "org/model"}, "GPU 0")):  # fmt: skip
+    for label, model, device in (
+        ("cpu", {"name": "org/model", "device": "cpu"}, "CPU"),
+        ("gpu", {"name": "org/model"}, "GPU 0"),
+    ):
         task = dataclasses.replace(_task(model), label=label, output=tmp_path / "not_mounted")
         outcome = run_task(task, lambda cfg: None)  # type: ignore[arg-type,return-value]
         assert outcome.device == device

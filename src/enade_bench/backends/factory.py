@@ -104,8 +104,9 @@ class Claim:
 
 def claims() -> dict[str, list[Claim]]:
     """Every claimed type name and who claims it (built-ins first), nothing imported."""
-    out: dict[str, list[Claim]] = {name: [Claim(name, target, "enade-bench (built-in)")]
-                                   for name, target in BUILTIN.items()}  # fmt: skip
+    out: dict[str, list[Claim]] = {
+        name: [Claim(name, target, "enade-bench (built-in)")] for name, target in BUILTIN.items()
+    }
     for ep in entry_points(group=GROUP):
         dist = ep.dist
         origin = f"package {dist.name} {dist.version}" if dist is not None else "an unnamed package"

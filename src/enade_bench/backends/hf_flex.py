@@ -142,8 +142,15 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
     full = (tile_pos.amax(1) <= q0) & (tile_reach.amin(1) > q1) & whole
     partial_num, partial_idx = _ordered(some & ~full)
     full_num, full_idx = _ordered(full)
-    return BlockMask.from_kv_blocks(partial_num, partial_idx, full_num, full_idx, BLOCK_SIZE=BLOCK,
-                                    mask_mod=_row_mask, seq_lengths=(q_len, kv_len))  # fmt: skip
+    return BlockMask.from_kv_blocks(
+        partial_num,
+        partial_idx,
+        full_num,
+        full_idx,
+        BLOCK_SIZE=BLOCK,
+        mask_mod=_row_mask,
+        seq_lengths=(q_len, kv_len),
+    )
 
 
 @dataclass(frozen=True)
@@ -253,8 +260,12 @@ def attend_or_fall_back(
         raise
     except Exception as exc:  # noqa: BLE001 (any failure of the compiled path falls back, named)
         error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
-        print(f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
-              "(the CPU policy) from this chunk on", file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
+            "(the CPU policy) from this chunk on",
+            file=sys.stderr,
+            flush=True,
+        )
         fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
         return run(fallback), fallback, error
     _PROVEN.add(device.type)
@@ -285,8 +296,14 @@ def flex_attention_forward(
         )
     # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
     # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
-    out = kernel(query.device)(query, key.contiguous(), value.contiguous(), block_mask=flex_plan.block_mask,
-                               scale=scaling, enable_gqa=key.shape[1] != query.shape[1])  # fmt: skip
+    out = kernel(query.device)(
+        query,
+        key.contiguous(),
+        value.contiguous(),
+        block_mask=flex_plan.block_mask,
+        scale=scaling,
+        enable_gqa=key.shape[1] != query.shape[1],
+    )
     return out.transpose(1, 2).contiguous(), None
 
 

@@ -214,8 +214,13 @@ def _decode(
             break
         feed = torch.tensor([[pad_id if finished[i] else tokens[i]] for i in range(n)], device=device)
         mask = torch.cat([mask, torch.ones((n, 1), dtype=mask.dtype, device=device)], dim=1)
-        result = model(input_ids=feed, attention_mask=mask, position_ids=position + t,
-                       past_key_values=cache, use_cache=True)  # fmt: skip
+        result = model(
+            input_ids=feed,
+            attention_mask=mask,
+            position_ids=position + t,
+            past_key_values=cache,
+            use_cache=True,
+        )
         cache = result.past_key_values
         step = result.logits[:, -1].float()
     return out

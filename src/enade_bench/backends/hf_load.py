@@ -202,9 +202,11 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
             tokenizer = transformers.AutoTokenizer.from_pretrained(target)
             resolve_instruct(cfg.instruct, tokenizer)
             model = auto_model.from_pretrained(
-                target, dtype=dtype, quantization_config=quantization,
+                target,
+                dtype=dtype,
+                quantization_config=quantization,
                 device_map="auto" if quantization else None,
-            )  # fmt: skip
+            )
         else:
             where = {
                 "revision": cfg.revision,
@@ -214,9 +216,12 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
             tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **where)
             resolve_instruct(cfg.instruct, tokenizer)
             model = auto_model.from_pretrained(
-                source.location, dtype=dtype, quantization_config=quantization,
-                device_map="auto" if quantization else None, **where,
-            )  # fmt: skip
+                source.location,
+                dtype=dtype,
+                quantization_config=quantization,
+                device_map="auto" if quantization else None,
+                **where,
+            )
             if source.kind == "hub":
                 commit = getattr(model.config, "_commit_hash", None)
                 source = replace(source, weights=source.weights.model_copy(update={"commit": commit}))
@@ -237,8 +242,12 @@ def load_dtype(cfg: ModelConfig, source: ModelSource) -> str:
         return "float32"
     checkpoint = None
     if source.kind != "gguf":
-        checkpoint = checkpoint_dtype(source.location, revision=cfg.revision, token=hf_token(cfg),
-                                      local_files_only=source.local_files_only)  # fmt: skip
+        checkpoint = checkpoint_dtype(
+            source.location,
+            revision=cfg.revision,
+            token=hf_token(cfg),
+            local_files_only=source.local_files_only,
+        )
     return resolve_dtype("auto", device, checkpoint)
 
 

@@ -199,9 +199,11 @@ class HFLocalBackend:
             eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
-            tokens = self._attend(lambda policy: generate_shared(
-                self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, policy
-            ))  # fmt: skip
+            tokens = self._attend(
+                lambda policy: generate_shared(
+                    self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, policy
+                )
+            )
             return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
@@ -291,9 +293,11 @@ class HFLocalBackend:
         split = [self.ahead.take((p, tuple(c)), self._split_ids) for p, c in items]  # type: ignore[arg-type]
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
-            _, token_lps = self._attend(lambda policy: score_tree(
-                self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, policy
-            ))  # fmt: skip
+            _, token_lps = self._attend(
+                lambda policy: score_tree(
+                    self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, policy
+                )
+            )
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
         lengths = [len(c) for c in contexts]
@@ -350,8 +354,13 @@ class HFLocalBackend:
             dists = self._seq2seq_first_token([self.render(p) for p in prompts])
         elif self.tree:
             seqs = self._prompt_ids(prompts)
-            dists = list(self._attend(lambda policy: score_tree(self.model, seqs, [[] for _ in prompts],
-                                                                self.prefix_store, policy))[0])  # fmt: skip
+            dists = list(
+                self._attend(
+                    lambda policy: score_tree(
+                        self.model, seqs, [[] for _ in prompts], self.prefix_store, policy
+                    )
+                )[0]
+            )
         else:
             seqs = self._prompt_ids(prompts)
             dists = [d[0] for d in self._logprobs_at(seqs, [[len(s) - 1] for s in seqs])]

@@ -121,8 +121,9 @@ def generate_packed(
     # The prefix's rest is the parent of every question (its keys reach the row's end); each
     # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
     head = len(rest)
-    reach = torch.repeat_interleave(torch.tensor([len(row)] + [head + end for _, end in spans]),
-                                    torch.tensor([head, *own]))  # fmt: skip
+    reach = torch.repeat_interleave(
+        torch.tensor([len(row)] + [head + end for _, end in spans]), torch.tensor([head, *own])
+    )
     prefill = row_plan(past, reach, device)
     if store is not None:
         store.stats.computed += len(row)
@@ -134,8 +135,14 @@ def generate_packed(
     forward = compiled(model) if policy.compile_decode else model
     with flex_attention(model):
         prefill.bind()
-        result = model(input_ids=to_device([row], device), position_ids=to_device([positions], device),
-                       past_key_values=cache, use_cache=True, logits_to_keep=last, flex_plan=prefill)  # fmt: skip
+        result = model(
+            input_ids=to_device([row], device),
+            position_ids=to_device([positions], device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=last,
+            flex_plan=prefill,
+        )
         step = result.logits[0].float()
         t = 0
         for t in range(params.max_new_tokens):  # no read-back but the end-of-sequence check
@@ -147,8 +154,13 @@ def generate_packed(
             decode = cache.advance(t)  # each row's column of the step; the prefix's tiles and its own
             decode.bind()
             feed = torch.where(finished, pad_id, tokens)[:, None]
-            result = forward(input_ids=feed, position_ids=position + t, past_key_values=cache, use_cache=True,
-                             flex_plan=decode)  # fmt: skip
+            result = forward(
+                input_ids=feed,
+                position_ids=position + t,
+                past_key_values=cache,
+                use_cache=True,
+                flex_plan=decode,
+            )
             step = result.logits[:, -1].float()
     out: list[list[int]] = [[] for _ in range(n)]
     done = [False] * n

@@ -92,8 +92,11 @@ class SlotCache:
         rows = torch.arange(self.ends.numel(), device=self.ends.device)
         self.pos.index_copy_(0, self.cursor, rows)
         self.reach.index_copy_(0, self.cursor, rows + 1)
-        return FlexPlan(row_block_mask(self.pos, self.reach, 1, self.width, rows=rows.numel()),
-                        pos=self.pos, reach=self.reach)  # fmt: skip
+        return FlexPlan(
+            row_block_mask(self.pos, self.reach, 1, self.width, rows=rows.numel()),
+            pos=self.pos,
+            reach=self.reach,
+        )
 
     def update(
         self, key: torch.Tensor, value: torch.Tensor, layer: int, *args: Any

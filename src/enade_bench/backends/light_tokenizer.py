@@ -41,8 +41,15 @@ from enade_bench.regular_file import NotRegularFile, check_regular, read_text
 #: Version of the light form's files (a change makes a new cache key). 2: ``sha256`` of its files.
 FORM_VERSION = 2
 #: The tokenizer files of a folder that make the cache key (those present).
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "chat_template.json",
-                   "special_tokens_map.json", "added_tokens.json", "tokenizer.model")  # fmt: skip
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "chat_template.jinja",
+    "chat_template.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "tokenizer.model",
+)
 #: What the light form must reproduce before it is kept: prompts with and without a system
 #: message, accents, CJK, an emoji, option letters and the ``Resposta:`` prefill.
 PROBES = (
@@ -86,9 +93,14 @@ class LightTokenizer:
         if self._compiled is None:
             self._compiled = _environment().from_string(self.chat_template)
         return str(
-            self._compiled.render(messages=messages, tools=None, documents=None,
-                                  add_generation_prompt=add_generation_prompt, **self.special_tokens)
-        )  # fmt: skip
+            self._compiled.render(
+                messages=messages,
+                tools=None,
+                documents=None,
+                add_generation_prompt=add_generation_prompt,
+                **self.special_tokens,
+            )
+        )
 
     def __call__(self, text: str | Sequence[str], add_special_tokens: bool = True) -> Encoded:
         """``{"input_ids": …}`` of one text or of a list of texts (encoded in one call)."""
@@ -120,14 +132,20 @@ def _environment() -> Any:
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
 
-    def tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-               sort_keys: bool = False) -> str:  # fmt: skip
+    def tojson(
+        x: Any,
+        ensure_ascii: bool = False,
+        indent: Any = None,
+        separators: Any = None,
+        sort_keys: bool = False,
+    ) -> str:
         return json.dumps(
             x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
         )
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=[Generation, jinja2.ext.loopcontrols])  # fmt: skip
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[Generation, jinja2.ext.loopcontrols]
+    )
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
@@ -182,8 +200,11 @@ def load_light(path: Path) -> LightTokenizer | None:
     else:
         why = "its files differ from the sha256 it was kept with (edited?)"
     if changed:
-        print(f"note: {path}: the cached light tokenizer form is not used ({why}); it is made again "
-              "from the tokenizer's files", file=sys.stderr)  # fmt: skip
+        print(
+            f"note: {path}: the cached light tokenizer form is not used ({why}); it is made again "
+            "from the tokenizer's files",
+            file=sys.stderr,
+        )
         return None
     try:
         from tokenizers import Tokenizer  # noqa: PLC0415 (only when a light form is kept)
@@ -240,8 +261,9 @@ def keep_light(tokenizer: Any, path: Path) -> bool:
         return False
     light, backend_json = made
     digest = _digest(backend_json, light.chat_template, light.special_tokens)
-    meta = json.dumps({"chat_template": light.chat_template, "special_tokens": light.special_tokens,
-                       "sha256": digest})  # fmt: skip
+    meta = json.dumps(
+        {"chat_template": light.chat_template, "special_tokens": light.special_tokens, "sha256": digest}
+    )
     try:
         path.mkdir(parents=True, exist_ok=True)
         for name, text in (

@@ -74,9 +74,11 @@ def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> No
     target.parent.mkdir(parents=True, exist_ok=True)
     mask = _umask()
     if mask & 0o050 == 0o050 and os.stat(target.parent).st_mode & 0o050:
-        print(f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "
-              "its group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "
+            "its group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)",
+            file=sys.stderr,
+        )
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
         os.chmod(tmp, 0o777 & ~mask)

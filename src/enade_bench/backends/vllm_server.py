@@ -79,9 +79,20 @@ class VllmServer:
         self.port = self.port or free_port()
         fd, log = tempfile.mkstemp(prefix="vllm-server-", suffix=".log")
         self.log_path = Path(log)
-        command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", self.model,
-                   "--served-model-name", self.served_name, "--host", "127.0.0.1",
-                   "--port", str(self.port), *self.args]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            self.model,
+            "--served-model-name",
+            self.served_name,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            *self.args,
+        ]
         started = time.perf_counter()
         with os.fdopen(fd, "wb") as out:
             self.process = subprocess.Popen(

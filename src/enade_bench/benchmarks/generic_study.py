@@ -91,11 +91,23 @@ class GenericPlan:
     def tasks(self) -> list[ModelTask]:
         """One task per model × exam of the study: its one run (every study strategy), prepared."""
         return exam_tasks(
-            [ExamRun(m.label, m.exam, TaskRun(m.config, m.config_path, m.experiment, replace(m.options, progress=False),
-                                              m.benchmark, f"{m.label}: {', '.join(m.strategies)} -> {as_given(m.folder)}"))
-             for m in self.models],
+            [
+                ExamRun(
+                    m.label,
+                    m.exam,
+                    TaskRun(
+                        m.config,
+                        m.config_path,
+                        m.experiment,
+                        replace(m.options, progress=False),
+                        m.benchmark,
+                        f"{m.label}: {', '.join(m.strategies)} -> {as_given(m.folder)}",
+                    ),
+                )
+                for m in self.models
+            ],
             self.output,
-        )  # fmt: skip
+        )
 
     def failure_label(self, task: ModelTask) -> str:
         """A failed task is named as its model × exam (``model.exam``; the model for one dataset)."""
@@ -118,9 +130,16 @@ class GenericPlan:
         title = f"{self.config.benchmark} study: {self.config.name}"
         exams = {m.folder.resolve(): (m.label, m.exam) for m in self.models} if self.config.exams else None
         with folder:
-            section, lead, summary = comparison_lead(entries, self.report_dir, settings.by, settings.adjust,
-                                                     settings.alpha, settings.family, settings.allow_errors,
-                                                     exams=exams)  # fmt: skip
+            section, lead, summary = comparison_lead(
+                entries,
+                self.report_dir,
+                settings.by,
+                settings.adjust,
+                settings.alpha,
+                settings.family,
+                settings.allow_errors,
+                exams=exams,
+            )
             report = write_report(entries, self.report_dir, [section], folders, title, lead)
         return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
 
@@ -176,8 +195,15 @@ def _plan_models(
     return GenericPlan(cfg, path, output, models, settings)
 
 
-def _plan_run(cfg: StudyConfig, path: Path, registry: Registry, progress: bool,
-              model: tuple[int, ModelParts], exam: StudyExam, output: Path) -> PlannedModel:  # fmt: skip
+def _plan_run(
+    cfg: StudyConfig,
+    path: Path,
+    registry: Registry,
+    progress: bool,
+    model: tuple[int, ModelParts],
+    exam: StudyExam,
+    output: Path,
+) -> PlannedModel:
     """One model × exam: its experiment config, prepared and checked (nothing loads)."""
     index, parts = model
     label = parts.label
@@ -185,11 +211,17 @@ def _plan_run(cfg: StudyConfig, path: Path, registry: Registry, progress: bool,
     evaluation = {**cfg.evaluation, **({"batch_size": parts.batch_size} if parts.batch_size else {})}
     where = f"{path}: models.{index} ({label})" + (f" on exam {exam.name}" if exam.name else "")
     exp_cfg = parse_config(
-        {"name": f"{label}_{exam.name}" if exam.name else label, "description": f"study {cfg.name}: {label}" + (f" on {exam.name}" if exam.name else ""),
-         "dataset": _dataset(exam, cfg.benchmark, path), "model": parts.model, "evaluation": evaluation,
-         "output": {"dir": str(folder)}, **({"prompts": parts.prompts} if parts.prompts else {})},
+        {
+            "name": f"{label}_{exam.name}" if exam.name else label,
+            "description": f"study {cfg.name}: {label}" + (f" on {exam.name}" if exam.name else ""),
+            "dataset": _dataset(exam, cfg.benchmark, path),
+            "model": parts.model,
+            "evaluation": evaluation,
+            "output": {"dir": str(folder)},
+            **({"prompts": parts.prompts} if parts.prompts else {}),
+        },
         where,
-    )  # fmt: skip
+    )
     benchmark = registry.for_config(exp_cfg, path)
     strategies = cfg.strategies or list(getattr(benchmark, "study_strategies", ALL_STRATEGIES))
     options = RunOptions(strategies=strategies, limit=cfg.limit, output_dir=folder, progress=progress)

@@ -179,8 +179,10 @@ class Registry:
             raise UserError(f"{path}: expected a YAML mapping at the top level")
         name = data.get("benchmark", next((exam for key, exam in STUDY_KEYS.items() if key in data), None))
         if name is None:
-            raise UserError(f"{path}: missing required key 'benchmark' (the exam: enade, eeval, generic, enem, "
-                            "a plug-in's name or folder)")  # fmt: skip
+            raise UserError(
+                f"{path}: missing required key 'benchmark' (the exam: enade, eeval, generic, enem, "
+                "a plug-in's name or folder)"
+            )
         return self.get(str(name), path)
 
     def all(self) -> list[Benchmark]:

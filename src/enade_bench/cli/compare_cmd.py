@@ -28,36 +28,82 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("compare", help="compare models question by question: clustered intervals, "
-                            "paired tests, compact letters, item flips")  # fmt: skip
-    parser.add_argument("results", nargs="*", type=Path, metavar="RESULTS",
-                        help="results folders or files, or long-format CSVs")  # fmt: skip
+    parser = sub.add_parser(
+        "compare",
+        help="compare models question by question: clustered intervals, "
+        "paired tests, compact letters, item flips",
+    )
+    parser.add_argument(
+        "results",
+        nargs="*",
+        type=Path,
+        metavar="RESULTS",
+        help="results folders or files, or long-format CSVs",
+    )
     parser.add_argument("--out", type=Path, help="folder to write")
-    parser.add_argument("--from", dest="source", choices=SOURCES, metavar="HARNESS",
-                        help="read RESULTS as this harness's output: lm-eval (--log_samples folders), inspect "
-                        "(.eval/.json logs), helm (run folders) or long (CSVs); default: our results, "
-                        ".csv as long")  # fmt: skip
-    parser.add_argument("--metric", action="append", default=[], metavar="[TASK=]NAME",
-                        help="with --from: the harness's right/wrong measure (lm-eval metric, inspect scorer, "
-                        "HELM stat) for every task, or TASK=NAME for one task (repeatable); default acc / "
-                        "exact_match (docs/comparisons.md)")  # fmt: skip
-    parser.add_argument("--by", action="append", default=[], metavar="FIELD",
-                        help="compare separately per value of this field (repeatable), e.g. --by area")  # fmt: skip
-    parser.add_argument("--adjust", choices=["holm", "bonferroni", "bh"], default="holm",
-                        help="multiplicity adjustment (default holm) over the pairs of one --family; each pair's "
-                             "interval is adjusted alike (docs/comparisons.md)")  # fmt: skip
-    parser.add_argument("--family", choices=["all", "strategy", "stratum"], default="strategy",
-                        help="which pairs are adjusted together: every pair of the table (all), of one strategy "
-                             "with all its --by strata (strategy, default), or of one cell (stratum)")  # fmt: skip
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="level of the tests and letters; intervals cover 1 - alpha (default 0.05)")  # fmt: skip
-    parser.add_argument("--allow-errors", action="store_true",
-                        help="compare runs with error records on their answers only (n_errors shown) "
-                             "instead of refusing them as incomplete")  # fmt: skip
-    parser.add_argument("--calibration", action="store_true",
-                        help="print the simulated error rates of the paired tests (docs/comparisons.md) and exit")  # fmt: skip
-    parser.add_argument("--replications", type=int, default=2000, metavar="N",
-                        help="with --calibration: replications per row (default 2000, as in the docs)")  # fmt: skip
+    parser.add_argument(
+        "--from",
+        dest="source",
+        choices=SOURCES,
+        metavar="HARNESS",
+        help="read RESULTS as this harness's output: lm-eval (--log_samples folders), inspect "
+        "(.eval/.json logs), helm (run folders) or long (CSVs); default: our results, "
+        ".csv as long",
+    )
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="[TASK=]NAME",
+        help="with --from: the harness's right/wrong measure (lm-eval metric, inspect scorer, "
+        "HELM stat) for every task, or TASK=NAME for one task (repeatable); default acc / "
+        "exact_match (docs/comparisons.md)",
+    )
+    parser.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="compare separately per value of this field (repeatable), e.g. --by area",
+    )
+    parser.add_argument(
+        "--adjust",
+        choices=["holm", "bonferroni", "bh"],
+        default="holm",
+        help="multiplicity adjustment (default holm) over the pairs of one --family; each pair's "
+        "interval is adjusted alike (docs/comparisons.md)",
+    )
+    parser.add_argument(
+        "--family",
+        choices=["all", "strategy", "stratum"],
+        default="strategy",
+        help="which pairs are adjusted together: every pair of the table (all), of one strategy "
+        "with all its --by strata (strategy, default), or of one cell (stratum)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the tests and letters; intervals cover 1 - alpha (default 0.05)",
+    )
+    parser.add_argument(
+        "--allow-errors",
+        action="store_true",
+        help="compare runs with error records on their answers only (n_errors shown) "
+        "instead of refusing them as incomplete",
+    )
+    parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="print the simulated error rates of the paired tests (docs/comparisons.md) and exit",
+    )
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="with --calibration: replications per row (default 2000, as in the docs)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -135,8 +181,17 @@ def _calibration(replications: int) -> int:
 
 
 #: The options of a comparison, with their defaults: ``--calibration`` uses none of them.
-_COMPARISON_DEFAULTS: dict[str, object] = {"results": [], "out": None, "source": None, "metric": [], "by": [], "adjust": "holm",
-                        "family": "strategy", "alpha": 0.05, "allow_errors": False}  # fmt: skip
+_COMPARISON_DEFAULTS: dict[str, object] = {
+    "results": [],
+    "out": None,
+    "source": None,
+    "metric": [],
+    "by": [],
+    "adjust": "holm",
+    "family": "strategy",
+    "alpha": 0.05,
+    "allow_errors": False,
+}
 _SPELLED = {"results": "RESULTS", "source": "--from", "allow_errors": "--allow-errors"}
 
 

@@ -25,8 +25,12 @@ from enade_bench.results.writable import check_output_dir
 def register(sub: Any) -> None:
     p = sub.add_parser("debias", help="letter-prior correction (PriDe) of shuffled runs: BPC before/after")
     p.add_argument("results", nargs="+", type=Path, help="results folder(s)")
-    p.add_argument("--scope", choices=("question", "model"), default="question",
-                   help="prior per question (default) or one per model")  # fmt: skip
+    p.add_argument(
+        "--scope",
+        choices=("question", "model"),
+        default="question",
+        help="prior per question (default) or one per model",
+    )
     p.add_argument("--out", type=Path, help="folder for per-record raw and corrected predictions")
     p.set_defaults(handler=run_debias)
 
@@ -57,15 +61,28 @@ def run_debias(args: argparse.Namespace) -> int:
             shares = ", ".join(f"{letter} {p:.3f}" for letter, p in zip("ABCDEFGH", prior, strict=False))
             print(f"  letter prior ({k} options, {pc.n_questions[k]} questions): {shares}")
             raw, cor = pc.bpc_raw[str(k)], pc.bpc_corrected[str(k)]
-            print(f"  BPC TVD raw {raw.bpc_tvd:.3f} -> corrected {cor.bpc_tvd:.3f}; "
-                  f"predicted positions raw {raw.prediction_counts} -> corrected {cor.prediction_counts}")  # fmt: skip
+            print(
+                f"  BPC TVD raw {raw.bpc_tvd:.3f} -> corrected {cor.bpc_tvd:.3f}; "
+                f"predicted positions raw {raw.prediction_counts} -> corrected {cor.prediction_counts}"
+            )
         print(f"  accuracy raw {pc.raw_accuracy:.3f} -> corrected {pc.corrected_accuracy:.3f}")
         if args.out is not None:
-            rows = pd.DataFrame([{
-                "id": r.id, "shuffle": r.shuffle, "answer": r.answer, "raw_prediction": r.prediction,
-                "raw_correct": r.correct, "prediction": c.prediction, "correct": c.correct,
-                "raw_position": r.predicted_position, "position": c.predicted_position,
-            } for r, c in zip(records, pc.records, strict=True)])  # fmt: skip
+            rows = pd.DataFrame(
+                [
+                    {
+                        "id": r.id,
+                        "shuffle": r.shuffle,
+                        "answer": r.answer,
+                        "raw_prediction": r.prediction,
+                        "raw_correct": r.correct,
+                        "prediction": c.prediction,
+                        "correct": c.correct,
+                        "raw_position": r.predicted_position,
+                        "position": c.predicted_position,
+                    }
+                    for r, c in zip(records, pc.records, strict=True)
+                ]
+            )
             target = args.out / f"{entry.experiment}_{entry.strategy}_debiased.csv".replace(" ", "_")
             try:
                 write_csv(target, rows, index=False)

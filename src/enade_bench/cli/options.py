@@ -24,8 +24,14 @@ def folder_arg(text: str) -> Path:
 
 def add_include_path(parser: argparse.ArgumentParser) -> None:
     """``--include-path DIR``: benchmark plug-in folders outside the package (repeatable)."""
-    parser.add_argument("--include-path", type=Path, action="append", default=[], metavar="DIR",
-                        help="a benchmark folder, or a folder of benchmark folders (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--include-path",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a benchmark folder, or a folder of benchmark folders (repeatable)",
+    )
 
 
 def add_selection(parser: argparse.ArgumentParser, all_help: str) -> None:
@@ -35,11 +41,16 @@ def add_selection(parser: argparse.ArgumentParser, all_help: str) -> None:
     which.add_argument("--all-strategies", action="store_true", help=all_help)
     subset = parser.add_mutually_exclusive_group()
     subset.add_argument("--limit", type=int, help="only the first N questions")
-    subset.add_argument("--sample", type=int, metavar="N",
-                        help="N questions drawn at random (seeded) from those the filters keep")  # fmt: skip
+    subset.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="N questions drawn at random (seeded) from those the filters keep",
+    )
     parser.add_argument("--seed", type=int, metavar="S", help="--sample: the sample's seed (default 42)")
-    parser.add_argument("--stratify", metavar="FIELD",
-                        help="--sample: keep each value's share of FIELD (year, area, …)")  # fmt: skip
+    parser.add_argument(
+        "--stratify", metavar="FIELD", help="--sample: keep each value's share of FIELD (year, area, …)"
+    )
 
 
 def checked_sample(args: argparse.Namespace) -> SampleConfig | None:

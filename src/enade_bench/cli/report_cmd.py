@@ -23,18 +23,33 @@ from enade_bench.cli.options import add_include_path
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("report", help="tables (CSV, LaTeX), figures and index.html from results")
-    parser.add_argument("results", nargs="+", type=Path, metavar="RESULTS_DIR",
-                        help="results folder(s); folders ending in _old are skipped")  # fmt: skip
+    parser.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS_DIR",
+        help="results folder(s); folders ending in _old are skipped",
+    )
     parser.add_argument("--out", type=Path, required=True, help="report folder to write")
     extend("report", parser)  # the exams' data folders (ENEM's --enem-data): ReportOptions.data
-    parser.add_argument("--no-psychometrics", action="store_true",
-                        help="skip the exams' own analyses (ENEM's IRT analysis)")  # fmt: skip
+    parser.add_argument(
+        "--no-psychometrics", action="store_true", help="skip the exams' own analyses (ENEM's IRT analysis)"
+    )
     parser.add_argument("--seed", type=int, default=20240101, help="seed of baseline and human simulation")
     parser.add_argument("--title", default="enade-bench report", help="title of index.html")
-    parser.add_argument("--compare-by", action="append", default=[], metavar="FIELD",
-                        help="compare the models separately per value of this field (repeatable)")  # fmt: skip
-    parser.add_argument("--adjust", choices=["holm", "bh"], default="holm",
-                        help="multiplicity adjustment of the comparison's pairs (default holm)")  # fmt: skip
+    parser.add_argument(
+        "--compare-by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="compare the models separately per value of this field (repeatable)",
+    )
+    parser.add_argument(
+        "--adjust",
+        choices=["holm", "bh"],
+        default="holm",
+        help="multiplicity adjustment of the comparison's pairs (default holm)",
+    )
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 

@@ -84,7 +84,9 @@ def handle(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     for note in report.notes:
         print(f"note: {note}")
-    print(f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "
-          f"{len(report.figures)} figures")  # fmt: skip
+    print(
+        f"read {len(report.entries)} results file(s); wrote {len(report.tables)} tables, "
+        f"{len(report.figures)} figures"
+    )
     print(f"wrote {report.index}")
     return 0

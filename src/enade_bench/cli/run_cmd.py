@@ -16,9 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--output-dir", type=folder_arg, help="override output.dir")
     parser.add_argument("--no-resume", action="store_true", help="ignore an intermediate log")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (model libraries' too)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="check everything and print what the run would do, without inference "
-                             "(as enade-bench validate)")  # fmt: skip
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check everything and print what the run would do, without inference (as enade-bench validate)",
+    )
     add_include_path(parser)
     batch = parser.add_mutually_exclusive_group()
     batch.add_argument("--batch-submit", action="store_true", help="API: submit to the batch API")
@@ -66,8 +68,10 @@ def _print_skipped(rows: list[str], shown: int = 10) -> None:
     """List the rows ``dataset.skip_invalid`` skipped (all are in the results file)."""
     if not rows:
         return
-    print(f"note: {len(rows)} invalid row(s) skipped (dataset.skip_invalid); "
-          "all are listed under dataset.invalid_rows in the results file:")  # fmt: skip
+    print(
+        f"note: {len(rows)} invalid row(s) skipped (dataset.skip_invalid); "
+        "all are listed under dataset.invalid_rows in the results file:"
+    )
     for row in rows[:shown]:
         print(f"  {row}")
     if len(rows) > shown:

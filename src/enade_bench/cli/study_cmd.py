@@ -23,19 +23,35 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(ENEM: models × areas × languages, option shuffles, the verdict)",
     )
     parser.add_argument("config", type=Path, nargs="?", help="study YAML file")
-    parser.add_argument("--report-only", action="store_true",
-                        help="do not run models: write the report from the runs already on disk")  # fmt: skip
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="do not run models: write the report from the runs already on disk",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--allow-errors", action="store_true",
-                        help="compare runs with error records on their answers only (else refused as incomplete)")  # fmt: skip
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="only the first N questions of each run (in place of the config's limit)")  # fmt: skip
-    parser.add_argument("--executor", metavar="TYPE",
-                        help="where the models run: local (default), ray or slurm, in place of the "
-                        "config's executor.type (docs/studies.md, 'Several GPUs and nodes')")  # fmt: skip
-    parser.add_argument("--dry-run", action="store_true",
-                        help="check the study and show its plan: each task, the GPUs, CPUs, memory and time "
-                        "it asks for and where it goes; no model loads, nothing is written")  # fmt: skip
+    parser.add_argument(
+        "--allow-errors",
+        action="store_true",
+        help="compare runs with error records on their answers only (else refused as incomplete)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="only the first N questions of each run (in place of the config's limit)",
+    )
+    parser.add_argument(
+        "--executor",
+        metavar="TYPE",
+        help="where the models run: local (default), ray or slurm, in place of the "
+        "config's executor.type (docs/studies.md, 'Several GPUs and nodes')",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the study and show its plan: each task, the GPUs, CPUs, memory and time "
+        "it asks for and where it goes; no model loads, nothing is written",
+    )
     parser.set_defaults(handler=handle, instead=())
     extend("study", parser)  # an exam's job in place of a study (ENEM's --derive-attributes); its `instead`
 
@@ -65,9 +81,15 @@ def handle(args: argparse.Namespace) -> int:
         print("\n".join(lines))
         return 0
     with quiet_libraries(args.quiet):  # --quiet: the libraries' bars and the API's retry lines too
-        options = StudyOptions(run_models=not args.report_only, progress=not args.quiet and sys.stderr.isatty(),
-                               log=log, allow_errors=args.allow_errors, limit=checked_limit(args.limit),
-                               executor=args.executor, alert=alert)  # fmt: skip
+        options = StudyOptions(
+            run_models=not args.report_only,
+            progress=not args.quiet and sys.stderr.isatty(),
+            log=log,
+            allow_errors=args.allow_errors,
+            limit=checked_limit(args.limit),
+            executor=args.executor,
+            alert=alert,
+        )
         result = run_study(args.config, options)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -80,7 +102,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"failed: {failure}", file=sys.stderr)
     if result.failed:
         covered = "no report was written" if result.index is None else "the report covers the others"
-        print(f"{len(result.failed)} task(s) failed; {covered}. Fix the cause and rerun the same command: "
-              "finished runs are kept, unfinished ones resume.", file=sys.stderr)  # fmt: skip
+        print(
+            f"{len(result.failed)} task(s) failed; {covered}. Fix the cause and rerun the same command: "
+            "finished runs are kept, unfinished ones resume.",
+            file=sys.stderr,
+        )
         return FAILED_MODELS_EXIT
     return 0

@@ -52,12 +52,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("config", type=Path, help="experiment YAML file")
     add_selection(parser, "S1–S6")
-    parser.add_argument("--output-dir", type=folder_arg,
-                        help="override output.dir (as run's: the logs a run would resume are looked for there)")  # fmt: skip
+    parser.add_argument(
+        "--output-dir",
+        type=folder_arg,
+        help="override output.dir (as run's: the logs a run would resume are looked for there)",
+    )
     parser.add_argument("--full-prompts", action="store_true", help="print the example prompts in full")
-    parser.add_argument("--strict", action="store_true",
-                        help="the exam-file lint's warnings (PDF debris: footers, cut stems, image "
-                             "markers…) are problems: exit 2")  # fmt: skip
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="the exam-file lint's warnings (PDF debris: footers, cut stems, image "
+        "markers…) are problems: exit 2",
+    )
     add_include_path(parser)
     parser.set_defaults(handler=handle)
 
@@ -113,10 +119,13 @@ def validate(
 
 def print_rejected(counts: dict[str, int], invalid: list[str], skipped: bool) -> None:
     """The data line and every row that fails validation, with its reason."""
-    removed = ", ".join(f"{v} {k.removeprefix('removed_')}" for k, v in counts.items()
-                        if k.startswith("removed_") and v)  # fmt: skip
-    print(f"data: {counts.get('loaded', 0)} row(s) read, {counts.get('kept', 0)} question(s) kept"
-          + (f"; removed: {removed}" if removed else ""))  # fmt: skip
+    removed = ", ".join(
+        f"{v} {k.removeprefix('removed_')}" for k, v in counts.items() if k.startswith("removed_") and v
+    )
+    print(
+        f"data: {counts.get('loaded', 0)} row(s) read, {counts.get('kept', 0)} question(s) kept"
+        + (f"; removed: {removed}" if removed else "")
+    )
     rejected = "skipped (dataset.skip_invalid)" if skipped else "rejected"
     print(f"rows that fail validation: {len(invalid)} {rejected}")
     for row in invalid:
@@ -126,20 +135,31 @@ def print_rejected(counts: dict[str, int], invalid: list[str], skipped: bool) ->
 def print_dry_run(config: Path, report: DryRun, full_prompts: bool) -> None:
     """The dry run as text."""
     print_rejected(report.counts, report.invalid_rows, report.skip_invalid)
-    context = "unknown" if report.context_length is None else (
-        f"{report.context_length} tokens ({report.context_source})")  # fmt: skip
+    context = (
+        "unknown"
+        if report.context_length is None
+        else (f"{report.context_length} tokens ({report.context_source})")
+    )
     print(f"model context: {context}; max_new_tokens {report.max_new_tokens}")
     print("strategy  items  calls  prompt tokens min/median/max  input tokens  output tokens (at most)")
     for s in report.strategies:
         mark = " (estimated: 4 characters per token)" if s.estimated else ""
-        print(f"{s.label:8}  {s.items:5}  {s.calls:5}  {s.tokens_min:>6}/{s.tokens_median:>6.0f}/{s.tokens_max:<6}"
-              f"       {s.input_tokens:12}  {s.output_tokens_max:>10}{mark}")  # fmt: skip
+        print(
+            f"{s.label:8}  {s.items:5}  {s.calls:5}  {s.tokens_min:>6}/{s.tokens_median:>6.0f}/{s.tokens_max:<6}"
+            f"       {s.input_tokens:12}  {s.output_tokens_max:>10}{mark}"
+        )
     for note in report.notes:
         print(f"note: {note}")
     for s in report.strategies:
-        text = s.example_prompt if full_prompts or len(s.example_prompt) <= PROMPT_CHARS else (
-            s.example_prompt[:PROMPT_CHARS] + f"\n[… {len(s.example_prompt) - PROMPT_CHARS} more characters; "
-            "--full-prompts prints all]")  # fmt: skip
+        text = (
+            s.example_prompt
+            if full_prompts or len(s.example_prompt) <= PROMPT_CHARS
+            else (
+                s.example_prompt[:PROMPT_CHARS]
+                + f"\n[… {len(s.example_prompt) - PROMPT_CHARS} more characters; "
+                "--full-prompts prints all]"
+            )
+        )
         print(f"--- {s.label}: the prompt of question {s.example_id}, as the model reads it ---")
         print(text)
 

@@ -50,8 +50,16 @@ from enade_bench.metrics.power import pair_mdd
 from enade_bench.metrics.ranks import rank_sets
 from enade_bench.metrics.simultaneous import Statement, shown_statements
 
-__all__ = ["DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore", "PairComparison",
-           "cell_name", "compare_table"]  # fmt: skip
+__all__ = [
+    "DEFAULT_FAMILY",
+    "FAMILIES",
+    "CompareOptions",
+    "Comparison",
+    "ModelScore",
+    "PairComparison",
+    "cell_name",
+    "compare_table",
+]
 
 
 def _cells(table: pd.DataFrame, by: list[str]) -> list[tuple[str, str, pd.DataFrame]]:
@@ -133,15 +141,19 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     flip_frames: list[pd.DataFrame] = []
     for cell in cells:
         if len(cell.models) < 2:
-            notes.append(f"{cell_name(cell.strategy, cell.stratum)}: only {cell.models[0]} has results; "
-                         "nothing to compare")  # fmt: skip
+            notes.append(
+                f"{cell_name(cell.strategy, cell.stratum)}: only {cell.models[0]} has results; "
+                "nothing to compare"
+            )
         for a, b in combinations(cell.models, 2):
             qa, qb = cell.questions[a], cell.questions[b]
             result, common, excluded = compare_pair(qa, qb, 1 - opts.alpha)
             if math.isnan(result.p_value):
-                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} and {b} are not comparable "
-                             f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
-                             "say nothing about each other")  # fmt: skip
+                notes.append(
+                    f"{cell_name(cell.strategy, cell.stratum)}: {a} and {b} are not comparable "
+                    f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
+                    "say nothing about each other"
+                )
             mixed = mixed_records(qa, qb, common)
             if mixed:
                 notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {mixed}")
@@ -152,8 +164,16 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     pairs = _adjust(raw, opts)
     scores = _scores(cells, pairs, opts)
     frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
-    return Comparison(scores, pairs, frame, unpaired_frame, opts, grouping_fields(table),
-                      list(dict.fromkeys(notes)), warnings)  # fmt: skip
+    return Comparison(
+        scores,
+        pairs,
+        frame,
+        unpaired_frame,
+        opts,
+        grouping_fields(table),
+        list(dict.fromkeys(notes)),
+        warnings,
+    )
 
 
 def _build_cells(
@@ -170,8 +190,10 @@ def _build_cells(
         errs = {str(m): int(n) for m, n in rows.loc[mask, "model"].value_counts().items()}
         for m in models:
             if qs[m].scores.empty:
-                notes.append(f"{cell_name(strategy, stratum)}: every record of {m} is an error "
-                             f"({errs.get(m, 0)}): no score, not comparable")  # fmt: skip
+                notes.append(
+                    f"{cell_name(strategy, stratum)}: every record of {m} is an error "
+                    f"({errs.get(m, 0)}): no score, not comparable"
+                )
         cells.append(_Cell(strategy, stratum, models, qs, errs, ok))
     return cells
 
@@ -183,8 +205,10 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
         if len(frame):
             counts = frame["missing_for"].value_counts(sort=False).items()
             missing = ", ".join(f"{m} lacks {n}" for m, n in counts)
-            notes.append(f"{cell_name(strategy, stratum)}: {frame['item'].nunique()} item(s) answered by some "
-                         f"models and not others are left out of those pairs ({missing}; unpaired.csv)")  # fmt: skip
+            notes.append(
+                f"{cell_name(strategy, stratum)}: {frame['item'].nunique()} item(s) answered by some "
+                f"models and not others are left out of those pairs ({missing}; unpaired.csv)"
+            )
     return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
@@ -218,17 +242,37 @@ def _adjust(
             if statement is not None:
                 magnitude[k] = pair_interval(r, 1 - opts.alpha / size)
     out = []
-    for (c, a, b, r, n), p, statement, (m_low, m_high), label in zip(raw, adjusted, statements, magnitude, labels,
-                                                                     strict=True):  # fmt: skip
+    for (c, a, b, r, n), p, statement, (m_low, m_high), label in zip(
+        raw, adjusted, statements, magnitude, labels, strict=True
+    ):
         if statement is None:
             out.append(
                 PairComparison(c.strategy, c.stratum, a, b, r, n, float(p), math.nan, label, sizes[label])
             )
             continue
-        out.append(PairComparison(c.strategy, c.stratum, a, b, r, n, float(p), pair_mdd(r, statement.alpha_i), label,
-                                  sizes[label], statement.low, statement.high, statement.confidence,
-                                  statement.different, pair_mdd(r, opts.alpha), statement.alpha_i, statement.kind,
-                                  m_low, m_high))  # fmt: skip
+        out.append(
+            PairComparison(
+                c.strategy,
+                c.stratum,
+                a,
+                b,
+                r,
+                n,
+                float(p),
+                pair_mdd(r, statement.alpha_i),
+                label,
+                sizes[label],
+                statement.low,
+                statement.high,
+                statement.confidence,
+                statement.different,
+                pair_mdd(r, opts.alpha),
+                statement.alpha_i,
+                statement.kind,
+                m_low,
+                m_high,
+            )
+        )
     return out
 
 
@@ -237,19 +281,45 @@ def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOption
     scores = []
     for cell in cells:
         mine = [p for p in pairs if (p.strategy, p.stratum) == (cell.strategy, cell.stratum)]
-        scored = {m: float(cell.questions[m].scores.mean()) for m in cell.models
-                  if not cell.questions[m].scores.empty}  # fmt: skip
+        scored = {
+            m: float(cell.questions[m].scores.mean())
+            for m in cell.models
+            if not cell.questions[m].scores.empty
+        }
         significant = [(p.model_a, p.model_b) for p in mine if p.significant]
         letters = compact_letters(scored, significant)
         family = _family(opts.family, cell.strategy, cell.stratum)
-        ranks = rank_sets({(p.model_a, p.model_b): (p.result.diff, p.result.p_value) for p in mine
-                           if p.model_a in scored and p.model_b in scored}, list(scored), opts.alpha,
-                          mine[0].family_size if mine else None)  # fmt: skip
+        ranks = rank_sets(
+            {
+                (p.model_a, p.model_b): (p.result.diff, p.result.p_value)
+                for p in mine
+                if p.model_a in scored and p.model_b in scored
+            },
+            list(scored),
+            opts.alpha,
+            mine[0].family_size if mine else None,
+        )
         for m in cell.models:
             q = cell.questions[m]
-            score = (clustered_mean(q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index),
-                                    1 - opts.alpha) if not q.scores.empty else _empty_score())  # fmt: skip
+            score = (
+                clustered_mean(
+                    q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index), 1 - opts.alpha
+                )
+                if not q.scores.empty
+                else _empty_score()
+            )
             low, high = ranks.get(m, (0, 0))
-            scores.append(ModelScore(cell.strategy, cell.stratum, m, score, letters.get(m, "–"),
-                                     cell.errors.get(m, 0), family, low, high))  # fmt: skip
+            scores.append(
+                ModelScore(
+                    cell.strategy,
+                    cell.stratum,
+                    m,
+                    score,
+                    letters.get(m, "–"),
+                    cell.errors.get(m, 0),
+                    family,
+                    low,
+                    high,
+                )
+            )
     return scores

@@ -152,8 +152,9 @@ def _cluster_layout(n_questions: int, rng: np.random.Generator) -> npt.NDArray[n
     return np.repeat(np.arange(len(sizes)), sizes)[:n_questions]
 
 
-def _scores(design: Design, thetas: list[float], replications: int, rng: np.random.Generator
-            ) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:  # fmt: skip
+def _scores(
+    design: Design, thetas: list[float], replications: int, rng: np.random.Generator
+) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64]]:
     """Question scores (replications × questions) of each model, and the question × cluster one-hot."""
     cluster = _cluster_layout(design.n_questions, rng)
     groups = int(cluster.max()) + 1
@@ -180,8 +181,9 @@ def _clustered_p(d: npt.NDArray[np.float64], onehot: npt.NDArray[np.float64]) ->
     return np.asarray(np.nan_to_num(2 * stats.t.sf(np.abs(t), groups - 1), nan=1.0), dtype=float)
 
 
-def simulate_rejections(design: Design = Design(), replications: int = 2000, alpha: float = 0.05,
-                        seed: int = SEED) -> CalibrationRow:  # fmt: skip
+def simulate_rejections(
+    design: Design = Design(), replications: int = 2000, alpha: float = 0.05, seed: int = SEED
+) -> CalibrationRow:
     """Share of replications in which each test rejects at ``alpha`` (module docstring)."""
     from scipy import stats  # noqa: PLC0415 (slow import)
 
@@ -193,12 +195,14 @@ def simulate_rejections(design: Design = Design(), replications: int = 2000, alp
     pooled = (pa + pb) / 2
     z = (pa - pb) / np.sqrt(pooled * (1 - pooled) * 2 / records)
     naive = 2 * stats.norm.sf(np.abs(z)) < alpha
-    return CalibrationRow(design, replications, float(np.mean(clustered)), float(np.mean(naive)),
-                          float(np.mean(pa - pb)))  # fmt: skip
+    return CalibrationRow(
+        design, replications, float(np.mean(clustered)), float(np.mean(naive)), float(np.mean(pa - pb))
+    )
 
 
-def simulate_letters(design: Design = Design(), replications: int = 1000, alpha: float = 0.05,
-                     seed: int = SEED) -> LettersRow:  # fmt: skip
+def simulate_letters(
+    design: Design = Design(), replications: int = 1000, alpha: float = 0.05, seed: int = SEED
+) -> LettersRow:
     """Models A = B and C (``theta_diff`` better): how often A and B share a letter after Holm."""
     rng = np.random.default_rng(seed)
     (sa, sb, sc), onehot = _scores(design, [0.0, 0.0, design.theta_diff], replications, rng)
@@ -219,9 +223,15 @@ def calibration_rows(replications: int = 2000) -> tuple[list[CalibrationRow], li
     """The designs of ``docs/comparisons.md``: the null with and without a model × item effect,
     a near-null and planted differences, and the letters of two equal models beside a better one."""
     base = Design()
-    designs = [replace(base, sigma_model_item=0.0), base, replace(base, sigma_model_item=2.0),
-               replace(base, theta_diff=0.1), replace(base, theta_diff=0.2), replace(base, theta_diff=0.4),
-               replace(base, theta_diff=0.6)]  # fmt: skip
+    designs = [
+        replace(base, sigma_model_item=0.0),
+        base,
+        replace(base, sigma_model_item=2.0),
+        replace(base, theta_diff=0.1),
+        replace(base, theta_diff=0.2),
+        replace(base, theta_diff=0.4),
+        replace(base, theta_diff=0.6),
+    ]
     rows = [simulate_rejections(d, replications) for d in designs]
     referee = replace(base, n_questions=60, sigma_item=1.5)  # issue 27's design: 60 items, N(0, 1.5²) logits
     letters = [simulate_letters(replace(referee, theta_diff=diff), replications) for diff in (0.0, 0.3, 0.6)]
@@ -237,16 +247,22 @@ def _rate(rate: float, replications: int) -> str:
 def calibration_lines(replications: int = 2000) -> list[str]:
     """The text ``enade-bench compare --calibration`` prints: each rate with its count and 95 % Monte-Carlo interval."""
     rows, letters = calibration_rows(replications)
-    lines = ["theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t (count) [95% MC]  "
-             "naive_pooled_z (count) [95% MC]  "
-             f"(rejection rate at alpha 0.05, {replications} replications, 100 questions x 30 shuffles, "
-             "clusters of 2-4; count: replications rejecting; [95% MC]: Wilson interval over the replications)"]  # fmt: skip
+    lines = [
+        "theta_diff  sigma_model_item  accuracy_diff  clustered_paired_t (count) [95% MC]  "
+        "naive_pooled_z (count) [95% MC]  "
+        f"(rejection rate at alpha 0.05, {replications} replications, 100 questions x 30 shuffles, "
+        "clusters of 2-4; count: replications rejecting; [95% MC]: Wilson interval over the replications)"
+    ]
     for row in rows:
         d = row.design
-        lines.append(f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
-                     f"{_rate(row.clustered, replications):>34}  {_rate(row.naive, replications):>31}")  # fmt: skip
-    lines.append("theta_C  share_equal_A_B_a_letter (count) [95% MC]  (models A = B and C, Holm over 3 pairs, "
-                 f"compact letters; {replications} replications, 60 questions x 30 shuffles, item logits "
-                 "N(0, 1.5^2))")  # fmt: skip
+        lines.append(
+            f"{d.theta_diff:10.1f}  {d.sigma_model_item:16.1f}  {row.mean_accuracy_diff:13.3f}  "
+            f"{_rate(row.clustered, replications):>34}  {_rate(row.naive, replications):>31}"
+        )
+    lines.append(
+        "theta_C  share_equal_A_B_a_letter (count) [95% MC]  (models A = B and C, Holm over 3 pairs, "
+        f"compact letters; {replications} replications, 60 questions x 30 shuffles, item logits "
+        "N(0, 1.5^2))"
+    )
     lines += [f"{share.design.theta_diff:7.1f}  {_rate(share.share, replications):>41}" for share in letters]
     return lines

@@ -44,9 +44,12 @@ class ErrorCounts:
 
     def describe(self) -> str:
         """``model 'a' strategy S1: 28 errors of 28 records; …``."""
-        return "; ".join(f"model {m!r}" + ("" if s == "-" else f" strategy {s}") +
-                         f": {n} error(s) of {self.records[(m, s)]} records"
-                         for (m, s), n in self.errors.items())  # fmt: skip
+        return "; ".join(
+            f"model {m!r}"
+            + ("" if s == "-" else f" strategy {s}")
+            + f": {n} error(s) of {self.records[(m, s)]} records"
+            for (m, s), n in self.errors.items()
+        )
 
 
 def check_errors(table: pd.DataFrame, allow_errors: bool) -> ErrorCounts:
@@ -64,9 +67,11 @@ def check_errors(table: pd.DataFrame, allow_errors: bool) -> ErrorCounts:
     errors = table[failed].groupby(["model", "strategy"], sort=False).size()
     counts = ErrorCounts(_keyed(errors), _keyed(records))
     if counts.errors and not allow_errors:
-        raise UserError(f"incomplete runs (records that ended in an error are no answers): {counts.describe()}; "
-                        "rerun them to completion (finished answers are kept), or pass --allow-errors to "
-                        "compare the answered questions only")  # fmt: skip
+        raise UserError(
+            f"incomplete runs (records that ended in an error are no answers): {counts.describe()}; "
+            "rerun them to completion (finished answers are kept), or pass --allow-errors to "
+            "compare the answered questions only"
+        )
     return counts
 
 
@@ -81,8 +86,15 @@ def unpaired_items(strategy: str, stratum: str, answered: dict[str, pd.Index]) -
     for model, items in answered.items():
         for item in every.difference(items):
             others = [m for m, mine in answered.items() if item in mine]
-            rows.append({"strategy": strategy, "stratum": stratum, "item": item, "missing_for": model,
-                         "answered_by": " | ".join(others)})  # fmt: skip
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "stratum": stratum,
+                    "item": item,
+                    "missing_for": model,
+                    "answered_by": " | ".join(others),
+                }
+            )
     return pd.DataFrame(rows, columns=["strategy", "stratum", "item", "missing_for", "answered_by"])
 
 
@@ -104,13 +116,17 @@ def _folded(items: pd.Series) -> tuple[str, str] | None:
 def replicate_warnings(table: pd.DataFrame, cells: list[tuple[str, str, dict[str, pd.Index]]]) -> list[str]:
     """Warnings (with the fix) that replicate ids seem folded into item ids, or items do not pair."""
     warnings = []
-    fix = ("give the question id in 'item' and the replicate (shuffle, sample, run) in a 'replicate' column: "
-           "replicates are repeated measures of one question, not new questions")  # fmt: skip
+    fix = (
+        "give the question id in 'item' and the replicate (shuffle, sample, run) in a 'replicate' column: "
+        "replicates are repeated measures of one question, not new questions"
+    )
     for model, rows in table.groupby("model", sort=False):
         folded = _folded(rows["item"].astype(str))
         if folded is not None:
-            warnings.append(f"model {model!r}: item ids {folded[0]!r} and {folded[1]!r} look like replicates of "
-                            f"one question folded into the id; {fix}")  # fmt: skip
+            warnings.append(
+                f"model {model!r}: item ids {folded[0]!r} and {folded[1]!r} look like replicates of "
+                f"one question folded into the id; {fix}"
+            )
     for strategy, stratum, everything in cells:
         answered = {
             m: items for m, items in everything.items() if len(items)
@@ -121,8 +137,10 @@ def replicate_warnings(table: pd.DataFrame, cells: list[tuple[str, str, dict[str
         alone = float((counts == 1).mean()) if len(counts) else 0.0
         if alone > _ONE_MODEL_SHARE:
             cell = strategy if stratum == "all" else f"{strategy} ({stratum})"
-            warnings.append(f"{cell}: {alone:.0%} of the items are answered by one model only, so few pairs "
-                            f"can be formed; check that the models' item ids match, and {fix}")  # fmt: skip
+            warnings.append(
+                f"{cell}: {alone:.0%} of the items are answered by one model only, so few pairs "
+                f"can be formed; check that the models' item ids match, and {fix}"
+            )
     return warnings
 
 
@@ -146,5 +164,7 @@ def check_nested(rows: pd.DataFrame, by: list[str], cell: str) -> None:
         if fields
         else "give each question its own id"
     )
-    raise UserError(f"{cell}: item {first['item']!r} of model {first['model']!r} (replicate {first['replicate']!r}) "
-                    f"is several questions ({spans or 'the same fields'}): items are nested in those fields; {fix}")  # fmt: skip
+    raise UserError(
+        f"{cell}: item {first['item']!r} of model {first['model']!r} (replicate {first['replicate']!r}) "
+        f"is several questions ({spans or 'the same fields'}): items are nested in those fields; {fix}"
+    )

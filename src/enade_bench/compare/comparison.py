@@ -15,8 +15,15 @@ from enade_bench.metrics.clustered import ClusteredMean
 from enade_bench.metrics.paired import PairedDifference
 from enade_bench.metrics.simultaneous import INTERVAL_NAMES, SIMULTANEOUS
 
-__all__ = ["ADJUST_NAMES", "DEFAULT_FAMILY", "FAMILIES", "CompareOptions", "Comparison", "ModelScore",
-           "PairComparison"]  # fmt: skip
+__all__ = [
+    "ADJUST_NAMES",
+    "DEFAULT_FAMILY",
+    "FAMILIES",
+    "CompareOptions",
+    "Comparison",
+    "ModelScore",
+    "PairComparison",
+]
 
 #: The adjustments' names in titles.
 ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
@@ -154,8 +161,11 @@ class Comparison:
     @property
     def family_label(self) -> str:
         """How the family reads in titles: ``Holm within each strategy``."""
-        scope = {"all": "over every pair of the table", "strategy": "within each strategy (all its strata)",
-                 "stratum": "within each cell (strategy and stratum)"}[self.options.family]  # fmt: skip
+        scope = {
+            "all": "over every pair of the table",
+            "strategy": "within each strategy (all its strata)",
+            "stratum": "within each cell (strategy and stratum)",
+        }[self.options.family]
         return f"{ADJUST_NAMES[self.adjust]} {scope}"
 
     @property
@@ -165,28 +175,70 @@ class Comparison:
 
     def scores_frame(self) -> pd.DataFrame:
         """One row per model and cell, every number of its :class:`ClusteredMean`."""
-        rows = [{"strategy": s.strategy, "stratum": s.stratum, "model": s.model, "accuracy": s.score.mean,
-                 "se": s.score.se, "ci_low": s.score.ci_low, "ci_high": s.score.ci_high,
-                 "design_effect": s.score.design_effect, "n_questions": s.score.n_questions,
-                 "n_records": s.score.n_records, "n_errors": s.n_errors, "n_clusters": s.score.n_clusters,
-                 "interval": s.score.method, "letters": s.letters, "rank_low": s.rank_low,
-                 "rank_high": s.rank_high, "family": s.family}
-                for s in self.scores]  # fmt: skip
+        rows = [
+            {
+                "strategy": s.strategy,
+                "stratum": s.stratum,
+                "model": s.model,
+                "accuracy": s.score.mean,
+                "se": s.score.se,
+                "ci_low": s.score.ci_low,
+                "ci_high": s.score.ci_high,
+                "design_effect": s.score.design_effect,
+                "n_questions": s.score.n_questions,
+                "n_records": s.score.n_records,
+                "n_errors": s.n_errors,
+                "n_clusters": s.score.n_clusters,
+                "interval": s.score.method,
+                "letters": s.letters,
+                "rank_low": s.rank_low,
+                "rank_high": s.rank_high,
+                "family": s.family,
+            }
+            for s in self.scores
+        ]
         return pd.DataFrame(rows)
 
     def pairs_frame(self) -> pd.DataFrame:
         """One row per pair and cell: difference, interval, test, p-values, detectable difference."""
-        rows = [{"strategy": p.strategy, "stratum": p.stratum, "model_a": p.model_a, "model_b": p.model_b,
-                 "accuracy_a": p.result.mean_a, "accuracy_b": p.result.mean_b, "diff": p.result.diff,
-                 "se": p.result.se, "statement": p.statement, "ci_low": p.ci_low, "ci_high": p.ci_high,
-                 "ci_level": p.ci_level, "alpha_i": p.alpha_i, "ci_method": self.interval_name,
-                 "simultaneous": self.adjust in SIMULTANEOUS, "different": p.significant,
-                 "bonferroni_low": p.magnitude_low, "bonferroni_high": p.magnitude_high,
-                 "ci_low_unadjusted": p.result.ci_low, "ci_high_unadjusted": p.result.ci_high,
-                 "test": p.result.test, "statistic": p.result.statistic, "p_value": p.result.p_value,
-                 "p_adjusted": p.p_adjusted, "adjust": self.adjust, "family": p.family,
-                 "family_size": p.family_size, "mdd_80": p.mdd, "mdd_80_unadjusted": p.mdd_single,
-                 "n_questions": p.result.n_questions, "n_clusters": p.result.n_clusters,
-                 "n_excluded": p.n_excluded, "a_better": p.result.a_only, "b_better": p.result.b_only,
-                 "why_this_test": p.result.reason} for p in self.pairs]  # fmt: skip
+        rows = [
+            {
+                "strategy": p.strategy,
+                "stratum": p.stratum,
+                "model_a": p.model_a,
+                "model_b": p.model_b,
+                "accuracy_a": p.result.mean_a,
+                "accuracy_b": p.result.mean_b,
+                "diff": p.result.diff,
+                "se": p.result.se,
+                "statement": p.statement,
+                "ci_low": p.ci_low,
+                "ci_high": p.ci_high,
+                "ci_level": p.ci_level,
+                "alpha_i": p.alpha_i,
+                "ci_method": self.interval_name,
+                "simultaneous": self.adjust in SIMULTANEOUS,
+                "different": p.significant,
+                "bonferroni_low": p.magnitude_low,
+                "bonferroni_high": p.magnitude_high,
+                "ci_low_unadjusted": p.result.ci_low,
+                "ci_high_unadjusted": p.result.ci_high,
+                "test": p.result.test,
+                "statistic": p.result.statistic,
+                "p_value": p.result.p_value,
+                "p_adjusted": p.p_adjusted,
+                "adjust": self.adjust,
+                "family": p.family,
+                "family_size": p.family_size,
+                "mdd_80": p.mdd,
+                "mdd_80_unadjusted": p.mdd_single,
+                "n_questions": p.result.n_questions,
+                "n_clusters": p.result.n_clusters,
+                "n_excluded": p.n_excluded,
+                "a_better": p.result.a_only,
+                "b_better": p.result.b_only,
+                "why_this_test": p.result.reason,
+            }
+            for p in self.pairs
+        ]
         return pd.DataFrame(rows)

@@ -55,8 +55,14 @@ def compare_pair(qa: Questions, qb: Questions, confidence: float) -> tuple[Paire
     counts_a, counts_b = qa.counts.reindex(common).to_numpy(), qb.counts.reindex(common).to_numpy()
     single = bool((counts_a == 1).all() and (counts_b == 1).all())
     records = np.minimum(counts_a, counts_b)
-    result = paired_difference(qa.scores.reindex(common).to_numpy(), qb.scores.reindex(common).to_numpy(),
-                               single, qa.cluster_labels(common), confidence, records)  # fmt: skip
+    result = paired_difference(
+        qa.scores.reindex(common).to_numpy(),
+        qb.scores.reindex(common).to_numpy(),
+        single,
+        qa.cluster_labels(common),
+        confidence,
+        records,
+    )
     return result, common, excluded
 
 
@@ -72,13 +78,21 @@ def mixed_records(qa: Questions, qb: Questions, common: pd.Index) -> str:
     k = int(repeated.sum())
     if k == 0 or k == len(common):
         return ""
-    return (f"{k} of {len(common)} questions have repeated records (shuffles or samples), the others one: "
-            "the clustered paired t on question scores, not the single-record test, which needs one "
-            "binary record per question for both models")  # fmt: skip
+    return (
+        f"{k} of {len(common)} questions have repeated records (shuffles or samples), the others one: "
+        "the clustered paired t on question scores, not the single-record test, which needs one "
+        "binary record per question for both models"
+    )
 
 
-def flips(strategy: str, stratum: str, a: tuple[str, Questions], b: tuple[str, Questions],
-          common: pd.Index, table: pd.DataFrame) -> pd.DataFrame:  # fmt: skip
+def flips(
+    strategy: str,
+    stratum: str,
+    a: tuple[str, Questions],
+    b: tuple[str, Questions],
+    common: pd.Index,
+    table: pd.DataFrame,
+) -> pd.DataFrame:
     """Questions one model gets right and the other wrong (right: score above 1/2, wrong: below)."""
     (name_a, qa), (name_b, qb) = a, b
     sa, sb = qa.scores.reindex(common), qb.scores.reindex(common)
@@ -88,10 +102,19 @@ def flips(strategy: str, stratum: str, a: tuple[str, Questions], b: tuple[str, Q
     for right, wrong, sr, sw, qr, qw in ((name_a, name_b, sa, sb, qa, qb), (name_b, name_a, sb, sa, qb, qa)):
         mask = (sr > 0.5) & (sw < 0.5)
         for item in common[np.asarray(mask)]:
-            row = {"strategy": strategy, "stratum": stratum, "item": item, "right": right, "wrong": wrong,
-                   "score_right": float(sr[item]), "score_wrong": float(sw[item]),
-                   "answer": info.at[item, "answer"], "prediction_right": qr.modal[item],
-                   "prediction_wrong": qw.modal[item], "stem": info.at[item, "stem"]}  # fmt: skip
+            row = {
+                "strategy": strategy,
+                "stratum": stratum,
+                "item": item,
+                "right": right,
+                "wrong": wrong,
+                "score_right": float(sr[item]),
+                "score_wrong": float(sw[item]),
+                "answer": info.at[item, "answer"],
+                "prediction_right": qr.modal[item],
+                "prediction_wrong": qw.modal[item],
+                "stem": info.at[item, "stem"],
+            }
             row.update({f: info.at[item, f] for f in fields})
             rows.append(row)
     frame = pd.DataFrame(rows)

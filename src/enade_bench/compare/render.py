@@ -93,8 +93,9 @@ def table1(comp: Comparison) -> Table:
     scores["column"] = [
         cell_name(st, sr) for st, sr in zip(scores["strategy"], scores["stratum"], strict=True)
     ]
-    display = scores.assign(cell=scores.apply(_score_cell, axis=1)).pivot(index="model", columns="column",
-                                                                         values="cell")  # fmt: skip
+    display = scores.assign(cell=scores.apply(_score_cell, axis=1)).pivot(
+        index="model", columns="column", values="cell"
+    )
     columns = list(dict.fromkeys(scores["column"]))
     display = display.reindex(index=list(dict.fromkeys(scores["model"])), columns=columns).fillna("–")
     top = scores.assign(top=False)
@@ -105,18 +106,27 @@ def table1(comp: Comparison) -> Table:
     display = pd.concat([display, mdd_row(comp, columns).to_frame().T])
     bold = pd.concat([bold, pd.DataFrame(False, index=[MDD_ROW], columns=columns)])
     display.index.name = "model"
-    errors = (" n_errors: records that ended in an error, not scored (--allow-errors)."
-              if (scores["n_errors"] > 0).any() else "")  # fmt: skip
-    return Table("comparison_table1", f"Table 1 across models: accuracy (%) [{_level(comp)} CI, each model alone, not simultaneous] letters "
-                 f"({comp.family_label})", scores, display, bold,
-                 "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
-                 "has one record. Two models of a column share a letter exactly when their pair is not "
-                 f"significant at α = {comp.alpha} ({comp.family_label}; compact letter display, Piepho 2004); "
-                 "bold: the letter a, the models not distinguishable from the best (no bold when every model "
-                 f"has it). {MDD_ROW}: the smallest true difference each pair of the column detects with 80 % "
-                 "power by its own test at its own level α_i, with the spread that difference implies (median, "
-                 f"range over the pairs; {NOT_REACHABLE}: 80 % is out of reach whatever the difference). A shared "
-                 f"letter means not distinguishable at this size, not equal.{errors}")  # fmt: skip
+    errors = (
+        " n_errors: records that ended in an error, not scored (--allow-errors)."
+        if (scores["n_errors"] > 0).any()
+        else ""
+    )
+    return Table(
+        "comparison_table1",
+        f"Table 1 across models: accuracy (%) [{_level(comp)} CI, each model alone, not simultaneous] letters "
+        f"({comp.family_label})",
+        scores,
+        display,
+        bold,
+        "Intervals are clustered on the question (and on shared stimuli); Wilson where each question "
+        "has one record. Two models of a column share a letter exactly when their pair is not "
+        f"significant at α = {comp.alpha} ({comp.family_label}; compact letter display, Piepho 2004); "
+        "bold: the letter a, the models not distinguishable from the best (no bold when every model "
+        f"has it). {MDD_ROW}: the smallest true difference each pair of the column detects with 80 % "
+        "power by its own test at its own level α_i, with the spread that difference implies (median, "
+        f"range over the pairs; {NOT_REACHABLE}: 80 % is out of reach whatever the difference). A shared "
+        f"letter means not distinguishable at this size, not equal.{errors}",
+    )
 
 
 def _bound(value: float) -> str:
@@ -146,34 +156,51 @@ def pairs_table(comp: Comparison) -> Table:
     pairs = comp.pairs_frame()
     joint = comp.adjust in SIMULTANEOUS
     heading = f"{comp.interval_name}: jointly {_level(comp)}" if joint else f"{comp.interval_name}"
-    rows = [{"strategy": cell_name(p.strategy, p.stratum),
-             "A − B": f"{p.model_a} − {p.model_b}",
-             "difference": _pct(p.result.diff),
-             "statement": _statement(p),
-             "CI level": _level_pct(p.ci_level),
-             "Bonferroni α/K CI (magnitude)": f"[{_bound(p.magnitude_low)}, {_bound(p.magnitude_high)}]",
-             "test": p.result.test, "p": _p(p.result.p_value), f"p ({comp.adjust})": _p(p.p_adjusted),
-             "MDD 80 %": _mdd(p.mdd) if not math.isnan(p.mdd) else "–", "questions": str(p.result.n_questions)}
-            for p in comp.pairs]  # fmt: skip
+    rows = [
+        {
+            "strategy": cell_name(p.strategy, p.stratum),
+            "A − B": f"{p.model_a} − {p.model_b}",
+            "difference": _pct(p.result.diff),
+            "statement": _statement(p),
+            "CI level": _level_pct(p.ci_level),
+            "Bonferroni α/K CI (magnitude)": f"[{_bound(p.magnitude_low)}, {_bound(p.magnitude_high)}]",
+            "test": p.result.test,
+            "p": _p(p.result.p_value),
+            f"p ({comp.adjust})": _p(p.p_adjusted),
+            "MDD 80 %": _mdd(p.mdd) if not math.isnan(p.mdd) else "–",
+            "questions": str(p.result.n_questions),
+        }
+        for p in comp.pairs
+    ]
     display = pd.DataFrame(rows).set_index(["strategy", "A − B"]) if rows else pd.DataFrame()
-    return Table("comparison_pairs", f"Paired comparisons: A − B in accuracy points [{heading}]; p adjusted "
-                 f"{comp.family_label}", pairs, display,
-                 notes="Differences are paired on the questions both models answered. The statement column is "
-                       + ("simultaneous: all its statements hold together with probability "
-                          f"{_level(comp)}" if joint else "not simultaneous (false coverage rate)")
-                       + (". Holm is applied to the 2K directional hypotheses (δ ≤ 0, δ ≥ 0 of each pair); a "
-                          "rejected pair gets a bound at 0 in the direction of its effect (> 0 or < 0; Strassburger "
-                          "& Bretz 2008) with, in brackets, the other limit, and the others their interval at "
-                          "confidence 1 − 2α/(2K−r) (CI level; r rejected). The Bonferroni α/K interval beside it "
-                          "gives the magnitude (simultaneous on its own, not Holm's statement)"
-                          if comp.adjust == "holm" else "")
-                       + ". Intervals are the test's own (the exact unconditional score test, up to 100 questions "
-                       "with one record each: its exact interval; McNemar's score test above: Tango's interval; "
-                       "clustered t: the t interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
-                       "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
-                       "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
-                       f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
-                       "reach).")  # fmt: skip
+    return Table(
+        "comparison_pairs",
+        f"Paired comparisons: A − B in accuracy points [{heading}]; p adjusted {comp.family_label}",
+        pairs,
+        display,
+        notes="Differences are paired on the questions both models answered. The statement column is "
+        + (
+            f"simultaneous: all its statements hold together with probability {_level(comp)}"
+            if joint
+            else "not simultaneous (false coverage rate)"
+        )
+        + (
+            ". Holm is applied to the 2K directional hypotheses (δ ≤ 0, δ ≥ 0 of each pair); a "
+            "rejected pair gets a bound at 0 in the direction of its effect (> 0 or < 0; Strassburger "
+            "& Bretz 2008) with, in brackets, the other limit, and the others their interval at "
+            "confidence 1 − 2α/(2K−r) (CI level; r rejected). The Bonferroni α/K interval beside it "
+            "gives the magnitude (simultaneous on its own, not Holm's statement)"
+            if comp.adjust == "holm"
+            else ""
+        )
+        + ". Intervals are the test's own (the exact unconditional score test, up to 100 questions "
+        "with one record each: its exact interval; McNemar's score test above: Tango's interval; "
+        "clustered t: the t interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
+        "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
+        "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
+        f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
+        "reach).",
+    )
 
 
 #: The flips table's text for a model that gave no answer the parser could read.
@@ -189,11 +216,22 @@ def flips_table(comp: Comparison) -> Table:
     """
     flips = comp.flips
     if flips.empty:
-        message = pd.DataFrame({"item flips": ["none: no question is right for one model of a pair and wrong "
-                                               "for the other"]}, index=pd.Index([""], name=""))  # fmt: skip
+        message = pd.DataFrame(
+            {"item flips": ["none: no question is right for one model of a pair and wrong for the other"]},
+            index=pd.Index([""], name=""),
+        )
         return Table("comparison_flips", "Item flips: none", flips, message)
-    shown = ["strategy", "right", "wrong", "item", *comp.fields, "answer", "prediction_right",
-             "prediction_wrong", "stem"]  # fmt: skip
+    shown = [
+        "strategy",
+        "right",
+        "wrong",
+        "item",
+        *comp.fields,
+        "answer",
+        "prediction_right",
+        "prediction_wrong",
+        "stem",
+    ]
     display = flips[[c for c in shown if c in flips.columns]].fillna("").astype(str).reset_index(drop=True)
     for column in ("answer", "prediction_right", "prediction_wrong", "stem"):
         if column in display.columns:
@@ -202,10 +240,15 @@ def flips_table(comp: Comparison) -> Table:
             elif column.startswith("prediction"):
                 display[column] = display[column].where(display[column].str.strip() != "", NO_ANSWER)
     display = display.set_index(["strategy", "right", "wrong"])
-    return Table("comparison_flips", "Item flips: right by one model, wrong by the other", flips, display,
-                 notes="Right: the question's score (mean over its shuffles or samples) above 1/2; wrong: below. "
-                       f"Sorted by the exam's fields, then item. {NO_ANSWER}: no option could be read from the "
-                       "model's output.")  # fmt: skip
+    return Table(
+        "comparison_flips",
+        "Item flips: right by one model, wrong by the other",
+        flips,
+        display,
+        notes="Right: the question's score (mean over its shuffles or samples) above 1/2; wrong: below. "
+        f"Sorted by the exam's fields, then item. {NO_ANSWER}: no option could be read from the "
+        "model's output.",
+    )
 
 
 def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
@@ -224,8 +267,15 @@ def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
         xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
         low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
         high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
-        ax.errorbar(xs, mine["accuracy"], yerr=[low, high], fmt="os^dv"[k % 5], capsize=3, label=model,
-                    color=str(0.15 + 0.5 * k / max(1, len(models) - 1)))  # fmt: skip
+        ax.errorbar(
+            xs,
+            mine["accuracy"],
+            yerr=[low, high],
+            fmt="os^dv"[k % 5],
+            capsize=3,
+            label=model,
+            color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
+        )
     ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
     ax.set_ylabel("accuracy (95 % CI)")
     ax.legend(fontsize="small", frameon=False)
@@ -243,14 +293,26 @@ def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
     cells = dict.fromkeys((p.strategy, p.stratum) for p in comp.pairs if p.statement)
     for strategy, stratum in cells:
         mine = [p for p in comp.pairs if (p.strategy, p.stratum) == (strategy, stratum) and p.statement]
-        rows = [ForestRow(f"{p.model_a} − {p.model_b}", _points(p.result.diff), p.statement, _points(p.ci_low),
-                          _points(p.ci_high), _points(p.magnitude_low), _points(p.magnitude_high), _points(p.mdd))
-                for p in mine]  # fmt: skip
+        rows = [
+            ForestRow(
+                f"{p.model_a} − {p.model_b}",
+                _points(p.result.diff),
+                p.statement,
+                _points(p.ci_low),
+                _points(p.ci_high),
+                _points(p.magnitude_low),
+                _points(p.magnitude_high),
+                _points(p.mdd),
+            )
+            for p in mine
+        ]
         name = cell_name(strategy, stratum)
         title = f"{name}: A − B, {comp.interval_name.split(':')[0]}\nfamily {mine[0].family} ({mine[0].family_size} pairs)"
-        caption = (f"Forest plot of {name}: each pair's statement (bar: interval; arrow from 0: bound), the "
-                   "Bonferroni alpha/K interval (light) and the MDD 80 % band around 0; family "
-                   f"{mine[0].family}, {comp.family_label}")  # fmt: skip
+        caption = (
+            f"Forest plot of {name}: each pair's statement (bar: interval; arrow from 0: bound), the "
+            "Bonferroni alpha/K interval (light) and the MDD 80 % band around 0; family "
+            f"{mine[0].family}, {comp.family_label}"
+        )
         figures.append(save(forest_figure(rows, title), folder, f"forest_{name}", caption))
     return figures
 
@@ -263,14 +325,21 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
     return Section(
         tables=[table1(comp), pairs_table(comp), flips_table(comp)],
         figures=([figure] if figure is not None else []) + forest_figures(comp, figures),
-        notes=[*(f"warning: {w}" for w in comp.warnings),
-               f"multiplicity family: {comp.family_label} (family: {comp.options.family}); intervals beside "
-               f"adjusted p: {comp.interval_name}", *comp.notes,
-               f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
-               "fields and item; any column sorts it in a spreadsheet)"],
-        files={f"{FOLDER}/scores.csv": comp.scores_frame(), f"{FOLDER}/pairs.csv": comp.pairs_frame(),
-               f"{FOLDER}/flips.csv": flips, f"{FOLDER}/unpaired.csv": comp.unpaired},
-    )  # fmt: skip
+        notes=[
+            *(f"warning: {w}" for w in comp.warnings),
+            f"multiplicity family: {comp.family_label} (family: {comp.options.family}); intervals beside "
+            f"adjusted p: {comp.interval_name}",
+            *comp.notes,
+            f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
+            "fields and item; any column sorts it in a spreadsheet)",
+        ],
+        files={
+            f"{FOLDER}/scores.csv": comp.scores_frame(),
+            f"{FOLDER}/pairs.csv": comp.pairs_frame(),
+            f"{FOLDER}/flips.csv": flips,
+            f"{FOLDER}/unpaired.csv": comp.unpaired,
+        },
+    )
 
 
 def write_comparison(
@@ -291,9 +360,15 @@ def write_comparison(
         written += list(table.write(out / "tables").values())
     written += [p for f in section.figures for p in (f.png, f.pdf)]
     if entries:
-        page = render_html(entries, [], section.figures, folders, section.notes, "enade-bench comparison",
-                           Lead(tuple(section.tables), "Comparison", comparison=True,
-                                figures=tuple(section.figures)))  # fmt: skip
+        page = render_html(
+            entries,
+            [],
+            section.figures,
+            folders,
+            section.notes,
+            "enade-bench comparison",
+            Lead(tuple(section.tables), "Comparison", comparison=True, figures=tuple(section.figures)),
+        )
         atomic_write_text(out / "index.html", page)
         written.append(out / "index.html")
     return written

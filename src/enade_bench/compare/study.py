@@ -28,9 +28,17 @@ class StudyComparison:
     summary: str
 
 
-def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
-                     family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
-                     exams: Mapping[Path, tuple[str, str]] | None = None) -> StudyComparison:  # fmt: skip
+def study_comparison(
+    entries: Sequence[RunEntry],
+    out: Path,
+    by: Sequence[str],
+    adjust: str,
+    alpha: float,
+    family: str = DEFAULT_FAMILY,
+    allow_errors: bool = False,
+    *,
+    exams: Mapping[Path, tuple[str, str]] | None = None,
+) -> StudyComparison:
     """Compare the models among ``entries`` (one model alone: its scores, no pairs).
 
     ``exams``: the model and exam of each run folder (a study of several exams): the models are
@@ -59,9 +67,17 @@ def study_comparison(entries: Sequence[RunEntry], out: Path, by: Sequence[str], 
     return StudyComparison(section, lead, lead[0].display.to_string())
 
 
-def comparison_lead(entries: Sequence[RunEntry], out: Path, by: Sequence[str], adjust: str, alpha: float,
-                    family: str = DEFAULT_FAMILY, allow_errors: bool = False, *,
-                    exams: Mapping[Path, tuple[str, str]] | None = None) -> tuple[Section, Lead, str]:  # fmt: skip
+def comparison_lead(
+    entries: Sequence[RunEntry],
+    out: Path,
+    by: Sequence[str],
+    adjust: str,
+    alpha: float,
+    family: str = DEFAULT_FAMILY,
+    allow_errors: bool = False,
+    *,
+    exams: Mapping[Path, tuple[str, str]] | None = None,
+) -> tuple[Section, Lead, str]:
     """The comparison of the models among ``entries``: its section (figures, notes, files), the
     tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
     ``exams``: each run folder's model and exam (several exams: the models compared per exam).

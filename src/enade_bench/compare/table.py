@@ -111,10 +111,17 @@ def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
         result = entry.result
         for r in result.records:
             row: dict[str, object] = {
-                "model": result.experiment, "strategy": entry.strategy, "item": r.id, "replicate": r.shuffle,
-                "correct": int(r.correct), "cluster": r.cluster or "", "stem": record_stem(r), "answer": r.answer,
-                "prediction": r.prediction or "", ERROR_COLUMN: "" if r.error is None else str(r.error) or "error",
-            }  # fmt: skip
+                "model": result.experiment,
+                "strategy": entry.strategy,
+                "item": r.id,
+                "replicate": r.shuffle,
+                "correct": int(r.correct),
+                "cluster": r.cluster or "",
+                "stem": record_stem(r),
+                "answer": r.answer,
+                "prediction": r.prediction or "",
+                ERROR_COLUMN: "" if r.error is None else str(r.error) or "error",
+            }
             for key, value in r.fields.items():
                 row.setdefault(key, value)
             rows.append(row)
@@ -131,8 +138,10 @@ def read_long_csv(path: Path) -> pd.DataFrame:
         raise UserError(f"{path}: not a readable UTF-8 CSV ({str(exc).splitlines()[0]})") from None
     missing = [c for c in ("model", "item", "correct") if c not in frame.columns]
     if missing:
-        raise UserError(f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(frame.columns)}; "
-                        "expected model,item,[replicate],correct[,cluster,<fields>...])")  # fmt: skip
+        raise UserError(
+            f"{path}: missing column(s) {', '.join(missing)} (have: {', '.join(frame.columns)}; "
+            "expected model,item,[replicate],correct[,cluster,<fields>...])"
+        )
     for column in ("model", "item"):
         empty = frame.index[frame[column].str.strip() == ""]
         if len(empty):
@@ -171,8 +180,11 @@ def _check_duplicates(path: Path, frame: pd.DataFrame) -> None:
     first = int(frame.index[dupes & (frame[keys] == frame.loc[row, keys]).all(axis=1)][0])
     second = int(frame.index[dupes & (frame[keys] == frame.loc[row, keys]).all(axis=1)][1])
     named = ", ".join(f"{k} {frame.at[second, k]!r}" for k in keys)
-    fix = ("" if "replicate" in frame.columns else
-           "; repeated answers to one item (shuffles, samples, runs) need a 'replicate' column numbering them")  # fmt: skip
+    fix = (
+        ""
+        if "replicate" in frame.columns
+        else "; repeated answers to one item (shuffles, samples, runs) need a 'replicate' column numbering them"
+    )
     raise UserError(
         f"{path}: row {second + 2}: {named} appears more than once (first at row {first + 2}){fix}"
     )

@@ -92,10 +92,25 @@ def _accepted(root: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
             return repr(node["const"])
         if "enum" in node:
             return "one of " + ", ".join(repr(v) for v in node["enum"])
-        bounds = [f"{sign} {node[key]}" for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"),
-                  ("maximum", "≤"), ("exclusiveMaximum", "<")) if key in node]  # fmt: skip
-        kinds = {"integer": "an integer", "number": "a number", "string": "a text", "boolean": "true or false",
-                 "null": "null", "array": "a list", "object": "a mapping"}  # fmt: skip
+        bounds = [
+            f"{sign} {node[key]}"
+            for key, sign in (
+                ("minimum", "≥"),
+                ("exclusiveMinimum", ">"),
+                ("maximum", "≤"),
+                ("exclusiveMaximum", "<"),
+            )
+            if key in node
+        ]
+        kinds = {
+            "integer": "an integer",
+            "number": "a number",
+            "string": "a text",
+            "boolean": "true or false",
+            "null": "null",
+            "array": "a list",
+            "object": "a mapping",
+        }
         return " ".join(
             [kinds.get(str(node.get("type")), "a mapping" if "properties" in node else "a value"), *bounds]
         )

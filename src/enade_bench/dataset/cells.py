@@ -25,10 +25,19 @@ from enade_bench.errors import UserError
 #: Annulled markers matched whatever ``dataset.annulled_answers`` holds (normalised by :func:`marker`).
 COMMON_ANNULLED = frozenset(
     {
-        "anulada", "anuladas", "anulado", "anulados", "annulled", "cancelada", "cancelado",
-        "cancelled", "canceled", "nula", "nulo",
+        "anulada",
+        "anuladas",
+        "anulado",
+        "anulados",
+        "annulled",
+        "cancelada",
+        "cancelado",
+        "cancelled",
+        "canceled",
+        "nula",
+        "nulo",
     }
-)  # fmt: skip
+)
 
 _LETTER_KEY = re.compile(r"^[(\[]?\s*([A-Za-z])\s*[)\].:]?$")
 

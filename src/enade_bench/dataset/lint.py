@@ -225,14 +225,24 @@ def _residue(q: Question) -> list[LintWarning]:
         for match in _NUMBER_RUN.finditer(text):
             run = match.group()
             if _steps_equal(run) or len(run.split()) >= NUMBER_RUN:
-                out.append(LintWarning("numeric_residue", q.id,
-                                       f"{where} holds the numbers '{_excerpt(run)}' (a chart or table "
-                                       f"flattened into text?){_exclude(q.id)}"))  # fmt: skip
+                out.append(
+                    LintWarning(
+                        "numeric_residue",
+                        q.id,
+                        f"{where} holds the numbers '{_excerpt(run)}' (a chart or table "
+                        f"flattened into text?){_exclude(q.id)}",
+                    )
+                )
                 break
         if where != "stem" and _PAGE_NUMBER.search(text):
-            out.append(LintWarning("numeric_residue", q.id,
-                                   f"{where} ends with a number after its last sentence: "
-                                   f"'…{text[-30:]}' (a page number? dataset.strip removes it){_exclude(q.id)}"))  # fmt: skip
+            out.append(
+                LintWarning(
+                    "numeric_residue",
+                    q.id,
+                    f"{where} ends with a number after its last sentence: "
+                    f"'…{text[-30:]}' (a page number? dataset.strip removes it){_exclude(q.id)}",
+                )
+            )
     return out
 
 
@@ -262,10 +272,16 @@ def _duplicates(questions: Sequence[Question]) -> list[LintWarning]:
             continue
         if stem in first:
             other = first[stem]
-            same = "and the same options: the same question twice?" if other.options == q.options else (
-                "with other options: did the stem lose what tells them apart?")  # fmt: skip
-            out.append(LintWarning("duplicate_stem", q.id,
-                                   f"the same stem as question '{other.id}', {same}{_exclude(q.id)}"))  # fmt: skip
+            same = (
+                "and the same options: the same question twice?"
+                if other.options == q.options
+                else ("with other options: did the stem lose what tells them apart?")
+            )
+            out.append(
+                LintWarning(
+                    "duplicate_stem", q.id, f"the same stem as question '{other.id}', {same}{_exclude(q.id)}"
+                )
+            )
         else:
             first[stem] = q
     return out
@@ -286,8 +302,17 @@ def lint(questions: Sequence[Question], without_context: Collection[str] = ()) -
         and not (check == "image_reference" and ("image_marker", qid) in flagged)
     ]
     order = {q.id: i for i, q in enumerate(questions)}
-    checks = ["repeated_tail", "stem_in_option", "long_option", "numeric_residue", "image_marker",
-              "image_reference", "missing_context", "short_stem", "duplicate_stem"]  # fmt: skip
+    checks = [
+        "repeated_tail",
+        "stem_in_option",
+        "long_option",
+        "numeric_residue",
+        "image_marker",
+        "image_reference",
+        "missing_context",
+        "short_stem",
+        "duplicate_stem",
+    ]
     return sorted(found, key=lambda w: (order.get(w.qid, -1), checks.index(w.check)))
 
 

@@ -252,8 +252,20 @@ def paired_difference(
     if n < 2:
         nan = math.nan
         means = (float(x.mean()), float(y.mean()), float(d.mean())) if n else (nan, nan, nan)
-        return PairedDifference(n, n, *means, nan, nan, nan, nan, nan, NOT_COMPARABLE,
-                                f"{n} question(s) in common: nothing to pair", a_only, b_only)  # fmt: skip
+        return PairedDifference(
+            n,
+            n,
+            *means,
+            nan,
+            nan,
+            nan,
+            nan,
+            nan,
+            NOT_COMPARABLE,
+            f"{n} question(s) in common: nothing to pair",
+            a_only,
+            b_only,
+        )
     se, groups = cluster_se(d, clusters)
     mean = float(d.mean())
     shared = (n, groups, float(x.mean()), float(y.mean()), mean)
@@ -278,25 +290,59 @@ def paired_difference(
             se = math.nan
         return PairedDifference(*shared, se, low, high, z, p, test, why, a_only, b_only)
     if not np.any(d != 0):
-        return PairedDifference(*shared, math.nan, math.nan, math.nan, math.nan, 1.0, NO_DISCORDANT,
-                                "every question scored the same for both models: no evidence either way",
-                                0, 0)  # fmt: skip
-    reason = ("repeated records per question (shuffles or samples)" if not single_record
-              else "questions share stimuli (clusters)")  # fmt: skip
+        return PairedDifference(
+            *shared,
+            math.nan,
+            math.nan,
+            math.nan,
+            math.nan,
+            1.0,
+            NO_DISCORDANT,
+            "every question scored the same for both models: no evidence either way",
+            0,
+            0,
+        )
+    reason = (
+        "repeated records per question (shuffles or samples)"
+        if not single_record
+        else "questions share stimuli (clusters)"
+    )
     if groups < 2 or not se > SE_ZERO:  # one cluster, or every cluster's differences equal their mean
         why = (
             f"{groups} cluster(s)"
             if groups < 2
             else "every cluster's differences sum to its share of the mean"
         )
-        return PairedDifference(*shared, se, math.nan, math.nan, math.nan, math.nan, PAIRED_T,
-                                f"{reason}; {why}: no standard error", a_only, b_only)  # fmt: skip
+        return PairedDifference(
+            *shared,
+            se,
+            math.nan,
+            math.nan,
+            math.nan,
+            math.nan,
+            PAIRED_T,
+            f"{reason}; {why}: no standard error",
+            a_only,
+            b_only,
+        )
     from scipy import stats  # noqa: PLC0415 (slow import)
 
     half = t_quantile(confidence, groups - 1) * se
     t = mean / se
     p = float(2 * stats.t.sf(abs(t), groups - 1))
-    return PairedDifference(*shared, se, mean - half, mean + half, t, p, PAIRED_T, reason, a_only, b_only,
-                            tuple(d.tolist()), tuple(cluster_labels(clusters, n).tolist()),
-                            tuple(((x + y) / 2).tolist()),
-                            () if records is None else tuple(np.asarray(records, dtype=int).tolist()))  # fmt: skip
+    return PairedDifference(
+        *shared,
+        se,
+        mean - half,
+        mean + half,
+        t,
+        p,
+        PAIRED_T,
+        reason,
+        a_only,
+        b_only,
+        tuple(d.tolist()),
+        tuple(cluster_labels(clusters, n).tolist()),
+        tuple(((x + y) / 2).tolist()),
+        () if records is None else tuple(np.asarray(records, dtype=int).tolist()),
+    )

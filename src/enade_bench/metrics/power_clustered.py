@@ -112,9 +112,15 @@ class ClusteredAlternative:
         Monte-Carlo draws and their seed.
     """
 
-    def __init__(self, d: npt.ArrayLike, clusters: Sequence[object] | None = None,
-                 bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
-                 seed: int = SEED) -> None:  # fmt: skip
+    def __init__(
+        self,
+        d: npt.ArrayLike,
+        clusters: Sequence[object] | None = None,
+        bases: npt.ArrayLike | None = None,
+        records: int | Sequence[int] = 1,
+        draws: int = DRAWS,
+        seed: int = SEED,
+    ) -> None:
         from scipy.special import logit  # noqa: PLC0415 (slow import)
 
         x = np.asarray(d, dtype=float)
@@ -191,8 +197,9 @@ class ClusteredAlternative:
         return int(np.count_nonzero((mean * mean > crit * var) & (var > SE_ZERO**2))) / self.draws
 
 
-def _mean_var(sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64],
-              n: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:  # fmt: skip
+def _mean_var(
+    sums: npt.NDArray[np.float64], sizes: npt.NDArray[np.float64], n: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Each draw's mean and CR1 variance of the mean from its clusters' sums and sizes (draws x G)."""
     g = sums.shape[1]
     mean = sums.sum(axis=1) / n
@@ -235,15 +242,28 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
 
 
 @functools.lru_cache(maxsize=2)
-def _alternative(d: tuple[float, ...], clusters: tuple[str, ...] | None, bases: tuple[float, ...] | None,
-                 records: int | tuple[int, ...], draws: int, seed: int) -> ClusteredAlternative:  # fmt: skip
+def _alternative(
+    d: tuple[float, ...],
+    clusters: tuple[str, ...] | None,
+    bases: tuple[float, ...] | None,
+    records: int | tuple[int, ...],
+    draws: int,
+    seed: int,
+) -> ClusteredAlternative:
     """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha)."""
     return ClusteredAlternative(d, clusters, bases, records, draws, seed)
 
 
-def shift_mdds(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
-               bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
-               seed: int = SEED) -> dict[str, float]:  # fmt: skip
+def shift_mdds(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    alpha: float,
+    power: float = 0.8,
+    bases: npt.ArrayLike | None = None,
+    records: int | Sequence[int] = 1,
+    draws: int = DRAWS,
+    seed: int = SEED,
+) -> dict[str, float]:
     r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
     se, _ = cluster_se(d, clusters)
     labels = None if clusters is None else tuple(str(c) for c in clusters)
@@ -254,8 +274,10 @@ def shift_mdds(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float
         return dict.fromkeys(SHIFTS, math.nan)
     z = NormalDist().inv_cdf
     start = (z(1 - alpha / 2) + z(power)) * se
-    return {kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
-            for kind in SHIFTS}  # fmt: skip
+    return {
+        kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
+        for kind in SHIFTS
+    }
 
 
 def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
@@ -263,9 +285,16 @@ def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta:
     return alternative.power(delta, alpha, kind)
 
 
-def clustered_mdd(d: npt.ArrayLike, clusters: Sequence[object] | None, alpha: float, power: float = 0.8,
-                  bases: npt.ArrayLike | None = None, records: int | Sequence[int] = 1, draws: int = DRAWS,
-                  seed: int = SEED) -> float:  # fmt: skip
+def clustered_mdd(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    alpha: float,
+    power: float = 0.8,
+    bases: npt.ArrayLike | None = None,
+    records: int | Sequence[int] = 1,
+    draws: int = DRAWS,
+    seed: int = SEED,
+) -> float:
     r"""Minimum detectable difference of the clustered paired t test: the larger of the two shifts'.
 
     Parameters

@@ -77,8 +77,18 @@ import numpy.typing as npt
 
 from enade_bench.metrics.multiplicity import adjust_pvalues
 
-__all__ = ["ABOVE", "BELOW", "ENCODING", "INTERVAL", "INTERVAL_NAMES", "SIMULTANEOUS", "Statement",
-           "decision_levels", "holds_zero", "shown_statements"]  # fmt: skip
+__all__ = [
+    "ABOVE",
+    "BELOW",
+    "ENCODING",
+    "INTERVAL",
+    "INTERVAL_NAMES",
+    "SIMULTANEOUS",
+    "Statement",
+    "decision_levels",
+    "holds_zero",
+    "shown_statements",
+]
 
 #: How each adjustment's statements read in tables and notes.
 INTERVAL_NAMES = {
@@ -195,9 +205,12 @@ def decision_levels(pvalues: npt.ArrayLike, alpha: float, method: str) -> npt.ND
 
 
 def shown_statements(
-    pvalues: npt.ArrayLike, estimates: npt.ArrayLike, alpha: float, method: str,
+    pvalues: npt.ArrayLike,
+    estimates: npt.ArrayLike,
+    alpha: float,
+    method: str,
     interval_at: Callable[[int, float], tuple[float, float]],
-) -> list[Statement | None]:  # fmt: skip
+) -> list[Statement | None]:
     """Each pair's shown statement under ``method`` (``holm``, ``bonferroni`` or ``bh``; module docstring).
 
     Holm's are Strassburger & Bretz's (2008) simultaneous statements compatible with

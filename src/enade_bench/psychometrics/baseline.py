@@ -141,13 +141,19 @@ def seed_spread(
     rows = []
     for k in counts:
         arr = np.array(means[k])
-        rows.append({
-            "n_shuffles": k, "n_seeds": len(seeds),
-            "accuracy_mean": arr[:, 0].mean(), "accuracy_sd": arr[:, 0].std(ddof=1),
-            "accuracy_range": arr[:, 0].max() - arr[:, 0].min(),
-            "theta_mean": arr[:, 1].mean(), "theta_sd": arr[:, 1].std(ddof=1), "lz_sd": np.nanstd(arr[:, 2], ddof=1),
-            "accuracy_sd_expected": float(np.sqrt(p * (1 - p) / (len(items) * k))),
-        })  # fmt: skip
+        rows.append(
+            {
+                "n_shuffles": k,
+                "n_seeds": len(seeds),
+                "accuracy_mean": arr[:, 0].mean(),
+                "accuracy_sd": arr[:, 0].std(ddof=1),
+                "accuracy_range": arr[:, 0].max() - arr[:, 0].min(),
+                "theta_mean": arr[:, 1].mean(),
+                "theta_sd": arr[:, 1].std(ddof=1),
+                "lz_sd": np.nanstd(arr[:, 2], ddof=1),
+                "accuracy_sd_expected": float(np.sqrt(p * (1 - p) / (len(items) * k))),
+            }
+        )
     table = pd.DataFrame(rows)
     stable = table.loc[table["accuracy_sd"] < threshold, "n_shuffles"]
     required = int(np.ceil(p * (1 - p) / (len(items) * threshold**2)))

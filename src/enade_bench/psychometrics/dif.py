@@ -256,8 +256,9 @@ def expected_human(
     pi = np.empty(x.shape)
     for j in range(len(items)):
         xj = matched[:, j]
-        own = np.where(np.isnan(xj)[:, None], 0.0,
-                       np.where(xj[:, None] == 1.0, np.log(p[:, j]), np.log1p(-p[:, j])))  # fmt: skip
+        own = np.where(
+            np.isnan(xj)[:, None], 0.0, np.where(xj[:, None] == 1.0, np.log(p[:, j]), np.log1p(-p[:, j]))
+        )
         log_post = log_all - own
         w = np.exp(log_post - log_post.max(axis=1, keepdims=True))
         pi[:, j] = (w @ p[:, j]) / w.sum(axis=1)
@@ -352,9 +353,13 @@ def machine_human_dif(
 
 
 def _table(
-    x: FloatArray, pi: FloatArray, ids: list[str], models: list[str] | None, opt: DifOptions,
+    x: FloatArray,
+    pi: FloatArray,
+    ids: list[str],
+    models: list[str] | None,
+    opt: DifOptions,
     drop: np.ndarray | None,
-) -> tuple[pd.DataFrame, dict[str, float]]:  # fmt: skip
+) -> tuple[pd.DataFrame, dict[str, float]]:
     """The per-item table of one pass, by the unit of ``opt``."""
     if opt.unit == "pattern" or models is None:
         return _dif_table(x, pi, ids, opt.alpha, opt.min_n), {}
@@ -379,8 +384,13 @@ def _dif_table(
         row["difference"] = row["observed"] - row["expected"]  # type: ignore[operator]
         if tested and y.size >= max(min_n, 1):
             d, se, g2 = _fit_shift(y, np.log(pj) - np.log1p(-pj))
-            row.update(delta=d, delta_low=d - 1.959964 * se, delta_high=d + 1.959964 * se, g2=g2,
-                       p=float(stats.chi2.sf(g2, 1)))  # fmt: skip
+            row.update(
+                delta=d,
+                delta_low=d - 1.959964 * se,
+                delta_high=d + 1.959964 * se,
+                g2=g2,
+                p=float(stats.chi2.sf(g2, 1)),
+            )
         else:
             row.update(delta=np.nan, delta_low=np.nan, delta_high=np.nan, g2=np.nan, p=np.nan)
         rows.append(row)

@@ -195,8 +195,9 @@ def clustered_item_test(
     ll0 = loglik(0.0)
     if t in (0, int(k.sum())):
         return ClusteredItemTest(np.inf if t else -np.inf, np.nan, np.nan, np.nan, p)
-    res = optimize.minimize_scalar(lambda d: -loglik(d), bounds=(-_BOUND, _BOUND), method="bounded",
-                                   options={"xatol": 1e-8})  # fmt: skip
+    res = optimize.minimize_scalar(
+        lambda d: -loglik(d), bounds=(-_BOUND, _BOUND), method="bounded", options={"xatol": 1e-8}
+    )
     d, h = float(res.x), 1e-3
     info = -(loglik(d + h) - 2 * loglik(d) + loglik(d - h)) / h**2
     se = 1.0 / np.sqrt(info) if info > 0 else np.nan
@@ -227,13 +228,25 @@ def model_unit_tests(
     """
     counts = model_counts(x, pi, models)
     keep = np.ones(x.shape[1], bool) if drop is None else ~np.asarray(drop, dtype=bool)
-    rho = np.array([intra_model_correlation(counts.correct[m, keep], counts.answered[m, keep],
-                                            counts.expected[m, keep]) for m in range(len(counts.models))])  # fmt: skip
+    rho = np.array(
+        [
+            intra_model_correlation(
+                counts.correct[m, keep], counts.answered[m, keep], counts.expected[m, keep]
+            )
+            for m in range(len(counts.models))
+        ]
+    )
     rows = []
     for j in range(x.shape[1]):
         answered = counts.answered[:, j]
-        row = {"models": int((answered > 0).sum()), "delta": np.nan, "delta_low": np.nan, "delta_high": np.nan,
-               "g2": np.nan, "p": np.nan}  # fmt: skip
+        row = {
+            "models": int((answered > 0).sum()),
+            "delta": np.nan,
+            "delta_low": np.nan,
+            "delta_high": np.nan,
+            "g2": np.nan,
+            "p": np.nan,
+        }
         if answered.sum() >= max(min_n, 1):
             r = clustered_item_test(counts.correct[:, j], answered, counts.expected[:, j], rho)
             row.update(delta=r.delta, delta_low=r.delta_low, delta_high=r.delta_high, g2=r.g2, p=r.p)

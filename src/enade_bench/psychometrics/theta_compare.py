@@ -262,8 +262,16 @@ def theta_difference(
     if pairing not in ("independent", "shuffle"):
         raise ValueError(f"pairing must be 'independent' or 'shuffle'; got {pairing!r}")
     strata = sorted(set(a.stratum.tolist()) & set(b.stratum.tolist()), key=str)
-    parts = [_stratum(a.theta[a.stratum == s], a.shuffle[a.stratum == s], b.theta[b.stratum == s],
-                      b.shuffle[b.stratum == s], pairing) for s in strata]  # fmt: skip
+    parts = [
+        _stratum(
+            a.theta[a.stratum == s],
+            a.shuffle[a.stratum == s],
+            b.theta[b.stratum == s],
+            b.shuffle[b.stratum == s],
+            pairing,
+        )
+        for s in strata
+    ]
     n_s = len(parts)
     if not n_s:
         raise ValueError(f"{a.name} and {b.name} share no stratum")
@@ -281,11 +289,27 @@ def theta_difference(
         pv = float(2 * stats.t.sf(abs(t), df))
     else:
         t, pv = math.nan, (1.0 if diff == 0 else 0.0 if se == 0 else math.nan)
-    return ThetaDifference(a.name, b.name, sum(p.n_a for p in parts), sum(p.n_b for p in parts), n_s,
-                           float(np.mean([p.mean_a for p in parts])), float(np.mean([p.mean_b for p in parts])), diff,
-                           se, df, low, high, t, pv, pairing, ci_level=confidence,
-                           different=bool(pv < 1 - confidence), ci_low_unadjusted=low,
-                           ci_high_unadjusted=high)  # fmt: skip
+    return ThetaDifference(
+        a.name,
+        b.name,
+        sum(p.n_a for p in parts),
+        sum(p.n_b for p in parts),
+        n_s,
+        float(np.mean([p.mean_a for p in parts])),
+        float(np.mean([p.mean_b for p in parts])),
+        diff,
+        se,
+        df,
+        low,
+        high,
+        t,
+        pv,
+        pairing,
+        ci_level=confidence,
+        different=bool(pv < 1 - confidence),
+        ci_low_unadjusted=low,
+        ci_high_unadjusted=high,
+    )
 
 
 def adjust_theta_pairs(
@@ -334,16 +358,33 @@ def _adjusted(
     :func:`~enade_bench.metrics.simultaneous.shown_statements`).
     """
     if statement is None:  # no p-value: outside the family
-        return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=math.nan, ci_method=INTERVAL_NAMES[adjust],
-                       ci_low=math.nan, ci_high=math.nan)  # fmt: skip
+        return replace(
+            pair,
+            p_adjusted=p_adjusted,
+            adjust=adjust,
+            ci_level=math.nan,
+            ci_method=INTERVAL_NAMES[adjust],
+            ci_low=math.nan,
+            ci_high=math.nan,
+        )
     low, high = statement.low, statement.high
     if statement.kind == INTERVAL and statement.different and not math.isnan(low) and low <= 0 <= high:
         low, high = (math.ulp(0.0), high) if pair.diff > 0 else (low, -math.ulp(0.0))
     b_low, b_high = bonferroni if bonferroni is not None else (math.nan, math.nan)
-    return replace(pair, p_adjusted=p_adjusted, adjust=adjust, ci_level=statement.confidence,
-                   ci_method=INTERVAL_NAMES[adjust], different=statement.different, ci_low=low, ci_high=high,
-                   alpha_i=statement.alpha_i, statement=statement.kind, bonferroni_low=b_low,
-                   bonferroni_high=b_high)  # fmt: skip
+    return replace(
+        pair,
+        p_adjusted=p_adjusted,
+        adjust=adjust,
+        ci_level=statement.confidence,
+        ci_method=INTERVAL_NAMES[adjust],
+        different=statement.different,
+        ci_low=low,
+        ci_high=high,
+        alpha_i=statement.alpha_i,
+        statement=statement.kind,
+        bonferroni_low=b_low,
+        bonferroni_high=b_high,
+    )
 
 
 def pairs_frame(pairs: Sequence[ThetaDifference]) -> pd.DataFrame:

@@ -29,9 +29,19 @@ from enade_bench.results.records import QuestionRecord
 
 #: Positions of a record's row in ``records`` (the script reads the same order).
 RECORD_COLUMNS = (
-    "run", "question", "shuffle", "prediction", "outcome", "rule", "raw", "scores", "prompt",
-    "displayed", "permutation", "error",
-)  # fmt: skip
+    "run",
+    "question",
+    "shuffle",
+    "prediction",
+    "outcome",
+    "rule",
+    "raw",
+    "scores",
+    "prompt",
+    "displayed",
+    "permutation",
+    "error",
+)
 
 
 def outcome(record: QuestionRecord) -> str:
@@ -56,9 +66,13 @@ class BrowserData:
     def to_json(self) -> str:
         """The document, safe inside a ``<script>`` element (every ``<`` written ``\\u003c``)."""
         data = {
-            "columns": list(RECORD_COLUMNS), "runs": self.runs, "fields": self.fields,
-            "questions": self.questions, "prompts": self.prompts, "records": self.records,
-        }  # fmt: skip
+            "columns": list(RECORD_COLUMNS),
+            "runs": self.runs,
+            "fields": self.fields,
+            "questions": self.questions,
+            "prompts": self.prompts,
+            "records": self.records,
+        }
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return text.replace("<", "\\u003c")  # only strings hold "<"; no "</script>" or "<!--" can end it
 
@@ -73,10 +87,15 @@ def browser_data(
     question_index: dict[str, int] = {}
     prompt_index: dict[str, int] = {}
     for run, entry in enumerate(entries):
-        data.runs.append({
-            "model": entry.experiment, "strategy": entry.strategy, "model_name": entry.model,
-            "method": entry.result.strategy.method, "label": entry.label,
-        })  # fmt: skip
+        data.runs.append(
+            {
+                "model": entry.experiment,
+                "strategy": entry.strategy,
+                "model_name": entry.model,
+                "method": entry.result.strategy.method,
+                "label": entry.label,
+            }
+        )
         lint = entry.result.dataset.lint
         for r in entry.result.records:
             for name in r.fields:
@@ -84,9 +103,18 @@ def browser_data(
                     data.fields.append(name)
             if r.id not in question_index:
                 question_index[r.id] = len(data.questions)
-                data.questions.append({"id": r.id, "fields": dict(r.fields), "answer": r.answer,
-                                       "stem": r.stem or "", "n_options": r.n_options, "cluster": r.cluster,
-                                       "details": dict(details.get(r.id, {})), "lint": []})  # fmt: skip
+                data.questions.append(
+                    {
+                        "id": r.id,
+                        "fields": dict(r.fields),
+                        "answer": r.answer,
+                        "stem": r.stem or "",
+                        "n_options": r.n_options,
+                        "cluster": r.cluster,
+                        "details": dict(details.get(r.id, {})),
+                        "lint": [],
+                    }
+                )
             flags = data.questions[question_index[r.id]]["lint"]
             assert isinstance(flags, list)
             flags += [c for c in lint.get(r.id, ()) if c not in flags]
@@ -94,9 +122,20 @@ def browser_data(
             if prompt == len(data.prompts):
                 data.prompts.append(r.prompt)
             scores: JsonValue = dict(r.option_scores) if r.option_scores else None
-            data.records.append([
-                run, question_index[r.id], r.shuffle, r.prediction, outcome(r), r.extraction_rule,
-                r.raw_output, scores, prompt, r.displayed_prediction,
-                list[JsonValue](r.permutation) if r.permutation else None, r.error,
-            ])  # fmt: skip
+            data.records.append(
+                [
+                    run,
+                    question_index[r.id],
+                    r.shuffle,
+                    r.prediction,
+                    outcome(r),
+                    r.extraction_rule,
+                    r.raw_output,
+                    scores,
+                    prompt,
+                    r.displayed_prediction,
+                    list[JsonValue](r.permutation) if r.permutation else None,
+                    r.error,
+                ]
+            )
     return data

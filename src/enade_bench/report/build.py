@@ -82,7 +82,16 @@ def write_report(
         write_csv(out / name, frame, index=False, float_format="%.6g")
     index = out / "index.html"
     warnings = [w for e in entries for w in e.warnings]
-    page = render_html(entries, [t for t in tables if t not in opening.tables], figures, list(folders),
-                       extra.notes, title, opening, warnings, extra.questions)  # fmt: skip
+    page = render_html(
+        entries,
+        [t for t in tables if t not in opening.tables],
+        figures,
+        list(folders),
+        extra.notes,
+        title,
+        opening,
+        warnings,
+        extra.questions,
+    )
     atomic_write_text(index, page)
     return Report(list(entries), tables, figures, extra.notes, index, warnings)

@@ -28,12 +28,25 @@ def cat_curve_figure(curve: pd.DataFrame, tolerance: float = 0.15, target_se: fl
         left.set_xlabel("items administered")
         left.set_ylabel("EAP posterior SD")
         left.legend(frameon=False, fontsize=7)
-        right.plot(k, curve["abs_error_median"], color="black", marker="s", markersize=2.5,
-                   label=r"median $|\hat\theta_{CAT}-\hat\theta_{full}|$")  # fmt: skip
+        right.plot(
+            k,
+            curve["abs_error_median"],
+            color="black",
+            marker="s",
+            markersize=2.5,
+            label=r"median $|\hat\theta_{CAT}-\hat\theta_{full}|$",
+        )
         right.plot(k, curve["abs_error_mean"], color="0.4", linestyle="--", label="mean")
         twin = right.twinx()
-        twin.plot(k, curve["within_tol"], color="0.55", linestyle=":", marker="^", markersize=2.5,
-                  label=f"share within {tolerance:g}")  # fmt: skip
+        twin.plot(
+            k,
+            curve["within_tol"],
+            color="0.55",
+            linestyle=":",
+            marker="^",
+            markersize=2.5,
+            label=f"share within {tolerance:g}",
+        )
         twin.axhline(0.8, color="0.55", linewidth=0.6)
         twin.set_ylim(0, 1.02)
         twin.set_ylabel(f"share with error ≤ {tolerance:g}")

@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from numpy.typing import ArrayLike
 
 from enade_bench.report.loader import RunEntry, breakdown_fields, experiments, strategies
 from enade_bench.report.table import fmt
@@ -57,10 +58,11 @@ class FigureFile:
 def _control_escaped(text: str) -> str:
     """``text`` with control characters but line breaks and tabs written as escapes (``\\x00``)."""
     return "".join(
-        c.encode("unicode_escape").decode("ascii") if (ord(c) < 32 and c not in "\n\t") or 127 <= ord(c) < 160
+        c.encode("unicode_escape").decode("ascii")
+        if (ord(c) < 32 and c not in "\n\t") or 127 <= ord(c) < 160
         else c
         for c in text
-    )  # fmt: skip
+    )
 
 
 def _escape_texts(fig: Figure) -> None:
@@ -93,9 +95,17 @@ def save(fig: Figure, folder: Path, name: str, caption: str) -> FigureFile:
     return FigureFile(name, caption, png, pdf)
 
 
-def _bar(ax: plt.Axes, x: float, height: float, width: float, k: int, **kw: object) -> None:
-    ax.bar(x, height, width, color=GREYS[k % len(GREYS)], hatch=HATCHES[k % len(HATCHES)],
-           edgecolor="black", linewidth=0.6, **kw)  # type: ignore[arg-type]  # fmt: skip
+def _bar(ax: plt.Axes, x: ArrayLike, height: ArrayLike, width: float, k: int, **kw: Any) -> None:
+    ax.bar(
+        x,
+        height,
+        width,
+        color=GREYS[k % len(GREYS)],
+        hatch=HATCHES[k % len(HATCHES)],
+        edgecolor="black",
+        linewidth=0.6,
+        **kw,
+    )
 
 
 def _errors(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -175,8 +185,14 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
     for k, e in enumerate(runs):
         blocks = e.result.breakdowns.get(key, {})
         heights = [blocks[v].accuracy if v in blocks else np.nan for v in values]
-        _bar(ax, np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width, heights, width, k,  # type: ignore[arg-type]
-             label=e.strategy)  # fmt: skip
+        _bar(
+            ax,
+            np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width,
+            heights,
+            width,
+            k,
+            label=e.strategy,
+        )
     ax.set_xticks(range(len(values)), [_control_escaped(str(v)) for v in values], rotation=30, ha="right")
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy")
@@ -239,12 +255,24 @@ def core_figures(entries: Sequence[RunEntry], folder: Path) -> list[FigureFile]:
     out = [save(comparison_figure(entries), folder, "comparison", _comparison_caption(entries))]
     for name in experiments(entries):
         runs = [e for e in entries if e.experiment == name]
-        out.append(save(summary_figure(runs), folder, f"summary_{name}",
-                        f"{name}: accuracy per strategy, {_main_field(runs)} and year; position bias."))  # fmt: skip
+        out.append(
+            save(
+                summary_figure(runs),
+                folder,
+                f"summary_{name}",
+                f"{name}: accuracy per strategy, {_main_field(runs)} and year; position bias.",
+            )
+        )
         for e in runs:
             fig = position_figure(e)
             if fig is not None:
-                out.append(save(fig, folder, f"positions_{name}_{e.strategy}",
-                                f"{name} {e.strategy}: share of predictions per displayed position "
-                                "vs. share of correct answers."))  # fmt: skip
+                out.append(
+                    save(
+                        fig,
+                        folder,
+                        f"positions_{name}_{e.strategy}",
+                        f"{name} {e.strategy}: share of predictions per displayed position "
+                        "vs. share of correct answers.",
+                    )
+                )
     return out

@@ -68,8 +68,12 @@ class ForestRow:
 
 
 def _limits(rows: Sequence[ForestRow]) -> tuple[float, float]:
-    values = [v for r in rows for v in (r.low, r.high, r.magnitude_low, r.magnitude_high, r.diff, 0.0)
-              if math.isfinite(v)]  # fmt: skip
+    values = [
+        v
+        for r in rows
+        for v in (r.low, r.high, r.magnitude_low, r.magnitude_high, r.diff, 0.0)
+        if math.isfinite(v)
+    ]
     finite_mdd = [r.mdd for r in rows if math.isfinite(r.mdd)]
     values += finite_mdd + [-m for m in finite_mdd]
     low, high = min(values), max(values)
@@ -106,8 +110,13 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
             if r.statement in ("> 0", "< 0"):
                 end = r.high if r.statement == "> 0" else r.low
                 end = end if math.isfinite(end) else (right if r.statement == "> 0" else left)
-                ax.annotate("", xy=(end, y), xytext=(0.0, y), zorder=2,
-                            arrowprops={"arrowstyle": "-|>", "color": "0.1", "lw": 1.6})  # fmt: skip
+                ax.annotate(
+                    "",
+                    xy=(end, y),
+                    xytext=(0.0, y),
+                    zorder=2,
+                    arrowprops={"arrowstyle": "-|>", "color": "0.1", "lw": 1.6},
+                )
             elif math.isfinite(r.low) and math.isfinite(r.high):
                 ax.hlines(y, r.low, r.high, color="0.1", lw=1.6, zorder=2)
                 ax.vlines([r.low, r.high], y - 0.15, y + 0.15, color="0.1", lw=1.2, zorder=2)
@@ -117,9 +126,11 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         ax.set_xlim(left, right)
         ax.set_ylim(-0.7, len(ordered) - 0.3)
         ax.set_yticks(range(len(ordered)), [r.label for r in ordered])
-        ax.set_xlabel(f"{xlabel}\ndark: the statement shown (bar: interval; arrow from 0: bound > 0 or < 0)\n"
-                      "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable)",
-                      fontsize="small")  # fmt: skip
+        ax.set_xlabel(
+            f"{xlabel}\ndark: the statement shown (bar: interval; arrow from 0: bound > 0 or < 0)\n"
+            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable)",
+            fontsize="small",
+        )
         ax.set_title(title, fontsize="medium")
         fig.tight_layout()
     return fig

@@ -86,23 +86,37 @@ def manifest(entries: Sequence[RunEntry], folders: Sequence[Path] = ()) -> dict[
     for e in entries:
         git = as_object(e.result.environment.get("git"))
         commit = str(git.get("commit") or "")[:12] + (" (dirty)" if git.get("dirty") else "")
-        runs.append({
-            "experiment": e.experiment, "strategy": e.strategy, "model": e.model,
-            "identity": e.result.model.summary, "seed": e.result.seed,
-            "n": e.result.totals.n, "n_errors": e.n_errors, "python": e.result.environment.get("python", ""),
-            "commit": commit, "path": shown_path(e.path, folders),
-        })  # fmt: skip
+        runs.append(
+            {
+                "experiment": e.experiment,
+                "strategy": e.strategy,
+                "model": e.model,
+                "identity": e.result.model.summary,
+                "seed": e.result.seed,
+                "n": e.result.totals.n,
+                "n_errors": e.n_errors,
+                "python": e.result.environment.get("python", ""),
+                "commit": commit,
+                "path": shown_path(e.path, folders),
+            }
+        )
     exps: list[dict[str, object]] = []
     for name in experiments(entries):
         first = next(e for e in entries if e.experiment == name)
         libs = {k: v for k, v in as_object(first.result.environment.get("libraries")).items() if v}
-        exps.append({
-            "name": name, "libraries": libs,
-            "sources": [{**src, "path": _data_name(src.get("path", ""))} for src in first.result.dataset.sources],
-            "filter_counts": first.result.dataset.filter_counts,
-            "config": yaml.safe_dump(shared_values(first.result.config, first.path.parent), sort_keys=False,
-                                     allow_unicode=True),
-        })  # fmt: skip
+        exps.append(
+            {
+                "name": name,
+                "libraries": libs,
+                "sources": [
+                    {**src, "path": _data_name(src.get("path", ""))} for src in first.result.dataset.sources
+                ],
+                "filter_counts": first.result.dataset.filter_counts,
+                "config": yaml.safe_dump(
+                    shared_values(first.result.config, first.path.parent), sort_keys=False, allow_unicode=True
+                ),
+            }
+        )
     return {"runs": runs, "experiments": exps}
 
 

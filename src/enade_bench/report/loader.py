@@ -133,8 +133,11 @@ def find_results(folders: Iterable[Path]) -> list[Path]:
             except OSError:
                 regular = False
             if not regular:
-                print(f"warning: {path}: not a regular file (a FIFO, a device, a folder or a broken "
-                      "link); skipped", file=sys.stderr)  # fmt: skip
+                print(
+                    f"warning: {path}: not a regular file (a FIFO, a device, a folder or a broken "
+                    "link); skipped",
+                    file=sys.stderr,
+                )
                 continue
             found.append(path)
     return found

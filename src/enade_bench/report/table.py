@@ -133,8 +133,10 @@ class Table:
             body.append(f"<tr>{cells}</tr>")
         if len(self.display) > HTML_ROWS:
             width = len(names) + len(self.display.columns)
-            body.append(f'<tr><td colspan="{width}" class="more">… {len(self.display) - HTML_ROWS} more rows in '
-                        f"tables/{html.escape(self.name)}.csv</td></tr>")  # fmt: skip
+            body.append(
+                f'<tr><td colspan="{width}" class="more">… {len(self.display) - HTML_ROWS} more rows in '
+                f"tables/{html.escape(self.name)}.csv</td></tr>"
+            )
         return (
             f'<table class="data" id="table-{html.escape(self.name)}">'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

@@ -185,12 +185,20 @@ def cutoff_table(entries: Sequence[RunEntry]) -> Table | None:
         for period in ("before", "after"):
             hits = groups.get(period, [])
             low, high = wilson_interval(sum(hits), len(hits))
-            rows.append({
-                "experiment": e.experiment, "strategy": e.strategy, "training_cutoff": cutoff,
-                "period": period, "n": len(hits), "n_errors": errors.get(period, 0), "correct": sum(hits),
-                "accuracy": sum(hits) / len(hits) if hits else math.nan,
-                "ci95_low": low, "ci95_high": high,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "experiment": e.experiment,
+                    "strategy": e.strategy,
+                    "training_cutoff": cutoff,
+                    "period": period,
+                    "n": len(hits),
+                    "n_errors": errors.get(period, 0),
+                    "correct": sum(hits),
+                    "accuracy": sum(hits) / len(hits) if hits else math.nan,
+                    "ci95_low": low,
+                    "ci95_high": high,
+                }
+            )
     if not rows:
         return None
     data = pd.DataFrame(rows)
@@ -209,13 +217,24 @@ def position_bias_table(entries: Sequence[RunEntry]) -> Table | None:
             errors = sum(r.error is not None and r.n_options == int(k) for r in e.result.records)
             shares = block.prediction_shares or [math.nan] * len(block.positions)
             for pos, letter in enumerate(block.positions):
-                rows.append({
-                    "experiment": e.experiment, "strategy": e.strategy, "n_options": int(k),
-                    "n": block.n, "n_errors": errors, "n_answered": block.n_answered, "position": letter,
-                    "prediction_count": block.prediction_counts[pos], "prediction_share": shares[pos],
-                    "answer_share": block.answer_shares[pos], "bpc_tvd": block.bpc_tvd,
-                    "chi2": block.chi2, "df": block.df, "p_value": block.p_value,
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "experiment": e.experiment,
+                        "strategy": e.strategy,
+                        "n_options": int(k),
+                        "n": block.n,
+                        "n_errors": errors,
+                        "n_answered": block.n_answered,
+                        "position": letter,
+                        "prediction_count": block.prediction_counts[pos],
+                        "prediction_share": shares[pos],
+                        "answer_share": block.answer_shares[pos],
+                        "bpc_tvd": block.bpc_tvd,
+                        "chi2": block.chi2,
+                        "df": block.df,
+                        "p_value": block.p_value,
+                    }
+                )
             cells: Row = {"experiment": e.experiment, "strategy": e.strategy, "options": int(k)}
             cells["answered"] = f"{block.n_answered}/{block.n}" + (f", n_errors={errors}" if errors else "")
             for pos, letter in enumerate("ABCDE"):
@@ -247,8 +266,17 @@ def extraction_table(entries: Sequence[RunEntry]) -> Table | None:
     for e in entries:
         t = e.result.totals
         for rule, share in (t.extraction or {}).items():
-            rows.append({"experiment": e.experiment, "strategy": e.strategy, "rule": rule,
-                         "count": share.count, "share": share.share, "n": t.n, "n_errors": t.errors})  # fmt: skip
+            rows.append(
+                {
+                    "experiment": e.experiment,
+                    "strategy": e.strategy,
+                    "rule": rule,
+                    "count": share.count,
+                    "share": share.share,
+                    "n": t.n,
+                    "n_errors": t.errors,
+                }
+            )
     if not rows:
         return None
     data = pd.DataFrame(rows)

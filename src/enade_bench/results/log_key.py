@@ -102,8 +102,12 @@ class LogKey:
 
     def header(self) -> dict[str, JsonValue]:
         """The first line of a log: kind, fingerprint, its version and the settings."""
-        return {"kind": "header", "fingerprint": self.fingerprint,
-                "fingerprint_version": FINGERPRINT_VERSION, "settings": self.settings}  # fmt: skip
+        return {
+            "kind": "header",
+            "fingerprint": self.fingerprint,
+            "fingerprint_version": FINGERPRINT_VERSION,
+            "settings": self.settings,
+        }
 
     def _known(self, settings: dict[str, JsonValue]) -> dict[str, JsonValue]:
         return {k: v for k, v in settings.items() if not k.startswith(self.unknown)}

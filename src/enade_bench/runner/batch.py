@@ -209,9 +209,15 @@ def submit_requests(
                 rid = plan.request_id(index, sample)
                 if rid in known:
                     continue
-                known[rid] = BatchRequest(strategy=plan.strategy.id, question_id=item.question.id,
-                                          shuffle=item.shuffle, permutation=list(item.permutation or []) or None,
-                                          sample=sample, prompt_hash=prompt_hash, attempts=1)  # fmt: skip
+                known[rid] = BatchRequest(
+                    strategy=plan.strategy.id,
+                    question_id=item.question.id,
+                    shuffle=item.shuffle,
+                    permutation=list(item.permutation or []) or None,
+                    sample=sample,
+                    prompt_hash=prompt_hash,
+                    attempts=1,
+                )
                 new.append((rid, _body(backend, plan, index, sample)))
     if not new:
         print(f"nothing to submit ({len(known)} requests already submitted); run --batch-fetch")
@@ -252,8 +258,12 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
         manifest.save()
         print(f"job {job.id}: {status.detail}, collected")
     if requeue:
-        by_rid = {plan.request_id(i, k): (plan, i, k) for plan in plans for i in range(len(plan.items))
-                  for k in range(plan.n_samples)}  # fmt: skip
+        by_rid = {
+            plan.request_id(i, k): (plan, i, k)
+            for plan in plans
+            for i in range(len(plan.items))
+            for k in range(plan.n_samples)
+        }
         bodies = []
         for rid in requeue:
             plan, index, sample = by_rid[rid]

@@ -94,14 +94,18 @@ def fit_prompts(exp: Experiment, plans: Sequence[StrategyPlan]) -> dict[str | No
             "prompts are too long)"
         )
         if limit < 1:
-            raise UserError(f"{label}: the context is {context} tokens with {room} kept for the answer: "
-                            "no room for a prompt; lower max_new_tokens or raise evaluation.context_limit")  # fmt: skip
+            raise UserError(
+                f"{label}: the context is {context} tokens with {room} kept for the answer: "
+                "no room for a prompt; lower max_new_tokens or raise evaluation.context_limit"
+            )
         if evaluation.truncate == "error":
             raise UserError(
                 f"{what}; shorten the prompt, lower max_new_tokens, or set evaluation.truncate: left "
                 "(cut from the start, recorded in each record)"
             )
-        cut = {key: Truncation(policy=evaluation.truncate, prompt_tokens=n, kept_tokens=limit, context=context)
-               for key, n in long.items()}  # fmt: skip
+        cut = {
+            key: Truncation(policy=evaluation.truncate, prompt_tokens=n, kept_tokens=limit, context=context)
+            for key, n in long.items()
+        }
         fits[plan.strategy.id] = PromptFit(limit, cut)
     return fits

@@ -120,13 +120,19 @@ def _strategy(
         ]
     calls = len(plan.items) * samples
     return StrategyDryRun(
-        label=plan.label, items=len(plan.items), calls=calls,
-        example_id=plan.items[0].question.id if plan.items else "", example_prompt=rendered[0] if rendered else "",
-        tokens_min=min(tokens, default=0), tokens_median=statistics.median(tokens) if tokens else 0.0,
-        tokens_max=max(tokens, default=0), input_tokens=sum(tokens) * samples,
-        output_tokens_max=calls * out_tokens if generation else calls, estimated=any(e for _, e in counted),
+        label=plan.label,
+        items=len(plan.items),
+        calls=calls,
+        example_id=plan.items[0].question.id if plan.items else "",
+        example_prompt=rendered[0] if rendered else "",
+        tokens_min=min(tokens, default=0),
+        tokens_median=statistics.median(tokens) if tokens else 0.0,
+        tokens_max=max(tokens, default=0),
+        input_tokens=sum(tokens) * samples,
+        output_tokens_max=calls * out_tokens if generation else calls,
+        estimated=any(e for _, e in counted),
         too_long=too_long,
-    )  # fmt: skip
+    )
 
 
 def resume_outlook(exp: Experiment, plan: StrategyPlan, resume: bool = True) -> tuple[str | None, str | None]:

@@ -20,9 +20,19 @@ from enade_bench.results.store import atomic_write_text, read_result
 
 #: Columns of the summary CSV after ``id``, ``shuffle`` and the exam's grouping fields.
 SUMMARY_COLUMNS = (
-    "n_options", "answer", "prediction", "correct", "method", "shot", "strategy", "permutation",
-    "extraction_rule", "error", "question_hash", "prompt_hash",
-)  # fmt: skip
+    "n_options",
+    "answer",
+    "prediction",
+    "correct",
+    "method",
+    "shot",
+    "strategy",
+    "permutation",
+    "extraction_rule",
+    "error",
+    "question_hash",
+    "prompt_hash",
+)
 
 
 @dataclass(frozen=True)
@@ -73,12 +83,36 @@ def table1_csv(results: Sequence[RunResult]) -> str:
     """
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
-    writer.writerow(["strategy", "label", "n", "n_errors", "correct", "accuracy", "ci95_low", "ci95_high",
-                     "unanswered", "model"])  # fmt: skip
+    writer.writerow(
+        [
+            "strategy",
+            "label",
+            "n",
+            "n_errors",
+            "correct",
+            "accuracy",
+            "ci95_low",
+            "ci95_high",
+            "unanswered",
+            "model",
+        ]
+    )
     for res in results:
         t = res.totals
-        writer.writerow([res.strategy.id, res.strategy.label, t.n, t.errors, t.correct, f"{t.accuracy:.4f}",
-                         f"{t.ci95[0]:.4f}", f"{t.ci95[1]:.4f}", t.unanswered, res.model.summary])  # fmt: skip
+        writer.writerow(
+            [
+                res.strategy.id,
+                res.strategy.label,
+                t.n,
+                t.errors,
+                t.correct,
+                f"{t.accuracy:.4f}",
+                f"{t.ci95[0]:.4f}",
+                f"{t.ci95[1]:.4f}",
+                t.unanswered,
+                res.model.summary,
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -120,8 +154,11 @@ def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ())
         models.setdefault(r.model.summary, []).append(str(r.strategy.id))
     if len(models) > 1:
         shown = ", ".join(f"{m}: {' '.join(ids)}" for m, ids in models.items())
-        print(f"note: {path}: experiment {name!r} holds strategies run by {len(models)} models ({shown}); "
-              "its rows are kept apart by the model column, never averaged as one", file=sys.stderr)  # fmt: skip
+        print(
+            f"note: {path}: experiment {name!r} holds strategies run by {len(models)} models ({shown}); "
+            "its rows are kept apart by the model column, never averaged as one",
+            file=sys.stderr,
+        )
     atomic_write_text(path, table1_csv(rows))
     return [path]
 

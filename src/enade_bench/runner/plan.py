@@ -168,8 +168,14 @@ def template_prompt_fn(strategy: Strategy, prompts: PromptSet) -> PromptFn:
     """The prompt builder of the template prompts (:func:`~enade_bench.prompts.builder.build_prompt`)."""
 
     def build(item: WorkItem) -> PromptParts:
-        return build_prompt(item.question, item.options, strategy.method, strategy.n_examples,
-                            prompts, chain_of_thought=strategy.chain_of_thought)  # fmt: skip
+        return build_prompt(
+            item.question,
+            item.options,
+            strategy.method,
+            strategy.n_examples,
+            prompts,
+            chain_of_thought=strategy.chain_of_thought,
+        )
 
     return build
 
@@ -218,8 +224,14 @@ def plan_strategy(exp: Experiment, strategy: Strategy) -> StrategyPlan:
     """
     try:
         size = exp.config.evaluation.batch_size
-        return make_plan(exp.questions, strategy, exp.seed, AUTO_PLACEHOLDER if size == "auto" else size,
-                         exp.prompt_fn(strategy), exp.paths(strategy))  # fmt: skip
+        return make_plan(
+            exp.questions,
+            strategy,
+            exp.seed,
+            AUTO_PLACEHOLDER if size == "auto" else size,
+            exp.prompt_fn(strategy),
+            exp.paths(strategy),
+        )
     except UserError as exc:
         raise UserError(f"{strategy.id or exp.config.name}: {exc}") from None
 

@@ -100,8 +100,14 @@ def _run_strategy(exp: Experiment, plan: StrategyPlan, options: RunOptions, fit:
     items = plan.items
     todo = sum(1 for item in items if item.key not in done)
     started = time.perf_counter()
-    with tqdm(total=len(items), initial=len(items) - todo, desc=plan.label, unit="item",
-              disable=not options.progress, dynamic_ncols=True) as bar:  # fmt: skip
+    with tqdm(
+        total=len(items),
+        initial=len(items) - todo,
+        desc=plan.label,
+        unit="item",
+        disable=not options.progress,
+        dynamic_ncols=True,
+    ) as bar:
 
         def keep(records: Sequence[QuestionRecord]) -> None:
             new = [fit.mark(as_retry(r, again.get(r.key))) for r in records if r.key not in done]

@@ -177,8 +177,14 @@ def with_current_key(
             changed.append(f"{r.id} (shuffle {r.shuffle})")
             return r
         position = r.permutation.index(q.answer_index) if r.permutation else q.answer_index
-        return r.model_copy(update={"answer": q.answer, "correct": r.prediction == q.answer,
-                                    "answer_position": position, "question_hash": q.content_hash()})  # fmt: skip
+        return r.model_copy(
+            update={
+                "answer": q.answer,
+                "correct": r.prediction == q.answer,
+                "answer_position": position,
+                "question_hash": q.content_hash(),
+            }
+        )
 
     out = {key: rescored(r) for key, r in done.items()}
     if changed:

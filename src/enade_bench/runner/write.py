@@ -31,11 +31,18 @@ _UNUSED_BY = {
 }
 #: Settings that change how fast a run goes or how it reports, never a prompt or an answer.
 THROUGHPUT = (
-    "model.api.max_concurrency", "model.api.requests_per_minute", "model.api.timeout_s",
-    "model.api.max_retries", "model.api.retry_base_delay_s", "model.api.retry_max_delay_s",
-    "model.api.max_retry_after_s", "model.api.api_key", "model.hf_token", "model.training_cutoff",
+    "model.api.max_concurrency",
+    "model.api.requests_per_minute",
+    "model.api.timeout_s",
+    "model.api.max_retries",
+    "model.api.retry_base_delay_s",
+    "model.api.retry_max_delay_s",
+    "model.api.max_retry_after_s",
+    "model.api.api_key",
+    "model.hf_token",
+    "model.training_cutoff",
     "model.vllm.gpu_memory_utilization",
-)  # fmt: skip
+)
 #: Prefix of the model identity's settings (known only once the model is loaded).
 IDENTITY = "model identity."
 

@@ -76,9 +76,10 @@ class StudyConfig(StrictModel):
         default=None, description="the questions: an experiment's dataset block"
     )
     exams: list[StudyExam] | None = Field(
-        default=None, min_length=1,
+        default=None,
+        min_length=1,
         description="several exams in place of 'dataset': each a name and its dataset (and benchmark)",
-    )  # fmt: skip
+    )
     models: list[StudyModel] = Field(min_length=1)
     strategies: list[str] | None = Field(
         default=None, description="strategy or setting ids; default: the benchmark's study strategies"
@@ -115,8 +116,10 @@ class StudyConfig(StrictModel):
     @model_validator(mode="after")
     def _limit_leaves_pairs(self) -> StudyConfig:
         if self.limit == 1 and len(self.models) > 1:
-            raise ValueError("limit: 1 question leaves no pair of models to compare (a paired comparison needs "
-                             "at least 2 questions); expected 2 or more")  # fmt: skip
+            raise ValueError(
+                "limit: 1 question leaves no pair of models to compare (a paired comparison needs "
+                "at least 2 questions); expected 2 or more"
+            )
         return self
 
     @model_validator(mode="after")

@@ -56,8 +56,14 @@ def _lost(task: ModelTask, why: str) -> TaskOutcome:
         seconds = max(0.0, time.time() - path.stat().st_mtime)
     except (OSError, ValueError):
         return TaskOutcome(task.label, error=error)  # lost before it started
-    return TaskOutcome(task.label, error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
-                       worker=worker, node=node, device=device, seconds=seconds)  # fmt: skip
+    return TaskOutcome(
+        task.label,
+        error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
+        worker=worker,
+        node=node,
+        device=device,
+        seconds=seconds,
+    )
 
 
 def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> list[TaskOutcome]:
@@ -110,8 +116,11 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     left = {t.label: t.unfinished() for t in tasks}
     todo = [t for t in left.values() if t is not None]
     merged = settings.type == "local" and len(by_model(todo)) < len(todo)
-    lines = [f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}, longest first"
-             + (" (local: a model's tasks run one after the other, one load)" if merged else "") + ":"]  # fmt: skip
+    lines = [
+        f"{len(tasks)} task(s), {len(todo)} to run, on executor {settings.type}, longest first"
+        + (" (local: a model's tasks run one after the other, one load)" if merged else "")
+        + ":"
+    ]
     max_jobs = getattr(settings, "max_jobs", None)
     chains = [u for u in plan_units(lpt_order(todo), settings.type == "local", max_jobs) if "+" in u.exam]
     executor = make_executor(settings, output)
@@ -125,11 +134,15 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
                     f"{task.label}: finished ({len(task.runs)} run(s) on disk): not loaded, nothing asked"
                 )
                 continue
-            lines.append(f"{task.label}: {task_cost(part)}; {len(part.runs)} run(s), {part.planned} item(s) "
-                         f"-> {executor.describe(part)}")  # fmt: skip
+            lines.append(
+                f"{task.label}: {task_cost(part)}; {len(part.runs)} run(s), {part.planned} item(s) "
+                f"-> {executor.describe(part)}"
+            )
             lines += [f"  {run.description}" for run in part.runs]
-        lines += [f"{c.label}: one job, one load (a chain under max_jobs: {max_jobs}) -> {executor.describe(c)}"
-                  for c in chains]  # fmt: skip
+        lines += [
+            f"{c.label}: one job, one load (a chain under max_jobs: {max_jobs}) -> {executor.describe(c)}"
+            for c in chains
+        ]
     finally:
         executor.close()
     return lines

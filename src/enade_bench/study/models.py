@@ -64,8 +64,10 @@ def one_copy(model: ModelConfig) -> str | None:
     vllm = model.vllm if model.type == "vllm" else None
     if vllm is None or vllm.data_parallel_size == 1:
         return None
-    return (f"model.vllm.data_parallel_size: {vllm.data_parallel_size}, but a study task runs one model copy "
-            "(one vLLM engine in one process); expected 1: the study's executor runs the tasks in parallel")  # fmt: skip
+    return (
+        f"model.vllm.data_parallel_size: {vllm.data_parallel_size}, but a study task runs one model copy "
+        "(one vLLM engine in one process); expected 1: the study's executor runs the tasks in parallel"
+    )
 
 
 def prompts_block(block: PromptsConfig | None, source: Path) -> JsonObject | None:
@@ -125,10 +127,22 @@ def model_parts(entry: StudyModel, index: int, study_path: Path, entry_prompts: 
     (``entry_prompts``; else the exam's default prompt).
     """
     if entry.model is not None:
-        return ModelParts(str(entry.name), entry.model.model_dump(mode="python"),
-                          prompts_block(entry.prompts, study_path), entry.batch_size, None, study_path)  # fmt: skip
+        return ModelParts(
+            str(entry.name),
+            entry.model.model_dump(mode="python"),
+            prompts_block(entry.prompts, study_path),
+            entry.batch_size,
+            None,
+            study_path,
+        )
     exp = read_model_config(entry, index, study_path)
     source = resolve_input(str(entry.config), study_path).resolve()
     own = exp.prompts if "prompts" in exp.model_fields_set else entry.prompts if entry_prompts else None
-    return ModelParts(entry.name or exp.name, exp.model.model_dump(mode="python"), prompts_block(own, source),
-                      entry.batch_size or exp.evaluation.batch_size, exp, source)  # fmt: skip
+    return ModelParts(
+        entry.name or exp.name,
+        exp.model.model_dump(mode="python"),
+        prompts_block(own, source),
+        entry.batch_size or exp.evaluation.batch_size,
+        exp,
+        source,
+    )

@@ -174,8 +174,13 @@ def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> li
     if max_jobs is None or len(ordered) <= max_jobs:
         return list(ordered)
     spans = {t.label: task_seconds(t) for t in ordered}  # once per task: its tokens walk all its items
-    chains = chain(ordered, max_jobs, lambda t: spans[t.label][0], lambda t: spans[t.label][1],
-                   lambda t: t.model or t.label)  # fmt: skip
+    chains = chain(
+        ordered,
+        max_jobs,
+        lambda t: spans[t.label][0],
+        lambda t: spans[t.label][1],
+        lambda t: t.model or t.label,
+    )
     exams = ["+".join(t.exam for t in group) for group in chains]
     return [
         joined(group, f"{group[0].model}.{exam}", exam) for group, exam in zip(chains, exams, strict=True)

@@ -29,8 +29,13 @@ class StudyProgress:
     failed or was lost is named through ``alert`` (default ``log``) as soon as it ends: the
     command shows those lines under ``--quiet`` too."""
 
-    def __init__(self, tasks: Sequence[ModelTask], log: Callable[[str], None], bar: bool,
-                 alert: Callable[[str], None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        tasks: Sequence[ModelTask],
+        log: Callable[[str], None],
+        bar: bool,
+        alert: Callable[[str], None] | None = None,
+    ) -> None:
         self.tasks = list(tasks)
         self.log = log
         self.alert = alert or log
@@ -54,8 +59,9 @@ class StudyProgress:
         self._thread.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:  # fmt: skip
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         self._thread.join()
         self.poll()

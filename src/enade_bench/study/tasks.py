@@ -108,8 +108,10 @@ def finished(run: TaskRun) -> bool:
         if not results.is_file() or not path.is_file() or results.stat().st_mtime < path.stat().st_mtime:
             return False
         try:
-            raw = with_current_fields(IntermediateLog(path, log_key(exp, plan.strategy, with_model=False))
-                                      .load(write=False), exp.questions)  # fmt: skip
+            raw = with_current_fields(
+                IntermediateLog(path, log_key(exp, plan.strategy, with_model=False)).load(write=False),
+                exp.questions,
+            )
             logged = with_current_key(raw, exp.questions, path)
         except UserError:
             return False
@@ -295,8 +297,10 @@ def _run_task(
     outcome = TaskOutcome(task.label, worker=worker, node=node, device=device)
     start = time.perf_counter()
     if not task.output.is_dir():
-        outcome.error = (f"the study folder {task.output} is not visible on node {node}; "
-                         "put it on a filesystem every node shares")  # fmt: skip
+        outcome.error = (
+            f"the study folder {task.output} is not visible on node {node}; "
+            "put it on a filesystem every node shares"
+        )
         return outcome
     backend: Backend | None = None
     try:

@@ -70,8 +70,13 @@ class FakeServer:
             def _serve(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                req = Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
-                              body, time.monotonic())  # fmt: skip
+                req = Request(
+                    self.command,
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    time.monotonic(),
+                )
                 with outer._lock:
                     outer.requests.append(req)
                 reply = outer.handler(req)
@@ -139,11 +144,20 @@ def user_text_openai(body: dict[str, Any]) -> str:
 
 def openai_completion(content: str | None, model: str = "gpt-4o-mini", refusal: str | None = None) -> dict:
     return {
-        "id": "chatcmpl-123", "object": "chat.completion", "created": 1700000000, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": refusal},
-                     "logprobs": None, "finish_reason": "stop"}],
+        "id": "chatcmpl-123",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
         "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23},
-    }  # fmt: skip
+    }
 
 
 def openai_error(
@@ -154,10 +168,15 @@ def openai_error(
 
 def anthropic_message(text: str, stop_reason: str = "end_turn") -> dict:
     return {
-        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-        "content": [{"type": "text", "text": text}] if text else [], "stop_reason": stop_reason,
-        "stop_sequence": None, "usage": {"input_tokens": 20, "output_tokens": 3},
-    }  # fmt: skip
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": text}] if text else [],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 20, "output_tokens": 3},
+    }
 
 
 def anthropic_error(status: int, kind: str, message: str) -> Reply:
@@ -184,8 +203,9 @@ def gemini_user_text(body: dict[str, Any]) -> str:
 
 
 # -- configs -----------------------------------------------------------------------------
-def write_config(tmp: Path, api: dict[str, Any], evaluation: dict[str, Any] | None = None,
-                 name: str = "api_test") -> Path:  # fmt: skip
+def write_config(
+    tmp: Path, api: dict[str, Any], evaluation: dict[str, Any] | None = None, name: str = "api_test"
+) -> Path:
     """An experiment YAML on the demo questions with the given ``model.api`` block."""
     cfg = {
         "name": name,

@@ -46,11 +46,19 @@ class LocalOpenAIServer(FakeServer):
         if max_tokens <= 0:
             return [], [], "length"
         out = self.model.generate(
-            input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-            do_sample=False, max_new_tokens=max_tokens, output_logits=True, return_dict_in_generate=True,
-            pad_token_id=self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id,
-            top_p=None, top_k=None, temperature=None,
-        )  # fmt: skip
+            input_ids=torch.tensor([ids]),
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+            do_sample=False,
+            max_new_tokens=max_tokens,
+            output_logits=True,
+            return_dict_in_generate=True,
+            pad_token_id=self.tok.pad_token_id
+            if self.tok.pad_token_id is not None
+            else self.tok.eos_token_id,
+            top_p=None,
+            top_k=None,
+            temperature=None,
+        )
         eos = self.model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos])
         new: list[int] = []
@@ -65,26 +73,54 @@ class LocalOpenAIServer(FakeServer):
     # -- endpoints ------------------------------------------------------------------------------
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         cont = bool(body.get("continue_final_message"))
-        text = self.tok.apply_chat_template(body["messages"], tokenize=False, continue_final_message=cont,
-                                            add_generation_prompt=body.get("add_generation_prompt", not cont))  # fmt: skip
+        text = self.tok.apply_chat_template(
+            body["messages"],
+            tokenize=False,
+            continue_final_message=cont,
+            add_generation_prompt=body.get("add_generation_prompt", not cont),
+        )
         ids = self.tok(text, add_special_tokens=False)["input_ids"]
         new, rows, finish = self._greedy(ids, int(body.get("max_tokens") or 16))
         logprobs = None
         if body.get("logprobs"):
             k = int(body.get("top_logprobs") or 0)
-            logprobs = {"content": [
-                {"token": self.tok.decode([t]), "logprob": float(row[t]), "bytes": None,
-                 "top_logprobs": [{"token": s, "logprob": v, "bytes": None} for s, v in self._tops(row, k)]}
-                for t, row in zip(new, rows, strict=True)], "refusal": None}  # fmt: skip
+            logprobs = {
+                "content": [
+                    {
+                        "token": self.tok.decode([t]),
+                        "logprob": float(row[t]),
+                        "bytes": None,
+                        "top_logprobs": [
+                            {"token": s, "logprob": v, "bytes": None} for s, v in self._tops(row, k)
+                        ],
+                    }
+                    for t, row in zip(new, rows, strict=True)
+                ],
+                "refusal": None,
+            }
         return {
-            "id": "chatcmpl-local", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-local",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": self.model_name,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.tok.decode(new,
-                         skip_special_tokens=True), "refusal": None}, "logprobs": logprobs,
-                         "finish_reason": finish}],
-            "usage": {"prompt_tokens": len(ids), "completion_tokens": len(new),
-                      "total_tokens": len(ids) + len(new)},
-        }  # fmt: skip
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": self.tok.decode(new, skip_special_tokens=True),
+                        "refusal": None,
+                    },
+                    "logprobs": logprobs,
+                    "finish_reason": finish,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": len(ids),
+                "completion_tokens": len(new),
+                "total_tokens": len(ids) + len(new),
+            },
+        }
 
     def _completion_choice(self, index: int, prompt: str, body: dict[str, Any]) -> dict[str, Any]:
         ids = self.tok(prompt)["input_ids"]
@@ -107,18 +143,23 @@ class LocalOpenAIServer(FakeServer):
             offsets.append(pos)
             pos += len(token)
         text = (prompt if echo else "") + self.tok.decode(new, skip_special_tokens=True)
-        logprobs = None if k is None else {"tokens": tokens, "token_logprobs": values,
-                                           "top_logprobs": tops, "text_offset": offsets}  # fmt: skip
+        logprobs = (
+            None
+            if k is None
+            else {"tokens": tokens, "token_logprobs": values, "top_logprobs": tops, "text_offset": offsets}
+        )
         return {"index": index, "text": text, "logprobs": logprobs, "finish_reason": finish}
 
     def _completions(self, body: dict[str, Any]) -> dict[str, Any]:
         prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
         return {
-            "id": "cmpl-local", "object": "text_completion", "created": int(time.time()),
+            "id": "cmpl-local",
+            "object": "text_completion",
+            "created": int(time.time()),
             "model": self.model_name,
             "choices": [self._completion_choice(i, p, body) for i, p in enumerate(prompts)],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }  # fmt: skip
+        }
 
     def _route(self, req: Request) -> Reply:
         with self._model_lock:

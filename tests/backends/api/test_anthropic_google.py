@@ -36,8 +36,15 @@ def test_anthropic_generation_end_to_end(tmp_path: Path) -> None:
         return Reply(200, anthropic_message(answer_for(body["messages"][0]["content"])))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "anthropic", "model": "claude-sonnet-4-6",
-                                      "api_key": FAKE_KEY, "base_url": server.url})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-6",
+                "api_key": FAKE_KEY,
+                "base_url": server.url,
+            },
+        )
         (result,) = run_config(cfg, RunOptions(progress=False, limit=3)).results
     posts = server.posts("/v1/messages")
     assert len(posts) == 3
@@ -62,8 +69,14 @@ def test_anthropic_overloaded_is_retried_refusal_and_400_are_recorded() -> None:
         return replies.pop(0)
 
     with FakeServer(handler) as server:
-        cfg = ApiConfig(provider="anthropic", model="m", api_key=FAKE_KEY, base_url=server.url,
-                        retry_base_delay_s=0.01, max_concurrency=1)  # fmt: skip
+        cfg = ApiConfig(
+            provider="anthropic",
+            model="m",
+            api_key=FAKE_KEY,
+            base_url=server.url,
+            retry_base_delay_s=0.01,
+            max_concurrency=1,
+        )
         backend = create_api_backend(cfg)
         ok, refused, bad = (backend.generate([PROMPT], GREEDY)[0] for _ in range(3))
     assert ok.texts == ["Resposta: B"] and ok.error is None
@@ -77,9 +90,11 @@ def test_gemini_generation_end_to_end(tmp_path: Path) -> None:
         return Reply(200, gemini_response(answer_for(gemini_user_text(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "google", "model": "gemini-2.5-flash", "api_key": FAKE_KEY,
-                                      "base_url": server.url},
-                           {"temperature": 0.5, "n_samples": 2})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "google", "model": "gemini-2.5-flash", "api_key": FAKE_KEY, "base_url": server.url},
+            {"temperature": 0.5, "n_samples": 2},
+        )
         (result,) = run_config(cfg, RunOptions(progress=False, limit=2)).results
     posts = server.posts(":generateContent")
     assert len(posts) == 4
@@ -108,8 +123,14 @@ def test_gemini_errors() -> None:
         return replies.pop(0)
 
     with FakeServer(handler) as server:
-        cfg = ApiConfig(provider="google", model="gemini-2.5-flash", api_key=FAKE_KEY, base_url=server.url,
-                        retry_base_delay_s=0.01, max_concurrency=1)  # fmt: skip
+        cfg = ApiConfig(
+            provider="google",
+            model="gemini-2.5-flash",
+            api_key=FAKE_KEY,
+            base_url=server.url,
+            retry_base_delay_s=0.01,
+            max_concurrency=1,
+        )
         backend = create_api_backend(cfg)
         ok, blocked, unsafe, bad = (backend.generate([PROMPT], GREEDY)[0] for _ in range(4))
     assert ok.texts == ["Resposta: C"]

@@ -85,8 +85,16 @@ def test_a_success_between_refusals_keeps_the_run_going(tmp_path: Path) -> None:
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "9", "--quiet"]) == EXIT_ERRORS
         assert len(server.posts()) == 9
     errors = [r for r in _records(tmp_path) if r["error"]]
@@ -95,8 +103,10 @@ def test_a_success_between_refusals_keeps_the_run_going(tmp_path: Path) -> None:
 
 def test_errors_are_asked_again_up_to_the_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with FakeServer(lambda req: openai_error(400, "Invalid request.")) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         for _ in range(MAX_ATTEMPTS):
             assert main(["run", str(cfg), "--limit", "1", "--quiet"]) == EXIT_ERRORS
         assert len(server.posts()) == MAX_ATTEMPTS
@@ -110,14 +120,18 @@ def test_errors_are_asked_again_up_to_the_limit(tmp_path: Path, capsys: pytest.C
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
-        (Reply(200, raw=b'{"id": "chatcmpl-1", "choices": [{"ind', content_type="application/json"),
-         "body is not complete JSON"),
-        (Reply(200, raw=b"<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
-         "body is not JSON ('<html>"),
+        (
+            Reply(200, raw=b'{"id": "chatcmpl-1", "choices": [{"ind', content_type="application/json"),
+            "body is not complete JSON",
+        ),
+        (
+            Reply(200, raw=b"<html><body>502 Bad Gateway</body></html>", content_type="text/html"),
+            "body is not JSON ('<html>",
+        ),
         (Reply(200, {**openai_completion("x"), "choices": []}), "empty response (no choices)"),
     ],
     ids=["truncated-json", "html-200", "empty-choices"],
-)  # fmt: skip
+)
 def test_malformed_replies_are_tried_twice_then_recorded(
     reply: Reply, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -134,8 +148,16 @@ def test_malformed_replies_are_tried_twice_then_recorded(
         return Reply(200, openai_completion(answer_for(text)))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == EXIT_ERRORS
         err = capsys.readouterr().err
         assert "Traceback" not in err and reason in err
@@ -159,8 +181,10 @@ def test_an_answer_is_logged_even_when_its_extraction_fails(tmp_path: Path) -> N
         raise ValueError("extractor bug")
 
     with FakeServer(lambda req: Reply(200, openai_completion("Resposta: B"))) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         options = RunOptions(progress=False, limit=2)
         _, exp = load_experiment(cfg, options)
         exp = dataclasses.replace(load_backend(exp, options), extract_fn=boom)  # type: ignore[arg-type]

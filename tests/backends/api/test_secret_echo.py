@@ -40,8 +40,15 @@ def _b64(text: str) -> str:
 
 def forms(secret: str) -> set[str]:
     """Every form checked: literal, percent-encoded, base64 (whole, in ``Basic user:…``), 12-char pieces."""
-    out = {secret, quote(secret, safe=""), quote_plus(secret), _b64(secret), _b64(secret).rstrip("="),
-           _b64(f"user:{secret}"), base64.urlsafe_b64encode(secret.encode()).decode()}  # fmt: skip
+    out = {
+        secret,
+        quote(secret, safe=""),
+        quote_plus(secret),
+        _b64(secret),
+        _b64(secret).rstrip("="),
+        _b64(f"user:{secret}"),
+        base64.urlsafe_b64encode(secret.encode()).decode(),
+    }
     for text in (secret, quote(secret, safe=""), quote_plus(secret)):  # any 12 characters of one
         out |= {text[i : i + 12] for i in range(len(text) - 11)}
     return out
@@ -55,8 +62,10 @@ def echo_body(req: Request) -> str:
     auth = req.headers.get("authorization", "")
     query = urlsplit(req.path).query
     token = parse_qs(query).get("api_key", [""])[0]
-    return (f"denied; headers: authorization={auth}; query={query}; "
-            f"proxy: Authorization: Basic {_b64('user:' + token)} key_b64={_b64(KEY)}")  # fmt: skip
+    return (
+        f"denied; headers: authorization={auth}; query={query}; "
+        f"proxy: Authorization: Basic {_b64('user:' + token)} key_b64={_b64(KEY)}"
+    )
 
 
 class EchoServer(FakeServer):
@@ -85,16 +94,26 @@ def test_no_form_of_a_secret_in_stderr_results_log_or_report(
     monkeypatch.setenv("ENADE_ECHO_KEY", KEY)
     with EchoServer() as server:
         base_url = server.url + "/v1?api_key=" + quote(TOKEN, safe="") + "&api-version=2024-10-21"
-        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": "${ENADE_ECHO_KEY}",
-                                    "base_url": base_url, "max_concurrency": 1, "max_retries": 1})  # fmt: skip
+        cfg = api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "api_key": "${ENADE_ECHO_KEY}",
+                "base_url": base_url,
+                "max_concurrency": 1,
+                "max_retries": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "6"]) == 3  # two questions refused (requests 3 and 6)
         assert main(["run", str(cfg), "--limit", "6"]) == 0  # resumed: both asked again, answered
         posts = server.posts()
     # the key went as the Bearer key (expanded from ${ENADE_ECHO_KEY}), the query as a query
     assert {p.headers["authorization"] for p in posts} == {f"Bearer {KEY}"}
     assert {urlsplit(p.path).path for p in posts} == {"/v1/chat/completions"}
-    assert all(parse_qs(urlsplit(p.path).query) == {"api_key": [TOKEN], "api-version": ["2024-10-21"]}
-               for p in posts)  # fmt: skip
+    assert all(
+        parse_qs(urlsplit(p.path).query) == {"api_key": [TOKEN], "api-version": ["2024-10-21"]} for p in posts
+    )
     assert len(posts) == 8
     out = tmp_path / "out"
     result = json.loads((out / "api_test_results.json").read_text(encoding="utf-8"))
@@ -105,8 +124,12 @@ def test_no_form_of_a_secret_in_stderr_results_log_or_report(
     err = capsys.readouterr().err
     assert "HTTP 400 (invalid_request_error)" in err and "denied" not in err
     written = [p for folder in (out, tmp_path / "report") for p in folder.rglob("*") if p.is_file()]
-    assert {p.name for p in written} >= {"api_test_results.json", "api_test_summary.csv", "index.html",
-                                          "api_test_intermediate.jsonl"}  # fmt: skip
+    assert {p.name for p in written} >= {
+        "api_test_results.json",
+        "api_test_summary.csv",
+        "index.html",
+        "api_test_intermediate.jsonl",
+    }
     found = {p.name: leaks(p.read_bytes().decode("utf-8", "replace")) for p in written}
     assert {name: f for name, f in found.items() if f} == {}
     assert leaks(err) == set()
@@ -122,8 +145,16 @@ def test_a_refusal_streak_echoing_the_key_stops_with_one_masked_line(
 
     with FakeServer(refuse) as server:
         base_url = server.url + "/v1?api_key=" + quote(TOKEN, safe="")
-        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": KEY,
-                                    "base_url": base_url, "max_concurrency": 1})  # fmt: skip
+        cfg = api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "api_key": KEY,
+                "base_url": base_url,
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "4", "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "refused" in err[0]
@@ -166,16 +197,27 @@ def test_a_results_file_made_elsewhere_shows_no_secret_in_the_report(
 ) -> None:
     """An older version (or another program) wrote the key and a URL's password into the file."""
     with EchoServer() as server:
-        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": KEY,
-                                    "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "api_key": KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "2", "--quiet"]) == 0
     forget_all()  # the report runs in a process that never saw these secrets
     live, password = "sk-live-0123456789abcdefghijklmn", "hunter2pass"
     path = tmp_path / "out" / "api_test_results.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     api = data["config"]["model"]["api"]
-    api.update(api_key=live, base_url=f"http://bob:{password}@gateway.example/v1",
-               extra_params={"password": "p4ssw0rd-xyz", "client_secret": "cs-0123456789"})  # fmt: skip
+    api.update(
+        api_key=live,
+        base_url=f"http://bob:{password}@gateway.example/v1",
+        extra_params={"password": "p4ssw0rd-xyz", "client_secret": "cs-0123456789"},
+    )
     data["records"][0]["error_history"] = [
         f"HTTP 401: sent Authorization: Basic {_b64('bob:' + password)}, Bearer {live}"
     ]

@@ -106,8 +106,17 @@ def test_no_echoed_form_reaches_a_file_the_log_or_stderr(
     n = 2 * len(FORMS)
     with FormsServer() as server:
         base_url = server.url + "/v1?subscription-key=${SUBKEY}&code=${FUNC_CODE}"
-        cfg = api_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": "${ENADE_FORMS_KEY}",
-                                    "base_url": base_url, "max_concurrency": 1, "max_retries": 0})  # fmt: skip
+        cfg = api_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "api_key": "${ENADE_FORMS_KEY}",
+                "base_url": base_url,
+                "max_concurrency": 1,
+                "max_retries": 0,
+            },
+        )
         status = main(["run", str(cfg), "--limit", str(n)])
         posts = server.posts()
         port = urlsplit(server.url).port
@@ -147,9 +156,14 @@ def test_each_form_is_recognised(name: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["HTTP 400: the request is invalid", "Resposta: C", "sha256 " + "ab" * 32, "Basic information about it",
-     base64.b64encode(b"an ordinary sentence, encoded").decode()],
-)  # fmt: skip
+    [
+        "HTTP 400: the request is invalid",
+        "Resposta: C",
+        "sha256 " + "ab" * 32,
+        "Basic information about it",
+        base64.b64encode(b"an ordinary sentence, encoded").decode(),
+    ],
+)
 def test_ordinary_text_is_not_withheld(text: str) -> None:
     assert not holds_secret(text, [KEY, SUBKEY, CODE])
 

@@ -28,9 +28,18 @@ from enade_bench.cli.main import main
 
 
 def _rate_limit(retry_after: str) -> Reply:
-    return Reply(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
-                                 "param": None, "code": "rate_limit_exceeded"}},
-                 {"retry-after": retry_after})  # fmt: skip
+    return Reply(
+        429,
+        {
+            "error": {
+                "message": "Rate limit reached for requests",
+                "type": "requests",
+                "param": None,
+                "code": "rate_limit_exceeded",
+            }
+        },
+        {"retry-after": retry_after},
+    )
 
 
 @pytest.fixture
@@ -43,9 +52,13 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 @pytest.mark.parametrize(("cap", "expected"), [(None, 120.0), (30, 30.0)])
 @pytest.mark.parametrize("quiet", [False, True])
 def test_long_waits_print_one_line_each_and_retry_after_is_capped(
-    cap: float | None, expected: float, quiet: bool, waits: list[float], tmp_path: Path,
+    cap: float | None,
+    expected: float,
+    quiet: bool,
+    waits: list[float],
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     script = [_rate_limit("1"), _rate_limit("7"), _rate_limit("3600")]
     lock = threading.Lock()
 
@@ -55,8 +68,14 @@ def test_long_waits_print_one_line_each_and_retry_after_is_capped(
         return reply or Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
 
     with FakeServer(handler) as server:
-        api = {"provider": "openai", "model": "m", "api_key": FAKE_KEY, "base_url": server.url + "/v1",
-               "max_concurrency": 1, **({"max_retry_after_s": cap} if cap is not None else {})}  # fmt: skip
+        api = {
+            "provider": "openai",
+            "model": "m",
+            "api_key": FAKE_KEY,
+            "base_url": server.url + "/v1",
+            "max_concurrency": 1,
+            **({"max_retry_after_s": cap} if cap is not None else {}),
+        }
         cfg = write_config(tmp_path, api)
         assert main(["run", str(cfg), "--limit", "1", *(["--quiet"] if quiet else [])]) == 0
         assert len(server.posts()) == 4
@@ -87,9 +106,18 @@ def test_a_hung_server_is_visible(
     threshold 0.2 s for 5 s); after ``max_retries`` the run stops with one error line."""
     monkeypatch.setattr(resilience, "SPEAK_AFTER_S", 0.2)
     with FakeServer(lambda req: Reply(200, openai_completion("Resposta: A"), delay=1.0)) as server:
-        cfg = write_config(tmp_path, {"provider": "openai", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "timeout_s": 0.3, "max_retries": 2,
-                                      "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "timeout_s": 0.3,
+                "max_retries": 2,
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "1"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 3, lines

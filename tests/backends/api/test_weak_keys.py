@@ -53,8 +53,16 @@ def test_made_up_keys_keep_every_prediction_and_the_folder_readable(
     for key in ("resposta", "accuracy", "prediction", "Medicina"):  # an answer word, fields, a course
         (tmp_path / key).mkdir()
         with _echo(key) as server:
-            cfg = write_config(tmp_path / key, {"provider": "openai_compatible", "model": "m", "api_key": key,
-                                                "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+            cfg = write_config(
+                tmp_path / key,
+                {
+                    "provider": "openai_compatible",
+                    "model": "m",
+                    "api_key": key,
+                    "base_url": server.url + "/v1",
+                    "max_concurrency": 1,
+                },
+            )
             assert main(["run", str(cfg), "--limit", "3", "--quiet"]) == 0
             assert {p.headers["authorization"] for p in server.posts()} == {f"Bearer {key}"}  # still sent
         out = tmp_path / key / "out"
@@ -79,8 +87,16 @@ def test_made_up_keys_keep_every_prediction_and_the_folder_readable(
 
 def test_a_strong_key_echoed_in_an_answer_is_withheld_after_the_answer_was_extracted(tmp_path: Path) -> None:
     with _echo(FAKE_KEY) as server:
-        cfg = write_config(tmp_path, {"provider": "openai_compatible", "model": "m", "api_key": FAKE_KEY,
-                                      "base_url": server.url + "/v1", "max_concurrency": 1})  # fmt: skip
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai_compatible",
+                "model": "m",
+                "api_key": FAKE_KEY,
+                "base_url": server.url + "/v1",
+                "max_concurrency": 1,
+            },
+        )
         assert main(["run", str(cfg), "--limit", "2", "--quiet"]) == 0
     out = tmp_path / "out"
     records = json.loads((out / "api_test_results.json").read_text(encoding="utf-8"))["records"]

@@ -23,8 +23,13 @@ def test_letter_scores_add_variants_and_floor_missing_letters() -> None:
 
 def test_echo_drops_generated_tail_even_with_replacement_characters() -> None:
     prompt = "Resposta: ç"
-    choice = {"text": prompt + " B", "logprobs": {"tokens": ["Res", "posta", ":", " \ufffd", "\ufffd", " B"],
-                                                   "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0, -5.0]}}  # fmt: skip
+    choice = {
+        "text": prompt + " B",
+        "logprobs": {
+            "tokens": ["Res", "posta", ":", " \ufffd", "\ufffd", " B"],
+            "token_logprobs": [None, -1.0, -2.0, -3.0, -4.0, -5.0],
+        },
+    }
     tokens, values = echo_tokens(choice, prompt)
     assert tokens == ["Res", "posta", ":", " \ufffd", "\ufffd"] and values[-1] == -4.0
 

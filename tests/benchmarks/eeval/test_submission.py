@@ -82,8 +82,10 @@ def test_missing_subject_is_refused(
         method="first_token",
         subjects=["primary_school_science"],
     )
-    run_config(config, RunOptions(strategies=["ao0"], progress=False,
-                                      backend_factory=lambda c: FixedLetterBackend("A")))  # fmt: skip
+    run_config(
+        config,
+        RunOptions(strategies=["ao0"], progress=False, backend_factory=lambda c: FixedLetterBackend("A")),
+    )
     assert main(["eeval", "submit", str(tmp_path), "--out", str(tmp_path / "s.json")]) == 2
     assert "subject(s) missing" in _one_error_line(capsys)
 

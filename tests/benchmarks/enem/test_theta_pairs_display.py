@@ -49,17 +49,31 @@ def _exam(per_shuffle: pd.DataFrame) -> ExamAnalysis:
     """An analysed exam with only what the θ-pairs step reads: each model × shuffle θ."""
     empty = pd.DataFrame()
     items = ItemParams(("i1",), np.array([1.0]), np.array([0.0]), np.array([0.0]))
-    return ExamAnalysis(ExamFile(2022, "MT", 1082), 1082, items, empty, empty, per_shuffle, empty, empty,
-                        empty, empty, empty, language="pt-br")  # fmt: skip
+    return ExamAnalysis(
+        ExamFile(2022, "MT", 1082),
+        1082,
+        items,
+        empty,
+        empty,
+        per_shuffle,
+        empty,
+        empty,
+        empty,
+        empty,
+        empty,
+        language="pt-br",
+    )
 
 
 def test_step_writes_the_adjusted_and_unadjusted_intervals(tmp_path: Path) -> None:
     """Five models, ten shared shuffles: paired pairs, Holm's simultaneous statements in the CSV, table and notes."""
     rng = np.random.default_rng(12)
     shared = rng.normal(0, 0.3, 10)
-    rows = [{"respondent": m, "shuffle": k, "theta": mu + shared[k] + rng.normal(0, 0.1)}
-            for m, mu in (("a", 0.0), ("b", 0.02), ("c", 0.1), ("d", 0.5), (RANDOM, -2.0))
-            for k in range(10)]  # fmt: skip
+    rows = [
+        {"respondent": m, "shuffle": k, "theta": mu + shared[k] + rng.normal(0, 0.1)}
+        for m, mu in (("a", 0.0), ("b", 0.02), ("c", 0.1), ("d", 0.5), (RANDOM, -2.0))
+        for k in range(10)
+    ]
     section = theta_pairs_step(EnemAnalysis([], [_exam(pd.DataFrame(rows))]), tmp_path)
     data = section.files["theta_pairs.csv"]
     assert len(data) == 6 and (data["pairing"] == "shuffle").all() and (data["adjust"] == "holm").all()

@@ -41,8 +41,16 @@ ANTHROPIC_STATUS = {
     "overloaded_error": 529,
 }
 #: The ``status`` a live Gemini error names for each HTTP code (batch results carry the code only).
-GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}  # fmt: skip
+GEMINI_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
 #: Anthropic error types that will fail again if the request is resent.
 ANTHROPIC_PERMANENT = frozenset(
     {

@@ -84,13 +84,15 @@ def make_sdk_client(cfg: ApiConfig, key: str) -> Any:
     if cfg.provider in OPENAI_FAMILY:
         import openai  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        return openai.OpenAI(api_key=key, base_url=endpoint.url, default_query=query, max_retries=0,
-                             timeout=cfg.timeout_s)  # fmt: skip
+        return openai.OpenAI(
+            api_key=key, base_url=endpoint.url, default_query=query, max_retries=0, timeout=cfg.timeout_s
+        )
     if cfg.provider == "anthropic":
         import anthropic  # noqa: PLC0415 (optional or heavy dependency, imported at use)
 
-        return anthropic.Anthropic(api_key=key, base_url=endpoint.url, default_query=query, max_retries=0,
-                                   timeout=cfg.timeout_s)  # fmt: skip
+        return anthropic.Anthropic(
+            api_key=key, base_url=endpoint.url, default_query=query, max_retries=0, timeout=cfg.timeout_s
+        )
     if cfg.provider == "google":
         from google import genai  # noqa: PLC0415 (optional or heavy dependency, imported at use)
         from google.genai import types  # noqa: PLC0415 (optional or heavy dependency, imported at use)

@@ -75,8 +75,10 @@ def prepare_eeval(cfg: ExperimentConfig, source: Path, options: RunOptions) -> E
             f"{source}: dataset.sample (--sample): E-EVAL keeps its subjects whole; use --limit N per subject"
         )
     base = input_base(cfg.dataset.path, source)
-    data = load_eeval(cfg.dataset.model_copy(update={"path": str(base / cfg.dataset.path) if base else cfg.dataset.path}),
-                      limit_per_subject=options.limit)  # fmt: skip
+    data = load_eeval(
+        cfg.dataset.model_copy(update={"path": str(base / cfg.dataset.path) if base else cfg.dataset.path}),
+        limit_per_subject=options.limit,
+    )
     if cfg.prompts.preset is not None:
         raise UserError(
             f"{source}: prompts.preset: E-EVAL ships one prompt set; use prompts.dir for your own"

@@ -117,8 +117,10 @@ def handle_submit(args: argparse.Namespace) -> int:
         fill_unanswered=args.fill_unanswered,
     )
     n = sum(len(v) for v in submission.values())
-    print(f"wrote {args.out}: {n} predictions, {len(submission)} subjects "
-          f"({found.result.experiment}, {found.result.strategy.id})")  # fmt: skip
+    print(
+        f"wrote {args.out}: {n} predictions, {len(submission)} subjects "
+        f"({found.result.experiment}, {found.result.strategy.id})"
+    )
     return 0
 
 

@@ -126,8 +126,9 @@ def subjects_csv(summary: SubjectSummary) -> str:
     writer = SafeWriter(buffer)
     writer.writerow(["group", "key", "name_en", "name_zh", "level", "n", "correct", "accuracy"])
     for key, row in summary.by_subject.items():
-        writer.writerow(["subject", key, row.name_en, row.name_zh, row.level, row.n,
-                         row.correct, f"{row.accuracy:.4f}"])  # fmt: skip
+        writer.writerow(
+            ["subject", key, row.name_en, row.name_zh, row.level, row.n, row.correct, f"{row.accuracy:.4f}"]
+        )
     for level, cell in summary.by_level.items():
         writer.writerow(["level", level, "", "", level, cell.n, cell.correct, f"{cell.accuracy:.4f}"])
     o = summary.overall
@@ -230,7 +231,13 @@ def leaderboard_csv(rows: Sequence[LeaderboardRow]) -> str:
     writer.writerow(["experiment", "model", *columns, "average", *(f"n_{c}" for c in columns)])
     for r in rows:
         values = [r.scores.get(c) for c in columns]
-        writer.writerow([r.experiment, r.model, *("" if v is None else f"{v:.4f}" for v in values),
-                         "" if r.average is None else f"{r.average:.4f}",
-                         *(r.n.get(c, "") for c in columns)])  # fmt: skip
+        writer.writerow(
+            [
+                r.experiment,
+                r.model,
+                *("" if v is None else f"{v:.4f}" for v in values),
+                "" if r.average is None else f"{r.average:.4f}",
+                *(r.n.get(c, "") for c in columns),
+            ]
+        )
     return buffer.getvalue()

@@ -269,6 +269,18 @@ def _analyse_exam(
     attrs.index = list(items.item_ids)
     tests = attribute_tests(di.set_index("item_id").loc[list(items.item_ids), "poor"].to_numpy(), attrs)
     return ExamAnalysis(
-        exam, linked.booklet, items, questions, pd.concat([tidy, guesses], ignore_index=True), per_shuffle, summary,
-        humans, di, tests, information_curve(items), names, language, linked,
-    )  # fmt: skip
+        exam,
+        linked.booklet,
+        items,
+        questions,
+        pd.concat([tidy, guesses], ignore_index=True),
+        per_shuffle,
+        summary,
+        humans,
+        di,
+        tests,
+        information_curve(items),
+        names,
+        language,
+        linked,
+    )

@@ -28,8 +28,18 @@ def _scatter_models(ax: plt.Axes, exam: ExamAnalysis, y: str) -> None:
         yerr = [[max(r[f"{y}_mean"] - r[f"{y}_low"], 0)], [max(r[f"{y}_high"] - r[f"{y}_mean"], 0)]]
         if not np.isfinite(r[f"{y}_mean"]):
             continue
-        ax.errorbar(r["theta_mean"], r[f"{y}_mean"], xerr=xerr, yerr=yerr, fmt=marker, color="black",
-                    markerfacecolor="white", markersize=7, capsize=2, label=r["respondent"])  # fmt: skip
+        ax.errorbar(
+            r["theta_mean"],
+            r[f"{y}_mean"],
+            xerr=xerr,
+            yerr=yerr,
+            fmt=marker,
+            color="black",
+            markerfacecolor="white",
+            markersize=7,
+            capsize=2,
+            label=r["respondent"],
+        )
 
 
 def accuracy_theta_figure(exam: ExamAnalysis) -> Figure:
@@ -68,8 +78,9 @@ def pattern_heatmap(exam: ExamAnalysis) -> Figure:
     order = list(share.columns)
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(max(5.0, 0.16 * len(order) + 2.5), 0.45 * len(share) + 1.6))
-        image = ax.imshow(share.to_numpy(dtype=float), cmap="Greys", vmin=0, vmax=1, aspect="auto",
-                          interpolation="nearest")  # fmt: skip
+        image = ax.imshow(
+            share.to_numpy(dtype=float), cmap="Greys", vmin=0, vmax=1, aspect="auto", interpolation="nearest"
+        )
         ax.set_yticks(range(len(share)), share.index)
         b = dict(zip(exam.items.item_ids, exam.items.b, strict=True))
         ax.set_xticks(range(len(order)), [f"{b[i]:.1f}" for i in order], rotation=90, fontsize=6)

@@ -90,7 +90,18 @@ def published_long(enem_dir: str | Path) -> pd.DataFrame:
     for r in ref.itertuples():
         prefix = f"{r.EXAM_YEAR}_{r.EXAM_SUBJECT}_{r.LANGUAGE}_{r.CO_PROVA}"
         for k, mark in enumerate(str(r.RESPONSE_PATTERN), start=1):
-            rows.append((r.model, f"{prefix}:{k:02d}", r.replicate, int(mark), int(str(r.EXAM_YEAR)),
-                         str(r.EXAM_SUBJECT), str(r.LANGUAGE), str(r.CO_PROVA)))  # fmt: skip
-    return pd.DataFrame(rows, columns=["model", "item", "replicate", "correct", "year", "area", "language",
-                                       "booklet"])  # fmt: skip
+            rows.append(
+                (
+                    r.model,
+                    f"{prefix}:{k:02d}",
+                    r.replicate,
+                    int(mark),
+                    int(str(r.EXAM_YEAR)),
+                    str(r.EXAM_SUBJECT),
+                    str(r.LANGUAGE),
+                    str(r.CO_PROVA),
+                )
+            )
+    return pd.DataFrame(
+        rows, columns=["model", "item", "replicate", "correct", "year", "area", "language", "booklet"]
+    )

@@ -26,17 +26,21 @@ def ability_table(psy: Psychometrics) -> Table | None:
     data = pd.concat(frames, ignore_index=True)
     rows = []
     for _, r in data.iterrows():
-        rows.append({
-            "exam": r["exam"], "respondent": r["respondent"], "K": int(r["n_shuffles"]),
-            "items": int(r["n_items"]),
-            "θ (EAP)": fmt_interval(r["theta_mean"], r["theta_low"], r["theta_high"], 2),
-            "SE": fmt(r["se_mean"], 2),
-            "l_z": fmt_interval(r["lz_mean"], r["lz_low"], r["lz_high"], 2),
-            "l_z* (WLE)": fmt_interval(r["lz_star_mean"], r["lz_star_low"], r["lz_star_high"], 2),
-            "ENEM score": fmt_interval(r["score_mean"], r["score_low"], r["score_high"], 0),
-            "accuracy": fmt_interval(r["accuracy_mean"], r["accuracy_low"], r["accuracy_high"], 2),
-            "I(θ)/max": fmt(r["relative_information"], 2),
-        })  # fmt: skip
+        rows.append(
+            {
+                "exam": r["exam"],
+                "respondent": r["respondent"],
+                "K": int(r["n_shuffles"]),
+                "items": int(r["n_items"]),
+                "θ (EAP)": fmt_interval(r["theta_mean"], r["theta_low"], r["theta_high"], 2),
+                "SE": fmt(r["se_mean"], 2),
+                "l_z": fmt_interval(r["lz_mean"], r["lz_low"], r["lz_high"], 2),
+                "l_z* (WLE)": fmt_interval(r["lz_star_mean"], r["lz_star_low"], r["lz_star_high"], 2),
+                "ENEM score": fmt_interval(r["score_mean"], r["score_low"], r["score_high"], 0),
+                "accuracy": fmt_interval(r["accuracy_mean"], r["accuracy_low"], r["accuracy_high"], 2),
+                "I(θ)/max": fmt(r["relative_information"], 2),
+            }
+        )
     display = pd.DataFrame(rows).set_index(["exam", "respondent"])
     return Table(
         "psychometrics_ability",
@@ -58,11 +62,16 @@ def discrimination_table(psy: Psychometrics) -> Table | None:
         di = exam.discrimination.copy()
         di.insert(0, "exam", exam.label)
         frames.append(di)
-        rows.append({
-            "exam": exam.label, "items": len(di), "patterns": int(exam.tidy.groupby(["respondent", "shuffle"]).ngroups),
-            "mean DI": fmt(di["di"].mean(), 3), "median DI": fmt(di["di"].median(), 3),
-            "DI < 0.2": f"{int(di['poor'].sum())} ({100 * di['poor'].mean():.0f}%)",
-        })  # fmt: skip
+        rows.append(
+            {
+                "exam": exam.label,
+                "items": len(di),
+                "patterns": int(exam.tidy.groupby(["respondent", "shuffle"]).ngroups),
+                "mean DI": fmt(di["di"].mean(), 3),
+                "median DI": fmt(di["di"].median(), 3),
+                "DI < 0.2": f"{int(di['poor'].sum())} ({100 * di['poor'].mean():.0f}%)",
+            }
+        )
     if not frames:
         return None
     return Table(
@@ -86,13 +95,17 @@ def attribute_table(psy: Psychometrics) -> Table | None:
     if not frames:
         return None
     data = pd.concat(frames, ignore_index=True)
-    display = pd.DataFrame({
-        "exam": data["exam"], "attribute": data["attribute"].str.replace("_", " "),
-        "poor with / without": data["poor_with"].astype(str) + " / " + data["poor_without"].astype(str),
-        "ok with / without": data["ok_with"].astype(str) + " / " + data["ok_without"].astype(str),
-        "χ²": data["chi2"].map(lambda v: fmt(v, 2)), "p": data["p_value"].map(fmt_p),
-        "min E": data["min_expected"].map(lambda v: fmt(v, 1)),
-    }).set_index(["exam", "attribute"])  # fmt: skip
+    display = pd.DataFrame(
+        {
+            "exam": data["exam"],
+            "attribute": data["attribute"].str.replace("_", " "),
+            "poor with / without": data["poor_with"].astype(str) + " / " + data["poor_without"].astype(str),
+            "ok with / without": data["ok_with"].astype(str) + " / " + data["ok_without"].astype(str),
+            "χ²": data["chi2"].map(lambda v: fmt(v, 2)),
+            "p": data["p_value"].map(fmt_p),
+            "min E": data["min_expected"].map(lambda v: fmt(v, 1)),
+        }
+    ).set_index(["exam", "attribute"])
     return Table(
         "psychometrics_attributes",
         "Poorly discriminating items (DI < 0.2) vs. item attributes: Pearson χ² (1 df)",
@@ -132,8 +145,10 @@ def question_details(psy: Psychometrics) -> dict[str, dict[str, str]]:
                 if item is None or item not in column or record.id in details:
                     continue
                 j = column[item]
-                at = [f"{name} (θ = {theta:.2f}): {info[m, j]:.3f}"
-                      for m, (name, theta) in enumerate(zip(models["respondent"], thetas, strict=True))]  # fmt: skip
+                at = [
+                    f"{name} (θ = {theta:.2f}): {info[m, j]:.3f}"
+                    for m, (name, theta) in enumerate(zip(models["respondent"], thetas, strict=True))
+                ]
                 details[record.id] = {
                     "INEP item (3PL)": f"{item}: a = {exam.items.a[j]:.3f}, b = {exam.items.b[j]:.3f}, "
                     f"c = {exam.items.c[j]:.3f} ({exam.label})",

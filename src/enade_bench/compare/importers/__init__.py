@@ -45,8 +45,10 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
 
     if source == "long":
         if metrics:
-            raise UserError("--metric: a long CSV has its own 'correct' column; --metric is for "
-                            "--from lm-eval, inspect or helm")  # fmt: skip
+            raise UserError(
+                "--metric: a long CSV has its own 'correct' column; --metric is for "
+                "--from lm-eval, inspect or helm"
+            )
         return pd.concat([read_long_csv(p) for p in paths], ignore_index=True)
     module = importlib.import_module(f"{__name__}.{READERS[source]}")
     options = ImportOptions.parse(metrics)
@@ -56,6 +58,8 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
     tasks = sorted(set(table["task"])) if "task" in table else []
     unknown = sorted(set(options.task_metrics) - set(tasks))
     if unknown:
-        raise UserError(f"--metric {unknown[0]}={options.task_metrics[unknown[0]]}: no task {unknown[0]!r} in "
-                        f"the {source} output (tasks: {', '.join(tasks) or 'none'})")  # fmt: skip
+        raise UserError(
+            f"--metric {unknown[0]}={options.task_metrics[unknown[0]]}: no task {unknown[0]!r} in "
+            f"the {source} output (tasks: {', '.join(tasks) or 'none'})"
+        )
     return table

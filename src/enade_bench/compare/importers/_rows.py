@@ -57,8 +57,10 @@ class ImportOptions:
                 raise UserError(f"--metric {value!r}: expected NAME or TASK=NAME")
             if not sep:
                 if every is not None:
-                    raise UserError(f"--metric: {every!r} and {name!r} both for every task; "
-                                    "name the task of one (TASK=NAME)")  # fmt: skip
+                    raise UserError(
+                        f"--metric: {every!r} and {name!r} both for every task; "
+                        "name the task of one (TASK=NAME)"
+                    )
                 every = name
             elif tasks.setdefault(task, name) != name:
                 raise UserError(f"--metric: task {task!r} given twice ({tasks[task]!r} and {name!r})")
@@ -104,10 +106,16 @@ def long_table(rows: Iterable[Row]) -> pd.DataFrame:
             )
         seen[key] = row.where
         record: dict[str, object] = {
-            "model": row.model, "strategy": row.strategy, "item": row.item, "replicate": row.replicate,
-            "correct": row.correct, "cluster": "", "stem": row.stem, "answer": row.answer,
+            "model": row.model,
+            "strategy": row.strategy,
+            "item": row.item,
+            "replicate": row.replicate,
+            "correct": row.correct,
+            "cluster": "",
+            "stem": row.stem,
+            "answer": row.answer,
             "prediction": row.prediction,
-        }  # fmt: skip
+        }
         for name, value in row.fields.items():
             record.setdefault(name, value)
         records.append(record)

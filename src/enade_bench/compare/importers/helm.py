@@ -60,8 +60,10 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
     if path.is_file() and path.name != _STATS:
         raise UserError(f"{path}: expected a HELM run folder or its {_STATS}")
     if not files:
-        raise UserError(f"{path}: no {_STATS} under it (helm-run writes one per run folder, "
-                        "benchmark_output/runs/<suite>/<run>/)")  # fmt: skip
+        raise UserError(
+            f"{path}: no {_STATS} under it (helm-run writes one per run folder, "
+            "benchmark_output/runs/<suite>/<run>/)"
+        )
     rows: list[Row] = []
     skipped: list[str] = []
     for file in files:
@@ -78,8 +80,11 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
     if skipped and not rows:
         raise UserError(skipped[0])
     for reason in skipped:
-        print(f"warning: {reason}; this run is left out of the comparison (HELM before 0.2.3 wrote runs "
-              "without some stats)", file=sys.stderr)  # fmt: skip
+        print(
+            f"warning: {reason}; this run is left out of the comparison (HELM before 0.2.3 wrote runs "
+            "without some stats)",
+            file=sys.stderr,
+        )
     return rows
 
 
@@ -87,8 +92,14 @@ class _MissingStat(UserError):
     """A run's entry lacks the chosen stat: that run is left out (:func:`read`)."""
 
 
-def _rows(file: Path, entries: list[Any], model: str, task: str, metric: str,
-          texts: dict[tuple[str, int, str], _Text]) -> list[Row]:  # fmt: skip
+def _rows(
+    file: Path,
+    entries: list[Any],
+    model: str,
+    task: str,
+    metric: str,
+    texts: dict[tuple[str, int, str], _Text],
+) -> list[Row]:
     rows = []
     for n, entry in enumerate(entries):
         if (
@@ -111,14 +122,22 @@ def _model_and_task(run: Path) -> tuple[str, str]:
     named = dict(a.partition("=")[::2] for a in pairs)
     model = str(adapter.get("model") or adapter.get("model_deployment") or named.get("model", ""))
     if not model:
-        raise UserError(f"{run}: no run_spec.json with adapter_spec.model, and no model= in the folder name; "
-                        "expected a HELM run folder")  # fmt: skip
+        raise UserError(
+            f"{run}: no run_spec.json with adapter_spec.model, and no model= in the folder name; "
+            "expected a HELM run folder"
+        )
     rest = ",".join(a for a in pairs if not a.startswith("model="))
     return model, f"{head}:{rest}" if rest else head
 
 
-def _row(entry: dict[str, Any], model: str, task: str, metric: str, texts: dict[tuple[str, int, str], _Text],
-         where: str) -> Row:  # fmt: skip
+def _row(
+    entry: dict[str, Any],
+    model: str,
+    task: str,
+    metric: str,
+    texts: dict[tuple[str, int, str], _Text],
+    where: str,
+) -> Row:
     trial = int(entry.get("train_trial_index", 0))
     perturbation = str((entry.get("perturbation") or {}).get("name", ""))
     where = f"{where} (train trial {trial}{', ' + perturbation if perturbation else ''})"
@@ -138,9 +157,18 @@ def _row(entry: dict[str, Any], model: str, task: str, metric: str, texts: dict[
         fields["sub_split"] = str(name["sub_split"])
     instance = str(entry["instance_id"])
     text = texts.get((instance, trial, perturbation)) or texts.get((instance, -1, perturbation), _Text())
-    return Row(model=model, item=f"{task}/{instance}", replicate=str(trial), correct=correct, where=where,
-               strategy=perturbation or "-", stem=text.stem, answer=text.answer, prediction=text.prediction,
-               fields=fields)  # fmt: skip
+    return Row(
+        model=model,
+        item=f"{task}/{instance}",
+        replicate=str(trial),
+        correct=correct,
+        where=where,
+        strategy=perturbation or "-",
+        stem=text.stem,
+        answer=text.answer,
+        prediction=text.prediction,
+        fields=fields,
+    )
 
 
 def _texts(run: Path) -> dict[tuple[str, int, str], _Text]:

@@ -74,8 +74,10 @@ def _read_json(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
     log = read_json(file)
     samples = log.get("samples") if isinstance(log, dict) else None
     if not isinstance(samples, list):
-        raise UserError(f"{file}: no 'samples' list; expected an inspect_ai log written with its samples "
-                        "(--log-format json)")  # fmt: skip
+        raise UserError(
+            f"{file}: no 'samples' list; expected an inspect_ai log written with its samples "
+            "(--log-format json)"
+        )
     return log, [
         (f"{file}: sample {s.get('id')!r} epoch {s.get('epoch')}", s) for s in samples if isinstance(s, dict)
     ]
@@ -86,8 +88,10 @@ def _read_eval(file: Path) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
         with open_regular(file) as handle, zipfile.ZipFile(handle) as archive:
             names = archive.namelist()
             if "header.json" not in names:
-                raise UserError(f"{file}: no header.json in it; inspect_ai writes it when the eval ends "
-                                "(is the eval still running?)")  # fmt: skip
+                raise UserError(
+                    f"{file}: no header.json in it; inspect_ai writes it when the eval ends "
+                    "(is the eval still running?)"
+                )
             header = _json(file, archive, "header.json")
             if not isinstance(header, dict):
                 raise UserError(f"{file}: header.json is {type(header).__name__}, expected a JSON object")
@@ -135,8 +139,10 @@ def _json(file: Path, archive: zipfile.ZipFile, name: str) -> Any:
 def _zstd_member(file: Path, info: zipfile.ZipInfo) -> bytes:
     """A zstd-compressed member (method 93), which the standard ``zipfile`` of Python < 3.14 cannot read."""
     if info.compress_type != _ZSTD:
-        raise UserError(f"{file}: {info.filename} uses zip compression method {info.compress_type}, "
-                        "which cannot be read here")  # fmt: skip
+        raise UserError(
+            f"{file}: {info.filename} uses zip compression method {info.compress_type}, "
+            "which cannot be read here"
+        )
     try:
         import zstandard  # noqa: PLC0415 (only .eval logs need it)
     except ImportError:
@@ -183,10 +189,17 @@ def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, 
     for key, item in (metadata if isinstance(metadata, dict) else {}).items():
         if isinstance(item, (str, int, float, bool)) and key not in BASE_COLUMNS:
             fields.setdefault(str(key), str(item))
-    return Row(model=model, item=f"{task}/{sample.get('id')}", replicate=str(sample.get("epoch", 1)),
-               correct=correct, where=where, stem=stem_excerpt(_text(sample.get("input"), attachments)),
-               answer=", ".join(target) if isinstance(target, list) else str(target),
-               prediction=str(score.get("answer") or ""), fields=fields)  # fmt: skip
+    return Row(
+        model=model,
+        item=f"{task}/{sample.get('id')}",
+        replicate=str(sample.get("epoch", 1)),
+        correct=correct,
+        where=where,
+        stem=stem_excerpt(_text(sample.get("input"), attachments)),
+        answer=", ".join(target) if isinstance(target, list) else str(target),
+        prediction=str(score.get("answer") or ""),
+        fields=fields,
+    )
 
 
 def _text(value: Any, attachments: dict[str, str]) -> str:

@@ -47,8 +47,9 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         raise UserError(f"{path}: no such file or folder")
     files = [path] if path.is_file() else sorted(path.rglob("samples_*.jsonl"))
     if not files:
-        raise UserError(f"{path}: no samples_*.jsonl under it (lm_eval writes them with --log_samples "
-                        "--output_path DIR)")  # fmt: skip
+        raise UserError(
+            f"{path}: no samples_*.jsonl under it (lm_eval writes them with --log_samples --output_path DIR)"
+        )
     rows: list[Row] = []
     runs: dict[tuple[str, str], Path] = {}
     for file in files:
@@ -61,12 +62,16 @@ def read(path: Path, options: ImportOptions) -> list[Row]:
         run = _Run.read(file.with_name(f"results_{date}.json"), task)
         earlier = runs.setdefault((run.model, task), file)
         if earlier != file:
-            raise UserError(f"{file}: model {run.model!r} has another run of task {task!r} ({earlier}); "
-                            "compare one run per model and task (move the other out)")  # fmt: skip
+            raise UserError(
+                f"{file}: model {run.model!r} has another run of task {task!r} ({earlier}); "
+                "compare one run per model and task (move the other out)"
+            )
         metric = options.metric_for(task) or DEFAULT_METRIC.get(run.output_type)
         if metric is None:
-            raise UserError(f"{run.results}: task {task!r} has output_type {run.output_type!r}, which has no "
-                            "default right/wrong metric; choose one with --metric")  # fmt: skip
+            raise UserError(
+                f"{run.results}: task {task!r} has output_type {run.output_type!r}, which has no "
+                "default right/wrong metric; choose one with --metric"
+            )
         samples = _samples(file)
         run.check_complete(file, samples)
         rows += [_row(sample, run, metric, f"{file}: line {n}") for n, sample in samples]
@@ -88,8 +93,10 @@ class _Run:
     @classmethod
     def read(cls, results: Path, task: str) -> _Run:
         if not results.is_file():
-            raise UserError(f"{results}: not found; lm_eval writes it beside the samples files of its run "
-                            "(it names the model)")  # fmt: skip
+            raise UserError(
+                f"{results}: not found; lm_eval writes it beside the samples files of its run "
+                "(it names the model)"
+            )
         info = read_json(results)
         name = info.get("model_name") if isinstance(info, dict) else None
         if not isinstance(name, str) or not name:
@@ -151,17 +158,28 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
     task = run.task
     if metric not in sample:
         have = ", ".join(str(m) for m in sample.get("metrics", [])) or "none"
-        raise UserError(f"{where} (doc_id {sample['doc_id']}): no metric {metric!r} (this task has: {have}); "
-                        "choose one with --metric")  # fmt: skip
+        raise UserError(
+            f"{where} (doc_id {sample['doc_id']}): no metric {metric!r} (this task has: {have}); "
+            "choose one with --metric"
+        )
     correct = as_correct(sample[metric], f"{where} (doc_id {sample['doc_id']})", metric)
     arguments = sample.get("arguments") or {}
     first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
     answer, prediction = _answer_and_prediction(sample, arguments, run.output_type, metric)
     fields = {"task": task, **({"group": run.group} if run.group else {})}
     strategy = str(sample.get("filter", "none"))
-    return Row(model=run.model, item=f"{task}/{sample['doc_id']}", replicate="0", correct=correct, where=where,
-               strategy="-" if strategy == "none" else strategy, stem=stem_excerpt(str(first.get("arg_0", ""))),
-               answer=answer, prediction=prediction, fields=fields)  # fmt: skip
+    return Row(
+        model=run.model,
+        item=f"{task}/{sample['doc_id']}",
+        replicate="0",
+        correct=correct,
+        where=where,
+        strategy="-" if strategy == "none" else strategy,
+        stem=stem_excerpt(str(first.get("arg_0", ""))),
+        answer=answer,
+        prediction=prediction,
+        fields=fields,
+    )
 
 
 def _answer_and_prediction(

@@ -56,8 +56,12 @@ def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int
     return max(0, min(room, total - submitted))
 
 
-def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memory_gb: float | None,
-                     cluster: tuple[float, str] | None = None) -> None:  # fmt: skip
+def check_gpu_memory(
+    tasks: Sequence[Task],
+    gpus: Mapping[str, float],
+    gpu_memory_gb: float | None,
+    cluster: tuple[float, str] | None = None,
+) -> None:
     """Each task's model must fit the GPUs it asks for (``gpus``: label -> count).
 
     A GPU's memory is the executor's ``gpu_memory_gb`` where it is set, else the cluster's
@@ -79,10 +83,12 @@ def check_gpu_memory(tasks: Sequence[Task], gpus: Mapping[str, float], gpu_memor
         if not asked or need is None or need <= asked * gpu_memory_gb * 1e9:
             continue
         fits = 1 << (math.ceil(need / (gpu_memory_gb * 1e9)) - 1).bit_length()  # a power of 2, as TP needs
-        raise UserError(f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (weights × dtype plus "
-                        f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB ({source}) "
-                        f"hold; it fits on {fits}: model.type vllm with model.vllm.tensor_parallel_size: {fits}, "
-                        "or a smaller dtype (load_in_4bit)")  # fmt: skip
+        raise UserError(
+            f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (weights × dtype plus "
+            f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB ({source}) "
+            f"hold; it fits on {fits}: model.type vllm with model.vllm.tensor_parallel_size: {fits}, "
+            "or a smaller dtype (load_in_4bit)"
+        )
 
 
 T = TypeVar("T", bound=Task)

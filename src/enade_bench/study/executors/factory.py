@@ -30,5 +30,7 @@ def make_executor(settings: ExecutorSettings, output: Path) -> Executor:
 
         return SlurmExecutor(settings, jobs_folder(settings, output))
     except ImportError as exc:
-        raise UserError(f"executor: type '{settings.type}' needs {exc.name or 'ray/submitit'}, "
-                        f"which is not installed; install the extra: {EXTRA}") from None  # fmt: skip
+        raise UserError(
+            f"executor: type '{settings.type}' needs {exc.name or 'ray/submitit'}, "
+            f"which is not installed; install the extra: {EXTRA}"
+        ) from None

@@ -70,8 +70,10 @@ def _check_reachable(address: str) -> None:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
             pass
     except OSError as exc:
-        raise UserError(f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
-                        "start one with `ray start --head` or fix the address") from None  # fmt: skip
+        raise UserError(
+            f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
+            "start one with `ray start --head` or fix the address"
+        ) from None
 
 
 def _check_gcs(address: str) -> None:
@@ -92,9 +94,11 @@ def _check_gcs(address: str) -> None:
             code = exc.code()
             if code == grpc.StatusCode.UNAUTHENTICATED:
                 return
-            raise UserError(f"executor.address: {address} answers, but not as a Ray cluster "
-                            f"({getattr(code, 'name', code)} from its GCS); give the head node's GCS "
-                            "address (`ray start --head` prints it; default port 6379)") from None  # fmt: skip
+            raise UserError(
+                f"executor.address: {address} answers, but not as a Ray cluster "
+                f"({getattr(code, 'name', code)} from its GCS); give the head node's GCS "
+                "address (`ray start --head` prints it; default port 6379)"
+            ) from None
 
 
 def _resolve(address: str) -> str:
@@ -108,8 +112,10 @@ def _resolve(address: str) -> str:
     except (ConnectionError, ValueError):
         found = None
     if found is None:
-        raise UserError("executor.address: auto, but no Ray cluster runs on this machine; start one with "
-                        "`ray start --head`, or give HOST:PORT")  # fmt: skip
+        raise UserError(
+            "executor.address: auto, but no Ray cluster runs on this machine; start one with "
+            "`ray start --head`, or give HOST:PORT"
+        )
     return found
 
 
@@ -162,14 +168,25 @@ class RayExecutor:
             return
         if address is not None:
             try:  # close() disconnects; the cluster stays
-                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
-                         configure_logging=False)  # fmt: skip
+                ray.init(
+                    address=address,
+                    include_dashboard=False,
+                    logging_level=logging.WARNING,
+                    configure_logging=False,
+                )
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise UserError(f"executor.address: cannot join the Ray cluster at {s.address!r} "
-                                f"({str(exc).splitlines()[0]})") from None  # fmt: skip
+                raise UserError(
+                    f"executor.address: cannot join the Ray cluster at {s.address!r} "
+                    f"({str(exc).splitlines()[0]})"
+                ) from None
         else:
-            ray.init(num_cpus=s.num_cpus, object_store_memory=s.object_store_mb * 2**20, include_dashboard=False,
-                     logging_level=logging.WARNING, configure_logging=False)  # fmt: skip
+            ray.init(
+                num_cpus=s.num_cpus,
+                object_store_memory=s.object_store_mb * 2**20,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                configure_logging=False,
+            )
         self._connected = True
 
     def check(self, tasks: Sequence[Task]) -> None:
@@ -178,8 +195,10 @@ class RayExecutor:
         resources = ray.cluster_resources()
         have, cpus = float(resources.get("GPU", 0)), float(resources.get("CPU", 0))
         if self.settings.cpus_per_model > cpus:
-            raise UserError(f"executor.cpus_per_model: {self.settings.cpus_per_model} CPUs per model, "
-                            f"but the Ray cluster has {cpus:g}")  # fmt: skip
+            raise UserError(
+                f"executor.cpus_per_model: {self.settings.cpus_per_model} CPUs per model, "
+                f"but the Ray cluster has {cpus:g}"
+            )
         for task in tasks:
             explicit = self.settings.gpus_per_model
             need = float(explicit if explicit is not None else task.gpus)
@@ -187,10 +206,15 @@ class RayExecutor:
                 need = 0  # a CPU-only cluster: a device: auto model runs on the CPU (as on Slurm)
             if need > have:
                 where = "executor.gpus_per_model" if explicit is not None else f"model {task.label}"
-                fix = ("join a cluster with GPUs, or set the model's device: cpu (or auto)" if have == 0
-                       else "add GPUs or nodes, or lower tensor_parallel_size")  # fmt: skip
-                raise UserError(f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
-                                f"{'none' if have == 0 else f'{have:g}'}; {fix}")  # fmt: skip
+                fix = (
+                    "join a cluster with GPUs, or set the model's device: cpu (or auto)"
+                    if have == 0
+                    else "add GPUs or nodes, or lower tensor_parallel_size"
+                )
+                raise UserError(
+                    f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
+                    f"{'none' if have == 0 else f'{have:g}'}; {fix}"
+                )
             self._gpus[task.label] = need
         card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
         # the executor's gpu_memory_gb, else the cluster's smallest card, as its nodes declare it
@@ -213,8 +237,10 @@ class RayExecutor:
                 else:
                     head = f"model {task.label}: needs {need / 2**30:.1f} GB of memory (weights × dtype plus room)"
                     fix = "set executor.memory_per_model_gb"
-                raise UserError(f"{head}, but the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; "
-                                f"add a larger node, or {fix}")  # fmt: skip
+                raise UserError(
+                    f"{head}, but the largest node of the Ray cluster offers {largest / 2**30:.1f} GB; "
+                    f"add a larger node, or {fix}"
+                )
             self._memory[task.label] = need
 
     def describe(self, task: Task) -> str:
@@ -222,8 +248,10 @@ class RayExecutor:
         where = self.settings.address or "a Ray cluster started here"
         memory = self._memory.get(task.label)
         reserved = f"memory={memory / 2**30:.1f} GB" if memory else "memory not known (none reserved)"
-        return (f"a Ray task: num_gpus={self._gpus.get(task.label, 0):g}, "
-                f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}")  # fmt: skip
+        return (
+            f"a Ray task: num_gpus={self._gpus.get(task.label, 0):g}, "
+            f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}"
+        )
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
@@ -234,9 +262,13 @@ class RayExecutor:
 
         def submit(i: int) -> None:
             t = tasks[i]
-            ref = remote.options(num_gpus=self._gpus.get(t.label, 0), num_cpus=self.settings.cpus_per_model,
-                                 memory=self._memory.get(t.label) or None, max_retries=0,
-                                 name=f"enade-bench:{t.label}").remote(work.run, t)  # fmt: skip
+            ref = remote.options(
+                num_gpus=self._gpus.get(t.label, 0),
+                num_cpus=self.settings.cpus_per_model,
+                memory=self._memory.get(t.label) or None,
+                max_retries=0,
+                name=f"enade-bench:{t.label}",
+            ).remote(work.run, t)
             refs[ref] = i
             pending.append(ref)
 

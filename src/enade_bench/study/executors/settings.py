@@ -35,9 +35,11 @@ class GpuMemory(StrictModel):
     the cap on tasks in flight."""
 
     max_jobs: int | None = Field(
-        default=None, ge=1, description="tasks in flight at once (Slurm jobs, Ray tasks), longest first; "
+        default=None,
+        ge=1,
+        description="tasks in flight at once (Slurm jobs, Ray tasks), longest first; "
         "the next goes out as one ends; null: every task at once",
-    )  # fmt: skip
+    )
 
     gpu_memory_gb: float | None = Field(
         default=None,
@@ -47,9 +49,12 @@ class GpuMemory(StrictModel):
         "cluster's card names (Slurm gres and node features, Ray's accelerator_type), else not checked",
     )
     retries: int = Field(
-        default=0, ge=0, le=10, description="times a task lost with its node or worker (Slurm NODE_FAIL or "
+        default=0,
+        ge=0,
+        le=10,
+        description="times a task lost with its node or worker (Slurm NODE_FAIL or "
         "PREEMPTED, Ray's lost worker or node) is submitted again; never one that failed or hit its time limit",
-    )  # fmt: skip
+    )
 
 
 class LocalSettings(TaskThreads):

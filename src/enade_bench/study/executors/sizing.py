@@ -33,11 +33,36 @@ from dataclasses import dataclass
 
 #: Memory (GB) of each GPU by card name (lower case; a size in the name wins).
 CARD_MEMORY_GB: dict[str, float] = {
-    "b300": 288, "gb300": 288, "b200": 180, "gb200": 186, "h200": 141, "gh200": 96, "h100": 80,
-    "h800": 80, "h20": 96, "a100": 40, "a800": 40, "l40s": 48, "l40": 48, "a40": 48, "a6000": 48,
-    "a30": 24, "a10g": 24, "a10": 24, "l4": 24, "v100": 16, "t4": 16, "p100": 16, "rtx4090": 24,
-    "rtx3090": 24, "mi300x": 192, "mi250x": 128, "mi250": 128, "mi210": 64, "mi100": 32,
-}  # fmt: skip
+    "b300": 288,
+    "gb300": 288,
+    "b200": 180,
+    "gb200": 186,
+    "h200": 141,
+    "gh200": 96,
+    "h100": 80,
+    "h800": 80,
+    "h20": 96,
+    "a100": 40,
+    "a800": 40,
+    "l40s": 48,
+    "l40": 48,
+    "a40": 48,
+    "a6000": 48,
+    "a30": 24,
+    "a10g": 24,
+    "a10": 24,
+    "l4": 24,
+    "v100": 16,
+    "t4": 16,
+    "p100": 16,
+    "rtx4090": 24,
+    "rtx3090": 24,
+    "mi300x": 192,
+    "mi250x": 128,
+    "mi250": 128,
+    "mi210": 64,
+    "mi100": 32,
+}
 
 #: Bytes a second a model's weights load at (a shared filesystem; deliberately low).
 LOAD_BYTES_PER_S = 2e8

@@ -60,8 +60,15 @@ KILLED = frozenset(
 #: Ends that are the node's or the scheduler's, not the task's: submitted again with ``retries``.
 RETRIED = frozenset({"NODE_FAIL", "PREEMPTED"})
 
-__all__ = ["JobRequest", "SlurmExecutor", "check_request", "in_job", "jobs_folder", "last_meaningful_line",
-           "why_failed"]  # fmt: skip
+__all__ = [
+    "JobRequest",
+    "SlurmExecutor",
+    "check_request",
+    "in_job",
+    "jobs_folder",
+    "last_meaningful_line",
+    "why_failed",
+]
 
 
 def jobs_folder(settings: SlurmSettings, output: Path) -> Path:
@@ -97,8 +104,11 @@ def in_job(run: Callable[[T], R], lost: Callable[[T, str], R], task: T, limit: i
         node = os.environ.get("SLURMD_NODENAME", "?")
         began = os.environ.get("SLURM_JOB_START_TIME", "")  # the job's own clock, where Slurm gives it
         ran = time.time() - int(began) if began.isdigit() else time.monotonic() - start
-        return lost(task, f"job {job} hit its time limit ({limit} min) on node {node} after "
-                          f"{sc.duration(ran)} of its {limit} min; raise executor.time")  # fmt: skip
+        return lost(
+            task,
+            f"job {job} hit its time limit ({limit} min) on node {node} after "
+            f"{sc.duration(ran)} of its {limit} min; raise executor.time",
+        )
 
 
 @dataclass
@@ -184,9 +194,11 @@ class SlurmExecutor:
         short = [t for t in tasks if s.gpus_per_node is not None and t.gpus > max(s.gpus_per_node, 1)]
         if short:  # a one-GPU model on a CPU job runs on the CPU (device auto); a split one cannot
             need = ", ".join(f"{t.label} ({t.gpus})" for t in short)
-            raise UserError(f"executor.gpus_per_node: {s.gpus_per_node} GPU(s) per job, but these models need "
-                            f"more: {need}; raise gpus_per_node, leave it out (each job asks for its model's), "
-                            "or lower tensor_parallel_size")  # fmt: skip
+            raise UserError(
+                f"executor.gpus_per_node: {s.gpus_per_node} GPU(s) per job, but these models need "
+                f"more: {need}; raise gpus_per_node, leave it out (each job asks for its model's), "
+                "or lower tensor_parallel_size"
+            )
         if s.cluster == "local":
             self._requests = {t.label: job_request(s, None, t, job_gpus(t, s, None)) for t in tasks}
             return
@@ -194,11 +206,15 @@ class SlurmExecutor:
         if s.partition is None:
             part = next((p for p in parts.values() if p.default), None)
             if part is None:
-                raise UserError("executor.partition: this cluster has no default partition; name one "
-                                f"({', '.join(parts) or 'sinfo lists none'})")  # fmt: skip
+                raise UserError(
+                    "executor.partition: this cluster has no default partition; name one "
+                    f"({', '.join(parts) or 'sinfo lists none'})"
+                )
         elif s.partition not in parts:
-            raise UserError(f"executor.partition: no partition '{s.partition}' on this cluster "
-                            f"(sinfo lists: {', '.join(parts) or 'none'})")  # fmt: skip
+            raise UserError(
+                f"executor.partition: no partition '{s.partition}' on this cluster "
+                f"(sinfo lists: {', '.join(parts) or 'none'})"
+            )
         else:
             part = parts[s.partition]
         self._partition = part.name
@@ -290,8 +306,9 @@ class SlurmExecutor:
         _clean(job)
         work.done(outcome)
 
-    def _wait_local(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
-                    out: dict[int, R]) -> None:  # fmt: skip
+    def _wait_local(
+        self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R], out: dict[int, R]
+    ) -> None:
         while len(out) < len(tasks):
             self._submit(tasks, work, jobs, out)
             for i, job in enumerate(jobs):
@@ -305,8 +322,9 @@ class SlurmExecutor:
                 self._finish(i, outcome, job, work, out)
             time.sleep(POLL_S / 4)
 
-    def _wait_slurm(self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R],
-                    out: dict[int, R]) -> None:  # fmt: skip
+    def _wait_slurm(
+        self, tasks: Sequence[T], jobs: list[submitit.Job[R]], work: Work[T, R], out: dict[int, R]
+    ) -> None:
         watch = [_Watch() for _ in tasks]
         while len(out) < len(tasks):
             self._submit(tasks, work, jobs, out)
@@ -329,9 +347,11 @@ class SlurmExecutor:
                 if info is not None and info.never_clears and w.tries == 1:  # a try again ran once: it can
                     w.stuck_since = w.stuck_since or now
                     if now - w.stuck_since >= STUCK_AFTER_S:
-                        raise UserError(f"executor: job {job.job_id} ({tasks[i].label}) pends for a reason that "
-                                        f"cannot clear: {info.reason}; the study's jobs are cancelled: ask for less "
-                                        "(time, cpus_per_task, mem_gb, GPUs) or pick another partition")  # fmt: skip
+                        raise UserError(
+                            f"executor: job {job.job_id} ({tasks[i].label}) pends for a reason that "
+                            f"cannot clear: {info.reason}; the study's jobs are cancelled: ask for less "
+                            "(time, cpus_per_task, mem_gb, GPUs) or pick another partition"
+                        )
                     continue
                 w.stuck_since = None
                 if info is not None and info.state not in sc.ENDED:

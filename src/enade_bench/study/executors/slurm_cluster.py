@@ -26,12 +26,37 @@ SQUEUE_FORMAT = "%i|%T|%r|%N|%M|%l"
 #: Pending reasons that never clear by waiting: the request exceeds what the partition, its
 #: nodes or the account allow (Slurm's ``squeue`` manual, JOB REASON CODES), or names a node
 #: that is down or reserved.
-NEVER_CLEARS = ("PartitionConfig", "PartitionTimeLimit", "PartitionNodeLimit", "BadConstraints",
-                "ReqNodeNotAvail", "InvalidAccount", "InvalidQOS", "DependencyNeverSatisfied",
-                "PerJobLimit", "MaxGRESPerJob", "MaxCpuPerJob", "MaxWallDurationPerJob", "MaxMemPerLimit")  # fmt: skip
+NEVER_CLEARS = (
+    "PartitionConfig",
+    "PartitionTimeLimit",
+    "PartitionNodeLimit",
+    "BadConstraints",
+    "ReqNodeNotAvail",
+    "InvalidAccount",
+    "InvalidQOS",
+    "DependencyNeverSatisfied",
+    "PerJobLimit",
+    "MaxGRESPerJob",
+    "MaxCpuPerJob",
+    "MaxWallDurationPerJob",
+    "MaxMemPerLimit",
+)
 #: Job states after which no result will come (``squeue -t all`` shows them for ``MinJobAge``).
-ENDED = frozenset({"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
-                   "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"})  # fmt: skip
+ENDED = frozenset(
+    {
+        "COMPLETED",
+        "CANCELLED",
+        "FAILED",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "OUT_OF_MEMORY",
+        "BOOT_FAIL",
+        "DEADLINE",
+        "SPECIAL_EXIT",
+        "REVOKED",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -72,15 +97,19 @@ class JobInfo:
 def slurm_command(args: Sequence[str], what: str = "executor.type") -> str:
     """The output of a Slurm command; missing, unanswered or failed: one ``UserError`` line."""
     if shutil.which(args[0]) is None:
-        raise UserError(f"{what}: slurm, but this machine has no Slurm (no {args[0]} on the PATH); "
-                        "run the study from a login node, or use executor type ray or local")  # fmt: skip
+        raise UserError(
+            f"{what}: slurm, but this machine has no Slurm (no {args[0]} on the PATH); "
+            "run the study from a login node, or use executor type ray or local"
+        )
     try:
         done = subprocess.run(
             list(args), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired:
-        raise UserError(f"{what}: slurm, but the Slurm controller did not answer {args[0]} "
-                        f"within {COMMAND_TIMEOUT_S:.0f} s") from None  # fmt: skip
+        raise UserError(
+            f"{what}: slurm, but the Slurm controller did not answer {args[0]} "
+            f"within {COMMAND_TIMEOUT_S:.0f} s"
+        ) from None
     if done.returncode != 0:
         lines = [x.strip() for x in done.stderr.splitlines() if x.strip()] or [
             f"exit status {done.returncode}"
@@ -156,14 +185,31 @@ def parse_partitions(text: str) -> dict[str, Partition]:
         card = node_card(gres, fields[6] if len(fields) == 7 else "") if gpus else None
         default = name.endswith("*")
         name = name.rstrip("*")
-        node = Partition(name, default, avail == "up", minutes(limit), int(cpus.rstrip("+") or 0),
-                         int(mem.rstrip("+") or 0), gpus, *(card or (None, "")))  # fmt: skip
+        node = Partition(
+            name,
+            default,
+            avail == "up",
+            minutes(limit),
+            int(cpus.rstrip("+") or 0),
+            int(mem.rstrip("+") or 0),
+            gpus,
+            *(card or (None, "")),
+        )
         old = out.get(name)
         if old is not None:
             cards = [(c.gpu_memory_gb, c.gpu_card) for c in (old, node) if c.gpu_memory_gb is not None]
             gb, card_name = min(cards) if cards else (None, "")
-            node = Partition(name, default, old.up or node.up, node.max_minutes, max(old.cpus, node.cpus),
-                             max(old.mem_mb, node.mem_mb), max(old.gpus, node.gpus), gb, card_name)  # fmt: skip
+            node = Partition(
+                name,
+                default,
+                old.up or node.up,
+                node.max_minutes,
+                max(old.cpus, node.cpus),
+                max(old.mem_mb, node.mem_mb),
+                max(old.gpus, node.gpus),
+                gb,
+                card_name,
+            )
         out[name] = node
     return out
 
@@ -187,8 +233,13 @@ def jobs(ids: Sequence[str]) -> dict[str, JobInfo] | None:
     """The state of ``ids`` (ended ones while Slurm keeps them: ``MinJobAge``); ``None`` when
     ``squeue`` does not answer this time (the caller asks again)."""
     try:
-        done = subprocess.run(["squeue", "-h", "-t", "all", "-j", ",".join(ids), "-o", SQUEUE_FORMAT],
-                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["squeue", "-h", "-t", "all", "-j", ",".join(ids), "-o", SQUEUE_FORMAT],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:  # every id unknown (all left the queue) is an error for squeue
@@ -199,8 +250,13 @@ def jobs(ids: Sequence[str]) -> dict[str, JobInfo] | None:
 def accounting(job_id: str) -> JobInfo | None:
     """A job's end as ``sacct`` recorded it (state, node, elapsed); ``None`` without accounting."""
     try:
-        done = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State,NodeList,Elapsed"],
-                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)  # fmt: skip
+        done = subprocess.run(
+            ["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State,NodeList,Elapsed"],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     for line in done.stdout.splitlines() if done.returncode == 0 else []:

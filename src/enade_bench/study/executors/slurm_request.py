@@ -43,9 +43,13 @@ class JobRequest:
         if self.mem_gb is not None:
             params["mem_gb"] = self.mem_gb
         if cluster == "slurm":
-            params.update(slurm_partition=self.partition, slurm_account=self.account, slurm_setup=list(self.setup),
-                          slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)),
-                          slurm_additional_parameters={"no-requeue": True})  # fmt: skip
+            params.update(
+                slurm_partition=self.partition,
+                slurm_account=self.account,
+                slurm_setup=list(self.setup),
+                slurm_signal_delay_s=min(90, max(10, self.minutes * 60 // 4)),
+                slurm_additional_parameters={"no-requeue": True},
+            )
             if self.gpus:  # none: no --gpus-per-node at all (a CPU partition has no gres)
                 params["gpus_per_node"] = self.gpus
         elif self.gpus:
@@ -72,19 +76,28 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
             f"executor.time: {settings.time} min, but {where} allows at most {part.max_minutes} min"
         )
     if settings.cpus_per_task is not None and settings.cpus_per_task > part.cpus:
-        raise UserError(f"executor.cpus_per_task: {settings.cpus_per_task}, but the nodes of {where} "
-                        f"have at most {part.cpus} CPUs")  # fmt: skip
+        raise UserError(
+            f"executor.cpus_per_task: {settings.cpus_per_task}, but the nodes of {where} "
+            f"have at most {part.cpus} CPUs"
+        )
     if settings.mem_gb is not None and settings.mem_gb * 1024 > part.mem_mb:
-        raise UserError(f"executor.mem_gb: {settings.mem_gb:g}, but the nodes of {where} have at most "
-                        f"{part.mem_mb / 1024:.1f} GB")  # fmt: skip
+        raise UserError(
+            f"executor.mem_gb: {settings.mem_gb:g}, but the nodes of {where} have at most "
+            f"{part.mem_mb / 1024:.1f} GB"
+        )
     gpus = {t.label: job_gpus(t, settings, part) for t in tasks}
     for task in tasks:
         if gpus[task.label] > part.gpus:
             key = "executor.gpus_per_node" if settings.gpus_per_node is not None else f"model {task.label}"
-            fix = ("pick a GPU partition, or set the model's device: cpu (or auto)" if part.gpus == 0
-                   else "lower tensor_parallel_size, or pick a partition with more GPUs per node")  # fmt: skip
-            raise UserError(f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
-                            f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}")  # fmt: skip
+            fix = (
+                "pick a GPU partition, or set the model's device: cpu (or auto)"
+                if part.gpus == 0
+                else "lower tensor_parallel_size, or pick a partition with more GPUs per node"
+            )
+            raise UserError(
+                f"{key}: asks for {gpus[task.label]} GPU(s) per job, but the nodes of {where} "
+                f"have {'none' if part.gpus == 0 else f'at most {part.gpus}'}; {fix}"
+            )
     # the executor's gpu_memory_gb, else the partition's smallest card, where sinfo names it
     card = (
         None
@@ -112,10 +125,13 @@ def job_request(settings: SlurmSettings, part: sc.Partition | None, task: Task, 
             minutes = min(minutes, part.max_minutes)
         cpus = cpus if s.cpus_per_task is not None else max(1, min(cpus, part.cpus))
         if mem_gb is None and size.mem_gb is not None and size.mem_gb * 1024 > part.mem_mb:
-            raise UserError(f"model {task.label}: needs about {size.mem_gb:g} GB of host memory, but the nodes of "
-                            f"partition '{part.name}' have at most {part.mem_mb / 1024:.1f} GB; load it onto GPUs "
-                            "(device: cuda, or vllm), or pick a partition with more memory")  # fmt: skip
+            raise UserError(
+                f"model {task.label}: needs about {size.mem_gb:g} GB of host memory, but the nodes of "
+                f"partition '{part.name}' have at most {part.mem_mb / 1024:.1f} GB; load it onto GPUs "
+                "(device: cuda, or vllm), or pick a partition with more memory"
+            )
     if mem_gb is None:
         mem_gb = size.mem_gb
-    return JobRequest(f"enade-bench-{task.label}", minutes, cpus, gpus, mem_gb, s.partition, s.account,
-                      tuple(s.setup))  # fmt: skip
+    return JobRequest(
+        f"enade-bench-{task.label}", minutes, cpus, gpus, mem_gb, s.partition, s.account, tuple(s.setup)
+    )

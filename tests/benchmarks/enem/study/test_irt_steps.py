@@ -70,15 +70,31 @@ def test_corrected_predictions_need_letter_scores(tmp_path: Path, capsys: pytest
 
 
 def _verdict_rows() -> pd.DataFrame:
-    base = {"area": "MT", "language": "pt-br", "n_shuffles": 3, "n_items": 45, "accuracy": 0.2,
-            "theta_low": -1.0, "theta_high": 0.0, "se": 0.6, "score": 420.0, "score_low": 380.0,
-            "score_high": 470.0, "n_assessable": 3, "aberrant_share": 0.0, "relative_information": 0.03,
-            "side": "below", "verdict": "outside the exam's range"}  # fmt: skip
-    return pd.DataFrame([
-        {**base, "model": "random baseline", "predictions": "raw", "baseline": True, "theta": -0.5},
-        {**base, "model": "m", "predictions": "raw", "baseline": False, "theta": -0.6},
-        {**base, "model": "m", "predictions": "corrected", "baseline": False, "theta": -0.4},
-    ])  # fmt: skip
+    base = {
+        "area": "MT",
+        "language": "pt-br",
+        "n_shuffles": 3,
+        "n_items": 45,
+        "accuracy": 0.2,
+        "theta_low": -1.0,
+        "theta_high": 0.0,
+        "se": 0.6,
+        "score": 420.0,
+        "score_low": 380.0,
+        "score_high": 470.0,
+        "n_assessable": 3,
+        "aberrant_share": 0.0,
+        "relative_information": 0.03,
+        "side": "below",
+        "verdict": "outside the exam's range",
+    }
+    return pd.DataFrame(
+        [
+            {**base, "model": "random baseline", "predictions": "raw", "baseline": True, "theta": -0.5},
+            {**base, "model": "m", "predictions": "raw", "baseline": False, "theta": -0.6},
+            {**base, "model": "m", "predictions": "corrected", "baseline": False, "theta": -0.4},
+        ]
+    )
 
 
 def test_verdict_table_and_overview_keep_raw_and_corrected_apart() -> None:

@@ -19,9 +19,14 @@ MODEL = str(REPO_ROOT / "configs" / "enem_2022_mt_shuffles.yaml")
 
 def write_study(tmp_path: Path, **changes: object) -> Path:
     data: dict[str, object] = {
-        "name": "t", "models": [{"config": MODEL, "name": "smollm2"}], "year": 2022, "areas": ["MT"],
-        "n_shuffles": 2, "output": str(tmp_path / "out"), "enem_data": str(SHARED_DATA / "enem"),
-    }  # fmt: skip
+        "name": "t",
+        "models": [{"config": MODEL, "name": "smollm2"}],
+        "year": 2022,
+        "areas": ["MT"],
+        "n_shuffles": 2,
+        "output": str(tmp_path / "out"),
+        "enem_data": str(SHARED_DATA / "enem"),
+    }
     data.update(changes)
     data = {k: v for k, v in data.items() if v is not None}
     path = tmp_path / "study.yaml"

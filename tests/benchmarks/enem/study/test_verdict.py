@@ -73,8 +73,14 @@ def mt_items() -> ItemParams:
 def _scored(x: np.ndarray, items: ItemParams) -> pd.DataFrame:
     """Per-shuffle scores as the study computes them: EAP θ, l_z* at the WLE θ."""
     k, j = x.shape
-    tidy = pd.DataFrame({"respondent": "m", "shuffle": np.repeat(np.arange(k), j),
-                         "item_id": np.tile(list(items.item_ids), k), "correct": x.reshape(-1).astype(int)})  # fmt: skip
+    tidy = pd.DataFrame(
+        {
+            "respondent": "m",
+            "shuffle": np.repeat(np.arange(k), j),
+            "item_id": np.tile(list(items.item_ids), k),
+            "correct": x.reshape(-1).astype(int),
+        }
+    )
     eap = score_shuffles(tidy, items, "eap")
     eap["lz_star"] = score_shuffles(tidy, items, "wle")["lz_star"].to_numpy()
     return eap

@@ -31,18 +31,47 @@ INSTRUCTIONS = (
 
 def stat(name: str, value: float) -> dict[str, object]:
     """A ``Stat`` of one value (``Stat(name).add(value)``), as ``asdict_without_nones`` writes it."""
-    return {"name": {"name": name, "split": "test"}, "count": 1, "sum": value, "sum_squared": value * value,
-            "min": value, "max": value, "mean": value, "variance": 0.0, "stddev": 0.0}  # fmt: skip
+    return {
+        "name": {"name": name, "split": "test"},
+        "count": 1,
+        "sum": value,
+        "sum_squared": value * value,
+        "min": value,
+        "max": value,
+        "mean": value,
+        "variance": 0.0,
+        "stddev": 0.0,
+    }
 
 
 def adapter_spec(model: str) -> dict[str, object]:
-    return {"method": "multiple_choice_joint", "global_prefix": "", "global_suffix": "",
-            "instructions": INSTRUCTIONS, "input_prefix": "Pergunta: ", "input_suffix": "\n",
-            "reference_prefix": "A. ", "reference_suffix": "\n", "chain_of_thought_prefix": "",
-            "chain_of_thought_suffix": "\n", "output_prefix": "Resposta: ", "output_suffix": "\n",
-            "instance_prefix": "\n", "substitutions": [], "max_train_instances": 0, "num_outputs": 5,
-            "num_train_trials": 1, "num_trials": 1, "sample_train": True, "model_deployment": model, "model": model,
-            "temperature": 0.0, "max_tokens": 1, "stop_sequences": ["\n"], "multi_label": False}  # fmt: skip
+    return {
+        "method": "multiple_choice_joint",
+        "global_prefix": "",
+        "global_suffix": "",
+        "instructions": INSTRUCTIONS,
+        "input_prefix": "Pergunta: ",
+        "input_suffix": "\n",
+        "reference_prefix": "A. ",
+        "reference_suffix": "\n",
+        "chain_of_thought_prefix": "",
+        "chain_of_thought_suffix": "\n",
+        "output_prefix": "Resposta: ",
+        "output_suffix": "\n",
+        "instance_prefix": "\n",
+        "substitutions": [],
+        "max_train_instances": 0,
+        "num_outputs": 5,
+        "num_train_trials": 1,
+        "num_trials": 1,
+        "sample_train": True,
+        "model_deployment": model,
+        "model": model,
+        "temperature": 0.0,
+        "max_tokens": 1,
+        "stop_sequences": ["\n"],
+        "multi_label": False,
+    }
 
 
 def run(samples: Path, name: str, model: str, out: Path) -> None:
@@ -55,44 +84,105 @@ def run(samples: Path, name: str, model: str, out: Path) -> None:
         doc = sample["doc"]
         logliks = [float(r[0]) for r in sample["filtered_resps"]]
         chosen = LETTERS[max(range(len(logliks)), key=logliks.__getitem__)]
-        instance = {"input": {"text": doc["question"]},
-                    "references": [{"output": {"text": text}, "tags": ["correct"] if LETTERS[i] == doc["answer"] else []}
-                                   for i, text in enumerate(doc["choices"])],
-                    "split": "test", "id": f"id{sample['doc_id']}"}  # fmt: skip
+        instance = {
+            "input": {"text": doc["question"]},
+            "references": [
+                {"output": {"text": text}, "tags": ["correct"] if LETTERS[i] == doc["answer"] else []}
+                for i, text in enumerate(doc["choices"])
+            ],
+            "split": "test",
+            "id": f"id{sample['doc_id']}",
+        }
         options = "".join(f"{letter}. {text}\n" for letter, text in zip(LETTERS, doc["choices"], strict=True))
         prompt = f"{INSTRUCTIONS}\n\nPergunta: {doc['question']}\n{options}Resposta:"
-        request = {"model_deployment": model, "model": model, "embedding": False, "prompt": prompt,
-                   "temperature": 0.0, "num_completions": 1, "top_k_per_token": 5, "max_tokens": 1,
-                   "stop_sequences": ["\n"], "echo_prompt": False, "top_p": 1, "presence_penalty": 0,
-                   "frequency_penalty": 0}  # fmt: skip
-        result = {"success": True, "embedding": [], "cached": False,
-                  "completions": [{"text": f" {chosen}", "logprob": max(logliks),
-                                   "tokens": [{"text": f" {chosen}", "logprob": max(logliks)}]}]}  # fmt: skip
-        states.append({"instance": instance, "train_trial_index": 0,
-                       "output_mapping": dict(zip(LETTERS, doc["choices"], strict=True)), "request": request,
-                       "result": result, "num_train_instances": 0, "prompt_truncated": False,
-                       "num_conditioning_tokens": 0})  # fmt: skip
+        request = {
+            "model_deployment": model,
+            "model": model,
+            "embedding": False,
+            "prompt": prompt,
+            "temperature": 0.0,
+            "num_completions": 1,
+            "top_k_per_token": 5,
+            "max_tokens": 1,
+            "stop_sequences": ["\n"],
+            "echo_prompt": False,
+            "top_p": 1,
+            "presence_penalty": 0,
+            "frequency_penalty": 0,
+        }
+        result = {
+            "success": True,
+            "embedding": [],
+            "cached": False,
+            "completions": [
+                {
+                    "text": f" {chosen}",
+                    "logprob": max(logliks),
+                    "tokens": [{"text": f" {chosen}", "logprob": max(logliks)}],
+                }
+            ],
+        }
+        states.append(
+            {
+                "instance": instance,
+                "train_trial_index": 0,
+                "output_mapping": dict(zip(LETTERS, doc["choices"], strict=True)),
+                "request": request,
+                "result": result,
+                "num_train_instances": 0,
+                "prompt_truncated": False,
+                "num_conditioning_tokens": 0,
+            }
+        )
         right = float(chosen == doc["answer"])
-        stats = [stat("num_references", 5.0), stat("num_train_trials", 1.0), stat("num_train_instances", 0.0),
-                 stat("prompt_truncated", 0.0), stat("exact_match", right), stat("quasi_exact_match", right),
-                 stat("prefix_exact_match", right), stat("quasi_prefix_exact_match", right)]  # fmt: skip
+        stats = [
+            stat("num_references", 5.0),
+            stat("num_train_trials", 1.0),
+            stat("num_train_instances", 0.0),
+            stat("prompt_truncated", 0.0),
+            stat("exact_match", right),
+            stat("quasi_exact_match", right),
+            stat("prefix_exact_match", right),
+            stat("quasi_prefix_exact_match", right),
+        ]
         per_instance.append({"instance_id": instance["id"], "train_trial_index": 0, "stats": stats})
-    run_spec = {"name": f"enem_challenge:model={model}",
-                "scenario_spec": {"class_name": "helm.benchmark.scenarios.enem_challenge_scenario.ENEMChallengeScenario",
-                                  "args": {}},
-                "adapter_spec": spec,
-                "metric_specs": [{"class_name": "helm.benchmark.metrics.basic_metrics.BasicGenerationMetric",
-                                  "args": {"names": ["exact_match", "quasi_exact_match", "prefix_exact_match",
-                                                     "quasi_prefix_exact_match"]}}],
-                "data_augmenter_spec": {"perturbation_specs": [], "should_augment_train_instances": False,
-                                        "should_include_original_train": False,
-                                        "should_skip_unchanged_train": False,
-                                        "should_augment_eval_instances": False,
-                                        "should_include_original_eval": False,
-                                        "should_skip_unchanged_eval": False, "seeds_per_instance": 1},
-                "groups": ["enem_challenge"]}  # fmt: skip
-    files = {"run_spec.json": run_spec, "scenario_state.json": {"adapter_spec": spec, "request_states": states},
-             "per_instance_stats.json": per_instance}  # fmt: skip
+    run_spec = {
+        "name": f"enem_challenge:model={model}",
+        "scenario_spec": {
+            "class_name": "helm.benchmark.scenarios.enem_challenge_scenario.ENEMChallengeScenario",
+            "args": {},
+        },
+        "adapter_spec": spec,
+        "metric_specs": [
+            {
+                "class_name": "helm.benchmark.metrics.basic_metrics.BasicGenerationMetric",
+                "args": {
+                    "names": [
+                        "exact_match",
+                        "quasi_exact_match",
+                        "prefix_exact_match",
+                        "quasi_prefix_exact_match",
+                    ]
+                },
+            }
+        ],
+        "data_augmenter_spec": {
+            "perturbation_specs": [],
+            "should_augment_train_instances": False,
+            "should_include_original_train": False,
+            "should_skip_unchanged_train": False,
+            "should_augment_eval_instances": False,
+            "should_include_original_eval": False,
+            "should_skip_unchanged_eval": False,
+            "seeds_per_instance": 1,
+        },
+        "groups": ["enem_challenge"],
+    }
+    files = {
+        "run_spec.json": run_spec,
+        "scenario_state.json": {"adapter_spec": spec, "request_states": states},
+        "per_instance_stats.json": per_instance,
+    }
     for file, content in files.items():
         (folder / file).write_text(json.dumps(content, indent=2, ensure_ascii=False), encoding="utf-8")
     print(name, "->", folder)

@@ -23,9 +23,15 @@ def main(enem: Path, out: Path) -> None:
     rows.sort(key=lambda r: (len(r["body"]) + sum(len(r[k]) for k in LETTERS), int(r["question_number"])))
     with out.open("w", encoding="utf-8") as f:
         for r in sorted(rows[:10], key=lambda r: int(r["question_number"])):
-            doc = {"id": f"ENEM_2022_CH_{r['question_number']}", "year": r["year"], "area": r["test"],
-                   "question": r["body"], "choices": [r[k] for k in LETTERS], "answer": r["answer"],
-                   "gold": LETTERS.index(r["answer"])}  # fmt: skip
+            doc = {
+                "id": f"ENEM_2022_CH_{r['question_number']}",
+                "year": r["year"],
+                "area": r["test"],
+                "question": r["body"],
+                "choices": [r[k] for k in LETTERS],
+                "answer": r["answer"],
+                "gold": LETTERS.index(r["answer"]),
+            }
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
 
 

@@ -47,10 +47,17 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--seeds", type=int, help="also run seeds 0..K-1 and report the seed-to-seed spread")
-    p.add_argument("--shuffle-counts", default="5,10,20,30,50,100,200,300",
-                   help="numbers of shuffles for the spread (default 5,10,20,30,50,100,200,300)")  # fmt: skip
-    p.add_argument("--threshold", type=float, default=0.005,
-                   help="spread criterion: SD of mean accuracy below this (default 0.005)")  # fmt: skip
+    p.add_argument(
+        "--shuffle-counts",
+        default="5,10,20,30,50,100,200,300",
+        help="numbers of shuffles for the spread (default 5,10,20,30,50,100,200,300)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.005,
+        help="spread criterion: SD of mean accuracy below this (default 0.005)",
+    )
     p.add_argument("--out", type=Path, help="folder for the CSV/JSON results")
     p.set_defaults(handler=run_baseline)
 
@@ -130,26 +137,46 @@ def run_baseline(args: argparse.Namespace) -> int:
         per["score"] = enem_score(per["theta"].to_numpy(), area) if area in AREAS else np.nan
         per.insert(0, "exam", label)
         per_shuffle.append(per)
-        per_area.append({
-            "exam": label, "items": len(items), "K": args.shuffles, "accuracy": _fmt(per["accuracy"], 3),
-            "θ (EAP)": _fmt(per["theta"], 2), "SE": f"{per['se'].mean():.2f}", "l_z": _fmt(per["lz"], 2),
-            "ENEM score": _fmt(per["score"], 0),
-        })  # fmt: skip
+        per_area.append(
+            {
+                "exam": label,
+                "items": len(items),
+                "K": args.shuffles,
+                "accuracy": _fmt(per["accuracy"], 3),
+                "θ (EAP)": _fmt(per["theta"], 2),
+                "SE": f"{per['se'].mean():.2f}",
+                "l_z": _fmt(per["lz"], 2),
+                "ENEM score": _fmt(per["score"], 0),
+            }
+        )
         if args.seeds:
             spread = seed_spread(items, range(args.seeds), counts, args.options, args.threshold, stream=index)
             spreads.append((label, spread))
     table = pd.DataFrame(per_area)
-    print(f"Random baseline (uniform guessing among {args.options} options), seed {args.seed}: "
-          "mean [2.5%, 97.5%] over shuffles")  # fmt: skip
+    print(
+        f"Random baseline (uniform guessing among {args.options} options), seed {args.seed}: "
+        "mean [2.5%, 97.5%] over shuffles"
+    )
     print(table.to_string(index=False))
     for label, spread in spreads:
         print(f"\n{label}: seed-to-seed spread of the mean over K shuffles ({args.seeds} seeds)")
-        show = spread.table[["n_shuffles", "accuracy_mean", "accuracy_sd", "accuracy_sd_expected",
-                             "accuracy_range", "theta_sd", "lz_sd"]]  # fmt: skip
+        show = spread.table[
+            [
+                "n_shuffles",
+                "accuracy_mean",
+                "accuracy_sd",
+                "accuracy_sd_expected",
+                "accuracy_range",
+                "theta_sd",
+                "lz_sd",
+            ]
+        ]
         print(show.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         stable = spread.stable_at if spread.stable_at is not None else f"> {counts[-1]}"
-        print(f"  SD of mean accuracy < {100 * spread.threshold:g} pp from K = {stable} shuffles "
-              f"(binomial: K >= {spread.required_expected})")  # fmt: skip
+        print(
+            f"  SD of mean accuracy < {100 * spread.threshold:g} pp from K = {stable} shuffles "
+            f"(binomial: K >= {spread.required_expected})"
+        )
     if args.out is not None:
         _write(args.out, table, pd.concat(per_shuffle, ignore_index=True), spreads)
     return 0
@@ -166,8 +193,14 @@ def _write(folder: Path, table: pd.DataFrame, per: pd.DataFrame, spreads: list[t
             write_csv(
                 folder / "baseline_seed_spread.csv", pd.concat(frames), index=False, float_format="%.6g"
             )
-            summary = {label: {"threshold": s.threshold, "stable_at": s.stable_at,
-                               "required_expected": s.required_expected} for label, s in spreads}  # fmt: skip
+            summary = {
+                label: {
+                    "threshold": s.threshold,
+                    "stable_at": s.stable_at,
+                    "required_expected": s.required_expected,
+                }
+                for label, s in spreads
+            }
             write_text(folder / "baseline_seed_spread.json", json.dumps(summary, indent=2) + "\n")
     except OSError as exc:
         raise UserError(f"{folder}: cannot write ({exc.strerror})") from None

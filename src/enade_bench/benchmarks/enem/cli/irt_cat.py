@@ -42,14 +42,24 @@ def register(sub: Any) -> None:
     p.add_argument("--items", type=Path, help="ITEMS.csv: item_id,a,b[,c] (with --responses)")
     p.add_argument("--responses", type=Path, help="RESPONSES.csv: respondent_id + one column per item")
     p.add_argument("--enem-data", type=Path, help="folder with inep_items.csv and the published patterns")
-    p.add_argument("--rule", choices=CAT_RULES, default="quadrature",
-                   help="stopping rule: quadrature (default; SE <= sqrt(full SE² + 0.1²), at least 15 items) "
-                        "or additive (SE <= max(0.35, full SE + 0.05))")  # fmt: skip
+    p.add_argument(
+        "--rule",
+        choices=CAT_RULES,
+        default="quadrature",
+        help="stopping rule: quadrature (default; SE <= sqrt(full SE² + 0.1²), at least 15 items) "
+        "or additive (SE <= max(0.35, full SE + 0.05))",
+    )
     p.add_argument("--target-se", type=float, help="SE floor (default: the rule's; negative: no SE rule)")
-    p.add_argument("--full-se-margin", type=float,
-                   help="margin over the full-test SE (default: the rule's; negative = off)")  # fmt: skip
-    p.add_argument("--margin-kind", choices=("additive", "quadrature"),
-                   help="full SE + margin or sqrt(full SE² + margin²) (default: the rule's)")  # fmt: skip
+    p.add_argument(
+        "--full-se-margin",
+        type=float,
+        help="margin over the full-test SE (default: the rule's; negative = off)",
+    )
+    p.add_argument(
+        "--margin-kind",
+        choices=("additive", "quadrature"),
+        help="full SE + margin or sqrt(full SE² + margin²) (default: the rule's)",
+    )
     p.add_argument("--max-shift", type=float, help="also require the predicted θ shift SD <= this")
     p.add_argument("--max-items", type=int, help="item budget (default: all)")
     p.add_argument("--min-items", type=int, help="never stop before this many items (default: the rule's)")
@@ -104,12 +114,20 @@ def _config(args: argparse.Namespace) -> Any:
             raise UserError(f"--{name.replace('_', '-')} {value}: expected a number")
     base = stop_rule(args.rule, min_items=args.min_items)
     target = base.target_se if args.target_se is None else (args.target_se if args.target_se >= 0 else None)
-    margin = base.full_se_margin if args.full_se_margin is None else (
-        args.full_se_margin if args.full_se_margin >= 0 else None)  # fmt: skip
+    margin = (
+        base.full_se_margin
+        if args.full_se_margin is None
+        else (args.full_se_margin if args.full_se_margin >= 0 else None)
+    )
     return replace(
-        base, target_se=target, full_se_margin=margin, margin_kind=args.margin_kind or base.margin_kind,
-        max_shift=args.max_shift, max_items=args.max_items, randomesque=args.randomesque,
-    )  # fmt: skip
+        base,
+        target_se=target,
+        full_se_margin=margin,
+        margin_kind=args.margin_kind or base.margin_kind,
+        max_shift=args.max_shift,
+        max_items=args.max_items,
+        randomesque=args.randomesque,
+    )
 
 
 def run_cat_command(args: argparse.Namespace) -> int:
@@ -127,29 +145,46 @@ def run_cat_command(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     sim = simulate_cat(x, items, config, rng)
     # The curve: the same selection run to the end (stopping does not change the path).
-    full_path = sim if config.max_items is None else simulate_cat(
-        x, items, CatConfig(target_se=None, randomesque=config.randomesque), np.random.default_rng(args.seed)
-    )  # fmt: skip
+    full_path = (
+        sim
+        if config.max_items is None
+        else simulate_cat(
+            x,
+            items,
+            CatConfig(target_se=None, randomesque=config.randomesque),
+            np.random.default_rng(args.seed),
+        )
+    )
     curve = cat_curve(full_path, args.tolerance)
     s = cat_summary(sim, args.tolerance)
     rule = rule_text(config)
-    print(f"CAT over {s.n_patterns} patterns; stop at {rule}"
-          + (f", budget {config.max_items}" if config.max_items else "")
-          + (f", randomesque {config.randomesque}" if config.randomesque > 1 else ""))  # fmt: skip
-    print(f"  items used: median {s.median_items:g} (full test {s.median_full_items:g}); "
-          f"quartiles {np.quantile(sim.n_items, 0.25):g}-{np.quantile(sim.n_items, 0.75):g}")  # fmt: skip
+    print(
+        f"CAT over {s.n_patterns} patterns; stop at {rule}"
+        + (f", budget {config.max_items}" if config.max_items else "")
+        + (f", randomesque {config.randomesque}" if config.randomesque > 1 else "")
+    )
+    print(
+        f"  items used: median {s.median_items:g} (full test {s.median_full_items:g}); "
+        f"quartiles {np.quantile(sim.n_items, 0.25):g}-{np.quantile(sim.n_items, 0.75):g}"
+    )
     print(f"  final SE: median {s.median_se:.3f} (full test {s.median_se_full:.3f})")
-    print(f"  |θ_CAT - θ_full| <= {s.tolerance:g}: {100 * s.share_within:.1f}% of patterns; "
-          f"median |error| {np.median(np.abs(sim.error)):.3f}")  # fmt: skip
-    print(f"  target (median items <= {s.max_median_items:g}, >= {100 * s.min_share_within:.0f}% within "
-          f"{s.tolerance:g}): {'met' if s.passed else 'NOT met'}")  # fmt: skip
+    print(
+        f"  |θ_CAT - θ_full| <= {s.tolerance:g}: {100 * s.share_within:.1f}% of patterns; "
+        f"median |error| {np.median(np.abs(sim.error)):.3f}"
+    )
+    print(
+        f"  target (median items <= {s.max_median_items:g}, >= {100 * s.min_share_within:.0f}% within "
+        f"{s.tolerance:g}): {'met' if s.passed else 'NOT met'}"
+    )
     print("\nitems  SE(median)  SE(q25-q75)   |err| median  |err| mean  within  stopped")
     for _, r in curve.iterrows():
         k = int(r["k"])
         if k <= 10 or k % 5 == 0 or k == len(curve):
-            print(f"{k:5d}  {r['se_median']:10.3f}  {r['se_q25']:.3f}-{r['se_q75']:.3f}  "
-                  f"{r['abs_error_median']:12.3f}  {r['abs_error_mean']:10.3f}  {r['within_tol']:6.2f}  "
-                  f"{r['stopped']:7.2f}")  # fmt: skip
+            print(
+                f"{k:5d}  {r['se_median']:10.3f}  {r['se_q25']:.3f}-{r['se_q75']:.3f}  "
+                f"{r['abs_error_median']:12.3f}  {r['abs_error_mean']:10.3f}  {r['within_tol']:6.2f}  "
+                f"{r['stopped']:7.2f}"
+            )
     if args.out is not None:
         _write(args.out, ids, sim, curve, args.tolerance, config.target_se)
     return 0
@@ -163,17 +198,30 @@ def _write(
     from enade_bench.report.cat_figures import cat_curve_figure  # noqa: PLC0415
     from enade_bench.report.figures import save  # noqa: PLC0415
 
-    per = pd.DataFrame({
-        "respondent_id": ids, "n_items": sim.n_items, "n_available": sim.n_available,
-        "theta_cat": sim.theta, "se_cat": sim.se, "theta_full": sim.theta_full, "se_full": sim.se_full,
-        "error": sim.error, "target_se": sim.target_se, "stopped_by": sim.stopped_by,
-    })  # fmt: skip
+    per = pd.DataFrame(
+        {
+            "respondent_id": ids,
+            "n_items": sim.n_items,
+            "n_available": sim.n_available,
+            "theta_cat": sim.theta,
+            "se_cat": sim.se,
+            "theta_full": sim.theta_full,
+            "se_full": sim.se_full,
+            "error": sim.error,
+            "target_se": sim.target_se,
+            "stopped_by": sim.stopped_by,
+        }
+    )
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_csv(folder / "cat_patterns.csv", per, index=False, float_format="%.6g")
         write_csv(folder / "cat_curve.csv", curve, index=False, float_format="%.6g")
-        save(cat_curve_figure(curve, tol, target), folder, "cat_curve",
-             "CAT: items administered against SE and error to the full-test θ")  # fmt: skip
+        save(
+            cat_curve_figure(curve, tol, target),
+            folder,
+            "cat_curve",
+            "CAT: items administered against SE and error to the full-test θ",
+        )
     except OSError as exc:
         raise UserError(f"{folder}: cannot write ({exc.strerror})") from None
     print(f"\nwrote {folder / 'cat_patterns.csv'}, cat_curve.csv, cat_curve.png/.pdf")

@@ -80,24 +80,34 @@ def run_cat_live(args: argparse.Namespace) -> int:
     # Each selected question is asked once, in its original option order.
     plan = plan_strategy(exp, dataclasses.replace(exp.strategies[0], shuffle=False, n_shuffles=1))
     executor = ChunkExecutor(exp.model, plan, exp.config.evaluation, exp.extract_fn)
-    config = CatConfig(target_se=args.target_se, max_items=args.max_items, min_items=args.min_items,
-                       randomesque=args.randomesque)  # fmt: skip
+    config = CatConfig(
+        target_se=args.target_se,
+        max_items=args.max_items,
+        min_items=args.min_items,
+        randomesque=args.randomesque,
+    )
     result = live_cat(executor, bank, config, np.random.default_rng(args.seed))
     trace = result.trace
-    rows = pd.DataFrame({
-        "step": np.arange(1, trace.n_items + 1),
-        "item_id": [bank.items.item_ids[j] for j in trace.items],
-        "question": [r.id for r in result.records],
-        "prediction": [r.prediction for r in result.records],
-        "correct": list(trace.responses), "theta": trace.theta, "se": trace.se,
-    })  # fmt: skip
+    rows = pd.DataFrame(
+        {
+            "step": np.arange(1, trace.n_items + 1),
+            "item_id": [bank.items.item_ids[j] for j in trace.items],
+            "question": [r.id for r in result.records],
+            "prediction": [r.prediction for r in result.records],
+            "correct": list(trace.responses),
+            "theta": trace.theta,
+            "se": trace.se,
+        }
+    )
     print(
         f"{exp.config.name}: ENEM {exam.year} {exam.area} booklet {bank.booklet}, {len(bank.items)} items in the bank"
     )
     print(rows.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     score = enem_score(trace.theta[-1], exam.area) if exam.area in AREAS else float("nan")
-    print(f"stopped by {trace.stopped_by} after {trace.n_items} items: θ {trace.theta[-1]:.3f}, "
-          f"SE {trace.se[-1]:.3f}, ENEM score {float(score):.0f}")  # fmt: skip
+    print(
+        f"stopped by {trace.stopped_by} after {trace.n_items} items: θ {trace.theta[-1]:.3f}, "
+        f"SE {trace.se[-1]:.3f}, ENEM score {float(score):.0f}"
+    )
     if args.out is not None:
         try:
             write_csv(args.out / "cat_live.csv", rows, index=False, float_format="%.6g")

@@ -41,8 +41,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min-n", type=int, default=10, help="test items answered by at least N patterns (default 10)"
     )
-    p.add_argument("--unit", choices=("model", "pattern"), default="model",
-                   help="unit of evidence: model (default; shuffles collapsed per model) or pattern (pooled)")  # fmt: skip
+    p.add_argument(
+        "--unit",
+        choices=("model", "pattern"),
+        default="model",
+        help="unit of evidence: model (default; shuffles collapsed per model) or pattern (pooled)",
+    )
     p.add_argument("--debias", action="store_true", help="letter-prior corrected predictions (PriDe)")
     p.add_argument("--out", type=Path, help="folder for the per-item CSV files")
     p.set_defaults(handler=run_dif)
@@ -87,19 +91,24 @@ def _print_exam(label: str, row: Any, items: pd.DataFrame, args: argparse.Namesp
     ]
     flagged = mine[mine["flagged"].astype(bool)]
     flagged = flagged.reindex(flagged["delta"].abs().sort_values(ascending=False, kind="stable").index)
-    print(f"{label}: {row['patterns']} patterns ({row['models']} model run(s)), {row['items']} items; "
-          f"machines' θ ~ N({row['prior_mean']:.2f}, {row['prior_sd']:.2f}²); "
-          f"{len(flagged)} item(s) flagged at q <= {args.alpha:g} (unit: {row['unit']}"
-          + (f"; between-shuffle ρ {row['rho']}" if row["rho"] else "") + ")"
-          + (" [letter-prior corrected]" if args.debias else ""))  # fmt: skip
+    print(
+        f"{label}: {row['patterns']} patterns ({row['models']} model run(s)), {row['items']} items; "
+        f"machines' θ ~ N({row['prior_mean']:.2f}, {row['prior_sd']:.2f}²); "
+        f"{len(flagged)} item(s) flagged at q <= {args.alpha:g} (unit: {row['unit']}"
+        + (f"; between-shuffle ρ {row['rho']}" if row["rho"] else "")
+        + ")"
+        + (" [letter-prior corrected]" if args.debias else "")
+    )
     untested = row["items"] - row["tested"]
     if untested:
         print(
             f"  note: {untested} item(s) answered by fewer than {args.min_n} patterns are not tested (--min-n)"
         )
     for _, r in flagged.iterrows():
-        print(f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
-              f"vs expected {r['expected']:.2f}  p {r['p']:.2g}  q {r['q']:.2g}")  # fmt: skip
+        print(
+            f"  {r['item_id']:>10}  {r['direction']:<20} δ {r['delta']:+.2f}  observed {r['observed']:.2f} "
+            f"vs expected {r['expected']:.2f}  p {r['p']:.2g}  q {r['q']:.2g}"
+        )
     if args.out is not None:
         name = f"dif_{row['year']}_{row['area']}_{row['booklet']}{'_debiased' if args.debias else ''}.csv"
         table = mine.drop(columns=["predictions", "year", "area", "language", "booklet", "b"])

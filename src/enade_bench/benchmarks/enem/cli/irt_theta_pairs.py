@@ -34,15 +34,26 @@ def register(sub: Any) -> None:
     p.add_argument("results", nargs="*", type=Path, help="results folder(s)")
     p.add_argument("--published", action="store_true", help="the published runs of the shared ENEM data")
     p.add_argument("--enem-data", type=Path, help="ENEM data folder (default: found)")
-    p.add_argument("--pairing", choices=("auto", "shuffle", "independent"), default="auto",
-                   help="pair by shuffle index, independent samples (Welch) or auto (default: pair when "
-                        "the models ran the same shuffles)")  # fmt: skip
-    p.add_argument("--adjust", choices=("holm", "bonferroni", "bh"), default="holm",
-                   help="p-value adjustment over each table's pairs; the intervals are adjusted alike "
-                        "(default holm)")  # fmt: skip
-    p.add_argument("--family", choices=("all", "table"), default="all",
-                   help="pairs adjusted together: every pair of the output (default; as compare's default "
-                        "adjusts every pair of a strategy) or each exam's table (as compare --family stratum)")  # fmt: skip
+    p.add_argument(
+        "--pairing",
+        choices=("auto", "shuffle", "independent"),
+        default="auto",
+        help="pair by shuffle index, independent samples (Welch) or auto (default: pair when "
+        "the models ran the same shuffles)",
+    )
+    p.add_argument(
+        "--adjust",
+        choices=("holm", "bonferroni", "bh"),
+        default="holm",
+        help="p-value adjustment over each table's pairs; the intervals are adjusted alike (default holm)",
+    )
+    p.add_argument(
+        "--family",
+        choices=("all", "table"),
+        default="all",
+        help="pairs adjusted together: every pair of the output (default; as compare's default "
+        "adjusts every pair of a strategy) or each exam's table (as compare --family stratum)",
+    )
     p.add_argument("--debias", action="store_true", help="letter-prior corrected predictions (PriDe)")
     p.add_argument("--out", type=Path, help="CSV file for every pair")
     p.set_defaults(handler=run_theta_pairs)
@@ -89,9 +100,14 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
     pairing = ", ".join(sorted(set(data["pairing"])))
     with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_colwidth", 40):
         families = data["family"].nunique()
-        print(f"note: multiplicity family: {args.adjust} over "
-              + (f"every pair ({len(data)}; --family all)" if args.family == "all"
-                 else f"each exam's table ({families} families; --family table)"))  # fmt: skip
+        print(
+            f"note: multiplicity family: {args.adjust} over "
+            + (
+                f"every pair ({len(data)}; --family all)"
+                if args.family == "all"
+                else f"each exam's table ({families} families; --family table)"
+            )
+        )
         print(f"θ differences between models ({pairing}; {len(data)} pairs)")
         print(shown.to_string())
         print(pairs_note(data))

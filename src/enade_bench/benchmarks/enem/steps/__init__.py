@@ -71,7 +71,13 @@ def enem_analysis(
         kept = [e for e in fixed if e is not None]
         corrected = analyse(kept, enem_dir, seed).exams if kept else []
     analysis = EnemAnalysis(
-        list(entries), raw.exams, corrected, corrections, tuple(predictions),
-        dif or DifSettings(), cat or CatSettings(), notes,
-    )  # fmt: skip
+        list(entries),
+        raw.exams,
+        corrected,
+        corrections,
+        tuple(predictions),
+        dif or DifSettings(),
+        cat or CatSettings(),
+        notes,
+    )
     return analysis, raw

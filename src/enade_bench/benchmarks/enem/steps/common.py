@@ -84,5 +84,10 @@ def model_patterns(exam: ExamAnalysis) -> tuple[FloatArray, FloatArray, list[tup
 
 def exam_columns(predictions: str, exam: ExamAnalysis) -> dict[str, object]:
     """The leading columns that name one exam of one prediction set in a step's CSV."""
-    return {"predictions": predictions, "year": exam.exam.year, "area": exam.exam.area,
-            "language": exam.language, "booklet": exam.booklet}  # fmt: skip
+    return {
+        "predictions": predictions,
+        "year": exam.exam.year,
+        "area": exam.exam.area,
+        "language": exam.language,
+        "booklet": exam.booklet,
+    }

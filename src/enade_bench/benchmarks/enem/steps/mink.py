@@ -72,8 +72,16 @@ def mink_step(analysis: EnemAnalysis, folder: Path) -> Section:
     rows, figures = [], []
     for (model, area, language), part in frame.groupby(["model", "area", "language"], sort=True):
         corr = mink_accuracy_correlation(part)
-        rows.append({"model": model, "area": area, "language": language, "items": corr.n_items,
-                     "r": corr.r, "p_value": corr.p_value})  # fmt: skip
+        rows.append(
+            {
+                "model": model,
+                "area": area,
+                "language": language,
+                "items": corr.n_items,
+                "r": corr.r,
+                "p_value": corr.p_value,
+            }
+        )
         per_item = part.groupby("item_id")[["mink", "correct"]].mean()
         with plt.rc_context(STYLE):
             fig, ax = plt.subplots(figsize=(4.6, 3.4))
@@ -81,11 +89,23 @@ def mink_step(analysis: EnemAnalysis, folder: Path) -> Section:
             ax.set_xlabel("Min-K% Prob (k = 20)")
             ax.set_ylabel("share correct over shuffles")
             ax.set_title(f"{model}, {area} {language}: r = {fmt(corr.r, 2)}")
-        figures.append(save(fig, folder, f"mink_{model}_{area}_{language}",
-                            f"{model}, ENEM {area} {language}: Min-K% Prob against accuracy per item."))  # fmt: skip
+        figures.append(
+            save(
+                fig,
+                folder,
+                f"mink_{model}_{area}_{language}",
+                f"{model}, ENEM {area} {language}: Min-K% Prob against accuracy per item.",
+            )
+        )
     data = pd.DataFrame(rows)
     display = data.assign(r=data["r"].map(lambda v: fmt(v, 2)), p=data["p_value"].map(fmt_p))
     display = display.drop(columns="p_value").set_index(["model", "area", "language"])
-    table = Table("study_mink", "Min-K% Prob against accuracy (Pearson r across items)", data, display,
-                  None, "Min-K% (Shi et al., ICLR 2024), k = 20, mean over shuffles per item.")  # fmt: skip
+    table = Table(
+        "study_mink",
+        "Min-K% Prob against accuracy (Pearson r across items)",
+        data,
+        display,
+        None,
+        "Min-K% (Shi et al., ICLR 2024), k = 20, mean over shuffles per item.",
+    )
     return Section([table], figures)

@@ -95,18 +95,27 @@ def prior_frame(analysis: EnemAnalysis) -> pd.DataFrame:
         key = max(pc.bpc_raw, key=lambda k: pc.bpc_raw[k].n)
         raw, cor = pc.bpc_raw[key], pc.bpc_corrected[key]
         prior = pc.prior.get(int(key), [])
-        rows.append({
-            "model": rc.model, "area": rc.area, "language": rc.language, "scope": pc.scope,
-            "records": len(pc.records), "n_options": int(key),
-            "accuracy_raw": pc.raw_accuracy, "accuracy_corrected": pc.corrected_accuracy,
-            "theta_raw": theta.get(("raw", rc.model, rc.area, rc.language), np.nan),
-            "theta_corrected": theta.get(("corrected", rc.model, rc.area, rc.language), np.nan),
-            "bpc_tvd_raw": raw.bpc_tvd, "bpc_tvd_corrected": cor.bpc_tvd,
-            "bpc_p_raw": raw.p_value, "bpc_p_corrected": cor.p_value,
-            "positions_raw": " ".join(map(str, raw.prediction_counts)),
-            "positions_corrected": " ".join(map(str, cor.prediction_counts)),
-            **{f"prior_{LETTERS[i]}": float(v) for i, v in enumerate(prior)},
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": rc.model,
+                "area": rc.area,
+                "language": rc.language,
+                "scope": pc.scope,
+                "records": len(pc.records),
+                "n_options": int(key),
+                "accuracy_raw": pc.raw_accuracy,
+                "accuracy_corrected": pc.corrected_accuracy,
+                "theta_raw": theta.get(("raw", rc.model, rc.area, rc.language), np.nan),
+                "theta_corrected": theta.get(("corrected", rc.model, rc.area, rc.language), np.nan),
+                "bpc_tvd_raw": raw.bpc_tvd,
+                "bpc_tvd_corrected": cor.bpc_tvd,
+                "bpc_p_raw": raw.p_value,
+                "bpc_p_corrected": cor.p_value,
+                "positions_raw": " ".join(map(str, raw.prediction_counts)),
+                "positions_corrected": " ".join(map(str, cor.prediction_counts)),
+                **{f"prior_{LETTERS[i]}": float(v) for i, v in enumerate(prior)},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -123,20 +132,33 @@ def prior_correction_step(analysis: EnemAnalysis, folder: Path) -> Section:
     if data.empty:
         raise StepSkipped("no run has letter scores over at least 2 option orders")
     letters = [c for c in data.columns if c.startswith("prior_") and len(c) == 7]
-    display = pd.DataFrame({
-        "model": data["model"], "area": data["area"], "language": data["language"],
-        "records": data["records"],
-        "accuracy raw → corrected": [f"{fmt(a, 3)} → {fmt(b, 3)}" for a, b
-                                     in zip(data["accuracy_raw"], data["accuracy_corrected"], strict=True)],
-        "θ raw → corrected": [f"{fmt(a, 2)} → {fmt(b, 2)}" for a, b
-                              in zip(data["theta_raw"], data["theta_corrected"], strict=True)],
-        "BPC TVD raw → corrected": [f"{fmt(a, 3)} → {fmt(b, 3)}" for a, b
-                                    in zip(data["bpc_tvd_raw"], data["bpc_tvd_corrected"], strict=True)],
-        "predicted positions raw → corrected": [f"{a} → {b}" for a, b
-                                                in zip(data["positions_raw"], data["positions_corrected"], strict=True)],
-        "letter prior": [" ".join(f"{c[-1]} {fmt(v, 2)}" for c, v in zip(letters, row, strict=True))
-                         for row in data[letters].to_numpy()],
-    }).set_index(["model", "area", "language"])  # fmt: skip
+    display = pd.DataFrame(
+        {
+            "model": data["model"],
+            "area": data["area"],
+            "language": data["language"],
+            "records": data["records"],
+            "accuracy raw → corrected": [
+                f"{fmt(a, 3)} → {fmt(b, 3)}"
+                for a, b in zip(data["accuracy_raw"], data["accuracy_corrected"], strict=True)
+            ],
+            "θ raw → corrected": [
+                f"{fmt(a, 2)} → {fmt(b, 2)}"
+                for a, b in zip(data["theta_raw"], data["theta_corrected"], strict=True)
+            ],
+            "BPC TVD raw → corrected": [
+                f"{fmt(a, 3)} → {fmt(b, 3)}"
+                for a, b in zip(data["bpc_tvd_raw"], data["bpc_tvd_corrected"], strict=True)
+            ],
+            "predicted positions raw → corrected": [
+                f"{a} → {b}" for a, b in zip(data["positions_raw"], data["positions_corrected"], strict=True)
+            ],
+            "letter prior": [
+                " ".join(f"{c[-1]} {fmt(v, 2)}" for c, v in zip(letters, row, strict=True))
+                for row in data[letters].to_numpy()
+            ],
+        }
+    ).set_index(["model", "area", "language"])
     notes = (
         "Letter-prior correction (PriDe; Zheng et al., ICLR 2024): the model's prior over the option "
         "letters is the normalised geometric mean of its letter probabilities over the option orders of "
@@ -145,6 +167,12 @@ def prior_correction_step(analysis: EnemAnalysis, folder: Path) -> Section:
         "distance of the predicted display positions from uniform (0 = no letter preference). The verdict "
         "rows labelled 'corrected' are computed on these predictions. Every run: prior_correction.csv."
     )
-    table = Table("study_prior_correction", "Letter-prior correction: raw vs corrected predictions",
-                  data, display, None, notes)  # fmt: skip
+    table = Table(
+        "study_prior_correction",
+        "Letter-prior correction: raw vs corrected predictions",
+        data,
+        display,
+        None,
+        notes,
+    )
     return Section([table], files={"prior_correction.csv": data})

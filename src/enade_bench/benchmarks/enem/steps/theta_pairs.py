@@ -61,8 +61,10 @@ THETA_FAMILIES = ("all", "table")
 
 def _samples(exam_rows: pd.DataFrame) -> list[ThetaSample]:
     scored = exam_rows[exam_rows["respondent"] != RANDOM]
-    samples = [ThetaSample.of(str(model), part["theta"], shuffle=part["shuffle"].to_numpy())
-               for model, part in scored.groupby("respondent", sort=True)]  # fmt: skip
+    samples = [
+        ThetaSample.of(str(model), part["theta"], shuffle=part["shuffle"].to_numpy())
+        for model, part in scored.groupby("respondent", sort=True)
+    ]
     return [s for s in samples if s.theta.size >= 2]
 
 
@@ -103,8 +105,12 @@ def theta_pairs_frame(
             if len(samples) >= 2:
                 ordered = sorted(samples, key=lambda s: -float(s.theta.mean()))
                 chosen = _pairing(samples, pairing)
-                tables.append((exam_columns(predictions, exam),
-                               [theta_difference(x, y, chosen) for x, y in combinations(ordered, 2)]))  # fmt: skip
+                tables.append(
+                    (
+                        exam_columns(predictions, exam),
+                        [theta_difference(x, y, chosen) for x, y in combinations(ordered, 2)],
+                    )
+                )
         if tables:
             frames.append(_families(tables, adjust, family))
     if not frames:
@@ -132,8 +138,10 @@ def published_theta_pairs(enem_dir: str | Path, adjust: str = "holm", family: st
     )
     tables = []
     for (area, language), part in ref.groupby(["EXAM_SUBJECT", "LANGUAGE"], sort=True):
-        samples = [ThetaSample.of(str(model), rows["IRT_SCORE"], stratum=rows["EXAM_YEAR"].to_numpy())
-                   for model, rows in part.groupby("model", sort=True)]  # fmt: skip
+        samples = [
+            ThetaSample.of(str(model), rows["IRT_SCORE"], stratum=rows["EXAM_YEAR"].to_numpy())
+            for model, rows in part.groupby("model", sort=True)
+        ]
         ordered = sorted(samples, key=lambda s: -float(s.theta.mean()))
         years = ",".join(str(y) for y in sorted(part["EXAM_YEAR"].unique()))
         head = {"area": str(area), "language": str(language), "years": years}
@@ -173,20 +181,30 @@ def _statement(value: float, kind: str, low: float, high: float) -> str:
 
 def display_pairs(data: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The pairs table as shown: Δθ with its simultaneous statement and level, the Bonferroni CI, SE, p."""
-    return pd.DataFrame({
-        **{k: data[k] for k in keys},
-        "pair": data["model_a"] + " − " + data["model_b"],
-        "θ_A": data["mean_a"].map(lambda v: f"{v:.2f}"), "θ_B": data["mean_b"].map(lambda v: f"{v:.2f}"),
-        "Δθ [statement]": [_statement(d, k, lo, hi) for d, k, lo, hi
-                           in zip(data["diff"], data["statement"], data["ci_low"], data["ci_high"], strict=True)],
-        "CI level": data["ci_level"].map(_level_pct),
-        "Bonferroni α/K CI (magnitude)": [_interval(d, lo, hi) for d, lo, hi
-                                          in zip(data["diff"], data["bonferroni_low"], data["bonferroni_high"],
-                                                 strict=True)],
-        "SE": data["se"].map(lambda v: f"{v:.3f}"),
-        "p": data["p_value"].map(lambda v: f"{v:.2g}"),
-        "p adj.": data["p_adjusted"].map(lambda v: f"{v:.2g}"),
-    }).set_index([*keys, "pair"])  # fmt: skip
+    return pd.DataFrame(
+        {
+            **{k: data[k] for k in keys},
+            "pair": data["model_a"] + " − " + data["model_b"],
+            "θ_A": data["mean_a"].map(lambda v: f"{v:.2f}"),
+            "θ_B": data["mean_b"].map(lambda v: f"{v:.2f}"),
+            "Δθ [statement]": [
+                _statement(d, k, lo, hi)
+                for d, k, lo, hi in zip(
+                    data["diff"], data["statement"], data["ci_low"], data["ci_high"], strict=True
+                )
+            ],
+            "CI level": data["ci_level"].map(_level_pct),
+            "Bonferroni α/K CI (magnitude)": [
+                _interval(d, lo, hi)
+                for d, lo, hi in zip(
+                    data["diff"], data["bonferroni_low"], data["bonferroni_high"], strict=True
+                )
+            ],
+            "SE": data["se"].map(lambda v: f"{v:.3f}"),
+            "p": data["p_value"].map(lambda v: f"{v:.2g}"),
+            "p adj.": data["p_adjusted"].map(lambda v: f"{v:.2g}"),
+        }
+    ).set_index([*keys, "pair"])
 
 
 def pairs_note(data: pd.DataFrame) -> str:
@@ -194,12 +212,14 @@ def pairs_note(data: pd.DataFrame) -> str:
     methods = "; ".join(
         f"{a}: {m}" for a, m in sorted(set(zip(data["adjust"], data["ci_method"], strict=True)))
     )
-    return (f"Each statement is its adjustment's ({methods}); with Holm or Bonferroni the statements of a table "
-            "hold together with probability 95 %: Holm is applied to the 2K directional hypotheses, a rejected pair "
-            "gets a bound at 0 in the direction of its effect (> 0 or < 0, with its other limit; Strassburger & "
-            "Bretz 2008), the others their t interval at confidence 1 - 2alpha/(2K-r) (CI level). It excludes 0 exactly when the adjusted p is below 0.05. The Bonferroni alpha/K interval gives "
-            "the magnitude beside a bound; the unadjusted 95% intervals are ci_low_unadjusted and "
-            "ci_high_unadjusted in the CSV.")  # fmt: skip
+    return (
+        f"Each statement is its adjustment's ({methods}); with Holm or Bonferroni the statements of a table "
+        "hold together with probability 95 %: Holm is applied to the 2K directional hypotheses, a rejected pair "
+        "gets a bound at 0 in the direction of its effect (> 0 or < 0, with its other limit; Strassburger & "
+        "Bretz 2008), the others their t interval at confidence 1 - 2alpha/(2K-r) (CI level). It excludes 0 exactly when the adjusted p is below 0.05. The Bonferroni alpha/K interval gives "
+        "the magnitude beside a bound; the unadjusted 95% intervals are ci_low_unadjusted and "
+        "ci_high_unadjusted in the CSV."
+    )
 
 
 def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
@@ -215,6 +235,12 @@ def theta_pairs_step(analysis: EnemAnalysis, folder: Path) -> Section:
         "(psychometrics.theta_compare). p adj.: Holm over every pair of the prediction set's exams (one family, "
         "as compare adjusts every pair of a strategy). " + pairs_note(data) + " Every pair: theta_pairs.csv."
     )
-    table = Table("study_theta_pairs", "θ differences between models (over shuffles) [Holm simultaneous statements, jointly 95 %]", data,
-                  display_pairs(data, keys), None, notes)  # fmt: skip
+    table = Table(
+        "study_theta_pairs",
+        "θ differences between models (over shuffles) [Holm simultaneous statements, jointly 95 %]",
+        data,
+        display_pairs(data, keys),
+        None,
+        notes,
+    )
     return Section([table], files={"theta_pairs.csv": data})

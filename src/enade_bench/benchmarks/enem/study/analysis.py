@@ -105,18 +105,35 @@ def respondent_verdict(
     finite = theta[np.isfinite(theta)]
     mean = float(finite.mean())
     low, high = (float(v) for v in np.quantile(finite, [0.025, 0.975]))
-    cut = bootstrap_cutoff(items, rng, method="wle", statistic="lz_star", theta=finite,
-                           n_respondents=rule.n_respondents, n_boot=rule.n_boot, alpha=rule.alpha)  # fmt: skip
+    cut = bootstrap_cutoff(
+        items,
+        rng,
+        method="wle",
+        statistic="lz_star",
+        theta=finite,
+        n_respondents=rule.n_respondents,
+        n_boot=rule.n_boot,
+        alpha=rule.alpha,
+    )
     share, n_ok = aberrant_share(shuffles["lz_star"].to_numpy(), cut.value)
     position = measurement_position([mean], items, threshold=rule.min_relative_information)
     return {
-        "n_shuffles": len(shuffles), "n_items": int(shuffles["n_items"].max()),
-        "accuracy": float(shuffles["accuracy"].mean()), "theta": mean, "theta_low": low, "theta_high": high,
-        "se": float(shuffles["se"].mean()), "score": k * mean + d, "score_low": k * low + d,
-        "score_high": k * high + d, "lz_star_cutoff": cut.value, "n_assessable": n_ok,
-        "aberrant_share": share, "relative_information": float(position["relative_information"].iloc[0]),
+        "n_shuffles": len(shuffles),
+        "n_items": int(shuffles["n_items"].max()),
+        "accuracy": float(shuffles["accuracy"].mean()),
+        "theta": mean,
+        "theta_low": low,
+        "theta_high": high,
+        "se": float(shuffles["se"].mean()),
+        "score": k * mean + d,
+        "score_low": k * low + d,
+        "score_high": k * high + d,
+        "lz_star_cutoff": cut.value,
+        "n_assessable": n_ok,
+        "aberrant_share": share,
+        "relative_information": float(position["relative_information"].iloc[0]),
         "side": str(position["side"].iloc[0]),
-    }  # fmt: skip
+    }
 
 
 def verdict_rows(
@@ -138,12 +155,18 @@ def verdict_rows(
         if name == RANDOM and not baseline:
             continue
         rng = np.random.default_rng([seed, exam.exam.year, exam.booklet, rank])
-        rows.append({
-            "model": name, "predictions": "raw" if name == RANDOM else predictions,
-            "year": exam.exam.year, "area": exam.exam.area, "language": exam.language,
-            "booklet": exam.booklet, "baseline": name == RANDOM,
-            **respondent_verdict(shuffles, exam.items, scale, rule, rng),
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": name,
+                "predictions": "raw" if name == RANDOM else predictions,
+                "year": exam.exam.year,
+                "area": exam.exam.area,
+                "language": exam.language,
+                "booklet": exam.booklet,
+                "baseline": name == RANDOM,
+                **respondent_verdict(shuffles, exam.items, scale, rule, rng),
+            }
+        )
     return add_verdicts(pd.DataFrame(rows), rule)
 
 
@@ -168,14 +191,35 @@ def analyse_study(plan: StudyPlan) -> StudyAnalysis:
                 continue
             exams[name].append(study)
             if name in sets:
-                frames.append(verdict_rows(study, plan.scale[exam.area], cfg.verdict, cfg.analysis_seed,
-                                           name, baseline=name == sets[0]))  # fmt: skip
+                frames.append(
+                    verdict_rows(
+                        study,
+                        plan.scale[exam.area],
+                        cfg.verdict,
+                        cfg.analysis_seed,
+                        name,
+                        baseline=name == sets[0],
+                    )
+                )
     verdict = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if not verdict.empty:  # models in the study file's order (the random baseline last)
         order = {m: k for k, m in enumerate(dict.fromkeys(r.model for r, _ in runs))}
         verdict = verdict.assign(_order=verdict["model"].map(order).fillna(len(order)))
-        verdict = verdict.sort_values(["area", "language", "baseline", "_order", "predictions"],
-                                      ascending=[True, True, False, True, False], kind="stable")  # fmt: skip
+        verdict = verdict.sort_values(
+            ["area", "language", "baseline", "_order", "predictions"],
+            ascending=[True, True, False, True, False],
+            kind="stable",
+        )
         verdict = verdict.drop(columns="_order").reset_index(drop=True)
-    return StudyAnalysis([e for _, e in runs], exams["raw"], exams["corrected"], corrections, sets,
-                         cfg.dif, cfg.cat, notes, verdict, [_as_model(e, r.model) for r, e in runs])  # fmt: skip
+    return StudyAnalysis(
+        [e for _, e in runs],
+        exams["raw"],
+        exams["corrected"],
+        corrections,
+        sets,
+        cfg.dif,
+        cfg.cat,
+        notes,
+        verdict,
+        [_as_model(e, r.model) for r, e in runs],
+    )

@@ -38,12 +38,19 @@ def derive_attributes(exams: Sequence[ExamSource], year: int | None = None) -> p
     for exam in exams:
         rows = exam.items[exam.items["scored"]]
         attrs = item_attributes(rows.reset_index(drop=True))
-        frames.append(pd.DataFrame({
-            "year": year if year is not None else 0, "area": exam.area,
-            "item_id": rows["item_id"].astype(str).to_numpy(),
-            "image_description": attrs["image_description"].astype(int).to_numpy(),
-            "has_numbers": (attrs["numbers_in_stem"] | attrs["numbers_in_options"]).astype(int).to_numpy(),
-        }))  # fmt: skip
+        frames.append(
+            pd.DataFrame(
+                {
+                    "year": year if year is not None else 0,
+                    "area": exam.area,
+                    "item_id": rows["item_id"].astype(str).to_numpy(),
+                    "image_description": attrs["image_description"].astype(int).to_numpy(),
+                    "has_numbers": (attrs["numbers_in_stem"] | attrs["numbers_in_options"])
+                    .astype(int)
+                    .to_numpy(),
+                }
+            )
+        )
     if not frames:
         return pd.DataFrame(columns=["year", "area", "item_id", "image_description", "has_numbers"])
     out = pd.concat(frames, ignore_index=True).drop_duplicates(subset="item_id", keep="first")
@@ -83,8 +90,10 @@ def read_attribute_csv(path: Path, known: set[str], year: int) -> pd.DataFrame:
         bad = ~values.isin(_TRUE | _FALSE)
         if bad.any():
             line = int(frame.index[bad.to_numpy()][0]) + 2
-            raise UserError(f"{path}: line {line}: column {name!r}: expected 0/1 or true/false, "
-                            f"got {frame.loc[frame.index[bad.to_numpy()][0], name]!r}")  # fmt: skip
+            raise UserError(
+                f"{path}: line {line}: column {name!r}: expected 0/1 or true/false, "
+                f"got {frame.loc[frame.index[bad.to_numpy()][0], name]!r}"
+            )
         out[name] = values.isin(_TRUE).astype(int).to_list()
     if not out["item_id"]:
         raise UserError(f"{path}: no row for ENEM {year}")

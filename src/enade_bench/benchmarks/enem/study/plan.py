@@ -107,9 +107,13 @@ def _is_enem_file(path: str) -> bool:
 def _experiment(cfg: StudyConfig, parts: ModelParts, exam: ExamSource) -> ExperimentConfig:
     label = parts.label
     evaluation: JsonObject = {
-        "method": cfg.method, "shot_type": "zero", "shuffle_alternatives": True,
-        "n_shuffles": cfg.n_shuffles, "seed": cfg.seed, "batch_size": parts.batch_size or 8,
-    }  # fmt: skip
+        "method": cfg.method,
+        "shot_type": "zero",
+        "shuffle_alternatives": True,
+        "n_shuffles": cfg.n_shuffles,
+        "seed": cfg.seed,
+        "batch_size": parts.batch_size or 8,
+    }
     if parts.experiment is not None:
         evaluation["letter_variants"] = parts.experiment.evaluation.letter_variants
     data = {
@@ -151,8 +155,10 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
         )
     languages = cfg.languages or available_languages(enem_dir, cfg.year, list(cfg.areas))
     if not languages:
-        raise UserError(f"{study_path}: key 'languages': no question files of ENEM {cfg.year} under "
-                        f"{enem_dir / 'questions'}")  # fmt: skip
+        raise UserError(
+            f"{study_path}: key 'languages': no question files of ENEM {cfg.year} under "
+            f"{enem_dir / 'questions'}"
+        )
     exams = [
         find_exam(enem_dir, inep, booklets, cfg.year, area, lang, study_path)
         for area in cfg.areas
@@ -165,8 +171,10 @@ def plan_study(study_path: Path | str, cfg: StudyConfig | None = None) -> StudyP
     models = [_model_parts(m, k, study_path) for k, m in enumerate(cfg.models)]
     labels = [parts.label for parts in models]
     if len(set(labels)) != len(labels):
-        raise UserError(f"{study_path}: key 'models': two models share the label(s) "
-                        f"{sorted({x for x in labels if labels.count(x) > 1})}; set 'name'")  # fmt: skip
+        raise UserError(
+            f"{study_path}: key 'models': two models share the label(s) "
+            f"{sorted({x for x in labels if labels.count(x) > 1})}; set 'name'"
+        )
     output = resolve_output(cfg.output, study_path).resolve()  # relative: from the study file's folder
     runs = [
         PlannedRun(

@@ -30,8 +30,18 @@ from enade_bench.study.plan import StudyOptions, StudyResult
 from enade_bench.study.planner import ExamRun, exam_tasks
 from enade_bench.study.tasks import ModelTask, TaskRun
 
-_VERDICT_COLUMNS = ["model", "predictions", "area", "language", "theta", "se", "score", "aberrant_share",
-                    "relative_information", "verdict"]  # fmt: skip
+_VERDICT_COLUMNS = [
+    "model",
+    "predictions",
+    "area",
+    "language",
+    "theta",
+    "se",
+    "score",
+    "aberrant_share",
+    "relative_information",
+    "verdict",
+]
 
 
 @dataclass(frozen=True)
@@ -64,9 +74,20 @@ class EnemStudy:
         for run in plan.runs:
             opts = RunOptions(limit=plan.config.limit, output_dir=run.folder, resume=True, progress=False)
             exp = self.benchmark.prepare(run.config, run.config_path, opts)
-            runs.append(ExamRun(run.model, f"{run.area}_{run.language}", TaskRun(
-                run.config, run.config_path, exp, opts, self.benchmark,
-                f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {as_given(run.folder)}")))  # fmt: skip
+            runs.append(
+                ExamRun(
+                    run.model,
+                    f"{run.area}_{run.language}",
+                    TaskRun(
+                        run.config,
+                        run.config_path,
+                        exp,
+                        opts,
+                        self.benchmark,
+                        f"{run.model} on ENEM {plan.config.year} {run.area} {run.language} -> {as_given(run.folder)}",
+                    ),
+                )
+            )
         return exam_tasks(runs, plan.output)
 
     def failure_label(self, task: ModelTask) -> str:
@@ -82,9 +103,15 @@ class EnemStudy:
             return None
         allow_errors = self.options.allow_errors or plan.config.allow_errors
         with folder:
-            report = write_study_report(study, plan.report_dir, plan.config.verdict, plan.attributes_source,
-                                        f"ENEM {plan.config.year} study: {plan.config.name}", allow_errors,
-                                        family=plan.config.family)  # fmt: skip
+            report = write_study_report(
+                study,
+                plan.report_dir,
+                plan.config.verdict,
+                plan.attributes_source,
+                f"ENEM {plan.config.year} study: {plan.config.name}",
+                allow_errors,
+                family=plan.config.family,
+            )
         summary = study.verdict[_VERDICT_COLUMNS].to_string(index=False, float_format=lambda v: f"{v:.3f}")
         return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
 

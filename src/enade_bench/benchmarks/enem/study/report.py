@@ -66,17 +66,23 @@ def verdict_table(verdict: pd.DataFrame, rule: VerdictRule) -> Table:
     rows = []
     for _, r in verdict.iterrows():
         share = "n/a" if not np.isfinite(r["aberrant_share"]) else f"{100 * r['aberrant_share']:.0f}%"
-        rows.append({
-            "model": r["model"], "predictions": r["predictions"], "area": r["area"],
-            "language": r["language"],
-            "K": int(r["n_shuffles"]), "items": int(r["n_items"]), "accuracy": fmt(r["accuracy"], 2),
-            "θ [95%]": fmt_interval(r["theta"], r["theta_low"], r["theta_high"], 2),
-            "SE": fmt(r["se"], 2),
-            "ENEM score [95%]": fmt_interval(r["score"], r["score_low"], r["score_high"], 0),
-            "l_z* < cut-off": f"{share} of {int(r['n_assessable'])}",
-            "I(θ)/max": f"{fmt(r['relative_information'], 2)} ({r['side']})",
-            "verdict": r["verdict"],
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": r["model"],
+                "predictions": r["predictions"],
+                "area": r["area"],
+                "language": r["language"],
+                "K": int(r["n_shuffles"]),
+                "items": int(r["n_items"]),
+                "accuracy": fmt(r["accuracy"], 2),
+                "θ [95%]": fmt_interval(r["theta"], r["theta_low"], r["theta_high"], 2),
+                "SE": fmt(r["se"], 2),
+                "ENEM score [95%]": fmt_interval(r["score"], r["score_low"], r["score_high"], 0),
+                "l_z* < cut-off": f"{share} of {int(r['n_assessable'])}",
+                "I(θ)/max": f"{fmt(r['relative_information'], 2)} ({r['side']})",
+                "verdict": r["verdict"],
+            }
+        )
     display = pd.DataFrame(rows).set_index(["model", "predictions", "area", "language"])
     notes = (
         "predictions: 'raw' (the model's answers) or 'corrected' (its letter prior removed, PriDe; the "
@@ -104,8 +110,9 @@ def theta_overview_figure(verdict: pd.DataFrame) -> Figure:
     models = list(dict.fromkeys(order["model"]))
     areas = list(dict.fromkeys(verdict["area"]))
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, len(languages), figsize=(4.8 * len(languages), 3.6), squeeze=False,
-                                 sharey=True)  # fmt: skip
+        fig, axes = plt.subplots(
+            1, len(languages), figsize=(4.8 * len(languages), 3.6), squeeze=False, sharey=True
+        )
         for ax, language in zip(axes[0], languages, strict=True):
             part = verdict[verdict["language"] == language]
             for k, model in enumerate(models):
@@ -187,8 +194,14 @@ def write_study_report(
     lead = verdict_table(study.verdict, rule)
     tables = core_tables(study.entries)
     tables += _attribute_notes(psychometric_tables(Psychometrics(list(study.exams), [])), attributes_source)
-    figures = [save(theta_overview_figure(study.verdict), figures_dir, "theta_overview",
-                    "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.")]  # fmt: skip
+    figures = [
+        save(
+            theta_overview_figure(study.verdict),
+            figures_dir,
+            "theta_overview",
+            "θ per model and area (95% interval over shuffles); filled markers: verdict 'measured'.",
+        )
+    ]
     figures += exam_figures(study.exams, figures_dir)
     extra = Section.combine(
         [run_steps(STEPS.values(), study, figures_dir), _comparison(study, out, allow_errors, family)]
