@@ -34,6 +34,7 @@ from enade_bench.backends.hf_device import to_device
 from enade_bench.backends.hf_flex import BLOCK, flex_attention, row_plan, unducked
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
 from enade_bench.backends.hf_slots import SlotCache
+from enade_bench.backends.hf_tree import supports_tree
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
 #: (``reduce-overhead``), dynamic shapes (the rows and cache width of a chunk are symbols, not guards).
@@ -81,7 +82,6 @@ def packable(model: Any) -> bool:
 
     A model split over several devices (``device_map``) is not: the plan's tensors live on one.
     """
-    from enade_bench.backends.hf_tree import supports_tree  # noqa: PLC0415 (the same conditions)
 
     devices = set((getattr(model, "hf_device_map", None) or {}).values())
     return len(devices) <= 1 and supports_tree(model) and plain_cache(model)

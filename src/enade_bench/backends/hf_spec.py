@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from enade_bench.backends.chat_render import local_prompt_form
 from enade_bench.backends.factory import BackendSpec
-from enade_bench.backends.hf_load import resolve_source
+from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source
 from enade_bench.backends.model_info import ModelInfo, local_counter, source_context_length
 from enade_bench.backends.preload import check_device
 from enade_bench.config import ModelConfig
@@ -41,7 +41,6 @@ def check(cfg: ModelConfig) -> None:
 
 def create(cfg: ModelConfig) -> HFLocalBackend:
     """Load the model and its tokenizer (GGUF: converted once, then cached)."""
-    from enade_bench.backends.hf_load import load_model_and_tokenizer  # noqa: PLC0415
     from enade_bench.backends.hf_local import HFLocalBackend  # noqa: PLC0415 (imports torch)
 
     model, tokenizer, source = load_model_and_tokenizer(cfg, resolve_source(cfg))

@@ -12,6 +12,7 @@ from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.hf_spec import capabilities, local_info  # every method, as causal_lm
 from enade_bench.backends.model_info import ModelInfo
+from enade_bench.backends.vllm_local import create_vllm_backend, engine_kwargs
 from enade_bench.config import ModelConfig, VllmConfig
 
 if TYPE_CHECKING:
@@ -20,14 +21,12 @@ if TYPE_CHECKING:
 
 def check(cfg: ModelConfig) -> None:
     """The weights can be found and ``model.vllm`` is a valid engine setting for this vLLM."""
-    from enade_bench.backends.vllm_local import engine_kwargs  # noqa: PLC0415
 
     engine_kwargs(cfg, resolve_source(cfg).location)
 
 
 def create(cfg: ModelConfig) -> VllmBackend:
     """Start the engine (GGUF: on the converted folder, made once)."""
-    from enade_bench.backends.vllm_local import create_vllm_backend  # noqa: PLC0415
 
     return create_vllm_backend(cfg)
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from enade_bench.compare.importers import SOURCES
+from enade_bench.compare.importers import SOURCES, read_from
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 
@@ -109,8 +109,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] = ()):  # type: ignore[no-untyped-def]
     if source is not None:
-        from enade_bench.compare.importers import read_from  # noqa: PLC0415
-
         return _one_spelling(read_from(source, paths, metrics))
     if metrics:
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")

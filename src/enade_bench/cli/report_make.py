@@ -12,6 +12,7 @@ from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
 from enade_bench.benchmarks.commands import extending
 from enade_bench.benchmarks.registry import Registry
 from enade_bench.compare.study import comparison_lead
+from enade_bench.compare.table import from_entries, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
 from enade_bench.report.folder import ReportFolder
@@ -51,7 +52,6 @@ def check_compare_by(entries: list[RunEntry], by: list[str]) -> None:
     """``--compare-by FIELD``: a field of the runs' questions, checked before the report folder is touched."""
     if not by:
         return
-    from enade_bench.compare.table import from_entries, grouping_fields  # noqa: PLC0415 (pandas, at use)
 
     fields = grouping_fields(from_entries(entries))
     unknown = [f for f in by if f not in fields]

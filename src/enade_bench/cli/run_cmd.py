@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from enade_bench.cli.options import add_include_path, add_selection, folder_arg, run_options
+from enade_bench.cli.validate_cmd import validate
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,8 +50,6 @@ def _run(args: argparse.Namespace) -> int:
         batch="submit" if args.batch_submit else "fetch" if args.batch_fetch else None,
     )
     if args.dry_run:
-        from enade_bench.cli.validate_cmd import validate  # noqa: PLC0415 (only for --dry-run)
-
         return validate(args.config, options, Registry(args.include_path))
     benchmark, exp = load_experiment(args.config, options, Registry(args.include_path))
     with exp.lock():  # before the model loads: a second process on these files is refused at once

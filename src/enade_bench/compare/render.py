@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from enade_bench.compare.analysis import cell_name
@@ -252,7 +253,6 @@ def flips_table(comp: Comparison) -> Table:
 
 
 def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
-    import matplotlib.pyplot as plt  # noqa: PLC0415 (matplotlib at use)
 
     scores = comp.scores_frame()
     if scores.empty:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from enade_bench.masking import scrub
+
 #: Where a line ends (kept with the line: ``\n``, or the ``\r`` of a progress bar).
 _LINE_END = re.compile(r"(?<=[\n\r])")
 
@@ -42,7 +44,6 @@ class ScrubbedStream:
         self._lock = threading.Lock()
 
     def write(self, text: str) -> int:
-        from enade_bench.masking import scrub  # noqa: PLC0415 (the package imports this module)
 
         with self._lock:
             *lines, self._pending = _LINE_END.split(self._pending + text)
@@ -53,7 +54,6 @@ class ScrubbedStream:
 
     def close_line(self) -> None:
         """Write what is left of an unfinished line (scrubbed)."""
-        from enade_bench.masking import scrub  # noqa: PLC0415
 
         with self._lock:
             if self._pending:

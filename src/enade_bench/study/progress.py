@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from tqdm.auto import tqdm
+
 from enade_bench.regular_file import open_regular
 from enade_bench.study.tasks import ModelTask, TaskOutcome, started_file
 
@@ -42,8 +44,6 @@ class StudyProgress:
         self.planned = sum(t.planned for t in self.tasks)
         self._bar = None
         if bar:
-            from tqdm.auto import tqdm  # noqa: PLC0415
-
             self._bar = tqdm(total=self.planned, desc="study", unit="q", dynamic_ncols=True)
         self._seen: dict[Path, tuple[int, int]] = {}  # log -> (bytes read, records)
         self._started: set[str] = set()

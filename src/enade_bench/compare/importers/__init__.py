@@ -9,9 +9,12 @@ command line lists :data:`SOURCES`); the readers load on use.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from enade_bench.errors import UserError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,13 +38,11 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
         Bad input (one line naming the file and what was expected), ``--metric`` with
         ``long`` or naming a task that is not in the input, or no answer at all.
     """
-    import importlib  # noqa: PLC0415 (the readers load on use)
 
     import pandas as pd  # noqa: PLC0415
 
     from enade_bench.compare.importers._rows import ImportOptions, long_table  # noqa: PLC0415
     from enade_bench.compare.table import read_long_csv  # noqa: PLC0415
-    from enade_bench.errors import UserError  # noqa: PLC0415
 
     if source == "long":
         if metrics:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from enade_bench.errors import UserError
 from enade_bench.study.executors.base import Executor
+from enade_bench.study.executors.local import LocalExecutor
 from enade_bench.study.executors.settings import ExecutorSettings, LocalSettings, RaySettings
 
 #: The extra that brings Ray and submitit.
@@ -18,8 +19,6 @@ def make_executor(settings: ExecutorSettings, output: Path) -> Executor:
     Ray and submitit are imported here, so a missing extra is one error line.
     """
     if isinstance(settings, LocalSettings):
-        from enade_bench.study.executors.local import LocalExecutor  # noqa: PLC0415
-
         return LocalExecutor()
     try:
         if isinstance(settings, RaySettings):

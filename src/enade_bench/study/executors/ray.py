@@ -28,7 +28,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import grpc
 import ray
+from ray._private.services import canonicalize_bootstrap_address
+from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
 from ray.exceptions import (
     LocalRayletDiedError,
     NodeDiedError,
@@ -83,8 +86,6 @@ def _check_gcs(address: str) -> None:
     before ``ray.init``, whose own retries take half a minute and log each try.  A GCS that
     asks for a token (``RAY_AUTH_MODE=token``) is Ray: ``ray.init`` brings the token.
     """
-    import grpc  # noqa: PLC0415 (Ray's own dependency)
-    from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc  # noqa: PLC0415
 
     with grpc.insecure_channel(address) as channel:
         stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
@@ -105,7 +106,6 @@ def _resolve(address: str) -> str:
     """``auto``: the cluster ``ray start`` left its address for on this machine (one line if none)."""
     if address != "auto":
         return address
-    from ray._private.services import canonicalize_bootstrap_address  # noqa: PLC0415
 
     try:
         found = canonicalize_bootstrap_address("auto")
