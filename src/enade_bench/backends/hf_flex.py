@@ -51,6 +51,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import torch
+from torch.fx.experimental import _config as fx_config
 
 from enade_bench.backends.hf_attention import switched_attention
 from enade_bench.backends.hf_batching import BatchingPolicy
@@ -225,7 +226,6 @@ def unducked(compiled: Callable[..., Any]) -> Callable[..., Any]:
     (``_tensorify_python_scalars``); traced as a constant (``specialize_float``) it is compiled once.
     """
     from torch._dynamo import config as dynamo_config  # noqa: PLC0415
-    from torch.fx.experimental import _config as fx_config  # noqa: PLC0415
 
     def run(*args: Any, **kwargs: Any) -> Any:
         with (

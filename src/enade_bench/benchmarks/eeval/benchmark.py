@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from enade_bench.benchmarks.eeval.cli import register
 from enade_bench.benchmarks.eeval.extraction import extract_chinese
 from enade_bench.benchmarks.eeval.loader import EEvalData, load_eeval
 from enade_bench.benchmarks.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
@@ -147,7 +148,6 @@ class EEvalBenchmark:
 
     def register_commands(self, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         """``enade-bench eeval run|leaderboard|submit``."""
-        from enade_bench.benchmarks.eeval.cli import register  # noqa: PLC0415 (the command's own imports)
 
         register(subparsers)
 

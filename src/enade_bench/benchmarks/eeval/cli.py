@@ -14,6 +14,7 @@ from pathlib import Path
 
 from enade_bench.benchmarks.commands import ExamCommandLine
 from enade_bench.errors import UserError
+from enade_bench.results.writable import check_output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -91,7 +92,6 @@ def _run(args: argparse.Namespace) -> int:
 def handle_leaderboard(args: argparse.Namespace) -> int:
     from enade_bench.benchmarks.eeval.report import leaderboard, leaderboard_csv, leaderboard_markdown  # noqa: PLC0415
     from enade_bench.results.store import atomic_write_text  # noqa: PLC0415
-    from enade_bench.results.writable import check_output_file  # noqa: PLC0415
 
     if args.out:
         check_output_file(args.out, "--out")
@@ -105,7 +105,6 @@ def handle_leaderboard(args: argparse.Namespace) -> int:
 
 def handle_submit(args: argparse.Namespace) -> int:
     from enade_bench.benchmarks.eeval.submission import write_submission  # noqa: PLC0415 (not at --help)
-    from enade_bench.results.writable import check_output_file  # noqa: PLC0415
 
     check_output_file(args.out, "--out")
     submission, found = write_submission(

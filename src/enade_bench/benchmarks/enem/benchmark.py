@@ -11,6 +11,7 @@ from enade_bench.benchmarks.base import CsvExam, PromptSets, ReportOptions
 from enade_bench.benchmarks.enem.files import ENEM_FILE_NAME
 from enade_bench.dataset.presets import DatasetPreset
 from enade_bench.dataset.schema import LETTERS
+from enade_bench.metrics.prior_correction import SCORED_METHODS
 
 if TYPE_CHECKING:  # the analysis stack (pandas, scipy, matplotlib) loads only for a report or a study
     from enade_bench.benchmarks.enem.study.planned import EnemStudy
@@ -38,7 +39,6 @@ class EnemBenchmark(CsvExam):
         from enade_bench.benchmarks.enem.figures import psychometric_figures  # noqa: PLC0415
         from enade_bench.benchmarks.enem.steps import STEPS, enem_analysis  # noqa: PLC0415
         from enade_bench.benchmarks.enem.tables import psychometric_tables, question_details  # noqa: PLC0415
-        from enade_bench.metrics.prior_correction import SCORED_METHODS  # noqa: PLC0415
         from enade_bench.report.section import Section, run_steps  # noqa: PLC0415
 
         scored = any(r.method in SCORED_METHODS and r.permutation for e in entries for r in e.result.records)

@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.enem.files import AREAS
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
@@ -64,7 +65,6 @@ def register(sub: Any) -> None:
 
 def _exams(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """(label, ItemParams) per exam to score."""
-    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports: not at --help)
     from enade_bench.benchmarks.enem.inep import area_exams, booklet_exams  # noqa: PLC0415
     from enade_bench.psychometrics.io import read_items  # noqa: PLC0415
 

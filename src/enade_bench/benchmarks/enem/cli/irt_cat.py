@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_dir
@@ -75,7 +76,6 @@ def register(sub: Any) -> None:
 def _patterns(args: argparse.Namespace) -> tuple[list[str], Any, np.ndarray]:
     import numpy as np  # noqa: PLC0415 (not at --help)
 
-    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports: not at --help)
     from enade_bench.benchmarks.enem.published import PUBLISHED_FILE, load_published  # noqa: PLC0415
     from enade_bench.psychometrics.io import read_items, read_responses  # noqa: PLC0415
 

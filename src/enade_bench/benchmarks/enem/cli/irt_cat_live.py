@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.benchmarks.enem.files import AREAS, parse_exam_filename
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
@@ -47,7 +48,6 @@ def run_cat_live(args: argparse.Namespace) -> int:
     import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
     from enade_bench.benchmarks.enem.bank import enem_item_bank  # noqa: PLC0415
-    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415
     from enade_bench.benchmarks.enem.inep import enem_score  # noqa: PLC0415
     from enade_bench.benchmarks.load import load_experiment  # noqa: PLC0415
     from enade_bench.config import load_config, resolve_input  # noqa: PLC0415

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_file
 
@@ -26,7 +27,6 @@ def register(sub: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports)
     from enade_bench.benchmarks.enem.published import published_long  # noqa: PLC0415
 
     check_output_file(args.out, "OUT")

@@ -24,6 +24,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from enade_bench.benchmarks.enem.data import find_enem_data
 from enade_bench.errors import UserError
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.writable import check_output_file
@@ -63,7 +64,6 @@ def run_theta_pairs(args: argparse.Namespace) -> int:
     """Handler of ``irt theta-pairs``."""
     import pandas as pd  # noqa: PLC0415 (the command's own imports: not at --help)
 
-    from enade_bench.benchmarks.enem.data import find_enem_data  # noqa: PLC0415 (the command's own imports)
     from enade_bench.benchmarks.enem.steps import enem_analysis  # noqa: PLC0415
     from enade_bench.benchmarks.enem.steps.theta_pairs import (  # noqa: PLC0415
         display_pairs,

@@ -32,6 +32,7 @@ from enade_bench.benchmarks.enem.study.analysis import StudyAnalysis
 from enade_bench.benchmarks.enem.study.config import VerdictRule
 from enade_bench.benchmarks.enem.study.verdict import MEASURED, OUTSIDE, UNRELIABLE
 from enade_bench.benchmarks.enem.tables import psychometric_tables
+from enade_bench.compare.study import study_comparison
 from enade_bench.report.figures import MARKERS, STYLE, FigureFile, core_figures, save
 from enade_bench.report.html import render_html
 from enade_bench.report.section import Section, run_steps
@@ -171,7 +172,6 @@ def _comparison(study: StudyAnalysis, out: Path, allow_errors: bool, family: str
     """Accuracy compared across the study's models per area and language (docs/comparisons.md)."""
     if len({e.result.experiment for e in study.labelled}) < 2:
         return Section()
-    from enade_bench.compare.study import study_comparison  # noqa: PLC0415 (scipy at use)
 
     comparison = study_comparison(
         study.labelled, out, ["area", "language"], "holm", 0.05, family=family, allow_errors=allow_errors
