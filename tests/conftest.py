@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -86,8 +87,9 @@ def executor_for(backend, strategy, questions, evaluation=None, prompts=None):  
 #: and one vLLM server; the report tests' runs): each folder is one unit of work for pytest-xdist,
 #: so its fixtures are built once, on one worker.
 _ONE_UNIT = {"tests/backends/vllm/": "vllm", "tests/report/": "report"}
-#: Units handed out first, longest first, so the other worker takes the rest meanwhile.
-_FIRST = ("vllm", "report")
+#: Seconds each long unit took on one worker in a whole-suite run (``bench/suite_units.py`` writes
+#: it from the run's ``--durations=0``); units not in it are short and keep their order.
+UNIT_SECONDS: dict[str, float] = json.loads((Path(__file__).parent / "unit_seconds.json").read_text())
 
 
 def unit_of(nodeid: str) -> str:
@@ -115,9 +117,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The longest units first (``--no-loadscope-reorder`` keeps this order); files keep theirs."""
-    rank = {unit: i for i, unit in enumerate(_FIRST)}
-    items.sort(key=lambda item: rank.get(unit_of(item.nodeid), len(rank)))
+    """The longest units first (``--no-loadscope-reorder`` keeps this order); files keep theirs.
+
+    Longest first is the greedy schedule of two workers taking units as they free up: a long unit
+    handed out last would keep one worker busy while the other idles (the cluster tests, last in
+    the folders' order, did).
+    """
+    items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0.0))
 
 
 @pytest.fixture(scope="session")
