@@ -18,7 +18,8 @@ from enade_bench.backends.hf_generate import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
-from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+from enade_bench.prompts.builder import build_prompt, option_view
+from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.store import dump_json, read_result
 
 ROOT = Path(__file__).resolve().parents[2]
