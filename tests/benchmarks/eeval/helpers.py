@@ -11,6 +11,7 @@ import yaml
 from enade_bench.backends.base import Generation, GenerationParams
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ModelIdentity
+from enade_bench.scoring.extraction import EXTRACTION_RULES
 
 
 def raw_rows(path: Path) -> list[dict[str, str]]:
@@ -85,3 +86,15 @@ def write_config(
     }
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return path
+
+
+#: Rule names in priority order, as recorded in results (Chinese rules, then the core's).
+EEVAL_RULES = (
+    "so_answer",
+    "answer_is",
+    "answer_colon",
+    "choose",
+    "leading_letter",
+    "correct_option",
+    *(rule for rule in EXTRACTION_RULES),
+)
