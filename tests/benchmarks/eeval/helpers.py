@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
+from tests.scoring.extraction_rules import EXTRACTION_RULES
 
 from enade_bench.backends.base import Generation, GenerationParams
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ModelIdentity
-from enade_bench.scoring.extraction import EXTRACTION_RULES
 
 
 def raw_rows(path: Path) -> list[dict[str, str]]:
