@@ -325,7 +325,7 @@ def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monke
     backend = tiny_enem[0].backend
     executor = _executor(tiny_enem, sid, max_new_tokens=2)
     chunks = executor.plan.chunks
-    chunk_of = {executor.prompt_for(item): k for k, chunk in enumerate(chunks) for item in chunk}
+    chunk_of = {executor.plan.prompt_of(item): k for k, chunk in enumerate(chunks) for item in chunk}
     events: list[tuple[str, int, bool]] = []  # (what, chunk, on the main thread)
     now = [0]
 
