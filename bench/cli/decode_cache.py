@@ -39,7 +39,7 @@ def chunk_ids(backend: Any, sid: str, rows: int) -> list[list[int]]:
     executor = GpuOurs(dataset, backend, None, rows).executor_for(  # type: ignore[arg-type]
         STRATEGIES[sid], order, EvaluationConfig(batch_size=rows, seed=42)
     )
-    return [backend.encode(backend.render(executor.prompt_for(it))) for it in executor.plan.items]
+    return [backend.encode(backend.render(executor.plan.prompt_of(it))) for it in executor.plan.items]
 
 
 def sizes(seqs: list[list[int]], steps: int) -> dict[str, Any]:

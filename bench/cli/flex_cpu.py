@@ -38,7 +38,7 @@ def main() -> None:
     questions = load_questions(str(folder), args.questions).questions  # the GPU arm's, file order
     executor = executor_for(backend, STRATEGIES["S5"], list(questions))
     split = [
-        backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
+        backend._split_ids((executor.plan.prompt_of(it), tuple(" " + o for o in it.options)))
         for it in executor.plan.items
     ]
     chunks = [split[i : i + 8] for i in range(0, len(split), 8)]

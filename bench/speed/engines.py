@@ -184,9 +184,9 @@ class OursEngine:
             out.append(
                 ScoringDoc(
                     qid=q.id,
-                    ctx_log_prob=self.backend.render(ctx["log_prob"].prompt_for(item)),
-                    ctx_log_prob_one_shot=self.backend.render(ctx["log_prob_one_shot"].prompt_for(item)),
-                    ctx_first_token=self.backend.render(ctx["first_token"].prompt_for(item)),
+                    ctx_log_prob=self.backend.render(ctx["log_prob"].plan.prompt_of(item)),
+                    ctx_log_prob_one_shot=self.backend.render(ctx["log_prob_one_shot"].plan.prompt_of(item)),
+                    ctx_first_token=self.backend.render(ctx["first_token"].plan.prompt_of(item)),
                     options=list(q.options),
                     letters=[chr(ord("A") + i) for i in range(q.n_options)],
                     gold=q.answer_index,

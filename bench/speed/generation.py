@@ -47,7 +47,7 @@ def ours_gen_docs(engine: Any, strategy: str, indices: list[int]) -> list[GenDoc
     executor = engine.executor_for(GENERATION_STRATEGIES[strategy], indices, engine.evaluation)
     docs = []
     for item in executor.plan.items:
-        ctx = engine.backend.render(executor.prompt_for(item))
+        ctx = engine.backend.render(executor.plan.prompt_of(item))
         ids = list(engine.backend.encode(ctx))
         q = item.question
         docs.append(

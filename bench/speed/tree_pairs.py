@@ -50,7 +50,7 @@ def enem_splits(enem_dir: str, limit: int) -> dict[str, Split]:
             RunPaths.of(Path("."), "pairs", name),
         )
         out[name] = [
-            backend._continuation_tokens(backend.render(plan.prompt_of(it)), [" " + o for o in it.options])  # type: ignore[attr-defined]
+            backend._split_ids((plan.prompt_of(it), tuple(" " + o for o in it.options)))  # type: ignore[attr-defined]
             for it in plan.items
         ]
     return out

@@ -25,11 +25,12 @@ from typing import Any, TypedDict
 
 from bench.speed.engines import MODEL_NAME, TEAM_EXAMPLES, TEAM_PROMPT, VLLM_CPU
 from bench.speed.options import DEFAULT_QUESTIONS
-from enade_bench.backends.api import create_api_backend
+from bench.speed.vllm_server import VllmServer
+from enade_bench.backends.api.backend import ApiBackend
+from enade_bench.backends.api.keys import resolve_api_key
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_load import local_folder, resolve_source
-from enade_bench.backends.vllm_server import VllmServer
 from enade_bench.benchmarks.enem import PRESET as ENEM_PRESET
 from enade_bench.config import ApiConfig, DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import load_dataset
@@ -180,7 +181,8 @@ def server_backend(server: Any, **overrides: Any) -> Backend:
         "max_tokens": 1,
         **overrides,
     }
-    return create_api_backend(ApiConfig(**cfg))
+    api = ApiConfig(**cfg)
+    return ApiBackend(api, resolve_api_key(api))
 
 
 def measure(engines: Sequence[str], qs: Sequence[Any], methods: Sequence[str] = METHODS) -> ParityReport:

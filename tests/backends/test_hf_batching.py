@@ -173,7 +173,7 @@ def test_cuda_policy_scores_the_demo_as_the_cpu_policy(smollm2_backend) -> None:
         DatasetConfig(path=str(ROOT / "data" / "enade_demo.csv"), benchmark="enade")
     ).questions
     executor = executor_for(backend, STRATEGIES["S5"], list(questions[:3]))  # eager flex scores every pair
-    items = [(executor.prompt_for(it), [" " + o for o in it.options]) for it in executor.plan.items]
+    items = [(executor.plan.prompt_of(it), [" " + o for o in it.options]) for it in executor.plan.items]
     try:
         backend.batching = CPU
         want = backend.continuation_logprobs_batch(items)

@@ -18,7 +18,8 @@ from enade_bench.backends.hf_generate import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
-from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+from enade_bench.prompts.builder import build_prompt, option_view
+from enade_bench.prompts.templates import load_prompt_set
 from enade_bench.results.store import dump_json, read_result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -324,7 +325,7 @@ def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monke
     backend = tiny_enem[0].backend
     executor = _executor(tiny_enem, sid, max_new_tokens=2)
     chunks = executor.plan.chunks
-    chunk_of = {executor.prompt_for(item): k for k, chunk in enumerate(chunks) for item in chunk}
+    chunk_of = {executor.plan.prompt_of(item): k for k, chunk in enumerate(chunks) for item in chunk}
     events: list[tuple[str, int, bool]] = []  # (what, chunk, on the main thread)
     now = [0]
 

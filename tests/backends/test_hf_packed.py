@@ -198,7 +198,7 @@ def enem_chunks(smollm2_backend) -> dict[str, list[list[int]]]:  # type: ignore[
     for sid in GENERATION:
         executor = ours.executor_for(STRATEGIES[sid], order, EvaluationConfig(batch_size=32, seed=42))
         out[sid] = [
-            smollm2_backend.encode(smollm2_backend.render(executor.prompt_for(it)))
+            smollm2_backend.encode(smollm2_backend.render(executor.plan.prompt_of(it)))
             for it in executor.plan.items
         ]
     return out

@@ -62,9 +62,7 @@ def enem_splits(smollm2_backend) -> dict[str, Split]:  # type: ignore[no-untyped
     for name in ("S5", "S6"):
         executor = executor_for(backend, STRATEGIES[name], questions)
         out[name] = [
-            backend._continuation_tokens(
-                backend.render(executor.prompt_for(it)), [" " + o for o in it.options]
-            )
+            backend._split_ids((executor.plan.prompt_of(it), tuple(" " + o for o in it.options)))
             for it in executor.plan.items
         ]
     return out

@@ -70,7 +70,7 @@ def test_score_tree_shares_shuffled_option_lists_exactly(smollm2_backend) -> Non
     strategy = Strategy("FT", "first_token", "zero", True, 6)
     executor = executor_for(backend, strategy, [question])
     items = executor.plan.items
-    contexts = [backend.encode(backend.render(executor.prompt_for(it))) for it in items]
+    contexts = [backend.encode(backend.render(executor.plan.prompt_of(it))) for it in items]
     contexts.append(contexts[0])  # an identical context
     cp = common_prefix_length(contexts)
     units, _, _ = radix_units([c[cp:] for c in contexts], [[] for _ in contexts])
@@ -118,8 +118,7 @@ def test_score_tree_equals_each_sequence_run_alone(smollm2_backend) -> None:  # 
     executor = executor_for(backend, STRATEGIES["S5"], questions)
     items = executor.plan.items
     split = [
-        backend._continuation_tokens(backend.render(executor.prompt_for(it)), [" " + o for o in it.options])
-        for it in items
+        backend._split_ids((executor.plan.prompt_of(it), tuple(" " + o for o in it.options))) for it in items
     ]
     expected = []
     for ctx, tails in split:

@@ -16,8 +16,8 @@ from enade_bench.backends import inspect_model
 from enade_bench.backends.model_info import ModelInfo
 from enade_bench.config import ApiConfig, ModelConfig, VllmConfig
 from enade_bench.dataset.schema import Question
-from enade_bench.prompts import build_prompt, load_prompt_set, option_view
-from enade_bench.prompts.builder import PromptParts
+from enade_bench.prompts.builder import PromptParts, build_prompt, option_view
+from enade_bench.prompts.templates import load_prompt_set
 
 PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)
 Q = Question(

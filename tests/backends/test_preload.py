@@ -131,7 +131,7 @@ from enade_bench.backends import inspect_model
 from enade_bench.config import ModelConfig
 started = time.perf_counter()
 info = inspect_model(ModelConfig(name="enade-bench-tests/cached"))
-print(info.context_length, info.counter.count_text("Resposta: A") > 0, round(time.perf_counter() - started, 1))
+print(info.context_length, len(info.counter.encode("Resposta: A")) > 0, round(time.perf_counter() - started, 1))
 """
     env = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_ENDPOINT": "http://127.0.0.1:9"}
     env.pop("HF_HUB_OFFLINE", None)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from enade_bench.benchmarks.base import CommandBenchmark
-from enade_bench.benchmarks.registry import BUILTIN, DEFAULT
+from enade_bench.benchmarks.builtin import COMMAND_LINES
+from enade_bench.benchmarks.commands import command_line
 from enade_bench.cli.main import BENCHMARK_COMMANDS, COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,18 +166,14 @@ def test_each_command_lists_the_help_its_own_parser_registers(name: str) -> None
 
 def test_every_built_in_benchmark_command_is_listed() -> None:
     registered = {}
-    for name in BUILTIN:
-        benchmark = DEFAULT.get(name)
-        if isinstance(benchmark, CommandBenchmark):
-            parser = argparse.ArgumentParser()
-            benchmark.register_commands(parser.add_subparsers())
-            registered.update(dict.fromkeys(_listed(parser), name))
-    assert registered == BENCHMARK_COMMANDS
-    for command, name in BENCHMARK_COMMANDS.items():  # the parser --help builds is the benchmark's own
-        benchmark = DEFAULT.get(name)
-        assert isinstance(benchmark, CommandBenchmark)
+    for name in COMMAND_LINES:
         parser = argparse.ArgumentParser()
-        benchmark.register_commands(parser.add_subparsers())
+        command_line(name).register(parser.add_subparsers())
+        registered.update(dict.fromkeys(_listed(parser), name))
+    assert registered == BENCHMARK_COMMANDS
+    for command, name in BENCHMARK_COMMANDS.items():  # the parser --help builds is the exam's own
+        parser = argparse.ArgumentParser()
+        command_line(name).register(parser.add_subparsers())
         assert _command_lines(parser) == [
             line for line in _command_lines(build_parser(command)) if line[0] == command
         ]

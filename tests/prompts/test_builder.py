@@ -5,7 +5,8 @@ from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
-from enade_bench.prompts import build_prompt, load_prompt_set, option_view
+from enade_bench.prompts.builder import build_prompt, option_view
+from enade_bench.prompts.templates import load_prompt_set
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = load_prompt_set(TEAM_PROMPT, TEAM_EXAMPLES)

@@ -9,7 +9,7 @@ import yaml
 from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
 from enade_bench.errors import UserError
-from enade_bench.prompts import load_prompt_set
+from enade_bench.prompts.templates import load_prompt_set
 
 
 def test_a_bare_list_of_examples_asks_for_the_top_level_key(tmp_path: Path) -> None:

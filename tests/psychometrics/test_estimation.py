@@ -138,7 +138,8 @@ def test_extreme_patterns_have_documented_answers() -> None:
 def test_missing_responses_equal_dropping_the_items() -> None:
     pattern = PATTERNS[4]
     keep = ~np.isnan(pattern)
-    sub = ITEMS.subset([i for i, k in zip(ITEMS.item_ids, keep, strict=True) if k])
+    ids = tuple(i for i, k in zip(ITEMS.item_ids, keep, strict=True) if k)
+    sub = ItemParams(ids, ITEMS.a[keep], ITEMS.b[keep], ITEMS.c[keep])
     for method in ("eap", "map", "ml", "wle"):
         full = estimate_theta(pattern[None, :], ITEMS, method)
         reduced = estimate_theta(pattern[keep][None, :], sub, method)

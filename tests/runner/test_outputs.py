@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from api_fakes import FAKE_KEY, FakeServer, Reply, openai_completion, write_config
 
-from enade_bench.backends.api import create_api_backend
+from enade_bench.backends.api.backend import ApiBackend
+from enade_bench.backends.api.keys import resolve_api_key
 from enade_bench.backends.base import BatchLogProbBackend, GenerationBackend, StreamingBackend
 from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
@@ -60,7 +61,8 @@ def test_accuracy_line() -> None:
 
 
 def test_optional_abilities_are_protocols(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
-    api = create_api_backend(ApiConfig(provider="openai", model="m", api_key=FAKE_KEY))
+    cfg = ApiConfig(provider="openai", model="m", api_key=FAKE_KEY)
+    api = ApiBackend(cfg, resolve_api_key(cfg))
     assert isinstance(api, StreamingBackend) and isinstance(api, GenerationBackend)
     assert not isinstance(api, BatchLogProbBackend)
     assert isinstance(smollm2_backend, BatchLogProbBackend)

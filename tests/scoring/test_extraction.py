@@ -2,8 +2,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.scoring.extraction_rules import EXTRACTION_RULES
 
-from enade_bench.scoring.extraction import EXTRACTION_RULES, extract_answer
+from enade_bench.scoring.extraction import extract_answer
 
 CASES = json.loads((Path(__file__).parent / "golden" / "extraction_cases.json").read_text("utf-8"))
 

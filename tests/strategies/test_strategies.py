@@ -2,7 +2,8 @@ import pytest
 
 from enade_bench.config import EvaluationConfig
 from enade_bench.errors import UserError
-from enade_bench.strategies import STRATEGIES, from_config, get_strategy, permutation_for
+from enade_bench.strategies.registry import STRATEGIES, from_config, get_strategy
+from enade_bench.strategies.shuffle import permutation_for
 
 
 def test_strategy_table_matches_the_design() -> None:

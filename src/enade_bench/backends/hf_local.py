@@ -105,7 +105,7 @@ class HFLocalBackend(LocalModel):
         return self.encode(self.render(prompt))
 
     def _split_ids(self, pair: tuple[PromptParts, tuple[str, ...]]) -> tuple[list[int], list[list[int]]]:
-        return self._continuation_tokens(self.render(pair[0]), list(pair[1]))
+        return continuation_tokens(self.tokenizer, self.render(pair[0]), list(pair[1]), self.instruct)
 
     def _prompt_ids(self, prompts: Sequence[PromptParts]) -> list[list[int]]:
         """Each prompt's token ids as the model reads it (from :meth:`prefetch` where it ran)."""
@@ -221,7 +221,7 @@ class HFLocalBackend(LocalModel):
             return self._seq2seq_continuations(context, continuations)
         if self.tree:
             return self.continuation_logprobs_batch([(prompt, continuations)])[0]
-        ctx, tails = self._continuation_tokens(context, continuations)
+        ctx, tails = continuation_tokens(self.tokenizer, context, list(continuations), self.instruct)
         ctx = self._fit(ctx)
         seqs = [ctx + tail for tail in tails]
         starts = [len(ctx)] * len(seqs)
@@ -232,12 +232,6 @@ class HFLocalBackend(LocalModel):
             token_lp = lp.gather(1, target[:, None])[:, 0].tolist()
             scores.append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
         return scores
-
-    def _continuation_tokens(
-        self, context: str, continuations: Sequence[str]
-    ) -> tuple[list[int], list[list[int]]]:
-        """Context ids and each continuation's ids, split as lm-eval does (whole minus context)."""
-        return continuation_tokens(self.tokenizer, context, list(continuations), self.instruct)
 
     @torch.inference_mode()
     def continuation_logprobs_batch(

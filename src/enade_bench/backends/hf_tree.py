@@ -61,13 +61,12 @@ __all__ = [
     "score_tree",
     "subtree_ends",
     "supports_tree",
-    "tree_logits",
     "tree_mask",
 ]
 
 
 def supports_tree(model: Any) -> bool:
-    """Whether :func:`tree_logits` is exact for ``model`` (full attention, a switchable SDPA kernel)."""
+    """Whether :func:`score_tree` is exact for ``model`` (full attention, a switchable SDPA kernel)."""
     config = getattr(model, "config", None)
     if config is None or getattr(config, "is_encoder_decoder", False):
         return False
@@ -142,28 +141,6 @@ def subtree_ends(segments: Sequence[Segment]) -> list[int]:
     return [starts[last[i]] + len(segments[last[i]].tokens) for i in range(n)]
 
 
-@torch.inference_mode()
-def tree_logits(
-    model: Any,
-    trees: Sequence[Sequence[Segment]],
-    want: Sequence[tuple[int, int, int]],
-    cache: Any = None,
-    past: int = 0,
-    policy: BatchingPolicy | None = None,
-    blocks: Sequence[Sequence[Block]] | None = None,
-) -> torch.Tensor:
-    """Log-softmax after the tokens ``want`` = ``(tree, segment, offset)``, in one model call.
-
-    The trees are laid end to end in one row, with no padding; each tree attends to
-    the ``past`` tokens of ``cache`` (batch 1; ``None``/0: none) and to itself only
-    (:mod:`.hf_attention`): one attention call per tree (per block of ``blocks``, each
-    tree's :func:`.hf_radix.attention_blocks`), or, under a policy with
-    ``flex_attention`` (CUDA), one FlexAttention call over the whole row per layer
-    (:mod:`.hf_flex`).  Returns ``len(want) × vocab``.
-    """
-    return torch.log_softmax(_tree_forward(model, trees, want, cache, past, policy, blocks), dim=-1)
-
-
 def _tree_forward(
     model: Any,
     trees: Sequence[Sequence[Segment]],
@@ -173,7 +150,15 @@ def _tree_forward(
     policy: BatchingPolicy | None,
     blocks: Sequence[Sequence[Block]] | None,
 ) -> torch.Tensor:
-    """:func:`tree_logits` before the log-softmax: the float32 logits at ``want``."""
+    """The float32 logits after the tokens ``want`` = ``(tree, segment, offset)``, in one model call.
+
+    The trees are laid end to end in one row, with no padding; each tree attends to
+    the ``past`` tokens of ``cache`` (batch 1; ``None``/0: none) and to itself only
+    (:mod:`.hf_attention`): one attention call per tree (per block of ``blocks``, each
+    tree's :func:`.hf_radix.attention_blocks`), or, under a policy with
+    ``flex_attention`` (CUDA), one FlexAttention call over the whole row per layer
+    (:mod:`.hf_flex`).  Returns ``len(want) × vocab``.
+    """
     device = next(model.parameters()).device
     layouts = [_layout(segments, past) for segments in trees]
     spans: list[tuple[int, int]] = []
@@ -257,7 +242,7 @@ def score_tree(
     ``store``); beyond it the contexts are radix trees with their continuations
     side by side (:func:`radix_units`), attended block by block so that no question
     costs more attention than alone (:func:`.hf_radix.attention_blocks`), and the
-    trees run end to end in one row (:func:`tree_logits`, its attention as ``policy``
+    trees run end to end in one row (:func:`_tree_forward`, its attention as ``policy``
     says).  The scored tokens' log-probabilities are gathered on the device and
     read back in one transfer.  Returns the log-softmax after each context's last
     token (``len(contexts) × vocab``) and each continuation's token log-probabilities.

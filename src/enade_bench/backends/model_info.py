@@ -67,12 +67,8 @@ class TokenCounter:
         """Token ids of a rendered text (chat templates carry their own special tokens)."""
         return encode_text(self.tokenizer, text, self.instruct)
 
-    def count_text(self, text: str) -> int:
-        """Tokens of an already rendered text."""
-        return len(self.encode(text))
-
     def count_texts(self, texts: list[str]) -> list[int]:
-        """Tokens of each rendered text, encoded in one call (as :meth:`count_text` counts them)."""
+        """Tokens of each rendered text, encoded in one call (as :meth:`encode` counts them)."""
         ids: list[list[int]] = self.tokenizer(texts, add_special_tokens=not self.instruct)["input_ids"]
         return [len(i) for i in ids]
 
@@ -82,7 +78,7 @@ class TokenCounter:
 
     def count(self, prompt: PromptParts) -> int:
         """Tokens the model reads for ``prompt``."""
-        return self.count_text(self.render(prompt))
+        return len(self.encode(self.render(prompt)))
 
 
 class LocalModel(TokenCounter):

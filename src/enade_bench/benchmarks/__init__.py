@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from enade_bench.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from enade_bench.benchmarks.base import Benchmark, CommandBenchmark, CsvExam, PromptSets, StudyBenchmark
+    from enade_bench.benchmarks.base import Benchmark, CsvExam, PromptSets, StudyBenchmark
     from enade_bench.benchmarks.load import load_experiment, run_config
     from enade_bench.benchmarks.load_study import run_study
     from enade_bench.benchmarks.registry import DEFAULT, ENTRY_POINT_GROUP, Registry
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 #: Each name this package exports -> the module defining it (imported when the name is first read).
 _EXPORTS: dict[str, str] = {
     "Benchmark": "enade_bench.benchmarks.base",
-    "CommandBenchmark": "enade_bench.benchmarks.base",
     "CsvExam": "enade_bench.benchmarks.base",
     "PromptSets": "enade_bench.benchmarks.base",
     "StudyBenchmark": "enade_bench.benchmarks.base",
@@ -40,7 +39,6 @@ __all__ = [
     "DEFAULT",
     "ENTRY_POINT_GROUP",
     "Benchmark",
-    "CommandBenchmark",
     "CsvExam",
     "PromptSets",
     "Registry",

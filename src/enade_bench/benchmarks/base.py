@@ -11,15 +11,14 @@ registry (:mod:`enade_bench.benchmarks.registry`) picks the benchmark by
 Every benchmark has :class:`Benchmark`'s two steps (``prepare`` reads and checks
 everything without a model; ``run`` runs the prepared experiment once its model is
 loaded).  Optional abilities are Protocols of their own, checked with ``isinstance``:
-:class:`CommandBenchmark` adds sub-commands to ``enade-bench``, :class:`ReportBenchmark`
-adds the exam's own analyses to ``enade-bench report``, :class:`StudyBenchmark` brings the
-exam's own study to ``enade-bench study`` (an exam without one gets the study every exam has,
-:mod:`enade_bench.benchmarks.generic_study`).
+:class:`ReportBenchmark` adds the exam's own analyses to ``enade-bench report``,
+:class:`StudyBenchmark` brings the exam's own study to ``enade-bench study`` (an exam without
+one gets the study every exam has, :mod:`enade_bench.benchmarks.generic_study`).  An exam's
+commands are its :class:`~enade_bench.benchmarks.commands.ExamCommandLine`.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,15 +59,6 @@ class Benchmark(Protocol):
 
     def run(self, exp: Experiment, options: RunOptions) -> RunOutcome:
         """Run (or resume) a prepared experiment whose model is loaded; results and files."""
-        ...
-
-
-@runtime_checkable
-class CommandBenchmark(Benchmark, Protocol):
-    """A benchmark with sub-commands of its own (``enade-bench eeval …``)."""
-
-    def register_commands(self, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-        """Add the benchmark's sub-commands to the ``enade-bench`` parser."""
         ...
 
 

@@ -185,10 +185,6 @@ class Registry:
             )
         return self.get(str(name), path)
 
-    def all(self) -> list[Benchmark]:
-        """Every benchmark that can be named (imported now)."""
-        return [self.get(name) for name in self.sources()]
-
 
 def _claim(sources: dict[str, Source], name: str, source: Source) -> None:
     if name in sources:

@@ -26,24 +26,3 @@ reference):
   :mod:`~enade_bench.psychometrics.simulation`, :mod:`~enade_bench.psychometrics.mink`:
   analyses of tidy model output (``respondent, shuffle, item_id, correct``).
 """
-
-from enade_bench.psychometrics.estimation import INEP, MIRT, Quadrature, ThetaEstimates, estimate_theta
-from enade_bench.psychometrics.irt import ItemParams, item_information, prob, test_information
-from enade_bench.psychometrics.personfit import NoCorrectionError, bootstrap_cutoff, lz, lz_star, person_fit
-
-__all__ = [
-    "INEP",
-    "MIRT",
-    "ItemParams",
-    "NoCorrectionError",
-    "Quadrature",
-    "ThetaEstimates",
-    "bootstrap_cutoff",
-    "estimate_theta",
-    "item_information",
-    "lz",
-    "lz_star",
-    "person_fit",
-    "prob",
-    "test_information",
-]

@@ -110,12 +110,6 @@ class ItemParams:
         """Columns ``item_id, a, b, c``."""
         return pd.DataFrame({"item_id": list(self.item_ids), "a": self.a, "b": self.b, "c": self.c})
 
-    def subset(self, ids: Sequence[str]) -> ItemParams:
-        """The items named in ``ids``, in that order (``KeyError`` if unknown)."""
-        index = {item: k for k, item in enumerate(self.item_ids)}
-        pos = np.array([index[str(i)] for i in ids], dtype=np.intp)
-        return ItemParams(tuple(str(i) for i in ids), self.a[pos], self.b[pos], self.c[pos])
-
     def __len__(self) -> int:
         return len(self.item_ids)
 

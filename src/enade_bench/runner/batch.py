@@ -32,7 +32,6 @@ from enade_bench.backends.api.resilience import PermanentFailure
 from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
 from enade_bench.masking import holds_secret, keep_identifiers, known_secrets, mask
-from enade_bench.prompts.builder import PromptParts
 from enade_bench.regular_file import read_text
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
@@ -42,14 +41,12 @@ from enade_bench.runner.execute import ChunkExecutor
 from enade_bench.runner.outputs import RunOutcome
 from enade_bench.runner.plan import BatchMode, Experiment, StrategyPlan
 from enade_bench.runner.work import (
-    WorkItem,
     rescored_note,
     sha256_text,
     with_current_fields,
     with_current_key,
 )
 from enade_bench.runner.write import log_key, write_results
-from enade_bench.strategies.registry import Strategy
 
 T = TypeVar("T")
 
@@ -75,18 +72,6 @@ class _Plan:
     log: IntermediateLog
     done: dict[tuple[str, int], QuestionRecord]
     n_samples: int
-
-    @property
-    def strategy(self) -> Strategy:
-        return self.plan.strategy
-
-    @property
-    def items(self) -> tuple[WorkItem, ...]:
-        return self.plan.items
-
-    @property
-    def prompts(self) -> tuple[PromptParts, ...]:
-        return self.plan.prompts
 
     def request_id(self, index: int, sample: int) -> str:
         return f"{self.plan.label}-{index:05d}-{sample}"
@@ -171,8 +156,8 @@ def _plans(exp: Experiment, plans: Sequence[StrategyPlan]) -> list[_Plan]:
 
 def _body(backend: ApiBackend, plan: _Plan, index: int, sample: int) -> dict[str, JsonValue]:
     params = plan.executor.generation_params(0)
-    seed = plan.plan.seeds[plan.items[index].key] + sample
-    return backend.request_body(plan.prompts[index], params.temperature, seed, params.max_new_tokens)
+    seed = plan.plan.seeds[plan.plan.items[index].key] + sample
+    return backend.request_body(plan.plan.prompts[index], params.temperature, seed, params.max_new_tokens)
 
 
 def _submit_jobs(client: BatchClient, manifest: _Manifest, requests: list[Request], label: str) -> list[str]:
@@ -197,16 +182,16 @@ def submit_requests(
     known = manifest.data.requests
     new: list[Request] = []
     for plan in plans:
-        for index, item in enumerate(plan.items):
+        for index, item in enumerate(plan.plan.items):
             if item.key in plan.done:
                 continue
-            prompt_hash = sha256_text(backend.render(plan.prompts[index]))
+            prompt_hash = sha256_text(backend.render(plan.plan.prompts[index]))
             for sample in range(plan.n_samples):
                 rid = plan.request_id(index, sample)
                 if rid in known:
                     continue
                 known[rid] = BatchRequest(
-                    strategy=plan.strategy.id,
+                    strategy=plan.plan.strategy.id,
                     question_id=item.question.id,
                     shuffle=item.shuffle,
                     permutation=list(item.permutation or []) or None,
@@ -257,7 +242,7 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
         by_rid = {
             plan.request_id(i, k): (plan, i, k)
             for plan in plans
-            for i in range(len(plan.items))
+            for i in range(len(plan.plan.items))
             for k in range(plan.n_samples)
         }
         bodies = []
@@ -279,20 +264,20 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
     for plan in plans:
         new: list[QuestionRecord] = []
         missing = 0
-        for index, item in enumerate(plan.items):
+        for index, item in enumerate(plan.plan.items):
             if item.key in plan.done:
                 continue
             rids = [plan.request_id(index, k) for k in range(plan.n_samples)]
             if not all(rid in outcomes for rid in rids):
                 missing += 1
                 continue
-            if requests[rids[0]].prompt_hash != sha256_text(backend.render(plan.prompts[index])):
+            if requests[rids[0]].prompt_hash != sha256_text(backend.render(plan.plan.prompts[index])):
                 raise UserError(
                     f"{manifest.path}: the prompt of {item.question.id} changed since --batch-submit "
                     "(config, data or prompts edited); submit again into a new output dir"
                 )
             gen = assemble_generation([Outcome(outcomes[r].text, outcomes[r].error) for r in rids])
-            record = plan.executor.generation_record(item, plan.prompts[index], gen)
+            record = plan.executor.generation_record(item, plan.plan.prompts[index], gen)
             if any(outcomes[r].masked for r in rids):
                 note = MASKED_NOTE
                 record = record.model_copy(update={"extra": {**(record.extra or {}), "withheld": note}})
@@ -301,14 +286,14 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
             plan.log.ensure_header()
             plan.log.append(new)
         plan.done.update({r.key: r for r in new})
-        label = plan.strategy.id or exp.config.name
+        label = plan.plan.strategy.id or exp.config.name
         if missing:
             print(
-                f"{label}: {len(plan.items) - missing}/{len(plan.items)} items answered; waiting for the rest"
+                f"{label}: {len(plan.plan.items) - missing}/{len(plan.plan.items)} items answered; waiting for the rest"
             )
             continue
         timing = BatchTiming(items_computed=len(new), jobs=[j.id for j in manifest.data.jobs])
-        records = [plan.done[item.key] for item in plan.items]
+        records = [plan.done[item.key] for item in plan.plan.items]
         done.append(write_results(exp, plan.plan, records, timing if new else None))
     return RunOutcome.combine(done)
 

@@ -60,15 +60,6 @@ class ChunkExecutor:
         self.evaluation = evaluation
         self.extract_fn = extract_fn
 
-    @property
-    def prompt_form(self) -> str | None:
-        """How the backend sends prompts (``chat_template_rendered``, ``chat_messages``, ``raw``)."""
-        return self.backend.prompt_form
-
-    def prompt_for(self, item: WorkItem) -> PromptParts:
-        """The planned prompt of one item."""
-        return self.plan.prompt_of(item)
-
     def ahead(self, chunks: Sequence[Sequence[WorkItem]]) -> Iterator[Sequence[WorkItem]]:
         """Each chunk in turn, the next one's prompts first handed to a backend that prepares prompts
         ahead (:class:`.PrefetchBackend`: tokenised while this chunk runs, :mod:`.hf_ahead`)."""
@@ -78,7 +69,7 @@ class ChunkExecutor:
                 if self.strategy.method == "log_prob":
                     self.backend.prefetch(*zip(*self._scored(after), strict=True))
                 else:
-                    self.backend.prefetch([self.prompt_for(item) for item in after])
+                    self.backend.prefetch([self.plan.prompt_of(item) for item in after])
             yield chunk
 
     def run(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
@@ -105,7 +96,7 @@ class ChunkExecutor:
 
     def _generation(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(GenerationBackend, self.backend)
-        prompts = [self.prompt_for(item) for item in chunk]
+        prompts = [self.plan.prompt_of(item) for item in chunk]
         generations = backend.generate(prompts, self.generation_params(self.plan.seeds[chunk[0].key]))
         return [
             self.generation_record(item, prompt, gen)
@@ -131,7 +122,7 @@ class ChunkExecutor:
             outputs=outputs,
             error=error,
             extra=extra,
-            prompt_form=self.prompt_form,
+            prompt_form=self.backend.prompt_form,
         )
 
     def run_streaming(
@@ -146,7 +137,7 @@ class ChunkExecutor:
         each record the moment its answer arrives, so an interrupted run loses only
         the requests in flight.
         """
-        prompts = [self.prompt_for(item) for item in items]
+        prompts = [self.plan.prompt_of(item) for item in items]
         params = self.generation_params(0)
         seeds = [self.plan.seeds[item.key] for item in items]
         stream = backend.generate_stream(prompts, params, seeds)
@@ -172,12 +163,12 @@ class ChunkExecutor:
             self.backend.render(prompt),
             choice.letter,
             scores=choice,
-            prompt_form=self.prompt_form,
+            prompt_form=self.backend.prompt_form,
         )
 
     def _scored(self, chunk: Sequence[WorkItem]) -> list[tuple[PromptParts, list[str]]]:
         """``log_prob``'s requests: each item's prompt and the options it scores (a space before each)."""
-        return [(self.prompt_for(item), [" " + text for text in item.options]) for item in chunk]
+        return [(self.plan.prompt_of(item), [" " + text for text in item.options]) for item in chunk]
 
     def _first_token(self, chunk: Sequence[WorkItem]) -> list[QuestionRecord]:
         backend = cast(FirstTokenBackend, self.backend)
@@ -187,7 +178,7 @@ class ChunkExecutor:
             by_n.setdefault(item.question.n_options, []).append(i)
         results: dict[int, QuestionRecord] = {}
         for n, indices in by_n.items():
-            prompts = [self.prompt_for(chunk[i]) for i in indices]
+            prompts = [self.plan.prompt_of(chunk[i]) for i in indices]
             letter_lps = backend.letter_logprobs(prompts, LETTERS[:n], self.evaluation.letter_variants)
             for i, prompt, lps in zip(indices, prompts, letter_lps, strict=True):
                 results[i] = self._scored_record(chunk[i], prompt, choose_first_token(lps))

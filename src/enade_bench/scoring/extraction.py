@@ -52,18 +52,6 @@ _LONE = re.compile(r"^\W*" + _OPEN + r"\s*([A-Ea-e])\s*" + _CLOSE + r"\W*$")
 # "A"/"E" followed by a word are the Portuguese article/conjunction ("A Lei…", "E então…").
 _FALLBACK = re.compile(r"(?<![A-Za-zÀ-ÿ0-9])([A-E])(?![A-Za-zÀ-ÿ0-9])(?<![AE](?=\s+[A-Za-zÀ-ÿ]))")
 
-#: Rule names in priority order, as recorded in results.
-EXTRACTION_RULES = (
-    "resposta",
-    "alternativa",
-    "parenthesized",
-    "line_start",
-    "lone_letter",
-    "option_text",
-    "fallback",
-    "unanswered",
-)
-
 
 @dataclass(frozen=True)
 class Extraction:

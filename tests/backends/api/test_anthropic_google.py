@@ -18,7 +18,8 @@ from api_fakes import (
     write_config,
 )
 
-from enade_bench.backends.api import create_api_backend
+from enade_bench.backends.api.backend import ApiBackend
+from enade_bench.backends.api.keys import resolve_api_key
 from enade_bench.backends.base import GenerationParams
 from enade_bench.benchmarks import run_config
 from enade_bench.config import ApiConfig
@@ -77,7 +78,7 @@ def test_anthropic_overloaded_is_retried_refusal_and_400_are_recorded() -> None:
             retry_base_delay_s=0.01,
             max_concurrency=1,
         )
-        backend = create_api_backend(cfg)
+        backend = ApiBackend(cfg, resolve_api_key(cfg))
         ok, refused, bad = (backend.generate([PROMPT], GREEDY)[0] for _ in range(3))
     assert ok.texts == ["Resposta: B"] and ok.error is None
     assert refused.texts == [] and refused.error and "refus" in refused.error
@@ -131,7 +132,7 @@ def test_gemini_errors() -> None:
             retry_base_delay_s=0.01,
             max_concurrency=1,
         )
-        backend = create_api_backend(cfg)
+        backend = ApiBackend(cfg, resolve_api_key(cfg))
         ok, blocked, unsafe, bad = (backend.generate([PROMPT], GREEDY)[0] for _ in range(4))
     assert ok.texts == ["Resposta: C"]
     assert blocked.error and "SAFETY" in blocked.error and not blocked.texts
@@ -144,7 +145,8 @@ def test_gemini_errors() -> None:
 def test_key_from_environment(monkeypatch, provider: str, env: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv(env, raising=False)
     with pytest.raises(UserError, match=env):
-        create_api_backend(ApiConfig(provider=provider, model="m"))  # type: ignore[arg-type]
+        unkeyed = ApiConfig(provider=provider, model="m")  # type: ignore[arg-type]
+        ApiBackend(unkeyed, resolve_api_key(unkeyed))
     monkeypatch.setenv(env, FAKE_KEY)
 
     def handler(req):  # type: ignore[no-untyped-def]
@@ -156,5 +158,5 @@ def test_key_from_environment(monkeypatch, provider: str, env: str) -> None:  # 
     seen: list[str | None] = []
     with FakeServer(handler) as server:
         cfg = ApiConfig(provider=provider, model="m", base_url=server.url)  # type: ignore[arg-type]
-        (gen,) = create_api_backend(cfg).generate([PROMPT], GREEDY)
+        (gen,) = ApiBackend(cfg, resolve_api_key(cfg)).generate([PROMPT], GREEDY)
     assert gen.texts == ["Resposta: A"] and seen == [FAKE_KEY]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from api_fakes import FAKE_KEY, REPO_ROOT
 
-from enade_bench.backends.api import ENV_VARS, create_api_backend
+from enade_bench.backends.api.backend import ApiBackend
+from enade_bench.backends.api.keys import ENV_VARS, resolve_api_key
 from enade_bench.config import load_config
 
 EXAMPLES = sorted((REPO_ROOT / "configs" / "examples").glob("api_*.yaml"))
@@ -22,6 +23,6 @@ def test_example_builds(path: Path, monkeypatch) -> None:  # type: ignore[no-unt
     cfg = load_config(path)
     assert cfg.model.api is not None and cfg.model.api.api_key is None
     monkeypatch.setenv(ENV_VARS[cfg.model.api.provider], FAKE_KEY)
-    backend = create_api_backend(cfg.model.api)
+    backend = ApiBackend(cfg.model.api, resolve_api_key(cfg.model.api))
     assert cfg.evaluation.resolved_method in backend.capabilities
     assert backend.identity.api is not None and backend.identity.api.provider == cfg.model.api.provider

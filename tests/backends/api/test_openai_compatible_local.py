@@ -17,7 +17,8 @@ from api_fakes import write_config
 from local_openai_server import LocalOpenAIServer
 from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT
 
-from enade_bench.backends.api import create_api_backend
+from enade_bench.backends.api.backend import ApiBackend
+from enade_bench.backends.api.keys import resolve_api_key
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.hf_local import HFLocalBackend
 from enade_bench.benchmarks import run_config
@@ -53,16 +54,15 @@ def prompt_set() -> Any:
 
 
 def _api(server: LocalOpenAIServer, **kw: Any):  # type: ignore[no-untyped-def]
-    return create_api_backend(
-        ApiConfig(
-            provider="openai_compatible",
-            model="smollm2",
-            base_url=server.url + "/v1",
-            timeout_s=300,
-            max_retries=0,
-            **kw,
-        )
+    cfg = ApiConfig(
+        provider="openai_compatible",
+        model="smollm2",
+        base_url=server.url + "/v1",
+        timeout_s=300,
+        max_retries=0,
+        **kw,
     )
+    return ApiBackend(cfg, resolve_api_key(cfg))
 
 
 def test_generation_through_runner_matches_local_model(local, questions, prompt_set, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -18,8 +18,9 @@ from api_fakes import (
     write_config,
 )
 
-from enade_bench.backends.api import create_api_backend
+from enade_bench.backends.api.backend import ApiBackend
 from enade_bench.backends.api.clients import base_url_for
+from enade_bench.backends.api.keys import resolve_api_key
 from enade_bench.backends.base import GenerationParams
 from enade_bench.benchmarks import run_config
 from enade_bench.config import ApiConfig
@@ -156,7 +157,8 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
 
     cfg = ApiConfig(provider="openai", model="m", api_key=FAKE_KEY, retry_base_delay_s=0.01)
     with FakeServer(handler) as server:
-        backend = create_api_backend(cfg.model_copy(update={"base_url": server.url + "/v1"}))
+        served = cfg.model_copy(update={"base_url": server.url + "/v1"})
+        backend = ApiBackend(served, resolve_api_key(served))
         (gen,) = backend.generate([PROMPT], GenerationParams(max_new_tokens=5))
     assert gen.texts == ["Resposta: A"] and gen.error is None
     assert len(calls) == 2 and calls[1] - calls[0] >= 0.95
@@ -175,7 +177,7 @@ def test_requests_per_minute_budget_spaces_requests() -> None:
             requests_per_minute=600,
             max_concurrency=4,
         )
-        create_api_backend(cfg).generate([PROMPT] * 4, GenerationParams(max_new_tokens=5))
+        ApiBackend(cfg, resolve_api_key(cfg)).generate([PROMPT] * 4, GenerationParams(max_new_tokens=5))
     starts = sorted(r.at for r in server.requests)
     assert starts[-1] - starts[0] >= 3 * 0.1 * 0.9  # 600/min = one start every 0.1 s
 
@@ -192,9 +194,9 @@ def test_keys_from_environment_and_default_urls(monkeypatch, provider, env, defa
     monkeypatch.delenv(env, raising=False)
     cfg = ApiConfig(provider=provider, model="m")
     with pytest.raises(UserError, match=env):
-        create_api_backend(cfg)
+        ApiBackend(cfg, resolve_api_key(cfg))
     monkeypatch.setenv(env, FAKE_KEY)
-    backend = create_api_backend(cfg)
+    backend = ApiBackend(cfg, resolve_api_key(cfg))
     assert backend.client.api_key == FAKE_KEY
     assert base_url_for(cfg) == default_url
     if default_url:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
+from tests.scoring.extraction_rules import EXTRACTION_RULES
 
 from enade_bench.backends.base import Generation, GenerationParams
 from enade_bench.prompts.builder import PromptParts
@@ -85,3 +86,15 @@ def write_config(
     }
     path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     return path
+
+
+#: Rule names in priority order, as recorded in results (Chinese rules, then the core's).
+EEVAL_RULES = (
+    "so_answer",
+    "answer_is",
+    "answer_colon",
+    "choose",
+    "leading_letter",
+    "correct_option",
+    *(rule for rule in EXTRACTION_RULES),
+)

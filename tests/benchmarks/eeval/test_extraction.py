@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.benchmarks.eeval.helpers import EEVAL_RULES
 
-from enade_bench.benchmarks.eeval.extraction import EEVAL_RULES, extract_chinese
+from enade_bench.benchmarks.eeval.extraction import extract_chinese
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "extraction_golden.json").read_text(encoding="utf-8"))
 CASES = GOLDEN["cases"]

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.benchmarks.eeval.helpers import write_config
+from tests.benchmarks.eeval.helpers import EEVAL_RULES, write_config
 from tests.conftest import REPO_ROOT
+from tests.scoring.extraction_rules import EXTRACTION_RULES
 
 from enade_bench.benchmarks import run_config
-from enade_bench.benchmarks.eeval.extraction import EEVAL_RULES
 from enade_bench.dataset.schema import LETTERS
 from enade_bench.runner.plan import RunOptions
-from enade_bench.scoring.extraction import EXTRACTION_RULES
 
 pytestmark = pytest.mark.slow
 SUBJECTS = ["primary_school_english", "primary_school_science"]  # two subjects with short prompts

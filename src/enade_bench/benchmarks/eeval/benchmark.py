@@ -12,12 +12,10 @@ fields) all come from the core; :meth:`EEvalBenchmark.run` adds the E-EVAL summa
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from enade_bench.benchmarks.eeval.cli import register
 from enade_bench.benchmarks.eeval.extraction import extract_chinese
 from enade_bench.benchmarks.eeval.loader import EEvalData, load_eeval
 from enade_bench.benchmarks.eeval.prompts import EEvalTemplate, build_eeval_prompt, load_templates
@@ -145,11 +143,6 @@ class EEvalBenchmark:
 
     def run(self, exp: Experiment, options: RunOptions) -> RunOutcome:
         return run_eeval(exp, options)
-
-    def register_commands(self, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-        """``enade-bench eeval run|leaderboard|submit``."""
-
-        register(subparsers)
 
 
 BENCHMARK = EEvalBenchmark()

@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from enade_bench.scoring.extraction import EXTRACTION_RULES, Extraction, extract_answer
+from enade_bench.scoring.extraction import Extraction, extract_answer
 
 _OPEN = r"(?:\\boxed\{|\\text\{|\\mathrm\{|\*\*|\*|\$|\(|\[|\{|\"|'|“|‘|`|【|「|『|<)*"
 _L = r"([A-Ea-e])(?![A-Za-z0-9])"
@@ -45,17 +45,6 @@ _LEADING = re.compile(r"^\s*" + _OPEN + r"\s*([A-E])(?![A-Za-z0-9])(?!(?<=A)[ \t
 _CORRECT = re.compile(
     r"(?<![A-Za-z0-9])(?:选项)?" + _OPEN + r"([A-E])(?![A-Za-z0-9])[\)\]】」』>*]*\s*(?:选?项)?\s*(?:是|为)?"
     r"\s*(?:正确|符合题意)"
-)
-
-#: Rule names in priority order, as recorded in results (Chinese rules, then the core's).
-EEVAL_RULES = (
-    "so_answer",
-    "answer_is",
-    "answer_colon",
-    "choose",
-    "leading_letter",
-    "correct_option",
-    *(rule for rule in EXTRACTION_RULES),
 )
 
 

@@ -1,7 +1,8 @@
 """Start and stop vLLM's OpenAI-compatible server for a local model folder.
 
-Used by the tests and the parity benchmark, and by anyone who wants to run a
-model through ``provider: openai_compatible`` on this machine::
+Used by the tests and the parity benchmark (measurement code of a checkout, not of the
+package), and by anyone who wants to run a model through ``provider: openai_compatible``
+on this machine::
 
     with VllmServer(folder, served_name="smollm2") as server:
         ...  # base_url = server.base_url
