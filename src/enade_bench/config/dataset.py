@@ -12,6 +12,11 @@ from enade_bench.config.base import StrictModel, UserPath
 from enade_bench.file_names import check_names
 
 
+def _number_name(value: Any) -> Any:
+    """A column given as a number (``{stem: 1}`` for a file without a header) as its name, ``'1'``."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class OptionsInTextConfig(StrictModel):
     """Options printed inside the question text ("… (A) … (B) …"), split by their markers.
 
@@ -124,6 +129,13 @@ class DatasetConfig(StrictModel):
         description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",
     )
     delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
+    header: bool | list[str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="a CSV file's first row: its header (the default; refused when it reads like a "
+        "question, e.g. a lone answer letter: a file without a header), true (its header, unchecked), "
+        "false (no header: columns named 1, 2, …) or the columns' names ([question, A, B, C, D, answer])",
+    )
     benchmark: str = Field(
         default="generic",
         pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",
@@ -154,6 +166,18 @@ class DatasetConfig(StrictModel):
     )
     language: Literal["pt-BR", "en"] = Field(
         default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
+    )
+    answer_index: Literal[0, 1] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="the answer is the option's number, counted from 0 or from 1 (MedMCQA's cop: 1), "
+        "not its letter",
+    )
+    optional_columns: list[str] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
+        description="columns a file may lack (one config for files that differ a little): a stem part "
+        "or field reading one is empty where the file lacks it, e.g. [image_description, incomplete]",
     )
     annulled_answers: list[str] = Field(
         default_factory=lambda: ["anulada"],
@@ -197,8 +221,8 @@ class DatasetConfig(StrictModel):
         default="warn",
         exclude_if=lambda v: v == "warn",  # absent from the dump: earlier runs' resume fingerprints hold
         description="questions whose stem the lint finds cut into option A: warn (the default), repair "
-        "(option A's text up to its '?' or ':' moved back into the stem; left out where it holds none) "
-        "or drop (left out); counted",
+        "(the cut text moved back into the stem and option A's repeated letter removed; a row it "
+        "cannot repair surely is left as it is, said) or drop (left out); every row changed is listed",
     )
     fields: list[str] | dict[str, str] | None = Field(
         default=None,
@@ -239,6 +263,8 @@ class DatasetConfig(StrictModel):
             return data
         if isinstance(data.get("options_in_text"), bool):
             data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        if isinstance(data.get("columns"), dict):  # a column named by its number (header: false)
+            data = {**data, "columns": {k: _number_name(v) for k, v in data["columns"].items()}}
         if "preset" in data:
             if "benchmark" in data:
                 raise ValueError("give 'benchmark' or its older name 'preset', not both")
