@@ -59,9 +59,10 @@ def test_following_every_hint_on_alternating_blanks_is_refused_naming_the_blanks
     assert main(["validate", str(config)]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert len(err) == 1
-    assert "alternates answers and blank entries (95 of its 195 entries are blank" in err[0]
+    assert "the key has blank entries between its answers (95 blanks in 95 runs" in err[0]
     assert "key '1' = 'D', key '2' = blank, key '3' = 'C'" in err[0]  # three example pairs
-    assert "answer_key.match: position" in err[0] and "accept_shape" in err[0]
+    # the only hint is the form that reads such a key; accept_shape (keep the answers where they are) is not one
+    assert "answer_key.match: position" in err[0] and "accept_shape" not in err[0]
     with pytest.raises(UserError, match="blank"):
         _load(config)
 
@@ -79,8 +80,8 @@ def test_match_position_gives_every_question_its_own_answer(
     line = next(line for line in out.splitlines() if line.startswith("answer key"))
     assert "joined by position (the k-th non-blank entry): 99 question(s) answered" in line
     # three joined examples: question 2 takes the third entry of the file (its second non-blank one)
-    assert "question '1' → D (key '1' (its 1th non-blank entry))" in line
-    assert "question '2' → C (key '3' (its 2th non-blank entry))" in line
+    assert "question '1' → D (key '1' (its 1st non-blank entry))" in line
+    assert "question '2' → C (key '3' (its 2nd non-blank entry))" in line
 
 
 def test_accept_shape_lets_a_key_through_as_it_is(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_a_key_shifted_by_one_is_refused_even_with_allow_extra_and_skip_invalid(
     assert main(["validate", str(config)]) == 2
     err = capsys.readouterr().err
     assert f"the key's ids look shifted by {step:+d} against the questions' ids" in err
-    near = "one above" if step > 0 else "one below"
+    near = "1 above" if step > 0 else "1 below"
     assert near in err and ("question '1' ↔ key '2'" in err if step > 0 else "question '2' ↔ key '1'" in err)
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 

@@ -87,7 +87,7 @@ def test_strict_passes_once_the_findings_are_fixed_by_config(
     q3 = next(q for q in load_dataset(DatasetConfig.model_validate(raw), tmp_path).questions if q.id == "3")
     assert (
         q3.stem.endswith("Qual é o diagnóstico mais provável para essa lesão?")
-        and q3.options[0] == "A Melanoma."
+        and q3.options[0] == "Melanoma."  # option A's repeated letter removed (issue 60)
     )
 
 

@@ -88,7 +88,12 @@ class ColumnMap:
         #: ``dataset.optional_columns``: columns a file may lack (read as empty there).
         self.optional = set(cfg.optional_columns or ())
         fields = cfg.fields.values() if isinstance(cfg.fields, dict) else cfg.fields or ()
-        read = {*self.mapping.values(), self.options_column, *fields, *template_fields(self.id_template or "")}
+        read = {
+            *self.mapping.values(),
+            self.options_column,
+            *fields,
+            *template_fields(self.id_template or ""),
+        }
         unread = sorted(self.optional - read - set(self.stem.columns if self.stem else ()))
         if unread:
             raise UserError(f"dataset.optional_columns: {unread} are read by no column, stem part or field")
@@ -169,7 +174,9 @@ class ColumnMap:
             and not (name == "id" and self.id_template)
         ]
         stem_columns = self.stem.columns if self.stem else []
-        missing += [f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns | self.optional]
+        missing += [
+            f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns | self.optional
+        ]
         if missing:
             raise UserError(
                 f"{source}: missing column(s) {', '.join(missing)}; no row holds them; "

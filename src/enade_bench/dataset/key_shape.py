@@ -41,9 +41,7 @@ BLANK_SHARE = 0.25
 MOVED_SHARE = 0.5
 SHIFTED_SHARE = 0.9
 _TRAILING = re.compile(r"^(.*?)(\d+)(\D*)$")
-_FIX = (
-    "if the k-th answer of the key belongs to the k-th question, set dataset.answer_key.match: position"
-)
+_FIX = "if the k-th answer of the key belongs to the k-th question, set dataset.answer_key.match: position"
 
 
 def blank_shape_error(path: Path, entries: Sequence[tuple[str, str]]) -> UserError | None:

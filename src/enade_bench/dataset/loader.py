@@ -268,7 +268,9 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(Path(as_given(path)), cfg.format, cfg.delimiter, cfg.header))  # named as given
+            row_groups.append(
+                read_rows(Path(as_given(path)), cfg.format, cfg.delimiter, cfg.header)
+            )  # named as given
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}

@@ -264,7 +264,7 @@ class RowMapper(ColumnMap):
             except OptionSplitError as exc:
                 raise UserError(f"{col('stem')}: cannot split the options in the text: {exc}") from None
             stem = split.stem
-            raw_options, labels = list(split.options), {}
+            raw_options, labels = list(split.options), dict[str, str]()
         else:
             raw_options, labels = self.options(row)
         if self.strip:

@@ -103,10 +103,16 @@ def _reads_like_data(names: list[str]) -> str | None:
     if len(letters) == 1:
         return f"its cell '{letters[0]}' reads like an answer letter"
     long = next((n for n in names if len(n) > _QUESTION_LIKE or n.endswith("?")), None)
-    return None if long is None else f"its cell '{long[:40]}{'…' * (len(long) > 40)}' reads like a question's text"
+    return (
+        None
+        if long is None
+        else f"its cell '{long[:40]}{'…' * (len(long) > 40)}' reads like a question's text"
+    )
 
 
-def read_csv(path: Path, delimiter: str | None = None, header: bool | list[str] | None = True) -> Iterator[RawRow]:
+def read_csv(
+    path: Path, delimiter: str | None = None, header: bool | list[str] | None = True
+) -> Iterator[RawRow]:
     """Rows of a CSV file, every cell as text; the header gives the column names.
 
     ``delimiter``: the field separator (``None``: sniffed from the header among
@@ -141,17 +147,17 @@ def read_csv(path: Path, delimiter: str | None = None, header: bool | list[str] 
                 handle.seek(0)
                 reader = csv.reader(handle, strict=True, delimiter=used)
             names = _named_columns(path, first_row)
-            if header is None and (why := _reads_like_data(names)):
-                raise UserError(
-                    f"{path}: line 1: the file seems to have no header ({why}); name its "
-                    f"{len(names)} columns with dataset.header: [name, …] or read them by number with "
-                    "dataset.header: false (columns 1, 2, …); if line 1 is the header, set dataset.header: true"
-                )
             if len(names) == 1 and sniff_delimiter(first) != used:
                 raise UserError(
                     f"{path}: line 1: the header is one column when split at {used!r}; the file "
                     f"looks {sniff_delimiter(first)!r}-separated: set dataset.delimiter: "
                     f"{sniff_delimiter(first)!r} (or leave it out to detect it)"
+                )
+            if header is None and (why := _reads_like_data(names)):
+                raise UserError(
+                    f"{path}: line 1: the file seems to have no header ({why}); name its "
+                    f"{len(names)} columns with dataset.header: [name, …] or read them by number with "
+                    "dataset.header: false (columns 1, 2, …); if line 1 is the header, set dataset.header: true"
                 )
             while True:
                 start = reader.line_num + 1  # a quoted field may span lines: report where the row starts
