@@ -202,7 +202,7 @@ def _lengths(q: Question) -> list[LintWarning]:
                     "where option A's letter shows its end, drop leaves the question out",
                 )
             )
-        elif ratio_long or size > HUGE_OPTION:
+        elif (ratio_long and i > 0) or size > HUGE_OPTION:  # a long option A after a whole stem is its own
             out.append(
                 LintWarning(
                     "long_option",

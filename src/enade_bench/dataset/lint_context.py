@@ -66,7 +66,7 @@ BACK_REFERENCE = re.compile(
 #: A demonstrative before its noun (``essa empresa``, ``esses 10 casais``), or a noun ``anterior``.
 _DEMONSTRATIVE = re.compile(
     r"\b(?:[nd]?(?:ess|est)|[nd]?aquel)(?:e|a|es|as)\s+(?:\d+\s+)?(?P<noun>[^\W\d_]{3,})|"
-    r"\b(?:[ond]?[oa]s?)\s+(?P<before>[^\W\d_]{3,})\s+anterior(?:es)?\b",
+    r"(?:\b[ond]?[oa]s?|\bpel[oa]s?|(?<!\w)[àá]s?)\s+(?P<before>[^\W\d_]{3,})\s+anterior(?:es)?\b",
     re.IGNORECASE,
 )
 #: Words after a demonstrative that are no noun it points at (a connective, a verb, a time).
@@ -124,13 +124,11 @@ def image_reference(stem: str) -> re.Match[str] | None:
 #: A stem that ends a sentence (or a clause introducing the options) is complete.
 _COMPLETE = re.compile(r"[.?!:;…][\"'”’»)\]]*\s*$")
 #: Option A's letter repeated after the cut text: at a line's start, or written ``(A)`` / ``A)``
-#: (sure), or ``A``, ``A.``, ``A -`` after a long cut text or a sentence's end; then its own text.
+#: or ``A``, ``A.``, ``A -`` (:func:`cut_point` says when it is sure); then its own text.
 _LETTER = re.compile(
     r"(?P<gap>\s*\n\s*|\s+)(?P<letter>\(A\)|A\)|A\.|A\s*[-–]|A)\s+(?=\S)",
 )
-_SENTENCE_END = re.compile(r"[.?!:]$")
-#: A cut text this long before a letter on its line is no word such as "vitamina" (``vitamina A e D``).
-_LONG_HEAD = 40
+_LINE_A = re.compile(r"\n\s*A\s+\S")
 
 
 @dataclass(frozen=True)
@@ -151,23 +149,21 @@ def cut_off(stem: str) -> bool:
 def cut_point(q: Question) -> Cut | None:
     """Where option A holds text cut from the stem (module docstring), or ``None``.
 
-    The last of option A's own letters after some text marks the boundary: sure after a
-    line break or as ``(A)``/``A)``, or as a bare ``A`` before a digit or after a long cut text;
-    a bare ``A`` after a sentence's end may be an article (``… lesão? A Melanoma.``): found,
-    not sure.  Without a letter, a ``?`` that no sibling holds marks it, not sure.
+    The last of option A's own letters after some text marks the boundary: written ``(A)`` or
+    ``A)``, or a bare ``A`` at a line's start or before a number, where no sibling has a line
+    starting with ``A`` (then it is an article the layout broke: ``… da página. ⏎A força``);
+    never a bare ``A`` mid-sentence (``vitamina A e D``) or after a sentence (``… lesão? A
+    Melanoma.``: an article?).  Without a letter, a ``?`` that no sibling holds marks it, not sure.
     """
     if not q.options or not cut_off(q.stem):
         return None
     first = q.options[0]
+    layout = any(_LINE_A.search(o) for o in q.options[1:])
     for found in reversed(list(_LETTER.finditer(first))):
         head, tail = first[: found.start()].strip(), first[found.end() :].strip()
-        if not head:
-            continue
-        own_line = "\n" in found.group("gap") or found.group("letter") in ("(A)", "A)")
-        if own_line or (not _SENTENCE_END.search(head) and len(head) >= _LONG_HEAD) or tail[:1].isdigit():
+        bare = "\n" in found.group("gap") or tail[:1].isdigit()
+        if head and (found.group("letter") in ("(A)", "A)") or (bare and not layout)):
             return Cut(head, tail)
-        if _SENTENCE_END.search(head):
-            return Cut(head, tail, f"the 'A' before '{tail[:20]}' may be an article, not option A's letter")
     question = re.match(r"^(?P<head>.+?\?)\s+(?P<tail>\S.*)$", first, re.DOTALL)
     if question and not any("?" in o for o in q.options[1:]):
         return Cut(question["head"], question["tail"], "no letter shows where option A's own text starts")
