@@ -8,7 +8,7 @@ from typing import Any, Literal
 import regex
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from enade_bench.config.base import StrictModel, UserPath
+from enade_bench.config.base import StrictModel, UserPath, unset_absent
 from enade_bench.file_names import check_names
 
 
@@ -129,10 +129,8 @@ class DatasetConfig(StrictModel):
         description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",
     )
     delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
-    header: bool | list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a CSV file's first row: its header (the default; refused when it reads like a "
+    header: bool | list[str] | None = unset_absent(
+        "a CSV file's first row: its header (the default; refused when it reads like a "
         "question, e.g. a lone answer letter: a file without a header), true (its header, unchecked), "
         "false (no header: columns named 1, 2, …) or the columns' names ([question, A, B, C, D, answer])",
     )
@@ -150,10 +148,8 @@ class DatasetConfig(StrictModel):
         description="canonical field -> column in the file (overrides the preset); options -> a column "
         "holding the options as a JSON list (read as A, B, C…)",
     )
-    stem: str | list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a stem composed from several columns: a list of parts, each a column name or a "
+    stem: str | list[str] | None = unset_absent(
+        "a stem composed from several columns: a list of parts, each a column name or a "
         "template ('Imagem: {image_description}'), or one template with parts separated by blank "
         "lines; parts joined with a blank line, a part whose columns are empty left out, e.g. "
         "[context, question] (instead of columns.stem)",
@@ -167,16 +163,11 @@ class DatasetConfig(StrictModel):
     language: Literal["pt-BR", "en"] = Field(
         default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
     )
-    answer_index: Literal[0, 1] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="the answer is the option's number, counted from 0 or from 1 (MedMCQA's cop: 1), "
-        "not its letter",
+    answer_index: Literal[0, 1] | None = unset_absent(
+        "the answer is the option's number, counted from 0 or from 1 (MedMCQA's cop: 1), not its letter",
     )
-    optional_columns: list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="columns a file may lack (one config for files that differ a little): a stem part "
+    optional_columns: list[str] | None = unset_absent(
+        "columns a file may lack (one config for files that differ a little): a stem part "
         "or field reading one is empty where the file lacks it, e.g. [image_description, incomplete]",
     )
     annulled_answers: list[str] = Field(
@@ -184,11 +175,8 @@ class DatasetConfig(StrictModel):
         description="answers that mark an annulled item (skipped, counted), besides the common forms "
         "always matched, in any case: anulada/anulado(s), annulled, cancelada/cancelado, cancel(l)ed, nula/nulo",
     )
-    answer_key: AnswerKeyConfig | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="the answers in a second file joined by id, e.g. {path: gabarito.json} "
-        "(docs/bring_your_own_exam.md)",
+    answer_key: AnswerKeyConfig | None = unset_absent(
+        "the answers in a second file joined by id, e.g. {path: gabarito.json} (docs/bring_your_own_exam.md)",
     )
     options_in_text: OptionsInTextConfig | None = Field(
         default=None, description="split options printed inside the stem column (no A..E columns)"
@@ -199,10 +187,8 @@ class DatasetConfig(StrictModel):
         "and questions the answer key lacks; not: a failed key join, blank key entries "
         "(answer_key.blank), repeated ids, missing columns, unreadable files, lint warnings",
     )
-    strip: list[str | StripPattern] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
+    strip: list[str | StripPattern] | None = unset_absent(
+        "texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
         "['2023 SEGUNDA EDIÇÃO', {regex: 'P[aá]gina \\d+'}]; recorded in the results",
     )
     image_markers: bool = Field(
@@ -211,10 +197,8 @@ class DatasetConfig(StrictModel):
         description="a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
         "image: filter_images drops it (counted as has_image)",
     )
-    exclude: list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="ids of questions left out (counted as excluded), e.g. rows the lint flags that "
+    exclude: list[str] | None = unset_absent(
+        "ids of questions left out (counted as excluded), e.g. rows the lint flags that "
         "cannot be fixed in the file; an id the data lacks is an error",
     )
     stem_in_option: Literal["warn", "repair", "drop"] = Field(
@@ -243,10 +227,8 @@ class DatasetConfig(StrictModel):
         default=None,
         description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
     )
-    sample: SampleConfig | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
+    sample: SampleConfig | None = unset_absent(
+        "a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
     )
     filter_images: bool = True
     filter_cannot_fix: bool = True

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import re
 import statistics
-import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
+from enade_bench.dataset.cells import marker
 from enade_bench.dataset.schema import Question
 
 __all__ = ["context_checks", "cut_off", "cut_point", "image_reference", "repair_cut"]
@@ -86,7 +86,7 @@ IMAGE_REFERENCE = re.compile(
 
 def _plain(word: str) -> str:
     """A word without case, accents or a plural ending (``casais`` and ``casal`` alike)."""
-    text = "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
+    text = marker(word)
     for plural, singular in (("oes", "ao"), ("aes", "ao"), ("ais", "al"), ("eis", "el"), ("ns", "m")):
         if text.endswith(plural):
             return text[: -len(plural)] + singular

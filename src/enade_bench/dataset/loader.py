@@ -345,7 +345,6 @@ def load_dataset(
         counts["stripped"] = mapper.strip.changed
     if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it
         questions = [replace(q, has_image=True) if has_image_marker(q) else q for q in questions]
-    before = {q.id: q for q in questions}
     fixes: list[Fix] = []
     questions = apply_filters(apply_fixes(questions, cfg, warnings, counts, fixes), cfg, counts)
     if cfg.sample is not None and questions:
@@ -353,7 +352,7 @@ def load_dataset(
     counts["kept"] = len(questions)
     _check_balance(counts)
     # the lint's findings are problems only on questions that reach the model, and not once repaired
-    repaired = {q.id for q in questions if q.stem != before[q.id].stem}
+    repaired = {f.qid for f in fixes if f.after is not None and not f.why}
     reach = {q.id for q in questions}
 
     def counted(w: LintWarning) -> bool:
