@@ -17,6 +17,7 @@ from enade_bench.benchmarks import run_config
 from enade_bench.cli.main import main
 from enade_bench.config import DatasetConfig, load_config
 from enade_bench.dataset import load_dataset
+from enade_bench.dataset.loader import _check_balance
 from enade_bench.errors import UserError
 from enade_bench.runner.plan import RunOptions
 
@@ -105,3 +106,9 @@ def test_a_run_records_every_gold_answer_right(tmp_path: Path, smollm2_backend, 
     (results,) = (tmp_path / "out").glob(f"{name}*_results.json")
     records = json.loads(results.read_text(encoding="utf-8"))["records"]
     assert [r["answer"] for r in records] == GOLD[name]
+
+
+def test_a_row_lost_under_no_cause_is_an_error() -> None:
+    _check_balance({"loaded": 5, "removed_invalid": 1, "removed_has_image": 1, "kept": 3})
+    with pytest.raises(UserError, match=r"5 row\(s\) read, but 3 kept and 1 removed .*1 row\(s\) lost"):
+        _check_balance({"loaded": 5, "removed_invalid": 1, "kept": 3})
