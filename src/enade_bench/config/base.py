@@ -13,10 +13,10 @@ UserPath = Annotated[str, AfterValidator(os.path.expanduser)]
 Provider = Literal["anthropic", "openai", "maritaca", "google", "nvidia", "openai_compatible"]
 
 
-def unset_absent(description: str) -> Any:
-    """A field that defaults to ``None`` and is absent from the dump while unset: the resume
+def unset_absent(description: str, default: Any = None) -> Any:
+    """A field absent from the dump while it holds its default (``None`` unless given): the resume
     fingerprints of runs recorded before the field existed hold."""
-    return Field(default=None, exclude_if=lambda v: v is None, description=description)
+    return Field(default=default, exclude_if=lambda v: v is default or v == default, description=description)
 
 
 class StrictModel(BaseModel):

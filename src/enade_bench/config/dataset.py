@@ -98,25 +98,22 @@ class AnswerKeyConfig(StrictModel):
         description="key ids that match no question are allowed (a key for several booklets); "
         "by default they are an error, listed",
     )
-    blank: Literal["annulled", "skip", "error"] = Field(
-        default="error",
-        exclude_if=lambda v: v == "error",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a blank key entry (empty or null): annulled (the item is annulled, counted as "
+    blank: Literal["annulled", "skip", "error"] = unset_absent(
+        "a blank key entry (empty or null): annulled (the item is annulled, counted as "
         "annulled), skip (left out, counted as blank_in_key) or error (the default)",
+        default="error",
     )
-    match: Literal["id", "position"] = Field(
-        default="id",
-        exclude_if=lambda v: v == "id",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="id: a question takes the key entry of its id (the default); position: the k-th "
+    match: Literal["id", "position"] = unset_absent(
+        "id: a question takes the key entry of its id (the default); position: the k-th "
         "non-blank key entry, in the key file's order, answers the k-th question row, in the questions' "
-        "file order (a key whose ids do not follow the questions', or that alternates answers and blanks)",
+        "file order (a key whose ids do not follow the questions', or with blanks between its answers)",
+        default="id",
     )
-    accept_shape: bool = Field(
+    accept_shape: bool = unset_absent(
+        "join by id a key that looks mis-shaped (blanks between its answers, or ids shifted "
+        "against the questions'): by default such a key is an error, since joining it gives "
+        "questions their neighbours' answers",
         default=False,
-        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="join by id a key that looks mis-shaped (answers alternating with blanks, or ids "
-        "shifted by one against the questions'): by default such a key is an error, since joining it "
-        "gives questions their neighbours' answers",
     )
 
 
@@ -191,22 +188,20 @@ class DatasetConfig(StrictModel):
         "texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
         "['2023 SEGUNDA EDIÇÃO', {regex: 'P[aá]gina \\d+'}]; recorded in the results",
     )
-    image_markers: bool = Field(
-        default=False,
-        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
+    image_markers: bool = unset_absent(
+        "a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
         "image: filter_images drops it (counted as has_image)",
+        default=False,
     )
     exclude: list[str] | None = unset_absent(
         "ids of questions left out (counted as excluded), e.g. rows the lint flags that "
         "cannot be fixed in the file; an id the data lacks is an error",
     )
-    stem_in_option: Literal["warn", "repair", "drop"] = Field(
-        default="warn",
-        exclude_if=lambda v: v == "warn",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="questions whose stem the lint finds cut into option A: warn (the default), repair "
+    stem_in_option: Literal["warn", "repair", "drop"] = unset_absent(
+        "questions whose stem the lint finds cut into option A: warn (the default), repair "
         "(the cut text moved back into the stem and option A's repeated letter removed; a row it "
         "cannot repair surely is left as it is, said) or drop (left out); every row changed is listed",
+        default="warn",
     )
     fields: list[str] | dict[str, str] | None = Field(
         default=None,
