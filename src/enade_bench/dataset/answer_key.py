@@ -101,8 +101,14 @@ class AnswerKey:
         """Where the answer of question ``qid`` is in the key file."""
         kid = self.key_id(qid)
         if self.match == "position":
-            return f"{self.where[kid]} (its {self.entries.index(kid) + 1}th non-blank entry)"
+            return f"{self.where[kid]} (its {ordinal(self.entries.index(kid) + 1)} non-blank entry)"
         return self.where[kid]
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … ``11th``, ``12th``, ``13th`` … ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _answer_text(value: Any, where: str) -> str:

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,12 +90,38 @@ def _named_columns(path: Path, header: list[str]) -> list[str]:
     return names
 
 
-def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
+_QUESTION_LIKE = 60
+
+
+def _reads_like_data(names: list[str]) -> str | None:
+    """Why a header row reads like a question (``None``: it reads like a header).
+
+    A lone option letter among the names (``B``: an answer cell; option columns come as a
+    run ``A``, ``B``, …) or a name as long as a question, or ending with ``?``.
+    """
+    letters = [n for n in names if len(n) == 1 and n in "ABCDE"]
+    if len(letters) == 1:
+        return f"its cell '{letters[0]}' reads like an answer letter"
+    long = next((n for n in names if len(n) > _QUESTION_LIKE or n.endswith("?")), None)
+    return (
+        None
+        if long is None
+        else f"its cell '{long[:40]}{'…' * (len(long) > 40)}' reads like a question's text"
+    )
+
+
+def read_csv(
+    path: Path, delimiter: str | None = None, header: bool | list[str] | None = True
+) -> Iterator[RawRow]:
     """Rows of a CSV file, every cell as text; the header gives the column names.
 
     ``delimiter``: the field separator (``None``: sniffed from the header among
     :data:`DELIMITERS`, so a ``;``-separated export from a spreadsheet reads as is).
     Trailing columns without a name and without values (spreadsheet exports) are dropped.
+    ``header`` (``dataset.header``): ``None``, the first row is the header and an error when it
+    reads like data (:func:`_reads_like_data`: a file without a header would lose its first
+    question); ``True``, the header, unchecked; ``False``, no header (columns ``1``, ``2``, …);
+    a list, no header and these names.
     """
     if delimiter is not None and len(delimiter) != 1:
         raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
@@ -111,15 +138,26 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
         used = delimiter or sniff_delimiter(first)
         reader = csv.reader(handle, strict=True, delimiter=used)
         try:
-            header = next(reader, None)
-            if not header:
+            first_row = next(reader, None)
+            if not first_row:
                 raise UserError(f"{path}: empty file (expected a header row)")
-            names = _named_columns(path, header)
+            if header is False or isinstance(header, list):  # no header: line 1 is a row
+                given = header or [str(i) for i in range(1, len(first_row) + 1)]
+                first_row = [*given, *([""] * (len(first_row) - len(given)))]
+                handle.seek(0)
+                reader = csv.reader(handle, strict=True, delimiter=used)
+            names = _named_columns(path, first_row)
             if len(names) == 1 and sniff_delimiter(first) != used:
                 raise UserError(
                     f"{path}: line 1: the header is one column when split at {used!r}; the file "
                     f"looks {sniff_delimiter(first)!r}-separated: set dataset.delimiter: "
                     f"{sniff_delimiter(first)!r} (or leave it out to detect it)"
+                )
+            if header is None and (why := _reads_like_data(names)):
+                raise UserError(
+                    f"{path}: line 1: the file seems to have no header ({why}); name its "
+                    f"{len(names)} columns with dataset.header: [name, …] or read them by number with "
+                    "dataset.header: false (columns 1, 2, …); if line 1 is the header, set dataset.header: true"
                 )
             while True:
                 start = reader.line_num + 1  # a quoted field may span lines: report where the row starts
@@ -128,7 +166,7 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
                     break
                 if not row or all(not c.strip() for c in row):
                     continue
-                if len(row) > len(names) and len(row) <= len(header):
+                if len(row) > len(names) and len(row) <= len(first_row):
                     extra = next((i for i in range(len(names), len(row)) if row[i].strip()), None)
                     if extra is not None:
                         raise UserError(
@@ -267,13 +305,19 @@ def read_hf(spec: str) -> Iterator[RawRow]:
         yield _row(spec, number, dict(obj))
 
 
+def natural_order(path: Path) -> list[str | int]:
+    """A path's sort key with its numbers read as numbers: ``part2`` before ``part10``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
+
+
 def expand_paths(path: str, base: Path | None = None) -> list[Path]:
-    """Files named by ``path`` (a file or a glob), relative to ``base`` if given."""
+    """Files named by ``path`` (a file or a glob), relative to ``base`` if given; a glob's in
+    :func:`natural_order` (a key joined by position relies on it)."""
     candidate = Path(path)
     if not candidate.is_absolute() and base is not None:
         candidate = base / candidate
     if any(ch in path for ch in "*?["):
-        matches = sorted(Path(p) for p in glob.glob(str(candidate)))
+        matches = sorted((Path(p) for p in glob.glob(str(candidate))), key=natural_order)
         if not matches:
             raise UserError(f"dataset.path: no file matches '{as_given(candidate)}'")
         return matches
@@ -295,8 +339,10 @@ def _starts_with_json(path: Path) -> bool:
     return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1] in _JSON_STARTS
 
 
-def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[RawRow]:
-    """Dispatch on the format; ``delimiter``: CSV only.
+def read_rows(
+    path: Path, fmt: str, delimiter: str | None = None, header: bool | list[str] | None = True
+) -> Iterator[RawRow]:
+    """Dispatch on the format; ``delimiter`` and ``header`` (:func:`read_csv`): CSV only.
 
     ``auto``: ``.csv`` is CSV; ``.json``, ``.jsonl``, ``.ndjson`` and any other file whose
     text starts with ``[`` or ``{`` are JSON, read by content (:func:`read_json`: an
@@ -313,7 +359,7 @@ def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[Ra
                 f"{path}: unknown dataset format '{suffix}' (expected .csv, .json or .jsonl; "
                 "or set dataset.format)"
             )
-    return read_csv(path, delimiter) if fmt == "csv" else read_json(path)
+    return read_csv(path, delimiter, header) if fmt == "csv" else read_json(path)
 
 
 def file_sha256(path: Path) -> str:

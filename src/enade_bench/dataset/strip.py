@@ -78,10 +78,16 @@ def _sub(pattern: re.Pattern[str] | regex.Pattern[str], text: str) -> str:
 
 
 class Stripper:
-    """Removes the configured texts and patterns; :attr:`changed` counts the texts it changed."""
+    """Removes the configured texts and patterns; :attr:`changed` counts the texts it changed.
+
+    The order of the entries does not matter: texts are removed longest first (a footer that
+    holds another, ``ÁREA LIVRE 2023 SEGUNDA EDIÇÃO`` and ``2023 SEGUNDA EDIÇÃO``, goes whole), then
+    the patterns, and again until nothing changes (what one removal uncovers is removed too).
+    """
 
     def __init__(self, entries: Sequence[str | re.Pattern[str] | regex.Pattern[str]]) -> None:
-        self.patterns = [literal(e) if isinstance(e, str) else e for e in entries]
+        texts = sorted((e for e in entries if isinstance(e, str)), key=lambda e: -len(" ".join(e.split())))
+        self.patterns = [*map(literal, texts), *(e for e in entries if not isinstance(e, str))]
         self.changed = 0
 
     def __bool__(self) -> bool:
@@ -89,9 +95,11 @@ class Stripper:
 
     def __call__(self, text: str) -> str:
         """``text`` without the entries' matches (unchanged when none matches)."""
-        out = text
-        for pattern in self.patterns:
-            out = _sub(pattern, out)
+        out, last = text, None
+        while out != last:
+            last = out
+            for pattern in self.patterns:
+                out = _sub(pattern, out)
         if out == text:
             return text
         self.changed += 1

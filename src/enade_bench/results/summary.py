@@ -127,6 +127,9 @@ class DatasetInfo(BaseModel):
     sources: list[dict[str, str]]
     filter_counts: dict[str, int]
     invalid_rows: list[str]
+    #: Each question ``dataset.stem_in_option`` changed, left out or could not repair, and how
+    #: (:class:`~enade_bench.dataset.fixes.Fix`; absent from the file when none).
+    fixed_rows: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     n_evaluated: int
     #: The exam-file lint's findings on the questions run: question id -> the checks that flagged it
     #: (:mod:`enade_bench.dataset.lint`; absent from the file when none did).
