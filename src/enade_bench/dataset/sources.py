@@ -13,6 +13,8 @@ import hashlib
 import io
 import json
 import math
+import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +59,35 @@ def is_nonfinite(value: Any) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
+#: A lone surrogate: half of a UTF-16 pair (a JSON ``\\ud83d``, an emoji cut in two); not a character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_warned: set[str] = set()
+
+
+def _whole(value: Any, source: str, line: int) -> Any:
+    """``value`` with each lone surrogate as U+FFFD (no tokenizer, file or header can hold one), said
+    once per file in one ``warning:`` line naming the first."""
+    if isinstance(value, dict):
+        return {_whole(k, source, line): _whole(v, source, line) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v, source, line) for v in value]
+    found = _SURROGATE.search(value) if isinstance(value, str) and not value.isascii() else None
+    if found is None:
+        return value
+    if source not in _warned:
+        _warned.add(source)
+        print(
+            f"warning: {source}: line {line}: a lone surrogate U+{ord(found.group()):04X} (half of a "
+            "character's UTF-16 pair: the text was cut) is read as U+FFFD, here and wherever else the file "
+            "holds one",
+            file=sys.stderr,
+        )
+    return _SURROGATE.sub("\ufffd", value)
+
+
 def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
     """A row of a JSON object: cells as text, lists and objects also kept as read."""
+    obj = _whole(obj, source, line)
     nested = {str(k): v for k, v in obj.items() if isinstance(v, list | dict)}
     nonfinite = frozenset(str(k) for k, v in obj.items() if is_nonfinite(v))
     return RawRow(source, line, {str(k): cell_text(v) for k, v in obj.items()}, nested, nonfinite)

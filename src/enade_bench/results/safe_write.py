@@ -177,7 +177,13 @@ def _without_secrets(path: Path, data: bytes) -> bytes:
         if holds_secret_bytes(data, secrets):
             raise UserError(f"{path}: not written: its bytes hold a form of a secret") from None
         return data
-    return scrub_document(text, path.suffix, secrets, kept_identifiers()).encode("utf-8")
+    return encoded(scrub_document(text, path.suffix, secrets, kept_identifiers()))
+
+
+def encoded(text: str) -> bytes:
+    """``text`` in UTF-8, each lone surrogate (a JSON ``\\ud83d`` read, a server's reply) as its
+    escape ``\\ud83d``: read back the same from a JSON file, shown as written elsewhere; never an error."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def break_hard_link(path: Path) -> bool:
@@ -242,7 +248,7 @@ def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
             f"{path}: a symbolic link; files are appended in place, never through a link: remove it"
         )
     break_hard_link(path)
-    data = _without_secrets(path, text.encode("utf-8"))
+    data = _without_secrets(path, encoded(text))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
@@ -309,7 +315,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
 
 def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     """:func:`write_bytes` of ``text`` in UTF-8 (line ends as given); ``path``."""
-    return write_bytes(path, text.encode("utf-8"), root=root)
+    return write_bytes(path, encoded(text), root=root)
 
 
 def files_inside(folder: Path) -> set[str]:
