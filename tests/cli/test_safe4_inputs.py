@@ -1,0 +1,64 @@
+"""Issue 61: every locale, every name: a command never ends in a traceback."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from enade_bench.cli.main import main
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).parent / "bad_inputs" / "cli_results"
+
+
+def test_validate_dry_run_and_report_under_the_c_locale_and_an_ascii_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C locale's streams use ``surrogateescape``, not ``strict``: reconfigured all the same."""
+    cfg = tmp_path / "enc.yaml"
+    api = {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "name": "enc",
+                "dataset": {"benchmark": "enade", "path": str(REPO / "data" / "enade_demo.csv")},
+                "model": {"type": "api", "api": api},
+                "evaluation": {"method": "api"},
+                "output": {"dir": str(tmp_path / "out")},
+            }
+        ),
+        encoding="utf-8",
+    )
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIO", "PYTHONUTF"))}
+    locales = {"c": {"LC_ALL": "C", "PYTHONUTF8": "0"}, "ascii": {"PYTHONIOENCODING": "ascii"}}
+    commands = {
+        "validate": ["validate", str(cfg), "--limit", "1"],
+        "dry-run": ["run", str(cfg), "--dry-run", "--limit", "1"],
+    }
+    runs = {  # at once: each is a fresh interpreter
+        (where, name): subprocess.Popen(
+            [sys.executable, "-m", "enade_bench", *args],
+            env={**base, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for where, env in locales.items()
+        for name, args in commands.items()
+    }
+    for (where, name), proc in runs.items():
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0 and b"Traceback" not in err, (where, name, err.decode("ascii", "replace"))
+        if name == "validate":
+            assert b"quest\\xe3o" in out.lower(), (where, out[-300:])  # escaped, not lost
+    # report in this process (its figures take seconds), on the C locale's stdout: ASCII, surrogateescape
+    c_stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="surrogateescape")
+    monkeypatch.setattr("sys.stdout", c_stdout)
+    assert main(["report", str(RESULTS), "--out", str(tmp_path / "relatório")]) == 0
+    c_stdout.flush()
+    assert b"relat\\xf3rio" in c_stdout.buffer.getvalue()  # type: ignore[attr-defined]
