@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -62,3 +63,18 @@ def test_validate_dry_run_and_report_under_the_c_locale_and_an_ascii_stdout(
     assert main(["report", str(RESULTS), "--out", str(tmp_path / "relatório")]) == 0
     c_stdout.flush()
     assert b"relat\\xf3rio" in c_stdout.buffer.getvalue()  # type: ignore[attr-defined]
+
+
+def test_a_name_in_math_text_is_drawn_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An experiment named ``$\\undefinedcmd{x}$`` (in a results file made elsewhere): the report,
+    with its comparison of models and their figures, ends 0 (matplotlib's math text never parses it)."""
+    result = json.loads((RESULTS / "demo_S5_results.json").read_text(encoding="utf-8"))
+    for name in ("$\\undefinedcmd{x}$", "plain"):
+        result["experiment"] = result["config"]["name"] = name
+        (tmp_path / "results").mkdir(exist_ok=True)
+        (tmp_path / "results" / f"{len(name)}_S5_results.json").write_text(
+            json.dumps(result), encoding="utf-8"
+        )
+    assert main(["report", str(tmp_path / "results"), "--out", str(tmp_path / "report")]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    assert (tmp_path / "report" / "figures" / "comparison_clustered.png").is_file()
