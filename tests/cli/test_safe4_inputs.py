@@ -78,3 +78,25 @@ def test_a_name_in_math_text_is_drawn_as_written(tmp_path: Path, capsys: pytest.
     assert main(["report", str(tmp_path / "results"), "--out", str(tmp_path / "report")]) == 0
     assert "Traceback" not in capsys.readouterr().err
     assert (tmp_path / "report" / "figures" / "comparison_clustered.png").is_file()
+
+
+def test_a_fifo_as_the_answer_key_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(tmp_path / "key.fifo")
+    cfg = {
+        "name": "fifo",
+        "dataset": {
+            "benchmark": "enade",
+            "path": str(REPO / "data" / "enade_demo.csv"),
+            "answer_key": {"path": "key.fifo"},
+        },
+        "model": {"type": "api", "api": {"provider": "openai_compatible", "model": "m"}},
+        "evaluation": {"method": "api"},
+    }
+    (tmp_path / "fifo.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    assert main(["validate", str(tmp_path / "fifo.yaml")]) == 2  # at once: a FIFO is never opened to wait
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(
+        "key.fifo: not a regular file (a FIFO (named pipe)); expected a file"
+    )

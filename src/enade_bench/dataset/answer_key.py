@@ -34,7 +34,7 @@ from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import read_text
+from enade_bench.regular_file import NotRegularFile, check_regular, read_text
 
 
 @dataclass
@@ -213,8 +213,12 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
     if not recorded.is_absolute() and base_dir is not None:
         recorded = base_dir / recorded
     path = Path(as_given(recorded))  # messages name the file as the user gave it
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"dataset.answer_key.path: file not found '{path}'")
+    try:
+        check_regular(path)  # a FIFO or a folder is named as such (issue 61), never "not found"
+    except NotRegularFile as exc:
+        raise UserError(f"dataset.answer_key.path: {exc}") from None
     key = _read_key(path, cfg)
     key.recorded = str(recorded)
     return key
