@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from enade_bench.cli.main import main
-from enade_bench.dataset import sources
+from enade_bench.dataset import bounds, sources
 from enade_bench.errors import UserError
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "enade_demo.csv"
@@ -54,12 +54,12 @@ def test_the_size_bound_is_settable_and_checked(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(
         UserError, match=r"enade_demo.csv: 0.0\d+ MB, over the 0.001 MB a dataset file may be"
     ):
-        sources.check_size(DEMO)
+        bounds.check_size(DEMO)
     monkeypatch.setenv("ENADE_BENCH_MAX_DATASET_MB", "lots")
     with pytest.raises(UserError, match="ENADE_BENCH_MAX_DATASET_MB: got 'lots'; expected a number of MB"):
-        sources.check_size(DEMO)
+        bounds.check_size(DEMO)
     monkeypatch.setenv("ENADE_BENCH_MAX_DATASET_MB", "1")
-    sources.check_size(DEMO)  # 13 KB: read
+    bounds.check_size(DEMO)  # 13 KB: read
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_the_size_bound_is_settable_and_checked(tmp_path: Path, monkeypatch: pyt
 def test_a_line_without_end_is_one_error_in_bounded_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str, head: bytes
 ) -> None:
-    monkeypatch.setattr(sources, "MAX_LINE_CHARS", 1000)
+    monkeypatch.setattr(bounds, "MAX_LINE_CHARS", 1000)
     data = tmp_path / f"nul{suffix}"
     data.write_bytes(head + b"\0" * 5000)  # a header, then NULs with no line end
     with pytest.raises(UserError) as caught:

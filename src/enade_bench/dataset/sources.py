@@ -4,11 +4,8 @@ No validation here, except what only the reader can see: a JSON ``NaN`` or
 ``Infinity`` (what ``json.dump`` writes for a missing float) is recorded per cell in
 :attr:`RawRow.nonfinite`, so that the mapper refuses it where the cell is read.
 
-Totals are bounded (issue 61): a file over :func:`max_bytes` (256 MB, or
-``ENADE_BENCH_MAX_DATASET_MB``) is refused from its size before a byte is read, and CSV and
-JSON Lines are read line by line, each line at most :data:`MAX_LINE_CHARS` characters, so
-a damaged file (a sparse 2 GB file, gigabytes of NULs after a header) is one ``error:``
-line in seconds and bounded memory.
+Totals are bounded (:mod:`.bounds`): a file's size before it is read, each line of CSV and
+JSON Lines as it is read.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -28,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from enade_bench import json_io
+from enade_bench.dataset.bounds import check_size, lines
 from enade_bench.errors import UserError, as_given
 from enade_bench.regular_file import open_regular, read_text
 
@@ -100,57 +97,6 @@ def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
     return RawRow(source, line, {str(k): cell_text(v) for k, v in obj.items()}, nested, nonfinite)
 
 
-#: The environment variable that sets the largest dataset file read, in MB (10**6 bytes).
-MAX_MB_VARIABLE = "ENADE_BENCH_MAX_DATASET_MB"
-#: The largest dataset file read when :data:`MAX_MB_VARIABLE` is unset, in MB (the largest exam
-#: file the project knows is under 5 MB).
-DEFAULT_MAX_MB = 256
-#: The longest line of a CSV or JSON-lines file, in characters (a 200 KB stem fits 40 times).
-MAX_LINE_CHARS = 8_000_000
-
-
-def max_bytes() -> int:
-    """The largest dataset file read, in bytes: :data:`MAX_MB_VARIABLE` MB, else :data:`DEFAULT_MAX_MB`."""
-    given = os.environ.get(MAX_MB_VARIABLE, "").strip()
-    try:
-        limit = float(given) if given else DEFAULT_MAX_MB
-    except ValueError:
-        limit = math.nan
-    if not math.isfinite(limit) or limit <= 0:
-        raise UserError(f"{MAX_MB_VARIABLE}: got {given!r}; expected a number of MB above 0, e.g. 1024")
-    return int(limit * 10**6)
-
-
-def _mb(size: int) -> str:
-    return f"{size / 10**6:,.0f} MB" if size >= 10**7 else f"{size / 10**6:.3g} MB"
-
-
-def check_size(path: Path) -> None:
-    """``UserError`` when ``path`` is larger than :func:`max_bytes` (its size is read, not its bytes)."""
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        return  # the reader names a missing or unreadable file
-    if size > max_bytes():
-        raise UserError(
-            f"{path}: {_mb(size)}, over the {_mb(max_bytes())} a dataset file may be "
-            f"(a damaged or wrong file? a larger exam: set {MAX_MB_VARIABLE}=<MB>)"
-        )
-
-
-def _lines(handle: Any, path: Path) -> Iterator[str]:
-    """The lines of ``handle``, each read with a bound: one over :data:`MAX_LINE_CHARS` is an error."""
-    number = 0
-    while line := handle.readline(MAX_LINE_CHARS + 1):
-        number += 1
-        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
-            raise UserError(
-                f"{path}: line {number}: over {MAX_LINE_CHARS:,} characters without a line end (a binary "
-                "or damaged file? save the questions as UTF-8 text, one row per line)"
-            )
-        yield line
-
-
 #: Separators a CSV header is sniffed for when ``dataset.delimiter`` is not given.
 DELIMITERS = ",;\t|"
 
@@ -191,12 +137,12 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
         raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
     with handle:
         try:
-            first = next(_lines(handle, path), "")
+            first = next(lines(handle, path), "")
             handle.seek(0)
         except UnicodeDecodeError:
             raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
         used = delimiter or sniff_delimiter(first)
-        reader = csv.reader(_lines(handle, path), strict=True, delimiter=used)
+        reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
         try:
             header = next(reader, None)
             if not header:
@@ -252,7 +198,7 @@ def _json_text(path: Path) -> str:
 
 
 def read_jsonl(path: Path) -> Iterator[RawRow]:
-    """Rows of a JSON-lines file (one object per line), read line by line (:data:`MAX_LINE_CHARS`)."""
+    """Rows of a JSON-lines file (one object per line), read line by line (:func:`.bounds.lines`)."""
     try:
         handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig")
     except OSError as exc:
@@ -260,7 +206,7 @@ def read_jsonl(path: Path) -> Iterator[RawRow]:
     with handle:
         first = True
         try:
-            for number, line in enumerate(_lines(handle, path), start=1):
+            for number, line in enumerate(lines(handle, path), start=1):
                 if not line.strip():
                     continue
                 try:
@@ -395,7 +341,7 @@ def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[Ra
     ``auto``: ``.csv`` is CSV; ``.json``, ``.jsonl``, ``.ndjson`` and any other file whose
     text starts with ``[`` or ``{`` are JSON, read by content (:func:`read_json`: an
     array of objects, or JSON Lines). ``json`` and ``jsonl`` are read by content too.
-    A file over :func:`max_bytes` is refused here, before a byte of it is read.
+    A file over :func:`.bounds.max_bytes` is refused here, before a byte of it is read.
     """
     check_size(path)
     if fmt == "auto":
