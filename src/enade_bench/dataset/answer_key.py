@@ -138,6 +138,11 @@ def _checked(key: AnswerKey, cfg: AnswerKeyConfig) -> AnswerKey:
 
 
 def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> AnswerKey:
+    if cfg.id != "id":  # the object's keys are the ids: no column to name (a typo passed silently)
+        raise UserError(
+            f"dataset.answer_key.id: '{cfg.id}' names the key file's id column, but {path} is one JSON "
+            "object keyed by id (its keys are the ids): remove answer_key.id"
+        )
     answers: dict[str, str] = {}
     where: dict[str, str] = {}
     for key, value in obj.items():
