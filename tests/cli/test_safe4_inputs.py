@@ -65,19 +65,22 @@ def test_validate_dry_run_and_report_under_the_c_locale_and_an_ascii_stdout(
     assert b"relat\\xf3rio" in c_stdout.buffer.getvalue()  # type: ignore[attr-defined]
 
 
-def test_a_name_in_math_text_is_drawn_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An experiment named ``$\\undefinedcmd{x}$`` (in a results file made elsewhere): the report,
-    with its comparison of models and their figures, ends 0 (matplotlib's math text never parses it)."""
+def test_a_name_in_math_text_or_with_a_lone_surrogate_is_drawn_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Results files made elsewhere: an experiment named ``$\\undefinedcmd{x}$``, one whose name and
+    stem hold a lone surrogate: the report, with its comparison of models and their figures, ends 0
+    (matplotlib's math text never parses a name; a surrogate is shown as its escape)."""
     result = json.loads((RESULTS / "demo_S5_results.json").read_text(encoding="utf-8"))
-    for name in ("$\\undefinedcmd{x}$", "plain"):
+    (tmp_path / "results").mkdir()
+    for k, name in enumerate(("$\\undefinedcmd{x}$", "plain", "m\ud83d")):
         result["experiment"] = result["config"]["name"] = name
-        (tmp_path / "results").mkdir(exist_ok=True)
-        (tmp_path / "results" / f"{len(name)}_S5_results.json").write_text(
-            json.dumps(result), encoding="utf-8"
-        )
+        result["records"][0]["prompt"] += "\ud83d" if k == 2 else ""  # where the stem shown is read from
+        (tmp_path / "results" / f"r{k}_S5_results.json").write_text(json.dumps(result), encoding="utf-8")
     assert main(["report", str(tmp_path / "results"), "--out", str(tmp_path / "report")]) == 0
     assert "Traceback" not in capsys.readouterr().err
     assert (tmp_path / "report" / "figures" / "comparison_clustered.png").is_file()
+    assert "m\\ud83d" in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
 
 
 def test_a_fifo_as_the_answer_key_is_named_as_such(
