@@ -19,6 +19,7 @@ import math
 import re
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 from enade_bench import json_io
 from enade_bench.dataset.bounds import check_size, lines
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import open_regular, read_text
+from enade_bench.regular_file import open_regular
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,20 @@ def _named_columns(path: Path, header: list[str]) -> list[str]:
     return names
 
 
+@contextmanager
+def _opened(path: Path, newline: str | None = None) -> Iterator[io.TextIOWrapper]:
+    """``path`` as UTF-8 text (a BOM dropped); failing to open or decode it is one error naming it."""
+    try:
+        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline=newline)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
+    with handle:
+        try:
+            yield handle
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+
+
 def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
     """Rows of a CSV file, every cell as text; the header gives the column names.
 
@@ -131,16 +146,9 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
     """
     if delimiter is not None and len(delimiter) != 1:
         raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
-    try:
-        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    with handle:
-        try:
-            first = next(lines(handle, path), "")
-            handle.seek(0)
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path, newline="") as handle:
+        first = next(lines(handle, path), "")
+        handle.seek(0)
         used = delimiter or sniff_delimiter(first)
         reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
         try:
@@ -184,42 +192,29 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
                 yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
 
 
 def _json_text(path: Path) -> str:
-    try:
-        return read_text(path, "utf-8-sig")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path) as handle:
+        return handle.read()
 
 
 def read_jsonl(path: Path) -> Iterator[RawRow]:
     """Rows of a JSON-lines file (one object per line), read line by line (:func:`.bounds.lines`)."""
-    try:
-        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    with handle:
+    with _opened(path) as handle:
         first = True
-        try:
-            for number, line in enumerate(lines(handle, path), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json_io.loads(line, str(path), number)
-                except json.JSONDecodeError as exc:
-                    hint = _whole_object_hint(_json_text(path)) if first else ""
-                    raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
-                first = False
-                if not isinstance(obj, dict):
-                    raise UserError(f"{path}: line {number}: expected a JSON object")
-                yield _row(str(path), number, obj)
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+        for number, line in enumerate(lines(handle, path), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json_io.loads(line, str(path), number)
+            except json.JSONDecodeError as exc:
+                hint = _whole_object_hint(_json_text(path)) if first else ""
+                raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
+            first = False
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}: line {number}: expected a JSON object")
+            yield _row(str(path), number, obj)
 
 
 def _whole_object_hint(text: str) -> str:
