@@ -21,6 +21,7 @@ from pathlib import Path
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.regular_file import read_text
 from enade_bench.results.lock import waiting_lock
+from enade_bench.results.safe_write import process_umask
 
 
 def cache_root() -> Path:
@@ -56,12 +57,6 @@ def cache_lock(target: Path) -> Iterator[None]:
         yield
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
     """``save`` into a temporary folder beside ``target``, then rename it over ``target``.
 
@@ -72,7 +67,7 @@ def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> No
     in one ``warning:`` line.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
-    mask = _umask()
+    mask = process_umask()
     if mask & 0o050 == 0o050 and os.stat(target.parent).st_mode & 0o050:
         print(
             f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "

@@ -62,6 +62,7 @@ __all__ = [
     "linked_folders",
     "output_root",
     "parts_below",
+    "process_umask",
     "real_folder",
     "remove_inside",
     "write_bytes",
@@ -73,7 +74,7 @@ _ROOT: ContextVar[Path | None] = ContextVar("enade_bench_output_root", default=N
 _UMASK_LOCK = threading.Lock()
 
 
-def _umask() -> int:
+def process_umask() -> int:
     """The process umask (read by setting it back at once, under a lock)."""
     with _UMASK_LOCK:
         mask = os.umask(0o022)
@@ -295,7 +296,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
         raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=folder)
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give what open() would give
+        os.fchmod(fd, 0o666 & ~process_umask())  # mkstemp makes 0600: give what open() would give
     except OSError as exc:
         raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:
