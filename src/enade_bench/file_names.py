@@ -43,7 +43,8 @@ NAME_MAX_BYTES = 120
 STEM_MAX_BYTES = 200
 #: The rule, in the words of the error messages.
 NAME_RULE = (
-    f"a name of at most {NAME_MAX_BYTES} bytes (UTF-8), not '.', without '/', '\\', '..', NUL or control characters"
+    f"a name of at most {NAME_MAX_BYTES} bytes (UTF-8), not '.', without '/', '\\', '..', NUL or "
+    "control characters"
 )
 
 _SEPARATORS = frozenset("/\\")
