@@ -18,7 +18,7 @@ from enade_bench.compare.analysis import cell_name
 from enade_bench.compare.comparison import Comparison, PairComparison
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
-from enade_bench.report.figures import FigureFile, save
+from enade_bench.report.figures import STYLE, FigureFile, save
 from enade_bench.report.forest import ForestRow, forest_figure
 from enade_bench.report.html import Lead, render_html
 from enade_bench.report.loader import RunEntry
@@ -260,25 +260,26 @@ def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
     scores["column"] = scores["strategy"] + " " + scores["stratum"]
     columns = list(dict.fromkeys(scores["column"]))
     models = list(dict.fromkeys(scores["model"]))
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
-    width = 0.8 / len(models)
-    for k, model in enumerate(models):
-        mine = scores[scores["model"] == model].set_index("column").reindex(columns)
-        xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
-        low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
-        high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
-        ax.errorbar(
-            xs,
-            mine["accuracy"],
-            yerr=[low, high],
-            fmt="os^dv"[k % 5],
-            capsize=3,
-            label=model,
-            color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
-        )
-    ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
-    ax.set_ylabel("accuracy (95 % CI)")
-    ax.legend(fontsize="small", frameon=False)
+    with plt.rc_context(STYLE):  # model names drawn as written: a '$' is no math text (issue 61)
+        fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
+        width = 0.8 / len(models)
+        for k, model in enumerate(models):
+            mine = scores[scores["model"] == model].set_index("column").reindex(columns)
+            xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
+            low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
+            high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
+            ax.errorbar(
+                xs,
+                mine["accuracy"],
+                yerr=[low, high],
+                fmt="os^dv"[k % 5],
+                capsize=3,
+                label=model,
+                color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
+            )
+        ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
+        ax.set_ylabel("accuracy (95 % CI)")
+        ax.legend(fontsize="small", frameon=False)
     return save(fig, folder, "comparison_clustered", "Accuracy per model with clustered 95 % intervals")
 
 

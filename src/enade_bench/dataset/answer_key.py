@@ -34,7 +34,7 @@ from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import read_text
+from enade_bench.regular_file import NotRegularFile, check_regular, read_text
 
 
 @dataclass
@@ -144,6 +144,11 @@ def _checked(key: AnswerKey, cfg: AnswerKeyConfig) -> AnswerKey:
 
 
 def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> AnswerKey:
+    if cfg.id != "id":  # the object's keys are the ids: no column to name (a typo passed silently)
+        raise UserError(
+            f"dataset.answer_key.id: '{cfg.id}' names the key file's id column, but {path} is one JSON "
+            "object keyed by id (its keys are the ids): remove answer_key.id"
+        )
     answers: dict[str, str] = {}
     where: dict[str, str] = {}
     for key, value in obj.items():
@@ -219,8 +224,12 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
     if not recorded.is_absolute() and base_dir is not None:
         recorded = base_dir / recorded
     path = Path(as_given(recorded))  # messages name the file as the user gave it
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"dataset.answer_key.path: file not found '{path}'")
+    try:
+        check_regular(path)  # a FIFO or a folder is named as such (issue 61), never "not found"
+    except NotRegularFile as exc:
+        raise UserError(f"dataset.answer_key.path: {exc}") from None
     key = _read_key(path, cfg)
     key.recorded = str(recorded)
     return key

@@ -78,6 +78,13 @@ class ColumnMap:
         #: The column holding the options as a JSON list (``dataset.columns.options``), if any.
         self.options_column = self.mapping.pop(OPTIONS, None)
         self.own_fields = cfg.fields is not None
+        fields = {*CANONICAL_FIELDS, *preset.fields, *(cfg.fields or [])}
+        for key, given in (("constants", cfg.constants), ("field_patterns", cfg.field_patterns)):
+            if set(given or {}) - fields:  # a typo would be a field nothing reads (issue 61)
+                raise UserError(
+                    f"dataset.{key}: unknown field(s) {sorted(set(given or {}) - fields)} (the fields: "
+                    f"{', '.join(sorted(fields - set(LETTERS)))})"
+                )
         self.constants = dict(preset.constants)
         self.constants.update(cfg.constants or {})
         self.id_template = cfg.id_template or preset.id_template

@@ -3,6 +3,9 @@
 No validation here, except what only the reader can see: a JSON ``NaN`` or
 ``Infinity`` (what ``json.dump`` writes for a missing float) is recorded per cell in
 :attr:`RawRow.nonfinite`, so that the mapper refuses it where the cell is read.
+
+Totals are bounded (:mod:`.bounds`): a file's size before it is read, each line of CSV and
+JSON Lines as it is read.
 """
 
 from __future__ import annotations
@@ -14,14 +17,17 @@ import io
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from enade_bench import json_io
+from enade_bench.dataset.bounds import check_size, lines
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import open_regular, read_text
+from enade_bench.regular_file import open_regular
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,35 @@ def is_nonfinite(value: Any) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
+#: A lone surrogate: half of a UTF-16 pair (a JSON ``\\ud83d``, an emoji cut in two); not a character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_warned: set[str] = set()
+
+
+def _whole(value: Any, source: str, line: int) -> Any:
+    """``value`` with each lone surrogate as U+FFFD (no tokenizer, file or header can hold one), said
+    once per file in one ``warning:`` line naming the first."""
+    if isinstance(value, dict):
+        return {_whole(k, source, line): _whole(v, source, line) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v, source, line) for v in value]
+    found = _SURROGATE.search(value) if isinstance(value, str) and not value.isascii() else None
+    if found is None:
+        return value
+    if source not in _warned:
+        _warned.add(source)
+        print(
+            f"warning: {source}: line {line}: a lone surrogate U+{ord(found.group()):04X} (half of a "
+            "character's UTF-16 pair: the text was cut) is read as U+FFFD, here and wherever else the file "
+            "holds one",
+            file=sys.stderr,
+        )
+    return _SURROGATE.sub("\ufffd", value)
+
+
 def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
     """A row of a JSON object: cells as text, lists and objects also kept as read."""
+    obj = _whole(obj, source, line)
     nested = {str(k): v for k, v in obj.items() if isinstance(v, list | dict)}
     nonfinite = frozenset(str(k) for k, v in obj.items() if is_nonfinite(v))
     return RawRow(source, line, {str(k): cell_text(v) for k, v in obj.items()}, nested, nonfinite)
@@ -88,6 +121,20 @@ def _named_columns(path: Path, header: list[str]) -> list[str]:
     if dupes:
         raise UserError(f"{path}: line 1: duplicate column names {sorted(dupes)}")
     return names
+
+
+@contextmanager
+def _opened(path: Path, newline: str | None = None) -> Iterator[io.TextIOWrapper]:
+    """``path`` as UTF-8 text (a BOM dropped); failing to open or decode it is one error naming it."""
+    try:
+        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline=newline)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
+    with handle:
+        try:
+            yield handle
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
 
 
 _QUESTION_LIKE = 60
@@ -125,18 +172,11 @@ def read_csv(
     """
     if delimiter is not None and len(delimiter) != 1:
         raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
-    try:
-        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    with handle:
-        try:
-            first = handle.readline()
-            handle.seek(0)
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path, newline="") as handle:
+        first = next(lines(handle, path), "")
+        handle.seek(0)
         used = delimiter or sniff_delimiter(first)
-        reader = csv.reader(handle, strict=True, delimiter=used)
+        reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
         try:
             first_row = next(reader, None)
             if not first_row:
@@ -145,7 +185,7 @@ def read_csv(
                 given = header or [str(i) for i in range(1, len(first_row) + 1)]
                 first_row = [*given, *([""] * (len(first_row) - len(given)))]
                 handle.seek(0)
-                reader = csv.reader(handle, strict=True, delimiter=used)
+                reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
             names = _named_columns(path, first_row)
             if len(names) == 1 and sniff_delimiter(first) != used:
                 raise UserError(
@@ -189,35 +229,29 @@ def read_csv(
                 yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
 
 
 def _json_text(path: Path) -> str:
-    try:
-        return read_text(path, "utf-8-sig")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path) as handle:
+        return handle.read()
 
 
-def read_jsonl(path: Path, text: str | None = None) -> Iterator[RawRow]:
-    """Rows of a JSON-lines file (one object per line)."""
-    lines = (_json_text(path) if text is None else text).splitlines()
-    first = True
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json_io.loads(line, str(path), number)
-        except json.JSONDecodeError as exc:
-            hint = _whole_object_hint("\n".join(lines)) if first else ""
-            raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
-        first = False
-        if not isinstance(obj, dict):
-            raise UserError(f"{path}: line {number}: expected a JSON object")
-        yield _row(str(path), number, obj)
+def read_jsonl(path: Path) -> Iterator[RawRow]:
+    """Rows of a JSON-lines file (one object per line), read line by line (:func:`.bounds.lines`)."""
+    with _opened(path) as handle:
+        first = True
+        for number, line in enumerate(lines(handle, path), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json_io.loads(line, str(path), number)
+            except json.JSONDecodeError as exc:
+                hint = _whole_object_hint(_json_text(path)) if first else ""
+                raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
+            first = False
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}: line {number}: expected a JSON object")
+            yield _row(str(path), number, obj)
 
 
 def _whole_object_hint(text: str) -> str:
@@ -283,10 +317,9 @@ def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
 
 def read_json(path: Path) -> Iterator[RawRow]:
     """Rows of a JSON file, by its content: an array of objects, or one object per line (JSON Lines)."""
-    text = _json_text(path)
-    if text.lstrip().startswith("["):
-        return read_json_array(path, text)
-    return read_jsonl(path, text)
+    if _first_char(path) == "[":
+        return read_json_array(path)
+    return read_jsonl(path)
 
 
 def read_hf(spec: str) -> Iterator[RawRow]:
@@ -330,13 +363,14 @@ def expand_paths(path: str, base: Path | None = None) -> list[Path]:
 _JSON_STARTS = ("[", "{")
 
 
-def _starts_with_json(path: Path) -> bool:
+def _first_char(path: Path) -> str:
+    """The first character of ``path`` after a BOM and white space (``""``: none in its first 4 KB)."""
     try:
         with open_regular(path) as handle:
             head = handle.read(4096)
     except OSError:
-        return False
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1] in _JSON_STARTS
+        return ""
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1]
 
 
 def read_rows(
@@ -347,12 +381,14 @@ def read_rows(
     ``auto``: ``.csv`` is CSV; ``.json``, ``.jsonl``, ``.ndjson`` and any other file whose
     text starts with ``[`` or ``{`` are JSON, read by content (:func:`read_json`: an
     array of objects, or JSON Lines). ``json`` and ``jsonl`` are read by content too.
+    A file over :func:`.bounds.max_bytes` is refused here, before a byte of it is read.
     """
+    check_size(path)
     if fmt == "auto":
         suffix = path.suffix.lower()
         if suffix == ".csv":
             fmt = "csv"
-        elif suffix in (".json", ".jsonl", ".ndjson") or _starts_with_json(path):
+        elif suffix in (".json", ".jsonl", ".ndjson") or _first_char(path) in _JSON_STARTS:
             fmt = "json"
         else:
             raise UserError(
