@@ -308,15 +308,37 @@ def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
     assert not (tmp_path / "study" / "runs").exists() and not (tmp_path / "jobs").exists()
 
 
-def test_a_job_pending_for_a_reason_that_cannot_clear_is_an_error_and_cancelled(
+def test_a_bad_partition_is_one_line_even_when_every_run_is_finished(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The executor block is checked before anything runs, also where nothing is left to run."""
+
+    def answer(req: Any) -> Reply:
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(answer) as server:
+        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server)])
+        assert main(["study", str(path), "--executor", "local", "--quiet"]) == 0
+    capsys.readouterr()
+    bad = write_study(tmp_path, {"partition": "nope"}, models=yaml.safe_load(path.read_text())["models"])
+    before = submitted(on_slurm)
+    assert main(["study", str(bad), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: executor.partition: no partition 'nope' on this cluster (sinfo lists: debug, onecpu)"
+    ]
+    assert submitted(on_slurm) == before
+
+
+def test_a_job_pending_for_a_reason_that_cannot_clear_is_a_lost_task_and_cancelled(
     on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Submitted, the job is no bad input found before anything ran: its task is lost (exit 3)."""
     monkeypatch.setattr(slurm_executor, "STUCK_AFTER_S", 3.0)
     # sinfo shows 2-CPU nodes; the partition's MaxCPUsPerNode=1 keeps a 2-CPU job pending forever
     path = write_study(tmp_path, {"partition": "onecpu", "cpus_per_task": 2})
-    assert main(["study", str(path), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "pends for a reason that cannot clear: PartitionConfig" in err[0], err
+    assert main(["study", str(path), "--quiet"]) == 3
+    err = [x for x in capsys.readouterr().err.strip().splitlines() if x.startswith("smollm2: failed: ")]
+    assert len(err) == 1 and "pends for a reason that cannot clear: PartitionConfig; cancelled" in err[0], err
     job = err[0].split("job ")[1].split()[0]
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and f"{job}|CANCELLED|" not in "\n".join(queue(on_slurm)):

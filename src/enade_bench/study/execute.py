@@ -22,6 +22,7 @@ from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
 from enade_bench.config import ExperimentConfig
 from enade_bench.study.executors import ExecutorSettings, LocalSettings, Work, make_executor
+from enade_bench.study.executors.base import timed
 from enade_bench.study.planner import by_model, covers, lpt_order, task_cost
 from enade_bench.study.planner import units as plan_units
 from enade_bench.study.progress import StudyProgress
@@ -48,7 +49,7 @@ def load_model(cfg: ExperimentConfig) -> Backend:
 
 def _lost(task: ModelTask, why: str) -> TaskOutcome:
     """A task whose worker, node or job was lost: where it last ran, from the file its worker
-    wrote as it started (worker, node, device; its age is the time it ran)."""
+    wrote as it started (worker, node, device; its age is the time it ran, unless ``why`` says)."""
     error = f"did not finish: {why}"
     path = started_file(task)
     try:
@@ -56,9 +57,10 @@ def _lost(task: ModelTask, why: str) -> TaskOutcome:
         seconds = max(0.0, time.time() - path.stat().st_mtime)
     except (OSError, ValueError):
         return TaskOutcome(task.label, error=error)  # lost before it started
+    ran = "" if timed(why) else f", for {seconds:.0f} s"  # the executor's own time wins (sacct)
     return TaskOutcome(
         task.label,
-        error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
+        error=f"{error}; it ran on {worker}, node {node}{ran}",
         worker=worker,
         node=node,
         device=device,
@@ -82,10 +84,10 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
     outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
     ordered = lpt_order([t for t in left.values() if t is not None])
     units = plan_units(ordered, options.executor.type == "local", getattr(options.executor, "max_jobs", None))
-    if units:
-        executor = make_executor(options.executor, output)
-        try:
-            executor.check(units)
+    executor = make_executor(options.executor, output)
+    try:
+        executor.check(units or tasks)  # the block is checked even when every run is finished (exit 2)
+        if units:
             with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
                     run=partial(
@@ -101,8 +103,8 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     for task in ordered:
                         if covers(unit, task):
                             outcomes[task.label] = dataclasses.replace(outcome, label=task.label)
-        finally:
-            executor.close()
+    finally:
+        executor.close()
     return [outcomes[t.label] for t in tasks]
 
 
@@ -125,8 +127,7 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     chains = [u for u in plan_units(lpt_order(todo), settings.type == "local", max_jobs) if "+" in u.exam]
     executor = make_executor(settings, output)
     try:
-        if todo:
-            executor.check(todo + chains)
+        executor.check(todo + chains or tasks)
         for task in lpt_order(tasks):
             part = left[task.label]
             if part is None:

@@ -184,19 +184,26 @@ def gpu_memory(model: ModelConfig) -> int | None:
     return None if count is None else int(_card_bytes(model, count) * GPU_SHARE)
 
 
-def lighter(model: ModelConfig) -> list[tuple[str, int]]:
+def lighter(model: ModelConfig) -> list[tuple[str, int, bool]]:
     """The settings, not set yet, that make the model smaller on its GPUs, each with the bytes it
-    then needs (:func:`gpu_memory`): ``load_in_4bit`` (a transformers model), vLLM's ``fp8``,
-    ``bfloat16`` in place of ``float32``; none for a GGUF file, whose size is its own."""
+    then needs (:func:`gpu_memory`) and whether it then runs on vLLM (which may split it over GPUs
+    with ``tensor_parallel_size``): ``bfloat16`` in place of ``float32``, vLLM's ``fp8``, and for a
+    transformers model ``load_in_4bit`` and vLLM itself; none for a GGUF file, whose size is its own."""
     count = parameters(model)
     if model.type == "api" or model.device == "cpu" or count is None or _gguf_path(model) is not None:
         return []
+    vllm = model.type == "vllm"
     changes: list[tuple[str, ModelConfig]] = []
     if model.dtype == "float32":
         changes.append(("model.dtype: bfloat16", model.model_copy(update={"dtype": "bfloat16"})))
-    if model.type == "vllm" and (model.vllm is None or model.vllm.quantization is None):
-        vllm = (model.vllm or VllmConfig()).model_copy(update={"quantization": "fp8"})
-        changes.append(("model.vllm.quantization: fp8", model.model_copy(update={"vllm": vllm})))
-    elif model.type == "causal_lm" and not model.load_in_4bit:
+    if vllm and (model.vllm is None or model.vllm.quantization is None):
+        fp8 = (model.vllm or VllmConfig()).model_copy(update={"quantization": "fp8"})
+        changes.append(("model.vllm.quantization: fp8", model.model_copy(update={"vllm": fp8})))
+    if not vllm and not model.load_in_4bit:
         changes.append(("model.load_in_4bit: true", model.model_copy(update={"load_in_4bit": True})))
-    return [(name, int(_card_bytes(changed, count) * GPU_SHARE)) for name, changed in changes]
+    if not vllm:
+        changes.append(("model.type: vllm", model.model_copy(update={"type": "vllm", "load_in_4bit": False})))
+    return [
+        (name, int(_card_bytes(changed, count) * GPU_SHARE), changed.type == "vllm")
+        for name, changed in changes
+    ]

@@ -193,7 +193,8 @@ class RayExecutor:
         """Join or start the cluster; each task's GPUs must exist there (one ``error:`` line if not)."""
         self._connect()
         resources = ray.cluster_resources()
-        have, cpus = float(resources.get("GPU", 0)), float(resources.get("CPU", 0))
+        cpus, alive = float(resources.get("CPU", 0)), [n["Resources"] for n in ray.nodes() if n.get("Alive")]
+        have = max((float(r.get("GPU", 0)) for r in alive), default=0.0)  # a task runs on one node
         if self.settings.cpus_per_model > cpus:
             raise UserError(
                 f"executor.cpus_per_model: {self.settings.cpus_per_model} CPUs per model, "
@@ -209,17 +210,17 @@ class RayExecutor:
                 fix = (
                     "join a cluster with GPUs, or set the model's device: cpu (or auto)"
                     if have == 0
-                    else "add GPUs or nodes, or lower tensor_parallel_size"
+                    else "add a node with more GPUs, or lower tensor_parallel_size"
                 )
                 raise UserError(
                     f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
-                    f"{'none' if have == 0 else f'{have:g}'}; {fix}"
+                    f"{'none' if have == 0 else f'at most {have:g} on a node'}; {fix}"
                 )
             self._gpus[task.label] = need
         card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
         # the executor's gpu_memory_gb, else the cluster's smallest card, as its nodes declare it
         cluster = None if card is None else (card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type")
-        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb, cluster)
+        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb, cluster, have)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:

@@ -104,7 +104,7 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
         if part.gpu_memory_gb is None
         else (part.gpu_memory_gb, f"the '{part.gpu_card}' GPUs of {where}, sinfo")
     )
-    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card)
+    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card, part.gpus)
     return gpus
 
 
