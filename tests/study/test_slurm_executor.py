@@ -37,6 +37,7 @@ class _Task:
     parameters: int | None = None
     tokens: int = 0
     gpu_memory: int | None = None
+    weights_bytes: float | None = None
     gpu_options: list[tuple[str, int, bool]] = field(default_factory=list)
 
     def host_memory(self, gpus: int) -> int | None:

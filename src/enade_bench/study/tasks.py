@@ -40,7 +40,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import gpu_memory, lighter, model_memory, parameters
+from enade_bench.study.memory import gpu_memory, lighter, model_memory, parameters, stored_bytes
 
 #: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
 CHARS_PER_TOKEN = 4
@@ -179,6 +179,12 @@ class ModelTask:
         """The model's parameters, read from its weights' headers (``None``: an API model, or unknown here)."""
         model = self.runs[0].config.model
         return None if model.type == "api" else parameters(model)
+
+    @cached_property
+    def weights_bytes(self) -> float | None:
+        """Bytes read as the model loads (:func:`~enade_bench.study.memory.stored_bytes`; ``None``: unknown)."""
+        count = self.parameters
+        return None if count is None else stored_bytes(self.runs[0].config.model, count)
 
     @cached_property
     def tokens(self) -> int:

@@ -52,6 +52,11 @@ class Task(Protocol):
         ...
 
     @property
+    def weights_bytes(self) -> float | None:
+        """Bytes read as the model loads (``None``: unknown, or an API model)."""
+        ...
+
+    @property
     def tokens(self) -> int:
         """Estimated tokens the task processes (its cost is ``2 × parameters × tokens``)."""
         ...
@@ -61,6 +66,11 @@ def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int
     """How many more of ``total`` tasks go out now: ``cap`` in flight at most (``None``: all)."""
     room = total - submitted if cap is None else cap - (submitted - finished)
     return max(0, min(room, total - submitted))
+
+
+def gpus_to_fit(need: float, card: float) -> int:
+    """The GPUs of ``card`` bytes each that hold ``need`` bytes: a power of 2, as tensor parallel needs."""
+    return 1 << (math.ceil(need / card) - 1).bit_length()
 
 
 def check_gpu_memory(
@@ -95,7 +105,7 @@ def check_gpu_memory(
             continue
         fixes = []
         for setting, size, splits in task.gpu_options:
-            fits = 1 << (math.ceil(size / card) - 1).bit_length()  # a power of 2, as TP needs
+            fits = gpus_to_fit(size, card)
             if setting and size <= asked * card:
                 fixes.append(setting)
             elif splits and (node_gpus is None or fits <= node_gpus):
