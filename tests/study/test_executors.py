@@ -525,6 +525,26 @@ def test_ray_keeps_at_most_max_jobs_tasks_in_flight(cluster: str, max_jobs: int 
     assert at_once == (1 if max_jobs == 1 else 2), spans  # 2: the cluster's CPUs
 
 
+def test_ray_starts_the_tasks_longest_first_in_their_order(cluster: str) -> None:
+    """Five tasks on the module's 2 CPUs, each shorter than the one before (the planner's order):
+    each starts in that order (Ray's own queue keeps none)."""
+    from types import SimpleNamespace
+
+    from enade_bench.study.executors import Work
+    from enade_bench.study.executors.ray import RayExecutor
+    from enade_bench.study.executors.settings import RaySettings
+
+    def nap(task: Any) -> float:  # pickled by value: the workers need not import the tests
+        began = time.time()
+        time.sleep(task.seconds)
+        return began
+
+    executor = RayExecutor(RaySettings(type="ray", address=cluster))
+    tasks = [SimpleNamespace(label=f"t{i}", seconds=s) for i, s in enumerate([2.0, 1.5, 1.0, 0.5, 0.25])]
+    began = executor.run(tasks, Work(run=nap, lost=lambda _t, why: pytest.fail(why), done=lambda _r: None))
+    assert began[2:] == sorted(began[2:]) and max(began[:2]) < min(began[2:]), began
+
+
 def test_ctrl_c_cancels_again_a_ray_task_that_lost_its_interrupt(
     cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

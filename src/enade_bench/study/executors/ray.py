@@ -4,7 +4,10 @@
 ``ray start --head`` / ``ray start --address``), without an address a cluster starts on
 this machine.  Each task is ``ray.remote(run).options(num_gpus=..., num_cpus=...)``; Ray
 sets its ``CUDA_VISIBLE_DEVICES``, so 8 GPUs run 8 one-GPU models at once and a model with
-``tensor_parallel_size: 4`` waits for 4 free GPUs.  Ray does not retry a task itself
+``tensor_parallel_size: 4`` waits for 4 free GPUs.  Ray's queue keeps no order, so the driver
+sends each task, longest first, only once the cluster has room for it (its GPUs, CPUs and
+memory among those its running tasks leave; a later task goes first only where the earlier
+cannot start yet), as Slurm starts its jobs.  Ray does not retry a task itself
 (``max_retries=0``): one whose worker or node is lost (:data:`LOST`: not its own error, not
 Ray's out-of-memory kill) is submitted again by the driver with ``retries: N``, each try
 named; else the study names it and the same command resumes it.  The memory of each GPU is
@@ -50,7 +53,6 @@ from enade_bench.study.executors.base import (
     check_gpu_memory,
     last_try,
     retry_line,
-    to_submit,
 )
 from enade_bench.study.executors.settings import RaySettings
 from enade_bench.study.executors.sizing import smallest_card
@@ -273,13 +275,28 @@ class RayExecutor:
             refs[ref] = i
             pending.append(ref)
 
-        submitted = 0  # tasks sent (a retry sends one again: it is still the same task in flight)
+        sent: set[int] = set()  # tasks sent (a retry sends one again: it is still the same task in flight)
+        total = ray.cluster_resources()
+        free = {k: float(total.get(k, 0)) for k in ("GPU", "CPU", "memory")}
 
-        def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
-            nonlocal submitted
-            for _ in range(to_submit(submitted, len(out), len(tasks), self.settings.max_jobs)):
-                submit(submitted)
-                submitted += 1
+        def needs(i: int) -> dict[str, float]:
+            label = tasks[i].label
+            gpus, memory = self._gpus.get(label, 0), float(self._memory.get(label) or 0)
+            return {"GPU": gpus, "CPU": self.settings.cpus_per_model, "memory": memory}
+
+        def top_up() -> None:
+            """The tasks in order, each as the cluster has room for it (Ray's own queue keeps no
+            order): longest first, a later one only where the earlier cannot start yet."""
+            for i in range(len(tasks)):
+                flying = len(sent) - len(out)
+                if self.settings.max_jobs is not None and flying >= self.settings.max_jobs:
+                    return
+                if i in sent or (flying and any(v > free[k] + 1e-9 for k, v in needs(i).items())):
+                    continue
+                for k, v in needs(i).items():
+                    free[k] -= v
+                sent.add(i)
+                submit(i)
 
         top_up()
         try:
@@ -300,6 +317,8 @@ class RayExecutor:
                             continue
                         outcome = work.lost(tasks[i], last_try(why, tries[i], retries))
                     out[i] = outcome
+                    for k, v in needs(i).items():
+                        free[k] += v
                     work.done(outcome)
                 top_up()
         except KeyboardInterrupt:
