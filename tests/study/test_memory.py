@@ -147,7 +147,7 @@ def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) ->
 def test_a_model_on_the_cpu_reserves_its_weights_on_the_host_and_asks_nothing_of_gpus(tmp_path: Path) -> None:
     folder = str(_declared_70b(tmp_path / "llama70b"))
     cpu = _task({"name": folder, "device": "cpu"})
-    assert cpu.gpu_memory is None and cpu.memory == int(parameters(_model(name=folder)) * 4 * SHARE + FIXED)  # type: ignore[operator]
+    assert cpu.gpu_options == [] and cpu.memory == int(parameters(_model(name=folder)) * 4 * SHARE + FIXED)  # type: ignore[operator]
     assert cpu.host_memory(1) == cpu.memory  # device: cpu stays on the host even in a job with a GPU
     auto = _task({"name": folder})  # device: auto: its weights go where it runs
     assert auto.host_memory(0) == auto.memory == cpu.memory and auto.host_memory(1) == 2 * FIXED

@@ -30,7 +30,7 @@ from tests.study.slow_models import CLI as SLOW_CLI
 from tests.study.test_executors import CLI, ENV
 from tests.study.test_executors import write_study as ray_study
 from tests.study.test_generic_study import SMOLLM2
-from tests.study.test_slurm import job_env, queue, write_study
+from tests.study.test_slurm import job_env, queue, sbatch_refusing_from, write_study
 
 pytestmark = [
     pytest.mark.slow,
@@ -74,27 +74,6 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     stop_slurm(cluster)
 
 
-def _sbatch_refusing_from(tmp_path: Path, call: int) -> Path:
-    """A folder whose ``sbatch`` is the real one until its ``call``-th call, then refuses (a
-    controller that times out); put first on ``PATH``."""
-    real = shutil.which("sbatch")
-    assert real is not None
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    (folder / "sbatch").write_text(
-        f"""#!/bin/sh
-echo x >> "{tmp_path}/calls"
-if [ "$(wc -l < "{tmp_path}/calls")" -ge {call} ]; then
-  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
-fi
-exec {real} "$@"
-""",
-        encoding="utf-8",
-    )
-    (folder / "sbatch").chmod(0o755)
-    return folder
-
-
 @pytest.mark.parametrize(
     ("name", "state"), [("flaky", "NODE_FAIL"), ("preempted", "PREEMPTED"), ("refused", "NODE_FAIL")]
 )
@@ -109,7 +88,7 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
     started = tmp_path / "study" / ".study" / f"{name}.started"
     env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
     if name == "refused":
-        env["PATH"] = f"{_sbatch_refusing_from(tmp_path, 2)}:{env.get('PATH', os.environ['PATH'])}"
+        env["PATH"] = f"{sbatch_refusing_from(tmp_path, 2)}:{env.get('PATH', os.environ['PATH'])}"
     proc = subprocess.Popen(
         [*SLOW_CLI, "study", str(path), "--quiet"],
         env=env,

@@ -162,6 +162,27 @@ def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Pat
     return path
 
 
+def sbatch_refusing_from(tmp_path: Path, call: int) -> Path:
+    """A folder whose ``sbatch`` is the real one until its ``call``-th call, then refuses (a
+    controller that times out); put first on ``PATH``."""
+    real = shutil.which("sbatch")
+    assert real is not None
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "sbatch").write_text(
+        f"""#!/bin/sh
+echo x >> "{tmp_path}/calls"
+if [ "$(wc -l < "{tmp_path}/calls")" -ge {call} ]; then
+  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
+fi
+exec {real} "$@"
+""",
+        encoding="utf-8",
+    )
+    (folder / "sbatch").chmod(0o755)
+    return folder
+
+
 def queue(slurm: Slurm) -> list[str]:
     """``id|state|reason|name`` of every job the test cluster knows (ended ones too)."""
     out = subprocess.run(
@@ -375,22 +396,7 @@ def test_an_sbatch_refusal_is_an_error_before_any_job_and_a_lost_task_after(
     """sbatch refuses every job from its ``refused_from``-th: the first refused, nothing runs (one
     ``error:`` line, exit 2); a later one, the task is lost (named, exit 3) and the job already
     submitted runs to its end."""
-    real = shutil.which("sbatch")
-    assert real is not None
-    bin_dir = tmp_path / "bin"  # the real sbatch before; the controller "times out" from then on
-    bin_dir.mkdir()
-    wrapper = bin_dir / "sbatch"
-    wrapper.write_text(
-        f"""#!/bin/sh
-echo x >> "{tmp_path}/calls"
-if [ "$(wc -l < "{tmp_path}/calls")" -ge {refused_from} ]; then
-  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
-fi
-exec {real} "$@"
-""",
-        encoding="utf-8",
-    )
-    wrapper.chmod(0o755)
+    bin_dir = sbatch_refusing_from(tmp_path, refused_from)  # the controller "times out" from then on
     before = submitted(on_slurm)
 
     def answer(req: Any) -> Reply:

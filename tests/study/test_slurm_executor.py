@@ -36,7 +36,6 @@ class _Task:
     memory: int | None = None
     parameters: int | None = None
     tokens: int = 0
-    gpu_memory: int | None = None
     weights_bytes: float | None = None
     gpu_options: list[tuple[str, int, bool]] = field(default_factory=list)
 

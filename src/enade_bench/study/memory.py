@@ -178,31 +178,32 @@ def gpu_memory(model: ModelConfig) -> int | None:
     """Bytes the model needs on its GPUs together: its weights there (the module's formula) × 1.1
     (10 % for the KV cache and activations of a benchmark's short prompts); ``None``: an API model,
     one that stays on the CPU (``device: cpu``), or a size unknown here."""
-    if model.type == "api" or model.device == "cpu":
-        return None
-    count = parameters(model)
-    return None if count is None else int(_card_bytes(model, count) * GPU_SHARE)
+    options = gpu_options(model)
+    return options[0][1] if options else None
 
 
-def lighter(model: ModelConfig) -> list[tuple[str, int, bool]]:
-    """The settings, not set yet, that make the model smaller on its GPUs, each with the bytes it
-    then needs (:func:`gpu_memory`) and whether it then runs on vLLM (which may split it over GPUs
-    with ``tensor_parallel_size``): ``bfloat16`` in place of ``float32``, vLLM's ``fp8``, and for a
-    transformers model ``load_in_4bit`` and vLLM itself; none for a GGUF file, whose size is its own."""
-    count = parameters(model)
-    if model.type == "api" or model.device == "cpu" or count is None or _gguf_path(model) is not None:
+def gpu_options(model: ModelConfig) -> list[tuple[str, int, bool]]:
+    """The model as it is (``""``) and each setting not set yet that makes it smaller on its GPUs:
+    the bytes it then needs (:func:`gpu_memory`) and whether it then runs on vLLM (which may split
+    it over GPUs with ``tensor_parallel_size``): ``bfloat16`` in place of ``float32``, vLLM's
+    ``fp8``, and for a transformers model ``load_in_4bit`` and vLLM itself; a GGUF file has none
+    (its size is its own).  Empty where :func:`gpu_memory` is ``None``."""
+    count = parameters(model) if model.type != "api" and model.device != "cpu" else None
+    if count is None:
         return []
-    vllm = model.type == "vllm"
-    changes: list[tuple[str, ModelConfig]] = []
-    if model.dtype == "float32":
-        changes.append(("model.dtype: bfloat16", model.model_copy(update={"dtype": "bfloat16"})))
-    if vllm and (model.vllm is None or model.vllm.quantization is None):
-        fp8 = (model.vllm or VllmConfig()).model_copy(update={"quantization": "fp8"})
-        changes.append(("model.vllm.quantization: fp8", model.model_copy(update={"vllm": fp8})))
-    if not vllm and not model.load_in_4bit:
-        changes.append(("model.load_in_4bit: true", model.model_copy(update={"load_in_4bit": True})))
-    if not vllm:
-        changes.append(("model.type: vllm", model.model_copy(update={"type": "vllm", "load_in_4bit": False})))
+    vllm, changes = model.type == "vllm", [("", model)]
+    if _gguf_path(model) is None:
+        if model.dtype == "float32":
+            changes.append(("model.dtype: bfloat16", model.model_copy(update={"dtype": "bfloat16"})))
+        if vllm and (model.vllm is None or model.vllm.quantization is None):
+            fp8 = (model.vllm or VllmConfig()).model_copy(update={"quantization": "fp8"})
+            changes.append(("model.vllm.quantization: fp8", model.model_copy(update={"vllm": fp8})))
+        if not vllm and not model.load_in_4bit:
+            changes.append(("model.load_in_4bit: true", model.model_copy(update={"load_in_4bit": True})))
+        if not vllm:
+            changes.append(
+                ("model.type: vllm", model.model_copy(update={"type": "vllm", "load_in_4bit": False}))
+            )
     return [
         (name, int(_card_bytes(changed, count) * GPU_SHARE), changed.type == "vllm")
         for name, changed in changes

@@ -40,7 +40,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import gpu_memory, lighter, model_memory, parameters, stored_bytes
+from enade_bench.study.memory import gpu_options, model_memory, parameters, stored_bytes
 
 #: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
 CHARS_PER_TOKEN = 4
@@ -162,17 +162,10 @@ class ModelTask:
         return self.memory
 
     @cached_property
-    def gpu_memory(self) -> int | None:
-        """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""
-        return gpu_memory(self.runs[0].config.model)
-
-    @cached_property
     def gpu_options(self) -> list[tuple[str, int, bool]]:
-        """The model as it is (``""``) and each lighter setting (:func:`~enade_bench.study.memory.lighter`):
-        the bytes it needs on its GPUs, and whether vLLM may split it over GPUs; none where unknown."""
-        model = self.runs[0].config.model
-        own = [] if self.gpu_memory is None else [("", self.gpu_memory, model.type == "vllm")]
-        return own + lighter(model)
+        """The bytes the model needs on its GPUs, as it is and with each lighter setting
+        (:func:`~enade_bench.study.memory.gpu_options`)."""
+        return gpu_options(self.runs[0].config.model)
 
     @cached_property
     def parameters(self) -> int | None:

@@ -36,14 +36,10 @@ class Task(Protocol):
         ...
 
     @property
-    def gpu_memory(self) -> int | None:
-        """Bytes the task's model needs on its GPUs together (weights and room); ``None``: unknown."""
-        ...
-
-    @property
     def gpu_options(self) -> list[tuple[str, int, bool]]:
         """The model as it is (``""``) and each setting that makes it lighter: the bytes it then
-        needs on its GPUs and whether vLLM may split it over GPUs (``tensor_parallel_size``)."""
+        needs on its GPUs together and whether vLLM may split it (``tensor_parallel_size``);
+        empty where that is unknown."""
         ...
 
     @property
@@ -100,8 +96,8 @@ def check_gpu_memory(
         return
     card = gpu_memory_gb * 1e9
     for task in tasks:
-        asked, need = gpus.get(task.label, 0), task.gpu_memory
-        if not asked or need is None or need <= asked * card:
+        asked, need = gpus.get(task.label, 0), (task.gpu_options or [("", 0, False)])[0][1]
+        if not asked or need <= asked * card:
             continue
         fixes = []
         for setting, size, splits in task.gpu_options:
