@@ -32,6 +32,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from enade_bench.study.executors.base import Task
+
 #: Memory (GB) of each GPU by card name (lower case; a size in the name wins).
 CARD_MEMORY_GB: dict[str, float] = {
     "b300": 288,
@@ -111,20 +113,13 @@ def seconds(
     return 60 + read / LOAD_BYTES_PER_S, 2.0 * parameters * tokens / rate
 
 
-def estimate(
-    parameters: int | None,
-    tokens: int,
-    gpus: int,
-    threads: int,
-    memory: int | None,
-    weights: float | None = None,
-) -> JobSize:
-    """The job of a task of ``parameters`` × ``tokens`` on ``gpus`` GPUs (0: ``threads`` CPU
-    threads) whose host needs ``memory`` bytes, its weights ``weights`` bytes (see the module's formula)."""
+def estimate(task: Task, gpus: int, threads: int) -> JobSize:
+    """The job of ``task`` on ``gpus`` GPUs (0: ``threads`` CPU threads; see the module's formula)."""
+    parameters, memory = task.parameters, task.host_memory(gpus)
     if parameters is None:
         minutes = DEFAULT_MINUTES
     else:
-        load, compute = seconds(parameters, tokens, gpus, threads, weights)
+        load, compute = seconds(parameters, task.tokens, gpus, threads, task.weights_bytes)
         minutes = max(MIN_MINUTES, math.ceil(2 * (load + compute) / 60))
     mem = None if memory is None else max(1.0, math.ceil(memory / 2**30 * 2) / 2)  # --mem=0 is all of it
     return JobSize(minutes, max(threads, 2 * gpus), mem)

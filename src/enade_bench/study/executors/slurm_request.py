@@ -118,7 +118,7 @@ def job_request(settings: SlurmSettings, part: sc.Partition | None, task: Task, 
         The memory the task needs is more than the partition's nodes have (one line).
     """
     s = settings
-    size = estimate(task.parameters, task.tokens, gpus, s.threads, task.host_memory(gpus), task.weights_bytes)
+    size = estimate(task, gpus, s.threads)
     minutes, cpus, mem_gb = s.time or size.minutes, s.cpus_per_task or size.cpus, s.mem_gb
     if part is not None:
         if s.time is None and part.max_minutes is not None:
