@@ -188,7 +188,7 @@ def test_dry_run_shows_a_models_tasks_chained_under_max_jobs(
     out = [x for x in capsys.readouterr().out.splitlines() if not x.startswith(" ")]
     chains = [x for x in out if "one job, one load" in x]
     assert [x.split(":")[0] for x in chains] == ["gemma3_270m.demo+odonto", "smollm2.demo+odonto"], out
-    assert all("(a chain under max_jobs: 1) -> a Slurm job: --time=" in x for x in chains), chains
+    assert all("(a chain: 1 at once) -> a Slurm job: --time=" in x for x in chains), chains
     assert not (tmp_path / "study").exists() and not (tmp_path / "jobs").exists()
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
 from enade_bench.config import ExperimentConfig
-from enade_bench.study.executors import ExecutorSettings, LocalSettings, Work, make_executor
+from enade_bench.study.executors import Executor, ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.study.executors.base import timed
 from enade_bench.study.planner import by_model, covers, lpt_order, task_cost
 from enade_bench.study.planner import units as plan_units
@@ -83,10 +83,9 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
             log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
     outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
     ordered = lpt_order([t for t in left.values() if t is not None])
-    units = plan_units(ordered, options.executor.type == "local", getattr(options.executor, "max_jobs", None))
     executor = make_executor(options.executor, output)
     try:
-        executor.check(units or tasks)  # the block is checked even when every run is finished (exit 2)
+        units, _ = _checked_units(executor, options.executor, ordered, tasks)
         if units:
             with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
@@ -123,11 +122,10 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
         + (" (local: a model's tasks run one after the other, one load)" if merged else "")
         + ":"
     ]
-    max_jobs = getattr(settings, "max_jobs", None)
-    chains = [u for u in plan_units(lpt_order(todo), settings.type == "local", max_jobs) if "+" in u.exam]
     executor = make_executor(settings, output)
     try:
-        executor.check(todo + chains or tasks)
+        units, cap = _checked_units(executor, settings, lpt_order(todo), tasks)
+        chains = [u for u in units if "+" in u.exam]
         for task in lpt_order(tasks):
             part = left[task.label]
             if part is None:
@@ -141,9 +139,24 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
             )
             lines += [f"  {run.description}" for run in part.runs]
         lines += [
-            f"{c.label}: one job, one load (a chain under max_jobs: {max_jobs}) -> {executor.describe(c)}"
-            for c in chains
+            f"{c.label}: one job, one load (a chain: {cap} at once) -> {executor.describe(c)}" for c in chains
         ]
     finally:
         executor.close()
     return lines
+
+
+def _checked_units(
+    executor: Executor, settings: ExecutorSettings, ordered: list[ModelTask], tasks: list[ModelTask]
+) -> tuple[list[ModelTask], int | None]:
+    """The executor checked (its block even when every run is finished: exit 2), then what it
+    runs (:func:`~enade_bench.study.planner.units`) with the tasks in flight at once: ``max_jobs``,
+    else what the cluster runs at once (:meth:`~enade_bench.study.executors.Executor.slots`),
+    so that a model's tasks share a load wherever no slot idles for it; its chains checked too."""
+    executor.check(ordered or tasks)
+    cap = getattr(settings, "max_jobs", None) or executor.slots(ordered)
+    units = plan_units(ordered, settings.type == "local", cap)
+    chains = [u for u in units if "+" in u.exam]
+    if chains:
+        executor.check(ordered + chains)
+    return units, cap

@@ -25,8 +25,9 @@ seconds (its load, the weights' :math:`W` bytes read at :math:`L`, and its compu
 its work: a task split over 8 GPUs goes out as early as its time on them asks.  Where one worker runs everything (``local``), a model's tasks run one after the
 other with one load (:func:`by_model`).
 
-Chains.  Where ``max_jobs`` caps the tasks in flight at :math:`m` and there are more tasks
-than :math:`m`, a model's tasks are chained in one job (:func:`chain`: one load) while three
+Chains.  Where at most :math:`m` tasks are in flight (``max_jobs``, else what the cluster runs
+at once where it is known: a Ray cluster's :meth:`~enade_bench.study.executors.Executor.slots`)
+and there are more tasks than :math:`m`, a model's tasks are chained in one job (:func:`chain`: one load) while three
 things hold: at least :math:`m` jobs remain (no slot idles for want of a job), no chain is
 longer than the lower bound :math:`\\max(\\sum_i t_i / m, \\max_i t_i)` of the tasks' times
 :math:`t_i` (so the bound no schedule beats does not move), and the longest-first makespan on
@@ -182,7 +183,8 @@ def chain(
 
 def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> list[ModelTask]:
     """What the executor runs, longest first: a model's tasks as one (:func:`by_model`) on
-    ``local``; chained (:func:`chain`) where ``max_jobs`` is below the tasks; else the tasks."""
+    ``local``; chained (:func:`chain`) where ``max_jobs`` (the tasks in flight at once) is below
+    the tasks; else the tasks."""
     if local:
         return by_model(ordered)
     if max_jobs is None or len(ordered) <= max_jobs:

@@ -173,6 +173,11 @@ class Executor(Protocol):
         """What ``task`` asks of the cluster and where it goes (``study --dry-run``; after :meth:`check`)."""
         ...
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """The most of ``tasks`` the cluster runs at once (after :meth:`check`); ``None``: not known
+        (a shared Slurm's free nodes, this process)."""
+        ...
+
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         """Run every task; Ctrl-C cancels those not finished and re-raises."""
         ...

@@ -256,6 +256,17 @@ class RayExecutor:
             f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}"
         )
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """The most of ``tasks`` the cluster runs at once: its CPUs over each task's, and its GPUs
+        over the narrowest GPU task's where every task asks for GPUs (an upper bound, so that
+        a model's tasks share a load only where no slot idles for it)."""
+        total = ray.cluster_resources()
+        by_cpu = int(float(total.get("CPU", 0)) // self.settings.cpus_per_model)
+        widths = [self._gpus.get(t.label, 0) for t in tasks]
+        if not widths or min(widths) == 0:
+            return max(1, by_cpu)
+        return max(1, min(by_cpu, int(float(total.get("GPU", 0)) // min(widths))))
+
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
         refs: dict[Any, int] = {}

@@ -241,6 +241,10 @@ class SlurmExecutor:
         estimated = f" ({', '.join(est)} from the task's estimate)" if est else ""
         return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}{estimated}, on {where}"
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """Not known: the partition's nodes are shared (``max_jobs`` sets what goes at once)."""
+        return None
+
     def _submit(
         self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], out: dict[int, R]
     ) -> None:
