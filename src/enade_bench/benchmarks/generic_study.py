@@ -227,6 +227,11 @@ def _plan_run(
     benchmark = registry.for_config(exp_cfg, path)
     strategies = cfg.strategies or list(getattr(benchmark, "study_strategies", ALL_STRATEGIES))
     options = RunOptions(strategies=strategies, limit=cfg.limit, output_dir=folder, progress=progress)
-    exp = benchmark.prepare(exp_cfg, path, options)
+    try:
+        exp = benchmark.prepare(exp_cfg, path, options)
+    except UserError as exc:  # the exam's data: named by the study file and the exam, as the user wrote it
+        if not str(exc).startswith("dataset."):
+            raise
+        raise UserError(f"{path}: " + (f"exam {exam.name}: " if exam.name else "") + str(exc)) from None
     check_backend(exp_cfg.model, {s.method for s in exp.strategies}, [s.id or label for s in exp.strategies])
     return PlannedModel(label, exp_cfg, folder, exp, options, exam.name, benchmark, strategies)
