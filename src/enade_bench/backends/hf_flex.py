@@ -33,9 +33,13 @@ written so far (a query's place is ``b + q``: its row in a decode step, its toke
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
-the CPU policy keeps its per-question SDPA path, docs/performance.md).  Should compiling
-or the first compiled call fail, the chunk runs again on that SDPA path, the CPU policy's
-own code, and so does the rest of the run (:func:`attend_or_fall_back`).
+the CPU policy keeps its per-question SDPA path, docs/performance.md).  A decode step's
+batch is static in its graph (:mod:`.hf_slots` pads it to a power of two), so that Inductor
+may choose its flex-decoding kernel.  Each compiled graph (:class:`Graph`: device, dtype,
+scoring, prefill or decode, the decode batch) is proven on its own: should compiling it or
+its first call fail, the chunk runs again on the SDPA path, the CPU policy's own code, and
+so does every later call that needs that kind of graph in that dtype
+(:func:`attend_or_fall_back`).
 
 The mask function is a module-level function reading the current call's vectors from
 :data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
@@ -151,46 +155,82 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
         BLOCK_SIZE=BLOCK,
         mask_mod=_row_mask,
         seq_lengths=(q_len, kv_len),
+        compute_q_blocks=False,  # the transposed tiles serve the backward pass only, which never runs
     )
 
 
 @dataclass(frozen=True)
 class FlexPlan:
-    """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``."""
+    """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``.
+
+    ``kind``: the call's graph (:data:`KINDS`): a scored row, a packed prefill row or a decode step.
+    """
 
     block_mask: Any
     pos: torch.Tensor
     reach: torch.Tensor
+    kind: str = "scoring"
 
     def bind(self) -> None:
         """Make this plan's vectors the ones the mask function reads."""
         _MASK.pos, _MASK.reach = self.pos, self.reach
 
 
-def row_plan(past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device) -> FlexPlan:
+def row_plan(
+    past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device, kind: str = "scoring"
+) -> FlexPlan:
     """The plan of a packed row of ``len(reach_per_token)`` tokens after ``past`` cached ones."""
     pos, reach = row_vectors(past, reach_per_token, device)
     n = len(reach_per_token)
-    return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach)
+    return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach, kind=kind)
 
 
 @dataclass
 class CompileSettings:
     """Where and how :func:`kernel` compiles ``flex_attention``.
 
-    On CUDA with Inductor (its Triton kernel skips the BlockMask's empty tiles); a test
-    compiles on the CPU by adding ``"cpu"`` to ``devices`` and naming ``backend="aot_eager"``
-    (Inductor's CPU kernel for FlexAttention fails to build with torch 2.13).
+    On CUDA with Inductor and dynamic shapes (its Triton kernel skips the BlockMask's empty
+    tiles); a test or the CPU dry run compiles on the CPU by adding ``"cpu"`` to ``devices`` and
+    naming ``backend="aot_eager"`` (Inductor's CPU kernel for FlexAttention fails to build
+    with dynamic shapes in torch 2.13), or Inductor with ``dynamic=False``.
     """
 
     devices: frozenset[str] = frozenset({"cuda"})
     backend: Any = "inductor"
+    dynamic: bool = True
 
 
 COMPILE = CompileSettings()
-_COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
-#: Devices whose compiled kernel has run a whole model call (:func:`attend_or_fall_back`).
-_PROVEN: set[str] = set()
+_COMPILED: dict[tuple[str, str, bool], Callable[..., Any]] = {}
+#: The kinds of compiled graph: a scored row (:mod:`.hf_tree`), a packed prefill row, a decode step.
+KINDS = ("scoring", "prefill", "decode")
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One compiled graph of :func:`kernel`: its device, dtype, kind (:data:`KINDS`) and query batch
+    (a decode step's is static: one graph per padded batch; a row's is 1)."""
+
+    device: str
+    dtype: str
+    kind: str
+    batch: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.dtype}" + (f" batch {self.batch}" if self.kind == "decode" else "")
+
+
+@dataclass
+class _Graphs:
+    """The process's compiled graphs: those that have run a whole chunk, those that failed (by
+    device, dtype and kind: the calls that fall back), and those the current chunk called."""
+
+    proven: set[Graph] = field(default_factory=set)
+    failed: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    entered: list[Graph] = field(default_factory=list)
+
+
+GRAPHS = _Graphs()
 
 
 def compiles(device: torch.device) -> bool:
@@ -208,9 +248,10 @@ def kernel(device: torch.device) -> Callable[..., Any]:
 
     if not compiles(device) or torch.compiler.is_compiling():
         return flex_attention
-    key = (device.type, repr(COMPILE.backend))
+    key = (device.type, repr(COMPILE.backend), COMPILE.dynamic)
     if key not in _COMPILED:
-        _COMPILED[key] = unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
+        compiled = torch.compile(flex_attention, dynamic=COMPILE.dynamic, backend=COMPILE.backend)
+        _COMPILED[key] = unducked(compiled)
     return _COMPILED[key]
 
 
@@ -241,35 +282,51 @@ T = TypeVar("T")
 
 
 def attend_or_fall_back(
-    policy: BatchingPolicy, device: torch.device, run: Callable[[BatchingPolicy], T]
-) -> tuple[T, BatchingPolicy, str | None]:
-    """``run(policy)``; if compiled FlexAttention fails before it has run once, the SDPA path.
+    policy: BatchingPolicy,
+    device: torch.device,
+    dtype: torch.dtype,
+    kinds: Sequence[str],
+    run: Callable[[BatchingPolicy], T],
+) -> tuple[T, str | None]:
+    """``run(policy)``, a call needing the graphs ``kinds`` in ``dtype``; on the SDPA path where one failed.
 
-    Until the compiled kernel has run a whole chunk on ``device``, an error of that chunk
-    (compiling, or the first compiled call; not running out of memory, which the runner
-    halves) prints one warning line naming it and runs the chunk again with the CPU
-    policy's numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per
-    question tree, :mod:`.hf_attention`), the policy the caller keeps from then on.
-    Returns ``run``'s result, the policy to keep, and the error (None: no fallback).
+    An error while a compiled graph runs falls back when that graph (:class:`Graph`) has not
+    yet run a whole chunk (compiling it, or its first call) or when it is a compile error (a new
+    shape compiled again); not running out of memory, which the runner halves.  It prints one
+    warning line naming the graph and the error and runs the chunk again with the CPU policy's
+    numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per question tree,
+    :mod:`.hf_attention`), and so does every later call needing that kind of graph in that dtype
+    on ``device``; the other graphs stay compiled.  Returns ``run``'s result and, where this call
+    fell back, the graph and error (one line).
     """
-    if not (policy.flex_attention and compiles(device)) or device.type in _PROVEN:
-        return run(policy), policy, None
+    from torch._dynamo.exc import BackendCompilerFailed  # noqa: PLC0415 (Dynamo, loaded by compiling only)
+
+    if not (policy.flex_attention and compiles(device)):
+        return run(policy), None
+    fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
+    name = str(dtype).removeprefix("torch.")
+    if any((device.type, name, kind) in GRAPHS.failed for kind in kinds):
+        return run(fallback), None
+    GRAPHS.entered.clear()
     try:
         out = run(policy)
     except torch.OutOfMemoryError:
         raise
-    except Exception as exc:  # noqa: BLE001 (any failure of the compiled path falls back, named)
-        error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+    except Exception as exc:  # noqa: BLE001 (a failure of a graph not proven falls back, named)
+        graph = GRAPHS.entered[-1] if GRAPHS.entered else None
+        if graph is None or (graph in GRAPHS.proven and not isinstance(exc, BackendCompilerFailed)):
+            raise
+        error = f"{graph}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+        GRAPHS.failed[graph.device, graph.dtype, graph.kind] = error
         print(
-            f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
-            "(the CPU policy) from this chunk on",
+            f"warning: compiled FlexAttention failed ({error}); the calls needing a {graph.kind} graph "
+            f"in {graph.dtype} run on the per-question SDPA path (the CPU policy) from this chunk on",
             file=sys.stderr,
             flush=True,
         )
-        fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
-        return run(fallback), fallback, error
-    _PROVEN.add(device.type)
-    return out, policy, None
+        return run(fallback), error
+    GRAPHS.proven.update(GRAPHS.entered)
+    return out, None
 
 
 def flex_attention_forward(
@@ -294,6 +351,13 @@ def flex_attention_forward(
         raise ValueError(
             "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
         )
+    if compiles(query.device):
+        graph = Graph(query.device.type, str(query.dtype).removeprefix("torch."), flex_plan.kind, query.shape[0])
+        if graph in GRAPHS.entered:
+            GRAPHS.entered.remove(graph)
+        GRAPHS.entered.append(graph)  # the last one called last
+        if flex_plan.kind == "decode" and not torch.compiler.is_compiling():
+            torch._dynamo.mark_static(query, 0)  # the decode batch a constant: Inductor's flex-decoding
     # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
     # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
     out = kernel(query.device)(
