@@ -172,8 +172,11 @@ class FlexPlan:
     kind: str = "scoring"
 
     def bind(self) -> None:
-        """Make this plan's vectors the ones the mask function reads."""
+        """Make this plan's vectors the ones the mask function reads; its graph the last one entered."""
         _MASK.pos, _MASK.reach = self.pos, self.reach
+        entry = (self.kind, int(self.block_mask.kv_num_blocks.shape[0]))  # a decode step's batch: static
+        GRAPHS.entered.pop(entry, None)
+        GRAPHS.entered[entry] = None
 
 
 def row_plan(
@@ -209,7 +212,7 @@ KINDS = ("scoring", "prefill", "decode")
 @dataclass(frozen=True)
 class Graph:
     """One compiled graph of :func:`kernel`: its device, dtype, kind (:data:`KINDS`) and query batch
-    (a decode step's is static: one graph per padded batch; a row's is 1)."""
+    (a decode step's is static: one graph per padded batch, :func:`.hf_slots.decode_rows`; a row's is 1)."""
 
     device: str
     dtype: str
@@ -222,12 +225,13 @@ class Graph:
 
 @dataclass
 class _Graphs:
-    """The process's compiled graphs: those that have run a whole chunk, those that failed (by
-    device, dtype and kind: the calls that fall back), and those the current chunk called."""
+    """The process's compiled graphs: those that have run a whole chunk, the errors of those that
+    failed (by device, dtype and kind: the calls that fall back), and the ``(kind, batch)`` of the
+    plans the current call bound, the last one last (:meth:`FlexPlan.bind`)."""
 
     proven: set[Graph] = field(default_factory=set)
     failed: dict[tuple[str, str, str], str] = field(default_factory=dict)
-    entered: list[Graph] = field(default_factory=list)
+    entered: dict[tuple[str, int], None] = field(default_factory=dict)
 
 
 GRAPHS = _Graphs()
@@ -312,9 +316,11 @@ def attend_or_fall_back(
         out = run(policy)
     except torch.OutOfMemoryError:
         raise
-    except Exception as exc:  # noqa: BLE001 (a failure of a graph not proven falls back, named)
-        graph = GRAPHS.entered[-1] if GRAPHS.entered else None
-        if graph is None or (graph in GRAPHS.proven and not isinstance(exc, BackendCompilerFailed)):
+    except Exception as exc:  # a failure of a graph not proven falls back, named; others re-raised
+        if not GRAPHS.entered:
+            raise
+        graph = Graph(device.type, name, *list(GRAPHS.entered)[-1])
+        if graph in GRAPHS.proven and not isinstance(exc, BackendCompilerFailed):
             raise
         error = f"{graph}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
         GRAPHS.failed[graph.device, graph.dtype, graph.kind] = error
@@ -325,7 +331,7 @@ def attend_or_fall_back(
             flush=True,
         )
         return run(fallback), error
-    GRAPHS.proven.update(GRAPHS.entered)
+    GRAPHS.proven.update(Graph(device.type, name, *entry) for entry in GRAPHS.entered)
     return out, None
 
 
@@ -351,13 +357,8 @@ def flex_attention_forward(
         raise ValueError(
             "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
         )
-    if compiles(query.device):
-        graph = Graph(query.device.type, str(query.dtype).removeprefix("torch."), flex_plan.kind, query.shape[0])
-        if graph in GRAPHS.entered:
-            GRAPHS.entered.remove(graph)
-        GRAPHS.entered.append(graph)  # the last one called last
-        if flex_plan.kind == "decode" and not torch.compiler.is_compiling():
-            torch._dynamo.mark_static(query, 0)  # the decode batch a constant: Inductor's flex-decoding
+    if flex_plan.kind == "decode" and compiles(query.device) and not torch.compiler.is_compiling():
+        torch._dynamo.mark_static(query, 0)  # the batch a constant of the graph: Inductor's flex-decoding
     # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
     # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
     out = kernel(query.device)(

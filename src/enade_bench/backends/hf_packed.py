@@ -154,10 +154,13 @@ def generate_packed(
                 break
             decode = cache.advance(t)  # each row's column of the step; the prefix's tiles and its own
             decode.bind()
-            feed = torch.where(finished, pad_id, tokens)[:, None]
+            feed, at = torch.where(finished, pad_id, tokens)[:, None], position + t
+            if policy.compile_decode:  # the batch a constant of the graph, as in :mod:`.hf_flex`
+                torch._dynamo.mark_static(feed, 0)
+                torch._dynamo.mark_static(at, 0)
             result = forward(
                 input_ids=feed,
-                position_ids=position + t,
+                position_ids=at,
                 past_key_values=cache,
                 use_cache=True,
                 flex_plan=decode,

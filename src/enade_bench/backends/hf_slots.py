@@ -23,7 +23,7 @@ Generation under a policy with ``packed_prefill`` (CUDA, :mod:`.hf_batching`) ru
    row ``b``'s written keys: ``pos = b``, ``reach = b + 1``; a column not written yet: seen by
    none).  The same shapes every step.
 
-The decode batch is padded to a power of two (:func:`decode_rows`): a padding row reads and
+The decode batch is padded to a power of two, at least 4 (:func:`decode_rows`): a padding row reads and
 writes one column of its own, at the cache's end, and nothing else.  The batch is then a constant
 of the decode graph, a few of them over a run (chunks of 3 and 4 rows share 4), and Inductor
 can choose FlexAttention's decoding kernel on CUDA (:mod:`.hf_flex`).
@@ -48,8 +48,8 @@ from enade_bench.backends.hf_flex import BLOCK, FlexPlan, row_block_mask
 
 
 def decode_rows(rows: int) -> int:
-    """The decode batch of ``rows`` questions: the next power of two, at least 2."""
-    return max(2, 1 << (rows - 1).bit_length())
+    """The decode batch of ``rows`` questions: the next power of two, at least 4."""
+    return max(4, 1 << (rows - 1).bit_length())
 
 
 @dataclass
