@@ -35,7 +35,7 @@ On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one com
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
 the CPU policy keeps its per-question SDPA path, docs/performance.md).  A decode step's
 batch is static in its graph (:mod:`.hf_slots` pads it to a power of two), so that Inductor
-may choose its flex-decoding kernel.  Each compiled graph (:class:`Graph`: device, dtype,
+may choose its flex-decoding kernel.  Each compiled graph (:data:`Graph`: device, dtype,
 scoring, prefill or decode, the decode batch) is proven on its own: should compiling it or
 its first call fail, the chunk runs again on the SDPA path, the CPU policy's own code, and
 so does every later call that needs that kind of graph in that dtype
@@ -163,7 +163,7 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
 class FlexPlan:
     """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``.
 
-    ``kind``: the call's graph (:data:`KINDS`): a scored row, a packed prefill row or a decode step.
+    ``kind``: the call's graph: ``scoring`` (a scored row), ``prefill`` (a packed row) or ``decode``.
     """
 
     block_mask: Any
@@ -175,8 +175,8 @@ class FlexPlan:
         """Make this plan's vectors the ones the mask function reads; its graph the last one entered."""
         _MASK.pos, _MASK.reach = self.pos, self.reach
         entry = (self.kind, int(self.block_mask.kv_num_blocks.shape[0]))  # a decode step's batch: static
-        GRAPHS.entered.pop(entry, None)
-        GRAPHS.entered[entry] = None
+        _ENTERED.pop(entry, None)
+        _ENTERED[entry] = None
 
 
 def row_plan(
@@ -205,36 +205,16 @@ class CompileSettings:
 
 COMPILE = CompileSettings()
 _COMPILED: dict[tuple[str, str, bool], Callable[..., Any]] = {}
-#: The kinds of compiled graph: a scored row (:mod:`.hf_tree`), a packed prefill row, a decode step.
-KINDS = ("scoring", "prefill", "decode")
 
 
-@dataclass(frozen=True)
-class Graph:
-    """One compiled graph of :func:`kernel`: its device, dtype, kind (:data:`KINDS`) and query batch
-    (a decode step's is static: one graph per padded batch, :func:`.hf_slots.decode_rows`; a row's is 1)."""
-
-    device: str
-    dtype: str
-    kind: str
-    batch: int = 1
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.dtype}" + (f" batch {self.batch}" if self.kind == "decode" else "")
-
-
-@dataclass
-class _Graphs:
-    """The process's compiled graphs: those that have run a whole chunk, the errors of those that
-    failed (by device, dtype and kind: the calls that fall back), and the ``(kind, batch)`` of the
-    plans the current call bound, the last one last (:meth:`FlexPlan.bind`)."""
-
-    proven: set[Graph] = field(default_factory=set)
-    failed: dict[tuple[str, str, str], str] = field(default_factory=dict)
-    entered: dict[tuple[str, int], None] = field(default_factory=dict)
-
-
-GRAPHS = _Graphs()
+#: A compiled graph of :func:`kernel`: device, dtype, kind (:attr:`FlexPlan.kind`), query batch (a decode
+#: step's is static, one graph per padded batch: :func:`.hf_slots.decode_rows`; a row's is 1).
+Graph = tuple[str, str, str, int]
+#: The graphs that have run a whole chunk; the errors of those that failed, by device, dtype and kind
+#: (the calls that fall back); the ``(kind, batch)`` of the plans the current call bound, the last last.
+_PROVEN: set[Graph] = set()
+_FAILED: dict[tuple[str, str, str], str] = {}
+_ENTERED: dict[tuple[str, int], None] = {}
 
 
 def compiles(device: torch.device) -> bool:
@@ -294,7 +274,7 @@ def attend_or_fall_back(
 ) -> tuple[T, str | None]:
     """``run(policy)``, a call needing the graphs ``kinds`` in ``dtype``; on the SDPA path where one failed.
 
-    An error while a compiled graph runs falls back when that graph (:class:`Graph`) has not
+    An error while a compiled graph runs falls back when that graph (:data:`Graph`) has not
     yet run a whole chunk (compiling it, or its first call) or when it is a compile error (a new
     shape compiled again); not running out of memory, which the runner halves.  It prints one
     warning line naming the graph and the error and runs the chunk again with the CPU policy's
@@ -303,35 +283,36 @@ def attend_or_fall_back(
     on ``device``; the other graphs stay compiled.  Returns ``run``'s result and, where this call
     fell back, the graph and error (one line).
     """
-    from torch._dynamo.exc import BackendCompilerFailed  # noqa: PLC0415 (Dynamo, loaded by compiling only)
-
     if not (policy.flex_attention and compiles(device)):
         return run(policy), None
+    from torch._dynamo.exc import BackendCompilerFailed  # noqa: PLC0415 (Dynamo, loaded by compiling only)
+
     fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
     name = str(dtype).removeprefix("torch.")
-    if any((device.type, name, kind) in GRAPHS.failed for kind in kinds):
+    if any((device.type, name, kind) in _FAILED for kind in kinds):
         return run(fallback), None
-    GRAPHS.entered.clear()
+    _ENTERED.clear()
     try:
         out = run(policy)
     except torch.OutOfMemoryError:
         raise
     except Exception as exc:  # a failure of a graph not proven falls back, named; others re-raised
-        if not GRAPHS.entered:
+        if not _ENTERED:
             raise
-        graph = Graph(device.type, name, *list(GRAPHS.entered)[-1])
-        if graph in GRAPHS.proven and not isinstance(exc, BackendCompilerFailed):
+        kind, batch = list(_ENTERED)[-1]
+        if (device.type, name, kind, batch) in _PROVEN and not isinstance(exc, BackendCompilerFailed):
             raise
+        graph = f"{kind} {name}" + (f" batch {batch}" if kind == "decode" else "")
         error = f"{graph}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
-        GRAPHS.failed[graph.device, graph.dtype, graph.kind] = error
+        _FAILED[device.type, name, kind] = error
         print(
-            f"warning: compiled FlexAttention failed ({error}); the calls needing a {graph.kind} graph "
-            f"in {graph.dtype} run on the per-question SDPA path (the CPU policy) from this chunk on",
+            f"warning: compiled FlexAttention failed ({error}); the calls needing a {kind} graph "
+            f"in {name} run on the per-question SDPA path (the CPU policy) from this chunk on",
             file=sys.stderr,
             flush=True,
         )
         return run(fallback), error
-    GRAPHS.proven.update(Graph(device.type, name, *entry) for entry in GRAPHS.entered)
+    _PROVEN.update((device.type, name, kind, batch) for kind, batch in _ENTERED)
     return out, None
 
 

@@ -16,8 +16,8 @@ every :data:`EOS_CHECK_EVERY` steps; host tensors reach the device through
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
 fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
 has to be measured on a card (``python -m bench --device cuda --compile-decode``).  It is
-traced with dynamic shapes and no duck sizing (one graph for every cache width and row count after
-a first one; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
+traced with dynamic shapes and no duck sizing (one graph for every cache width after a first one,
+the padded decode batch a constant: one per batch; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
 of two of blocks then (:func:`cache_width`), so chunks share a few of those recordings.
 """
 
@@ -37,7 +37,7 @@ from enade_bench.backends.hf_slots import SlotCache, decode_rows
 from enade_bench.backends.hf_tree import supports_tree
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
-#: (``reduce-overhead``), dynamic shapes (the rows and cache width of a chunk are symbols, not guards).
+#: (``reduce-overhead``), dynamic shapes (the cache width a symbol; the padded decode batch a constant).
 COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": True}
 
 
