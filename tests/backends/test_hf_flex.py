@@ -177,6 +177,7 @@ def test_a_decode_step_reads_the_shared_prefix_and_each_rows_written_columns() -
         plan.block_mask.full_kv_num_blocks[1:2], plan.block_mask.full_kv_indices[1:2], -(-width // BLOCK)
     )
     assert (tiles | full)[0].nonzero().flatten().tolist() == [0, 1]  # row 1: the prefix's tile and its own
+    assert plan.block_mask.q_num_blocks is None  # no transposed tiles: no backward pass runs
 
 
 def test_flex_attention_needs_its_plan() -> None:
