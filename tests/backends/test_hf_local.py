@@ -14,7 +14,7 @@ from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT, packaged_backend
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_generate import common_prefix_length
+from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
