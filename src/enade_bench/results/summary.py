@@ -187,8 +187,8 @@ class LiveTiming(BaseModel):
     batch_size: int | None = None
     #: Chunks that ran out of memory and were run again in halves; None: none.
     halved: list[HalvedChunk] | None = None
-    #: The HF backend's attention path at the end (``flex``, ``sdpa``, or ``sdpa (flex failed: …)``
-    #: where compiled FlexAttention fell back); None: a backend without one.
+    #: The HF backend's attention path at the end (``flex``, ``sdpa``, or ``flex (sdpa where flex failed:
+    #: <graph>: …)`` naming each compiled graph that fell back); None: a backend without one.
     attention: str | None = None
 
 
