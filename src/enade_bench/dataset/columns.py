@@ -94,11 +94,11 @@ class ColumnMap:
         self.answer_index = cfg.answer_index
         #: ``dataset.optional_columns``: columns a file may lack (read as empty there).
         self.optional = set(cfg.optional_columns or ())
-        fields = cfg.fields.values() if isinstance(cfg.fields, dict) else cfg.fields or ()
+        grouping = cfg.fields.values() if isinstance(cfg.fields, dict) else cfg.fields or ()
         read = {
             *self.mapping.values(),
             self.options_column,
-            *fields,
+            *grouping,
             *template_fields(self.id_template or ""),
         }
         unread = sorted(self.optional - read - set(self.stem.columns if self.stem else ()))
