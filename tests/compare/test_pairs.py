@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from tests.metrics.test_paired_signflip import _size
 
 from enade_bench.compare.analysis import CompareOptions, compare_table
-from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SCORE_TEST_NOTE
+from enade_bench.compare.render import pairs_table
+from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SCORE_TEST_NOTE, SIGN_FLIP
 from enade_bench.metrics.power import pair_mdd
 from enade_bench.metrics.power_clustered import clustered_mdd
 
 
-def _long(n: int, extra_replicate: bool) -> pd.DataFrame:
+def _long(
+    n: int, extra_replicate: bool, models: tuple[tuple[str, float], ...] = (("a", 0.8), ("b", 0.5))
+) -> pd.DataFrame:
+    """n questions with one record per model; with ``extra_replicate`` the last has 3 shuffles."""
     rng = np.random.default_rng(n)
     rows = []
-    for model, p in (("a", 0.8), ("b", 0.5)):
+    for model, p in models:
         for i in range(n):
-            replicates = 2 if extra_replicate and i == 0 else 1
+            replicates = 3 if extra_replicate and i == n - 1 else 1
             rows += [
                 {
                     "model": model,
@@ -34,16 +39,20 @@ def _long(n: int, extra_replicate: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_one_repeated_question_switches_the_pair_and_the_note_says_why() -> None:
-    comp = compare_table(_long(20, extra_replicate=True), CompareOptions())
-    assert comp.pairs[0].result.test == PAIRED_T
-    assert any(
-        "a vs b: 1 of 20 questions have repeated records" in n and "clustered paired t" in n
-        for n in comp.notes
-    )
+def test_a_mixed_cell_keeps_its_size_and_the_notes_name_the_test() -> None:
+    """Three models on 8 single-record questions and one with 3 shuffles (issue 63's acceptance)."""
+    comp = compare_table(_long(9, True, (("a", 0.9), ("b", 0.5), ("c", 0.2))), CompareOptions())
+    assert [p.result.test for p in comp.pairs] == [SIGN_FLIP] * 3
+    assert _size(9, 0.05) <= 0.05  # the enumerated actual size of that test on this design
+    for p in comp.pairs:
+        assert p.result.reason in comp.notes[-3 + comp.pairs.index(p)]
+        assert "8 of 9 questions have one binary record" in p.result.reason
+    table = pairs_table(comp)
+    assert all(p.result.reason in table.notes for p in comp.pairs) and "sign-flip" in table.to_latex()
+    assert set(comp.pairs_frame()["why_this_test"]) == {p.result.reason for p in comp.pairs}
     plain = compare_table(_long(20, extra_replicate=False), CompareOptions())
     assert plain.pairs[0].result.test == EXACT
-    assert not any("repeated records" in n for n in plain.notes) and SCORE_TEST_NOTE not in plain.notes
+    assert not any("binary record" in n for n in plain.notes) and SCORE_TEST_NOTE not in plain.notes
 
 
 def test_the_score_tests_size_is_in_the_note_above_the_switch() -> None:

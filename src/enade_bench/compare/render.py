@@ -16,6 +16,7 @@ import pandas as pd
 
 from enade_bench.compare.analysis import cell_name
 from enade_bench.compare.comparison import Comparison, PairComparison
+from enade_bench.metrics.paired import SIGN_FLIP
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
 from enade_bench.report.figures import FigureFile, save
@@ -196,11 +197,18 @@ def pairs_table(comp: Comparison) -> Table:
         )
         + ". Intervals are the test's own (the exact unconditional score test, up to 100 questions "
         "with one record each: its exact interval; McNemar's score test above: Tango's interval; "
-        "clustered t: the t interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
+        "clustered t: the t interval; sign-flip on text sums, for a pair whose questions mix one binary record "
+        "and repeated ones, where the clustered t does not keep its size: the interval that inverts it), so a "
+        "statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
         "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
         "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
         f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
-        "reach).",
+        "reach)."
+        + "".join(
+            f" {cell_name(p.strategy, p.stratum)}, {p.model_a} − {p.model_b}: {p.result.reason}."
+            for p in comp.pairs
+            if p.result.test == SIGN_FLIP
+        ),
     )
 
 

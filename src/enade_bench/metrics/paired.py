@@ -27,14 +27,15 @@ removes the variance the two models share through the questions' difficulty
   :math:`b = c = 0` the test gives :math:`p = 1` and the interval is
   :math:`\pm z^2/(n + z^2)`.  Both are **one statement**: :math:`p < \alpha` exactly when
   the :math:`1-\alpha` interval excludes 0, by construction;
-* where **some question has one binary record** and the others repeated records, or the
-  single-record questions share texts, the **sign-flip test** on the texts' sums of differences
+* where **some questions have one binary record and the others repeated records** (a mixed
+  pair), the **sign-flip test** on the texts' sums of differences
   with the interval that inverts it (:mod:`enade_bench.metrics.paired_signflip`): its size is at
   most :math:`\alpha` at every :math:`n`, where the clustered t's on binary differences is 0.082 at
   8 questions (0.057 at 20); with too few texts to reject at any data (:math:`2^{1-G} \ge
   \alpha`) the reason says "not testable at this size";
-* where **every question has repeated records** (shuffles or samples), the **clustered paired t
-  test**: :math:`t = \bar d / \widehat{SE}(\bar d)` on :math:`G-1` degrees of freedom (Cameron &
+* where **every question has repeated records** (shuffles or samples), or one record each in
+  shared texts, the **clustered paired t test**:
+  :math:`t = \bar d / \widehat{SE}(\bar d)` on :math:`G-1` degrees of freedom (Cameron &
   Miller 2015, §VI: with few clusters the normal reference rejects too often; its actual size
   0.049–0.054 by simulation, issue 63).  Its error rate is checked by simulation in the tests
   (questions of varying difficulty, 30 shuffles each, clusters of 2–4).
@@ -235,7 +236,7 @@ def _sign_flip(
     ones: str,
     wins: tuple[int, int],
 ) -> PairedDifference:
-    """A pair with one binary record on some question, or single records in shared texts: the
+    """A mixed pair (one binary record on some questions, repeated ones on the others): the
     sign-flip test on the texts' sums (:mod:`enade_bench.metrics.paired_signflip`)."""
     d, labels, bases, records = kept
     r = signflip_pvalue(d, labels.tolist())
@@ -246,7 +247,7 @@ def _sign_flip(
         else f"{r.patterns} sign patterns, Monte-Carlo (SE of p {r.mc_se:.2g})"
     )
     why = (
-        f"{ones} questions have one binary record (the others repeated records, or shared texts): the "
+        f"{ones} questions have one binary record, the others repeated records (shuffles or samples): the "
         f"sign-flip test on the {r.texts} texts' sums of differences, {how}, whose size is at most alpha "
         f"at every n (the clustered t's on binary differences is 0.082 at 8 questions), and its interval"
     )
@@ -290,10 +291,9 @@ def paired_difference(
     confidence
         Coverage of the interval.
     records
-        Each question's records per model (the fewer of the two models'): a question with one
-        is a binary record (the sign-flip test, unless every question is one and no texts are
-        shared), and the MDD's logit shift reads them (``None``: every question one record if
-        ``single_record``, else repeated; inferred from the scores for the shift).
+        Each question's records per model (the fewer of the two models'): some questions with one
+        and some with more is a mixed pair (the sign-flip test), and the MDD's logit shift reads
+        them (``None``: not mixed; inferred from the scores for the shift).
 
     Returns
     -------
@@ -362,11 +362,15 @@ def paired_difference(
             0,
             0,
         )
-    ones = n if records is None and single_record else int(np.count_nonzero(np.asarray(records) == 1))
-    if ones:  # binary differences among them: the clustered t does not keep its size there
+    ones = 0 if records is None else int(np.count_nonzero(np.asarray(records) == 1))
+    if 0 < ones < n:  # binary differences among repeated ones: the clustered t does not keep its size there
         kept = (d, cluster_labels(clusters, n), (x + y) / 2, records)
         return _sign_flip(shared, se, kept, confidence, f"{ones} of {n}", (a_only, b_only))
-    reason = "repeated records per question (shuffles or samples)"
+    reason = (
+        "repeated records per question (shuffles or samples)"
+        if not single_record
+        else "questions share stimuli (clusters)"
+    )
     if groups < 2 or not se > SE_ZERO:  # one cluster, or every cluster's differences equal their mean
         why = (
             f"{groups} cluster(s)"
@@ -388,7 +392,7 @@ def paired_difference(
     from scipy import stats  # noqa: PLC0415 (slow import)
 
     half = t_quantile(confidence, groups - 1) * se
-    t = mean / se  # every question has repeated records
+    t = mean / se
     p = float(2 * stats.t.sf(abs(t), groups - 1))
     return PairedDifference(
         *shared,

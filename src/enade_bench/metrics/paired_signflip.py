@@ -27,12 +27,16 @@ least :math:`\alpha/2`, runs from the :math:`j`-th smallest subset mean to the :
 (Hartigan 1969), :math:`j` the fewest means with :math:`2(e + j)/R \ge \alpha` (:math:`e` the
 empty patterns).  Test and interval are one computation: :math:`p < \alpha` exactly when the
 interval excludes 0, and a limit at a tie is the tie (sums within :data:`TIE` of 0 are 0).
+Texts alike in sum and size are exchangeable: flipping :math:`j` of a class of :math:`c` such texts
+is one outcome of weight :math:`\binom{c}{j}`, so the enumeration runs over
+:math:`\prod_k (c_k + 1)` outcomes, not :math:`2^G` (one binary record per question has at most
+three classes of one question each besides the repeated ones).
 
 Its size is at most :math:`\alpha` at every :math:`n` and every distribution of the
 :math:`|u_g|` (given them, the signs are uniform over the :math:`2^G` patterns), which the tests
 check by enumeration; the price is power: with one binary record per question and no texts it
-is the exact conditional (sign) test.  Up to :data:`ENUMERATE` texts every pattern is enumerated
-(exact); above, :data:`DRAWS` seeded random patterns beside the observed one, a Monte-Carlo test
+is the exact conditional (sign) test.  Every pattern is enumerated
+(exact; up to :data:`ENUMERATE` outcomes of the classes); above, :data:`DRAWS` seeded random patterns beside the observed one, a Monte-Carlo test
 whose p-value :math:`(1 + \#)/(1 + R')` is itself of size at most :math:`\alpha` (Phipson & Smyth
 2010), its Monte-Carlo error said in the pair's reason.  The smallest p-value is :math:`2/2^G`:
 with :math:`2^{1-G} \ge \alpha` (5 texts or fewer at :math:`\alpha = 0.05`) no data reject, and
@@ -64,9 +68,9 @@ from enade_bench.metrics.clustered import cluster_labels
 
 __all__ = ["DRAWS", "ENUMERATE", "SEED", "SignFlip", "patterns", "signflip_interval", "signflip_pvalue"]
 
-#: Texts up to which every sign pattern is enumerated (1,048,576 patterns at 20).
-ENUMERATE = 20
-#: Random sign patterns above :data:`ENUMERATE` texts (the observed one besides), and their seed.
+#: Outcomes up to which every sign pattern is enumerated (:math:`\prod_k (c_k + 1)`, module docstring).
+ENUMERATE = 2**20
+#: Random sign patterns above :data:`ENUMERATE` outcomes (the observed one besides), and their seed.
 DRAWS = 2**16 - 1
 SEED = 19350101
 #: Subset sums within this of 0 are 0 (the differences are multiples of one over the records).
@@ -111,24 +115,28 @@ def patterns(groups: int, draws: int = DRAWS, seed: int = SEED) -> npt.NDArray[n
 
 
 @lru_cache(maxsize=4)
-def _flipped(d: tuple[float, ...], clusters: tuple[str, ...] | None) -> tuple[FloatArray, FloatArray]:
-    """Every pattern's :math:`U_A` and :math:`N_A` (the empty pattern first): all :math:`2^G` up to
-    :data:`ENUMERATE` texts (doubled text by text), else :func:`patterns`."""
+def _flipped(
+    d: tuple[float, ...], clusters: tuple[str, ...] | None
+) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """Each outcome's :math:`U_A`, :math:`N_A` and weight (patterns it stands for; the empty one
+    first), and the texts: every class of alike texts enumerated up to :data:`ENUMERATE` outcomes,
+    else :func:`patterns` (weight 1 each)."""
     x = np.asarray(d, dtype=float)
     labels = cluster_labels(clusters, x.size)
     sums, sizes = np.bincount(labels, x), np.bincount(labels).astype(float)
-    if sums.size <= ENUMERATE:
-        u, n = np.zeros(1), np.zeros(1)
-        for total, size in zip(sums, sizes, strict=True):
-            u, n = np.concatenate([u, u + total]), np.concatenate([n, n + size])
+    sums[np.abs(sums) <= TIE] = 0.0
+    classes, counts = np.unique(np.c_[np.round(sums, 9), sizes], axis=0, return_counts=True)
+    if math.prod(int(c) + 1 for c in counts) <= ENUMERATE:
+        u, n, w = np.zeros(1), np.zeros(1), np.ones(1)
+        for (total, size), c in zip(classes, counts, strict=True):
+            j = np.arange(int(c) + 1)
+            u, n = (u[:, None] + j * total).ravel(), (n[:, None] + j * size).ravel()
+            w = (w[:, None] * np.array([math.comb(int(c), int(k)) for k in j], dtype=float)).ravel()
     else:
-        flips = patterns(sums.size)
-        u, n = np.empty(len(flips)), np.empty(len(flips))
-        for start in range(0, len(flips), 8192):  # in chunks: the patterns x texts product stays small
-            rows = flips[start : start + 8192].astype(float)
-            u[start : start + 8192], n[start : start + 8192] = rows @ sums, rows @ sizes
+        flips = patterns(sums.size).astype(float)
+        u, n, w = flips @ sums, flips @ sizes, np.ones(len(flips))
     u[np.abs(u) <= TIE] = 0.0
-    return u, n
+    return u, n, w, sums.size
 
 
 def _key(
@@ -142,23 +150,22 @@ def _key(
 def _interval(
     d: tuple[float, ...], clusters: tuple[str, ...] | None, confidence: float
 ) -> tuple[float, float]:
-    u, n = _flipped(d, clusters)
-    empty = int(np.count_nonzero(n == 0))
-    means = u[n > 0] / n[n > 0]
-    counts = np.arange(means.size + 1)
+    u, n, w, _ = _flipped(d, clusters)
+    total, empty = w.sum(), w[n == 0].sum()
+    order = np.argsort(u[n > 0] / n[n > 0], kind="stable")
+    means, weights = (u[n > 0] / n[n > 0])[order], w[n > 0][order]
     # the fewest means with both tails accepted, in the test's own arithmetic (p >= alpha)
-    j = int(np.argmax(2 * (empty + counts) / u.size >= 1 - confidence))
-    if j == 0:
+    if 2 * empty / total >= 1 - confidence:
         return -1.0, 1.0
-    return float(np.partition(means, j - 1)[j - 1]), float(
-        np.partition(means, means.size - j)[means.size - j]
-    )
+    low = int(np.argmax(2 * (empty + np.cumsum(weights)) / total >= 1 - confidence))
+    high = int(np.argmax(2 * (empty + np.cumsum(weights[::-1])) / total >= 1 - confidence))
+    return float(means[low]), float(means[means.size - 1 - high])
 
 
 def signflip_interval(
     d: npt.ArrayLike, clusters: Sequence[object] | None, confidence: float
 ) -> tuple[float, float]:
-    """The :math:`1-\alpha` interval that inverts the sign-flip test: the :math:`j`-th smallest and
+    r"""The :math:`1-\alpha` interval that inverts the sign-flip test: the :math:`j`-th smallest and
     largest subset means (module docstring); :math:`[-1, 1]` where no data reject.
 
     Examples
@@ -170,7 +177,7 @@ def signflip_interval(
 
 
 def signflip_pvalue(d: npt.ArrayLike, clusters: Sequence[object] | None = None) -> SignFlip:
-    """The sign-flip test of :math:`\delta = 0` on the texts' sums of ``d`` (module docstring).
+    r"""The sign-flip test of :math:`\delta = 0` on the texts' sums of ``d`` (module docstring).
 
     Parameters
     ----------
@@ -191,9 +198,9 @@ def signflip_pvalue(d: npt.ArrayLike, clusters: Sequence[object] | None = None) 
     >>> r.p_value, r.exact, r.texts
     (0.0625, True, 8)
     """
-    values, labels = _key(d, clusters)
-    u, _ = _flipped(values, labels)
-    upper = np.count_nonzero(u <= 0) / u.size  # the flipped sum at least the observed one
-    lower = np.count_nonzero(u >= 0) / u.size
-    groups = int(cluster_labels(labels, len(values)).max()) + 1
-    return SignFlip(float(min(1.0, 2 * min(upper, lower))), groups, u.size, groups <= ENUMERATE, 2 / u.size)
+    u, _, w, groups = _flipped(*_key(d, clusters))
+    total = w.sum()
+    upper = w[u <= 0].sum() / total  # the flipped sum at least the observed one
+    lower = w[u >= 0].sum() / total
+    exact = total == 2.0**groups
+    return SignFlip(float(min(1.0, 2 * min(upper, lower))), groups, int(total), bool(exact), 2 / total)
