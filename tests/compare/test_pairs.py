@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from tests.metrics.test_paired_signflip import _size
 
+from enade_bench.cli.main import main
 from enade_bench.compare.analysis import CompareOptions, compare_table
 from enade_bench.compare.render import pairs_table
 from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SCORE_TEST_NOTE, SIGN_FLIP
@@ -87,3 +90,23 @@ def test_the_mdd_takes_the_records_the_comparison_counted_not_ones_read_off_the_
     counted = clustered_mdd(d, result.clusters, 0.05, bases=m, records=30)
     read_off = clustered_mdd(d, result.clusters, 0.05, bases=m, records=1)
     assert pair_mdd(result, 0.05) == counted != read_off
+
+
+def test_pairs_csv_of_a_28_question_clustered_comparison_holds_the_mdds_range(tmp_path: Path) -> None:
+    rng = np.random.default_rng(28)
+    texts = np.sort(np.r_[np.arange(13), rng.integers(0, 13, 15)])
+    ease = rng.normal(0, 1.2, 28)
+    rows = [
+        {"model": m, "item": f"q{i}", "replicate": str(r), "cluster": f"t{texts[i]}", "strategy": "S1"}
+        | {"correct": int(rng.random() < 1 / (1 + np.exp(-(ease[i] + shift))))}
+        for m, shift in (("a", 0.6), ("b", 0.0))
+        for i in range(28)
+        for r in range(30)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "long.csv", index=False)
+    assert main(["compare", str(tmp_path / "long.csv"), "--out", str(tmp_path / "out")]) == 0
+    (pair,) = pd.read_csv(tmp_path / "out" / "pairs.csv").itertuples()
+    assert pair.test == PAIRED_T and pair.n_clusters == 13
+    assert 0 < pair.mdd_80_low < pair.mdd_80 < pair.mdd_80_high < 1
+    shown = (tmp_path / "out" / "tables" / "comparison_pairs.tex").read_text(encoding="utf-8")
+    assert f"{100 * pair.mdd_80:.1f} ({100 * pair.mdd_80_low:.1f}--{100 * pair.mdd_80_high:.1f})" in shown

@@ -12,7 +12,12 @@ from scipy import integrate, optimize, special, stats
 from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
 from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
 from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
-from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd, shift_mdds
+from enade_bench.metrics.power_clustered import (
+    ClusteredAlternative,
+    clustered_mdd,
+    clustered_mdd_range,
+    shift_mdds,
+)
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
 
@@ -237,3 +242,14 @@ def test_a_difference_the_clustered_t_cannot_see_is_not_reachable() -> None:
     assert r.test == PAIRED_T and pair_mdd(r, 0.05 / 20) == math.inf
     same = paired_difference(a, a, single_record=True, clusters=texts)
     assert math.isnan(pair_mdd(same, 0.05))  # no discordant question: no test, no MDD
+
+
+@pytest.mark.parametrize("groups", [8, 28])
+def test_the_mdd_range_takes_the_chi_square_limits_of_the_variance(groups: int) -> None:
+    """Normal differences (nu = G - 1): a location MDD is about proportional to the spread, so the
+    range's ratio is that of the two limits of chi^2_{G-1}, and it brackets the shown MDD."""
+    d = stats.norm.ppf((np.arange(groups) + 0.5) / groups) * 0.1 + 0.02  # no excess kurtosis
+    low, high = clustered_mdd_range(d, None, 0.05)
+    ratio = math.sqrt(stats.chi2.ppf(0.9, groups - 1) / stats.chi2.ppf(0.1, groups - 1))
+    assert high / low == pytest.approx(ratio, rel=0.08)
+    assert low < clustered_mdd(d, None, 0.05) < high

@@ -46,7 +46,7 @@ from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
 from enade_bench.metrics.multiplicity import adjust_pvalues
 from enade_bench.metrics.paired import MCNEMAR, SCORE_TEST_NOTE, SIGN_FLIP, PairedDifference, pair_interval
-from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.power import pair_mdd, pair_mdd_range
 from enade_bench.metrics.ranks import rank_sets
 from enade_bench.metrics.simultaneous import Statement, shown_statements
 
@@ -270,6 +270,7 @@ def _adjust(
                 statement.kind,
                 m_low,
                 m_high,
+                *pair_mdd_range(r, statement.alpha_i),
             )
         )
     return out

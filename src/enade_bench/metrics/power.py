@@ -71,7 +71,7 @@ import numpy.typing as npt
 
 from enade_bench.metrics.paired import EXACT, MCNEMAR, PAIRED_T, SE_ZERO, PairedDifference
 from enade_bench.metrics.paired_exact import exact_pvalues, table_probabilities
-from enade_bench.metrics.power_clustered import clustered_mdd
+from enade_bench.metrics.power_clustered import clustered_mdd, clustered_mdd_range
 
 __all__ = [
     "NOT_REACHABLE",
@@ -80,6 +80,7 @@ __all__ = [
     "mcnemar_mdd",
     "mcnemar_power",
     "pair_mdd",
+    "pair_mdd_range",
     "records_of",
 ]
 
@@ -231,9 +232,23 @@ def pair_mdd(result: PairedDifference, alpha: float, power: float = 0.8) -> floa
         )
     if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
         d, m = np.asarray(result.differences), np.asarray(result.bases)
-        records = result.records or records_of(np.r_[m + d / 2, m - d / 2])
-        return clustered_mdd(d, result.clusters, alpha, power, m, records)
+        return clustered_mdd(d, result.clusters, alpha, power, m, _records(result))
     return math.nan
+
+
+def pair_mdd_range(result: PairedDifference, alpha: float, power: float = 0.8) -> tuple[float, float]:
+    """A clustered pair's MDD at the 10 % and 90 % limits of its variance's sampling distribution
+    (:func:`~enade_bench.metrics.power_clustered.clustered_mdd_range`); NaNs for other tests."""
+    if result.test == PAIRED_T and result.se > SE_ZERO and result.differences:
+        d, m = np.asarray(result.differences), np.asarray(result.bases)
+        return clustered_mdd_range(d, result.clusters, alpha, power, m, _records(result))
+    return math.nan, math.nan
+
+
+def _records(result: PairedDifference) -> int | tuple[int, ...]:
+    """The pair's records per question as counted, else :func:`records_of` its two models' scores."""
+    d, m = np.asarray(result.differences), np.asarray(result.bases)
+    return result.records or records_of(np.r_[m + d / 2, m - d / 2])
 
 
 def records_of(scores: npt.ArrayLike) -> int:

@@ -85,7 +85,15 @@ import numpy.typing as npt
 from enade_bench.metrics.clustered import cluster_labels, cluster_se
 from enade_bench.metrics.paired import SE_ZERO
 
-__all__ = ["DRAWS", "SEED", "SHIFTS", "ClusteredAlternative", "clustered_mdd", "shift_mdds"]
+__all__ = [
+    "DRAWS",
+    "SEED",
+    "SHIFTS",
+    "ClusteredAlternative",
+    "clustered_mdd",
+    "clustered_mdd_range",
+    "shift_mdds",
+]
 
 #: Monte-Carlo draws of a clustered pair's power (SE 0.009 near 0.8).
 DRAWS = 2000
@@ -110,6 +118,9 @@ class ClusteredAlternative:
         for the logit shift (``None``: every question at 1/2, where it is the location shift).
     draws, seed
         Monte-Carlo draws and their seed.
+    spread
+        A fixed factor :math:`k` on the residual sums instead of the posterior's draws (the
+        MDD's range, :func:`clustered_mdd_range`); ``None``: the posterior.
     """
 
     def __init__(
@@ -120,6 +131,7 @@ class ClusteredAlternative:
         records: int | Sequence[int] = 1,
         draws: int = DRAWS,
         seed: int = SEED,
+        spread: float | None = None,
     ) -> None:
         from scipy.special import logit  # noqa: PLC0415 (slow import)
 
@@ -143,9 +155,8 @@ class ClusteredAlternative:
         self._boot = rng.integers(self.groups, size=(draws, self.groups))
         sign = np.where(rng.random((draws, self.groups)) < 0.5, -1.0, 1.0)
         # the unbiased variance s^2 (1/(G-1)), not the resampled one (1/G), times the posterior's nu / chi2_nu
-        scale = np.sqrt(
-            self.groups / (self.groups - 1) * self.spread_df / rng.chisquare(self.spread_df, draws)
-        )
+        posterior = self.spread_df / rng.chisquare(self.spread_df, draws) if spread is None else spread**2
+        scale = np.sqrt(self.groups / (self.groups - 1) * posterior) * np.ones(draws)
         self._noise = scale[:, None] * sign * residual[self._boot]
         self._sizes = sizes[self._boot]
         self._n = self._sizes.sum(axis=1)
@@ -270,6 +281,11 @@ def shift_mdds(
     base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
     counts = records if isinstance(records, int) else tuple(int(r) for r in records)
     alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed)
+    return _mdds(alternative, se, alpha, power)
+
+
+def _mdds(alternative: ClusteredAlternative, se: float, alpha: float, power: float) -> dict[str, float]:
+    """Each shift's MDD under ``alternative`` (NaN for each where it is not usable)."""
     if not (alternative.usable and se > SE_ZERO):
         return dict.fromkeys(SHIFTS, math.nan)
     z = NormalDist().inv_cdf
@@ -278,6 +294,52 @@ def shift_mdds(
         kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
         for kind in SHIFTS
     }
+
+
+def clustered_mdd_range(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    alpha: float,
+    power: float = 0.8,
+    bases: npt.ArrayLike | None = None,
+    records: int | Sequence[int] = 1,
+) -> tuple[float, float]:
+    r"""The MDD at the 10 % and 90 % limits of its variance's sampling distribution.
+
+        The observed cluster-level variance :math:`s^2` is :math:`\sigma^2\chi^2_
+    u/
+    u` (:math:`
+    u`
+        the effective df of :class:`ClusteredAlternative`, :math:`G-1` for normal text sums), so
+        :math:`\sigma^2` lies in :math:`[s^2
+    u/\chi^2_{
+    u,0.9},\ s^2
+    u/\chi^2_{
+    u,0.1}]` with 80 %
+        confidence; the range is the MDD of each limit taken as the true spread (residual sums times
+        :math:`k = \sqrt{
+    u/\chi^2_{
+    u,q}}`, no averaging over the posterior), the larger of the two
+        shifts' at each.  Parameters as :func:`clustered_mdd`; NaNs where it is NaN.
+
+        Examples
+        --------
+        >>> d = [0.1, -0.2, 0.0, 0.3, 0.1, -0.1, 0.2, 0.0] * 5
+        >>> [round(x, 3) for x in clustered_mdd_range(d, None, 0.05)]
+        [0.062, 0.083]
+    """
+    from scipy import stats  # noqa: PLC0415 (slow import)
+
+    se, _ = cluster_se(d, clusters)
+    nu = ClusteredAlternative(d, clusters, draws=1).spread_df
+    if not nu > 0:
+        return math.nan, math.nan
+    limits = []
+    for q in (0.9, 0.1):  # the smaller variance first
+        k = math.sqrt(nu / float(stats.chi2.ppf(q, nu)))
+        alternative = ClusteredAlternative(d, clusters, bases, records, spread=k)
+        limits.append(max(_mdds(alternative, se, alpha, power).values()))
+    return limits[0], limits[1]
 
 
 def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
