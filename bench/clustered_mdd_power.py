@@ -25,7 +25,8 @@ data set's spread is itself a draw: the MDD is a statistic, and its power varies
 line per size and alternative sums them up: the mean, the quartiles and the shares of the observed data
 sets whose MDD has power at least 0.75, at least 0.70 and at most 0.90 (``--summary-only`` prints only these).
 
-    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1] [--summary-only]
+    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1]
+        [--summary-only] [--sizes 8 28 180] [--spread 0.7]
 """
 
 from __future__ import annotations
@@ -51,10 +52,12 @@ def _texts(n: int, rng: np.random.Generator) -> np.ndarray:
     return np.repeat(np.arange(len(sizes)), sizes)
 
 
-def _items(text: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A fresh draw of the questions: difficulty plus its text's, and each model's own deviation."""
+def _items(
+    text: np.ndarray, rng: np.random.Generator, spread: float = 0.7
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fresh draw of the questions: difficulty plus its text's, and each model's own deviation (SD ``spread``)."""
     easy = rng.normal(0.0, 1.5, text.size) + rng.normal(0.0, 1.0, int(text.max()) + 1)[text]
-    return easy, rng.normal(0.0, 0.7, text.size), rng.normal(0.0, 0.7, text.size)
+    return easy, rng.normal(0.0, spread, text.size), rng.normal(0.0, spread, text.size)
 
 
 def _shift(expected_diff: Callable[[float], float], target: float) -> float:
@@ -69,24 +72,28 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=52)
     parser.add_argument("--observed", type=int, default=1)
     parser.add_argument("--summary-only", action="store_true", help="print only each size's summary line")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 28, 180], help="questions per data set")
+    parser.add_argument(
+        "--spread", type=float, default=0.7, help="SD of the model x item deviations (logits)"
+    )
     args = parser.parse_args()
     alpha, s = 0.05 / 3, args.shuffles
     # the questions' population, for the expected accuracies: each question its own text, so that the text
     # effects vary as they do between a data set's texts (one shared text gave every question one effect,
     # which moved the population's accuracy to 0.58 and its expected logit shift off the target)
-    population = _items(np.arange(200_000), np.random.default_rng(0))
+    population = _items(np.arange(200_000), np.random.default_rng(0), args.spread)
     models = {
         "logit": lambda c, easy, ua: expit(easy + ua + c),
         "location": lambda c, easy, ua: np.clip(expit(easy + ua) + c, 0.0, 1.0),
     }
     base = float(np.mean(expit(population[0] + population[2])))  # B's expected accuracy
     powers: dict[tuple[int, str], list[float | None]] = {}
-    for n in (8, 28, 180):
+    for n in args.sizes:
         for k in range(args.observed):
             rng = np.random.default_rng(args.seed + n + 1000 * k)
             text = _texts(n, rng)
             texts = [f"text{t}" for t in text]
-            easy, ua, ub = _items(text, rng)
+            easy, ua, ub = _items(text, rng, args.spread)
             a = rng.binomial(s, expit(0.2 + easy + ua)) / s
             b = rng.binomial(s, expit(easy + ub)) / s
             r = paired_difference(a, b, single_record=s == 1, clusters=texts)
@@ -118,7 +125,7 @@ def main() -> None:
                     c = _shift(diff, mdd)
                     rejected = []
                     for _ in range(args.reps):
-                        e, da, db = _items(text, rng)
+                        e, da, db = _items(text, rng, args.spread)
                         x = rng.binomial(s, model((1 - split) * c, e, da)) / s
                         y = rng.binomial(s, model(-split * c, e, db)) / s
                         rejected.append(
@@ -148,6 +155,7 @@ def _summary(n: int, alternative: str, powers: list[float | None]) -> dict[str, 
         line |= {
             "mean": round(float(p.mean()), 3),
             "quartiles": [round(float(q1), 3), round(float(median), 3), round(float(q3), 3)],
+            "at_least_0.50": round(float(np.mean(p >= 0.50)), 3),
             "at_least_0.75": round(float(np.mean(p >= 0.75)), 3),
             "at_least_0.70": round(float(np.mean(p >= 0.70)), 3),
             "at_most_0.90": round(float(np.mean(p <= 0.90)), 3),

@@ -229,18 +229,12 @@ def pair_interval(result: PairedDifference, confidence: float) -> tuple[float, f
 
 
 def _sign_flip(
-    shared: tuple[int, int, float, float, float],
-    se: float,
-    kept: tuple[npt.NDArray[np.float64], npt.NDArray[np.intp], npt.NDArray[np.float64], npt.ArrayLike | None],
-    confidence: float,
-    ones: str,
-    wins: tuple[int, int],
-) -> PairedDifference:
+    d: tuple[float, ...], labels: tuple[int, ...], confidence: float, ones: str
+) -> tuple[float, float, float, str]:
     """A mixed pair (one binary record on some questions, repeated ones on the others): the
-    sign-flip test on the texts' sums (:mod:`enade_bench.metrics.paired_signflip`)."""
-    d, labels, bases, records = kept
-    r = signflip_pvalue(d, labels.tolist())
-    low, high = signflip_interval(d, labels.tolist(), confidence)
+    sign-flip test on the texts' sums (:mod:`enade_bench.metrics.paired_signflip`): its interval,
+    p-value and the reason, said how."""
+    r = signflip_pvalue(d, labels)
     how = (
         f"every one of the {r.patterns} sign patterns"
         if r.exact
@@ -253,21 +247,7 @@ def _sign_flip(
     )
     if r.smallest_p >= 1 - confidence:
         why += f"; {NOT_TESTABLE}: with {r.texts} texts its smallest p is {r.smallest_p:.3g}"
-    return PairedDifference(
-        *shared,
-        se,
-        low,
-        high,
-        shared[4],
-        r.p_value,
-        SIGN_FLIP,
-        why,
-        *wins,
-        tuple(d.tolist()),
-        tuple(labels.tolist()),
-        tuple(bases.tolist()),
-        () if records is None else tuple(np.asarray(records, dtype=int).tolist()),
-    )
+    return (*signflip_interval(d, labels, confidence), r.p_value, why)
 
 
 def paired_difference(
@@ -362,10 +342,16 @@ def paired_difference(
             0,
             0,
         )
-    ones = 0 if records is None else int(np.count_nonzero(np.asarray(records) == 1))
+    kept = (
+        tuple(d.tolist()),
+        tuple(cluster_labels(clusters, n).tolist()),
+        tuple(((x + y) / 2).tolist()),
+        () if records is None else tuple(np.asarray(records, dtype=int).tolist()),
+    )
+    ones = kept[3].count(1)
     if 0 < ones < n:  # binary differences among repeated ones: the clustered t does not keep its size there
-        kept = (d, cluster_labels(clusters, n), (x + y) / 2, records)
-        return _sign_flip(shared, se, kept, confidence, f"{ones} of {n}", (a_only, b_only))
+        low, high, p_flip, why = _sign_flip(kept[0], kept[1], confidence, f"{ones} of {n}")
+        return PairedDifference(*shared, se, low, high, mean, p_flip, SIGN_FLIP, why, a_only, b_only, *kept)
     reason = (
         "repeated records per question (shuffles or samples)"
         if not single_record
@@ -405,8 +391,5 @@ def paired_difference(
         reason,
         a_only,
         b_only,
-        tuple(d.tolist()),
-        tuple(cluster_labels(clusters, n).tolist()),
-        tuple(((x + y) / 2).tolist()),
-        () if records is None else tuple(np.asarray(records, dtype=int).tolist()),
+        *kept,
     )
