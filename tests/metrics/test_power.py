@@ -13,7 +13,9 @@ from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, pair
 from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
 from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
 from enade_bench.metrics.power_clustered import (
+    FLOOR,
     ClusteredAlternative,
+    _limit_mdd,
     clustered_mdd,
     clustered_mdd_range,
     shift_mdds,
@@ -128,13 +130,19 @@ def _shifts(bases: np.ndarray, records: int, delta: float) -> dict[str, np.ndarr
 
 
 def _alternative_draw(
-    e: np.ndarray, shift: np.ndarray, labels: np.ndarray, nu: float, rng: np.random.Generator
+    e: np.ndarray,
+    shift: np.ndarray,
+    labels: np.ndarray,
+    nu: float,
+    rng: np.random.Generator,
+    fixed: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One data set of an alternative, question by question: clusters drawn with replacement, each
-    cluster's residuals times a random sign and the draw's spread factor, plus its questions' shift."""
+    cluster's residuals times a random sign and the draw's spread factor (``fixed``, else drawn from
+    the posterior), plus its questions' shift."""
     groups = np.unique(labels)
     g = groups.size
-    k = math.sqrt(g / (g - 1) * nu / rng.chisquare(nu))
+    k = math.sqrt(g / (g - 1) * (fixed**2 if fixed else nu / rng.chisquare(nu)))
     picked = rng.choice(groups, size=g)
     signs = np.where(rng.random(g) < 0.5, -1.0, 1.0)
     parts = [(labels == c, sign) for c, sign in zip(picked, signs, strict=True)]
@@ -162,18 +170,26 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     e = d - d.mean()
     nu = _spread_df(np.bincount(labels, e))
     each = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=records)
-    assert mdd == max(each.values())
+    floor = _limit_mdd(r.differences, r.clusters, alpha, FLOOR[0], r.bases, records, FLOOR[1])
+    assert mdd == max(*each.values(), floor)
+    upper = math.sqrt(nu / stats.chi2.ppf(FLOOR[1], nu))  # the variance at its 90 % upper limit
     for kind, shift in _shifts(np.asarray(r.bases), records, mdd).items():
-        rejected = []
-        for _ in range(1000):
-            x, label = _alternative_draw(e, shift, labels, nu, rng)
-            rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
-        rate = float(np.mean(rejected))
+        rates = []
+        for fixed in (0.0, upper):
+            rejected = []
+            for _ in range(1000):
+                x, label = _alternative_draw(e, shift, labels, nu, rng, fixed)
+                rejected.append(
+                    paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha
+                )
+            rates.append(float(np.mean(rejected)))
         print(
             f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
-            f"points ({kind} {100 * each[kind]:.1f}), power under the {kind} shift {rate:.3f}"
+            f"points ({kind} {100 * each[kind]:.1f}, floor {100 * floor:.1f}), power under the {kind} shift "
+            f"{rates[0]:.3f}, {rates[1]:.3f} at the variance's 90 % upper limit"
         )
-        assert 0.75 <= rate <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rate)
+        assert 0.75 <= rates[0] <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rates)
+        assert rates[1] >= 0.45 and (rates[1] <= 0.55 or mdd > floor), (n, shuffles, kind, mdd, rates)
 
 
 def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() -> None:

@@ -40,7 +40,8 @@ turns disagreements toward one model and so narrows the spread (its MDD had 0.11
 power at 8–28 questions under an independent generator): one model's accuracy, or its
 logit, moved by a constant, each question keeping its observed residual and its cluster,
 the spread's own uncertainty averaged over, and the power a seeded Monte-Carlo of the
-pair's own clustered t; the MDD is the larger of the two shifts'
+pair's own clustered t; the MDD is the larger of the two shifts', and at least the difference
+with power 0.50 at the variance's 90 % upper limit
 (:mod:`enade_bench.metrics.power_clustered`).
 
 The MDD is the smallest :math:`\delta` in :math:`(0, 1]` with power :math:`\ge 1-\beta`
