@@ -1,8 +1,8 @@
 r"""The sign-flip (randomisation) test on per-text sums of differences, and the interval that inverts it.
 
-For a pair whose questions mix one binary record with repeated ones (shuffles or samples), or
-whose single-record questions share texts, neither the exact unconditional test (one binary
-record per question, independent questions) nor the clustered t keeps its size: on binary
+For a pair whose questions mix one binary record with repeated ones (shuffles or samples),
+neither the exact unconditional test (one binary record per question, independent questions)
+nor the clustered t keeps its size: on binary
 differences the t's actual size is 0.082 at 8 questions (issue 63).  Let :math:`u_g` be the sum of
 the differences :math:`d_i = a_i - b_i` over text :math:`g` (a question its own text when none is
 declared), :math:`n_g` its questions, :math:`G` the texts and :math:`n = \sum n_g`.  Under the null
@@ -35,9 +35,9 @@ three classes of one question each besides the repeated ones).
 Its size is at most :math:`\alpha` at every :math:`n` and every distribution of the
 :math:`|u_g|` (given them, the signs are uniform over the :math:`2^G` patterns), which the tests
 check by enumeration; the price is power: with one binary record per question and no texts it
-is the exact conditional (sign) test.  Every pattern is enumerated
-(exact; up to :data:`ENUMERATE` outcomes of the classes); above, :data:`DRAWS` seeded random patterns beside the observed one, a Monte-Carlo test
-whose p-value :math:`(1 + \#)/(1 + R')` is itself of size at most :math:`\alpha` (Phipson & Smyth
+is the exact conditional (sign) test.  Every pattern is enumerated (exact) up to
+:data:`ENUMERATE` outcomes of the classes; above, :data:`DRAWS` seeded random patterns beside
+the observed one, a Monte-Carlo test whose p-value :math:`(1 + \#)/(1 + R')` is itself of size at most :math:`\alpha` (Phipson & Smyth
 2010), its Monte-Carlo error said in the pair's reason.  The smallest p-value is :math:`2/2^G`:
 with :math:`2^{1-G} \ge \alpha` (5 texts or fewer at :math:`\alpha = 0.05`) no data reject, and
 the pair is **not testable at this size**.
