@@ -101,3 +101,18 @@ def test_too_few_texts_is_not_testable() -> None:
     r = paired_difference([1.0, 1.0, 1.0, 2 / 3, 1.0], np.zeros(5), records=[1, 1, 1, 3, 1])
     assert r.test == SIGN_FLIP and r.p_value == 2 / 32 and "not testable at this size" in r.reason
     assert (r.ci_low, r.ci_high) == (-1.0, 1.0) and not math.isnan(r.p_value)
+
+
+def test_above_the_enumeration_the_monte_carlo_p_is_within_its_error_of_the_exact_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from enade_bench.metrics import paired_signflip
+
+    d = np.random.default_rng(3).normal(0.2, 0.3, 14)  # 14 distinct texts: 16,384 outcomes
+    exact = signflip_pvalue(d)
+    monkeypatch.setattr(paired_signflip, "ENUMERATE", 1000)
+    paired_signflip._flipped.cache_clear()
+    drawn = signflip_pvalue(d)
+    paired_signflip._flipped.cache_clear()
+    assert exact.exact and not drawn.exact and drawn.patterns == paired_signflip.DRAWS + 1
+    assert abs(drawn.p_value - exact.p_value) < 4 * drawn.mc_se and 0.001 < exact.p_value < 0.5

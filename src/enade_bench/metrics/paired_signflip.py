@@ -103,8 +103,9 @@ class SignFlip:
 
     @property
     def mc_se(self) -> float:
-        """Monte-Carlo standard error of ``p_value`` (0 when exact)."""
-        return 0.0 if self.exact else math.sqrt(self.p_value * (1 - self.p_value) / self.patterns)
+        r"""Monte-Carlo standard error of ``p_value``, twice a tail's binomial one,
+        :math:`\sqrt{p(2-p)/R}` (0 when exact)."""
+        return 0.0 if self.exact else math.sqrt(self.p_value * (2 - self.p_value) / self.patterns)
 
 
 def patterns(groups: int, draws: int = DRAWS, seed: int = SEED) -> npt.NDArray[np.bool_]:
