@@ -262,7 +262,7 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
     return hi
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=8)
 def _alternative(
     d: tuple[float, ...],
     clusters: tuple[str, ...] | None,
@@ -270,9 +270,27 @@ def _alternative(
     records: int | tuple[int, ...],
     draws: int,
     seed: int,
+    spread: float | None = None,
 ) -> ClusteredAlternative:
-    """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha)."""
-    return ClusteredAlternative(d, clusters, bases, records, draws, seed)
+    """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha; the
+    floor and the range's upper end share the spread at the variance's 90 % upper limit)."""
+    return ClusteredAlternative(d, clusters, bases, records, draws, seed, spread)
+
+
+def _cached(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    bases: npt.ArrayLike | None,
+    records: int | Sequence[int],
+    draws: int = DRAWS,
+    seed: int = SEED,
+    spread: float | None = None,
+) -> ClusteredAlternative:
+    """:func:`_alternative` of these data, as hashable tuples."""
+    labels = None if clusters is None else tuple(str(c) for c in clusters)
+    base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
+    counts = records if isinstance(records, int) else tuple(int(r) for r in records)
+    return _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed, spread)
 
 
 def shift_mdds(
@@ -287,11 +305,7 @@ def shift_mdds(
 ) -> dict[str, float]:
     r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
     se, _ = cluster_se(d, clusters)
-    labels = None if clusters is None else tuple(str(c) for c in clusters)
-    base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
-    counts = records if isinstance(records, int) else tuple(int(r) for r in records)
-    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed)
-    return _mdds(alternative, se, alpha, power)
+    return _mdds(_cached(d, clusters, bases, records, draws, seed), se, alpha, power)
 
 
 def _mdds(alternative: ClusteredAlternative, se: float, alpha: float, power: float) -> dict[str, float]:
@@ -321,13 +335,11 @@ def _limit_mdd(
     from scipy import stats  # noqa: PLC0415 (slow import)
 
     se, _ = cluster_se(d, clusters)
-    nu = ClusteredAlternative(d, clusters, draws=1).spread_df
+    nu = _cached(d, clusters, bases, records).spread_df
     if not nu > 0:
         return math.nan
     spread = math.sqrt(nu / float(stats.chi2.ppf(level, nu)))
-    return max(
-        _mdds(ClusteredAlternative(d, clusters, bases, records, spread=spread), se, alpha, power).values()
-    )
+    return max(_mdds(_cached(d, clusters, bases, records, spread=spread), se, alpha, power).values())
 
 
 def clustered_mdd_range(
