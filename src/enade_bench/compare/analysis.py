@@ -41,14 +41,14 @@ from enade_bench.compare.comparison import (
     ModelScore,
     PairComparison,
 )
-from enade_bench.compare.pairs import Questions, compare_pair, flips, mixed_records, questions
+from enade_bench.compare.pairs import Questions, compare_pair, flips, questions
 from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.paired import MCNEMAR, SCORE_TEST_NOTE, PairedDifference, pair_interval
-from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.paired import MCNEMAR, SCORE_TEST_NOTE, SIGN_FLIP, PairedDifference, pair_interval
+from enade_bench.metrics.power import pair_mdd, pair_mdd_range
 from enade_bench.metrics.ranks import rank_sets
 from enade_bench.metrics.simultaneous import Statement, shown_statements
 
@@ -158,9 +158,8 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
                     f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
                     "say nothing about each other"
                 )
-            mixed = mixed_records(qa, qb, common)
-            if mixed:
-                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {mixed}")
+            if result.test == SIGN_FLIP:
+                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {result.reason}")
             raw.append((cell, a, b, result, excluded))
             flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, cell.rows))
     if any(r.test == MCNEMAR for *_, r, _ in raw):
@@ -328,6 +327,7 @@ def _adjust(
                 statement.kind,
                 m_low,
                 m_high,
+                *pair_mdd_range(r, statement.alpha_i),
             )
         )
     return out
