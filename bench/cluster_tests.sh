@@ -3,7 +3,7 @@
 # against a one-node Slurm WITH accounting (slurmdbd and a private MariaDB,
 # tests/study/real_slurm.py; the time-limit, node-failure, sbatch-refusal, pending and scancel
 # tests read each job's end from sacct; the suite runs only the scancel test with accounting, on
-# a second cluster), and the retries of a lost task on a real Slurm (node down, preempted) and a real Ray (worker killed, node dead)
+# a second cluster), and the retries of a lost task on a real Slurm (node down, preempted, a next try sbatch refuses) and a real Ray (worker killed, node dead)
 # (tests/study/test_retries.py, skipped by the suite).
 # Needs root and Debian's slurm-wlm, munge, mariadb-server and slurmdbd (.ci/run installs them).
 # Usage: bash bench/cluster_tests.sh [pytest options]   (about 6 min; docs/studies.md)

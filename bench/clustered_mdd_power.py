@@ -25,7 +25,8 @@ data set's spread is itself a draw: the MDD is a statistic, and its power varies
 line per size and alternative sums them up: the mean, the quartiles and the shares of the observed data
 sets whose MDD has power at least 0.75, at least 0.70 and at most 0.90 (``--summary-only`` prints only these).
 
-    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1] [--summary-only]
+    PYTHONPATH=.:src .venv/bin/python bench/clustered_mdd_power.py [--reps 1000] [--shuffles 30] [--observed 1]
+        [--summary-only] [--sizes 8 28 180] [--spread 0.7] [--text-spread 0] [--texts 0]
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ from enade_bench.metrics.power import pair_mdd, records_of
 from enade_bench.metrics.power_clustered import shift_mdds
 
 
-def _texts(n: int, rng: np.random.Generator) -> np.ndarray:
+def _texts(n: int, rng: np.random.Generator, count: int = 0) -> np.ndarray:
+    """Each question's text: ``count`` texts of near-equal sizes, or (0) sizes of 1-4 drawn."""
+    if count:
+        return np.sort(np.arange(n) % count)
     sizes: list[int] = []
     while sum(sizes) < n:
         sizes.append(int(rng.integers(1, 5)))
@@ -51,10 +55,18 @@ def _texts(n: int, rng: np.random.Generator) -> np.ndarray:
     return np.repeat(np.arange(len(sizes)), sizes)
 
 
-def _items(text: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A fresh draw of the questions: difficulty plus its text's, and each model's own deviation."""
-    easy = rng.normal(0.0, 1.5, text.size) + rng.normal(0.0, 1.0, int(text.max()) + 1)[text]
-    return easy, rng.normal(0.0, 0.7, text.size), rng.normal(0.0, 0.7, text.size)
+def _items(
+    text: np.ndarray, rng: np.random.Generator, spread: float = 0.7, text_spread: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fresh draw of the questions: difficulty plus its text's, and each model's own deviations
+    per question (SD ``spread``) and per text (SD ``text_spread``)."""
+    texts = int(text.max()) + 1
+    easy = rng.normal(0.0, 1.5, text.size) + rng.normal(0.0, 1.0, texts)[text]
+    own = [
+        rng.normal(0.0, spread, text.size) for _ in "ab"
+    ]  # (no draw for a text spread of 0: the old stream)
+    own = [o + rng.normal(0.0, text_spread, texts)[text] if text_spread else o for o in own]
+    return easy, own[0], own[1]
 
 
 def _shift(expected_diff: Callable[[float], float], target: float) -> float:
@@ -69,24 +81,30 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=52)
     parser.add_argument("--observed", type=int, default=1)
     parser.add_argument("--summary-only", action="store_true", help="print only each size's summary line")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 28, 180], help="questions per data set")
+    parser.add_argument(
+        "--spread", type=float, default=0.7, help="SD of the model x item deviations (logits)"
+    )
+    parser.add_argument("--text-spread", type=float, default=0.0, help="SD of the model x text deviations")
+    parser.add_argument("--texts", type=int, default=0, help="texts per data set (0: sizes of 1-4 drawn)")
     args = parser.parse_args()
     alpha, s = 0.05 / 3, args.shuffles
     # the questions' population, for the expected accuracies: each question its own text, so that the text
     # effects vary as they do between a data set's texts (one shared text gave every question one effect,
     # which moved the population's accuracy to 0.58 and its expected logit shift off the target)
-    population = _items(np.arange(200_000), np.random.default_rng(0))
+    population = _items(np.arange(200_000), np.random.default_rng(0), args.spread, args.text_spread)
     models = {
         "logit": lambda c, easy, ua: expit(easy + ua + c),
         "location": lambda c, easy, ua: np.clip(expit(easy + ua) + c, 0.0, 1.0),
     }
     base = float(np.mean(expit(population[0] + population[2])))  # B's expected accuracy
     powers: dict[tuple[int, str], list[float | None]] = {}
-    for n in (8, 28, 180):
+    for n in args.sizes:
         for k in range(args.observed):
             rng = np.random.default_rng(args.seed + n + 1000 * k)
-            text = _texts(n, rng)
+            text = _texts(n, rng, args.texts)
             texts = [f"text{t}" for t in text]
-            easy, ua, ub = _items(text, rng)
+            easy, ua, ub = _items(text, rng, args.spread, args.text_spread)
             a = rng.binomial(s, expit(0.2 + easy + ua)) / s
             b = rng.binomial(s, expit(easy + ub)) / s
             r = paired_difference(a, b, single_record=s == 1, clusters=texts)
@@ -104,7 +122,9 @@ def main() -> None:
                     "mdd_points": round(100 * mdd, 1),
                     "location_mdd": round(100 * shifts["location"], 1),
                     "logit_mdd": round(100 * shifts["logit"], 1),
-                    "sets_it": max(shifts, key=shifts.__getitem__),
+                    "sets_it": max(shifts, key=shifts.__getitem__)
+                    if mdd == max(shifts.values())
+                    else "floor",
                 }
                 if np.isfinite(mdd) and mdd < 1:
                     # A alone where B's accuracy leaves room; else A up and B down by half each (MDDs near 100 points)
@@ -118,7 +138,7 @@ def main() -> None:
                     c = _shift(diff, mdd)
                     rejected = []
                     for _ in range(args.reps):
-                        e, da, db = _items(text, rng)
+                        e, da, db = _items(text, rng, args.spread, args.text_spread)
                         x = rng.binomial(s, model((1 - split) * c, e, da)) / s
                         y = rng.binomial(s, model(-split * c, e, db)) / s
                         rejected.append(
@@ -148,6 +168,7 @@ def _summary(n: int, alternative: str, powers: list[float | None]) -> dict[str, 
         line |= {
             "mean": round(float(p.mean()), 3),
             "quartiles": [round(float(q1), 3), round(float(median), 3), round(float(q3), 3)],
+            "at_least_0.50": round(float(np.mean(p >= 0.50)), 3),
             "at_least_0.75": round(float(np.mean(p >= 0.75)), 3),
             "at_least_0.70": round(float(np.mean(p >= 0.70)), 3),
             "at_most_0.90": round(float(np.mean(p <= 0.90)), 3),

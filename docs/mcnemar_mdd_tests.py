@@ -1,12 +1,13 @@
 """The 80 % MDD of four tests of paired proportions on few questions, exact power under the same alternative.
 
 ``python docs/mcnemar_mdd_tests.py [N] [ALPHA]`` (default 8 questions, alpha 0.05) prints, for
-each observed discordance, the smallest difference (grid of 0.001) that the score test (the one
+each observed share of questions the weaker model wins, the smallest difference (grid of 0.001) that the score test (the one
 enade-bench uses above 100 questions), the mid-p test and the exact conditional test detect with
 80 % power, and, beside them, the exact unconditional score test's (the one enade-bench uses up
 to 100 questions: :func:`enade_bench.metrics.power.exact_mdd`, grid and bisection).  The
-alternative is :mod:`enade_bench.metrics.power`'s: discordance ``max(observed, |delta|)``, the
-discordant count binomial, and its split binomial (docs/comparisons.md, "Minimum detectable
+alternative is :mod:`enade_bench.metrics.power`'s: the weaker model's wins kept,
+``p01 = min(observed, (1 - delta) / 2)``, ``p10 = p01 + delta``, the discordant count binomial, and
+its split binomial (docs/comparisons.md, "Minimum detectable
 difference").
 """
 
@@ -32,8 +33,9 @@ def rejects(test: str, b: int, k: int, alpha: float) -> bool:
 
 
 def power(test: str, delta: float, n: int, observed: float, alpha: float) -> float:
-    psi = max(observed, delta)
-    share = (psi + delta) / 2 / psi
+    p01 = min(observed, (1 - delta) / 2)
+    psi = 2 * p01 + delta
+    share = (p01 + delta) / psi
     return sum(
         stats.binom.pmf(k, n, psi)
         * sum(stats.binom.pmf(b, k, share) for b in range(k + 1) if rejects(test, b, k, alpha))
@@ -54,8 +56,8 @@ if __name__ == "__main__":
     print(f"{n} questions, alpha {alpha}: MDD 80 % (points)")
     from enade_bench.metrics.power import exact_mdd
 
-    print("observed discordance | score | mid-p | exact conditional | exact unconditional (score)")
-    for observed in (0.0, 0.25, 0.5):
+    print("weaker model's wins | score | mid-p | exact conditional | exact unconditional (score)")
+    for observed in (0.0, 0.125, 0.25):
         print(
             f"{observed:.2f} | "
             + " | ".join(f"{100 * mdd(t, n, observed, alpha):.1f}" for t in ("score", "mid-p", "exact"))

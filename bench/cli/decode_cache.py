@@ -24,7 +24,7 @@ from tests.conftest import SHARED_DATA
 from bench.speed.gpu import GpuOurs, load_questions, mixed_order
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_prefix import common_prefix_length
-from enade_bench.backends.hf_slots import SlotCache
+from enade_bench.backends.hf_slots import SlotCache, decode_rows
 from enade_bench.config import EvaluationConfig, ModelConfig
 from enade_bench.strategies.registry import STRATEGIES
 
@@ -44,9 +44,10 @@ def chunk_ids(backend: Any, sid: str, rows: int) -> list[list[int]]:
 
 def sizes(seqs: list[list[int]], steps: int) -> dict[str, Any]:
     shared = min(common_prefix_length(seqs), min(len(s) for s in seqs) - 1)
-    own = torch.tensor([len(s) - shared for s in seqs])
-    cache = SlotCache.for_rows(shared, own, steps, shared + int(own.sum()) + len(seqs) * steps)
-    before = len(seqs) * (shared + int(own.max()) + steps)
+    own = [len(s) - shared for s in seqs]
+    width = shared + sum(own) + len(seqs) * steps + decode_rows(len(seqs)) - len(seqs)
+    cache = SlotCache.for_rows(shared, own, steps, width, torch.device("cpu"))
+    before = len(seqs) * (shared + max(own) + steps)
     return {
         "rows": len(seqs),
         "prefix": shared,

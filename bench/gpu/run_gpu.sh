@@ -20,8 +20,12 @@
 # call 1, 585 for call 2), SKIP_TEST=1, OUTNAME (bench_gpu), COMPILE_DECODE=1 (ours: the decode step
 # through torch.compile / CUDA graphs; off by default).
 # DEVICE=cpu: the dry run on a CPU (no card): SmolLM2's shape with 1 layer, 4 questions, 2 new tokens,
-# float32, batch 2, the shared data's ENEM booklets (LAYERS, LIMIT, ...  as above); it prints the phases of each call in order:
-#   DEVICE=cpu bench/gpu/run_gpu.sh; DEVICE=cpu CALL=2 bench/gpu/run_gpu.sh
+# float32, batch 2, the shared data's ENEM booklets (LAYERS, LIMIT, ...  as above), ours under the CUDA
+# policy with FlexAttention compiled as on the card by CARD_PATH (aot_eager; inductor: the real Inductor,
+# static shapes; none: the CPU policy); it prints the phases of each call in order:
+#   DEVICE=cpu bench/gpu/run_gpu.sh; DEVICE=cpu CARD_PATH=inductor bench/gpu/run_gpu.sh; DEVICE=cpu CALL=2 ...
+# The log keeps warnings (a graph's fallback is one) and is written line by line; TORCH_LOGS=recompiles
+# logs each recompilation; card.txt and the JSON's `toolchain` record gcc, the Python headers, Triton.
 set -uo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/../.."
@@ -35,20 +39,23 @@ if ls .whl/*.whl >/dev/null 2>&1 && [ "$DEVICE" = cuda ]; then
 fi
 export PYTHONPATH=$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false PYTHONUNBUFFERED=1
+export TORCH_LOGS=${TORCH_LOGS-recompiles}
 if [ "$DEVICE" = cpu ]; then  # the dry run: a tiny shape, the packaged tokenizer, the shared data
   SMALL=(--layers "${LAYERS:-1}")
   : "${SHAPE:=smollm2-135m}" "${LIMIT:=4}" "${DTYPE:=float32}" "${MAX_NEW:=2}" "${LMEVAL_BATCH:=2}"
   : "${ENEM_DIR:=${ENADE_BENCH_SHARED_DATA:-../shared/data}/enem/questions/pt-br}"
   [ "${CALL:-1}" = 2 ] || : "${BATCH:=2}" "${F32_CHECK:=2}"
+  CARD_PATH=${CARD_PATH:-aot_eager}; [ "$CARD_PATH" = none ] && CARD_PATH=
   [ -d .gpu/tokenizer ] || ENADE_GPU_TOKENIZER=${ENADE_GPU_TOKENIZER:-$("$PY" -c 'from bench.speed.shapes import default_tokenizer_dir as d; print(d())')}
   echo "cpu (dry run)" | tee "$RESULTS/card.txt"
 else
-  SMALL=()
+  SMALL=() CARD_PATH=
   ENEM_DIR=${ENEM_DIR:-.gpu/enem}
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$RESULTS/card.txt"
 fi
 export ENADE_GPU_TOKENIZER=${ENADE_GPU_TOKENIZER:-$PWD/.gpu/tokenizer}
 "$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'
+"$PY" -c 'from bench.speed.gpu_checks import toolchain; print("toolchain", toolchain())' | tee -a "$RESULTS/card.txt"
 
 arm() {  # one run of the arm within what is left of DEADLINE; $1: the JSON's name
   local left=$(( DEADLINE - (SECONDS - START) ))
@@ -61,9 +68,10 @@ arm() {  # one run of the arm within what is left of DEADLINE; $1: the JSON's na
     "${batch[@]}" --lmeval-batch-size "${LMEVAL_BATCH:-32}" --limit "${LIMIT:-720}" --orders "${ORDERS}" \
     --lmeval-orders file --lmeval-strategies "${LMEVAL_STRATEGIES}" \
     --f32-check "${F32_CHECK}" ${PROFILE:+--profile} --strategies "${STRATEGIES}" --max-new-tokens "${MAX_NEW:-10}" \
-    ${COMPILE_DECODE:+--compile-decode} \
-    --out "$RESULTS/$1.json" 2>&1 | grep -v -i -E "warn|tqdm|it/s" | tee "$RESULTS/$1.log"
-  echo "bench exit ($1): ${PIPESTATUS[0]} (124: cut at its budget; the JSON keeps every phase that finished)"
+    ${COMPILE_DECODE:+--compile-decode} ${CARD_PATH:+--card-path "$CARD_PATH"} \
+    --out "$RESULTS/$1.json" 2>&1 | grep --line-buffered -v -E "[0-9.]+(it/s|s/it)\]" | tee "$RESULTS/$1.log"
+  echo "bench exit ($1): ${PIPESTATUS[0]} (1: a phase failed, its error in the JSON's errors, the others ran;" \
+    "124: cut at its budget; the JSON keeps every phase that finished)"
 }
 
 if [ "${CALL:-1}" = 2 ]; then

@@ -134,6 +134,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ours: the decode step through torch.compile / CUDA graphs (off by default)",
     )
+    gpu.add_argument(
+        "--card-path",
+        choices=["aot_eager", "inductor"],
+        help="--device cpu: ours under the CUDA policy, FlexAttention compiled on the CPU by this "
+        "backend (inductor: static shapes), as on a card (the dry run of bench/gpu/run_gpu.sh)",
+    )
 
 
 #: Largest value accepted for each count (a larger one is a typo, or a run that never ends):
@@ -277,6 +283,7 @@ def gpu_options_from(args: argparse.Namespace) -> GpuOptions | None:
         enem_dir=args.enem_dir,
         layers=args.layers,
         compile_decode=args.compile_decode,
+        card_path=args.card_path,
         max_new_tokens=args.max_new_tokens,
         lmeval=not args.no_lmeval,
         out=out,
@@ -301,6 +308,8 @@ def _check_gpu_arm(args: argparse.Namespace) -> None:
         folder = getattr(args, name, None)
         if folder and not Path(folder).is_dir():
             raise ValueError(f"--{name.replace('_', '-')}: no folder {folder!r}")
+    if getattr(args, "card_path", None) and args.device != "cpu":
+        raise ValueError(f"--card-path {args.card_path}: expected --device cpu (a card runs its own path)")
     if (args.device or "cuda") == "cuda":
         import torch  # noqa: PLC0415 (the GPU arm only; before any model is loaded)
 
@@ -318,9 +327,9 @@ def run(args: argparse.Namespace) -> int:
     if gpu is not None:
         from bench.speed.gpu import run_gpu_bench  # noqa: PLC0415 (torch, transformers: not at --help)
 
-        run_gpu_bench(gpu, log=lambda line: print(line, file=sys.stderr, flush=True))
+        gpu_report = run_gpu_bench(gpu, log=lambda line: print(line, file=sys.stderr, flush=True))
         print(f"wrote {gpu.out}")
-        return 0
+        return 1 if gpu_report.errors else 0  # each failed phase is in the JSON, the others ran
     opts = options_from(args)
     from bench.speed.core import run_bench  # noqa: PLC0415 (torch, transformers: not at --help)
     from bench.speed.report import table  # noqa: PLC0415

@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.speed.engines import LmEvalEngine, OursEngine
 from bench.speed.generation import ours_gen_docs, ours_gen_run, stop_strings
-from bench.speed.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch
+from bench.speed.gpu_checks import Float32Check, float32_check, profile_chunk, size_batch, toolchain
 from bench.speed.gpu_report import (
     GpuReport,
     Phase,
@@ -45,6 +45,7 @@ from bench.speed.gpu_report import (
 )
 from bench.speed.measure import TokenCounter
 from bench.speed.options import PEERS, GpuOptions
+from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.config import DatasetConfig, EvaluationConfig, ModelConfig
 from enade_bench.dataset.loader import LoadedDataset, load_dataset
 from enade_bench.scoring.extraction import extract_answer
@@ -152,6 +153,13 @@ def load_engines(
     cfg = ModelConfig(name=name, dtype=opts.dtype, device=opts.device)  # type: ignore[arg-type]
     source = ModelSource("folder", name, None, name, WeightsIdentity(source="folder"))
     backend = HFLocalBackend(cfg, model, tokenizer, source)
+    if opts.card_path:  # the card's path on the CPU (:class:`.hf_flex.CompileSettings`)
+        from enade_bench.backends import hf_flex  # noqa: PLC0415
+
+        hf_flex.COMPILE = hf_flex.CompileSettings(
+            frozenset({"cpu", "cuda"}), opts.card_path, dynamic=opts.card_path != "inductor"
+        )
+        backend.batching = BatchingPolicy.for_device("cuda")
     if opts.compile_decode:
         backend.batching = replace(backend.batching, compile_decode=True)
     counter = TokenCounter(model)
@@ -325,11 +333,16 @@ class GpuArm:
         return list(range(len(self.stems))) if name == "file" else mixed_order(self.stems)
 
     def warm_up(self) -> None:
-        """One chunk of S1 and of S5, both engines, untimed (kernels, compilation, allocator)."""
-        warm = list(range(min(self.opts.batch_size, WARM_CHUNK, len(self.stems))))
-        peer = self.lm if self.opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
+        """One chunk of S1 and of S5, both engines, untimed (kernels, compilation, allocator); then
+        ours' S1 on a chunk of the last chunk's size, whose padded decode batch is a graph of its own
+        (:func:`.hf_slots.decode_rows`: 720 questions at batch 32 end with 16)."""
+        opts = replace(self.opts, max_new_tokens=2)
+        warm = list(range(min(opts.batch_size, WARM_CHUNK, len(self.stems))))
+        peer = self.lm if opts.device.startswith("cuda") else None  # the CPU has no kernels to choose
         for strategy in ("S1", "S5"):
-            run_strategy(self.ours, peer, strategy, warm, replace(self.opts, max_new_tokens=2))
+            run_strategy(self.ours, peer, strategy, warm, opts)
+        if last := len(self.stems) % opts.batch_size:
+            run_strategy(self.ours, None, "S1", list(range(last)), opts)
 
     def profile(self) -> None:
         """One S5 and one S1 chunk under the profiler, FlexAttention and the SDPA paths."""
@@ -386,6 +399,8 @@ class GpuArm:
 
     def run_peer(self, order_name: str, strategy: str) -> None:
         assert self.lm is not None
+        if (order_name, strategy) not in self.mine:
+            raise RuntimeError(f"ours {order_name} {strategy} did not finish: nothing to compare with")
         fig = next(f for f in self.report.orders[order_name] if f.strategy == strategy)
         peer_strategy(
             self.ours, self.lm, fig, self.mine.pop((order_name, strategy)), self.order(order_name), self.opts
@@ -442,6 +457,8 @@ def run_gpu_bench(opts: GpuOptions, log: Any = print) -> GpuReport:
         started=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )
     report.phases.append(PhaseRecord("load", time.perf_counter() - start))
+    report.toolchain = toolchain()
+    log(f"toolchain: {report.toolchain}")
     write_report(opts.out, report)
     log(f"phase 1 load: {report.phases[0].seconds:.1f} s")
     arm = GpuArm(opts, ours, lm, report, log)

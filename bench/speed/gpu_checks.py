@@ -119,6 +119,35 @@ def profile_chunk(
     )
 
 
+def toolchain() -> dict[str, str]:
+    """What compiling on the card needs, as this process finds it: Triton builds each kernel's
+    launcher with a C compiler against the Python headers (Inductor's CPU kernels too).
+
+    ``gcc`` (its first ``--version`` line, or ``missing``), ``python_headers`` (``Python.h``'s path,
+    or ``missing``), ``triton`` (its version, or ``missing``) and ``TORCH_LOGS`` (recompiles logged).
+    """
+    import importlib.metadata  # noqa: PLC0415
+    import os  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sysconfig  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    gcc = shutil.which("gcc")
+    version = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout if gcc else ""
+    header = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    try:
+        triton = importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        triton = "missing"
+    return {
+        "gcc": version.splitlines()[0] if version else "missing",
+        "python_headers": str(header) if header.exists() else "missing",
+        "triton": triton,
+        "TORCH_LOGS": os.environ.get("TORCH_LOGS", ""),
+    }
+
+
 #: The arm's largest chunk (questions): the size found is checked by running every strategy on
 #: that many questions once, which a call's few minutes must afford (720 questions: 3 chunks).
 ARM_MOST = 256

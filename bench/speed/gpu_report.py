@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ class StrategyFigures:
     text_agreement: float | None = None
     max_abs_score_diff: float | None = None
     #: Ours' attention path when the strategy ended (``HFLocalBackend.attention``: ``flex``, ``sdpa``,
-    #: or ``sdpa (flex failed: …)`` where compiled FlexAttention fell back).
+    #: or ``flex (sdpa where flex failed: …)`` naming each compiled graph that fell back).
     attention: str | None = None
 
 
@@ -43,6 +44,16 @@ class PhaseRecord:
 
     name: str
     seconds: float
+
+
+@dataclass
+class PhaseError:
+    """A phase that raised: its name, seconds until the error, the error and its traceback's last lines."""
+
+    name: str
+    seconds: float
+    error: str
+    traceback: list[str]
 
 
 @dataclass
@@ -64,8 +75,12 @@ class GpuReport:
     profile: list[ChunkProfile] = field(default_factory=list)
     #: The phases that finished, in the order they ran (:func:`run_phases`).
     phases: list[PhaseRecord] = field(default_factory=list)
-    #: ``running``, ``complete``, or ``interrupted in <phase>: <error>``.
+    #: The phases that raised, in order (the run went on with the next one).
+    errors: list[PhaseError] = field(default_factory=list)
+    #: ``running``, ``complete``, ``complete, N phases failed: …`` or ``interrupted in <phase>: <error>``.
     status: str = "running"
+    #: The card's toolchain as the run found it (gcc, Python headers, Triton: :mod:`.gpu_checks`).
+    toolchain: dict[str, str] = field(default_factory=dict)
 
 
 def write_report(path: Path, report: GpuReport) -> None:
@@ -77,19 +92,33 @@ def write_report(path: Path, report: GpuReport) -> None:
 Phase = tuple[str, Callable[[], object]]
 
 
+#: Lines of a failed phase's traceback kept in the JSON (its end: where it raised).
+TRACEBACK_LINES = 12
+
+
 def run_phases(phases: Sequence[Phase], report: GpuReport, path: Path, log: Callable[[str], object]) -> None:
     """Run ``phases`` in order; the JSON is written the moment each ends.
 
-    An interrupt or an error inside a phase (``KeyboardInterrupt``, the ``SIGTERM`` of
-    ``timeout`` turned into one by :func:`.gpu.run_gpu_bench`) writes the report once more
-    with ``status: interrupted in <phase>`` and is raised again: every phase that finished
-    is in the file already (atomic writes: an interrupt during a write leaves the previous
-    file whole).
+    A phase that raises an error is recorded (:class:`PhaseError`: the error and its traceback's
+    last :data:`TRACEBACK_LINES` lines), logged in one line, and the next phase runs: an error in
+    ours S5 does not lose S1 and its comparison.  An interrupt (``KeyboardInterrupt``, the
+    ``SIGTERM`` of ``timeout`` turned into one by :func:`.gpu.run_gpu_bench`) writes the report
+    once more with ``status: interrupted in <phase>`` and is raised again: every phase that
+    finished is in the file already (atomic writes: an interrupt during a write leaves the
+    previous file whole).
     """
     for name, phase in phases:
         start = time.perf_counter()
         try:
             phase()
+        except Exception as exc:  # noqa: BLE001 (a phase's error is the report's, not the run's end)
+            error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"
+            lines = traceback.format_exception(exc)
+            tail = "".join(lines).rstrip().splitlines()[-TRACEBACK_LINES:]
+            report.errors.append(PhaseError(name, time.perf_counter() - start, error, tail))
+            write_report(path, report)
+            log(f"phase {name} failed: {error}")
+            continue
         except BaseException as exc:
             report.status = f"interrupted in {name}: {type(exc).__name__} {exc}".strip()
             write_report(path, report)
@@ -97,5 +126,6 @@ def run_phases(phases: Sequence[Phase], report: GpuReport, path: Path, log: Call
         report.phases.append(PhaseRecord(name, time.perf_counter() - start))
         write_report(path, report)
         log(f"phase {len(report.phases)} {name}: {report.phases[-1].seconds:.1f} s")
-    report.status = "complete"
+    failed = ", ".join(e.name for e in report.errors)
+    report.status = f"complete, {len(report.errors)} phases failed: {failed}" if failed else "complete"
     write_report(path, report)

@@ -101,4 +101,7 @@ class GpuOptions:
     layers: int | None = None
     #: Ours: the decode step through ``torch.compile`` (``BatchingPolicy.compile_decode``).
     compile_decode: bool = False
+    #: ``--device cpu`` only: ours under the CUDA policy with FlexAttention compiled on the CPU by
+    #: this backend (``aot_eager``, or ``inductor`` with static shapes): the card's path, dry.
+    card_path: str | None = None
     out: Path = Path("bench/results/bench_gpu.json")

@@ -43,14 +43,15 @@ NAME_MAX_BYTES = 120
 STEM_MAX_BYTES = 200
 #: The rule, in the words of the error messages.
 NAME_RULE = (
-    f"a name of at most {NAME_MAX_BYTES} bytes (UTF-8) without '/', '\\', '..', NUL or control characters"
+    f"a name of at most {NAME_MAX_BYTES} bytes (UTF-8), not '.', without '/', '\\', '..', NUL or "
+    "control characters"
 )
 
 _SEPARATORS = frozenset("/\\")
 
 
 def _is_control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\u200d"
+    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") and ch != "\u200d"
 
 
 def shown(text: str) -> str:
@@ -81,7 +82,10 @@ def name_problem(name: str, limit: int = NAME_MAX_BYTES) -> str | None:
         if ch == "\0":
             return "holds a NUL character"
         if _is_control(ch):
-            return f"holds the control character U+{ord(ch):04X}"
+            kind = "lone surrogate" if unicodedata.category(ch) == "Cs" else "control character"
+            return f"holds the {kind} U+{ord(ch):04X}"
+    if name == ".":
+        return "is '.' (the folder itself)"
     if ".." in name:
         return "holds '..'"
     size = len(name.encode("utf-8"))

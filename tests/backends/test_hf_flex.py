@@ -9,7 +9,8 @@ through a compiled CPU kernel (which, unlike the eager reference, skips the tile
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -150,24 +151,25 @@ def test_a_decode_step_reads_the_shared_prefix_and_each_rows_written_columns() -
     of its own region written so far (its question, the steps), as SDPA with that dense mask."""
     from enade_bench.backends.hf_slots import SlotCache
 
-    prefix, own, steps = 100, torch.tensor([5, 130, 60]), 3
-    width = prefix + int(own.sum()) + 3 * steps
-    cache = SlotCache.for_rows(prefix, own, steps, width)
+    prefix, own, steps = 100, [5, 130, 60], 3
+    width = prefix + sum(own) + 3 * steps + 1  # one column for the padding row (4 rows)
+    cache = SlotCache.for_rows(prefix, own, steps, width, torch.device("cpu"))
     cache.advance(0)
     plan = cache.advance(1)
     plan.bind()
-    seen = torch.zeros((3, width), dtype=torch.bool)
-    seen[:, :prefix] = True
+    seen = torch.zeros((4, width), dtype=torch.bool)
+    seen[:3, :prefix] = True
     start = prefix
-    for r, m in enumerate(own.tolist()):
+    for r, m in enumerate(own):
         seen[r, start : start + m + 2] = True  # its question, then steps 0 and 1
         start += m + steps
+    seen[3, start] = True  # the padding row: its one column, nothing else
     g = torch.Generator().manual_seed(0)
-    q = torch.randn(3, 6, 1, 16, generator=g)
+    q = torch.randn(4, 6, 1, 16, generator=g)
     k, v = (torch.randn(1, 2, width, 16, generator=g) for _ in range(2))
     got, _ = flex_attention_forward(None, q, k, v, None, flex_plan=plan)
     want = F.scaled_dot_product_attention(
-        q, k.expand(3, -1, -1, -1), v.expand(3, -1, -1, -1), attn_mask=seen[:, None, None], enable_gqa=True
+        q, k.expand(4, -1, -1, -1), v.expand(4, -1, -1, -1), attn_mask=seen[:, None, None], enable_gqa=True
     )
     assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
     tiles = _tiles(plan.block_mask.kv_num_blocks[1:2], plan.block_mask.kv_indices[1:2], -(-width // BLOCK))
@@ -175,6 +177,7 @@ def test_a_decode_step_reads_the_shared_prefix_and_each_rows_written_columns() -
         plan.block_mask.full_kv_num_blocks[1:2], plan.block_mask.full_kv_indices[1:2], -(-width // BLOCK)
     )
     assert (tiles | full)[0].nonzero().flatten().tolist() == [0, 1]  # row 1: the prefix's tile and its own
+    assert plan.block_mask.q_num_blocks is None  # no transposed tiles: no backward pass runs
 
 
 def test_flex_attention_needs_its_plan() -> None:
@@ -184,22 +187,23 @@ def test_flex_attention_needs_its_plan() -> None:
 
 
 @pytest.mark.slow
-def test_a_compiled_kernel_that_skips_the_tiles_gives_the_same_output() -> None:
-    """The CPU's compiled FlexAttention honours the BlockMask's skipped and full tiles (the eager one does not look)."""
-    from torch.nn.attention.flex_attention import flex_attention
-
+def test_inductors_kernel_skips_the_tiles_and_gives_the_same_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's own compile call with the real Inductor on the CPU (static shapes: its C++ template
+    fails to build with dynamic ones in torch 2.13) honours the BlockMask's skipped and full tiles
+    (the eager reference does not look at them): SDPA's output with the dense mask, within 1e-5."""
+    monkeypatch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset({"cpu"}), "inductor", False))
+    monkeypatch.setattr(hf_flex, "_COMPILED", {})
     past, reach = _random_row(random.Random(3))
     n = len(reach)
     plan = row_plan(past, reach, torch.device("cpu"))
     plan.bind()
     q, k, v = _qkv(n, past + n, seed=3)
-    got = torch.compile(flex_attention, dynamic=False)(
-        q, k, v, block_mask=plan.block_mask, scale=0.25, enable_gqa=True
-    )
+    got, _ = flex_attention_forward(None, q, k, v, None, scaling=0.25, flex_plan=plan)
     want = F.scaled_dot_product_attention(
         q, k, v, attn_mask=_dense(plan, past, n)[None, None], scale=0.25, enable_gqa=True
     )
-    assert torch.allclose(got, want, atol=1e-5)
+    assert list(hf_flex._COMPILED) == [("cpu", "'inductor'", False)]  # compiled, not eager
+    assert torch.allclose(got, want.transpose(1, 2), atol=1e-5)
 
 
 # -- the compiled kernel, on the CPU (issue 49): aot_eager standing for Inductor ----------------
@@ -226,23 +230,37 @@ def llama() -> Any:
     return _llama()
 
 
+@dataclass
+class Compiled:
+    """The graphs :func:`hf_flex.kernel` compiled (kind, dtype, the query's batch as traced) and which
+    of them the backend refuses (``fail``), raising as a backend whose compiler breaks does."""
+
+    graphs: list[tuple[str, torch.dtype, Any]] = field(default_factory=list)
+    fail: Callable[[str, torch.dtype, Any], bool] = lambda *_: False
+
+
 @pytest.fixture
-def compiled_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+def compiled_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[Compiled]:
     """:func:`hf_flex.kernel` compiles on the CPU as on CUDA, with ``aot_eager``; yields the graphs made."""
     from torch._dynamo.backends.registry import lookup_backend
 
-    graphs: list[int] = []
+    made = Compiled()
     aot = lookup_backend("aot_eager")
 
     def counting(gm: Any, example_inputs: Any) -> Any:
-        graphs.append(len(example_inputs))
+        query = next(t for t in example_inputs if isinstance(t, torch.Tensor) and t.dim() == 4)
+        kind = "decode" if query.shape[2] == 1 else "row"  # one query per row; a row's length a symbol
+        made.graphs.append((kind, query.dtype, query.shape[0]))
+        if made.fail(kind, query.dtype, query.shape[0]):
+            raise RuntimeError(f"no {kind} kernel today")
         return aot(gm, example_inputs)
 
     monkeypatch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset({"cpu", "cuda"}), counting))
     monkeypatch.setattr(hf_flex, "_COMPILED", {})
-    monkeypatch.setattr(hf_flex, "_PROVEN", set())
+    for name, empty in (("_PROVEN", set()), ("_FAILED", {}), ("_ENTERED", {})):
+        monkeypatch.setattr(hf_flex, name, empty)
     torch._dynamo.reset()
-    yield graphs
+    yield made
     torch._dynamo.reset()
 
 
@@ -256,43 +274,104 @@ def _scoring_chunk(seed: int, n: int) -> tuple[list[list[int]], list[list[list[i
     return contexts, tails
 
 
-def test_a_failed_compilation_runs_the_chunk_on_the_cpu_policys_path(
-    llama, compiled_here, monkeypatch, capsys
-) -> None:  # type: ignore[no-untyped-def]
-    """Compilation made to fail: one warning line naming the error, then the CPU policy's own numbers."""
-    from dataclasses import replace
+def _backend(model: Any) -> Any:
+    """What :meth:`.HFLocalBackend._attend` reads, under the CUDA policy on the CPU."""
+    return SimpleNamespace(
+        batching=BatchingPolicy.for_device("cuda"),
+        device=torch.device("cpu"),
+        model=model,
+        attention_fallbacks=[],
+    )
 
-    from enade_bench.backends.base import GenerationParams
-    from enade_bench.backends.hf_generate import generate_shared
+
+def _score(backend: Any, seed: int, n: int = 2) -> Any:
     from enade_bench.backends.hf_local import HFLocalBackend
     from enade_bench.backends.hf_tree import score_tree
 
-    def broken(gm: Any, example_inputs: Any) -> Any:
-        raise RuntimeError("no kernel today")
+    contexts, tails = _scoring_chunk(seed, n)
+    got = HFLocalBackend._attend(
+        backend, ("scoring",), lambda p: score_tree(backend.model, contexts, tails, None, p)
+    )
+    return got, score_tree(backend.model, contexts, tails, None, BatchingPolicy.for_device("cpu"))
 
-    monkeypatch.setattr(hf_flex.COMPILE, "backend", broken)
-    cpu, cuda = BatchingPolicy.for_device("cpu"), BatchingPolicy.for_device("cuda")
-    contexts, tails = _scoring_chunk(0, 4)
-    backend = SimpleNamespace(batching=cuda, device=torch.device("cpu"), attention_fallback=None)
-    got = HFLocalBackend._attend(backend, lambda p: score_tree(llama, contexts, tails, None, p))  # type: ignore[arg-type]
-    want = score_tree(llama, contexts, tails, None, cpu)
-    assert torch.equal(got[0], want[0]) and got[1] == want[1]  # the same code: the same numbers, exactly
-    assert backend.batching == replace(cpu, device="cuda")  # and the rest of the run on it
-    assert "no kernel today" in backend.attention_fallback
-    assert HFLocalBackend.attention.fget(backend).startswith("sdpa (flex failed: BackendCompilerFailed")  # type: ignore[attr-defined]
-    err = capsys.readouterr().err.splitlines()
-    assert (
-        len(err) == 1
-        and err[0].startswith("warning: compiled FlexAttention failed (")
-        and "no kernel today" in err[0]
-    )
-    seqs = [c[:150] for c in contexts]
+
+def _generate(backend: Any, rows: int, seed: int = 0) -> tuple[list[list[int]], list[list[int]]]:
+    from enade_bench.backends.base import GenerationParams
+    from enade_bench.backends.hf_generate import generate_shared
+    from enade_bench.backends.hf_local import HFLocalBackend
+
+    seqs = [c[: 110 + 2 * i] for i, c in enumerate(_scoring_chunk(seed, rows)[0])]
     params = GenerationParams(max_new_tokens=3)
-    tokens, policy, error = hf_flex.attend_or_fall_back(
-        cuda, torch.device("cpu"), lambda p: generate_shared(llama, seqs, params, 0, set(), None, p)
+    got = HFLocalBackend._attend(
+        backend,
+        ("prefill", "decode"),
+        lambda p: generate_shared(backend.model, seqs, params, 0, set(), None, p),
     )
-    assert tokens == generate_shared(llama, seqs, params, 0, set(), None, cpu)
-    assert policy.flex_attention is False and error is not None and "no kernel today" in error
+    cpu = BatchingPolicy.for_device("cpu")
+    return got, generate_shared(backend.model, seqs, params, 0, set(), None, cpu)
+
+
+def _warnings(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    err = capsys.readouterr().err.splitlines()
+    assert all(line.startswith("warning: compiled FlexAttention failed (") for line in err), err
+    return err
+
+
+def test_a_failing_decode_graph_falls_back_alone(llama, compiled_here, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Scoring compiled and proven, then the decode graph fails to compile: that chunk and every later
+    generation run the CPU policy's code (its tokens exactly), with one warning line; scoring stays compiled."""
+    from enade_bench.backends.hf_local import HFLocalBackend
+
+    compiled_here.fail = lambda kind, *_: kind == "decode"
+    backend = _backend(llama)
+    got, want = _score(backend, 0)
+    assert torch.allclose(got[0], want[0], atol=1e-5)
+    assert [k for k, *_ in compiled_here.graphs] == ["row"] and not _warnings(capsys)
+    tokens, cpu = _generate(backend, 3)
+    assert tokens == cpu  # the CPU policy's own code: its tokens
+    err = _warnings(capsys)
+    assert len(err) == 1 and "decode float32 batch 4: BackendCompilerFailed" in err[0], err
+    assert "no decode kernel today" in err[0]
+    graphs = len(compiled_here.graphs)
+    tokens, cpu = _generate(backend, 4, seed=1)  # falls back silently, compiles nothing
+    assert tokens == cpu
+    _score(backend, 1)
+    assert len(compiled_here.graphs) == graphs and not _warnings(capsys)
+    assert set(hf_flex._FAILED) == {("cpu", "float32", "decode")}
+    attention = HFLocalBackend.attention.fget(backend)  # type: ignore[attr-defined]
+    assert attention.startswith("flex (sdpa where flex failed: decode float32 batch 4: BackendCompilerFailed")
+
+
+def test_a_graph_failing_in_float32_or_on_a_later_chunk_falls_back_alone(
+    llama, compiled_here, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """The backend refuses float32 graphs and a decode batch of 8: bfloat16 scoring compiles; float32
+    scoring falls back (the float32 check's case); a first generation chunk (3 rows: decode batch 4)
+    compiles, its second (5 rows: batch 8) falls back, each with one warning line naming its graph."""
+    import copy
+
+    compiled_here.fail = lambda kind, dtype, batch: dtype == torch.float32 or batch == 8
+    half = _backend(copy.deepcopy(llama).to(torch.bfloat16))
+    got, want = _score(half, 0)
+    assert torch.allclose(got[0].float(), want[0].float(), atol=0.1) and not _warnings(capsys)
+    full = _backend(llama)
+    got, want = _score(full, 0)
+    assert torch.equal(got[0], want[0]) and got[1] == want[1]  # the CPU policy's code, exactly
+    assert "scoring float32: BackendCompilerFailed" in " ".join(_warnings(capsys))
+    tokens, cpu = _generate(half, 3)
+    assert tokens == cpu and not _warnings(capsys)
+    tokens, cpu = _generate(half, 5)
+    assert tokens == cpu
+    err = _warnings(capsys)
+    assert len(err) == 1 and "decode bfloat16 batch 8: BackendCompilerFailed" in err[0], err
+    assert [g[:2] for g in compiled_here.graphs] == [
+        ("row", torch.bfloat16),
+        ("row", torch.float32),
+        ("decode", torch.bfloat16),
+        ("decode", torch.bfloat16),
+    ]
+    _score(half, 1)
+    assert not _warnings(capsys) and len(compiled_here.graphs) == 4  # bfloat16 scoring: still compiled
 
 
 def test_an_out_of_memory_error_is_not_a_fallback(compiled_here) -> None:  # type: ignore[no-untyped-def]
@@ -302,14 +381,16 @@ def test_an_out_of_memory_error_is_not_a_fallback(compiled_here) -> None:  # typ
         raise torch.OutOfMemoryError("CUDA out of memory")
 
     with pytest.raises(torch.OutOfMemoryError):
-        hf_flex.attend_or_fall_back(BatchingPolicy.for_device("cuda"), torch.device("cpu"), oom)
+        hf_flex.attend_or_fall_back(
+            BatchingPolicy.for_device("cuda"), torch.device("cpu"), torch.float32, ("scoring",), oom
+        )
 
 
 def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama, compiled_here) -> None:  # type: ignore[no-untyped-def]
-    """8 S5 chunks of different lengths, 3 S1 chunks with decode batches of 8, 16 and 32 rows:
+    """8 S5 chunks of different lengths, 3 S1 chunks of 8, 5 and 7 rows (one padded decode batch, 8):
     the compiled path's scores and tokens are the eager path's, and Dynamo makes at most 2 graphs
-    (no duck-sizing coincidence, e.g. a decode batch equal to the KV heads, recompiles, and the
-    attention's scale, a float, does not restart a trace)."""
+    (no duck-sizing coincidence recompiles, and the attention's scale, a float, does not restart a
+    trace), the decode graph's batch a constant (Inductor's flex-decoding needs it), not a symbol."""
     from enade_bench.backends.base import GenerationParams
     from enade_bench.backends.hf_generate import generate_shared
     from enade_bench.backends.hf_tree import score_tree
@@ -320,8 +401,8 @@ def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama
         contexts, tails = _scoring_chunk(seed, 2)
         got_last, got = score_tree(llama, contexts, tails, None, cuda)
         eager.append((contexts, tails, got_last, got))
-    assert len(compiled_here) >= 1  # the kernel was compiled, not run eager
-    for rows in (8, 16, 32):  # the same tokens as the CPU policy's on the first (the counts need no more)
+    assert len(compiled_here.graphs) >= 1  # the kernel was compiled, not run eager
+    for rows in (8, 5, 7):  # the same tokens as the CPU policy's on the first (the counts need no more)
         seqs = [c[: 110 + 2 * i] for i, c in enumerate(_scoring_chunk(rows, rows)[0])]
         tokens = generate_shared(llama, seqs, GenerationParams(max_new_tokens=2), 0, set(), None, cuda)
         if rows == 8:
@@ -334,9 +415,9 @@ def test_the_compiled_kernel_scores_as_the_eager_one_in_at_most_two_graphs(llama
                 None,
                 BatchingPolicy.for_device("cpu"),
             )
-    assert len(compiled_here) <= 2, (
-        f"{len(compiled_here)} graphs"
-    )  # the prefill's and decode's (batch 1 is specialised)
+    assert len(compiled_here.graphs) <= 2, compiled_here.graphs  # the rows' (scoring, prefill) and decode's
+    assert [(kind, type(batch)) for kind, _, batch in compiled_here.graphs] == [("row", int), ("decode", int)]
+    assert compiled_here.graphs[1][2] == 8
     with pytest.MonkeyPatch.context() as patch:  # the eager kernel: the reference
         patch.setattr(hf_flex, "COMPILE", hf_flex.CompileSettings(frozenset()))
         for contexts, tails, got_last, got in eager:

@@ -14,7 +14,7 @@ from tests.conftest import TEAM_EXAMPLES, TEAM_PROMPT, packaged_backend
 from enade_bench.backends.base import GenerationParams
 from enade_bench.backends.factory import create_backend
 from enade_bench.backends.hf_batching import BatchingPolicy
-from enade_bench.backends.hf_generate import common_prefix_length
+from enade_bench.backends.hf_prefix import common_prefix_length
 from enade_bench.config import ModelConfig
 from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
@@ -380,7 +380,8 @@ def test_the_next_chunk_is_tokenised_while_the_current_one_runs(tiny_enem, monke
 @contextmanager
 def _host_syncs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """Counts, at the tensor level, read-backs to the host (``tolist``, ``item``, ``bool``, ``int``,
-    ``float``, ``cpu``, ``numpy``, ``torch.cuda.synchronize``: each a sync on a card) and host-to-device
+    ``float``, ``cpu``, ``numpy``, ``torch.cuda.synchronize``, ``repeat_interleave`` of repeats on the
+    device without its ``output_size``: each a sync on a card) and host-to-device
     copies: ``torch.tensor``/``as_tensor`` of data with a device, and ``Tensor.to``/``cuda`` with a
     device of a tensor made on the host from Python data (``torch.tensor``/``as_tensor`` without one;
     on the CPU every tensor is on the "device", so the host's are known by how they were made),
@@ -424,10 +425,23 @@ def _host_syncs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
             )
             if host.get(id(self)) is self and (to_device or real is cuda) and ours():
                 copied(kwargs)
-            return real(self, *args, **kwargs)
+            out = real(self, *args, **kwargs)
+            if to_device and out is self:  # the CPU's copy to the "device" is the tensor itself: now there
+                host.pop(id(self), None)
+            return out
 
         return wrapper
 
+    def sized(real):  # type: ignore[no-untyped-def]
+        def wrapper(values, repeats=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+            on_device = isinstance(repeats, torch.Tensor) and host.get(id(repeats)) is not repeats
+            if on_device and kwargs.get("output_size") is None and ours():
+                counts["unsized"] += 1  # a sync: the output's length read back from the device's repeats
+            return real(values, repeats, *args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(torch, "repeat_interleave", sized(torch.repeat_interleave))
     for name in ("tolist", "item", "__bool__", "__int__", "__float__", "cpu", "numpy"):
         monkeypatch.setattr(torch.Tensor, name, read_back(getattr(torch.Tensor, name)))
     monkeypatch.setattr(torch.cuda, "synchronize", read_back(torch.cuda.synchronize))
@@ -451,5 +465,6 @@ def test_a_chunk_syncs_at_most_twice_and_every_four_decode_steps(tiny_enem, monk
         executor.run(executor.plan.chunks[0])  # the prefix stored, as for every chunk but a strategy's first
         with _host_syncs(monkeypatch) as counts:
             executor.run(chunk)
-        assert counts["sync"] + counts["blocking"] <= most and counts["blocking"] == 0, counts
+        assert counts["sync"] + counts["unsized"] + counts["blocking"] <= most, counts
+        assert counts["blocking"] == 0 and counts["unsized"] == 0, counts
         assert counts["non_blocking"] > 0  # what reaches the device goes through to_device

@@ -40,3 +40,21 @@ def test_umask_077_in_a_shared_cache_is_warned(tmp_path: Path, capsys: pytest.Ca
         f"warning: {shared / 'entry'}: made readable by its owner alone (umask 077), in a cache folder its "
         "group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)"
     ]
+
+
+def test_a_cache_made_private_by_the_umask_is_warned_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 61: under umask 077 a new ENADE_BENCH_CACHE is private from its first folder: said once."""
+    monkeypatch.setenv("ENADE_BENCH_CACHE", str(tmp_path / "cache"))
+    previous = os.umask(0o077)
+    try:
+        for name in ("a", "b"):
+            save_folder(tmp_path / "cache" / "models" / name, ".tmp-", lambda folder: None)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "cache" / "models").stat().st_mode) == 0o700
+    assert capsys.readouterr().err.splitlines() == [
+        f"warning: {tmp_path / 'cache' / 'models' / 'a'}: made readable by its owner alone (umask 077), in the "
+        "cache ENADE_BENCH_CACHE names: the others sharing the cache cannot use it (umask 022 or 002 shares it)"
+    ]

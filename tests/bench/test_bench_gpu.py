@@ -61,6 +61,7 @@ def test_gpu_arm_is_asked_for_by_device_shape_or_folder(
         (("--device", "cuda", "--orders", "random"), "--orders: expected file and/or mixed"),
         (("--device", "cpu", "--lmeval-strategies", "S2"), "--lmeval-strategies: expected some of"),
         (("--device", "cpu", "--f32-check", "-1"), "--f32-check: expected a number of questions"),
+        (("--device", "cuda", "--card-path", "aot_eager"), "--card-path aot_eager: expected --device cpu"),
     ],
 )
 def test_gpu_options_reject_naming_the_option(argv: tuple[str, ...], message: str) -> None:
@@ -350,6 +351,36 @@ def test_an_interrupt_at_any_point_leaves_every_finished_phase_in_the_json(tmp_p
         assert saved["status"] == f"interrupted in {names[stop]}: KeyboardInterrupt signal 15"
     else:  # the interrupt came after the last phase's write: the file is that write
         assert saved["status"] == "running"
+
+
+def test_an_error_in_a_phase_is_recorded_and_the_next_phase_runs(tmp_path: Path) -> None:
+    """Ours S5 raising does not lose S1: the error and its traceback's end are in the JSON, S1 ran,
+    and lm-eval S5 (nothing to compare with) is an error of its own."""
+    from bench.speed.gpu_report import GpuReport, StrategyFigures, run_phases
+
+    out = tmp_path / "gpu.json"
+    report = GpuReport("cpu", "float32", 2, 2, {}, {}, 2, "now")
+
+    def broken() -> None:
+        raise RuntimeError("compiled FlexAttention\nbroke")
+
+    def s1() -> None:
+        report.orders.setdefault("file", []).append(StrategyFigures("S1", 2, 1.0, 2.0, 10, 1))
+
+    def peer() -> None:
+        raise KeyError(("file", "S5"))
+
+    lines: list[str] = []
+    names = ["ours file S5", "lm-eval file S5", "ours file S1"]
+    run_phases(list(zip(names, (broken, peer, s1), strict=True)), report, out, lines.append)
+    saved = json.loads(out.read_text())
+    assert [p["name"] for p in saved["phases"]] == ["ours file S1"]
+    assert [r["strategy"] for r in saved["orders"]["file"]] == ["S1"]
+    assert [e["name"] for e in saved["errors"]] == names[:2]
+    assert saved["errors"][0]["error"] == "RuntimeError: compiled FlexAttention broke"
+    assert "in broken" in " ".join(saved["errors"][0]["traceback"])  # where it raised
+    assert saved["status"] == "complete, 2 phases failed: ours file S5, lm-eval file S5"
+    assert lines[0] == "phase ours file S5 failed: RuntimeError: compiled FlexAttention broke"
 
 
 def test_sigterm_is_raised_as_an_interrupt() -> None:

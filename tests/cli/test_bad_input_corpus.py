@@ -8,9 +8,11 @@ Two kinds of cases, one contract:
   ``cli_commands.json`` (issue 32's unclear cases), ``files_commands.json`` (file shapes,
   damaged harness logs) and ``safe2_commands.json`` (issue 40: deep JSON, duplicate key ids,
   options a command does not use, unbounded counts, names equal but for case) and
-  ``safe3_commands.json`` (issue 51: counts beyond the memory), where ``{tmp}`` stands for an
+  ``safe3_commands.json`` (issue 51: counts beyond the memory) and ``safe4_commands.json``
+  (issue 61: names that are no names, keys no HTTP header can carry, bounds), where ``{tmp}`` stands for an
   empty output folder; ``safe2_expected.json`` and ``safe3_expected.json`` hold issues 40's
-  and 51's configs (issue 51: strip patterns that backtrack or are wrong). A command line
+  and 51's configs (issue 51: strip patterns that backtrack or are wrong), ``safe4_expected.json``
+  issue 61's (typos in ``constants``, ``field_patterns``, ``answer_key.id``). A command line
   whose first word is ``bench`` is the benchmark's (``python -m bench``, :mod:`bench.__main__`),
   under the same contract.
 
@@ -43,7 +45,13 @@ def _load(name: str) -> Any:
 
 CONFIGS = [
     (f, n, e)
-    for f in ("expected.json", "files_expected.json", "safe2_expected.json", "safe3_expected.json")
+    for f in (
+        "expected.json",
+        "files_expected.json",
+        "safe2_expected.json",
+        "safe3_expected.json",
+        "safe4_expected.json",
+    )
     for n, e in sorted(_load(f).items())
 ]
 COMMANDS = [
@@ -54,6 +62,7 @@ COMMANDS = [
         "files_commands.json",
         "safe2_commands.json",
         "safe3_commands.json",
+        "safe4_commands.json",
     )
     for c in _load(f)
 ]

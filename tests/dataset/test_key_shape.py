@@ -59,9 +59,10 @@ def test_following_every_hint_on_alternating_blanks_is_refused_naming_the_blanks
     assert main(["validate", str(config)]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert len(err) == 1
-    assert "alternates answers and blank entries (95 of its 195 entries are blank" in err[0]
+    assert "the key has blank entries between its answers (95 blanks in 95 runs" in err[0]
     assert "key '1' = 'D', key '2' = blank, key '3' = 'C'" in err[0]  # three example pairs
-    assert "answer_key.match: position" in err[0] and "accept_shape" in err[0]
+    # the only hint is the form that reads such a key; accept_shape (keep the answers where they are) is not one
+    assert "answer_key.match: position" in err[0] and "accept_shape" not in err[0]
     with pytest.raises(UserError, match="blank"):
         _load(config)
 
@@ -79,8 +80,8 @@ def test_match_position_gives_every_question_its_own_answer(
     line = next(line for line in out.splitlines() if line.startswith("answer key"))
     assert "joined by position (the k-th non-blank entry): 99 question(s) answered" in line
     # three joined examples: question 2 takes the third entry of the file (its second non-blank one)
-    assert "question '1' → D (key '1' (its 1th non-blank entry))" in line
-    assert "question '2' → C (key '3' (its 2th non-blank entry))" in line
+    assert "question '1' → D (key '1' (its 1st non-blank entry))" in line
+    assert "question '2' → C (key '3' (its 2nd non-blank entry))" in line
 
 
 def test_accept_shape_lets_a_key_through_as_it_is(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_a_key_shifted_by_one_is_refused_even_with_allow_extra_and_skip_invalid(
     assert main(["validate", str(config)]) == 2
     err = capsys.readouterr().err
     assert f"the key's ids look shifted by {step:+d} against the questions' ids" in err
-    near = "one above" if step > 0 else "one below"
+    near = "1 above" if step > 0 else "1 below"
     assert near in err and ("question '1' ↔ key '2'" in err if step > 0 else "question '2' ↔ key '1'" in err)
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
@@ -172,3 +173,98 @@ def test_a_numeric_format_in_the_id_template_reads_numbers_written_as_text(tmp_p
     (tmp_path / "gabarito.json").write_text(json.dumps(key), encoding="utf-8")
     got = dict(_load(config))
     assert got["Q07"] == "D" and got["Q100"] == "A" and len(got) == 100
+
+
+def _gold(k: int) -> str:
+    return "ABCD"[(k * 7) % 4 if k % 3 else (k // 3) % 4]
+
+
+def _exam_in(
+    tmp_path: Path,
+    files: dict[str, list[int]],
+    answers: dict[str, str],
+    join: dict[str, object],
+    **dataset: object,
+) -> Path:
+    """Question files holding the given numbers (each question's gold is :func:`_gold`), and a key."""
+    config = _config(tmp_path, join, **dataset)
+    (tmp_path / "questoes.json").unlink()  # the Revalida rows _config copies: these files stand instead
+    for name, numbers in files.items():
+        rows = [
+            {"numero": str(k), "enunciado": f"Pergunta {k}?", "alternativas": list("wxyz")} for k in numbers
+        ]
+        (tmp_path / name).write_text(json.dumps(rows), encoding="utf-8")
+    (tmp_path / "gabarito.json").write_text(json.dumps(answers), encoding="utf-8")
+    return config
+
+
+def _all_right(path: Path) -> bool:
+    got = _load(path)
+    return bool(got) and all(answer == _gold(int(qid)) for qid, answer in got)
+
+
+def test_position_over_a_glob_reads_part2_before_part10_and_prints_the_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {f"part{p}.json": [2 * p - 1, 2 * p] for p in range(1, 11)}
+    key = {str(k): _gold(k) for k in range(1, 21)}  # in exam order
+    config = _exam_in(tmp_path, files, key, {"match": "position"}, path="part*.json")
+    assert _all_right(config) and len(_load(config)) == 20
+    assert main(["validate", str(config)]) == 0
+    order = ", ".join(f"part{p}.json" for p in range(1, 11))
+    assert f"data files, in the order read: {order}" in capsys.readouterr().out
+
+
+def test_position_refuses_rows_whose_own_ids_the_key_holds_elsewhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {"part1.json": [1, 2, 19, 20], "part2.json": list(range(3, 19))}  # read in another order
+    key = {str(k): _gold(k) for k in range(1, 21)}
+    config = _exam_in(tmp_path, files, key, {"match": "position"}, path="part*.json")
+    assert main(["validate", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "question '19' (" in err and "part1.json: line 1) is the 3rd row read and takes key '3'" in err
+    assert "18 of 20 questions disagree" in err and "join by id (leave out dataset.answer_key.match)" in err
+    # the hint followed: joined by id, every gold is right
+    assert _all_right(_exam_in(tmp_path, files, key, {}, path="part*.json"))
+
+
+@pytest.mark.parametrize("blanks", [1, 2, 3])
+def test_every_hint_on_a_key_with_runs_of_blanks_ends_refused_or_all_right(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blanks: int
+) -> None:
+    key: dict[str, str] = {}
+    for k in range(1, 13):  # each answer followed by `blanks` blank entries
+        key[str(len(key) + 1)] = _gold(k)
+        for _ in range(blanks):
+            key[str(len(key) + 1)] = ""
+    files = {"questoes.json": list(range(1, 13))}
+    config = _exam_in(tmp_path, files, key, HINTS, skip_invalid=True)
+    assert main(["validate", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"runs of length: 11 of {blanks}" in err and "set dataset.answer_key.match: position" in err
+    followed = _exam_in(tmp_path, files, key, {**HINTS, "match": "position"}, skip_invalid=True)
+    assert main(["validate", str(followed)]) == 0 and _all_right(followed)
+
+
+def test_irregular_blanks_that_move_most_answers_are_refused() -> None:
+    entries: list[tuple[str, str]] = []
+    for k in range(1, 21):
+        entries.append((str(len(entries) + 1), "A"))
+        entries += [(str(len(entries) + 1), "")] * (k % 3)  # runs of 0, 1 and 2 blanks
+    problem = blank_shape_error(Path("k.json"), entries)
+    assert problem is not None and "runs of length: 7 of 1, 6 of 2" in str(problem)
+
+
+@pytest.mark.parametrize("step", [2, -3])
+def test_a_shift_names_its_real_offset_and_its_hint_gives_every_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], step: int
+) -> None:
+    numbers = list(range(4, 31))
+    key = {str(k + step): _gold(k) for k in numbers}
+    config = _exam_in(tmp_path, {"questoes.json": numbers}, key, {"allow_extra": True}, skip_invalid=True)
+    assert main(["validate", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"shifted by {step:+d}" in err and f"{abs(step)} {'above' if step > 0 else 'below'}" in err
+    followed = _exam_in(tmp_path, {"questoes.json": numbers}, key, {"match": "position"})
+    assert _all_right(followed)

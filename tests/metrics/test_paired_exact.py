@@ -13,6 +13,7 @@ from scipy import optimize, stats
 
 from bench.paired_exact_size import actual_size
 from enade_bench.metrics.paired_exact import (
+    _tail,
     exact_interval,
     exact_pvalue,
     exact_pvalues,
@@ -96,3 +97,48 @@ def test_one_statement_and_exact_coverage_at_ten_questions() -> None:
             probs = stats.multinomial.pmf(np.column_stack([b, c, n - b - c]), n, [p10, p01, 1 - p10 - p01])
             covered = np.array([low <= p10 - p01 <= high for low, high in limits])
             assert probs[covered].sum() >= 1 - alpha - 1e-9, (alpha, p10, p01)
+
+
+LEVELS = (0.05, 0.01, 0.001)
+
+
+def _accepted(b: int, c: int, n: int, delta0: float, alpha: float) -> bool:
+    """Both tails at delta0 at least alpha/2: delta0 is in the acceptance region at 1 - alpha."""
+    return min(_tail(b, c, n, delta0, 1), _tail(b, c, n, delta0, -1)) >= alpha / 2
+
+
+@pytest.mark.parametrize("n", [8, 15, 20, 28, 50])
+def test_the_interval_inverts_the_test_at_three_levels(n: int) -> None:
+    """p < alpha exactly when the 1 - alpha interval excludes 0, at three levels, on every table
+    whose p lies within a factor 3 of the level (1.5 from 20 questions on, where they are many:
+    where a limit lies near 0, and a tie or a hole can put it on the wrong side; b >= c, the others
+    mirror them); each limit is accepted, and the points just outside it are not."""
+    b, c, _ = tables(n)
+    checked, window = 0, 3 if n < 20 else 1.5
+    for i, j in zip(b.astype(int), c.astype(int), strict=True):
+        p = exact_pvalue(i, j, n)
+        for alpha in LEVELS:
+            if i < j or not alpha / window < p < window * alpha:
+                continue
+            checked += 1
+            low, high = exact_interval(i, j, n, 1 - alpha)
+            assert (p < alpha) == (low > 0 or high < 0), (i, j, n, alpha, p, low, high)
+            for limit, outside in ((low, low - 1e-6), (high, high + 1e-6)):
+                assert _accepted(i, j, n, limit, alpha), (i, j, n, alpha, limit)
+                assert abs(limit) == 1 or not _accepted(i, j, n, outside, alpha), (i, j, n, alpha, limit)
+    assert checked >= 10
+
+
+def test_a_limit_at_a_tie_is_exactly_zero_and_a_hole_does_not_stop_the_limit() -> None:
+    """(4, 0, 20): the tail jumps at 0 (ties of the ordering), p = 0.0504, and the lower limit is 0
+    itself, not a root finder's 8e-11.  (11, 2, 15): the accepted set is 0.1222-0.1261, then from
+    0.1288: the lower limit is the outer crossing, and every point of a fine grid below it is rejected."""
+    p = exact_pvalue(4, 0, 20)
+    low, high = exact_interval(4, 0, 20)
+    assert 0.05 < p < 0.0505 and low == 0.0 < high
+    assert _accepted(4, 0, 20, 0.0, 0.05) and not _accepted(4, 0, 20, -1e-9, 0.05)
+    low, _ = exact_interval(11, 2, 15)
+    assert low == pytest.approx(0.12223, abs=1e-4) and _accepted(11, 2, 15, low, 0.05)
+    assert not _accepted(11, 2, 15, 0.127, 0.05)  # the hole inside the interval (its convex hull)
+    below = np.linspace(-1.0, low - 1e-6, 400)
+    assert not any(_accepted(11, 2, 15, float(x), 0.05) for x in below)

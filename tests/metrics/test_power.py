@@ -12,17 +12,24 @@ from scipy import integrate, optimize, special, stats
 from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
 from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
 from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
-from enade_bench.metrics.power_clustered import ClusteredAlternative, clustered_mdd, shift_mdds
+from enade_bench.metrics.power_clustered import (
+    FLOOR,
+    ClusteredAlternative,
+    _limit_mdd,
+    clustered_mdd,
+    clustered_mdd_range,
+    shift_mdds,
+)
 
 REPS = 4000  # Monte-Carlo SE of a rate near 0.8: 0.0063
 
 
-def _simulated_power(delta: float, n: int, discordance: float, alpha: float, seed: int) -> float:
+def _simulated_power(delta: float, n: int, weaker: float, alpha: float, seed: int) -> float:
     """The pair's own single-record test (exact unconditional up to 100 questions, score above) on
-    4,000 trinomial draws of the alternative."""
+    4,000 trinomial draws of the alternative: the weaker model wins a share ``weaker``."""
     rng = np.random.default_rng(seed)
-    psi = max(discordance, delta)
-    counts = rng.multinomial(n, [(psi + delta) / 2, (psi - delta) / 2, 1 - psi], size=REPS)
+    p01 = min(weaker, (1 - delta) / 2)
+    counts = rng.multinomial(n, [p01 + delta, p01, 1 - delta - 2 * p01], size=REPS)
     pvalue = functools.cache(
         lambda b, c: exact_pvalue(b, c, n) if n <= SWITCH_N else mcnemar_score_test(b, c)[1]
     )
@@ -30,23 +37,24 @@ def _simulated_power(delta: float, n: int, discordance: float, alpha: float, see
 
 
 @pytest.mark.parametrize(
-    ("n", "discordance", "alpha"), [(8, 0.25, 0.05), (28, 0.2, 0.05 / 3), (180, 0.3, 0.05 / 10)]
+    ("n", "weaker", "alpha"), [(8, 0.0, 0.05), (28, 0.1, 0.05 / 3), (180, 0.15, 0.05 / 10)]
 )
 def test_power_at_the_single_record_mdd_is_80_percent_by_simulation(
-    n: int, discordance: float, alpha: float
+    n: int, weaker: float, alpha: float
 ) -> None:
     mdd, power = (exact_mdd, exact_power) if n <= SWITCH_N else (mcnemar_mdd, mcnemar_power)
-    delta = mdd(n, discordance, alpha)
-    assert power(delta, n, discordance, alpha) == pytest.approx(0.8, abs=1e-6)
-    rate = _simulated_power(delta, n, discordance, alpha, seed=n)
-    print(f"single records, {n} questions: MDD {100 * delta:.1f} points, power {rate:.3f}")
+    delta = mdd(n, weaker, alpha)
+    assert power(delta, n, weaker, alpha) == pytest.approx(0.8, abs=1e-6)
+    rate = _simulated_power(delta, n, weaker, alpha, seed=n)
+    print(
+        f"single records, {n} questions, weaker model wins {weaker:.0%}: MDD {100 * delta:.1f} points, power {rate:.3f}"
+    )
     assert 0.75 <= rate <= 0.85
 
 
 def test_exact_power_equals_the_enumeration_of_the_trinomial() -> None:
-    n, discordance, alpha, delta = 12, 0.3, 0.05, 0.35
-    psi = max(discordance, delta)
-    probs = [(psi + delta) / 2, (psi - delta) / 2, 1 - psi]
+    n, weaker, alpha, delta = 12, 0.15, 0.05, 0.35
+    probs = [weaker + delta, weaker, 1 - delta - 2 * weaker]
     tables = [(b, c) for b in range(n + 1) for c in range(n + 1 - b)]
     for power, pvalue in (
         (mcnemar_power, lambda b, c: mcnemar_score_test(b, c)[1]),
@@ -55,21 +63,31 @@ def test_exact_power_equals_the_enumeration_of_the_trinomial() -> None:
         total = sum(
             stats.multinomial.pmf([b, c, n - b - c], n, probs) * (pvalue(b, c) < alpha) for b, c in tables
         )
-        assert power(delta, n, discordance, alpha) == pytest.approx(total, abs=1e-9)
+        assert power(delta, n, weaker, alpha) == pytest.approx(total, abs=1e-9)
+
+
+def test_the_mdd_keeps_the_weaker_models_wins() -> None:
+    """Issue 63, item 5: the alternative keeps the observed share of questions the weaker model
+    wins; 0, the old alternative above the observed discordance, has the largest power and so the
+    smallest MDD (28 questions, 2 wins each: 34.8 points, not 18.8)."""
+    assert exact_mdd(28, 2 / 28, 0.05) > exact_mdd(28, 1 / 28, 0.05) > exact_mdd(28, 0.0, 0.05)
+    a = np.r_[np.ones(2), np.zeros(2), np.ones(12), np.zeros(12)]
+    b = np.r_[np.zeros(2), np.ones(2), np.ones(12), np.zeros(12)]
+    assert pair_mdd(paired_difference(a, b, single_record=True), 0.05) == exact_mdd(28, 2 / 28, 0.05)
 
 
 def test_the_bar_eight_questions_two_models() -> None:
     """Issue 52's bar, two models on 8 questions with one record each.
 
     The exact unconditional score test (size 0.029 at 8 questions, where the score test's is 0.070)
-    has an MDD of 69.7 points at alpha = 0.05 at every observed discordance (>= 69); at the first
-    Holm level of a 3-model demo (alpha/3) 80.1 points; at alpha/20 it is not reachable (8 of 8 for
-    one model gives p = 2 * 0.5^8 = 0.0078 > 0.0025).  At 28 questions it is a number (19.6 points at
-    20 % discordance, the score test's)."""
-    for discordance in (0.0, 0.125, 0.25, 0.5):
-        assert exact_mdd(8, discordance, 0.05) >= 0.69
-        assert exact_mdd(8, discordance, 0.05 / 3) >= 0.75
-        assert exact_mdd(8, discordance, 0.05 / 20) == math.inf
+    has an MDD of 69.7 points at alpha = 0.05 where the weaker model wins no question (more where it
+    wins some); at the first Holm level of a 3-model demo (alpha/3) 80.1 points; at alpha/20 it is
+    not reachable (8 of 8 for one model gives p = 2 * 0.5^8 = 0.0078 > 0.0025).  At 28 questions it
+    is a number."""
+    for weaker in (0.0, 0.125, 0.25):
+        assert exact_mdd(8, weaker, 0.05) >= 0.69
+        assert exact_mdd(8, weaker, 0.05 / 3) >= 0.75
+        assert exact_mdd(8, weaker, 0.05 / 20) == math.inf
     a = np.array([1, 1, 1, 0, 1, 0, 1, 0], dtype=float)
     b = np.array([1, 0, 1, 0, 1, 0, 0, 0], dtype=float)
     r = paired_difference(a, b, single_record=True)
@@ -112,13 +130,19 @@ def _shifts(bases: np.ndarray, records: int, delta: float) -> dict[str, np.ndarr
 
 
 def _alternative_draw(
-    e: np.ndarray, shift: np.ndarray, labels: np.ndarray, nu: float, rng: np.random.Generator
+    e: np.ndarray,
+    shift: np.ndarray,
+    labels: np.ndarray,
+    nu: float,
+    rng: np.random.Generator,
+    fixed: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One data set of an alternative, question by question: clusters drawn with replacement, each
-    cluster's residuals times a random sign and the draw's spread factor, plus its questions' shift."""
+    cluster's residuals times a random sign and the draw's spread factor (``fixed``, else drawn from
+    the posterior), plus its questions' shift."""
     groups = np.unique(labels)
     g = groups.size
-    k = math.sqrt(g / (g - 1) * nu / rng.chisquare(nu))
+    k = math.sqrt(g / (g - 1) * (fixed**2 if fixed else nu / rng.chisquare(nu)))
     picked = rng.choice(groups, size=g)
     signs = np.where(rng.random(g) < 0.5, -1.0, 1.0)
     parts = [(labels == c, sign) for c, sign in zip(picked, signs, strict=True)]
@@ -146,18 +170,26 @@ def test_power_at_the_clustered_mdd_is_80_percent_by_simulation(n: int, shuffles
     e = d - d.mean()
     nu = _spread_df(np.bincount(labels, e))
     each = shift_mdds(r.differences, r.clusters, alpha, bases=r.bases, records=records)
-    assert mdd == max(each.values())
+    floor = _limit_mdd(r.differences, r.clusters, alpha, FLOOR[0], r.bases, records, FLOOR[1])
+    assert mdd == max(*each.values(), floor)
+    upper = math.sqrt(nu / stats.chi2.ppf(FLOOR[1], nu))  # the variance at its 90 % upper limit
     for kind, shift in _shifts(np.asarray(r.bases), records, mdd).items():
-        rejected = []
-        for _ in range(1000):
-            x, label = _alternative_draw(e, shift, labels, nu, rng)
-            rejected.append(paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha)
-        rate = float(np.mean(rejected))
+        rates = []
+        for fixed in (0.0, upper):
+            rejected = []
+            for _ in range(1000):
+                x, label = _alternative_draw(e, shift, labels, nu, rng, fixed)
+                rejected.append(
+                    paired_difference(x, np.zeros(x.size), clusters=label.tolist()).p_value < alpha
+                )
+            rates.append(float(np.mean(rejected)))
         print(
             f"clustered, {n} questions in {r.n_clusters} texts, {shuffles} record(s) each: MDD {100 * mdd:.1f} "
-            f"points ({kind} {100 * each[kind]:.1f}), power under the {kind} shift {rate:.3f}"
+            f"points ({kind} {100 * each[kind]:.1f}, floor {100 * floor:.1f}), power under the {kind} shift "
+            f"{rates[0]:.3f}, {rates[1]:.3f} at the variance's 90 % upper limit"
         )
-        assert 0.75 <= rate <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rate)
+        assert 0.75 <= rates[0] <= (0.85 if each[kind] == mdd else 1.0), (n, shuffles, kind, mdd, rates)
+        assert rates[1] >= 0.45 and (rates[1] <= 0.55 or mdd > floor), (n, shuffles, kind, mdd, rates)
 
 
 def test_the_clustered_mdd_is_deterministic_and_its_monte_carlo_error_small() -> None:
@@ -226,3 +258,14 @@ def test_a_difference_the_clustered_t_cannot_see_is_not_reachable() -> None:
     assert r.test == PAIRED_T and pair_mdd(r, 0.05 / 20) == math.inf
     same = paired_difference(a, a, single_record=True, clusters=texts)
     assert math.isnan(pair_mdd(same, 0.05))  # no discordant question: no test, no MDD
+
+
+@pytest.mark.parametrize("groups", [8, 28])
+def test_the_mdd_range_takes_the_chi_square_limits_of_the_variance(groups: int) -> None:
+    """Normal differences (nu = G - 1): a location MDD is about proportional to the spread, so the
+    range's ratio is that of the two limits of chi^2_{G-1}, and it brackets the shown MDD."""
+    d = stats.norm.ppf((np.arange(groups) + 0.5) / groups) * 0.1 + 0.02  # no excess kurtosis
+    low, high = clustered_mdd_range(d, None, 0.05)
+    ratio = math.sqrt(stats.chi2.ppf(0.9, groups - 1) / stats.chi2.ppf(0.1, groups - 1))
+    assert high / low == pytest.approx(ratio, rel=0.08)
+    assert low < clustered_mdd(d, None, 0.05) < high

@@ -46,3 +46,13 @@ def test_compare_out_writes_a_forest_plot_per_cell_as_png_and_pdf(tmp_path: Path
     names = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir() if "forest" in p.name)
     assert names == ["forest_S1.pdf", "forest_S1.png", "forest_S2.pdf", "forest_S2.png"]
     assert all((tmp_path / "out" / "figures" / n).stat().st_size > 1000 for n in names)
+
+
+def test_the_mdd_range_is_drawn_on_both_sides_of_zero() -> None:
+    row = ForestRow("a − b", 10.0, "interval", -2.0, 22.0, -4.0, 24.0, 15.0, (12.0, 19.0))
+    (ax,) = forest_figure([row], "S1").axes
+    ticks = [
+        c for c in ax.collections if c.__class__.__name__ == "LineCollection" and c.get_linewidth()[0] == 2.5
+    ]
+    segments = sorted(tuple(float(x) for x in s[:, 0]) for s in ticks[0].get_segments())
+    assert segments == [(-19.0, -12.0), (12.0, 19.0)]

@@ -379,6 +379,20 @@ def test_dry_run_shows_the_memory_each_ray_task_reserves(
     assert not (tmp_path / "study" / "runs").exists()
 
 
+def test_without_max_jobs_a_models_tasks_share_a_load_where_the_ray_cluster_has_fewer_slots(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two models × two exams on the module's 2 CPUs (2 tasks at once): each model's two tasks are
+    one Ray task, one load, as under ``max_jobs: 2``; nothing idles (2 chains for 2 slots)."""
+    from tests.study.test_planner import _exams_study
+
+    path = _exams_study(tmp_path, executor={"type": "ray", "address": cluster})
+    assert main(["study", str(path), "--dry-run"]) == 0
+    out = [x for x in capsys.readouterr().out.splitlines() if "one job, one load" in x]
+    assert [x.split(":")[0] for x in out] == ["gemma3_270m.demo+odonto", "smollm2.demo+odonto"], out
+    assert all("(a chain: 2 at once) -> a Ray task: num_gpus=0, num_cpus=1" in x for x in out), out
+
+
 def test_an_address_that_is_not_ray_is_one_line_within_ten_seconds(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -491,11 +505,12 @@ def test_enem_study_releases_each_model_and_ray_gives_the_same_tables(cluster: s
 
     shutil.rmtree(tmp_path / "study")
     lines: list[str] = []
-    assert run_study(enem_study(tmp_path, executor={"type": "ray"}), log=lines.append).failed == []
-    started = sorted(x.split(":")[0] for x in lines if ": started" in x)  # the unit of work: model × exam
-    assert started == [f"{m}.MT_{lang}" for m in ("gemma3_270m", "smollm2") for lang in ("en", "pt-br")], (
-        lines
-    )
+    # 4 tasks on 2 CPUs: each model's two exams one Ray task, one load (no slot idles for it)
+    ray_study = enem_study(tmp_path, executor={"type": "ray", "num_cpus": 2})
+    assert run_study(ray_study, log=lines.append).failed == []
+    started = sorted(x.split(":")[0] for x in lines if ": started" in x)  # the unit of work: a model's chain
+    assert [x.split(".")[0] for x in started] == ["gemma3_270m", "smollm2"], lines
+    assert all(sorted(x.split(".", 1)[1].split("+")) == ["MT_en", "MT_pt-br"] for x in started), lines
     got = tables(tmp_path / "study")
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []
@@ -523,6 +538,26 @@ def test_ray_keeps_at_most_max_jobs_tasks_in_flight(cluster: str, max_jobs: int 
     )
     at_once = max(sum(began <= start < ended for began, ended in spans) for start, _ in spans)
     assert at_once == (1 if max_jobs == 1 else 2), spans  # 2: the cluster's CPUs
+
+
+def test_ray_starts_the_tasks_longest_first_in_their_order(cluster: str) -> None:
+    """Five tasks on the module's 2 CPUs, each shorter than the one before (the planner's order):
+    each starts in that order (Ray's own queue keeps none)."""
+    from types import SimpleNamespace
+
+    from enade_bench.study.executors import Work
+    from enade_bench.study.executors.ray import RayExecutor
+    from enade_bench.study.executors.settings import RaySettings
+
+    def nap(task: Any) -> float:  # pickled by value: the workers need not import the tests
+        began = time.time()
+        time.sleep(task.seconds)
+        return began
+
+    executor = RayExecutor(RaySettings(type="ray", address=cluster))
+    tasks = [SimpleNamespace(label=f"t{i}", seconds=s) for i, s in enumerate([2.0, 1.5, 1.0, 0.5, 0.25])]
+    began = executor.run(tasks, Work(run=nap, lost=lambda _t, why: pytest.fail(why), done=lambda _r: None))
+    assert began[2:] == sorted(began[2:]) and max(began[:2]) < min(began[2:]), began
 
 
 def test_ctrl_c_cancels_again_a_ray_task_that_lost_its_interrupt(

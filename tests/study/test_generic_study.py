@@ -136,17 +136,20 @@ def test_a_failed_model_is_reported_and_the_others_run(tmp_path: Path) -> None:
         ({"models": [SMOLLM2, {"config": "nowhere.yaml"}]}, "nowhere.yaml"),
         ({"models": [SMOLLM2, SMOLLM2]}, "model names must differ"),
         ({"compare": {"adjust": "tukey"}}, "compare.adjust"),
-        ({"dataset": {"path": "missing.csv"}}, "missing.csv"),
+        ({"dataset": {"path": "missing.csv"}}, "study.yaml: dataset.path: file not found"),
+        (
+            {"dataset": None, "exams": [{"name": "odonto", "dataset": {"path": "missing.csv"}}]},
+            "study.yaml: exam odonto: dataset.path: file not found",
+        ),
     ],
 )
 def test_bad_study_is_one_error_line_before_any_model_loads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: dict[str, Any], expected: str
 ) -> None:
     path = write_study(tmp_path, **changes)
-    if changes.get("benchmark", "") is None:
-        data = yaml.safe_load(path.read_text())
-        del data["benchmark"]
-        path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    data = yaml.safe_load(path.read_text())
+    if None in data.values():
+        path.write_text(yaml.safe_dump({k: v for k, v in data.items() if v is not None}), encoding="utf-8")
     assert main(["study", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err

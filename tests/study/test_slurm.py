@@ -162,6 +162,27 @@ def write_study(tmp_path: Path, executor: dict[str, Any], **changes: Any) -> Pat
     return path
 
 
+def sbatch_refusing_from(tmp_path: Path, call: int) -> Path:
+    """A folder whose ``sbatch`` is the real one until its ``call``-th call, then refuses (a
+    controller that times out); put first on ``PATH``."""
+    real = shutil.which("sbatch")
+    assert real is not None
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "sbatch").write_text(
+        f"""#!/bin/sh
+echo x >> "{tmp_path}/calls"
+if [ "$(wc -l < "{tmp_path}/calls")" -ge {call} ]; then
+  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
+fi
+exec {real} "$@"
+""",
+        encoding="utf-8",
+    )
+    (folder / "sbatch").chmod(0o755)
+    return folder
+
+
 def queue(slurm: Slurm) -> list[str]:
     """``id|state|reason|name`` of every job the test cluster knows (ended ones too)."""
     out = subprocess.run(
@@ -308,15 +329,37 @@ def test_a_request_the_partition_cannot_meet_is_one_line_before_any_sbatch(
     assert not (tmp_path / "study" / "runs").exists() and not (tmp_path / "jobs").exists()
 
 
-def test_a_job_pending_for_a_reason_that_cannot_clear_is_an_error_and_cancelled(
+def test_a_bad_partition_is_one_line_even_when_every_run_is_finished(
+    on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The executor block is checked before anything runs, also where nothing is left to run."""
+
+    def answer(req: Any) -> Reply:
+        return Reply(200, openai_completion(answer_for(user_text_openai(req.json()))))
+
+    with FakeServer(answer) as server:
+        path = write_study(tmp_path, {}, models=[_api_model(tmp_path, server)])
+        assert main(["study", str(path), "--executor", "local", "--quiet"]) == 0
+    capsys.readouterr()
+    bad = write_study(tmp_path, {"partition": "nope"}, models=yaml.safe_load(path.read_text())["models"])
+    before = submitted(on_slurm)
+    assert main(["study", str(bad), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: executor.partition: no partition 'nope' on this cluster (sinfo lists: debug, onecpu)"
+    ]
+    assert submitted(on_slurm) == before
+
+
+def test_a_job_pending_for_a_reason_that_cannot_clear_is_a_lost_task_and_cancelled(
     on_slurm: Slurm, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Submitted, the job is no bad input found before anything ran: its task is lost (exit 3)."""
     monkeypatch.setattr(slurm_executor, "STUCK_AFTER_S", 3.0)
     # sinfo shows 2-CPU nodes; the partition's MaxCPUsPerNode=1 keeps a 2-CPU job pending forever
     path = write_study(tmp_path, {"partition": "onecpu", "cpus_per_task": 2})
-    assert main(["study", str(path), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "pends for a reason that cannot clear: PartitionConfig" in err[0], err
+    assert main(["study", str(path), "--quiet"]) == 3
+    err = [x for x in capsys.readouterr().err.strip().splitlines() if x.startswith("smollm2: failed: ")]
+    assert len(err) == 1 and "pends for a reason that cannot clear: PartitionConfig; cancelled" in err[0], err
     job = err[0].split("job ")[1].split()[0]
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and f"{job}|CANCELLED|" not in "\n".join(queue(on_slurm)):
@@ -353,22 +396,7 @@ def test_an_sbatch_refusal_is_an_error_before_any_job_and_a_lost_task_after(
     """sbatch refuses every job from its ``refused_from``-th: the first refused, nothing runs (one
     ``error:`` line, exit 2); a later one, the task is lost (named, exit 3) and the job already
     submitted runs to its end."""
-    real = shutil.which("sbatch")
-    assert real is not None
-    bin_dir = tmp_path / "bin"  # the real sbatch before; the controller "times out" from then on
-    bin_dir.mkdir()
-    wrapper = bin_dir / "sbatch"
-    wrapper.write_text(
-        f"""#!/bin/sh
-echo x >> "{tmp_path}/calls"
-if [ "$(wc -l < "{tmp_path}/calls")" -ge {refused_from} ]; then
-  echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2; exit 1
-fi
-exec {real} "$@"
-""",
-        encoding="utf-8",
-    )
-    wrapper.chmod(0o755)
+    bin_dir = sbatch_refusing_from(tmp_path, refused_from)  # the controller "times out" from then on
     before = submitted(on_slurm)
 
     def answer(req: Any) -> Reply:

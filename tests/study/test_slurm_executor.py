@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -36,7 +36,8 @@ class _Task:
     memory: int | None = None
     parameters: int | None = None
     tokens: int = 0
-    gpu_memory: int | None = None
+    weights_bytes: float | None = None
+    gpu_options: list[tuple[str, int, bool]] = field(default_factory=list)
 
     def host_memory(self, gpus: int) -> int | None:
         return self.memory
@@ -235,6 +236,8 @@ def test_the_last_meaningful_line_is_the_tasks_own_not_submitit_or_srun() -> Non
         "submitit INFO (2026-12-06 00:40:01,123) - Job completed successfully\n"
         "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
         "slurmstepd: error: *** STEP 9.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n"
+        "slurmstepd-node1: error: *** STEP 6.0 ON node1 CANCELLED AT 2026-12-06T00:40:02 ***\n"
+        "srun: error: node1: task 0: Terminated\n"
     )
     assert last_meaningful_line(log) == "answered 12 of 30"
     assert last_meaningful_line("submitit INFO (x) - Starting with JobEnvironment\n") is None

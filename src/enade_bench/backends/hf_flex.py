@@ -33,9 +33,13 @@ written so far (a query's place is ``b + q``: its row in a decode step, its toke
 
 On CUDA the call is ``torch.compile``'d (:func:`kernel`, dynamic shapes: one compilation
 serves every chunk); elsewhere FlexAttention runs eager (a dense reference, for tests:
-the CPU policy keeps its per-question SDPA path, docs/performance.md).  Should compiling
-or the first compiled call fail, the chunk runs again on that SDPA path, the CPU policy's
-own code, and so does the rest of the run (:func:`attend_or_fall_back`).
+the CPU policy keeps its per-question SDPA path, docs/performance.md).  A decode step's
+batch is static in its graph (:mod:`.hf_slots` pads it to a power of two), so that Inductor
+may choose its flex-decoding kernel.  Each compiled graph (:data:`Graph`: device, dtype,
+scoring, prefill or decode, the decode batch) is proven on its own: should compiling it or
+its first call fail, the chunk runs again on the SDPA path, the CPU policy's own code, and
+so does every later call that needs that kind of graph in that dtype
+(:func:`attend_or_fall_back`).
 
 The mask function is a module-level function reading the current call's vectors from
 :data:`_MASK` (one model call at a time per process): a compiled kernel sees the same
@@ -151,46 +155,66 @@ def row_block_mask(pos: torch.Tensor, reach: torch.Tensor, q_len: int, kv_len: i
         BLOCK_SIZE=BLOCK,
         mask_mod=_row_mask,
         seq_lengths=(q_len, kv_len),
+        compute_q_blocks=False,  # the transposed tiles serve the backward pass only, which never runs
     )
 
 
 @dataclass(frozen=True)
 class FlexPlan:
-    """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``."""
+    """What every layer of one model call shares: the BlockMask and its vectors ``pos``, ``reach``.
+
+    ``kind``: the call's graph: ``scoring`` (a scored row), ``prefill`` (a packed row) or ``decode``.
+    """
 
     block_mask: Any
     pos: torch.Tensor
     reach: torch.Tensor
+    kind: str = "scoring"
 
     def bind(self) -> None:
-        """Make this plan's vectors the ones the mask function reads."""
+        """Make this plan's vectors the ones the mask function reads; its graph the last one entered."""
         _MASK.pos, _MASK.reach = self.pos, self.reach
+        entry = (self.kind, int(self.block_mask.kv_num_blocks.shape[0]))  # a decode step's batch: static
+        _ENTERED.pop(entry, None)
+        _ENTERED[entry] = None
 
 
-def row_plan(past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device) -> FlexPlan:
+def row_plan(
+    past: int, reach_per_token: Sequence[int] | torch.Tensor, device: torch.device, kind: str = "scoring"
+) -> FlexPlan:
     """The plan of a packed row of ``len(reach_per_token)`` tokens after ``past`` cached ones."""
     pos, reach = row_vectors(past, reach_per_token, device)
     n = len(reach_per_token)
-    return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach)
+    return FlexPlan(row_block_mask(pos, reach, n, past + n), pos=pos, reach=reach, kind=kind)
 
 
 @dataclass
 class CompileSettings:
     """Where and how :func:`kernel` compiles ``flex_attention``.
 
-    On CUDA with Inductor (its Triton kernel skips the BlockMask's empty tiles); a test
-    compiles on the CPU by adding ``"cpu"`` to ``devices`` and naming ``backend="aot_eager"``
-    (Inductor's CPU kernel for FlexAttention fails to build with torch 2.13).
+    On CUDA with Inductor and dynamic shapes (its Triton kernel skips the BlockMask's empty
+    tiles); a test or the CPU dry run compiles on the CPU by adding ``"cpu"`` to ``devices`` and
+    naming ``backend="aot_eager"`` (Inductor's CPU kernel for FlexAttention fails to build
+    with dynamic shapes in torch 2.13), or Inductor with ``dynamic=False``.
     """
 
     devices: frozenset[str] = frozenset({"cuda"})
     backend: Any = "inductor"
+    dynamic: bool = True
 
 
 COMPILE = CompileSettings()
-_COMPILED: dict[tuple[str, str], Callable[..., Any]] = {}
-#: Devices whose compiled kernel has run a whole model call (:func:`attend_or_fall_back`).
-_PROVEN: set[str] = set()
+_COMPILED: dict[tuple[str, str, bool], Callable[..., Any]] = {}
+
+
+#: A compiled graph of :func:`kernel`: device, dtype, kind (:attr:`FlexPlan.kind`), query batch (a decode
+#: step's is static, one graph per padded batch: :func:`.hf_slots.decode_rows`; a row's is 1).
+Graph = tuple[str, str, str, int]
+#: The graphs that have run a whole chunk; the errors of those that failed, by device, dtype and kind
+#: (the calls that fall back); the ``(kind, batch)`` of the plans the current call bound, the last last.
+_PROVEN: set[Graph] = set()
+_FAILED: dict[tuple[str, str, str], str] = {}
+_ENTERED: dict[tuple[str, int], None] = {}
 
 
 def compiles(device: torch.device) -> bool:
@@ -208,9 +232,10 @@ def kernel(device: torch.device) -> Callable[..., Any]:
 
     if not compiles(device) or torch.compiler.is_compiling():
         return flex_attention
-    key = (device.type, repr(COMPILE.backend))
+    key = (device.type, repr(COMPILE.backend), COMPILE.dynamic)
     if key not in _COMPILED:
-        _COMPILED[key] = unducked(torch.compile(flex_attention, dynamic=True, backend=COMPILE.backend))
+        compiled = torch.compile(flex_attention, dynamic=COMPILE.dynamic, backend=COMPILE.backend)
+        _COMPILED[key] = unducked(compiled)
     return _COMPILED[key]
 
 
@@ -241,35 +266,54 @@ T = TypeVar("T")
 
 
 def attend_or_fall_back(
-    policy: BatchingPolicy, device: torch.device, run: Callable[[BatchingPolicy], T]
-) -> tuple[T, BatchingPolicy, str | None]:
-    """``run(policy)``; if compiled FlexAttention fails before it has run once, the SDPA path.
+    policy: BatchingPolicy,
+    device: torch.device,
+    dtype: torch.dtype,
+    kinds: Sequence[str],
+    run: Callable[[BatchingPolicy], T],
+) -> tuple[T, str | None]:
+    """``run(policy)``, a call needing the graphs ``kinds`` in ``dtype``; on the SDPA path where one failed.
 
-    Until the compiled kernel has run a whole chunk on ``device``, an error of that chunk
-    (compiling, or the first compiled call; not running out of memory, which the runner
-    halves) prints one warning line naming it and runs the chunk again with the CPU
-    policy's numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per
-    question tree, :mod:`.hf_attention`), the policy the caller keeps from then on.
-    Returns ``run``'s result, the policy to keep, and the error (None: no fallback).
+    An error while a compiled graph runs falls back when that graph (:data:`Graph`) has not
+    yet run a whole chunk (compiling it, or its first call) or when it is a compile error (a new
+    shape compiled again); not running out of memory, which the runner halves.  It prints one
+    warning line naming the graph and the error and runs the chunk again with the CPU policy's
+    numbers (:meth:`.BatchingPolicy.for_device` ``("cpu")``: one SDPA call per question tree,
+    :mod:`.hf_attention`), and so does every later call needing that kind of graph in that dtype
+    on ``device``; the other graphs stay compiled.  Returns ``run``'s result and, where this call
+    fell back, the graph and error (one line).
     """
-    if not (policy.flex_attention and compiles(device)) or device.type in _PROVEN:
-        return run(policy), policy, None
+    if not (policy.flex_attention and compiles(device)):
+        return run(policy), None
+    from torch._dynamo.exc import BackendCompilerFailed  # noqa: PLC0415 (Dynamo, loaded by compiling only)
+
+    fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
+    name = str(dtype).removeprefix("torch.")
+    if any((device.type, name, kind) in _FAILED for kind in kinds):
+        return run(fallback), None
+    _ENTERED.clear()
     try:
         out = run(policy)
     except torch.OutOfMemoryError:
         raise
-    except Exception as exc:  # noqa: BLE001 (any failure of the compiled path falls back, named)
-        error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+    except Exception as exc:  # a failure of a graph not proven falls back, named; others re-raised
+        if not _ENTERED:
+            raise
+        kind, batch = list(_ENTERED)[-1]
+        if (device.type, name, kind, batch) in _PROVEN and not isinstance(exc, BackendCompilerFailed):
+            raise
+        graph = f"{kind} {name}" + (f" batch {batch}" if kind == "decode" else "")
+        error = f"{graph}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"  # one line
+        _FAILED[device.type, name, kind] = error
         print(
-            f"warning: compiled FlexAttention failed ({error}); running on the per-question SDPA path "
-            "(the CPU policy) from this chunk on",
+            f"warning: compiled FlexAttention failed ({error}); the calls needing a {kind} graph "
+            f"in {name} run on the per-question SDPA path (the CPU policy) from this chunk on",
             file=sys.stderr,
             flush=True,
         )
-        fallback = replace(BatchingPolicy.for_device("cpu"), device=policy.device)
-        return run(fallback), fallback, error
-    _PROVEN.add(device.type)
-    return out, policy, None
+        return run(fallback), error
+    _PROVEN.update((device.type, name, kind, batch) for kind, batch in _ENTERED)
+    return out, None
 
 
 def flex_attention_forward(
@@ -294,6 +338,8 @@ def flex_attention_forward(
         raise ValueError(
             "flex attention needs a flex_plan (it runs inside tree scoring and packed generation)"
         )
+    if flex_plan.kind == "decode" and compiles(query.device) and not torch.compiler.is_compiling():
+        torch._dynamo.mark_static(query, 0)  # the batch a constant of the graph: Inductor's flex-decoding
     # Contiguous keys and values (a no-op but for a prefill without a cached prefix, whose keys are a
     # view): one memory layout, so no stride guard compiles the kernel again (:func:`kernel`).
     out = kernel(query.device)(

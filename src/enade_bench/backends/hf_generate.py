@@ -31,14 +31,7 @@ from enade_bench.backends.hf_prefix import (
     prefix_states,
 )
 
-__all__ = [
-    "common_prefix_length",
-    "generate_packed",
-    "generate_shared",
-    "merge_starts",
-    "packable",
-    "prefill",
-]
+__all__ = ["generate_shared", "merge_starts", "prefill"]
 
 
 @torch.inference_mode()

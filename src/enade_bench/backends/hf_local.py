@@ -59,8 +59,8 @@ class HFLocalBackend(LocalModel):
         self.device = next(model.parameters()).device
         #: How to batch on this device (:mod:`.hf_batching`); a test may set another device's.
         self.batching = BatchingPolicy.for_device(self.device.type)
-        #: The error that turned compiled FlexAttention off (:attr:`attention`), or None.
-        self.attention_fallback: str | None = None
+        #: The compiled graphs that fell back, each with its error (:attr:`attention`).
+        self.attention_fallbacks: list[str] = []
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
         #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
@@ -75,17 +75,19 @@ class HFLocalBackend(LocalModel):
 
     @property
     def attention(self) -> str:
-        """The attention path chunks run on now: ``flex`` (one FlexAttention call per layer) or
-        ``sdpa`` (per question tree), with the error if compiled FlexAttention fell back."""
+        """The attention path chunks run on: ``flex`` (one FlexAttention call per layer) or ``sdpa``
+        (per question tree), with each compiled graph that fell back to ``sdpa`` and its error."""
         path = "flex" if self.batching.flex_attention else "sdpa"
-        return path if self.attention_fallback is None else f"{path} (flex failed: {self.attention_fallback})"
+        failed = "; ".join(self.attention_fallbacks)
+        return f"{path} (sdpa where flex failed: {failed})" if failed else path
 
-    def _attend(self, run: Callable[[BatchingPolicy], _T]) -> _T:
-        """``run(self.batching)``, on the SDPA path from now on if compiled FlexAttention fails
-        (:func:`.hf_flex.attend_or_fall_back`)."""
-        out, self.batching, error = attend_or_fall_back(self.batching, self.device, run)
+    def _attend(self, kinds: tuple[str, ...], run: Callable[[BatchingPolicy], _T]) -> _T:
+        """``run(self.batching)``, a call needing the compiled graphs ``kinds``, on the SDPA path
+        where one of them failed (:func:`.hf_flex.attend_or_fall_back`)."""
+        dtype = next(self.model.parameters()).dtype
+        out, error = attend_or_fall_back(self.batching, self.device, dtype, kinds, run)
         if error is not None:
-            self.attention_fallback = error
+            self.attention_fallbacks.append(error)
         return out
 
     def prefetch(
@@ -161,9 +163,10 @@ class HFLocalBackend(LocalModel):
             if self.tokenizer.eos_token_id is not None:
                 eos_ids.add(int(self.tokenizer.eos_token_id))
             tokens = self._attend(
+                ("prefill", "decode"),
                 lambda policy: generate_shared(
                     self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, policy
-                )
+                ),
             )
             return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
@@ -249,9 +252,10 @@ class HFLocalBackend(LocalModel):
         split = [(self._fit(ctx), tails) for ctx, tails in split]
         if self.tree:
             _, token_lps = self._attend(
+                ("scoring",),
                 lambda policy: score_tree(
                     self.model, [ctx for ctx, _ in split], [t for _, t in split], self.prefix_store, policy
-                )
+                ),
             )
             return [[ContinuationScore(float(sum(t)), len(t), t) for t in per_q] for per_q in token_lps]
         contexts = [ctx for ctx, _ in split]
@@ -307,9 +311,10 @@ class HFLocalBackend(LocalModel):
             seqs = self._prompt_ids(prompts)
             dists = list(
                 self._attend(
+                    ("scoring",),
                     lambda policy: score_tree(
                         self.model, seqs, [[] for _ in prompts], self.prefix_store, policy
-                    )
+                    ),
                 )[0]
             )
         else:

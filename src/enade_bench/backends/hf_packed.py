@@ -16,8 +16,8 @@ every :data:`EOS_CHECK_EVERY` steps; host tensors reach the device through
 decode step runs through ``torch.compile`` (:data:`COMPILE_OPTIONS`: CUDA graphs).  It is off by default: it pays only where the
 fixed cost of a step's ~2,000 kernel launches outweighs a compilation per cache shape, which
 has to be measured on a card (``python -m bench --device cuda --compile-decode``).  It is
-traced with dynamic shapes and no duck sizing (one graph for every cache width and row count after
-a first one; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
+traced with dynamic shapes and no duck sizing (one graph for every cache width after a first one,
+the padded decode batch a constant: one per batch; CUDA graphs record one replay per shape), and the cache's width is rounded to a power
 of two of blocks then (:func:`cache_width`), so chunks share a few of those recordings.
 """
 
@@ -33,11 +33,11 @@ from enade_bench.backends.hf_batching import BatchingPolicy
 from enade_bench.backends.hf_device import to_device
 from enade_bench.backends.hf_flex import BLOCK, flex_attention, row_plan, unducked
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache, prefix_states
-from enade_bench.backends.hf_slots import SlotCache
+from enade_bench.backends.hf_slots import SlotCache, decode_rows
 from enade_bench.backends.hf_tree import supports_tree
 
 #: ``torch.compile`` options of the decode step under ``BatchingPolicy.compile_decode``: CUDA graphs
-#: (``reduce-overhead``), dynamic shapes (the rows and cache width of a chunk are symbols, not guards).
+#: (``reduce-overhead``), dynamic shapes (the cache width a symbol; the padded decode batch a constant).
 COMPILE_OPTIONS: dict[str, Any] = {"mode": "reduce-overhead", "dynamic": True}
 
 
@@ -115,22 +115,23 @@ def generate_packed(
         spans.append((start, start + len(s) - shared))
     own = [end - start for start, end in spans]
     steps = max(params.max_new_tokens - 1, 0)
-    own_at = to_device(own, device)
-    width = cache_width(shared + sum(own) + n * steps, policy.compile_decode)
-    cache = SlotCache.for_rows(shared, own_at, steps, width, past=past_cache)
+    rows = decode_rows(n)  # the decode batch, padded (:mod:`.hf_slots`)
+    width = cache_width(shared + sum(own) + n * steps + rows - n, policy.compile_decode)
+    cache = SlotCache.for_rows(shared, own, steps, width, device, past=past_cache)
     # The prefix's rest is the parent of every question (its keys reach the row's end); each
     # question's keys reach its own end: the packed row's mask (:mod:`.hf_flex`).
     head = len(rest)
     reach = torch.repeat_interleave(
         torch.tensor([len(row)] + [head + end for _, end in spans]), torch.tensor([head, *own])
     )
-    prefill = row_plan(past, reach, device)
+    prefill = row_plan(past, reach, device, kind="prefill")
     if store is not None:
         store.stats.computed += len(row)
-    last = head + torch.cumsum(own_at, 0) - 1  # each question's last token in the row
-    position = to_device(lengths, device)[:, None]
-    new = torch.empty((n, params.max_new_tokens), dtype=torch.long, device=device)
-    finished = torch.zeros(n, dtype=torch.bool, device=device)
+    # Each question's last token in the row (a padding row: the last question's), its position.
+    last = to_device([head + end - 1 for _, end in spans] + [head + spans[-1][1] - 1] * (rows - n), device)
+    position = to_device(lengths + [lengths[-1]] * (rows - n), device)[:, None]
+    new = torch.empty((rows, params.max_new_tokens), dtype=torch.long, device=device)
+    finished = torch.arange(rows, device=device) >= n  # a padding row has ended before it begins
     eos = to_device(sorted(eos_ids), device)
     forward = compiled(model) if policy.compile_decode else model
     with flex_attention(model):
@@ -153,10 +154,13 @@ def generate_packed(
                 break
             decode = cache.advance(t)  # each row's column of the step; the prefix's tiles and its own
             decode.bind()
-            feed = torch.where(finished, pad_id, tokens)[:, None]
+            feed, at = torch.where(finished, pad_id, tokens)[:, None], position + t
+            if policy.compile_decode:  # the batch a constant of the graph, as in :mod:`.hf_flex`
+                torch._dynamo.mark_static(feed, 0)
+                torch._dynamo.mark_static(at, 0)
             result = forward(
                 input_ids=feed,
-                position_ids=position + t,
+                position_ids=at,
                 past_key_values=cache,
                 use_cache=True,
                 flex_plan=decode,
@@ -164,6 +168,6 @@ def generate_packed(
             step = result.logits[:, -1].float()
     out: list[list[int]] = [[] for _ in range(n)]
     done = [False] * n
-    for tokens_t in new[:, : t + 1].T.tolist():  # the one read-back of the chunk's tokens
+    for tokens_t in new[:n, : t + 1].T.tolist():  # the one read-back of the chunk's tokens
         append_new_tokens(tokens_t, eos_ids, out, done)
     return out

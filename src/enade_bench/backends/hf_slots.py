@@ -23,6 +23,11 @@ Generation under a policy with ``packed_prefill`` (CUDA, :mod:`.hf_batching`) ru
    row ``b``'s written keys: ``pos = b``, ``reach = b + 1``; a column not written yet: seen by
    none).  The same shapes every step.
 
+The decode batch is padded to a power of two, at least 4 (:func:`decode_rows`): a padding row reads and
+writes one column of its own, at the cache's end, and nothing else.  The batch is then a constant
+of the decode graph, a few of them over a run (chunks of 3 and 4 rows share 4), and Inductor
+can choose FlexAttention's decoding kernel on CUDA (:mod:`.hf_flex`).
+
 Memory: ``prefix + Σ_rows (own tokens + new tokens)`` columns per layer, not ``rows × (prefix +
 longest question + new tokens)``: S3's 964-token few-shot prefix is held once, not once per row.
 
@@ -32,12 +37,19 @@ repeated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
+from enade_bench.backends.hf_device import to_device
 from enade_bench.backends.hf_flex import BLOCK, FlexPlan, row_block_mask
+
+
+def decode_rows(rows: int) -> int:
+    """The decode batch of ``rows`` questions: the next power of two, at least 4."""
+    return max(4, 1 << (rows - 1).bit_length())
 
 
 @dataclass
@@ -45,7 +57,8 @@ class SlotCache:
     """A key/value cache preallocated for a whole decode in one row of columns, written in place.
 
     ``width`` columns (whole blocks): the prefix (``prefix`` columns, once), then each decode row's
-    region (its question's own tokens, then one column per decode step).  ``columns`` (on the
+    region (its question's own tokens, then one column per decode step), then a column for each
+    padding row (:func:`decode_rows`).  ``columns`` (on the
     device): the cache column of each key of the prefill (the stored prefix, then the prefill
     row's tokens).  The model calls :meth:`update` in every layer: in the prefill (batch 1) it
     returns the prefix's cached states and the row's, and places them at ``columns``; in a decode
@@ -61,34 +74,51 @@ class SlotCache:
     pos: torch.Tensor
     reach: torch.Tensor
     ends: torch.Tensor  # each row's first column after its question (its first decode step's)
+    moves: torch.Tensor  # 1 for a row, 0 for a padding row (which writes one column every step)
     past: Any = None  # the store's batch-1 cache of the first ``past`` prefix tokens, or None
     cursor: torch.Tensor | None = None  # each row's column of the decode step
     layers: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)
 
     @classmethod
-    def for_rows(cls, prefix: int, own: torch.Tensor, steps: int, width: int, past: Any = None) -> SlotCache:
-        """The cache of ``len(own)`` rows after a shared ``prefix``: row ``r`` holds ``own[r]`` question
-        tokens and ``steps`` decode steps; ``width`` columns, at least ``prefix + Σ (own + steps)``.
+    def for_rows(
+        cls, prefix: int, own: Sequence[int], steps: int, width: int, device: torch.device, past: Any = None
+    ) -> SlotCache:
+        """The cache of ``len(own)`` rows after a shared ``prefix``, padded to :func:`decode_rows`: row
+        ``r`` holds ``own[r]`` question tokens and ``steps`` decode steps; ``width`` columns, at least
+        ``prefix + Σ (own + steps)`` and one per padding row.
 
         Row ``r``'s region starts at ``prefix + Σ_{i<r} (own[i] + steps)``: a prefill key of question
-        ``r`` at index ``i`` among the questions' tokens goes to ``prefix + i + r·steps``.
+        ``r`` at index ``i`` among the questions' tokens goes to ``prefix + i + r·steps``.  Built on
+        ``device`` from one copy of ``own`` (no read-back: ``repeat_interleave`` is told its size).
         """
-        device = own.device
-        rows = own.numel()
-        owner = torch.repeat_interleave(torch.arange(rows, device=device), own)
-        placed = prefix + torch.arange(owner.numel(), device=device) + steps * owner
+        n, tokens = len(own), sum(own)
+        rows = torch.arange(decode_rows(n), device=device)
+        own_at = to_device(list(own), device)
+        owner = torch.repeat_interleave(rows[:n], own_at, output_size=tokens)
+        placed = prefix + torch.arange(tokens, device=device) + steps * owner
         columns = torch.cat((torch.arange(prefix, device=device), placed))
         size = -(-width // BLOCK) * BLOCK
-        pos = torch.full((size,), rows + BLOCK, dtype=torch.long, device=device)  # not written: seen by none
+        pos = torch.full((size,), rows.numel() + BLOCK, dtype=torch.long, device=device)  # seen by none
         reach = torch.zeros(size, dtype=torch.long, device=device)
-        pos[:prefix], reach[:prefix] = -1, rows  # the prefix: every row
+        pos[:prefix], reach[:prefix] = -1, n  # the prefix: every row, no padding row
         pos[placed], reach[placed] = owner, owner + 1  # a question's tokens: its row only
-        ends = prefix + torch.cumsum(own, 0) + steps * torch.arange(rows, device=device)
-        return cls(width=width, prefix=prefix, columns=columns, pos=pos, reach=reach, ends=ends, past=past)
+        spare = prefix + tokens + n * steps + rows[n:] - n  # a padding row's own column
+        pos[spare], reach[spare] = rows[n:], rows[n:] + 1
+        ends = torch.cat((prefix + torch.cumsum(own_at, 0) + steps * rows[:n], spare))
+        return cls(
+            width=width,
+            prefix=prefix,
+            columns=columns,
+            pos=pos,
+            reach=reach,
+            ends=ends,
+            moves=(rows < n).long(),
+            past=past,
+        )
 
     def advance(self, step: int) -> FlexPlan:
         """Decode step ``step``: each row's column (:attr:`cursor`) marked as its own; the step's plan."""
-        self.cursor = self.ends + step
+        self.cursor = self.ends + step * self.moves
         rows = torch.arange(self.ends.numel(), device=self.ends.device)
         self.pos.index_copy_(0, self.cursor, rows)
         self.reach.index_copy_(0, self.cursor, rows + 1)
@@ -96,6 +126,7 @@ class SlotCache:
             row_block_mask(self.pos, self.reach, 1, self.width, rows=rows.numel()),
             pos=self.pos,
             reach=self.reach,
+            kind="decode",
         )
 
     def update(

@@ -21,6 +21,7 @@ from pathlib import Path
 from enade_bench.dataset.sources import file_sha256 as stream_sha256
 from enade_bench.regular_file import read_text
 from enade_bench.results.lock import waiting_lock
+from enade_bench.results.safe_write import process_umask
 
 
 def cache_root() -> Path:
@@ -56,10 +57,7 @@ def cache_lock(target: Path) -> Iterator[None]:
         yield
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+_warned_private: set[Path] = set()
 
 
 def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> None:
@@ -68,15 +66,25 @@ def save_folder(target: Path, prefix: str, save: Callable[[Path], object]) -> No
     The entry gets the permissions a folder made with ``mkdir`` would (``drwxr-xr-x`` under
     umask ``022``, group-writable under ``002``), not ``mkdtemp``'s ``drwx------``: a cache
     shared by a group (``ENADE_BENCH_CACHE`` on a cluster) is readable by its members.  A
-    umask that hides the entry from a group the cache's folder is open to (``077``) is said
-    in one ``warning:`` line.
+    umask that hides the entry from a group the cache's folder is open to (``077``), or from
+    everyone but its owner in a cache named by ``ENADE_BENCH_CACHE`` (one made under that
+    umask is private from its first folder, issue 61), is said in one ``warning:`` line, once
+    per folder.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
-    mask = _umask()
-    if mask & 0o050 == 0o050 and os.stat(target.parent).st_mode & 0o050:
+    mask = process_umask()
+    where = (
+        "a cache folder its group can read"
+        if os.stat(target.parent).st_mode & 0o050
+        else "the cache ENADE_BENCH_CACHE names"
+        if "ENADE_BENCH_CACHE" in os.environ and target.is_relative_to(cache_root())
+        else None
+    )
+    if mask & 0o050 == 0o050 and where is not None and target.parent not in _warned_private:
+        _warned_private.add(target.parent)
         print(
-            f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in a cache folder "
-            "its group can read: the others sharing the cache cannot use it (umask 022 or 002 shares it)",
+            f"warning: {target}: made readable by its owner alone (umask {mask:03o}), in {where}: the "
+            "others sharing the cache cannot use it (umask 022 or 002 shares it)",
             file=sys.stderr,
         )
     tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,9 +111,15 @@ def engine_kwargs(cfg: ModelConfig, location: str) -> dict[str, JsonValue]:
 
         gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if vcfg.tensor_parallel_size > gpus:
+            fix = (  # the executor in use: a Slurm job has the GPUs it asked for, Ray may span nodes
+                f"Slurm job {os.environ['SLURM_JOB_ID']}: leave executor.gpus_per_node out, each job asks "
+                "for its model's"
+                if "SLURM_JOB_ID" in os.environ
+                else "use engine_args.distributed_executor_backend: ray on a Ray cluster"
+            )
             raise UserError(
                 f"model.vllm.tensor_parallel_size: {vcfg.tensor_parallel_size} GPUs asked for, {gpus} "
-                "present (use engine_args.distributed_executor_backend: ray for a Ray cluster)"
+                f"present ({fix})"
             )
     kwargs: dict[str, JsonValue] = {
         "model": location,

@@ -25,7 +25,7 @@ from enade_bench.backends.factory import check_backend
 from enade_bench.backends.preload import devices_elsewhere
 from enade_bench.benchmarks.base import Benchmark
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.compare.study import comparison_lead
+from enade_bench.compare.study import comparison_lead, study_comparison
 from enade_bench.config import ExperimentConfig, parse_config, resolve_input, resolve_output
 from enade_bench.errors import UserError, as_given
 from enade_bench.report.build import write_report
@@ -131,14 +131,16 @@ class GenericPlan:
         exams = {m.folder.resolve(): (m.label, m.exam) for m in self.models} if self.config.exams else None
         with folder:
             section, lead, summary = comparison_lead(
-                entries,
-                self.report_dir,
-                settings.by,
-                settings.adjust,
-                settings.alpha,
-                settings.family,
-                settings.allow_errors,
-                exams=exams,
+                study_comparison(
+                    entries,
+                    self.report_dir,
+                    settings.by,
+                    settings.adjust,
+                    settings.alpha,
+                    settings.family,
+                    settings.allow_errors,
+                    exams=exams,
+                )
             )
             report = write_report(entries, self.report_dir, [section], folders, title, lead)
         return StudyResult(summary, report.index, report.notes, warnings=report.warnings)
@@ -225,6 +227,11 @@ def _plan_run(
     benchmark = registry.for_config(exp_cfg, path)
     strategies = cfg.strategies or list(getattr(benchmark, "study_strategies", ALL_STRATEGIES))
     options = RunOptions(strategies=strategies, limit=cfg.limit, output_dir=folder, progress=progress)
-    exp = benchmark.prepare(exp_cfg, path, options)
+    try:
+        exp = benchmark.prepare(exp_cfg, path, options)
+    except UserError as exc:  # the exam's data: named by the study file and the exam, as the user wrote it
+        if not str(exc).startswith("dataset."):
+            raise
+        raise UserError(f"{path}: " + (f"exam {exam.name}: " if exam.name else "") + str(exc)) from None
     check_backend(exp_cfg.model, {s.method for s in exp.strategies}, [s.id or label for s in exp.strategies])
     return PlannedModel(label, exp_cfg, folder, exp, options, exam.name, benchmark, strategies)

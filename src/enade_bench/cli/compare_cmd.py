@@ -221,13 +221,15 @@ def handle(args: argparse.Namespace) -> int:
 
     check_output_dir(args.out, "--out")
     folder = ReportFolder.open(args.out, "--out")
-    from enade_bench.compare.analysis import CompareOptions, compare_table  # noqa: PLC0415
+    from enade_bench.compare.analysis import MANY_PAIRS, CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
     table = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
     comp = compare_table(table, options)
     entries = _runs(list(args.results)) if args.source is None else []
+    if len(comp.pairs) >= MANY_PAIRS:  # seconds more: said (issue 61)
+        print(f"compare: writing the tables and figures of {len(comp.pairs):,} pairs", file=sys.stderr)
     with folder:
         written = write_comparison(comp, args.out, entries, [p for p in args.results if p.is_dir()])
     for warning in comp.warnings:

@@ -11,7 +11,7 @@ from pathlib import Path
 from enade_bench.benchmarks.base import ReportBenchmark, ReportOptions
 from enade_bench.benchmarks.commands import extending
 from enade_bench.benchmarks.registry import Registry
-from enade_bench.compare.study import comparison_lead
+from enade_bench.compare.study import comparison_lead, study_comparison
 from enade_bench.compare.table import from_entries, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.report.build import write_report
@@ -76,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
         lead = Lead()
         if len({e.result.experiment for e in entries}) >= 2:
             section, lead, _ = comparison_lead(
-                entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True
+                study_comparison(entries, args.out, args.compare_by, args.adjust, 0.05, allow_errors=True)
             )
             sections.insert(0, section)
         report = write_report(entries, args.out, sections, args.results, args.title, lead)

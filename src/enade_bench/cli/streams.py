@@ -1,8 +1,9 @@
 """Standard output that cannot fail with a traceback (issue 51).
 
 * A terminal or a pipe that cannot encode Portuguese (``PYTHONIOENCODING=ascii``, a C
-  locale) gets ``?`` for what it cannot show, never a ``UnicodeEncodeError``: stdout and
-  stderr are reconfigured with ``errors="replace"``.
+  locale, whose streams use ``surrogateescape``) gets an escape (``\\xe3``) for what it
+  cannot show, as does a lone surrogate anywhere, never a ``UnicodeEncodeError``: stdout and
+  stderr are reconfigured with ``errors="backslashreplace"`` whatever their handler (issue 61).
 * A failed write to stdout (``>/dev/full``, a closed pipe) is an :class:`OSError` naming
   ``standard output``, which the command line prints as its one ``error:`` line.
 """
@@ -40,11 +41,15 @@ class NamedStdout:
         return getattr(self.inner, name)
 
 
+#: Error handlers that write something for every character (``surrogateescape`` raises on most).
+_LOSSLESS = ("backslashreplace", "namereplace", "xmlcharrefreplace")
+
+
 def _replace_unencodable(stream: Any) -> None:
     reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None and getattr(stream, "errors", "replace") == "strict":
+    if reconfigure is not None and getattr(stream, "errors", _LOSSLESS[0]) not in _LOSSLESS:
         try:
-            reconfigure(errors="replace")
+            reconfigure(errors="backslashreplace")
         except (ValueError, OSError):  # a stream that cannot be reconfigured: left as it is
             pass
 

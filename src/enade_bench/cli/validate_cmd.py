@@ -100,6 +100,11 @@ def validate(
     if exp.dataset.key_join is not None:
         print(exp.dataset.key_join)
     print_strata(exp)
+    files = [Path(s["path"]).name for s in exp.dataset.sources if "role" not in s]
+    if len(files) > 1:
+        print(f"data files, in the order read: {', '.join(files)}")
+    for fix in exp.dataset.fixes:
+        print(f"fix: {fix}")
     warnings = [str(w) for w in exp.dataset.warnings]
     print_warnings(warnings, strict)
     if exp.dataset.set_aside:

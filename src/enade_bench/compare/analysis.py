@@ -22,6 +22,8 @@ one model of a pair answered are left out of that pair and listed
 from __future__ import annotations
 
 import math
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
@@ -39,14 +41,14 @@ from enade_bench.compare.comparison import (
     ModelScore,
     PairComparison,
 )
-from enade_bench.compare.pairs import Questions, compare_pair, flips, mixed_records, questions
+from enade_bench.compare.pairs import Questions, compare_pair, flips, questions
 from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
 from enade_bench.metrics.letters import compact_letters
 from enade_bench.metrics.multiplicity import adjust_pvalues
-from enade_bench.metrics.paired import MCNEMAR, SCORE_TEST_NOTE, PairedDifference, pair_interval
-from enade_bench.metrics.power import pair_mdd
+from enade_bench.metrics.paired import MCNEMAR, SCORE_TEST_NOTE, SIGN_FLIP, PairedDifference, pair_interval
+from enade_bench.metrics.power import pair_mdd, pair_mdd_range
 from enade_bench.metrics.ranks import rank_sets
 from enade_bench.metrics.simultaneous import Statement, shown_statements
 
@@ -139,6 +141,7 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
     unpaired_frame = _unpaired(answered_sets, notes)
     raw: list[tuple[_Cell, str, str, PairedDifference, int]] = []
     flip_frames: list[pd.DataFrame] = []
+    progress = _Progress(sum(len(c.models) * (len(c.models) - 1) // 2 for c in cells), len(cells))
     for cell in cells:
         if len(cell.models) < 2:
             notes.append(
@@ -146,6 +149,7 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
                 "nothing to compare"
             )
         for a, b in combinations(cell.models, 2):
+            progress.tick("pairs tested")
             qa, qb = cell.questions[a], cell.questions[b]
             result, common, excluded = compare_pair(qa, qb, 1 - opts.alpha)
             if math.isnan(result.p_value):
@@ -154,14 +158,13 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
                     f"({result.reason}): no p, outside the {opts.adjust} family, and their letters "
                     "say nothing about each other"
                 )
-            mixed = mixed_records(qa, qb, common)
-            if mixed:
-                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {mixed}")
+            if result.test == SIGN_FLIP:
+                notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {result.reason}")
             raw.append((cell, a, b, result, excluded))
             flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, cell.rows))
     if any(r.test == MCNEMAR for *_, r, _ in raw):
         notes.append(SCORE_TEST_NOTE)
-    pairs = _adjust(raw, opts)
+    pairs = _adjust(raw, opts, progress)
     scores = _scores(cells, pairs, opts)
     frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
     return Comparison(
@@ -195,7 +198,23 @@ def _build_cells(
                     f"({errs.get(m, 0)}): no score, not comparable"
                 )
         cells.append(_Cell(strategy, stratum, models, qs, errs, ok))
+        _note_copies(cell_name(strategy, stratum), qs, notes)
     return cells
+
+
+def _note_copies(cell: str, qs: dict[str, Questions], notes: list[str]) -> None:
+    """A note for models with the same score and prediction on every question (issue 61): two
+    copies of one run, most likely, compared as if they were two models."""
+    groups: dict[tuple[object, ...], list[str]] = {}
+    for model, q in qs.items():
+        if not q.scores.empty:
+            key = (tuple(q.scores.items()), tuple(q.modal.items()))
+            groups.setdefault(key, []).append(str(model))
+    for same in (g for g in groups.values() if len(g) > 1):
+        notes.append(
+            f"{cell}: {', '.join(same)} have the same score and prediction on every question (copies of "
+            "one run?): their differences are 0 by construction"
+        )
 
 
 def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: list[str]) -> pd.DataFrame:
@@ -212,13 +231,49 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
     return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
-def _intervals(results: list[PairedDifference]) -> Callable[[int, float], tuple[float, float]]:
+#: A comparison of this many pairs or more says what it will do first (a pair takes ~0.1-0.3 s).
+MANY_PAIRS = 20
+#: Seconds between two progress lines.
+PROGRESS_S = 5.0
+
+
+class _Progress:
+    """Lines on stderr for a long comparison (issue 61): the pairs to test, then every
+    :data:`PROGRESS_S` seconds how many of them each stage has done."""
+
+    def __init__(self, pairs: int, cells: int) -> None:
+        self.total, self.done, self.stage = pairs, 0, "pairs tested"
+        self.start = self.last = time.monotonic()
+        if pairs >= MANY_PAIRS:
+            self._line(f"{pairs:,} pairs of models to test in {cells} cell(s), then their adjusted intervals")
+
+    def _line(self, text: str) -> None:
+        print(f"compare: {text}", file=sys.stderr, flush=True)
+
+    def tick(self, stage: str) -> None:
+        if stage != self.stage:
+            self.stage, self.done = stage, 0
+        self.done += 1
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_S:
+            self.last = now
+            self._line(f"{stage}: {self.done:,} for {self.total:,} pairs ({now - self.start:.0f} s)")
+
+
+def _intervals(
+    results: list[PairedDifference], progress: _Progress
+) -> Callable[[int, float], tuple[float, float]]:
     """Pair ``i``'s interval at ``confidence`` by its own test's procedure."""
-    return lambda i, confidence: pair_interval(results[i], confidence)
+
+    def interval(i: int, confidence: float) -> tuple[float, float]:
+        progress.tick("adjusted intervals computed")
+        return pair_interval(results[i], confidence)
+
+    return interval
 
 
 def _adjust(
-    raw: list[tuple[_Cell, str, str, PairedDifference, int]], opts: CompareOptions
+    raw: list[tuple[_Cell, str, str, PairedDifference, int]], opts: CompareOptions, progress: _Progress
 ) -> list[PairComparison]:
     """Adjusted p-values within each family (NaN p-values stay outside it), each pair's
     simultaneous statement (one inference per pair) and its detectable difference."""
@@ -233,13 +288,14 @@ def _adjust(
         pvalues = [r.p_value for r in results]
         adjusted[index] = adjust_pvalues(pvalues, opts.adjust)
         shown = shown_statements(
-            pvalues, [r.diff for r in results], opts.alpha, opts.adjust, _intervals(results)
+            pvalues, [r.diff for r in results], opts.alpha, opts.adjust, _intervals(results, progress)
         )
         size = sum(1 for p in pvalues if not math.isnan(p))
         sizes[label] = size
         for k, r, statement in zip(index, results, shown, strict=True):
             statements[k] = statement
             if statement is not None:
+                progress.tick("detectable differences computed")
                 magnitude[k] = pair_interval(r, 1 - opts.alpha / size)
     out = []
     for (c, a, b, r, n), p, statement, (m_low, m_high), label in zip(
@@ -271,6 +327,7 @@ def _adjust(
                 statement.kind,
                 m_low,
                 m_high,
+                *pair_mdd_range(r, statement.alpha_i),
             )
         )
     return out

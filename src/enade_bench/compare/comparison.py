@@ -93,7 +93,9 @@ class PairComparison:
     the Bonferroni :math:`\alpha/K` interval, shown beside a bound for the magnitude.
     ``mdd`` is the detectable difference under the alternative at ``alpha_i``,
     ``mdd_single`` at :math:`\alpha`, the pair tested alone
-    (:func:`~enade_bench.metrics.power.pair_mdd`; ``inf``: not reachable at this size).
+    (:func:`~enade_bench.metrics.power.pair_mdd`; ``inf``: not reachable at this size), and
+    ``mdd_low``–``mdd_high`` the clustered MDD's range at the 10 % and 90 % limits of its variance
+    (:func:`~enade_bench.metrics.power.pair_mdd_range`; NaN for the single-record tests).
     """
 
     strategy: str
@@ -115,6 +117,8 @@ class PairComparison:
     statement: str = ""
     magnitude_low: float = math.nan
     magnitude_high: float = math.nan
+    mdd_low: float = math.nan
+    mdd_high: float = math.nan
 
 
 @dataclass
@@ -232,6 +236,8 @@ class Comparison:
                 "family_size": p.family_size,
                 "mdd_80": p.mdd,
                 "mdd_80_unadjusted": p.mdd_single,
+                "mdd_80_low": p.mdd_low,
+                "mdd_80_high": p.mdd_high,
                 "n_questions": p.result.n_questions,
                 "n_clusters": p.result.n_clusters,
                 "n_excluded": p.n_excluded,

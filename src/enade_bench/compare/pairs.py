@@ -16,7 +16,7 @@ import pandas as pd
 from enade_bench.compare.table import grouping_fields
 from enade_bench.metrics.paired import PairedDifference, paired_difference
 
-__all__ = ["Questions", "compare_pair", "flips", "mixed_records", "questions"]
+__all__ = ["Questions", "compare_pair", "flips", "questions"]
 
 
 @dataclass(frozen=True)
@@ -64,25 +64,6 @@ def compare_pair(qa: Questions, qb: Questions, confidence: float) -> tuple[Paire
         records,
     )
     return result, common, excluded
-
-
-def mixed_records(qa: Questions, qb: Questions, common: pd.Index) -> str:
-    """Why a pair whose questions mostly have one record each uses the clustered t: ``''`` unless mixed.
-
-    A pair is single-record only when every common question has exactly one record for both
-    models; one repeated question switches the whole pair to the clustered paired t
-    (:func:`~enade_bench.metrics.paired.paired_difference`).  This names how many questions
-    have repeated records, so that the switch is said in the table's note.
-    """
-    repeated = (qa.counts.reindex(common) > 1) | (qb.counts.reindex(common) > 1)
-    k = int(repeated.sum())
-    if k == 0 or k == len(common):
-        return ""
-    return (
-        f"{k} of {len(common)} questions have repeated records (shuffles or samples), the others one: "
-        "the clustered paired t on question scores, not the single-record test, which needs one "
-        "binary record per question for both models"
-    )
 
 
 def flips(

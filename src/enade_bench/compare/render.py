@@ -16,9 +16,10 @@ import pandas as pd
 
 from enade_bench.compare.analysis import cell_name
 from enade_bench.compare.comparison import Comparison, PairComparison
+from enade_bench.metrics.paired import SIGN_FLIP
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
-from enade_bench.report.figures import FigureFile, save
+from enade_bench.report.figures import STYLE, FigureFile, save
 from enade_bench.report.forest import ForestRow, forest_figure
 from enade_bench.report.html import Lead, render_html
 from enade_bench.report.loader import RunEntry
@@ -59,6 +60,15 @@ MDD_ROW = "MDD 80 % (points)"
 def _mdd(value: float) -> str:
     """An MDD in points; ``inf`` reads :data:`~enade_bench.metrics.power.NOT_REACHABLE`."""
     return NOT_REACHABLE if math.isinf(value) else _pct(value)
+
+
+def _mdd_range(p: PairComparison) -> str:
+    """A pair's MDD in points, a clustered one with its 10–90 % range; ``–`` without one."""
+    if math.isnan(p.mdd):
+        return "–"
+    if math.isnan(p.mdd_low):
+        return _mdd(p.mdd)
+    return f"{_mdd(p.mdd)} ({_mdd(p.mdd_low)}–{_mdd(p.mdd_high)})"
 
 
 def _mdd_cell(mdds: pd.Series) -> str:
@@ -168,7 +178,7 @@ def pairs_table(comp: Comparison) -> Table:
             "test": p.result.test,
             "p": _p(p.result.p_value),
             f"p ({comp.adjust})": _p(p.p_adjusted),
-            "MDD 80 %": _mdd(p.mdd) if not math.isnan(p.mdd) else "–",
+            "MDD 80 %": _mdd_range(p),
             "questions": str(p.result.n_questions),
         }
         for p in comp.pairs
@@ -196,11 +206,20 @@ def pairs_table(comp: Comparison) -> Table:
         )
         + ". Intervals are the test's own (the exact unconditional score test, up to 100 questions "
         "with one record each: its exact interval; McNemar's score test above: Tango's interval; "
-        "clustered t: the t interval), so a statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
+        "clustered t: the t interval; sign-flip on text sums, for a pair whose questions mix one binary record "
+        "and repeated ones, where the clustered t does not keep its size: the interval that inverts it), so a "
+        "statement excludes 0 exactly when p adjusted < α, i.e. when the two models "
         "share no letter. The unadjusted intervals are ci_low_unadjusted and ci_high_unadjusted in "
         "pairs.csv. MDD 80 %: the smallest true difference the pair's test detects with 80 % power at "
         f"its level α_i, with the spread that difference implies ({NOT_REACHABLE}: 80 % is out of "
-        "reach).",
+        "reach); a clustered pair's in brackets at the 10 % and 90 % limits of its variance's sampling "
+        "distribution (χ² on the clusters' df): an expected power of 0.80 over the data sets one could "
+        "observe, not 0.80 in each (mdd_80_low, mdd_80_high in pairs.csv)."
+        + "".join(
+            f" {cell_name(p.strategy, p.stratum)}, {p.model_a} − {p.model_b}: {p.result.reason}."
+            for p in comp.pairs
+            if p.result.test == SIGN_FLIP
+        ),
     )
 
 
@@ -260,25 +279,26 @@ def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
     scores["column"] = scores["strategy"] + " " + scores["stratum"]
     columns = list(dict.fromkeys(scores["column"]))
     models = list(dict.fromkeys(scores["model"]))
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
-    width = 0.8 / len(models)
-    for k, model in enumerate(models):
-        mine = scores[scores["model"] == model].set_index("column").reindex(columns)
-        xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
-        low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
-        high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
-        ax.errorbar(
-            xs,
-            mine["accuracy"],
-            yerr=[low, high],
-            fmt="os^dv"[k % 5],
-            capsize=3,
-            label=model,
-            color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
-        )
-    ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
-    ax.set_ylabel("accuracy (95 % CI)")
-    ax.legend(fontsize="small", frameon=False)
+    with plt.rc_context(STYLE):  # model names drawn as written: a '$' is no math text (issue 61)
+        fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
+        width = 0.8 / len(models)
+        for k, model in enumerate(models):
+            mine = scores[scores["model"] == model].set_index("column").reindex(columns)
+            xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
+            low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
+            high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
+            ax.errorbar(
+                xs,
+                mine["accuracy"],
+                yerr=[low, high],
+                fmt="os^dv"[k % 5],
+                capsize=3,
+                label=model,
+                color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
+            )
+        ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
+        ax.set_ylabel("accuracy (95 % CI)")
+        ax.legend(fontsize="small", frameon=False)
     return save(fig, folder, "comparison_clustered", "Accuracy per model with clustered 95 % intervals")
 
 
@@ -303,6 +323,7 @@ def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
                 _points(p.magnitude_low),
                 _points(p.magnitude_high),
                 _points(p.mdd),
+                (_points(p.mdd_low), _points(p.mdd_high)),
             )
             for p in mine
         ]

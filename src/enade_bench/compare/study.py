@@ -67,24 +67,12 @@ def study_comparison(
     return StudyComparison(section, lead, lead[0].display.to_string())
 
 
-def comparison_lead(
-    entries: Sequence[RunEntry],
-    out: Path,
-    by: Sequence[str],
-    adjust: str,
-    alpha: float,
-    family: str = DEFAULT_FAMILY,
-    allow_errors: bool = False,
-    *,
-    exams: Mapping[Path, tuple[str, str]] | None = None,
-) -> tuple[Section, Lead, str]:
-    """The comparison of the models among ``entries``: its section (figures, notes, files), the
-    tables that open the page (Table 1 with compact letters, the pairs, the flips) and Table 1 as text.
-    ``exams``: each run folder's model and exam (several exams: the models compared per exam).
-    """
-    comparison = study_comparison(entries, out, by, adjust, alpha, family, allow_errors, exams=exams)
+def comparison_lead(comparison: StudyComparison) -> tuple[Section, Lead, str]:
+    """A :func:`study_comparison` as the report opens with it: its section (figures, notes,
+    files), the tables that open the page (Table 1 with compact letters, the pairs, the flips;
+    the accuracies and the forest plots) and Table 1 as text."""
     tables = [*comparison.lead, *comparison.section.tables]
-    figures = comparison.section.figures  # the accuracies and the forest plots open the page
+    figures = comparison.section.figures
     comparison.section.tables, comparison.section.figures = [], []
     return (
         comparison.section,

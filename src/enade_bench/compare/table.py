@@ -111,7 +111,7 @@ def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
         result = entry.result
         for r in result.records:
             row: dict[str, object] = {
-                "model": result.experiment,
+                "model": entry.experiment,
                 "strategy": entry.strategy,
                 "item": r.id,
                 "replicate": r.shuffle,
@@ -124,8 +124,16 @@ def from_entries(entries: Sequence[RunEntry]) -> pd.DataFrame:
             }
             for key, value in r.fields.items():
                 row.setdefault(key, value)
-            rows.append(row)
+            rows.append({k: _text(v) for k, v in row.items()})
     return _ordered(pd.DataFrame(rows))
+
+
+def _text(value: object) -> object:
+    """A lone surrogate (in a results file that holds one) as its escape ``\\ud83d``: an Arrow string
+    cannot hold it (issue 61)."""
+    if isinstance(value, str) and not value.isascii():
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
 
 
 def read_long_csv(path: Path) -> pd.DataFrame:

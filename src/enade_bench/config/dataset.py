@@ -8,8 +8,13 @@ from typing import Any, Literal
 import regex
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from enade_bench.config.base import StrictModel, UserPath
+from enade_bench.config.base import StrictModel, UserPath, unset_absent
 from enade_bench.file_names import check_names
+
+
+def _number_name(value: Any) -> Any:
+    """A column given as a number (``{stem: 1}`` for a file without a header) as its name, ``'1'``."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 class OptionsInTextConfig(StrictModel):
@@ -93,25 +98,22 @@ class AnswerKeyConfig(StrictModel):
         description="key ids that match no question are allowed (a key for several booklets); "
         "by default they are an error, listed",
     )
-    blank: Literal["annulled", "skip", "error"] = Field(
-        default="error",
-        exclude_if=lambda v: v == "error",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a blank key entry (empty or null): annulled (the item is annulled, counted as "
+    blank: Literal["annulled", "skip", "error"] = unset_absent(
+        "a blank key entry (empty or null): annulled (the item is annulled, counted as "
         "annulled), skip (left out, counted as blank_in_key) or error (the default)",
+        default="error",
     )
-    match: Literal["id", "position"] = Field(
-        default="id",
-        exclude_if=lambda v: v == "id",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="id: a question takes the key entry of its id (the default); position: the k-th "
+    match: Literal["id", "position"] = unset_absent(
+        "id: a question takes the key entry of its id (the default); position: the k-th "
         "non-blank key entry, in the key file's order, answers the k-th question row, in the questions' "
-        "file order (a key whose ids do not follow the questions', or that alternates answers and blanks)",
+        "file order (a key whose ids do not follow the questions', or with blanks between its answers)",
+        default="id",
     )
-    accept_shape: bool = Field(
+    accept_shape: bool = unset_absent(
+        "join by id a key that looks mis-shaped (blanks between its answers, or ids shifted "
+        "against the questions'): by default such a key is an error, since joining it gives "
+        "questions their neighbours' answers",
         default=False,
-        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="join by id a key that looks mis-shaped (answers alternating with blanks, or ids "
-        "shifted by one against the questions'): by default such a key is an error, since joining it "
-        "gives questions their neighbours' answers",
     )
 
 
@@ -124,6 +126,11 @@ class DatasetConfig(StrictModel):
         description="auto: by suffix, and for JSON by content (an array of objects or JSON Lines)",
     )
     delimiter: str | None = Field(default=None, description="CSV separator, e.g. ';' (default: sniffed)")
+    header: bool | list[str] | None = unset_absent(
+        "a CSV file's first row: its header (the default; refused when it reads like a "
+        "question, e.g. a lone answer letter: a file without a header), true (its header, unchecked), "
+        "false (no header: columns named 1, 2, …) or the columns' names ([question, A, B, C, D, answer])",
+    )
     benchmark: str = Field(
         default="generic",
         pattern=r"^(?:[a-z][a-z0-9_]*|.*[/\\].*)$",
@@ -138,10 +145,8 @@ class DatasetConfig(StrictModel):
         description="canonical field -> column in the file (overrides the preset); options -> a column "
         "holding the options as a JSON list (read as A, B, C…)",
     )
-    stem: str | list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a stem composed from several columns: a list of parts, each a column name or a "
+    stem: str | list[str] | None = unset_absent(
+        "a stem composed from several columns: a list of parts, each a column name or a "
         "template ('Imagem: {image_description}'), or one template with parts separated by blank "
         "lines; parts joined with a blank line, a part whose columns are empty left out, e.g. "
         "[context, question] (instead of columns.stem)",
@@ -155,16 +160,20 @@ class DatasetConfig(StrictModel):
     language: Literal["pt-BR", "en"] = Field(
         default="pt-BR", description="the exam's language: picks the default prompt and worked examples"
     )
+    answer_index: Literal[0, 1] | None = unset_absent(
+        "the answer is the option's number, counted from 0 or from 1 (MedMCQA's cop: 1), not its letter",
+    )
+    optional_columns: list[str] | None = unset_absent(
+        "columns a file may lack (one config for files that differ a little): a stem part "
+        "or field reading one is empty where the file lacks it, e.g. [image_description, incomplete]",
+    )
     annulled_answers: list[str] = Field(
         default_factory=lambda: ["anulada"],
         description="answers that mark an annulled item (skipped, counted), besides the common forms "
         "always matched, in any case: anulada/anulado(s), annulled, cancelada/cancelado, cancel(l)ed, nula/nulo",
     )
-    answer_key: AnswerKeyConfig | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="the answers in a second file joined by id, e.g. {path: gabarito.json} "
-        "(docs/bring_your_own_exam.md)",
+    answer_key: AnswerKeyConfig | None = unset_absent(
+        "the answers in a second file joined by id, e.g. {path: gabarito.json} (docs/bring_your_own_exam.md)",
     )
     options_in_text: OptionsInTextConfig | None = Field(
         default=None, description="split options printed inside the stem column (no A..E columns)"
@@ -175,30 +184,24 @@ class DatasetConfig(StrictModel):
         "and questions the answer key lacks; not: a failed key join, blank key entries "
         "(answer_key.blank), repeated ids, missing columns, unreadable files, lint warnings",
     )
-    strip: list[str | StripPattern] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
+    strip: list[str | StripPattern] | None = unset_absent(
+        "texts (or {regex: …}) removed from every stem and option, e.g. a page footer "
         "['2023 SEGUNDA EDIÇÃO', {regex: 'P[aá]gina \\d+'}]; recorded in the results",
     )
-    image_markers: bool = Field(
-        default=False,
-        exclude_if=lambda v: v is False,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
+    image_markers: bool = unset_absent(
+        "a question whose text holds an image marker ([[…]], <img, (figura)…) depends on an "
         "image: filter_images drops it (counted as has_image)",
+        default=False,
     )
-    exclude: list[str] | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="ids of questions left out (counted as excluded), e.g. rows the lint flags that "
+    exclude: list[str] | None = unset_absent(
+        "ids of questions left out (counted as excluded), e.g. rows the lint flags that "
         "cannot be fixed in the file; an id the data lacks is an error",
     )
-    stem_in_option: Literal["warn", "repair", "drop"] = Field(
+    stem_in_option: Literal["warn", "repair", "drop"] = unset_absent(
+        "questions whose stem the lint finds cut into option A: warn (the default), repair "
+        "(the cut text moved back into the stem and option A's repeated letter removed; a row it "
+        "cannot repair surely is left as it is, said) or drop (left out); every row changed is listed",
         default="warn",
-        exclude_if=lambda v: v == "warn",  # absent from the dump: earlier runs' resume fingerprints hold
-        description="questions whose stem the lint finds cut into option A: warn (the default), repair "
-        "(option A's text up to its '?' or ':' moved back into the stem; left out where it holds none) "
-        "or drop (left out); counted",
     )
     fields: list[str] | dict[str, str] | None = Field(
         default=None,
@@ -219,10 +222,8 @@ class DatasetConfig(StrictModel):
         default=None,
         description="keep only the questions whose field has one of these values, e.g. {area: [civil]}",
     )
-    sample: SampleConfig | None = Field(
-        default=None,
-        exclude_if=lambda v: v is None,  # absent from the dump: earlier runs' resume fingerprints hold
-        description="a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
+    sample: SampleConfig | None = unset_absent(
+        "a seeded random subset after the filters, e.g. {n: 20, seed: 42, stratify: year} (--sample)",
     )
     filter_images: bool = True
     filter_cannot_fix: bool = True
@@ -239,6 +240,8 @@ class DatasetConfig(StrictModel):
             return data
         if isinstance(data.get("options_in_text"), bool):
             data = {**data, "options_in_text": {"enabled": data["options_in_text"]}}
+        if isinstance(data.get("columns"), dict):  # a column named by its number (header: false)
+            data = {**data, "columns": {k: _number_name(v) for k, v in data["columns"].items()}}
         if "preset" in data:
             if "benchmark" in data:
                 raise ValueError("give 'benchmark' or its older name 'preset', not both")

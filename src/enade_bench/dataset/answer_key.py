@@ -34,7 +34,7 @@ from enade_bench.config import AnswerKeyConfig
 from enade_bench.dataset.key_shape import blank_shape_error
 from enade_bench.dataset.sources import cell_text, file_sha256, is_nonfinite, read_rows
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import read_text
+from enade_bench.regular_file import NotRegularFile, check_regular, read_text
 
 
 @dataclass
@@ -101,8 +101,14 @@ class AnswerKey:
         """Where the answer of question ``qid`` is in the key file."""
         kid = self.key_id(qid)
         if self.match == "position":
-            return f"{self.where[kid]} (its {self.entries.index(kid) + 1}th non-blank entry)"
+            return f"{self.where[kid]} (its {ordinal(self.entries.index(kid) + 1)} non-blank entry)"
         return self.where[kid]
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … ``11th``, ``12th``, ``13th`` … ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _answer_text(value: Any, where: str) -> str:
@@ -138,6 +144,11 @@ def _checked(key: AnswerKey, cfg: AnswerKeyConfig) -> AnswerKey:
 
 
 def _from_object(path: Path, obj: dict[str, Any], cfg: AnswerKeyConfig) -> AnswerKey:
+    if cfg.id != "id":  # the object's keys are the ids: no column to name (a typo passed silently)
+        raise UserError(
+            f"dataset.answer_key.id: '{cfg.id}' names the key file's id column, but {path} is one JSON "
+            "object keyed by id (its keys are the ids): remove answer_key.id"
+        )
     answers: dict[str, str] = {}
     where: dict[str, str] = {}
     for key, value in obj.items():
@@ -213,8 +224,12 @@ def load_answer_key(cfg: AnswerKeyConfig, base_dir: Path | None = None) -> Answe
     if not recorded.is_absolute() and base_dir is not None:
         recorded = base_dir / recorded
     path = Path(as_given(recorded))  # messages name the file as the user gave it
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"dataset.answer_key.path: file not found '{path}'")
+    try:
+        check_regular(path)  # a FIFO or a folder is named as such (issue 61), never "not found"
+    except NotRegularFile as exc:
+        raise UserError(f"dataset.answer_key.path: {exc}") from None
     key = _read_key(path, cfg)
     key.recorded = str(recorded)
     return key

@@ -1,8 +1,9 @@
 """Cells the mapper reads in more than one shape: a list of options, an annulled marker.
 
-* Options in one cell (``dataset.columns.options``): a JSON list read as A, B, C…, or
-  a JSON object keyed by letter (``{"A": "…", "B": "…"}``; keys such as ``a``, ``(A)``
-  or ``A)`` too), in a JSON file or as JSON text in a CSV cell.
+* Options in one cell (``dataset.columns.options``): a JSON list read as A, B, C…, a
+  JSON object keyed by letter (``{"A": "…", "B": "…"}``; keys such as ``a``, ``(A)``
+  or ``A)`` too), or ARC's texts and labels (``{"text": […], "label": ["1", …]}``), in a
+  JSON file or as JSON text in a CSV cell.
 * A boolean (``has_image``: true/false, 1/0, sim/não) and a whole number (``year``).
 * An annulled item's answer: the config's ``annulled_answers`` and the common forms
   (:data:`COMMON_ANNULLED`), compared without case, accents, surrounding space,
@@ -65,14 +66,32 @@ def _letter_of(key: str, where: str) -> int:
     return index
 
 
-def options_from_cell(cell: Any, where: str) -> list[str]:
-    """The option texts of one cell: a JSON list (A, B, C… in order) or an object keyed by letter.
+def _labelled(cell: dict[str, Any], where: str) -> tuple[Any, dict[str, str]]:
+    """ARC's ``{"text": […], "label": […]}``: an object keyed by letter when every label is one,
+    else the texts in order and each label's letter by position (``1``–``4`` as A–D)."""
+    texts, labels = cell["text"], cell["label"]
+    if not isinstance(texts, list) or not isinstance(labels, list) or len(texts) != len(labels):
+        raise UserError(f"{where}: expected 'text' and 'label' as two lists of the same length")
+    names = [cell_text(label).strip() for label in labels]
+    if len(set(names)) < len(names):
+        raise UserError(f"{where}: a label is given twice ({', '.join(names)})")
+    if all(_LETTER_KEY.match(name) for name in names):
+        return dict(zip(names, texts, strict=True)), {}
+    return texts, {name: LETTERS[i] for i, name in enumerate(names) if i < len(LETTERS)}
 
-    A missing letter in an object (``{"A": …, "C": …}``) is an empty option, which the
-    mapper refuses as a gap before a non-empty option; a key that is no letter, a letter
-    given twice (``A`` and ``a``), an option that is a list, object, boolean, ``NaN`` or
-    ``Infinity`` is an error naming the option.
+
+def options_from_cell(cell: Any, where: str) -> tuple[list[str], dict[str, str]]:
+    """The option texts of one cell, and the letter each label stands for (empty: the letters).
+
+    A JSON list (A, B, C… in order), an object keyed by letter, or parallel lists of texts
+    and labels (:func:`_labelled`).  A missing letter in an object (``{"A": …, "C": …}``) is
+    an empty option, which the mapper refuses as a gap before a non-empty option; a key that
+    is no letter, a letter given twice (``A`` and ``a``), an option that is a list, object,
+    boolean, ``NaN`` or ``Infinity`` is an error naming the option.
     """
+    labels: dict[str, str] = {}
+    if isinstance(cell, dict) and set(cell) == {"text", "label"}:
+        cell, labels = _labelled(cell, where)
     if isinstance(cell, dict):
         by_letter: dict[int, Any] = {}
         for key, value in cell.items():
@@ -91,7 +110,7 @@ def options_from_cell(cell: Any, where: str) -> list[str]:
     for i, option in enumerate(cell):
         if isinstance(option, list | dict | bool) or is_nonfinite(option):
             raise UserError(f"{where}: option {LETTERS[i]} is {json.dumps(option)[:30]}, expected a text")
-    return ["" if o is None else cell_text(o).strip() for o in cell]
+    return ["" if o is None else cell_text(o).strip() for o in cell], labels
 
 
 _TRUE = {"true", "1", "yes", "sim", "y", "t", "verdadeiro"}

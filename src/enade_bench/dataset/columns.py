@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from enade_bench.config import DatasetConfig
-from enade_bench.dataset.ids import template_fields
+from enade_bench.dataset.ids import BUILT_IN, template_fields
 from enade_bench.dataset.presets import DatasetPreset, configured
 from enade_bench.dataset.schema import CANONICAL_FIELDS, LETTERS, REQUIRED_FIELDS
 from enade_bench.dataset.sources import RawRow
@@ -78,12 +78,32 @@ class ColumnMap:
         #: The column holding the options as a JSON list (``dataset.columns.options``), if any.
         self.options_column = self.mapping.pop(OPTIONS, None)
         self.own_fields = cfg.fields is not None
+        fields = {*CANONICAL_FIELDS, *preset.fields, *(cfg.fields or [])}
+        for key, given in (("constants", cfg.constants), ("field_patterns", cfg.field_patterns)):
+            if set(given or {}) - fields:  # a typo would be a field nothing reads (issue 61)
+                raise UserError(
+                    f"dataset.{key}: unknown field(s) {sorted(set(given or {}) - fields)} (the fields: "
+                    f"{', '.join(sorted(fields - set(LETTERS)))})"
+                )
         self.constants = dict(preset.constants)
         self.constants.update(cfg.constants or {})
         self.id_template = cfg.id_template or preset.id_template
         if self.id_template:
             self.mapping.pop("id", None)
         self.inline = cfg.options_in_text if cfg.options_in_text and cfg.options_in_text.enabled else None
+        self.answer_index = cfg.answer_index
+        #: ``dataset.optional_columns``: columns a file may lack (read as empty there).
+        self.optional = set(cfg.optional_columns or ())
+        grouping = cfg.fields.values() if isinstance(cfg.fields, dict) else cfg.fields or ()
+        read = {
+            *self.mapping.values(),
+            self.options_column,
+            *grouping,
+            *template_fields(self.id_template or ""),
+        }
+        unread = sorted(self.optional - read - set(self.stem.columns if self.stem else ()))
+        if unread:
+            raise UserError(f"dataset.optional_columns: {unread} are read by no column, stem part or field")
         self._check_option_sources(sorted(set(cfg.columns or {}) & set(LETTERS)))
         if self.inline or self.options_column is not None:
             for letter in LETTERS:
@@ -119,7 +139,7 @@ class ColumnMap:
                 continue
             if name == "answer" and self.answers_in_key:
                 continue
-            if self.mapping.get(name) not in columns:
+            if self.mapping.get(name) not in columns | self.optional:
                 missing.append(f"'{self.mapping.get(name, name)}' (for {name})")
         if self.options_column is not None and self.options_column not in columns:
             missing.append(f"'{self.options_column}' (for options)")
@@ -127,13 +147,13 @@ class ColumnMap:
             missing += [
                 f"'{n}' (in id_template)"
                 for n in template_fields(self.id_template)
-                if n not in columns and n != "file_stem"
+                if n not in columns | self.optional and n not in BUILT_IN
             ]
         if self.own_fields:
             missing += [
                 f"'{column}' (for dataset.fields {name})"
                 for name, column in self.field_sources()
-                if column is not None and column not in columns
+                if column is not None and column not in columns | self.optional
             ]
         if missing:
             raise UserError(
@@ -156,12 +176,14 @@ class ColumnMap:
         missing = [
             f"'{column}' (dataset.columns.{name})"
             for name, column in self.user_columns.items()
-            if column not in columns
+            if column not in columns | self.optional
             and name not in self.constants
             and not (name == "id" and self.id_template)
         ]
         stem_columns = self.stem.columns if self.stem else []
-        missing += [f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns]
+        missing += [
+            f"'{name}' (dataset.stem)" for name in stem_columns if name not in columns | self.optional
+        ]
         if missing:
             raise UserError(
                 f"{source}: missing column(s) {', '.join(missing)}; no row holds them; "

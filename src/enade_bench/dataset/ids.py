@@ -17,13 +17,18 @@ from typing import Any
 
 from enade_bench.errors import UserError
 
-__all__ = ["fill_id", "template_fields"]
+__all__ = ["BUILT_IN", "fill_id", "template_fields"]
 
 _WHOLE = re.compile(r"[+-]?\d+(?:\.0*)?")
 
 
+#: What a template may name besides the row's cells: the file's name without its extension, and
+#: the line where the row starts (the id of a row in a file without one: ``'{file_stem}:{line}'``).
+BUILT_IN = ("file_stem", "line")
+
+
 def template_fields(template: str) -> list[str]:
-    """The cell names a template reads (``file_stem`` included)."""
+    """The cell names a template reads (:data:`BUILT_IN` included)."""
     return [name for _, name, _, _ in string.Formatter().parse(template) if name]
 
 
@@ -42,10 +47,12 @@ class _IdFormatter(string.Formatter):
 _FORMATTER = _IdFormatter()
 
 
-def fill_id(template: str, values: Mapping[str, str], source: str, where: str) -> str:
-    """The id ``template`` gives a row of ``source`` (its cells ``values``); an error when it cannot."""
+def fill_id(template: str, values: Mapping[str, str], source: str, where: str, line: int = 0) -> str:
+    """The id ``template`` gives a row of ``source`` starting at ``line`` (its cells ``values``); an
+    error when it cannot.  A cell named ``line`` is read before the row's line."""
     try:
-        qid = _FORMATTER.vformat(template, (), {**values, "file_stem": Path(source).stem}).strip()
+        built = {"line": line, **values, "file_stem": Path(source).stem}
+        qid = _FORMATTER.vformat(template, (), built).strip()
     except KeyError as exc:
         raise UserError(
             f"{where}: dataset.id_template '{template}' cannot be filled (no column {exc})"

@@ -16,9 +16,10 @@ id matched a question (or ``answer_key.allow_extra``), never a join that failed 
 
 Before those counts, :func:`finish_join` checks what would make them mislead: a question
 id that ``dataset.id_template`` cannot build (the first cause, named first), a key whose
-ids are shifted by one against the questions' (:mod:`~enade_bench.dataset.key_shape`),
+ids are shifted against the questions' (:mod:`~enade_bench.dataset.key_shape`),
 and for ``answer_key.match: position`` a key with fewer (or, without ``allow_extra``,
-more) non-blank entries than question rows.  A join that holds is summed up in a
+more) non-blank entries than question rows, or whose own ids, where every question finds
+its id in the key, disagree with the positions (files read in another order than the key's).  A join that holds is summed up in a
 :class:`KeyJoin`, with three joined examples, which ``validate`` prints.
 """
 
@@ -28,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from enade_bench.config import AnswerKeyConfig
-from enade_bench.dataset.answer_key import AnswerKey
+from enade_bench.dataset.answer_key import AnswerKey, ordinal
 from enade_bench.dataset.key_shape import shift_error
 from enade_bench.errors import UserError
 
@@ -194,6 +195,18 @@ def _position_error(key: AnswerKey, rows: list[tuple[str, str]], allow_extra: bo
             f"{key.where[entries[len(rows)]].removeprefix(f'{key.path}: ')} on answer no question (set "
             "dataset.answer_key.allow_extra: true if the key covers more than this file)"
         )
+    # every question's own id has an answer in the key: the key's ids can be read, and must agree
+    if all(key.answers.get(qid) for qid, _ in rows):
+        wrong = [(qid, where) for qid, where in rows if key.bound.get(qid) != qid]
+        if wrong:
+            qid, where = wrong[0]
+            return UserError(
+                f"{key.path}: dataset.answer_key.match: position: question '{qid}' ({where}) is the "
+                f"{ordinal(rows.index(wrong[0]) + 1)} row read and takes key '{key.bound.get(qid)}' by "
+                f"position, but the key holds an entry of its own id '{qid}' ({len(wrong)} of "
+                f"{len(rows)} questions disagree so): the rows are not in the key's order; join by id "
+                "(leave out dataset.answer_key.match)"
+            )
     return None
 
 

@@ -1,30 +1,34 @@
 """Answer keys whose shape makes a join by id give wrong answers without any id failing.
 
-Two shapes turn a join by id into a quiet disaster (issue 50):
+Two shapes turn a join by id into a quiet disaster (issues 50 and 60):
 
-*alternating blanks*
-    A key extracted from a PDF table often holds a blank entry after almost every answer
-    (``{"1": "B", "2": " ", "3": "D", …}``: 195 entries for 100 questions).  Skipping the
-    blanks and joining by id gives question 3 the answer of question 2.  Found when at
-    least :data:`MIN_BLANKS` entries and :data:`BLANK_SHARE` of all are blank, and
-    :data:`ISOLATED_SHARE` of the blanks sit alone between two answers (an exam's few
-    annulled items, left blank, are neither that many nor that regular).
-*ids shifted by one*
-    The key numbers its entries one above (or below) the questions' numbers.  All but one
-    id still match, so with ``allow_extra`` and ``skip_invalid`` every question silently
-    takes its neighbour's answer.  Found, per id prefix (the id without its trailing
-    number), when shifting the key's numbers by ±1 matches more questions than the ids as
-    written and at least :data:`SHIFTED_SHARE` of the prefix's questions.
+*blanks between answers*
+    A key extracted from a PDF table often holds blank entries between its answers: one after
+    almost every answer (``{"1": "B", "2": " ", "3": "D", …}``: 195 entries for 100 questions),
+    two after each, or runs of any length.  Skipping the blanks and joining by id gives question
+    3 the answer of question 2.  Found when at least :data:`MIN_BLANKS` runs of blanks lie
+    between answers, they hold :data:`BLANK_SHARE` of the entries from the first answer to the
+    last, and :data:`MOVED_SHARE` of the answers come after one (the k-th answer is not the
+    k-th entry): an exam's few annulled items, left blank, are neither that many nor move that
+    many answers; blanks before the first answer or after the last move none.
+*ids shifted*
+    The key numbers its entries some fixed offset above (or below) the questions' numbers.  All
+    but a few ids still match, so with ``allow_extra`` and ``skip_invalid`` every question
+    silently takes another's answer.  Found, per id prefix (the id without its trailing number),
+    when shifting the questions' numbers by an offset (the commonest difference between the
+    two sides' numbers, in order, or ±1) matches more questions than the ids as written and at
+    least :data:`SHIFTED_SHARE` of the prefix's questions; the error names that offset.
 
-Either is an error naming the shape ("blank" or "shift") with three example pairs, unless
-``answer_key.match: position`` (the k-th non-blank entry answers the k-th question) or
-``answer_key.accept_shape: true``.  Pure: no I/O.
+Either is an error naming the shape with three example pairs, and the form that reads such a
+key, ``answer_key.match: position`` (the k-th non-blank entry answers the k-th question); a
+key checked by hand and right as it is passes with ``answer_key.accept_shape: true``, which
+no message suggests (it keeps every answer where it is).  Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -34,44 +38,34 @@ __all__ = ["blank_shape_error", "shift_error"]
 
 MIN_BLANKS = 4
 BLANK_SHARE = 0.25
-ISOLATED_SHARE = 0.75
+MOVED_SHARE = 0.5
 SHIFTED_SHARE = 0.9
 _TRAILING = re.compile(r"^(.*?)(\d+)(\D*)$")
-_FIX = (
-    "if the k-th answer of the key belongs to the k-th question, set dataset.answer_key.match: "
-    "position; if the key is right as it is, set dataset.answer_key.accept_shape: true"
-)
-
-
-def _isolated_blanks(blank: Sequence[bool]) -> int:
-    """How many blank entries have an answer (or the file's edge) on both sides."""
-    n = len(blank)
-    return sum(
-        1
-        for i, b in enumerate(blank)
-        if b and (i == 0 or not blank[i - 1]) and (i == n - 1 or not blank[i + 1])
-    )
+_FIX = "if the k-th answer of the key belongs to the k-th question, set dataset.answer_key.match: position"
 
 
 def blank_shape_error(path: Path, entries: Sequence[tuple[str, str]]) -> UserError | None:
-    """The error for a key whose answers alternate with blanks (module docstring), or ``None``.
+    """The error for a key with blanks between its answers (module docstring), or ``None``.
 
     ``entries``: the key's (id, answer) pairs in file order, a blank answer as ``""``.
     """
-    blank = [not answer.strip() for _, answer in entries]
-    n_blank = sum(blank)
-    if n_blank < MIN_BLANKS or n_blank < BLANK_SHARE * len(entries):
+    answered = [i for i, (_, answer) in enumerate(entries) if answer.strip()]
+    if not answered:
         return None
-    isolated = _isolated_blanks(blank)
-    if isolated < ISOLATED_SHARE * n_blank:
+    span = "".join("a" if entries[i][1].strip() else "b" for i in range(answered[0], answered[-1] + 1))
+    runs = [len(run) for run in re.findall("b+", span)]
+    moved = sum(i - answered[0] != k for k, i in enumerate(answered))
+    if len(runs) < MIN_BLANKS or sum(runs) < BLANK_SHARE * len(span) or moved < MOVED_SHARE * len(answered):
         return None
-    first = next(i for i, b in enumerate(blank) if b)
-    shown = entries[max(0, first - 1) : first + 2]
+    first = answered[0] + span.index("b")
+    shown = entries[first - 1 : first + span[first - answered[0] :].index("a") + 1]
     example = ", ".join(f"key '{k}' = " + (f"'{a}'" if a.strip() else "blank") for k, a in shown)
+    lengths = ", ".join(f"{n} of {length}" for length, n in sorted(Counter(runs).items())[:3])
     return UserError(
-        f"{path}: dataset.answer_key: the key alternates answers and blank entries ({n_blank} of its "
-        f"{len(entries)} entries are blank, {isolated} of them between two answers: {example}); joined by "
-        "id, skipping the blanks would give questions their neighbours' answers; " + _FIX
+        f"{path}: dataset.answer_key: the key has blank entries between its answers ({sum(runs)} blanks "
+        f"in {len(runs)} runs between two answers, runs of length: {lengths}; {example}); joined by id, "
+        f"skipping the blanks would give {moved} of its {len(answered)} answers to another question than "
+        "the one their rank among the answers says; " + _FIX
     )
 
 
@@ -92,8 +86,15 @@ def _moved(qid: str, step: int) -> str | None:
     return f"{prefix}{number + step:0{width}d}{suffix}"
 
 
+def _offsets(questions: list[int], keys: list[int]) -> list[int]:
+    """The offsets worth trying: the commonest difference between the two sides' numbers in order, ±1."""
+    differences = Counter(k - q for q, k in zip(sorted(questions), sorted(keys), strict=False))
+    common = [d for d, _ in differences.most_common(1) if d]
+    return [*common, *(d for d in (1, -1) if d not in common)]
+
+
 def shift_error(path: Path, question_ids: Iterable[str], key_ids: Iterable[str]) -> UserError | None:
-    """The error for a key whose ids are shifted by ±1 against the questions' (module docstring).
+    """The error for a key whose ids are shifted against the questions' (module docstring).
 
     ``key_ids``: the key's ids with an answer (blank entries left out).
     """
@@ -108,16 +109,21 @@ def shift_error(path: Path, question_ids: Iterable[str], key_ids: Iterable[str])
         as_written = sum(q in key_set for q in ids)
         if as_written == len(ids):
             continue  # every question of the group finds its id: nothing to shift
-        for step in (1, -1):
+        numbers = [parts[1] for k in keys if (parts := _split(k)) and parts[0] == prefix]
+        best: list[tuple[str, str]] = []
+        found = 0
+        for step in _offsets([p[1] for q in ids if (p := _split(q))], numbers):
             pairs = [(q, k) for q in ids if (k := _moved(q, step)) is not None and k in key_set]
-            if len(pairs) > as_written and len(pairs) >= SHIFTED_SHARE * len(ids):
-                shown = ", ".join(f"question '{q}' ↔ key '{k}'" for q, k in pairs[:3])
-                where = f" (ids '{prefix}…')" if prefix else ""
-                return UserError(
-                    f"{path}: dataset.answer_key: the key's ids look shifted by {step:+d} against the "
-                    f"questions' ids{where}: {len(pairs)} of {len(ids)} questions match the key's id "
-                    f"{'one above' if step > 0 else 'one below'} their own ({shown}), against "
-                    f"{as_written} as written; joined by id, each question would take its neighbour's "
-                    "answer; fix the key's ids, or " + _FIX
-                )
+            if len(pairs) > max(len(best), as_written) and len(pairs) >= SHIFTED_SHARE * len(ids):
+                best, found = pairs, step
+        if best:
+            shown = ", ".join(f"question '{q}' ↔ key '{k}'" for q, k in best[:3])
+            where = f" (ids '{prefix}…')" if prefix else ""
+            return UserError(
+                f"{path}: dataset.answer_key: the key's ids look shifted by {found:+d} against the "
+                f"questions' ids{where}: {len(best)} of {len(ids)} questions match the key's id "
+                f"{abs(found)} {'above' if found > 0 else 'below'} their own ({shown}), against "
+                f"{as_written} as written; joined by id, each question would take another's answer; fix "
+                "the key's ids, or " + _FIX
+            )
     return None

@@ -13,9 +13,10 @@ questions of a dataset (pure: no I/O, linear in the text) and returns one
     in most occurrences and without one of its own, so that a phrase stems or options
     share by design (``Assinale a opção correta.``, ``… está correta.``) is not flagged.
 ``stem_in_option``
-    The stem looks cut into option A: a stem under :data:`SHORT_STEM` characters with an
-    option A over :data:`LONG_OPTION`, or an option A :data:`RATIO` times longer than the
-    longest of its siblings (and :data:`LONG_OPTION` characters more).
+    The stem ends mid-sentence and looks cut into option A: a stem under :data:`SHORT_STEM`
+    characters with an option A over :data:`LONG_OPTION`, or an option A :data:`RATIO` times
+    longer than the longest of its siblings (and :data:`LONG_OPTION` characters more).  A
+    complete stem (ending ``.``, ``?``, ``:``…) is never flagged: its option A is its own.
 ``long_option``
     Another option :data:`RATIO` times longer than the longest of its siblings, or longer
     than :data:`HUGE_OPTION` characters (a questionnaire, a page glued on).
@@ -48,7 +49,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from enade_bench.dataset.lint_context import context_checks, image_reference
+from enade_bench.dataset.lint_context import context_checks, cut_off, image_reference
 from enade_bench.dataset.schema import LETTERS, Question
 
 __all__ = ["LintWarning", "has_image_marker", "lint"]
@@ -190,18 +191,18 @@ def _lengths(q: Question) -> list[LintWarning]:
     for i, size in enumerate(sizes):
         others = max((s for j, s in enumerate(sizes) if j != i), default=0)
         ratio_long = size >= RATIO * max(others, 1) and size - others >= LONG_OPTION
-        if i == 0 and ((len(q.stem) < SHORT_STEM and size > LONG_OPTION) or ratio_long):
+        if i == 0 and cut_off(q.stem) and ((len(q.stem) < SHORT_STEM and size > LONG_OPTION) or ratio_long):
             out.append(
                 LintWarning(
                     "stem_in_option",
                     q.id,
-                    f"stem of {len(q.stem)} characters, option A of {size} (the others at most {others}): "
-                    f"the stem cut into option A? option A reads '{_excerpt(q.options[0])}'; "
-                    "dataset.stem_in_option: repair moves its text up to a '?' or ':' back into the stem, "
-                    "drop leaves the question out",
+                    f"stem of {len(q.stem)} characters ending mid-sentence, option A of {size} (the others "
+                    f"at most {others}): the stem cut into option A? option A reads "
+                    f"'{_excerpt(q.options[0])}'; dataset.stem_in_option: repair moves the cut text back "
+                    "where option A's letter shows its end, drop leaves the question out",
                 )
             )
-        elif ratio_long or size > HUGE_OPTION:
+        elif (ratio_long and i > 0) or size > HUGE_OPTION:  # a long option A after a whole stem is its own
             out.append(
                 LintWarning(
                     "long_option",

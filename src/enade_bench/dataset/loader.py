@@ -25,7 +25,7 @@ from enade_bench.config import DatasetConfig
 from enade_bench.dataset.answer_key import AnswerKey, load_answer_key
 from enade_bench.dataset.clusters import shared_text_clusters
 from enade_bench.dataset.filters import apply_filters
-from enade_bench.dataset.fixes import apply_fixes
+from enade_bench.dataset.fixes import Fix, apply_fixes
 from enade_bench.dataset.ids import template_fields
 from enade_bench.dataset.inline_options import usual_count
 from enade_bench.dataset.key_join import KeyJoin, Unanswered, finish_join
@@ -70,6 +70,8 @@ class LoadedDataset:
     set_aside: list[LintWarning] = field(default_factory=list)
     #: The join with ``dataset.answer_key`` (``None``: the answers come from a column).
     key_join: KeyJoin | None = None
+    #: What ``dataset.stem_in_option`` did to each question it changed, left out or left as it was.
+    fixes: list[Fix] = field(default_factory=list)
 
 
 class NoQuestionLeft(UserError):
@@ -266,7 +268,9 @@ def load_dataset(
         sources.append({"path": cfg.path})
     else:
         for path in expand_paths(cfg.path, base_dir):
-            row_groups.append(read_rows(Path(as_given(path)), cfg.format, cfg.delimiter))  # named as given
+            row_groups.append(
+                read_rows(Path(as_given(path)), cfg.format, cfg.delimiter, cfg.header)
+            )  # named as given
             sources.append({"path": str(path), "sha256": file_sha256(path)})
     questions: list[Question] = []
     seen: dict[str, tuple[str, int]] = {}
@@ -341,13 +345,14 @@ def load_dataset(
         counts["stripped"] = mapper.strip.changed
     if cfg.image_markers:  # a question pointing at an image depends on it: filter_images drops it
         questions = [replace(q, has_image=True) if has_image_marker(q) else q for q in questions]
-    before = {q.id: q for q in questions}
-    questions = apply_filters(apply_fixes(questions, cfg, warnings, counts), cfg, counts)
+    fixes: list[Fix] = []
+    questions = apply_filters(apply_fixes(questions, cfg, warnings, counts, fixes), cfg, counts)
     if cfg.sample is not None and questions:
         questions = draw_sample(questions, cfg.sample, counts)
     counts["kept"] = len(questions)
+    _check_balance(counts)
     # the lint's findings are problems only on questions that reach the model, and not once repaired
-    repaired = {q.id for q in questions if q.stem != before[q.id].stem}
+    repaired = {f.qid for f in fixes if f.after is not None and not f.why}
     reach = {q.id for q in questions}
 
     def counted(w: LintWarning) -> bool:
@@ -363,4 +368,16 @@ def load_dataset(
         warnings=[w for w in warnings if counted(w)],
         set_aside=[w for w in warnings if not counted(w)],
         key_join=key_join,
+        fixes=fixes,
     )
+
+
+def _check_balance(counts: dict[str, int]) -> None:
+    """Every row read is kept or counted under a cause the config set: a row lost without one is an error."""
+    removed = sum(v for k, v in counts.items() if k.startswith("removed_"))
+    if counts["loaded"] != counts["kept"] + removed:
+        raise UserError(
+            f"dataset: {counts['loaded']} row(s) read, but {counts['kept']} kept and {removed} removed "
+            f"({counts}): {counts['loaded'] - counts['kept'] - removed} row(s) lost without a cause; "
+            "please report this as a bug"
+        )

@@ -115,7 +115,7 @@ class RowMapper(ColumnMap):
         if self._built is None or self._built[0] is not row:
             where = f"{row.source}: line {row.line}"
             try:
-                built: str | UserError = fill_id(self.id_template, row.values, row.source, where)
+                built: str | UserError = fill_id(self.id_template, row.values, row.source, where, row.line)
             except UserError as exc:
                 built = exc
             self._built = (row, built)
@@ -127,10 +127,11 @@ class RowMapper(ColumnMap):
         answer = self.raw_answer(row)
         return answer is not None and marker(answer) in self.annulled
 
-    def options(self, row: RawRow) -> list[str]:
-        """The option texts of a row: its A..E columns, or the list ``dataset.columns.options`` names."""
+    def options(self, row: RawRow) -> tuple[list[str], dict[str, str]]:
+        """The option texts of a row: its A..E columns, or the cell ``dataset.columns.options``
+        names; and the letter each of its labels stands for (:func:`~.cells.options_from_cell`)."""
         if self.options_column is None:
-            return [self.get(row, letter).strip() for letter in LETTERS]
+            return [self.get(row, letter).strip() for letter in LETTERS], {}
         where = f"{row.source}: line {row.line}, column '{self.options_column}'"
         cell: object = row.nested.get(self.options_column)
         if cell is None:  # a CSV cell, or a JSON string: it may hold a JSON list or object
@@ -177,8 +178,19 @@ class RowMapper(ColumnMap):
             out[name] = whole_number(name, text, f"{row.source}: line {row.line}, column '{column}'")
         return out
 
-    def answer(self, row: RawRow, qid: str, n_options: int, where: str) -> str:
-        """The row's answer letter: its answer cell, or its id's answer in ``dataset.answer_key``."""
+    def stem_part(self, row: RawRow, name: str) -> str:
+        """A column of ``dataset.stem``: its text, or a list of texts joined as the parts are."""
+        value = row.nested.get(name)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return "\n\n".join(v.strip() for v in value if v.strip())
+        return self.text(row, name, "stem")
+
+    def answer(self, row: RawRow, qid: str, options: tuple[int, dict[str, str]], where: str) -> str:
+        """The row's answer letter: its answer cell, or its id's answer in ``dataset.answer_key``.
+
+        ``options``: how many the row has, and the letter each of its labels stands for.  The
+        answer may be a label, or an option's number (``dataset.answer_index``).
+        """
         if self.key is None:
             raw = self.get(row, "answer")
         else:
@@ -189,11 +201,23 @@ class RowMapper(ColumnMap):
                 found,
                 f"{self.key.where_of(qid)} (question '{qid}', {row.source}: line {row.line})",
             )
-        answer = raw.strip().upper()
+        n_options, labels = options
+        answer = labels.get(raw.strip(), raw.strip().upper())
+        if self.answer_index is not None:
+            number = int(answer) - self.answer_index if answer.isdigit() else -1
+            if 0 <= number < n_options:
+                return LETTERS[number]
+            first = self.answer_index
+            raise UserError(
+                f"{where}: answer '{raw}' is not an option's number {first}–{n_options - 1 + first} "
+                f"(dataset.answer_index: {first} counts the options from {first})"
+            )
         if answer in LETTERS[:n_options] and answer:
             return answer
         hint = ""  # a word, a symbol (-, *, #) or X: an annulled marker? A letter out of range is not
-        if answer and (len(answer) > 1 or not answer.isalpha() or answer == "X"):
+        if answer.isdigit():
+            hint = "; if the answers are the options' numbers, set dataset.answer_index: 1 (or 0, from 0)"
+        elif answer and (len(answer) > 1 or not answer.isalpha() or answer == "X"):
             hint = "; if it marks an annulled item, add it to dataset.annulled_answers"
         raise UserError(
             f"{where}: answer '{raw}' is not among the non-empty options "
@@ -229,8 +253,8 @@ class RowMapper(ColumnMap):
         if self.stem is None:
             stem = self.get(row, "stem").strip()
         else:
-            stem = self.stem.render(lambda name: self.text(row, name, "stem"))
-            if self.stem.context_empty(lambda name: self.text(row, name, "stem")):
+            stem = self.stem.render(lambda name: self.stem_part(row, name))
+            if self.stem.context_lost(lambda name: self.stem_part(row, name)):
                 self.without_context.add(qid)
         if not stem:
             raise UserError(f"{col('stem')}: empty stem")
@@ -240,9 +264,9 @@ class RowMapper(ColumnMap):
             except OptionSplitError as exc:
                 raise UserError(f"{col('stem')}: cannot split the options in the text: {exc}") from None
             stem = split.stem
-            raw_options = list(split.options)
+            raw_options, labels = list(split.options), dict[str, str]()
         else:
-            raw_options = self.options(row)
+            raw_options, labels = self.options(row)
         if self.strip:
             stem, raw_options = self.strip(stem), [self.strip(o) for o in raw_options]
             if not stem:
@@ -254,7 +278,7 @@ class RowMapper(ColumnMap):
         gaps = [LETTERS[i] for i, text in enumerate(options) if not text]
         if gaps:
             raise UserError(f"{col(gaps[0])}: empty option before a non-empty one")
-        answer = self.answer(row, qid, n_options, col("answer")) if answered else ""
+        answer = self.answer(row, qid, (n_options, labels), col("answer")) if answered else ""
         year = whole_number(
             "year", self.matched("year", self.get(row, "year"), col("year")).strip(), col("year")
         )

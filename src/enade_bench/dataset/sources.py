@@ -3,6 +3,9 @@
 No validation here, except what only the reader can see: a JSON ``NaN`` or
 ``Infinity`` (what ``json.dump`` writes for a missing float) is recorded per cell in
 :attr:`RawRow.nonfinite`, so that the mapper refuses it where the cell is read.
+
+Totals are bounded (:mod:`.bounds`): a file's size before it is read, each line of CSV and
+JSON Lines as it is read.
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ import hashlib
 import io
 import json
 import math
+import re
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from enade_bench import json_io
+from enade_bench.dataset.bounds import check_size, lines
 from enade_bench.errors import UserError, as_given
-from enade_bench.regular_file import open_regular, read_text
+from enade_bench.regular_file import open_regular
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,35 @@ def is_nonfinite(value: Any) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
+#: A lone surrogate: half of a UTF-16 pair (a JSON ``\\ud83d``, an emoji cut in two); not a character.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_warned: set[str] = set()
+
+
+def _whole(value: Any, source: str, line: int) -> Any:
+    """``value`` with each lone surrogate as U+FFFD (no tokenizer, file or header can hold one), said
+    once per file in one ``warning:`` line naming the first."""
+    if isinstance(value, dict):
+        return {_whole(k, source, line): _whole(v, source, line) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v, source, line) for v in value]
+    found = _SURROGATE.search(value) if isinstance(value, str) and not value.isascii() else None
+    if found is None:
+        return value
+    if source not in _warned:
+        _warned.add(source)
+        print(
+            f"warning: {source}: line {line}: a lone surrogate U+{ord(found.group()):04X} (half of a "
+            "character's UTF-16 pair: the text was cut) is read as U+FFFD, here and wherever else the file "
+            "holds one",
+            file=sys.stderr,
+        )
+    return _SURROGATE.sub("\ufffd", value)
+
+
 def _row(source: str, line: int, obj: dict[Any, Any]) -> RawRow:
     """A row of a JSON object: cells as text, lists and objects also kept as read."""
+    obj = _whole(obj, source, line)
     nested = {str(k): v for k, v in obj.items() if isinstance(v, list | dict)}
     nonfinite = frozenset(str(k) for k, v in obj.items() if is_nonfinite(v))
     return RawRow(source, line, {str(k): cell_text(v) for k, v in obj.items()}, nested, nonfinite)
@@ -89,37 +123,81 @@ def _named_columns(path: Path, header: list[str]) -> list[str]:
     return names
 
 
-def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
+@contextmanager
+def _opened(path: Path, newline: str | None = None) -> Iterator[io.TextIOWrapper]:
+    """``path`` as UTF-8 text (a BOM dropped); failing to open or decode it is one error naming it."""
+    try:
+        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline=newline)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
+    with handle:
+        try:
+            yield handle
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+
+
+_QUESTION_LIKE = 60
+
+
+def _reads_like_data(names: list[str]) -> str | None:
+    """Why a header row reads like a question (``None``: it reads like a header).
+
+    A lone option letter among the names (``B``: an answer cell; option columns come as a
+    run ``A``, ``B``, …) or a name as long as a question, or ending with ``?``.
+    """
+    letters = [n for n in names if len(n) == 1 and n in "ABCDE"]
+    if len(letters) == 1:
+        return f"its cell '{letters[0]}' reads like an answer letter"
+    long = next((n for n in names if len(n) > _QUESTION_LIKE or n.endswith("?")), None)
+    return (
+        None
+        if long is None
+        else f"its cell '{long[:40]}{'…' * (len(long) > 40)}' reads like a question's text"
+    )
+
+
+def read_csv(
+    path: Path, delimiter: str | None = None, header: bool | list[str] | None = True
+) -> Iterator[RawRow]:
     """Rows of a CSV file, every cell as text; the header gives the column names.
 
     ``delimiter``: the field separator (``None``: sniffed from the header among
     :data:`DELIMITERS`, so a ``;``-separated export from a spreadsheet reads as is).
     Trailing columns without a name and without values (spreadsheet exports) are dropped.
+    ``header`` (``dataset.header``): ``None``, the first row is the header and an error when it
+    reads like data (:func:`_reads_like_data`: a file without a header would lose its first
+    question); ``True``, the header, unchecked; ``False``, no header (columns ``1``, ``2``, …);
+    a list, no header and these names.
     """
     if delimiter is not None and len(delimiter) != 1:
         raise UserError(f"dataset.delimiter: expected one character, e.g. ';', got {delimiter!r}")
-    try:
-        handle = io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    with handle:
-        try:
-            first = handle.readline()
-            handle.seek(0)
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path, newline="") as handle:
+        first = next(lines(handle, path), "")
+        handle.seek(0)
         used = delimiter or sniff_delimiter(first)
-        reader = csv.reader(handle, strict=True, delimiter=used)
+        reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
         try:
-            header = next(reader, None)
-            if not header:
+            first_row = next(reader, None)
+            if not first_row:
                 raise UserError(f"{path}: empty file (expected a header row)")
-            names = _named_columns(path, header)
+            if header is False or isinstance(header, list):  # no header: line 1 is a row
+                given = header or [str(i) for i in range(1, len(first_row) + 1)]
+                first_row = [*given, *([""] * (len(first_row) - len(given)))]
+                handle.seek(0)
+                reader = csv.reader(lines(handle, path), strict=True, delimiter=used)
+            names = _named_columns(path, first_row)
             if len(names) == 1 and sniff_delimiter(first) != used:
                 raise UserError(
                     f"{path}: line 1: the header is one column when split at {used!r}; the file "
                     f"looks {sniff_delimiter(first)!r}-separated: set dataset.delimiter: "
                     f"{sniff_delimiter(first)!r} (or leave it out to detect it)"
+                )
+            if header is None and (why := _reads_like_data(names)):
+                raise UserError(
+                    f"{path}: line 1: the file seems to have no header ({why}); name its "
+                    f"{len(names)} columns with dataset.header: [name, …] or read them by number with "
+                    "dataset.header: false (columns 1, 2, …); if line 1 is the header, set dataset.header: true"
                 )
             while True:
                 start = reader.line_num + 1  # a quoted field may span lines: report where the row starts
@@ -128,7 +206,7 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
                     break
                 if not row or all(not c.strip() for c in row):
                     continue
-                if len(row) > len(names) and len(row) <= len(header):
+                if len(row) > len(names) and len(row) <= len(first_row):
                     extra = next((i for i in range(len(names), len(row)) if row[i].strip()), None)
                     if extra is not None:
                         raise UserError(
@@ -151,35 +229,29 @@ def read_csv(path: Path, delimiter: str | None = None) -> Iterator[RawRow]:
                 yield RawRow(str(path), start, dict(zip(names, row, strict=True)))
         except csv.Error as exc:
             raise UserError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
 
 
 def _json_text(path: Path) -> str:
-    try:
-        return read_text(path, "utf-8-sig")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot open dataset ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text (save the file as UTF-8)") from None
+    with _opened(path) as handle:
+        return handle.read()
 
 
-def read_jsonl(path: Path, text: str | None = None) -> Iterator[RawRow]:
-    """Rows of a JSON-lines file (one object per line)."""
-    lines = (_json_text(path) if text is None else text).splitlines()
-    first = True
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json_io.loads(line, str(path), number)
-        except json.JSONDecodeError as exc:
-            hint = _whole_object_hint("\n".join(lines)) if first else ""
-            raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
-        first = False
-        if not isinstance(obj, dict):
-            raise UserError(f"{path}: line {number}: expected a JSON object")
-        yield _row(str(path), number, obj)
+def read_jsonl(path: Path) -> Iterator[RawRow]:
+    """Rows of a JSON-lines file (one object per line), read line by line (:func:`.bounds.lines`)."""
+    with _opened(path) as handle:
+        first = True
+        for number, line in enumerate(lines(handle, path), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json_io.loads(line, str(path), number)
+            except json.JSONDecodeError as exc:
+                hint = _whole_object_hint(_json_text(path)) if first else ""
+                raise UserError(f"{path}: line {number}: invalid JSON ({exc.msg}){hint}") from None
+            first = False
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}: line {number}: expected a JSON object")
+            yield _row(str(path), number, obj)
 
 
 def _whole_object_hint(text: str) -> str:
@@ -245,10 +317,9 @@ def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
 
 def read_json(path: Path) -> Iterator[RawRow]:
     """Rows of a JSON file, by its content: an array of objects, or one object per line (JSON Lines)."""
-    text = _json_text(path)
-    if text.lstrip().startswith("["):
-        return read_json_array(path, text)
-    return read_jsonl(path, text)
+    if _first_char(path) == "[":
+        return read_json_array(path)
+    return read_jsonl(path)
 
 
 def read_hf(spec: str) -> Iterator[RawRow]:
@@ -267,13 +338,19 @@ def read_hf(spec: str) -> Iterator[RawRow]:
         yield _row(spec, number, dict(obj))
 
 
+def natural_order(path: Path) -> list[str | int]:
+    """A path's sort key with its numbers read as numbers: ``part2`` before ``part10``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
+
+
 def expand_paths(path: str, base: Path | None = None) -> list[Path]:
-    """Files named by ``path`` (a file or a glob), relative to ``base`` if given."""
+    """Files named by ``path`` (a file or a glob), relative to ``base`` if given; a glob's in
+    :func:`natural_order` (a key joined by position relies on it)."""
     candidate = Path(path)
     if not candidate.is_absolute() and base is not None:
         candidate = base / candidate
     if any(ch in path for ch in "*?["):
-        matches = sorted(Path(p) for p in glob.glob(str(candidate)))
+        matches = sorted((Path(p) for p in glob.glob(str(candidate))), key=natural_order)
         if not matches:
             raise UserError(f"dataset.path: no file matches '{as_given(candidate)}'")
         return matches
@@ -286,34 +363,39 @@ def expand_paths(path: str, base: Path | None = None) -> list[Path]:
 _JSON_STARTS = ("[", "{")
 
 
-def _starts_with_json(path: Path) -> bool:
+def _first_char(path: Path) -> str:
+    """The first character of ``path`` after a BOM and white space (``""``: none in its first 4 KB)."""
     try:
         with open_regular(path) as handle:
             head = handle.read(4096)
     except OSError:
-        return False
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1] in _JSON_STARTS
+        return ""
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip().decode("utf-8", "replace")[:1]
 
 
-def read_rows(path: Path, fmt: str, delimiter: str | None = None) -> Iterator[RawRow]:
-    """Dispatch on the format; ``delimiter``: CSV only.
+def read_rows(
+    path: Path, fmt: str, delimiter: str | None = None, header: bool | list[str] | None = True
+) -> Iterator[RawRow]:
+    """Dispatch on the format; ``delimiter`` and ``header`` (:func:`read_csv`): CSV only.
 
     ``auto``: ``.csv`` is CSV; ``.json``, ``.jsonl``, ``.ndjson`` and any other file whose
     text starts with ``[`` or ``{`` are JSON, read by content (:func:`read_json`: an
     array of objects, or JSON Lines). ``json`` and ``jsonl`` are read by content too.
+    A file over :func:`.bounds.max_bytes` is refused here, before a byte of it is read.
     """
+    check_size(path)
     if fmt == "auto":
         suffix = path.suffix.lower()
         if suffix == ".csv":
             fmt = "csv"
-        elif suffix in (".json", ".jsonl", ".ndjson") or _starts_with_json(path):
+        elif suffix in (".json", ".jsonl", ".ndjson") or _first_char(path) in _JSON_STARTS:
             fmt = "json"
         else:
             raise UserError(
                 f"{path}: unknown dataset format '{suffix}' (expected .csv, .json or .jsonl; "
                 "or set dataset.format)"
             )
-    return read_csv(path, delimiter) if fmt == "csv" else read_json(path)
+    return read_csv(path, delimiter, header) if fmt == "csv" else read_json(path)
 
 
 def file_sha256(path: Path) -> str:

@@ -7,8 +7,10 @@ text or figure caption the item is about), a ``question`` and an ``image_descrip
 * a list of parts, each a column name (``context``) or a template (``'Imagem: {image_description}'``);
 * or one template whose parts are separated by blank lines (``"{context}\\n\\n{question}"``).
 
-Parts are joined with a blank line.  The first of two or more parts is the row's context:
-the lint (:mod:`~enade_bench.dataset.lint_context`) looks for stems that point at it when it is empty.  A part whose columns are all empty in a row is left
+Parts are joined with a blank line; a column holding a list of texts is its texts joined the
+same way.  The first of two or more parts is the row's context: the lint
+(:mod:`~enade_bench.dataset.lint_context`) looks for stems that point at it when it is empty
+or only a title.  A part whose columns are all empty in a row is left
 out (so an empty ``context`` leaves no stray blank line, and a label such as ``Imagem:``
 is not printed alone).  Pure: no I/O.
 """
@@ -24,6 +26,9 @@ from enade_bench.errors import UserError
 __all__ = ["StemTemplate"]
 
 _NAME = re.compile(r"^[^{}\s]+$")
+#: The longest context read as only a title, and what a title does not hold: a sentence's end.
+TITLE = 120
+_SENTENCE = re.compile(r"[.!?](?:\s|$)")
 _BLANK_LINES = re.compile(r"\n\s*\n")
 
 
@@ -54,9 +59,13 @@ class StemTemplate:
                 )
             self.columns += [n for n in names if n not in self.columns]
 
-    def context_empty(self, cell: Callable[[str], str]) -> bool:
-        """Whether the first of two or more parts (the context) is empty in a row (for the lint)."""
-        return len(self.parts) > 1 and not any(cell(name).strip() for name in self.part_columns[0])
+    def context_lost(self, cell: Callable[[str], str]) -> bool:
+        """Whether the first of two or more parts (the context) is empty in a row, or only a title (at
+        most :data:`TITLE` characters and no sentence: ``Texto I``): for the lint."""
+        if len(self.parts) < 2:
+            return False
+        text = " ".join(cell(name).strip() for name in self.part_columns[0]).strip()
+        return len(text) <= TITLE and not _SENTENCE.search(text)
 
     def render(self, cell: Callable[[str], str]) -> str:
         """The stem of one row; ``cell(name)`` gives a column's text."""

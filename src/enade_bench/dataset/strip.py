@@ -11,14 +11,16 @@ the texts changed (``stripped`` in the dataset counts).  No I/O but one warning 
 (:func:`compile_pattern`).
 
 A ``{regex: …}`` entry runs under the ``regex`` module with a time bound
-(:data:`TIMEOUT_S` per text): a pattern that backtracks without end (``(a|aa)+$``) stops
-the load with one ``error:`` line naming it, never a hang.  Python's ``re`` has no bound.
+(:data:`TIMEOUT_S` for every text of the load together, issue 61): a pattern that
+backtracks without end (``(a|aa)+$``), on one long text or on many short ones, stops the
+load with one ``error:`` line naming it, never a hang.  Python's ``re`` has no bound.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import time
 from collections.abc import Sequence
 
 import regex
@@ -27,8 +29,8 @@ from enade_bench.errors import UserError
 
 __all__ = ["TIMEOUT_S", "PatternTimeout", "Stripper", "compile_pattern", "literal"]
 
-#: Longest one ``{regex: …}`` entry may search one text, in seconds.
-TIMEOUT_S = 1.0
+#: Longest the ``{regex: …}`` entries may search all the texts of one load together, in seconds.
+TIMEOUT_S = 2.0
 
 _SPACES = re.compile(r"[ \t]{2,}")
 
@@ -64,34 +66,47 @@ def compile_pattern(text: str) -> regex.Pattern[str]:
     return pattern
 
 
-def _sub(pattern: re.Pattern[str] | regex.Pattern[str], text: str) -> str:
-    if not isinstance(pattern, regex.Pattern):
-        return pattern.sub("", text)
-    try:
-        return pattern.sub("", text, timeout=TIMEOUT_S)
-    except TimeoutError:
-        raise PatternTimeout(
-            f"dataset.strip: the pattern '{pattern.pattern}' took over {TIMEOUT_S:g} s on one text of "
-            f"{len(text)} characters (a nested quantifier such as (a+)+ or (a|aa)+ backtracks without end); "
-            "write it without one"
-        ) from None
-
-
 class Stripper:
-    """Removes the configured texts and patterns; :attr:`changed` counts the texts it changed."""
+    """Removes the configured texts and patterns; :attr:`changed` counts the texts it changed.
+
+    The order of the entries does not matter: texts are removed longest first (a footer that
+    holds another, ``ÁREA LIVRE 2023 SEGUNDA EDIÇÃO`` and ``2023 SEGUNDA EDIÇÃO``, goes whole), then
+    the patterns, and again until nothing changes (what one removal uncovers is removed too).
+    """
 
     def __init__(self, entries: Sequence[str | re.Pattern[str] | regex.Pattern[str]]) -> None:
-        self.patterns = [literal(e) if isinstance(e, str) else e for e in entries]
+        texts = sorted((e for e in entries if isinstance(e, str)), key=lambda e: -len(" ".join(e.split())))
+        self.patterns = [*map(literal, texts), *(e for e in entries if not isinstance(e, str))]
         self.changed = 0
+        self.searched = 0  # texts the patterns searched
+        self.left = TIMEOUT_S  # seconds of regex search left to this load
+
+    def _sub(self, pattern: re.Pattern[str] | regex.Pattern[str], text: str) -> str:
+        if not isinstance(pattern, regex.Pattern):
+            return pattern.sub("", text)
+        self.searched += 1
+        started = time.monotonic()
+        try:
+            return pattern.sub("", text, timeout=max(self.left, 1e-3))
+        except TimeoutError:
+            raise PatternTimeout(
+                f"dataset.strip: the pattern '{pattern.pattern}' took over {TIMEOUT_S:g} s on {self.searched} "
+                f"text(s) (this one {len(text)} characters; a nested quantifier such as (a+)+ or (a|aa)+ "
+                "backtracks without end); write it without one"
+            ) from None
+        finally:
+            self.left -= time.monotonic() - started
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def __call__(self, text: str) -> str:
         """``text`` without the entries' matches (unchanged when none matches)."""
-        out = text
-        for pattern in self.patterns:
-            out = _sub(pattern, out)
+        out, last = text, None
+        while out != last:
+            last = out
+            for pattern in self.patterns:
+                out = self._sub(pattern, out)
         if out == text:
             return text
         self.changed += 1

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
 
-from enade_bench.masking.decoded import MARK, holds_secret, scrub_document, withhold
+from enade_bench.masking.decoded import MARK, echoes_word, holds_secret, scrub_document, withhold
 from enade_bench.masking.known import (
     STRONG_SECRET,
     add_vocabulary,
@@ -53,6 +53,7 @@ __all__ = [
     "MASK",
     "STRONG_SECRET",
     "add_vocabulary",
+    "echoes_word",
     "forget_all",
     "holds_secret",
     "is_common",
@@ -291,7 +292,9 @@ def mask(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     """:data:`MARK` when ``text`` holds a remembered secret (or one of ``secrets``) in any
-    decoded form (:func:`~enade_bench.masking.decoded.holds_secret`), else :func:`mask` of it.
+    decoded form (:func:`~enade_bench.masking.decoded.holds_secret`), or a weak one as a whole
+    word (:func:`~enade_bench.masking.decoded.echoes_word`: ``Incorrect API key provided:
+    <key>``), else :func:`mask` of it.
 
     What every error message, answer text and stderr line goes through: a text that held a
     secret is withheld whole, never partly masked.
@@ -300,8 +303,8 @@ def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     '[withheld: it held a form of a secret]'
     """
     secrets = list(secrets)
-    known, _ = split_known(secrets)
-    return MARK if holds_secret(text, known) else mask(text, secrets)
+    known, weak = split_known(secrets)
+    return MARK if holds_secret(text, known) or echoes_word(text, weak) else mask(text, secrets)
 
 
 def mask_json(value: J, secrets: Iterable[str | None] = ()) -> J:

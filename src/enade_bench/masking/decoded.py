@@ -164,6 +164,23 @@ def holds_secret(text: str, secrets: Iterable[str]) -> bool:
     return any(needle in view for view in views for needle in needles)
 
 
+def echoes_word(text: str, words: Iterable[str]) -> bool:
+    """Whether ``text`` holds one of ``words`` (weak secrets: too short or too common to be looked for
+    in every form) whole, in any case, between characters that are neither letters nor digits.
+
+    >>> echoes_word("401: Incorrect API key provided: sk-local-7f3a.", ["sk-local-7f3a"])
+    True
+    >>> echoes_word("sk-local-7f3ab", ["sk-local-7f3a"])
+    False
+    """
+    folded = text.casefold()
+    return any(
+        re.search(rf"(?<![^\W_]){re.escape(w.casefold())}(?![^\W_])", folded)
+        for w in words
+        if w and w.casefold() in folded
+    )
+
+
 def holds_secret_bytes(data: bytes, secrets: Iterable[str]) -> bool:
     """Whether binary ``data`` (a figure) holds a secret's bytes literally, in any case."""
     needles = {n.encode("utf-8") for s in secrets if s for n in _needles(s)}

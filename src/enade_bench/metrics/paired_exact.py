@@ -22,9 +22,12 @@ model of :math:`(b, c, n-b-c)` with :math:`p_{10} = q + \delta_0`:
 :math:`H_0: \delta = 0` is :math:`p = \min\{1, 2\min(P_U(0), P_L(0))\}` (under
 :math:`\delta = 0` the trinomial is symmetric in :math:`b, c`, so this is also
 :math:`\max_q P_q(|T(0)| \ge |t_{obs}|)`), and the :math:`1-\alpha` interval is Tang, Tang
-& Chan's (2005): every :math:`\delta_0` with :math:`P_U(\delta_0) > \alpha/2` and
-:math:`P_L(\delta_0) > \alpha/2`.  Test and interval are the same statistic's inversion,
-so :math:`p < \alpha` exactly when the interval excludes 0.
+& Chan's (2005): the smallest interval that holds every :math:`\delta_0` with
+:math:`P_U(\delta_0) \ge \alpha/2` and :math:`P_L(\delta_0) \ge \alpha/2` (its outermost
+crossings: that set can have holes, where the ordering of the tables changes with
+:math:`\delta_0`; a limit at a tie of the ordering is resolved exactly, :func:`_limit`).  Test and
+interval are the same statistic's inversion, so :math:`p < \alpha` exactly when the interval
+excludes 0 (the tests check it at 8-50 questions and three levels).
 
 The maximum over :math:`q` is taken on a grid of :data:`GRID` points (the end points
 included); the tail probabilities are computed for every table at once (numpy over the
@@ -79,6 +82,9 @@ _REFINE = 41
 TABLE_GRID = 2000
 #: Two statistics closer than this are the same value (ties of the ordering).
 _TIE = 1e-10
+#: Points of the scan for a limit's outermost crossing, and the width it is bisected to.
+_SCAN = 17
+_WIDTH = 1e-9
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -142,11 +148,16 @@ def _tail(b: int, c: int, n: int, delta0: float, side: int) -> float:
     t = score_statistics(bs, cs, n, delta0)
     observed = float(score_statistics(np.array([float(b)]), np.array([float(c)]), n, delta0)[0])
     rows = t >= observed - _TIE if side > 0 else t <= observed + _TIE
+    few = 2 * int(np.count_nonzero(rows)) <= rows.size  # else the complement's sum, the cheaper one
+
+    def total(q: FloatArray) -> FloatArray:
+        return _pmf(rows, n, delta0, q).sum(axis=0) if few else 1.0 - _pmf(~rows, n, delta0, q).sum(axis=0)
+
     q = _nuisance(delta0)
-    coarse = _pmf(rows, n, delta0, q).sum(axis=0)
+    coarse = total(q)
     k = int(np.argmax(coarse))
     fine = np.linspace(q[max(k - 1, 0)], q[min(k + 1, q.size - 1)], _REFINE)
-    return min(1.0, float(max(coarse[k], _pmf(rows, n, delta0, fine).sum(axis=0).max())))
+    return min(1.0, float(max(coarse[k], total(fine).max())))
 
 
 @lru_cache(maxsize=65536)
@@ -199,17 +210,43 @@ def exact_pvalues(n: int) -> FloatArray:
 
 
 def _limit(b: int, c: int, n: int, half: float, side: int) -> float:
-    """One limit: the ``delta0`` between the estimate and ``side`` (-1 or 1) where the tail on
-    that side falls to ``half`` (Brent's method, which brackets it like a bisection)."""
+    r"""One limit: the outermost ``delta0`` on ``side`` (-1 or 1) of the estimate whose tail on the
+    other side is at least ``half`` (accepted).
+
+    The accepted set need not be an interval (the ordering of the tables changes with
+    :math:`\delta_0`, and the tail jumps where it does: (11, 2, 15) accepts 0.1222-0.1261, rejects
+    0.1261-0.1288, accepts from there).  A scan of :data:`_SCAN` points from the end of the range
+    toward the estimate finds the outermost accepted point, a second scan as fine between it and
+    the rejected point before it (a resolution of 1/256 of the range) the outermost accepted one
+    there, and Brent's method the crossing between those two, to :data:`_WIDTH`.  0 is scanned
+    exactly where it lies in the range: a crossing within :data:`_WIDTH` of 0 at which 0 is
+    accepted is 0 itself (a tie of the ordering, where the tail jumps), so that the limit holds 0
+    exactly when the p-value does not reject.
+    """
     from scipy.optimize import brentq  # noqa: PLC0415 (slow import)
 
     def excess(delta0: float) -> float:
         return _tail(b, c, n, delta0, -side) - half
 
+    def first_accepted(start: float, stop: float) -> int:
+        grid = np.linspace(start, stop, _SCAN)
+        if min(start, stop) < 0.0 < max(start, stop):  # 0 exactly, where it lies in the range
+            grid = np.sort(np.r_[grid, 0.0])[:: 1 if stop > start else -1]
+        points.append(grid)
+        return next((k for k, x in enumerate(grid) if excess(float(x)) >= 0), len(grid) - 1)
+
+    points: list[FloatArray] = []
     end = float(side)
-    if excess(end) > 0:
+    if excess(end) >= 0:
         return end
-    return float(brentq(excess, (b - c) / n, end, xtol=1e-8))
+    k = first_accepted(end, (b - c) / n)
+    k = first_accepted(float(points[0][k - 1]), float(points[0][k]))
+    out, inside = float(points[1][k - 1]), float(points[1][k])
+    root = float(brentq(excess, out, inside, xtol=_WIDTH / 4))
+    inside = next((x for x in (root, root - side * _WIDTH / 2) if excess(x) >= 0), inside)
+    if abs(inside) <= _WIDTH and excess(0.0) >= 0:  # a tie at 0: 0 is accepted, so it is the limit
+        return 0.0
+    return inside
 
 
 @lru_cache(maxsize=65536)

@@ -52,6 +52,13 @@ the MDD one of the data; the Monte-Carlo SE of a power near 0.8 is 0.009.
 whose power reaches :math:`1-\beta`, searched from the normal-theory guess
 :math:`(z_{1-\alpha_i/2} + z_{1-\beta})\widehat{SE}` in steps of 1.5 times (at most 1/16)
 and interpolated to 0.1 %; ``inf`` where no :math:`\delta < 1` reaches it with either.
+**Its floor** (issue 63): the assurance is an expected power, and a data set whose spread came
+out small gets an MDD at which its true power is far under it (issue 63's referee: at 28
+questions only 82 % of data sets had power 0.50 or more at theirs).  So the MDD is at least the :math:`\delta` whose power is 0.50 with the spread
+fixed at the variance's 90 % upper limit, :math:`s^2\nu/\chi^2_{\nu,0.1}` (:data:`FLOOR`):
+where :math:`s^2` is :math:`\sigma^2\chi^2_\nu/\nu`, the true variance lies under that limit
+in 90 % of data sets, and in those the power at the MDD is at least 0.50.  It binds with few
+texts (8 questions in 5 texts: 30.2 points where the shifts give 26.0) and seldom from 13 on.
 The residuals are kept whole at every :math:`\delta`, also where accuracies near 0 or 1
 would bound them: that overstates the spread of large shifts, so a large MDD errs long.
 ``bench/clustered_mdd_power.py`` checks the MDD against an independent generator (its
@@ -85,7 +92,15 @@ import numpy.typing as npt
 from enade_bench.metrics.clustered import cluster_labels, cluster_se
 from enade_bench.metrics.paired import SE_ZERO
 
-__all__ = ["DRAWS", "SEED", "SHIFTS", "ClusteredAlternative", "clustered_mdd", "shift_mdds"]
+__all__ = [
+    "DRAWS",
+    "SEED",
+    "SHIFTS",
+    "ClusteredAlternative",
+    "clustered_mdd",
+    "clustered_mdd_range",
+    "shift_mdds",
+]
 
 #: Monte-Carlo draws of a clustered pair's power (SE 0.009 near 0.8).
 DRAWS = 2000
@@ -93,6 +108,9 @@ DRAWS = 2000
 SEED = 20080914
 #: The two alternatives (module docstring).
 SHIFTS = ("location", "logit")
+#: The MDD's floor: power at least 0.50 where the variance is at its 90 % upper limit, the one at which the
+#: observed variance is the 10 % quantile of its sampling distribution (module docstring).
+FLOOR = (0.5, 0.1)
 
 
 class ClusteredAlternative:
@@ -110,6 +128,9 @@ class ClusteredAlternative:
         for the logit shift (``None``: every question at 1/2, where it is the location shift).
     draws, seed
         Monte-Carlo draws and their seed.
+    spread
+        A fixed factor :math:`k` on the residual sums instead of the posterior's draws (the
+        MDD's range, :func:`clustered_mdd_range`); ``None``: the posterior.
     """
 
     def __init__(
@@ -120,6 +141,7 @@ class ClusteredAlternative:
         records: int | Sequence[int] = 1,
         draws: int = DRAWS,
         seed: int = SEED,
+        spread: float | None = None,
     ) -> None:
         from scipy.special import logit  # noqa: PLC0415 (slow import)
 
@@ -143,9 +165,8 @@ class ClusteredAlternative:
         self._boot = rng.integers(self.groups, size=(draws, self.groups))
         sign = np.where(rng.random((draws, self.groups)) < 0.5, -1.0, 1.0)
         # the unbiased variance s^2 (1/(G-1)), not the resampled one (1/G), times the posterior's nu / chi2_nu
-        scale = np.sqrt(
-            self.groups / (self.groups - 1) * self.spread_df / rng.chisquare(self.spread_df, draws)
-        )
+        posterior = self.spread_df / rng.chisquare(self.spread_df, draws) if spread is None else spread**2
+        scale = np.sqrt(self.groups / (self.groups - 1) * posterior) * np.ones(draws)
         self._noise = scale[:, None] * sign * residual[self._boot]
         self._sizes = sizes[self._boot]
         self._n = self._sizes.sum(axis=1)
@@ -241,7 +262,7 @@ def _first_crossing(power_at: Callable[[float], float], target: float, start: fl
     return hi
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=8)
 def _alternative(
     d: tuple[float, ...],
     clusters: tuple[str, ...] | None,
@@ -249,9 +270,27 @@ def _alternative(
     records: int | tuple[int, ...],
     draws: int,
     seed: int,
+    spread: float | None = None,
 ) -> ClusteredAlternative:
-    """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha)."""
-    return ClusteredAlternative(d, clusters, bases, records, draws, seed)
+    """A pair's alternative, kept for its next MDD (a comparison asks at alpha_i, then at alpha; the
+    floor and the range's upper end share the spread at the variance's 90 % upper limit)."""
+    return ClusteredAlternative(d, clusters, bases, records, draws, seed, spread)
+
+
+def _cached(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    bases: npt.ArrayLike | None,
+    records: int | Sequence[int],
+    draws: int = DRAWS,
+    seed: int = SEED,
+    spread: float | None = None,
+) -> ClusteredAlternative:
+    """:func:`_alternative` of these data, as hashable tuples."""
+    labels = None if clusters is None else tuple(str(c) for c in clusters)
+    base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
+    counts = records if isinstance(records, int) else tuple(int(r) for r in records)
+    return _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed, spread)
 
 
 def shift_mdds(
@@ -266,10 +305,11 @@ def shift_mdds(
 ) -> dict[str, float]:
     r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
     se, _ = cluster_se(d, clusters)
-    labels = None if clusters is None else tuple(str(c) for c in clusters)
-    base = None if bases is None else tuple(np.asarray(bases, dtype=float).tolist())
-    counts = records if isinstance(records, int) else tuple(int(r) for r in records)
-    alternative = _alternative(tuple(np.asarray(d, dtype=float).tolist()), labels, base, counts, draws, seed)
+    return _mdds(_cached(d, clusters, bases, records, draws, seed), se, alpha, power)
+
+
+def _mdds(alternative: ClusteredAlternative, se: float, alpha: float, power: float) -> dict[str, float]:
+    """Each shift's MDD under ``alternative`` (NaN for each where it is not usable)."""
     if not (alternative.usable and se > SE_ZERO):
         return dict.fromkeys(SHIFTS, math.nan)
     z = NormalDist().inv_cdf
@@ -278,6 +318,54 @@ def shift_mdds(
         kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
         for kind in SHIFTS
     }
+
+
+def _limit_mdd(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    alpha: float,
+    power: float,
+    bases: npt.ArrayLike | None,
+    records: int | Sequence[int],
+    level: float,
+) -> float:
+    r"""The MDD (the larger shift's) with the spread fixed at the :math:`\sigma^2` whose sampling
+    distribution puts the observed :math:`s^2` at its ``level`` quantile: residual sums times
+    :math:`k = \sqrt{\nu/\chi^2_{\nu,\mathrm{level}}}` (:func:`clustered_mdd_range`)."""
+    from scipy import stats  # noqa: PLC0415 (slow import)
+
+    se, _ = cluster_se(d, clusters)
+    nu = _cached(d, clusters, bases, records).spread_df
+    if not nu > 0:
+        return math.nan
+    spread = math.sqrt(nu / float(stats.chi2.ppf(level, nu)))
+    return max(_mdds(_cached(d, clusters, bases, records, spread=spread), se, alpha, power).values())
+
+
+def clustered_mdd_range(
+    d: npt.ArrayLike,
+    clusters: Sequence[object] | None,
+    alpha: float,
+    power: float = 0.8,
+    bases: npt.ArrayLike | None = None,
+    records: int | Sequence[int] = 1,
+) -> tuple[float, float]:
+    r"""The MDD at the 10 % and 90 % limits of its variance's sampling distribution.
+
+    The observed cluster-level variance :math:`s^2` is :math:`\sigma^2\chi^2_\nu/\nu` (:math:`\nu`
+    the effective df of :class:`ClusteredAlternative`, :math:`G-1` for normal text sums), so
+    :math:`\sigma^2` lies in :math:`[s^2\nu/\chi^2_{\nu,0.9},\ s^2\nu/\chi^2_{\nu,0.1}]` with 80 %
+    confidence; the range is the MDD of each limit taken as the true spread (residual sums times
+    :math:`k = \sqrt{\nu/\chi^2_{\nu,q}}`, no averaging over the posterior), the larger of the two
+    shifts' at each.  Parameters as :func:`clustered_mdd`; NaNs where it is NaN.
+
+    Examples
+    --------
+    >>> d = [0.1, -0.2, 0.0, 0.3, 0.1, -0.1, 0.2, 0.0] * 5
+    >>> [round(x, 3) for x in clustered_mdd_range(d, None, 0.05)]
+    [0.062, 0.083]
+    """
+    return tuple(_limit_mdd(d, clusters, alpha, power, bases, records, q) for q in (0.9, 0.1))  # type: ignore[return-value]
 
 
 def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
@@ -295,7 +383,8 @@ def clustered_mdd(
     draws: int = DRAWS,
     seed: int = SEED,
 ) -> float:
-    r"""Minimum detectable difference of the clustered paired t test: the larger of the two shifts'.
+    r"""Minimum detectable difference of the clustered paired t test: the larger of the two shifts',
+    and at least its floor (module docstring).
 
     Parameters
     ----------
@@ -322,4 +411,5 @@ def clustered_mdd(
     >>> round(clustered_mdd(d, None, 0.05), 3)
     0.071
     """
-    return max(shift_mdds(d, clusters, alpha, power, bases, records, draws, seed).values())
+    assured = max(shift_mdds(d, clusters, alpha, power, bases, records, draws, seed).values())
+    return max(assured, _limit_mdd(d, clusters, alpha, FLOOR[0], bases, records, FLOOR[1]))

@@ -9,7 +9,9 @@ One row per pair, sorted by the difference, labelled ``A − B``:
   thicker behind it;
 * the pair's minimum detectable difference (80 % power at its level) as a grey band
   :math:`[-\\text{MDD}, +\\text{MDD}]` around 0 on its row (across the whole row where it
-  is not reachable at this size): a difference inside the band is likely to go unseen;
+  is not reachable at this size): a difference inside the band is likely to go unseen; a
+  clustered pair's range at the 10 % and 90 % limits of its variance as darker ticks at the
+  band's lower edge, on both sides;
 * the estimate as a dot, and a line at 0.
 
 The figure takes typed rows (:class:`ForestRow`), not the comparison itself: ``report``
@@ -55,6 +57,8 @@ class ForestRow:
         The Bonferroni :math:`\\alpha/K` interval (NaN: none).
     mdd
         The minimum detectable difference (``inf``: not reachable; NaN: none).
+    mdd_range
+        Its range at the 10 % and 90 % limits of its variance (NaNs: none).
     """
 
     label: str
@@ -65,6 +69,7 @@ class ForestRow:
     magnitude_low: float = math.nan
     magnitude_high: float = math.nan
     mdd: float = math.nan
+    mdd_range: tuple[float, float] = (math.nan, math.nan)
 
 
 def _limits(rows: Sequence[ForestRow]) -> tuple[float, float]:
@@ -74,7 +79,7 @@ def _limits(rows: Sequence[ForestRow]) -> tuple[float, float]:
         for v in (r.low, r.high, r.magnitude_low, r.magnitude_high, r.diff, 0.0)
         if math.isfinite(v)
     ]
-    finite_mdd = [r.mdd for r in rows if math.isfinite(r.mdd)]
+    finite_mdd = [m for r in rows for m in (r.mdd, *r.mdd_range) if math.isfinite(m)]
     values += finite_mdd + [-m for m in finite_mdd]
     low, high = min(values), max(values)
     pad = 0.05 * (high - low or 1.0)
@@ -105,6 +110,9 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
             if not math.isnan(r.mdd):
                 span = (left, right) if math.isinf(r.mdd) else (-r.mdd, r.mdd)
                 ax.fill_betweenx([y - 0.4, y + 0.4], *span, color="0.9", lw=0, zorder=0)
+            if all(math.isfinite(m) for m in r.mdd_range):
+                low, high = r.mdd_range
+                ax.hlines([y - 0.4] * 2, [-high, low], [-low, high], color="0.55", lw=2.5, zorder=1)
             if math.isfinite(r.magnitude_low) and math.isfinite(r.magnitude_high):
                 ax.hlines(y, r.magnitude_low, r.magnitude_high, color="0.7", lw=5, zorder=1)
             if r.statement in ("> 0", "< 0"):
@@ -128,7 +136,8 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         ax.set_yticks(range(len(ordered)), [r.label for r in ordered])
         ax.set_xlabel(
             f"{xlabel}\ndark: the statement shown (bar: interval; arrow from 0: bound > 0 or < 0)\n"
-            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable)",
+            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable),\n"
+            "its edge's dark ticks: the MDD at the 10 % and 90 % limits of its variance",
             fontsize="small",
         )
         ax.set_title(title, fontsize="medium")

@@ -61,8 +61,8 @@ class RunEntry:
 
     @property
     def experiment(self) -> str:
-        """The config's ``name``."""
-        return self.result.experiment
+        """The config's ``name`` (a control character or lone surrogate in it shown escaped)."""
+        return shown(self.result.experiment)
 
     @property
     def strategy(self) -> str:

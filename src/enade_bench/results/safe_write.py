@@ -62,6 +62,7 @@ __all__ = [
     "linked_folders",
     "output_root",
     "parts_below",
+    "process_umask",
     "real_folder",
     "remove_inside",
     "write_bytes",
@@ -73,7 +74,7 @@ _ROOT: ContextVar[Path | None] = ContextVar("enade_bench_output_root", default=N
 _UMASK_LOCK = threading.Lock()
 
 
-def _umask() -> int:
+def process_umask() -> int:
     """The process umask (read by setting it back at once, under a lock)."""
     with _UMASK_LOCK:
         mask = os.umask(0o022)
@@ -177,7 +178,13 @@ def _without_secrets(path: Path, data: bytes) -> bytes:
         if holds_secret_bytes(data, secrets):
             raise UserError(f"{path}: not written: its bytes hold a form of a secret") from None
         return data
-    return scrub_document(text, path.suffix, secrets, kept_identifiers()).encode("utf-8")
+    return encoded(scrub_document(text, path.suffix, secrets, kept_identifiers()))
+
+
+def encoded(text: str) -> bytes:
+    """``text`` in UTF-8, each lone surrogate (a JSON ``\\ud83d`` read, a server's reply) as its
+    escape ``\\ud83d``: read back the same from a JSON file, shown as written elsewhere; never an error."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def break_hard_link(path: Path) -> bool:
@@ -242,7 +249,7 @@ def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
             f"{path}: a symbolic link; files are appended in place, never through a link: remove it"
         )
     break_hard_link(path)
-    data = _without_secrets(path, text.encode("utf-8"))
+    data = _without_secrets(path, encoded(text))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
@@ -289,7 +296,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
         raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp", dir=folder)
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give what open() would give
+        os.fchmod(fd, 0o666 & ~process_umask())  # mkstemp makes 0600: give what open() would give
     except OSError as exc:
         raise UserError(f"{path}: cannot write ({os_reason(exc)})") from None
     try:
@@ -309,7 +316,7 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> Path:
 
 def write_text(path: Path, text: str, *, root: Path | None = None) -> Path:
     """:func:`write_bytes` of ``text`` in UTF-8 (line ends as given); ``path``."""
-    return write_bytes(path, text.encode("utf-8"), root=root)
+    return write_bytes(path, encoded(text), root=root)
 
 
 def files_inside(folder: Path) -> set[str]:

@@ -127,6 +127,9 @@ class DatasetInfo(BaseModel):
     sources: list[dict[str, str]]
     filter_counts: dict[str, int]
     invalid_rows: list[str]
+    #: Each question ``dataset.stem_in_option`` changed, left out or could not repair, and how
+    #: (:class:`~enade_bench.dataset.fixes.Fix`; absent from the file when none).
+    fixed_rows: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     n_evaluated: int
     #: The exam-file lint's findings on the questions run: question id -> the checks that flagged it
     #: (:mod:`enade_bench.dataset.lint`; absent from the file when none did).
@@ -184,8 +187,8 @@ class LiveTiming(BaseModel):
     batch_size: int | None = None
     #: Chunks that ran out of memory and were run again in halves; None: none.
     halved: list[HalvedChunk] | None = None
-    #: The HF backend's attention path at the end (``flex``, ``sdpa``, or ``sdpa (flex failed: …)``
-    #: where compiled FlexAttention fell back); None: a backend without one.
+    #: The HF backend's attention path at the end (``flex``, ``sdpa``, or ``flex (sdpa where flex failed:
+    #: <graph>: …)`` naming each compiled graph that fell back); None: a backend without one.
     attention: str | None = None
 
 

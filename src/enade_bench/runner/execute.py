@@ -23,7 +23,7 @@ from enade_bench.backends.base import (
 )
 from enade_bench.config import EvaluationConfig
 from enade_bench.dataset.schema import LETTERS
-from enade_bench.masking import MARK, holds_secret, known_secrets
+from enade_bench.masking import MARK, echoes_word, holds_secret, known_secrets, weak_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.records import QuestionRecord
 from enade_bench.runner.plan import ExtractFn, StrategyPlan
@@ -38,10 +38,10 @@ WITHHELD_NOTE = "raw output withheld (it held a form of a secret); the predictio
 def withhold_outputs(
     outputs: list[tuple[str, Extraction]],
 ) -> tuple[list[tuple[str, Extraction]], dict[str, JsonValue] | None]:
-    """Each raw output that holds a remembered secret replaced by :data:`~enade_bench.masking.MARK`
+    """Each raw output that holds a remembered secret (a weak one as a word) replaced by :data:`~enade_bench.masking.MARK`
     *after* its answer was extracted (the record stays scorable); the note for ``extra``."""
-    secrets = known_secrets()
-    hidden = [holds_secret(text, secrets) for text, _ in outputs] if secrets else []
+    secrets, weak = known_secrets(), weak_secrets()
+    hidden = [holds_secret(text, secrets) or echoes_word(text, weak) for text, _ in outputs]
     if not any(hidden):
         return outputs, None
     kept = [(MARK if h else text, e) for (text, e), h in zip(outputs, hidden, strict=True)]

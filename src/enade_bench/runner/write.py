@@ -190,6 +190,7 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
             sources=sources,
             filter_counts=exp.dataset.counts,
             invalid_rows=exp.dataset.invalid,
+            fixed_rows=[str(f) for f in exp.dataset.fixes],
             n_evaluated=len({r.id for r in records}),
             lint=lint_checks(exp.dataset.warnings),
         ),

@@ -21,7 +21,8 @@ from pathlib import Path
 from enade_bench.backends.base import Backend
 from enade_bench.backends.factory import create_backend
 from enade_bench.config import ExperimentConfig
-from enade_bench.study.executors import ExecutorSettings, LocalSettings, Work, make_executor
+from enade_bench.study.executors import Executor, ExecutorSettings, LocalSettings, Work, make_executor
+from enade_bench.study.executors.base import timed
 from enade_bench.study.planner import by_model, covers, lpt_order, task_cost
 from enade_bench.study.planner import units as plan_units
 from enade_bench.study.progress import StudyProgress
@@ -48,7 +49,7 @@ def load_model(cfg: ExperimentConfig) -> Backend:
 
 def _lost(task: ModelTask, why: str) -> TaskOutcome:
     """A task whose worker, node or job was lost: where it last ran, from the file its worker
-    wrote as it started (worker, node, device; its age is the time it ran)."""
+    wrote as it started (worker, node, device; its age is the time it ran, unless ``why`` says)."""
     error = f"did not finish: {why}"
     path = started_file(task)
     try:
@@ -56,9 +57,10 @@ def _lost(task: ModelTask, why: str) -> TaskOutcome:
         seconds = max(0.0, time.time() - path.stat().st_mtime)
     except (OSError, ValueError):
         return TaskOutcome(task.label, error=error)  # lost before it started
+    ran = "" if timed(why) else f", for {seconds:.0f} s"  # the executor's own time wins (sacct)
     return TaskOutcome(
         task.label,
-        error=f"{error}; it ran on {worker}, node {node}, for {seconds:.0f} s",
+        error=f"{error}; it ran on {worker}, node {node}{ran}",
         worker=worker,
         node=node,
         device=device,
@@ -81,11 +83,10 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
             log(f"{task.label}: finished earlier ({len(task.runs)} run(s) on disk; its model is not loaded)")
     outcomes: dict[str, TaskOutcome] = {t.label: TaskOutcome(t.label) for t in tasks if left[t.label] is None}
     ordered = lpt_order([t for t in left.values() if t is not None])
-    units = plan_units(ordered, options.executor.type == "local", getattr(options.executor, "max_jobs", None))
-    if units:
-        executor = make_executor(options.executor, output)
-        try:
-            executor.check(units)
+    executor = make_executor(options.executor, output)
+    try:
+        units, _ = _checked_units(executor, options.executor, ordered, tasks)
+        if units:
             with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
                     run=partial(
@@ -101,8 +102,8 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     for task in ordered:
                         if covers(unit, task):
                             outcomes[task.label] = dataclasses.replace(outcome, label=task.label)
-        finally:
-            executor.close()
+    finally:
+        executor.close()
     return [outcomes[t.label] for t in tasks]
 
 
@@ -121,12 +122,10 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
         + (" (local: a model's tasks run one after the other, one load)" if merged else "")
         + ":"
     ]
-    max_jobs = getattr(settings, "max_jobs", None)
-    chains = [u for u in plan_units(lpt_order(todo), settings.type == "local", max_jobs) if "+" in u.exam]
     executor = make_executor(settings, output)
     try:
-        if todo:
-            executor.check(todo + chains)
+        units, cap = _checked_units(executor, settings, lpt_order(todo), tasks)
+        chains = [u for u in units if "+" in u.exam]
         for task in lpt_order(tasks):
             part = left[task.label]
             if part is None:
@@ -140,9 +139,24 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
             )
             lines += [f"  {run.description}" for run in part.runs]
         lines += [
-            f"{c.label}: one job, one load (a chain under max_jobs: {max_jobs}) -> {executor.describe(c)}"
-            for c in chains
+            f"{c.label}: one job, one load (a chain: {cap} at once) -> {executor.describe(c)}" for c in chains
         ]
     finally:
         executor.close()
     return lines
+
+
+def _checked_units(
+    executor: Executor, settings: ExecutorSettings, ordered: list[ModelTask], tasks: list[ModelTask]
+) -> tuple[list[ModelTask], int | None]:
+    """The executor checked (its block even when every run is finished: exit 2), then what it
+    runs (:func:`~enade_bench.study.planner.units`) with the tasks in flight at once: ``max_jobs``,
+    else what the cluster runs at once (:meth:`~enade_bench.study.executors.Executor.slots`),
+    so that a model's tasks share a load wherever no slot idles for it; its chains checked too."""
+    executor.check(ordered or tasks)
+    cap = getattr(settings, "max_jobs", None) or executor.slots(ordered)
+    units = plan_units(ordered, settings.type == "local", cap)
+    chains = [u for u in units if "+" in u.exam]
+    if chains:
+        executor.check(ordered + chains)
+    return units, cap

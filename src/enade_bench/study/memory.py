@@ -12,6 +12,13 @@ tokenizer and the Python process.  :math:`P` comes from the weights without read
 in full: a GGUF file's tensor shapes (its header), a folder's safetensors headers, or the
 hub's safetensors metadata.  An API model needs none; a model whose size cannot be known
 here is ``None`` (the executor reserves nothing for it and says so).
+
+On its GPUs a model needs its weights as they sit there, plus 10 % (:func:`gpu_options`):
+:math:`P b` with :math:`b` 4 for ``float32``, 2 for ``bfloat16``/``float16``/``auto``, 0.5 with
+``load_in_4bit`` (bitsandbytes' 4-bit weights), and for vLLM's ``quantization`` the bits of
+its method (:data:`QUANTIZED_BYTES`: ``fp8``, ``int8`` 1; ``awq``, ``gptq``, ``bitsandbytes``
+0.5); a GGUF file that vLLM loads keeps its own quantized size (the file's bytes), while the
+``causal_lm`` backend converts a GGUF to torch weights of the dtype (:math:`P b`).
 """
 
 from __future__ import annotations
@@ -22,13 +29,16 @@ import struct
 from math import prod
 from pathlib import Path
 
-from enade_bench.config import ModelConfig
+from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.regular_file import open_regular
 
 #: Room beyond the weights: a share of them, and a fixed amount for the process.
 SHARE, FIXED = 1.2, 2**30
 #: Room beyond the weights on GPUs: the KV cache and activations of short prompts.
 GPU_SHARE = 1.1
+#: Bytes of a parameter under vLLM's ``quantization`` methods (their common bit widths).
+QUANTIZED_BYTES = {"fp8": 1.0, "fbgemm_fp8": 1.0, "int8": 1.0, "experts_int8": 1.0, "awq": 0.5, "gptq": 0.5}
+QUANTIZED_BYTES |= {"awq_marlin": 0.5, "gptq_marlin": 0.5, "bitsandbytes": 0.5, "load_in_4bit": 0.5}
 
 
 #: Bytes of each fixed-size GGUF value type (the GGUF specification's ``gguf_type``: 8 is a
@@ -115,6 +125,13 @@ def parameters(model: ModelConfig) -> int | None:
         return None
 
 
+def stored_bytes(model: ModelConfig, count: int) -> float:
+    """Bytes read when the model loads: a GGUF file's size, else its ``count`` parameters in a
+    checkpoint's bfloat16 (2 bytes each)."""
+    gguf = _gguf_path(model)
+    return float(gguf.stat().st_size) if gguf is not None and gguf.is_file() else 2.0 * count
+
+
 def bytes_per_parameter(model: ModelConfig) -> int:
     """Bytes of one parameter as the model is loaded (see the module's formula)."""
     dtype = model.dtype
@@ -122,7 +139,7 @@ def bytes_per_parameter(model: ModelConfig) -> int:
         return 4
     if dtype in {"bfloat16", "float16"}:
         return 2
-    return 2 if model.type == "vllm" or str(model.device).startswith("cuda") else 4
+    return 2 if on_gpu(model) else 4
 
 
 def on_gpu(model: ModelConfig) -> bool:
@@ -145,12 +162,42 @@ def model_memory(model: ModelConfig, gpus: bool = False) -> int | None:
     return None if count is None else int(count * bytes_per_parameter(model) * SHARE + FIXED)
 
 
-def gpu_memory(model: ModelConfig) -> int | None:
-    """Bytes the model needs on its GPUs together: :math:`P b \\cdot 1.1` (the weights, and 10 % for
-    the KV cache and activations of a benchmark's short prompts); ``None``: an API model, one
-    that may stay on the CPU (``device: cpu``), or a size unknown here."""
-    if model.type == "api" or model.device == "cpu":
-        return None
-    count = parameters(model)
-    on_card = 4 if model.dtype == "float32" else 2  # auto: a GPU's bfloat16/float16
-    return None if count is None else int(count * on_card * GPU_SHARE)
+def _card_bytes(model: ModelConfig, count: int) -> float:
+    """Bytes of the weights on the GPUs (see the module's formula)."""
+    vllm = model.vllm if model.type == "vllm" else None
+    if model.type == "vllm" and _gguf_path(model) is not None:
+        return stored_bytes(model, count)  # vLLM keeps a GGUF's quantized tensors
+    quantized = vllm.quantization if vllm is not None else "load_in_4bit" if model.load_in_4bit else None
+    if quantized in QUANTIZED_BYTES:
+        return count * QUANTIZED_BYTES[quantized]
+    return count * (4.0 if model.dtype == "float32" else 2.0)  # auto: a GPU's bfloat16/float16
+
+
+def gpu_options(model: ModelConfig) -> list[tuple[str, int, bool]]:
+    """The model as it is (``""``) and each setting not set yet that makes it smaller on its GPUs:
+    the bytes it then needs on its GPUs together, its weights there (the module's formula) × 1.1
+    (10 % for the KV cache and activations of a benchmark's short prompts), and whether it then
+    runs on vLLM (which may split it over GPUs with ``tensor_parallel_size``).  The settings:
+    ``bfloat16`` in place of ``float32``, vLLM's ``fp8``, and for a transformers model
+    ``load_in_4bit`` and vLLM itself; a GGUF file has none (its size is its own).  Empty for an
+    API model, one that stays on the CPU (``device: cpu``), or a size unknown here."""
+    count = parameters(model) if model.type != "api" and model.device != "cpu" else None
+    if count is None:
+        return []
+    vllm, changes = model.type == "vllm", [("", model)]
+    if _gguf_path(model) is None:
+        if model.dtype == "float32":
+            changes.append(("model.dtype: bfloat16", model.model_copy(update={"dtype": "bfloat16"})))
+        if vllm and (model.vllm is None or model.vllm.quantization is None):
+            fp8 = (model.vllm or VllmConfig()).model_copy(update={"quantization": "fp8"})
+            changes.append(("model.vllm.quantization: fp8", model.model_copy(update={"vllm": fp8})))
+        if not vllm and not model.load_in_4bit:
+            changes.append(("model.load_in_4bit: true", model.model_copy(update={"load_in_4bit": True})))
+        if not vllm:
+            changes.append(
+                ("model.type: vllm", model.model_copy(update={"type": "vllm", "load_in_4bit": False}))
+            )
+    return [
+        (name, int(_card_bytes(changed, count) * GPU_SHARE), changed.type == "vllm")
+        for name, changed in changes
+    ]

@@ -19,11 +19,15 @@ model, a hub id out of reach) counts as :data:`UNKNOWN_PARAMETERS`.
 
 Order.  Tasks go out longest first (LPT: Graham, 1969, "Bounds on multiprocessing timing
 anomalies"): with :math:`m` workers the makespan is at most :math:`4/3 - 1/(3m)` of the
-optimum.  Where one worker runs everything (``local``), a model's tasks run one after the
+optimum.  "Longest" is a task's duration on its GPUs, :math:`60 + W / L + 2 P T / (g F)`
+seconds (its load, the weights' :math:`W` bytes read at :math:`L`, and its compute on its
+:math:`g` GPUs at :math:`F` each: :func:`~enade_bench.study.executors.sizing.seconds`), not
+its work: a task split over 8 GPUs goes out as early as its time on them asks.  Where one worker runs everything (``local``), a model's tasks run one after the
 other with one load (:func:`by_model`).
 
-Chains.  Where ``max_jobs`` caps the tasks in flight at :math:`m` and there are more tasks
-than :math:`m`, a model's tasks are chained in one job (:func:`chain`: one load) while three
+Chains.  Where at most :math:`m` tasks are in flight (``max_jobs``, else what the cluster runs
+at once where it is known: a Ray cluster's :meth:`~enade_bench.study.executors.Executor.slots`)
+and there are more tasks than :math:`m`, a model's tasks are chained in one job (:func:`chain`: one load) while three
 things hold: at least :math:`m` jobs remain (no slot idles for want of a job), no chain is
 longer than the lower bound :math:`\\max(\\sum_i t_i / m, \\max_i t_i)` of the tasks' times
 :math:`t_i` (so the bound no schedule beats does not move), and the longest-first makespan on
@@ -91,31 +95,47 @@ def joined(group: Sequence[ModelTask], label: str, exam: str) -> ModelTask:
 
 @dataclass(frozen=True)
 class Cost:
-    """A task's estimated compute: ``2 P T`` FLOPs (see the module's formula)."""
+    """A task's estimate: ``2 P T`` FLOPs (see the module's formula), and its load and compute
+    (seconds) on its GPUs (:func:`~enade_bench.study.executors.sizing.seconds`)."""
 
     parameters: int
     tokens: int
     #: Whether ``parameters`` was read from the weights (else :data:`UNKNOWN_PARAMETERS`).
     known: bool
+    gpus: int
+    load: float
+    compute: float
 
     @property
     def flops(self) -> float:
         return 2.0 * self.parameters * self.tokens
 
+    @property
+    def duration(self) -> float:
+        """Seconds on its GPUs: the load and the compute (what the longest-first order sorts by)."""
+        return self.load + self.compute
+
     def __str__(self) -> str:
         size = f"{self.parameters / 1e9:.2g}B" if self.known else "size unknown"
-        return f"est. {self.flops / 1e12:.3g} TFLOP ({size} × {self.tokens} tokens)"
+        where = f"{self.gpus} GPU(s)" if self.gpus else "the CPU"
+        return (
+            f"est. {self.flops / 1e12:.3g} TFLOP ({size} × {self.tokens} tokens), "
+            f"{self.duration:.0f} s on {where} with its load ({self.load:.0f} s)"
+        )
 
 
 def task_cost(task: ModelTask) -> Cost:
-    """The estimated cost of ``task`` (its model's size × the tokens of its runs)."""
+    """The estimate of ``task``: its model's size × the tokens of its runs, its load and compute on its GPUs."""
     count = task.parameters
-    return Cost(count or UNKNOWN_PARAMETERS, task.tokens, count is not None)
+    size = count or UNKNOWN_PARAMETERS
+    load, compute = seconds(size, task.tokens, task.gpus, weights=task.weights_bytes)
+    return Cost(size, task.tokens, count is not None, task.gpus, load, compute)
 
 
 def lpt_order(tasks: Sequence[T], cost: Callable[[T], float] | None = None) -> list[T]:
-    """``tasks`` longest first by ``cost`` (default: :func:`task_cost`'s FLOPs); ties keep the planned order."""
-    measure = cost or (lambda t: task_cost(t).flops)  # type: ignore[arg-type]
+    """``tasks`` longest first by ``cost`` (default: :func:`task_cost`'s duration on its GPUs, its
+    load included); ties keep the planned order."""
+    measure = cost or (lambda t: task_cost(t).duration)  # type: ignore[arg-type]
     costs = [measure(t) for t in tasks]
     return [tasks[i] for i in sorted(range(len(tasks)), key=lambda i: -costs[i])]
 
@@ -161,24 +181,20 @@ def chain(
     return [[items[i] for i in g] for g in sorted(groups, key=lambda g: -time(g))]
 
 
-def task_seconds(task: ModelTask) -> tuple[float, float]:
-    """The load and the compute (seconds) of ``task`` on its GPUs, for :func:`chain`."""
-    return seconds(task.parameters or UNKNOWN_PARAMETERS, task.tokens, task.gpus)
-
-
 def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> list[ModelTask]:
     """What the executor runs, longest first: a model's tasks as one (:func:`by_model`) on
-    ``local``; chained (:func:`chain`) where ``max_jobs`` is below the tasks; else the tasks."""
+    ``local``; chained (:func:`chain`) where ``max_jobs`` (the tasks in flight at once) is below
+    the tasks; else the tasks."""
     if local:
         return by_model(ordered)
     if max_jobs is None or len(ordered) <= max_jobs:
         return list(ordered)
-    spans = {t.label: task_seconds(t) for t in ordered}  # once per task: its tokens walk all its items
+    spans = {t.label: task_cost(t) for t in ordered}  # once per task: its tokens walk all its items
     chains = chain(
         ordered,
         max_jobs,
-        lambda t: spans[t.label][0],
-        lambda t: spans[t.label][1],
+        lambda t: spans[t.label].load,
+        lambda t: spans[t.label].compute,
         lambda t: t.model or t.label,
     )
     exams = ["+".join(t.exam for t in group) for group in chains]

@@ -19,6 +19,7 @@ from types import TracebackType
 from tqdm.auto import tqdm
 
 from enade_bench.regular_file import open_regular
+from enade_bench.study.executors.base import timed
 from enade_bench.study.tasks import ModelTask, TaskOutcome, started_file
 
 #: Seconds between two looks at the study folder.
@@ -129,8 +130,12 @@ class StudyProgress:
         """The end line of a task (called in the driver as it ends)."""
         self.poll()
         state = "finished" if outcome.error is None else f"failed: {outcome.error}"
-        where = f" on {outcome.worker}, node {outcome.node}, {outcome.device}" if outcome.worker else ""
-        self._write(f"{outcome.label}: {state} ({outcome.seconds:.0f} s{where})", outcome.error is not None)
+        where = f"on {outcome.worker}, node {outcome.node}, {outcome.device}" if outcome.worker else ""
+        ran = (
+            "" if outcome.error is not None and timed(outcome.error) else f"{outcome.seconds:.0f} s"
+        )  # one duration
+        shown = " ".join(x for x in (ran, where) if x)
+        self._write(f"{outcome.label}: {state}" + (f" ({shown})" if shown else ""), outcome.error is not None)
 
     def _write(self, line: str, alert: bool = False) -> None:
         write = self.alert if alert else self.log

@@ -40,7 +40,7 @@ from enade_bench.runner.plan import Experiment, RunOptions
 from enade_bench.runner.retry import split_logged
 from enade_bench.runner.work import with_current_fields, with_current_key
 from enade_bench.runner.write import log_key
-from enade_bench.study.memory import gpu_memory, model_memory, parameters
+from enade_bench.study.memory import gpu_options, model_memory, parameters, stored_bytes
 
 #: Characters per token where no tokenizer is read (as the dry-run's estimate for API models).
 CHARS_PER_TOKEN = 4
@@ -162,15 +162,22 @@ class ModelTask:
         return self.memory
 
     @cached_property
-    def gpu_memory(self) -> int | None:
-        """Bytes the model needs on its GPUs together (:func:`~enade_bench.study.memory.gpu_memory`)."""
-        return gpu_memory(self.runs[0].config.model)
+    def gpu_options(self) -> list[tuple[str, int, bool]]:
+        """The bytes the model needs on its GPUs, as it is and with each lighter setting
+        (:func:`~enade_bench.study.memory.gpu_options`)."""
+        return gpu_options(self.runs[0].config.model)
 
     @cached_property
     def parameters(self) -> int | None:
         """The model's parameters, read from its weights' headers (``None``: an API model, or unknown here)."""
         model = self.runs[0].config.model
         return None if model.type == "api" else parameters(model)
+
+    @cached_property
+    def weights_bytes(self) -> float | None:
+        """Bytes read as the model loads (:func:`~enade_bench.study.memory.stored_bytes`; ``None``: unknown)."""
+        count = self.parameters
+        return None if count is None else stored_bytes(self.runs[0].config.model, count)
 
     @cached_property
     def tokens(self) -> int:

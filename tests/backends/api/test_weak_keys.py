@@ -2,7 +2,8 @@
 
 Local servers are started with made-up keys (vLLM ``--api-key``, LM Studio's ``lm-studio``).
 A key too short or too common to be told from data is sent, kept out of the config and the
-URLs, and said in one ``warning:`` line; it never withholds an answer, a field name or a
+URLs, and said in one ``warning:`` line; a reply that echoes it as a word is withheld after
+its answer was extracted (issue 61); it never withholds a prediction, a field name or a
 provider name.  A strong key echoed in an answer withholds the raw text only after the
 answer was extracted, and the record says so.
 """
@@ -68,9 +69,11 @@ def test_made_up_keys_keep_every_prediction_and_the_folder_readable(
         out = tmp_path / key / "out"
         result = json.loads((out / "api_test_results.json").read_text(encoding="utf-8"))
         assert [r["prediction"] is not None for r in result["records"]] == [True] * 3, key
+        # issue 61: the echo is withheld (after the answer was extracted), the data and fields are not
+        assert [r["raw_output"] for r in result["records"]] == [MARK] * 3, key
         assert result["config"]["model"]["api"]["api_key"] == "***"  # never written where known to be
         assert result["model"]["api"]["provider"] == "openai_compatible" and "accuracy" in result["totals"]
-        assert MARK not in _written(out), key
+        assert f"[{key}]" not in _written(out) and MARK not in json.dumps(result["totals"]), key
         if key == "accuracy":  # the key that renamed totals.accuracy: the whole report, once (slow)
             assert main(["report", str(out), "--out", str(tmp_path / key / "report")]) == 0, key
         else:  # what the report reads (results file, totals, log), without rendering it again
@@ -114,8 +117,7 @@ def test_a_long_key_found_in_the_data_or_the_vocabulary_is_weak() -> None:
     assert add_vocabulary(["A Lei nº 8.080/1990 estabelece os princípios"]) == [
         "Lei nº 8.080/1990 estabelece"
     ]
-    assert (
-        scrub("A Lei nº 8.080/1990 estabelece os princípios")
-        == "A Lei nº 8.080/1990 estabelece os princípios"
-    )
-    assert scrub("Authorization: Bearer Lei nº 8.080/1990 estabelece") != MARK
+    # issue 61: weak, yet a reply or error holding it whole is withheld, never left in clear
+    assert scrub("A Lei nº 8.080/1990 estabelece os princípios") == MARK
+    assert scrub("A Lei nº 8.080/1990 estabeleceu") == "A Lei nº 8.080/1990 estabeleceu"
+    assert scrub("Authorization: Bearer Lei nº 8.080/1990 estabelece") == MARK

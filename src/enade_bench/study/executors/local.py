@@ -20,6 +20,10 @@ class LocalExecutor:
         """This process, after the tasks before it."""
         return f"this process (pid {os.getpid()}), in turn"
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """One at a time (a model's tasks already share its load: :func:`~enade_bench.study.planner.by_model`)."""
+        return None
+
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         out = []
         for task in tasks:

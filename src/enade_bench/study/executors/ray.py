@@ -4,7 +4,10 @@
 ``ray start --head`` / ``ray start --address``), without an address a cluster starts on
 this machine.  Each task is ``ray.remote(run).options(num_gpus=..., num_cpus=...)``; Ray
 sets its ``CUDA_VISIBLE_DEVICES``, so 8 GPUs run 8 one-GPU models at once and a model with
-``tensor_parallel_size: 4`` waits for 4 free GPUs.  Ray does not retry a task itself
+``tensor_parallel_size: 4`` waits for 4 free GPUs.  Ray's queue keeps no order, so the driver
+sends each task, longest first, only once the cluster has room for it (its GPUs, CPUs and
+memory among those its running tasks leave; a later task goes first only where the earlier
+cannot start yet), as Slurm starts its jobs.  Ray does not retry a task itself
 (``max_retries=0``): one whose worker or node is lost (:data:`LOST`: not its own error, not
 Ray's out-of-memory kill) is submitted again by the driver with ``retries: N``, each try
 named; else the study names it and the same command resumes it.  The memory of each GPU is
@@ -50,7 +53,6 @@ from enade_bench.study.executors.base import (
     check_gpu_memory,
     last_try,
     retry_line,
-    to_submit,
 )
 from enade_bench.study.executors.settings import RaySettings
 from enade_bench.study.executors.sizing import smallest_card
@@ -193,7 +195,8 @@ class RayExecutor:
         """Join or start the cluster; each task's GPUs must exist there (one ``error:`` line if not)."""
         self._connect()
         resources = ray.cluster_resources()
-        have, cpus = float(resources.get("GPU", 0)), float(resources.get("CPU", 0))
+        cpus, alive = float(resources.get("CPU", 0)), [n["Resources"] for n in ray.nodes() if n.get("Alive")]
+        have = max((float(r.get("GPU", 0)) for r in alive), default=0.0)  # a task runs on one node
         if self.settings.cpus_per_model > cpus:
             raise UserError(
                 f"executor.cpus_per_model: {self.settings.cpus_per_model} CPUs per model, "
@@ -209,17 +212,17 @@ class RayExecutor:
                 fix = (
                     "join a cluster with GPUs, or set the model's device: cpu (or auto)"
                     if have == 0
-                    else "add GPUs or nodes, or lower tensor_parallel_size"
+                    else "add a node with more GPUs, or lower tensor_parallel_size"
                 )
                 raise UserError(
                     f"{where}: asks for {need:g} GPU(s) per model, but the Ray cluster has "
-                    f"{'none' if have == 0 else f'{have:g}'}; {fix}"
+                    f"{'none' if have == 0 else f'at most {have:g} on a node'}; {fix}"
                 )
             self._gpus[task.label] = need
         card = smallest_card([k.split(":", 1)[1] for k in resources if k.startswith("accelerator_type:")])
         # the executor's gpu_memory_gb, else the cluster's smallest card, as its nodes declare it
         cluster = None if card is None else (card[0], f"the Ray cluster's {card[1]} GPUs, accelerator_type")
-        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb, cluster)
+        check_gpu_memory(tasks, self._gpus, self.settings.gpu_memory_gb, cluster, have)
         self._check_memory(tasks)
 
     def _check_memory(self, tasks: Sequence[Task]) -> None:
@@ -253,6 +256,17 @@ class RayExecutor:
             f"num_cpus={self.settings.cpus_per_model:g}, {reserved}, on {where}"
         )
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """The most of ``tasks`` the cluster runs at once: its CPUs over each task's, and its GPUs
+        over the narrowest GPU task's where every task asks for GPUs (an upper bound, so that
+        a model's tasks share a load only where no slot idles for it)."""
+        total = ray.cluster_resources()
+        by_cpu = int(float(total.get("CPU", 0)) // self.settings.cpus_per_model)
+        widths = [self._gpus.get(t.label, 0) for t in tasks]
+        if not widths or min(widths) == 0:
+            return max(1, by_cpu)
+        return max(1, min(by_cpu, int(float(total.get("GPU", 0)) // min(widths))))
+
     def run(self, tasks: Sequence[T], work: Work[T, R]) -> list[R]:
         remote: Any = ray.remote(_call)
         refs: dict[Any, int] = {}
@@ -272,13 +286,28 @@ class RayExecutor:
             refs[ref] = i
             pending.append(ref)
 
-        submitted = 0  # tasks sent (a retry sends one again: it is still the same task in flight)
+        sent: set[int] = set()  # tasks sent (a retry sends one again: it is still the same task in flight)
+        total = ray.cluster_resources()
+        free = {k: float(total.get(k, 0)) for k in ("GPU", "CPU", "memory")}
 
-        def top_up() -> None:  # the next tasks, in order, while fewer than max_jobs are in flight
-            nonlocal submitted
-            for _ in range(to_submit(submitted, len(out), len(tasks), self.settings.max_jobs)):
-                submit(submitted)
-                submitted += 1
+        def needs(i: int) -> dict[str, float]:
+            label = tasks[i].label
+            gpus, memory = self._gpus.get(label, 0), float(self._memory.get(label) or 0)
+            return {"GPU": gpus, "CPU": self.settings.cpus_per_model, "memory": memory}
+
+        def top_up() -> None:
+            """The tasks in order, each as the cluster has room for it (Ray's own queue keeps no
+            order): longest first, a later one only where the earlier cannot start yet."""
+            for i in range(len(tasks)):
+                flying = len(sent) - len(out)
+                if self.settings.max_jobs is not None and flying >= self.settings.max_jobs:
+                    return
+                if i in sent or (flying and any(v > free[k] + 1e-9 for k, v in needs(i).items())):
+                    continue
+                for k, v in needs(i).items():
+                    free[k] -= v
+                sent.add(i)
+                submit(i)
 
         top_up()
         try:
@@ -299,6 +328,8 @@ class RayExecutor:
                             continue
                         outcome = work.lost(tasks[i], last_try(why, tries[i], retries))
                     out[i] = outcome
+                    for k, v in needs(i).items():
+                        free[k] += v
                     work.done(outcome)
                 top_up()
         except KeyboardInterrupt:

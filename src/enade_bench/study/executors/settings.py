@@ -44,7 +44,8 @@ class GpuMemory(StrictModel):
     gpu_memory_gb: float | None = Field(
         default=None,
         gt=0,
-        description="memory of each GPU (GB): a model whose weights (× dtype, plus 10 %) exceed the GPUs it "
+        le=1024,  # the largest cards hold 288 GB (2025): 1e12 or .inf is a typo, refused (issue 61)
+        description="memory of each GPU (GB, at most 1024): a model whose weights (× dtype, plus 10 %) exceed the GPUs it "
         "asks for is refused before anything starts, saying how many would hold it; null: read from the "
         "cluster's card names (Slurm gres and node features, Ray's accelerator_type), else not checked",
     )

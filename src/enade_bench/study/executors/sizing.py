@@ -14,7 +14,8 @@ Job size.  A job's time limit is
 .. math:: t = \\max\\left(t_{min},\\ 2 \\left(60 + \\frac{P b}{L} + \\frac{2 P T}{F}\\right)\\right)
 
 seconds, rounded up to minutes: the load (60 s to start, and the weights, :math:`P`
-parameters of :math:`b` bytes, read at :math:`L` = :data:`LOAD_BYTES_PER_S`), the compute of
+parameters of :math:`b` bytes as stored, a GGUF file its own size, read at :math:`L` =
+:data:`LOAD_BYTES_PER_S`), the compute of
 the task's estimate (:math:`2PT` FLOPs, :mod:`enade_bench.study.planner`) at :math:`F` =
 :data:`GPU_FLOPS` per GPU or :data:`CPU_FLOPS` per thread, and a factor 2 of room, at least
 :data:`MIN_MINUTES`.  The rates are deliberately low (batch-1 generation is bound by memory,
@@ -30,6 +31,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+
+from enade_bench.study.executors.base import Task
 
 #: Memory (GB) of each GPU by card name (lower case; a size in the name wins).
 CARD_MEMORY_GB: dict[str, float] = {
@@ -98,20 +101,25 @@ class JobSize:
     mem_gb: float | None
 
 
-def seconds(parameters: int, tokens: int, gpus: int, threads: int = 1) -> tuple[float, float]:
+def seconds(
+    parameters: int, tokens: int, gpus: int, threads: int = 1, weights: float | None = None
+) -> tuple[float, float]:
     """The load and the compute (seconds) of ``parameters`` × ``tokens`` on ``gpus`` GPUs (0:
-    ``threads`` CPU threads), at the module's deliberately low rates."""
+    ``threads`` CPU threads), at the module's deliberately low rates; ``weights``: the bytes
+    read as the model loads (a GGUF file's size; ``None``: :math:`P b`, ``b`` 2 on GPUs, 4 on
+    the CPU)."""
     rate = GPU_FLOPS * gpus if gpus else CPU_FLOPS * threads
-    return 60 + parameters * (2 if gpus else 4) / LOAD_BYTES_PER_S, 2.0 * parameters * tokens / rate
+    read = weights if weights is not None else parameters * (2 if gpus else 4)
+    return 60 + read / LOAD_BYTES_PER_S, 2.0 * parameters * tokens / rate
 
 
-def estimate(parameters: int | None, tokens: int, gpus: int, threads: int, memory: int | None) -> JobSize:
-    """The job of a task of ``parameters`` × ``tokens`` on ``gpus`` GPUs (0: ``threads`` CPU
-    threads) whose host needs ``memory`` bytes (see the module's formula)."""
+def estimate(task: Task, gpus: int, threads: int) -> JobSize:
+    """The job of ``task`` on ``gpus`` GPUs (0: ``threads`` CPU threads; see the module's formula)."""
+    parameters, memory = task.parameters, task.host_memory(gpus)
     if parameters is None:
         minutes = DEFAULT_MINUTES
     else:
-        load, compute = seconds(parameters, tokens, gpus, threads)
+        load, compute = seconds(parameters, task.tokens, gpus, threads, task.weights_bytes)
         minutes = max(MIN_MINUTES, math.ceil(2 * (load + compute) / 60))
     mem = None if memory is None else max(1.0, math.ceil(memory / 2**30 * 2) / 2)  # --mem=0 is all of it
     return JobSize(minutes, max(threads, 2 * gpus), mem)

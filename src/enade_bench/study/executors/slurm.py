@@ -9,7 +9,8 @@ submitit pickles each task and writes the job logs to ``jobs`` (default under th
 cache: never inside the results folder); each job runs the pickled task in a fresh
 Python on its node, where the study folder must be visible (a shared filesystem).  The
 driver follows the jobs with ``squeue`` (accounting, ``sacct``, is not needed): a job
-that pends for a reason that cannot clear is an error after :data:`STUCK_AFTER_S`; one
+that pends for a reason that cannot clear is cancelled after :data:`STUCK_AFTER_S`, its task
+lost (submitted, it is no bad input found before anything ran: exit 3); one
 that left the queue without a result is lost (its id, node, elapsed time and its log's
 last line) within :data:`RESULT_GRACE_S`; a job near its time limit stops its task
 (submitit's ``USR2`` signal) and reports "job N hit its time limit (T min)", as does a job
@@ -124,7 +125,7 @@ class _Watch:
 
 
 #: Lines of a job's log that are submitit's or srun's, not the task's own.
-_NOISE = re.compile(r"^(submitit (INFO|WARNING|ERROR|DEBUG)\b|srun: |slurmstepd: )")
+_NOISE = re.compile(r"^(submitit (INFO|WARNING|ERROR|DEBUG)\b|srun: |slurmstepd(-[^\s:]+)?: )")
 
 
 def last_meaningful_line(text: str) -> str | None:
@@ -240,6 +241,10 @@ class SlurmExecutor:
         estimated = f" ({', '.join(est)} from the task's estimate)" if est else ""
         return f"a Slurm job: --time={r.minutes}, --cpus-per-task={r.cpus}{gpus}{mem}{estimated}, on {where}"
 
+    def slots(self, tasks: Sequence[Task]) -> int | None:
+        """Not known: the partition's nodes are shared (``max_jobs`` sets what goes at once)."""
+        return None
+
     def _submit(
         self, tasks: Sequence[T], work: Work[T, R], jobs: list[submitit.Job[R]], out: dict[int, R]
     ) -> None:
@@ -346,12 +351,13 @@ class SlurmExecutor:
                     continue
                 if info is not None and info.never_clears and w.tries == 1:  # a try again ran once: it can
                     w.stuck_since = w.stuck_since or now
-                    if now - w.stuck_since >= STUCK_AFTER_S:
-                        raise UserError(
-                            f"executor: job {job.job_id} ({tasks[i].label}) pends for a reason that "
-                            f"cannot clear: {info.reason}; the study's jobs are cancelled: ask for less "
-                            "(time, cpus_per_task, mem_gb, GPUs) or pick another partition"
+                    if now - w.stuck_since >= STUCK_AFTER_S:  # submitted: a lost task (exit 3), not bad input
+                        sc.cancel([job.job_id])
+                        why = (
+                            f"job {job.job_id} pends for a reason that cannot clear: {info.reason}; "
+                            "cancelled: ask for less (time, cpus_per_task, mem_gb, GPUs) or pick another partition"
                         )
+                        self._finish(i, work.lost(tasks[i], why), job, work, out)
                     continue
                 w.stuck_since = None
                 if info is not None and info.state not in sc.ENDED:
@@ -361,24 +367,31 @@ class SlurmExecutor:
                 if now - w.ended_since >= grace:
                     why, state = _why_lost(job, w.last, self.request(tasks[i]).minutes)
                     if state in RETRIED and w.tries <= self.settings.retries:
-                        self._again(i, tasks[i], work, jobs, why, w.tries)
-                        watch[i] = _Watch(tries=w.tries + 1)
-                        continue
-                    why = last_try(why, w.tries, self.settings.retries)
+                        refused = self._again(i, tasks[i], work, jobs, why, w.tries)
+                        if refused is None:
+                            watch[i] = _Watch(tries=w.tries + 1)
+                            continue
+                        why = refused
+                    else:
+                        why = last_try(why, w.tries, self.settings.retries)
                     self._finish(i, work.lost(tasks[i], why), job, work, out)
             if len(out) < len(tasks):
                 time.sleep(POLL_S)
 
     def _again(
         self, i: int, task: T, work: Work[T, R], jobs: list[submitit.Job[R]], why: str, tried: int
-    ) -> None:
-        """Submit the job of task ``i`` again, after its try ``tried`` was lost (``why``); named first."""
+    ) -> str | None:
+        """Submit the job of task ``i`` again, after its try ``tried`` was lost (``why``); named first.
+        sbatch refusing it is why the task is lost (returned; the other jobs run on, exit 3)."""
         work.retried(task, retry_line(why, tried, self.settings.retries))
         _clean(jobs[i])
         try:
             jobs[i] = self._sbatch(task, work)
-        except _Refused as exc:  # the study stops, its jobs cancelled (run)
-            raise UserError(f"executor: sbatch refused to submit {task.label} again: {exc}") from None
+        except _Refused as exc:
+            return (
+                f"{why}; sbatch refused to submit it again (try {tried + 1}): {exc}; rerun the same command"
+            )
+        return None
 
     def close(self) -> None:
         """Nothing held between jobs."""

@@ -232,15 +232,8 @@ def parse_jobs(text: str) -> dict[str, JobInfo]:
 def jobs(ids: Sequence[str]) -> dict[str, JobInfo] | None:
     """The state of ``ids`` (ended ones while Slurm keeps them: ``MinJobAge``); ``None`` when
     ``squeue`` does not answer this time (the caller asks again)."""
-    try:
-        done = subprocess.run(
-            ["squeue", "-h", "-t", "all", "-j", ",".join(ids), "-o", SQUEUE_FORMAT],
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    done = _asked(["squeue", "-h", "-t", "all", "-j", ",".join(ids), "-o", SQUEUE_FORMAT])
+    if done is None:
         return None
     if done.returncode != 0:  # every id unknown (all left the queue) is an error for squeue
         return {} if "Invalid job id" in done.stderr else None
@@ -249,17 +242,8 @@ def jobs(ids: Sequence[str]) -> dict[str, JobInfo] | None:
 
 def accounting(job_id: str) -> JobInfo | None:
     """A job's end as ``sacct`` recorded it (state, node, elapsed); ``None`` without accounting."""
-    try:
-        done = subprocess.run(
-            ["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State,NodeList,Elapsed"],
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in done.stdout.splitlines() if done.returncode == 0 else []:
+    done = _asked(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State,NodeList,Elapsed"])
+    for line in done.stdout.splitlines() if done is not None and done.returncode == 0 else []:
         fields = line.split("|")
         if len(fields) == 4 and fields[0] == job_id:
             return JobInfo(job_id, fields[1].split()[0], "", fields[2], fields[3], "")
@@ -269,7 +253,12 @@ def accounting(job_id: str) -> JobInfo | None:
 def cancel(ids: Sequence[str]) -> None:
     """``scancel`` the jobs (best effort: the study is ending anyway)."""
     if ids:
-        try:
-            subprocess.run(["scancel", *ids], capture_output=True, timeout=COMMAND_TIMEOUT_S, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+        _asked(["scancel", *ids])
+
+
+def _asked(args: list[str]) -> subprocess.CompletedProcess[str] | None:
+    """A Slurm command's answer; ``None`` where it cannot run or does not answer in time."""
+    try:
+        return subprocess.run(args, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None

@@ -104,7 +104,7 @@ def check_request(settings: SlurmSettings, part: sc.Partition, tasks: Sequence[T
         if part.gpu_memory_gb is None
         else (part.gpu_memory_gb, f"the '{part.gpu_card}' GPUs of {where}, sinfo")
     )
-    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card)
+    check_gpu_memory(tasks, gpus, settings.gpu_memory_gb, card, part.gpus)
     return gpus
 
 
@@ -118,7 +118,7 @@ def job_request(settings: SlurmSettings, part: sc.Partition | None, task: Task, 
         The memory the task needs is more than the partition's nodes have (one line).
     """
     s = settings
-    size = estimate(task.parameters, task.tokens, gpus, s.threads, task.host_memory(gpus))
+    size = estimate(task, gpus, s.threads)
     minutes, cpus, mem_gb = s.time or size.minutes, s.cpus_per_task or size.cpus, s.mem_gb
     if part is not None:
         if s.time is None and part.max_minutes is not None:
