@@ -150,7 +150,8 @@ def render_html(
     what the question browser shows beside each question's records (an exam's analyses).
     """
     opening = lead if isinstance(lead, Lead) else Lead(tuple(lead))
-    text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
+    templates = resources.files("enade_bench.report").joinpath("templates")
+    text = (templates / "index.html.j2").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(text)
     return template.render(
@@ -167,6 +168,7 @@ def render_html(
         lead_figures=[_figure(f) for f in opening.figures],
         figures=[_figure(f) for f in figures if f not in opening.figures],
         browser_data=browser_data(entries, questions or {}).to_json(),
-        browser_js=resources.files("enade_bench.report").joinpath("templates/browser.js").read_text("utf-8"),
+        browser_js=(templates / "browser.js").read_text("utf-8"),
+        question_js=(templates / "question.js").read_text("utf-8"),
         **manifest(entries, folders),
     )
