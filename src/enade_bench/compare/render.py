@@ -18,6 +18,7 @@ from enade_bench.compare.analysis import cell_name
 from enade_bench.compare.comparison import Comparison, PairComparison
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
+from enade_bench.report.browser import BrowserData
 from enade_bench.report.figures import FigureFile, save
 from enade_bench.report.forest import ForestRow, forest_figure
 from enade_bench.report.html import Lead, render_html
@@ -343,14 +344,16 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
 
 
 def write_comparison(
-    comp: Comparison, out: Path, entries: Sequence[RunEntry] = (), folders: Sequence[Path] = ()
+    comp: Comparison,
+    out: Path,
+    browser: BrowserData,
+    entries: Sequence[RunEntry] = (),
+    folders: Sequence[Path] = (),
 ) -> list[Path]:
-    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figure; returns the files.
-
-    With the runs compared (``entries``: results files, not a harness's logs or a long CSV),
-    also ``index.html``: the comparison's tables and figure, then the question browser
-    (:mod:`enade_bench.report.browser`) over every record.
-    """
+    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figures and ``index.html`` (the
+    comparison's tables and figures, then the question browser over every answer compared:
+    ``browser``, :mod:`enade_bench.report.browser`); returns the files.  ``entries``: the runs
+    compared when they are results files (the page's run manifest)."""
     section = comparison_section(comp, out / "figures")
     written = []
     for name, frame in section.files.items():
@@ -359,16 +362,15 @@ def write_comparison(
     for table in section.tables:
         written += list(table.write(out / "tables").values())
     written += [p for f in section.figures for p in (f.png, f.pdf)]
-    if entries:
-        page = render_html(
-            entries,
-            [],
-            section.figures,
-            folders,
-            section.notes,
-            "enade-bench comparison",
-            Lead(tuple(section.tables), "Comparison", comparison=True, figures=tuple(section.figures)),
-        )
-        atomic_write_text(out / "index.html", page)
-        written.append(out / "index.html")
-    return written
+    page = render_html(
+        entries,
+        [],
+        section.figures,
+        folders,
+        section.notes,
+        "enade-bench comparison",
+        Lead(tuple(section.tables), "Comparison", comparison=True, figures=tuple(section.figures)),
+        browser=browser,
+    )
+    atomic_write_text(out / "index.html", page)
+    return [*written, out / "index.html"]

@@ -86,16 +86,21 @@ def option_values(record: QuestionRecord) -> list[JsonValue] | None:
         return None
     letters = [LETTERS[i] for i in range(record.n_options) if LETTERS[i] in scores] or list(scores)
     if record.method == "log_prob":
-        top = max(scores[c] for c in letters)
-        weights = [math.exp(scores[c] - top) if math.isfinite(scores[c]) else 0.0 for c in letters]
-        total = sum(weights) or 1.0
         return [
-            [scores[c], details.get(c, {}).get("sum_logprob"), details.get(c, {}).get("n_tokens"), w / total]
-            for c, w in zip(letters, weights, strict=True)
+            [scores[c], details.get(c, {}).get("sum_logprob"), details.get(c, {}).get("n_tokens"), p]
+            for c, p in zip(letters, softmax([scores[c] for c in letters]), strict=True)
         ]
     if record.method == "first_token":
         return [[details.get(c, {}).get("logprob"), scores[c]] for c in letters]
     return [[scores[c]] for c in letters]
+
+
+def softmax(values: Sequence[float]) -> list[float]:
+    r""":math:`e^{v_j} / \sum_i e^{v_i}`, computed from the largest (``-inf``: probability 0)."""
+    top = max(values)
+    weights = [math.exp(v - top) if math.isfinite(v) else 0.0 for v in values]
+    total = sum(weights) or 1.0
+    return [w / total for w in weights]
 
 
 def _share(record: QuestionRecord) -> float | None:

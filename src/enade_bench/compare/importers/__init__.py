@@ -19,7 +19,9 @@ from enade_bench.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SOURCES", "read_from"]
+    from enade_bench.compare.importers._rows import Row
+
+__all__ = ["SOURCES", "read_from", "read_with_rows"]
 
 #: ``--from`` name -> module of this package with ``read(path, options) -> list[Row]``.
 READERS = {"lm-eval": "lmeval", "inspect": "inspect", "helm": "helm"}
@@ -38,10 +40,17 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
         Bad input (one line naming the file and what was expected), ``--metric`` with
         ``long`` or naming a task that is not in the input, or no answer at all.
     """
+    return read_with_rows(source, paths, metrics)[0]
+
+
+def read_with_rows(
+    source: str, paths: Sequence[Path], metrics: Sequence[str] = ()
+) -> tuple[pd.DataFrame, list[Row]]:
+    """:func:`read_from`'s table and the rows it was made of (what the question browser shows)."""
 
     import pandas as pd  # noqa: PLC0415
 
-    from enade_bench.compare.importers._rows import ImportOptions, long_table  # noqa: PLC0415
+    from enade_bench.compare.importers._rows import ImportOptions, long_table, table_rows  # noqa: PLC0415
     from enade_bench.compare.table import read_long_csv  # noqa: PLC0415
 
     if source == "long":
@@ -50,10 +59,12 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
                 "--metric: a long CSV has its own 'correct' column; --metric is for "
                 "--from lm-eval, inspect or helm"
             )
-        return pd.concat([read_long_csv(p) for p in paths], ignore_index=True)
+        table = pd.concat([read_long_csv(p) for p in paths], ignore_index=True)
+        return table, table_rows(table)
     module = importlib.import_module(f"{__name__}.{READERS[source]}")
     options = ImportOptions.parse(metrics)
-    table = long_table(row for path in paths for row in module.read(path, options))
+    rows = [row for path in paths for row in module.read(path, options)]
+    table = long_table(rows)
     if table.empty:
         raise UserError(f"{', '.join(map(str, paths))}: no scored answer in the {source} output")
     tasks = sorted(set(table["task"])) if "task" in table else []
@@ -63,4 +74,4 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
             f"--metric {unknown[0]}={options.task_metrics[unknown[0]]}: no task {unknown[0]!r} in "
             f"the {source} output (tasks: {', '.join(tasks) or 'none'})"
         )
-    return table
+    return table, rows

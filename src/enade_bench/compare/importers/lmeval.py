@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, read_json
 from enade_bench.compare.table import stem_excerpt
 from enade_bench.errors import UserError
 from enade_bench.regular_file import read_text
@@ -165,7 +165,7 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
     correct = as_correct(sample[metric], f"{where} (doc_id {sample['doc_id']})", metric)
     arguments = sample.get("arguments") or {}
     first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
-    answer, prediction = _answer_and_prediction(sample, arguments, run.output_type, metric)
+    shown = _shown(sample, arguments, run.output_type, metric)
     fields = {"task": task, **({"group": run.group} if run.group else {})}
     strategy = str(sample.get("filter", "none"))
     return Row(
@@ -176,32 +176,39 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
         where=where,
         strategy="-" if strategy == "none" else strategy,
         stem=stem_excerpt(str(first.get("arg_0", ""))),
-        answer=answer,
-        prediction=prediction,
+        answer=_pick(shown.options, shown.gold, str(sample.get("target", ""))),
+        prediction=_pick(
+            shown.options, shown.choice, shown.raw if run.output_type == "generate_until" else ""
+        ),
         fields=fields,
+        shown=shown,
     )
 
 
-def _answer_and_prediction(
-    sample: dict[str, Any], arguments: Any, output_type: str, metric: str
-) -> tuple[str, str]:
-    """The key and the model's answer, as text: the gold and chosen continuations of a
+def _pick(options: tuple[str, ...], index: int | None, otherwise: str | None) -> str:
+    return options[index] if index is not None else str(otherwise or "")
+
+
+def _shown(sample: dict[str, Any], arguments: Any, output_type: str, metric: str) -> Shown:
+    """The document's text, its options and scores: the key and the chosen continuation of a
     multiple-choice task (the choice is the highest log-likelihood, what ``acc`` scores), the
-    target and the filtered generation of a ``generate_until`` task."""
+    filtered generation of a ``generate_until`` task."""
     target = str(sample.get("target", ""))
     responses = sample.get("filtered_resps") or []
+    first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
+    text = str(first.get("arg_0", ""))
     if output_type == "generate_until":
-        return target, str(responses[0]) if responses else ""
+        return Shown(text, raw=str(responses[0]) if responses else "")
     if output_type != "multiple_choice" or not isinstance(arguments, dict):
-        return target, ""
-    choices = [
+        return Shown(text)
+    choices = tuple(
         str((arguments.get(f"gen_args_{i}") or {}).get("arg_1", "")).strip() for i in range(len(arguments))
-    ]
-    answer = choices[int(target)] if target.isdigit() and int(target) < len(choices) else target
+    )
+    gold = int(target) if target.isdigit() and int(target) < len(choices) else None
     if metric != "acc" or len(responses) != len(choices) or not choices:
-        return answer, ""
-    logliks = [_loglik(r) for r in responses]
-    return answer, choices[max(range(len(logliks)), key=logliks.__getitem__)]
+        return Shown(text, choices, gold)
+    logliks = tuple(_loglik(r) for r in responses)
+    return Shown(text, choices, gold, max(range(len(logliks)), key=logliks.__getitem__), logliks)
 
 
 def _loglik(response: object) -> float:

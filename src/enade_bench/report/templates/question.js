@@ -52,12 +52,12 @@ const QB_QUESTION = (function () {
     }
 
     // The options, original letters, the gold marked; the runs that chose each.
-    if (opts.length) {
+    if (q.options) {
       const list = el("ol", { class: "qb-options", "aria-label": "options (original letters)" });
       opts.forEach((L, i) => {
         const picks = runs.map((k) => [k, byRun.get(k).filter((r) => r[C.prediction] === L).length]).filter(([, n]) => n);
         const li = el("li", { class: L === q.answer ? "qb-option qb-is-gold" : "qb-option", "data-letter": L, "data-chosen": String(picks.reduce((s, [, n]) => s + n, 0)) },
-          el("span", { class: "qb-letter" }, L + ")"), " ", el("span", { class: "qb-text" }, q.options ? q.options[i] : "(option text not recorded)"));
+          el("span", { class: "qb-letter" }, L + ")"), " ", el("span", { class: "qb-text" }, q.options[i]));
         if (L === q.answer) li.append(" ", el("span", { class: "qb-badge" }, "✓ gold"));
         if (picks.length) {
           const names = runs.length <= NAMED
@@ -74,7 +74,8 @@ const QB_QUESTION = (function () {
     const table = el("table", { class: "data qb-grid" });
     const head = el("tr", {}, el("th", { scope: "col" }, "model · strategy"));
     opts.forEach((L) => head.append(el("th", { scope: "col", class: L === q.answer ? "qb-is-gold" : null, title: L === q.answer ? "the gold answer" : null }, L === q.answer ? L + " ✓" : L)));
-    shuffles.forEach((s) => head.append(el("th", { scope: "col" }, shuffles.length > 1 ? "shuffle " + s : "answer")));
+    const replicate = D.runs[runs[0]].replicate || "shuffle";
+    shuffles.forEach((s) => head.append(el("th", { scope: "col" }, shuffles.length > 1 ? replicate + " " + s : "answer")));
     const usage = records.some((r) => r[C.usage]);
     head.append(el("th", { scope: "col" }, "right"));
     if (usage) head.append(el("th", { scope: "col" }, "tokens in / out, s"));
@@ -130,7 +131,7 @@ const QB_QUESTION = (function () {
   function detail(D, C, q, r) {
     const x = D.runs[r[C.run]];
     const sec = el("section", { class: "qb-record qb-" + r[C.outcome] });
-    sec.append(el("h4", {}, x.model + (x.model_name && x.model_name !== x.model ? " (" + x.model_name + ")" : "") + " · " + x.strategy + (x.label ? " (" + x.label + ")" : "") + " · shuffle " + r[C.shuffle]));
+    sec.append(el("h4", {}, x.model + (x.model_name && x.model_name !== x.model ? " (" + x.model_name + ")" : "") + " · " + x.strategy + (x.label ? " (" + x.label + ")" : "") + " · " + (x.replicate || "shuffle") + " " + r[C.shuffle]));
     const dl = el("dl");
     const add = (k, v) => { dl.append(el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "—" : v)); };
     const perm = r[C.permutation];
