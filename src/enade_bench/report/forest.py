@@ -8,8 +8,8 @@ One row per pair, sorted by the difference, labelled ``A − B``:
 * the Bonferroni :math:`\\alpha/K` interval (the magnitude beside a bound), lighter and
   thicker behind it;
 * the pair's minimum detectable difference (80 % power at its level) as a grey band
-  :math:`[-\\text{MDD}, +\\text{MDD}]` around 0 on its row (across the whole row where it
-  is not reachable at this size): a difference inside the band is likely to go unseen;
+  :math:`[-\\text{MDD}, +\\text{MDD}]` around 0 on its row (a note at the row's end where
+  it is not reachable at this size): a difference inside the band is likely to go unseen;
 * the estimate as a dot, and a line at 0.
 
 The figure takes typed rows (:class:`ForestRow`), not the comparison itself: ``report``
@@ -102,9 +102,18 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         fig, ax = plt.subplots(figsize=(6.5, 2.2 + 0.4 * max(1, len(ordered))))
         left, right = _limits(ordered) if ordered else (-1.0, 1.0)
         for y, r in enumerate(ordered):
-            if not math.isnan(r.mdd):
-                span = (left, right) if math.isinf(r.mdd) else (-r.mdd, r.mdd)
-                ax.fill_betweenx([y - 0.4, y + 0.4], *span, color="0.9", lw=0, zorder=0)
+            if math.isinf(r.mdd):
+                ax.annotate(
+                    "MDD 80 %: not reachable",
+                    (1.0, y),
+                    xycoords=("axes fraction", "data"),
+                    xytext=(4, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize="x-small",
+                )
+            elif not math.isnan(r.mdd):
+                ax.fill_betweenx([y - 0.4, y + 0.4], -r.mdd, r.mdd, color="0.9", lw=0, zorder=0)
             if math.isfinite(r.magnitude_low) and math.isfinite(r.magnitude_high):
                 ax.hlines(y, r.magnitude_low, r.magnitude_high, color="0.7", lw=5, zorder=1)
             if r.statement in ("> 0", "< 0"):
@@ -128,7 +137,7 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         ax.set_yticks(range(len(ordered)), [r.label for r in ordered])
         ax.set_xlabel(
             f"{xlabel}\ndark: the statement shown (bar: interval; arrow from 0: bound > 0 or < 0)\n"
-            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable)",
+            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (a note where not reachable)",
             fontsize="small",
         )
         ax.set_title(title, fontsize="medium")
