@@ -192,39 +192,33 @@ def load_model_and_tokenizer(cfg: ModelConfig, source: ModelSource) -> tuple[Any
             load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
         )
     try:
+        location: str | Path = source.location
+        where: dict[str, Any] = {}
         if source.kind == "gguf":
-            target = _converted_dir(source)
-            with cache_lock(target):
-                if not (target / "config.json").exists():
+            location = _converted_dir(source)
+            with cache_lock(location):
+                if not (location / "config.json").exists():
                     with one_gguf_parse():
                         resolve_instruct(cfg.instruct, source_tokenizer(cfg, source))
-                        _convert_gguf(source, target, getattr(torch, conversion_dtype(cfg)))
-            tokenizer = transformers.AutoTokenizer.from_pretrained(target)
-            resolve_instruct(cfg.instruct, tokenizer)
-            model = auto_model.from_pretrained(
-                target,
-                dtype=dtype,
-                quantization_config=quantization,
-                device_map="auto" if quantization else None,
-            )
+                        _convert_gguf(source, location, getattr(torch, conversion_dtype(cfg)))
         else:
             where = {
                 "revision": cfg.revision,
                 "token": hf_token(cfg),
                 "local_files_only": source.local_files_only,
             }
-            tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **where)
-            resolve_instruct(cfg.instruct, tokenizer)
-            model = auto_model.from_pretrained(
-                source.location,
-                dtype=dtype,
-                quantization_config=quantization,
-                device_map="auto" if quantization else None,
-                **where,
-            )
-            if source.kind == "hub":
-                commit = getattr(model.config, "_commit_hash", None)
-                source = replace(source, weights=source.weights.model_copy(update={"commit": commit}))
+        tokenizer = transformers.AutoTokenizer.from_pretrained(location, **where)
+        resolve_instruct(cfg.instruct, tokenizer)
+        model = auto_model.from_pretrained(
+            location,
+            dtype=dtype,
+            quantization_config=quantization,
+            device_map="auto" if quantization else None,
+            **where,
+        )
+        if source.kind == "hub":
+            commit = getattr(model.config, "_commit_hash", None)
+            source = replace(source, weights=source.weights.model_copy(update={"commit": commit}))
     except UserError:
         raise
     except (OSError, ValueError, struct.error) as exc:  # struct.error: a GGUF file cut short

@@ -21,14 +21,7 @@ from typing import Any, TypeVar
 import torch
 
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
-from enade_bench.backends.chat_render import (
-    continuation_tokens,
-    encode_text,
-    letter_token_ids,
-    local_prompt_form,
-    render_text,
-    resolve_instruct,
-)
+from enade_bench.backends.chat_render import continuation_tokens
 from enade_bench.backends.hf_ahead import TokenizeAhead
 from enade_bench.backends.hf_batch_size import MOST, auto_batch_size
 from enade_bench.backends.hf_batching import BatchingPolicy
@@ -37,14 +30,11 @@ from enade_bench.backends.hf_generate import generate_shared, prefill
 from enade_bench.backends.hf_load import ModelSource
 from enade_bench.backends.hf_prefix import PrefixStore, common_prefix_length, plain_cache
 from enade_bench.backends.hf_tree import score_tree, supports_tree
+from enade_bench.backends.model_info import LocalModel
 from enade_bench.config import ModelConfig
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.results.identity import ModelIdentity, PromptForm
 
 _T = TypeVar("_T")
-
-#: What a local transformers model runs: every method.
-HF_CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
 
 
 def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
@@ -53,15 +43,14 @@ def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
     return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(n_prompts)]
 
 
-class HFLocalBackend:
+class HFLocalBackend(LocalModel):
     """A causal (decoder-only) or seq2seq model from ``transformers``, run locally."""
 
     def __init__(self, cfg: ModelConfig, model: Any, tokenizer: Any, source: ModelSource) -> None:
+        dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
+        super().__init__(cfg, tokenizer, source, "transformers", dtype)
         self.model = model
-        self.tokenizer = tokenizer
-        self.source = source
         self.seq2seq = cfg.type == "seq2seq"
-        self.instruct = resolve_instruct(cfg.instruct, tokenizer)
         device = cfg.device
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -74,16 +63,6 @@ class HFLocalBackend:
         self.attention_fallback: str | None = None
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
-        self.prompt_form: PromptForm = local_prompt_form(self.instruct)
-        self._identity = ModelIdentity(
-            backend=cfg.type,
-            name=source.name,
-            engine="transformers",
-            dtype=str(next(model.parameters()).dtype).removeprefix("torch."),
-            instruct=self.instruct,
-            prompt_form=self.prompt_form,
-            weights=source.weights,
-        )
         #: The run-wide prefix cache (:mod:`.hf_prefix`), shared by every method and strategy.
         #: None where the cache keeps only a window of the past (sliding-window layers).
         self.prefix_store: PrefixStore | None = PrefixStore() if plain_cache(model) else None
@@ -93,11 +72,6 @@ class HFLocalBackend:
         self.prompt_limit: int | None = None
         #: The next chunk's token ids, computed on a worker thread (:mod:`.hf_ahead`).
         self.ahead = TokenizeAhead()
-
-    # -- Backend protocol -------------------------------------------------------------
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
 
     @property
     def attention(self) -> str:
@@ -113,13 +87,6 @@ class HFLocalBackend:
         if error is not None:
             self.attention_fallback = error
         return out
-
-    @property
-    def capabilities(self) -> frozenset[str]:
-        return HF_CAPABILITIES
-
-    def render(self, prompt: PromptParts) -> str:
-        return render_text(self.tokenizer, prompt, self.instruct)
 
     def prefetch(
         self, prompts: Sequence[PromptParts], continuations: Sequence[Sequence[str]] | None = None
@@ -144,10 +111,6 @@ class HFLocalBackend:
         """Each prompt's token ids as the model reads it (from :meth:`prefetch` where it ran)."""
         return [self._fit(self.ahead.take(p, self._rendered_ids)) for p in prompts]  # type: ignore[arg-type]
 
-    def encode(self, text: str) -> list[int]:
-        """Token ids of a rendered prompt (chat templates carry their own special tokens)."""
-        return encode_text(self.tokenizer, text, self.instruct)
-
     def auto_batch_size(self, workload: Callable[[int], object] | None = None, most: int = MOST) -> int:
         """``evaluation.batch_size: auto``: the largest batch that fits the device (:mod:`.hf_batch_size`).
 
@@ -169,11 +132,9 @@ class HFLocalBackend:
         limit = getattr(self.tokenizer, "model_max_length", None)
         return limit if isinstance(limit, int) and 0 < limit < 10**7 else None
 
-    def prompt_tokens(self, prompt: PromptParts) -> int:
-        return len(self._rendered_ids(prompt))
-
-    def text_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+    #: Tokens of a prompt as the model reads it, and of a text continuing it (an option).
+    prompt_tokens = LocalModel.count
+    text_tokens = LocalModel.count_continuation
 
     def set_prompt_limit(self, limit: int | None) -> None:
         self.prompt_limit = limit
@@ -340,10 +301,6 @@ class HFLocalBackend:
                 token_lp += [float(rest[r, j - 1, tail[j]]) for j in range(1, len(tail))]
             results[q].append(ContinuationScore(float(sum(token_lp)), len(token_lp), token_lp))
         return results
-
-    def letter_token_ids(self, letters: str, variants: str) -> list[list[int]]:
-        """Single-token ids standing for each letter (``A`` and/or `` A``)."""
-        return letter_token_ids(self.tokenizer, letters, variants)
 
     @torch.inference_mode()
     def letter_logprobs(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from enade_bench.backends.base import METHODS
 from enade_bench.backends.chat_render import local_prompt_form
 from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import load_model_and_tokenizer, resolve_source
@@ -18,12 +19,10 @@ from enade_bench.errors import UserError
 if TYPE_CHECKING:
     from enade_bench.backends.hf_local import HFLocalBackend
 
-#: Every method: a local model gives log-probabilities of any token.
-CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
-
 
 def capabilities(cfg: ModelConfig) -> frozenset[str]:
-    return CAPABILITIES
+    """Every method: a local model gives log-probabilities of any token."""
+    return METHODS
 
 
 def check(cfg: ModelConfig) -> None:
@@ -54,7 +53,7 @@ def local_info(cfg: ModelConfig, max_model_len: int | None = None, setting: str 
     length, where = (max_model_len, setting) if max_model_len else source_context_length(cfg, source)
     return ModelInfo(
         type=cfg.type,
-        capabilities=CAPABILITIES,
+        capabilities=METHODS,
         prompt_form=local_prompt_form(counter.instruct),
         counter=counter,
         context_length=length,

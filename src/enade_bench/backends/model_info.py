@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from enade_bench.backends.chat_render import encode_text, render_text, resolve_instruct
+from enade_bench.backends.base import METHODS
+from enade_bench.backends.chat_render import (
+    encode_text,
+    letter_token_ids,
+    local_prompt_form,
+    render_text,
+    resolve_instruct,
+)
 from enade_bench.backends.hf_load import (
     ModelSource,
     _converted_dir,
@@ -34,7 +41,7 @@ from enade_bench.config import ModelConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.regular_file import read_text
-from enade_bench.results.identity import PromptForm
+from enade_bench.results.identity import ModelIdentity, PromptForm
 
 #: Config attributes that hold a model's context length, most specific first.
 CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx")
@@ -56,9 +63,13 @@ class TokenCounter:
         """The text the model reads (:func:`.chat_render.render_text`)."""
         return render_text(self.tokenizer, prompt, self.instruct)
 
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a rendered text (chat templates carry their own special tokens)."""
+        return encode_text(self.tokenizer, text, self.instruct)
+
     def count_text(self, text: str) -> int:
         """Tokens of an already rendered text."""
-        return len(encode_text(self.tokenizer, text, self.instruct))
+        return len(self.encode(text))
 
     def count_texts(self, texts: list[str]) -> list[int]:
         """Tokens of each rendered text, encoded in one call (as :meth:`count_text` counts them)."""
@@ -72,6 +83,40 @@ class TokenCounter:
     def count(self, prompt: PromptParts) -> int:
         """Tokens the model reads for ``prompt``."""
         return self.count_text(self.render(prompt))
+
+
+class LocalModel(TokenCounter):
+    """What the local engines (transformers, vLLM) share: the tokenizer, how a prompt is read, who answers."""
+
+    #: Every method: a local model gives log-probabilities of any token.
+    capabilities = METHODS
+
+    def __init__(
+        self,
+        cfg: ModelConfig,
+        tokenizer: Any,
+        source: ModelSource,
+        engine: str,
+        dtype: str,
+        version: str | None = None,
+    ) -> None:
+        super().__init__(tokenizer, resolve_instruct(cfg.instruct, tokenizer))
+        self.source = source
+        self.prompt_form: PromptForm = local_prompt_form(self.instruct)
+        self.identity = ModelIdentity(
+            backend=cfg.type,
+            name=source.name,
+            instruct=self.instruct,
+            prompt_form=self.prompt_form,
+            engine=engine,
+            engine_version=version,
+            dtype=dtype,
+            weights=source.weights,
+        )
+
+    def letter_token_ids(self, letters: str, variants: str) -> list[list[int]]:
+        """Single-token ids standing for each letter (``A`` and/or `` A``)."""
+        return letter_token_ids(self.tokenizer, letters, variants)
 
 
 @dataclass(frozen=True)

@@ -36,24 +36,14 @@ import numpy as np
 from pydantic import JsonValue
 
 from enade_bench.backends.base import ContinuationScore, Generation, GenerationParams
-from enade_bench.backends.chat_render import (
-    continuation_tokens,
-    encode_text,
-    letter_token_ids,
-    local_prompt_form,
-    render_text,
-    resolve_instruct,
-)
+from enade_bench.backends.chat_render import continuation_tokens, resolve_instruct
 from enade_bench.backends.hf_device import engine_dtype
 from enade_bench.backends.hf_load import ModelSource, local_folder, resolve_source
+from enade_bench.backends.model_info import LocalModel
 from enade_bench.backends.preload import devices_are_here
 from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
-from enade_bench.results.identity import ModelIdentity, PromptForm
-
-#: What the in-process vLLM engine runs: every method.
-VLLM_CAPABILITIES = frozenset({"generation", "log_prob", "first_token"})
 
 #: Keys of ``model.vllm`` that are set by enade-bench itself (not through ``engine_args``).
 RESERVED_ENGINE_ARGS = frozenset(
@@ -173,52 +163,25 @@ def create_vllm_backend(cfg: ModelConfig) -> VllmBackend:
     return VllmBackend(cfg, llm, tokenizer, source)
 
 
-class VllmBackend:
+class VllmBackend(LocalModel):
     """A causal model run in-process by vLLM (``vllm.LLM``)."""
 
     def __init__(self, cfg: ModelConfig, llm: Any, tokenizer: Any, source: ModelSource) -> None:
         import vllm  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
+        vcfg = cfg.vllm or VllmConfig()
+        dtype = vcfg.dtype or engine_dtype(cfg.dtype)
+        super().__init__(cfg, tokenizer, source, "vllm", dtype, str(vllm.__version__))
         self.llm = llm
         self._closed = False
-        self.tokenizer = tokenizer
-        self.source = source
-        self.instruct = resolve_instruct(cfg.instruct, tokenizer)
-        vcfg = cfg.vllm or VllmConfig()
         #: log_prob through the prefix cache (see the module docstring); False: one full pass per option.
         self.cached_log_prob = vcfg.enable_prefix_caching
-        self.prompt_form: PromptForm = local_prompt_form(self.instruct)
-        self._identity = ModelIdentity(
-            backend=cfg.type,
-            name=source.name,
-            engine="vllm",
-            engine_version=str(vllm.__version__),
-            dtype=vcfg.dtype or engine_dtype(cfg.dtype),
-            instruct=self.instruct,
-            prompt_form=self.prompt_form,
-            weights=source.weights,
-        )
 
     def close(self) -> None:
         """Stop vLLM's engine process (it also stops when this process exits); a second call does nothing."""
         if not self._closed:
             self._closed = True
             self.llm.llm_engine.engine_core.shutdown()
-
-    # -- Backend protocol -------------------------------------------------------------
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def capabilities(self) -> frozenset[str]:
-        return VLLM_CAPABILITIES
-
-    def render(self, prompt: PromptParts) -> str:
-        return render_text(self.tokenizer, prompt, self.instruct)
-
-    def encode(self, text: str) -> list[int]:
-        return encode_text(self.tokenizer, text, self.instruct)
 
     def _run(self, token_ids: Sequence[Sequence[int]], params: Any) -> list[Any]:
         from vllm.inputs import TokensPrompt  # noqa: PLC0415 (heavy or optional dependency, imported at use)
@@ -260,7 +223,7 @@ class VllmBackend:
     ) -> list[list[float]]:
         from vllm import SamplingParams  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
-        candidates = letter_token_ids(self.tokenizer, letters, variants)
+        candidates = self.letter_token_ids(letters, variants)
         wanted = sorted({t for ids in candidates for t in ids})
         params = SamplingParams(max_tokens=1, temperature=0.0, logprob_token_ids=wanted, detokenize=False)
         outputs = self._run([self.encode(self.render(p)) for p in prompts], params)

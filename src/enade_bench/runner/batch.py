@@ -88,12 +88,8 @@ class _Plan:
     def prompts(self) -> tuple[PromptParts, ...]:
         return self.plan.prompts
 
-    @property
-    def sid(self) -> str:
-        return self.strategy.id or "run"
-
     def request_id(self, index: int, sample: int) -> str:
-        return f"{self.sid}-{index:05d}-{sample}"
+        return f"{self.plan.label}-{index:05d}-{sample}"
 
 
 @dataclass

@@ -28,7 +28,7 @@ from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.records import QuestionRecord
 from enade_bench.runner.plan import ExtractFn, StrategyPlan
 from enade_bench.runner.work import WorkItem, build_record, majority
-from enade_bench.scoring.choice import choose_first_token, choose_log_prob
+from enade_bench.scoring.choice import OptionScores, choose_first_token, choose_log_prob
 from enade_bench.scoring.extraction import Extraction
 
 #: What a record says when a raw output echoed a secret (``extra.withheld``).
@@ -161,20 +161,19 @@ class ChunkExecutor:
             batch = backend.continuation_logprobs_batch(requests)
         else:
             batch = [backend.continuation_logprobs(p, c) for p, c in requests]
-        records = []
-        for item, prompt, scores in zip(chunk, prompts, batch, strict=True):
-            choice = choose_log_prob([s.sum_logprob for s in scores], [s.n_tokens for s in scores])
-            records.append(
-                build_record(
-                    item,
-                    self.strategy,
-                    backend.render(prompt),
-                    choice.letter,
-                    scores=choice,
-                    prompt_form=self.prompt_form,
-                )
-            )
-        return records
+        choices = [choose_log_prob([s.sum_logprob for s in v], [s.n_tokens for s in v]) for v in batch]
+        return [self._scored_record(*args) for args in zip(chunk, prompts, choices, strict=True)]
+
+    def _scored_record(self, item: WorkItem, prompt: PromptParts, choice: OptionScores) -> QuestionRecord:
+        """The record of an answer chosen by its scores (``log_prob``, ``first_token``)."""
+        return build_record(
+            item,
+            self.strategy,
+            self.backend.render(prompt),
+            choice.letter,
+            scores=choice,
+            prompt_form=self.prompt_form,
+        )
 
     def _scored(self, chunk: Sequence[WorkItem]) -> list[tuple[PromptParts, list[str]]]:
         """``log_prob``'s requests: each item's prompt and the options it scores (a space before each)."""
@@ -191,13 +190,5 @@ class ChunkExecutor:
             prompts = [self.prompt_for(chunk[i]) for i in indices]
             letter_lps = backend.letter_logprobs(prompts, LETTERS[:n], self.evaluation.letter_variants)
             for i, prompt, lps in zip(indices, prompts, letter_lps, strict=True):
-                choice = choose_first_token(lps)
-                results[i] = build_record(
-                    chunk[i],
-                    self.strategy,
-                    backend.render(prompt),
-                    choice.letter,
-                    scores=choice,
-                    prompt_form=self.prompt_form,
-                )
+                results[i] = self._scored_record(chunk[i], prompt, choose_first_token(lps))
         return [results[i] for i in range(len(chunk))]

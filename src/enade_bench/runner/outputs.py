@@ -117,7 +117,7 @@ def table1_csv(results: Sequence[RunResult]) -> str:
 
 
 def results_on_disk(output_dir: Path, name: str) -> list[RunResult]:
-    """Every strategy's results of experiment ``name`` in ``output_dir``, in table order.
+    """Every strategy's results of experiment ``name`` in ``output_dir``.
 
     Files that cannot be read are left out (they are not this run's to judge).
     """
@@ -129,9 +129,7 @@ def results_on_disk(output_dir: Path, name: str) -> list[RunResult]:
             continue
         if result.experiment == name and result.strategy.id:
             found.append(result)
-    from enade_bench.report.loader import strategy_sort_key  # noqa: PLC0415 (the report stack: pandas, matplotlib)
-
-    return sorted(found, key=lambda r: strategy_sort_key(str(r.strategy.id)))
+    return found
 
 
 def write_table1(output_dir: Path, name: str, results: Sequence[RunResult] = ()) -> list[Path]:

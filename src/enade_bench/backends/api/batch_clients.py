@@ -101,12 +101,16 @@ def _http_result(backend: ApiBackend, status: int, body: Any) -> BatchResult:
     return BatchResult(error=reason, retry=status in TRANSIENT_STATUS or status >= 500)
 
 
-class OpenAIBatchClient:
-    """OpenAI Batch API (also Maritaca's, through its base URL)."""
+class _SdkClient:
+    """A batch client on the backend's SDK client (what parses a result is the backend's)."""
 
     def __init__(self, backend: ApiBackend) -> None:
         self.backend = backend
         self.client = backend.client
+
+
+class OpenAIBatchClient(_SdkClient):
+    """OpenAI Batch API (also Maritaca's, through its base URL)."""
 
     def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         lines = [
@@ -162,12 +166,8 @@ class OpenAIBatchClient:
         return out
 
 
-class AnthropicBatchClient:
+class AnthropicBatchClient(_SdkClient):
     """Anthropic Message Batches."""
-
-    def __init__(self, backend: ApiBackend) -> None:
-        self.backend = backend
-        self.client = backend.client
 
     def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         batch = self.client.messages.batches.create(
@@ -197,12 +197,8 @@ class AnthropicBatchClient:
         return out
 
 
-class GeminiBatchClient:
+class GeminiBatchClient(_SdkClient):
     """Gemini Batch Mode with inlined requests (responses keep the request order)."""
-
-    def __init__(self, backend: ApiBackend) -> None:
-        self.backend = backend
-        self.client = backend.client
 
     def submit(self, requests: Sequence[tuple[str, ProviderJson]], label: str) -> str:
         inlined = [{**body, "metadata": {"key": rid}} for rid, body in requests]
