@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, read_json
 from enade_bench.compare.table import stem_excerpt
+from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError
 from enade_bench.regular_file import read_text
 
@@ -163,9 +164,7 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
             "choose one with --metric"
         )
     correct = as_correct(sample[metric], f"{where} (doc_id {sample['doc_id']})", metric)
-    arguments = sample.get("arguments") or {}
-    first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
-    shown = _shown(sample, arguments, run.output_type, metric)
+    shown = _shown(sample, sample.get("arguments") or {}, run.output_type, metric)
     fields = {"task": task, **({"group": run.group} if run.group else {})}
     strategy = str(sample.get("filter", "none"))
     return Row(
@@ -175,14 +174,24 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
         correct=correct,
         where=where,
         strategy="-" if strategy == "none" else strategy,
-        stem=stem_excerpt(str(first.get("arg_0", ""))),
+        stem=stem_excerpt(shown.text),
         answer=_pick(shown.options, shown.gold, str(sample.get("target", ""))),
         prediction=_pick(
             shown.options, shown.choice, shown.raw if run.output_type == "generate_until" else ""
         ),
         fields=fields,
-        shown=shown,
+        shown=_with_listed_choices(shown, sample.get("doc")),
     )
+
+
+def _with_listed_choices(shown: Shown, doc: object) -> Shown:
+    """Where the letters alone were scored (`` A``, `` B``, ...), the option texts the document lists
+    under ``choices`` (as most multiple-choice tasks' documents do), for the question browser."""
+    listed = doc.get("choices") if isinstance(doc, dict) else None
+    letters = shown.options and shown.options == tuple(LETTERS[: len(shown.options)])
+    if not letters or not isinstance(listed, list) or len(listed) != len(shown.options):
+        return shown
+    return replace(shown, options=tuple(str(c) for c in listed))
 
 
 def _pick(options: tuple[str, ...], index: int | None, otherwise: str | None) -> str:
