@@ -202,6 +202,17 @@
       }
       return ranks[col];
     }
+    // A counting sort by rank: linear, and stable (ties keep the records' order, as rows come).
+    function byRank(rows, rk, dir) {
+      let top = 0;
+      for (let j = 0; j < rows.length; j++) if (rk[rows[j]] > top) top = rk[rows[j]];
+      const at = new Int32Array(top + 2), out = new Int32Array(rows.length);
+      const key = (i) => (dir > 0 ? rk[i] : top - rk[i]);
+      for (let j = 0; j < rows.length; j++) at[key(rows[j]) + 1]++;
+      for (let v = 1; v < at.length; v++) at[v] += at[v - 1];
+      for (let j = 0; j < rows.length; j++) out[at[key(rows[j])]++] = rows[j];
+      return out;
+    }
     let sort = { key: null, dir: 1 };
     const heads = [];
     function setSort(key, dir) {
@@ -245,10 +256,7 @@
     function update() {
       const t0 = performance.now();
       rows = filtered();
-      if (sort.key !== null) {
-        const rk = rank(sort.key), dir = sort.dir;
-        rows.sort((p, q) => dir * (rk[p] - rk[q]) || p - q);
-      }
+      if (sort.key !== null) rows = byRank(rows, rank(sort.key), sort.dir);
       const seen = new Uint8Array(NQ), qs = [];
       for (let j = 0; j < rows.length; j++) if (!seen[rq[rows[j]]]) { seen[rq[rows[j]]] = 1; qs.push(rq[rows[j]]); }
       order = Int32Array.from(qs);
