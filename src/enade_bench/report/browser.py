@@ -189,7 +189,6 @@ def browser_data(
             flags = data.questions[index]["lint"]
             assert isinstance(flags, list)
             flags += [c for c in lint.get(r.id, ()) if c not in flags]
-            usage = r.usage
             data.records.append(
                 [
                     run,
@@ -204,7 +203,7 @@ def browser_data(
                     list[JsonValue](r.permutation) if r.permutation else None,
                     r.error,
                     _share(r),
-                    [usage.input_tokens, usage.output_tokens, usage.latency_s] if usage else None,
+                    None,  # tokens and seconds: no backend of ours records them (an importer's do)
                 ]
             )
     return data

@@ -49,18 +49,6 @@ class Truncation(BaseModel):
     context: int
 
 
-class Usage(BaseModel):
-    """What answering one record cost, as the backend measured it (``None``: not measured)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    #: Tokens of the prompt and of the answer (every sample), as the provider counted them.
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    #: Seconds from the request to its last reply (every sample, the last try of each).
-    latency_s: float | None = None
-
-
 class QuestionRecord(BaseModel):
     """The outcome of putting one question (in one option order) to the model.
 
@@ -100,8 +88,6 @@ class QuestionRecord(BaseModel):
     attempt: int | None = Field(default=None, exclude_if=lambda v: v is None)
     #: The errors of the earlier tries, oldest first (absent: there were none).
     error_history: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
-    #: Tokens and latency where the backend measured them (absent: not measured).
-    usage: Usage | None = Field(default=None, exclude_if=lambda v: v is None)
     #: Set when the prompt was cut to fit the context (``evaluation.truncate: left``).
     truncation: Truncation | None = Field(default=None, exclude_if=lambda v: v is None)
     question_hash: str
