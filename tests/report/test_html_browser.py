@@ -267,6 +267,7 @@ def test_compare_from_lm_eval_browses_its_documents(browser: Browser, tmp_path: 
         "!!document.getElementById('qb-open')",
     )
     detail = browser.evaluate("document.getElementById('qb-detail').innerText")
+    total = browser.evaluate("document.getElementById('qb-count').dataset.records")
     assert doc["doc"]["question"].strip() in detail and f"Gold answer: {doc['doc']['answer']}" in detail
     assert all(choice in detail for choice in doc["doc"]["choices"])
     gold = browser.evaluate(
@@ -279,6 +280,9 @@ def test_compare_from_lm_eval_browses_its_documents(browser: Browser, tmp_path: 
     assert sum(chosen) == 2  # SmolLM2's and gemma's log-likelihood choice
     browser.evaluate("document.querySelectorAll('#qb-detail .qb-toggle').forEach(b => b.click())")
     assert "summed log-probability" in browser.evaluate("document.getElementById('qb-detail').innerText")
+    browser.open("about:blank")
+    browser.open(f"{(tmp_path / 'out' / 'index.html').as_uri()}#q=%E0%A4%A", READY)  # Safe 4: was a URIError
+    assert browser.evaluate("document.getElementById('qb-count').dataset.records") == total  # every record
     assert browser.errors() == [] and browser.requests() == []
 
 
