@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from enade_bench.cli.main import main
-from enade_bench.compare.importers import read_from
+from enade_bench.compare.importers import read_from, read_with_rows
 from enade_bench.errors import UserError
 
 DATA = Path(__file__).parent / "data"
@@ -338,3 +338,18 @@ def test_helm_run_without_the_metric_is_reported_and_left_out(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"warning: {old}") and "no stat 'exact_match'" in err[0]
     assert "left out of the comparison" in err[0]
+
+
+def test_inspect_rows_keep_each_samples_text_choices_tokens_and_time() -> None:
+    """What ``compare --out``'s question browser shows of an inspect log (issue 62): the sample's own
+    ``input``, ``choices``, ``output.completion``, ``output.usage`` tokens and ``output.time``."""
+    log = next((DATA / "inspect" / "json").glob("*.json"))
+    samples = {(str(s["id"]), s["epoch"]): s for s in json.loads(log.read_text(encoding="utf-8"))["samples"]}
+    _, rows = read_with_rows("inspect", [log])
+    assert len(rows) == len(samples)
+    for row in rows:
+        sample = samples[(row.item.split("/", 1)[1], int(row.replicate))]
+        output = sample["output"]
+        assert row.shown.options == tuple(sample["choices"]) and row.shown.raw == output["completion"]
+        usage = output["usage"]
+        assert row.shown.usage == (usage["input_tokens"], usage["output_tokens"], output["time"])

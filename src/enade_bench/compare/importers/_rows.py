@@ -20,7 +20,7 @@ from enade_bench.compare.table import BASE_COLUMNS
 from enade_bench.errors import UserError
 from enade_bench.regular_file import read_text
 
-__all__ = ["ImportOptions", "Row", "Shown", "as_correct", "long_table", "read_json", "table_rows"]
+__all__ = ["ImportOptions", "Row", "Shown", "as_correct", "long_table", "measured", "read_json", "table_rows"]
 
 
 @dataclass(frozen=True)
@@ -176,6 +176,13 @@ def table_rows(table: pd.DataFrame) -> list[Row]:
         )
         for row in table.to_dict("records")
     ]
+
+
+def measured(*values: object) -> tuple[float | None, float | None, float | None] | None:
+    """Input tokens, output tokens and seconds as a harness recorded them (``None`` where a value is
+    not a number; ``None`` where none is)."""
+    got = [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None for v in values]
+    return (got[0], got[1], got[2]) if any(v is not None for v in got) else None
 
 
 def as_correct(value: object, where: str, metric: str) -> int:

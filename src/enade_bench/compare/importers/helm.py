@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, measured, read_json
 from enade_bench.compare.table import stem_excerpt
 from enade_bench.errors import UserError
 
@@ -211,18 +211,13 @@ def _shown(instance: dict[str, Any], completion: dict[str, Any], result: dict[st
     references = [r for r in instance.get("references", []) if isinstance(r, dict)]
     options = tuple(str((r.get("output") or {}).get("text", "")) for r in references)
     gold = next((i for i, r in enumerate(references) if "correct" in r.get("tags", [])), None)
-    tokens, seconds = completion.get("tokens"), result.get("request_time")
-    usage = (
-        None,
-        float(len(tokens)) if isinstance(tokens, list) else None,
-        float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None,
-    )
+    tokens = completion.get("tokens")
     return Shown(
         str((instance.get("input") or {}).get("text", "")),
         options,
         gold,
         raw=str(completion.get("text", "")),
-        usage=usage if any(v is not None for v in usage) else None,
+        usage=measured(None, len(tokens) if isinstance(tokens, list) else None, result.get("request_time")),
     )
 
 

@@ -32,7 +32,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, measured, read_json
 from enade_bench.compare.table import BASE_COLUMNS, stem_excerpt
 from enade_bench.errors import UserError
 from enade_bench.regular_file import open_regular
@@ -210,20 +210,13 @@ def _shown(sample: dict[str, Any], text: str) -> Shown:
     found = sample.get("output")
     output: dict[str, Any] = found if isinstance(found, dict) else {}
     usage: dict[str, Any] = output["usage"] if isinstance(output.get("usage"), dict) else {}
-    spent = tuple(
-        _number(v) for v in (usage.get("input_tokens"), usage.get("output_tokens"), output.get("time"))
-    )
     choices = sample.get("choices")
     return Shown(
         text,
         tuple(str(c) for c in choices) if isinstance(choices, list) else (),
         raw=str(output["completion"]) if output.get("completion") is not None else None,
-        usage=(spent[0], spent[1], spent[2]) if any(v is not None for v in spent) else None,
+        usage=measured(usage.get("input_tokens"), usage.get("output_tokens"), output.get("time")),
     )
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _text(value: Any, attachments: dict[str, str]) -> str:
