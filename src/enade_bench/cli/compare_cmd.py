@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from enade_bench.compare.importers import SOURCES, read_with_rows
+from enade_bench.compare.importers import SOURCES, read_from
 from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 
@@ -120,7 +120,7 @@ def _read(
     from enade_bench.report.browser import browser_data  # noqa: PLC0415
 
     if source is not None:
-        table, rows = read_with_rows(source, paths, metrics)
+        table, rows = read_from(source, paths, metrics)
         data = browser_data([])
         add_rows(data, rows, source)
         return _one_spelling(table), [], data

@@ -21,15 +21,18 @@ if TYPE_CHECKING:
 
     from enade_bench.compare.importers._rows import Row
 
-__all__ = ["SOURCES", "read_from", "read_with_rows"]
+__all__ = ["SOURCES", "read_from"]
 
 #: ``--from`` name -> module of this package with ``read(path, options) -> list[Row]``.
 READERS = {"lm-eval": "lmeval", "inspect": "inspect", "helm": "helm"}
 SOURCES = ("long", *READERS)
 
 
-def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -> pd.DataFrame:
-    """The long table of ``paths`` read as ``source``'s output (one of :data:`SOURCES`).
+def read_from(
+    source: str, paths: Sequence[Path], metrics: Sequence[str] = ()
+) -> tuple[pd.DataFrame, list[Row]]:
+    """The long table of ``paths`` read as ``source``'s output (one of :data:`SOURCES`), and the
+    rows it was made of (what ``compare --out``'s question browser shows).
 
     ``metrics`` are the ``--metric`` values: ``NAME`` for every task, ``TASK=NAME`` for one
     (:meth:`~._rows.ImportOptions.parse`).
@@ -40,14 +43,6 @@ def read_from(source: str, paths: Sequence[Path], metrics: Sequence[str] = ()) -
         Bad input (one line naming the file and what was expected), ``--metric`` with
         ``long`` or naming a task that is not in the input, or no answer at all.
     """
-    return read_with_rows(source, paths, metrics)[0]
-
-
-def read_with_rows(
-    source: str, paths: Sequence[Path], metrics: Sequence[str] = ()
-) -> tuple[pd.DataFrame, list[Row]]:
-    """:func:`read_from`'s table and the rows it was made of (what the question browser shows)."""
-
     import pandas as pd  # noqa: PLC0415
 
     from enade_bench.compare.importers._rows import ImportOptions, long_table, table_rows  # noqa: PLC0415
