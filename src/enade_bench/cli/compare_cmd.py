@@ -128,23 +128,22 @@ def _read(
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
     import pandas as pd  # noqa: PLC0415
 
-    from enade_bench.compare.importers._rows import table_rows  # noqa: PLC0415
-    from enade_bench.compare.table import from_entries, read_long_csv  # noqa: PLC0415
+    from enade_bench.compare.table import from_entries  # noqa: PLC0415
     from enade_bench.report.loader import RunEntry, load_results  # noqa: PLC0415
     from enade_bench.results.store import read_result  # noqa: PLC0415
 
-    frames, entries, csvs = [], [], []
+    frames, entries, rows = [], [], []
     for path in paths:
         if path.suffix.lower() == ".csv":
-            frames.append(read_long_csv(path))
-            csvs.append(frames[-1])
+            frame, more = read_from("long", [path])
+            frames.append(frame)
+            rows += more
             continue
         runs = [RunEntry(path, read_result(path))] if path.is_file() else load_results([path])
         frames.append(from_entries(runs))
         entries += runs
     data = browser_data(entries)
-    for frame in csvs:
-        add_rows(data, table_rows(frame), "long")
+    add_rows(data, rows, "long")
     return _one_spelling(pd.concat(frames, ignore_index=True)), entries, data
 
 
