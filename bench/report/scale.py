@@ -1,11 +1,13 @@
-"""Size and load time of a large report: 10 models x 720 questions x 6 strategies (synthetic).
+"""Size and speed of a large report: 10 models x 720 questions x 6 strategies (synthetic).
 
 Writes 60 synthetic results files (43,200 records, each with a ~2 KB prompt, shared by the
-models as the same template gives them), makes their report with ``enade-bench report``
-(the comparison included), then opens ``index.html`` in headless chromium
-(tests/report/cdp.py) and prints one JSON line: the page's size, the time until the question
-browser is interactive (from navigation start, the page's own clock), the time one filter
-takes, and the machine's load average.
+models as the same template gives them; S4 shuffled, S5 and S6 scored by log-probability),
+makes their report with ``enade-bench report`` (the comparison included), then opens
+``index.html`` in headless chromium (tests/report/cdp.py) and prints one JSON line: the
+page's size, the time until the question browser is interactive and until a first filter
+has been applied (from navigation start, the page's own clock), what one filter, one sort,
+one search (after the 150 ms pause the box waits for) and opening one question take
+(each until the page is laid out again), and the machine's load average.
 
     PYTHONPATH=src:. .venv/bin/python bench/report/scale.py --out /tmp/scale   # docs/reports.md
 """
@@ -39,14 +41,15 @@ def _records(model: int, strategy: str, rng: np.random.Generator) -> list[Questi
         right = rng.random() < ability
         pred = answer if right else LETTERS[(q + 1 + int(rng.integers(4))) % 5]
         stem = f"Questão {q}: " + " ".join(f"palavra{(q * 7 + k) % 997}" for k in range(150))
+        options = [f"alternativa {c} da questão {q}" for c in LETTERS]
         prompt = f"[{strategy}] Leia a questão e responda com a letra.\n{stem}\n" + "\n".join(
-            f"{c}) alternativa {c} da questão {q}" for c in LETTERS
+            f"{c}) {text}" for c, text in zip(LETTERS, options, strict=True)
         )
-        scores = (
-            {c: float(v) for c, v in zip(LETTERS, rng.dirichlet(np.ones(5)), strict=True)}
-            if strategy in ("S5", "S6")
-            else None
-        )
+        scored = strategy in ("S5", "S6")
+        sums = -rng.gamma(4.0, 3.0, size=5)
+        scores = {c: float(v) / 6 for c, v in zip(LETTERS, sums, strict=True)} if scored else None
+        details = {c: {"sum_logprob": float(v), "n_tokens": 6.0} for c, v in zip(LETTERS, sums, strict=True)}
+        permutation = [int(v) for v in rng.permutation(5)] if strategy == "S4" else None
         out.append(
             QuestionRecord(
                 id=f"q{q:04d}",
@@ -55,20 +58,26 @@ def _records(model: int, strategy: str, rng: np.random.Generator) -> list[Questi
                 answer=answer,
                 prediction=pred,
                 correct=pred == answer,
-                method="generation",
+                method="log_prob" if scored else "generation",
                 shot="zero",
                 strategy=strategy,
-                permutation=None,
-                answer_position=LETTERS.index(answer),
-                predicted_position=LETTERS.index(pred),
-                displayed_prediction=pred,
+                permutation=permutation,
+                answer_position=permutation.index(LETTERS.index(answer))
+                if permutation
+                else LETTERS.index(answer),
+                predicted_position=permutation.index(LETTERS.index(pred))
+                if permutation
+                else LETTERS.index(pred),
+                displayed_prediction=LETTERS[permutation.index(LETTERS.index(pred))] if permutation else pred,
                 option_scores=scores,
+                score_details=details if scored else None,
                 raw_output=None if scores else f"Resposta: {pred}",
                 extraction_rule="resposta",
                 question_hash=f"h{q}",
                 prompt_hash=f"p{q}{strategy}",
                 prompt=prompt,
                 stem=stem,
+                options=options,
             )
         )
     return out
@@ -87,9 +96,9 @@ def write_runs(root: Path) -> list[Path]:
                 strategy={
                     "id": strategy,
                     "label": strategy,
-                    "method": "generation",
+                    "method": "log_prob" if strategy in ("S5", "S6") else "generation",
                     "shot": "zero",
-                    "shuffle": False,
+                    "shuffle": strategy == "S4",
                     "n_shuffles": 1,
                 },
                 config={"name": f"model{m:02d}", "model": {"name": f"model{m:02d}"}},
@@ -110,6 +119,36 @@ def write_runs(root: Path) -> list[Path]:
     return folders
 
 
+#: Each step in the page, timed by the page's clock until it is laid out again (``offsetHeight``).
+_SYNC = (
+    "(() => {{ const t = performance.now(); {action}; document.body.offsetHeight;"
+    " return performance.now() - t; }})()"
+)
+_FILTER = (
+    "const s = document.getElementById('qb-outcome'); s.value = 'wrong';"
+    " s.dispatchEvent(new Event('change', {bubbles: true}))"
+)
+_SORT = "[...document.querySelectorAll('#qb-table th')].find(h => h.textContent.startsWith('model')).click()"
+_OPEN = "history.replaceState(null, '', '#q=q0360&outcome=wrong'); window.dispatchEvent(new HashChangeEvent('hashchange'))"
+#: The search box waits 150 ms after the last key; the time is what follows the pause (the
+#: outcome filter cleared, so that the count is every record whose question holds the text).
+_SEARCH = (
+    "new Promise((done) => {{ const root = document.getElementById('qb'), before = root.dataset.updates;"
+    " document.getElementById('qb-outcome').value = '';"
+    " const box = document.getElementById('qb-text'); box.value = {text!r};"
+    " box.dispatchEvent(new Event('input', {{bubbles: true}})); const t = performance.now();"
+    " const poll = () => {{ if (root.dataset.updates !== before) {{ document.body.offsetHeight;"
+    " done([performance.now() - t - 150, Number(document.getElementById('qb-count').dataset.records)]); }}"
+    " else setTimeout(poll, 1); }}; poll(); }})"
+)
+
+
+def _holding(text: str) -> int:
+    """The records whose question's stem holds ``text`` as typed (the page must count as many)."""
+    stems = [r.stem or "" for r in _records(0, "S1", np.random.default_rng(0))]
+    return sum(text in stem.lower() for stem in stems) * MODELS * len(STRATEGIES)
+
+
 def measure(index: Path, profile: Path) -> dict[str, float]:
     browser = Browser(profile)
     try:
@@ -119,14 +158,26 @@ def measure(index: Path, profile: Path) -> dict[str, float]:
             600,
         )
         ready = browser.evaluate("Number(document.getElementById('qb').dataset.readyAt)")
-        filter_ms = browser.evaluate(
-            "(() => { const t = performance.now(); const s = document.getElementById('qb-outcome'); s.value = 'wrong';"
-            " s.dispatchEvent(new Event('change', {bubbles: true})); return performance.now() - t; })()"
-        )
+        filter_ms = browser.evaluate(_SYNC.format(action=_FILTER))
+        sort_ms = browser.evaluate(_SYNC.format(action=_SORT))
+        search_ms, found = browser.evaluate(_SEARCH.format(text="palavra5 "))
+        open_ms = browser.evaluate(_SYNC.format(action=_OPEN))
+        opened = browser.evaluate("document.getElementById('qb-open').textContent")
         errors = browser.errors()
     finally:
         browser.close()
-    return {"interactive_ms": round(ready), "filter_ms": round(filter_ms), "errors": len(errors)}
+    assert opened == "Question q0360", opened
+    assert found == _holding("palavra5 "), (found, _holding("palavra5 "))
+    return {
+        "interactive_ms": round(ready),
+        "first_filter_ms": round(ready + filter_ms),
+        "filter_ms": round(filter_ms),
+        "sort_ms": round(sort_ms),
+        "search_ms": round(search_ms),
+        "search_records": found,
+        "open_ms": round(open_ms),
+        "errors": len(errors),
+    }
 
 
 def run() -> None:

@@ -59,7 +59,7 @@ def test_harness_output_gives_the_tables_of_the_hand_made_csv(
 
 
 def test_lm_eval_mapping() -> None:
-    table = read_from("lm-eval", [DATA / "lm-eval"])
+    table = read_from("lm-eval", [DATA / "lm-eval"])[0]
     assert sorted(table["model"].unique()) == [
         "SmolLM2-135M-Instruct",
         "gemma-3-270m-it",
@@ -78,7 +78,7 @@ def test_lm_eval_mapping() -> None:
 
 
 def test_lm_eval_metric_option_reads_that_metric() -> None:
-    table = read_from("lm-eval", LM_EVAL_MC, ["acc_norm"])
+    table = read_from("lm-eval", LM_EVAL_MC, ["acc_norm"])[0]
     expected = [
         int(json.loads(line)["acc_norm"])
         for f in LM_EVAL_MC
@@ -92,15 +92,15 @@ def test_lm_eval_metric_option_reads_that_metric() -> None:
 def test_metric_per_task_reads_acc_norm_for_one_task_and_the_default_for_the_other() -> None:
     """A run with a multiple-choice task and a generation task: ``--metric enem_mc=acc_norm``."""
     with pytest.raises(UserError, match="no metric 'acc_norm'"):
-        read_from("lm-eval", [DATA / "lm-eval"], ["acc_norm"])  # enem_gen has exact_match only
-    table = read_from("lm-eval", [DATA / "lm-eval"], ["enem_mc=acc_norm"])
+        read_from("lm-eval", [DATA / "lm-eval"], ["acc_norm"])[0]  # enem_gen has exact_match only
+    table = read_from("lm-eval", [DATA / "lm-eval"], ["enem_mc=acc_norm"])[0]
     mc = table[table["task"] == "enem_mc"]
     assert mc["correct"].tolist() == [
         int(json.loads(line)["acc_norm"])
         for f in LM_EVAL_MC
         for line in f.read_text(encoding="utf-8").splitlines()
     ]
-    default = read_from("lm-eval", [DATA / "lm-eval"])
+    default = read_from("lm-eval", [DATA / "lm-eval"])[0]
     gen = table["task"] == "enem_gen"
     assert table[gen]["correct"].tolist() == default[default["task"] == "enem_gen"]["correct"].tolist()
 
@@ -120,11 +120,11 @@ def test_metric_per_task_reads_acc_norm_for_one_task_and_the_default_for_the_oth
 )
 def test_bad_metric_values_are_refused(metrics: list[str], message: str) -> None:
     with pytest.raises(UserError, match=re.escape(message)):
-        read_from("lm-eval", [DATA / "lm-eval"], metrics)
+        read_from("lm-eval", [DATA / "lm-eval"], metrics)[0]
 
 
 def test_inspect_mapping() -> None:
-    table = read_from("inspect", [DATA / "inspect" / "eval"])
+    table = read_from("inspect", [DATA / "inspect" / "eval"])[0]
     assert sorted(table["model"].unique()) == ["hf/SmolLM2-135M-Instruct", "hf/gemma-3-270m-it"]
     assert set(table["replicate"]) == {"1", "2"} and len(table) == 2 * 10 * 2  # models x questions x epochs
     log = json.loads(SMOL_JSON.read_text(encoding="utf-8"))
@@ -148,19 +148,19 @@ def _sorted_rows(table: pd.DataFrame) -> pd.DataFrame:
 def test_inspect_eval_and_json_logs_of_one_run_give_the_same_rows(tmp_path: Path) -> None:
     from enade_bench.compare.importers.inspect import member_bytes
 
-    from_eval = _sorted_rows(read_from("inspect", [SMOL_EVAL]))
-    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [SMOL_JSON])))
+    from_eval = _sorted_rows(read_from("inspect", [SMOL_EVAL])[0])
+    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [SMOL_JSON])[0]))
     deflated = tmp_path / SMOL_EVAL.name  # inspect_ai before zstd wrote deflate zips: same reading
     with zipfile.ZipFile(SMOL_EVAL) as source, zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as target:
         for name in source.namelist():
             target.writestr(name, member_bytes(SMOL_EVAL, source, name))
-    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [deflated])))
+    pd.testing.assert_frame_equal(from_eval, _sorted_rows(read_from("inspect", [deflated])[0]))
 
 
 def test_zstd_logs_without_zstandard_say_how_to_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard -> ImportError
     with pytest.raises(UserError, match="install zstandard .* or convert the log: inspect log convert"):
-        read_from("inspect", [SMOL_EVAL])
+        read_from("inspect", [SMOL_EVAL])[0]
 
 
 def test_helm_mapping_of_trials_perturbations_and_folder_names(tmp_path: Path) -> None:
@@ -171,12 +171,12 @@ def test_helm_mapping_of_trials_perturbations_and_folder_names(tmp_path: Path) -
     typo = {**entries[0], "perturbation": {"name": "typo", "robustness": True, "fairness": False}}
     trial = {**entries[1], "train_trial_index": 1}
     (target / "per_instance_stats.json").write_text(json.dumps([*entries, typo, trial]), encoding="utf-8")
-    table = read_from("helm", [target])  # no run_spec.json: the model comes from the folder name
+    table = read_from("helm", [target])[0]  # no run_spec.json: the model comes from the folder name
     assert set(table["model"]) == {"google_gemma-3-270m-it"} and set(table["task"]) == {"enem_challenge"}
     assert table[table["strategy"] == "typo"]["item"].tolist() == ["enem_challenge/id0"]
     assert table[table["replicate"] == "1"]["item"].tolist() == ["enem_challenge/id1"]
     assert (table["stem"] == "").all()  # no scenario_state.json: no texts
-    full = read_from("helm", [run])
+    full = read_from("helm", [run])[0]
     state = json.loads((run / "scenario_state.json").read_text(encoding="utf-8"))["request_states"][0]
     letter = {text: letter for letter, text in state["output_mapping"].items()}
     key = [r["output"]["text"] for r in state["instance"]["references"] if r["tags"] == ["correct"]]
@@ -315,7 +315,7 @@ def test_from_long_is_the_long_csv_reader() -> None:
     from enade_bench.compare.table import read_long_csv
 
     hand = DATA / "helm" / "by_hand.csv"
-    pd.testing.assert_frame_equal(read_from("long", [hand]), read_long_csv(hand))
+    pd.testing.assert_frame_equal(read_from("long", [hand])[0], read_long_csv(hand))
 
 
 def test_helm_run_without_the_metric_is_reported_and_left_out(
@@ -333,8 +333,23 @@ def test_helm_run_without_the_metric_is_reported_and_left_out(
     for entry in entries:
         entry["stats"] = [s for s in entry["stats"] if s["name"]["name"] != "exact_match"]
     old.write_text(json.dumps(entries), encoding="utf-8")
-    table = read_from("helm", [tmp_path])
-    assert table["model"].nunique() == 1 and len(table) == len(read_from("helm", [runs[1]]))
+    table = read_from("helm", [tmp_path])[0]
+    assert table["model"].nunique() == 1 and len(table) == len(read_from("helm", [runs[1]])[0])
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"warning: {old}") and "no stat 'exact_match'" in err[0]
     assert "left out of the comparison" in err[0]
+
+
+def test_inspect_rows_keep_each_samples_text_choices_tokens_and_time() -> None:
+    """What ``compare --out``'s question browser shows of an inspect log (issue 62): the sample's own
+    ``input``, ``choices``, ``output.completion``, ``output.usage`` tokens and ``output.time``."""
+    log = next((DATA / "inspect" / "json").glob("*.json"))
+    samples = {(str(s["id"]), s["epoch"]): s for s in json.loads(log.read_text(encoding="utf-8"))["samples"]}
+    _, rows = read_from("inspect", [log])
+    assert len(rows) == len(samples)
+    for row in rows:
+        sample = samples[(row.item.split("/", 1)[1], int(row.replicate))]
+        output = sample["output"]
+        assert row.shown.options == tuple(sample["choices"]) and row.shown.raw == output["completion"]
+        usage = output["usage"]
+        assert row.shown.usage == (usage["input_tokens"], usage["output_tokens"], output["time"])

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
+from scipy import special
 from tests.report.test_unit import _records, write_run
 
-from enade_bench.report.browser import RECORD_COLUMNS, browser_data, outcome
+from enade_bench.report.browser import RECORD_COLUMNS, browser_data, option_values, outcome, score_columns
 from enade_bench.report.loader import load_results
 from enade_bench.report.table import HTML_ROWS, Table
 
@@ -71,3 +73,27 @@ def test_a_long_table_shows_its_first_rows_and_names_its_file() -> None:
         and f"q{HTML_ROWS}<" not in html
     )
     assert "50 more rows in tables/comparison_flips.csv" in html
+
+
+def test_scores_are_named_and_normalised_as_the_choice_is_made() -> None:
+    """Before (issue 62): a log_prob record's "Option probabilities" were its mean log-probabilities
+    per token (-3.059 = -125.43 / 41).  Now each value is named, and the probability beside it is the
+    softmax of the means (scipy's), the quantity the choice maximises."""
+    (record,) = _records([True], [0])
+    sums, tokens = {"A": -125.43, "B": -60.2, "C": -300.0}, {"A": 41, "B": 12, "C": 90}
+    scored = record.model_copy(
+        update={
+            "method": "log_prob",
+            "n_options": 3,
+            "option_scores": {c: sums[c] / tokens[c] for c in sums},
+            "score_details": {c: {"sum_logprob": sums[c], "n_tokens": tokens[c]} for c in sums},
+        }
+    )
+    names = score_columns("log_prob")
+    assert names[:3] == ["mean log-probability per token", "summed log-probability", "tokens"]
+    values = option_values(scored)
+    assert values is not None
+    expected = special.softmax([sums[c] / tokens[c] for c in "ABC"])
+    for row, c, p in zip(values, "ABC", expected, strict=True):
+        assert row[:3] == [sums[c] / tokens[c], sums[c], tokens[c]] and row[3] == pytest.approx(p, rel=1e-12)
+    assert round(values[0][0], 3) == -3.059 and names[3].startswith("probability")

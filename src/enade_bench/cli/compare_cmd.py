@@ -4,7 +4,8 @@ RESULTS are results folders (every ``*_results.json`` under them), results files
 long-format CSVs (``model,item,[replicate],correct[,cluster,<fields>…]``) exported by
 any harness; with ``--from lm-eval|inspect|helm`` they are that harness's own output
 (``compare/importers/``).  Writes ``scores.csv``, ``pairs.csv``, ``flips.csv``, ``unpaired.csv``,
-``tables/*.tex`` and ``figures/comparison_clustered.png``/``.pdf`` (docs/comparisons.md).
+``tables/*.tex``, ``figures/comparison_clustered.png``/``.pdf`` and ``index.html``, whose
+question browser shows every answer read (docs/comparisons.md).
 
 The folder is a report folder (:mod:`enade_bench.report.folder`): a second comparison into
 it first removes every file the first one wrote (an ``unpaired.csv`` that no longer
@@ -24,6 +25,9 @@ from enade_bench.errors import UserError
 from enade_bench.results.writable import check_output_dir
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from enade_bench.report.browser import BrowserData
     from enade_bench.report.loader import RunEntry
 
 
@@ -107,39 +111,40 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=handle)
 
 
-def _read(paths: list[Path], source: str | None = None, metrics: Sequence[str] = ()):  # type: ignore[no-untyped-def]
+def _read(
+    paths: list[Path], source: str | None = None, metrics: Sequence[str] = ()
+) -> tuple[pd.DataFrame, list[RunEntry], BrowserData]:
+    """The long table, the runs among ``paths`` (results folders and files) and the page's
+    question browser over every answer read (our records; a harness's rows; a long CSV's)."""
+    from enade_bench.compare.browse import add_rows  # noqa: PLC0415 (the command's own imports)
+    from enade_bench.report.browser import browser_data  # noqa: PLC0415
+
     if source is not None:
-        return _one_spelling(read_from(source, paths, metrics))
+        table, rows = read_from(source, paths, metrics)
+        data = browser_data([])
+        add_rows(data, rows, source)
+        return _one_spelling(table), [], data
     if metrics:
         raise UserError("--metric: name the harness too (--from lm-eval, inspect or helm)")
-    import pandas as pd  # noqa: PLC0415 (the command's own imports)
+    import pandas as pd  # noqa: PLC0415
 
-    from enade_bench.compare.table import from_entries, read_long_csv  # noqa: PLC0415
+    from enade_bench.compare.table import from_entries  # noqa: PLC0415
     from enade_bench.report.loader import RunEntry, load_results  # noqa: PLC0415
     from enade_bench.results.store import read_result  # noqa: PLC0415
 
-    frames = []
+    frames, entries, rows = [], [], []
     for path in paths:
         if path.suffix.lower() == ".csv":
-            frames.append(read_long_csv(path))
-        elif path.is_file():
-            frames.append(from_entries([RunEntry(path, read_result(path))]))
-        else:
-            frames.append(from_entries(load_results([path])))
-    return _one_spelling(pd.concat(frames, ignore_index=True))
-
-
-def _runs(paths: list[Path]) -> list[RunEntry]:
-    """The runs compared, when every input is a results folder or file (the page's question browser)."""
-    from enade_bench.report.loader import RunEntry, load_results  # noqa: PLC0415
-    from enade_bench.results.store import read_result  # noqa: PLC0415
-
-    if any(path.suffix.lower() == ".csv" for path in paths):
-        return []
-    entries: list[RunEntry] = []
-    for path in paths:
-        entries += [RunEntry(path, read_result(path))] if path.is_file() else load_results([path])
-    return entries
+            frame, more = read_from("long", [path])
+            frames.append(frame)
+            rows += more
+            continue
+        runs = [RunEntry(path, read_result(path))] if path.is_file() else load_results([path])
+        frames.append(from_entries(runs))
+        entries += runs
+    data = browser_data(entries)
+    add_rows(data, rows, "long")
+    return _one_spelling(pd.concat(frames, ignore_index=True)), entries, data
 
 
 def _one_spelling(table):  # type: ignore[no-untyped-def]
@@ -224,14 +229,13 @@ def handle(args: argparse.Namespace) -> int:
     from enade_bench.compare.analysis import MANY_PAIRS, CompareOptions, compare_table  # noqa: PLC0415
     from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
 
-    table = _read(list(args.results), args.source, args.metric)
+    table, entries, browser = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
     comp = compare_table(table, options)
-    entries = _runs(list(args.results)) if args.source is None else []
     if len(comp.pairs) >= MANY_PAIRS:  # seconds more: said (issue 61)
         print(f"compare: writing the tables and figures of {len(comp.pairs):,} pairs", file=sys.stderr)
     with folder:
-        written = write_comparison(comp, args.out, entries, [p for p in args.results if p.is_dir()])
+        written = write_comparison(comp, args.out, browser, entries, [p for p in args.results if p.is_dir()])
     for warning in comp.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(

@@ -8,10 +8,10 @@ Everything returns a :class:`~enade_bench.report.section.Section`, so ``report``
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from enade_bench.compare.analysis import cell_name
@@ -19,7 +19,8 @@ from enade_bench.compare.comparison import Comparison, PairComparison
 from enade_bench.metrics.paired import SIGN_FLIP
 from enade_bench.metrics.power import NOT_REACHABLE
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, SIMULTANEOUS
-from enade_bench.report.figures import STYLE, FigureFile, save
+from enade_bench.report.browser import BrowserData
+from enade_bench.report.figures import Estimate, FigureFile, dot_plot, save
 from enade_bench.report.forest import ForestRow, forest_figure
 from enade_bench.report.html import Lead, render_html
 from enade_bench.report.loader import RunEntry
@@ -272,38 +273,36 @@ def flips_table(comp: Comparison) -> Table:
 
 
 def _figure(comp: Comparison, folder: Path) -> FigureFile | None:
-
+    """Each model's accuracy per cell (strategy × stratum) with its clustered interval (:func:`dot_plot`)."""
     scores = comp.scores_frame()
     if scores.empty:
         return None
-    scores["column"] = scores["strategy"] + " " + scores["stratum"]
-    columns = list(dict.fromkeys(scores["column"]))
-    models = list(dict.fromkeys(scores["model"]))
-    with plt.rc_context(STYLE):  # model names drawn as written: a '$' is no math text (issue 61)
-        fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(columns) * max(1, len(models)) / 2), 3.2))
-        width = 0.8 / len(models)
-        for k, model in enumerate(models):
-            mine = scores[scores["model"] == model].set_index("column").reindex(columns)
-            xs = [i + (k - (len(models) - 1) / 2) * width for i in range(len(columns))]
-            low = (mine["accuracy"] - mine["ci_low"]).clip(lower=0)
-            high = (mine["ci_high"] - mine["accuracy"]).clip(lower=0)
-            ax.errorbar(
-                xs,
-                mine["accuracy"],
-                yerr=[low, high],
-                fmt="os^dv"[k % 5],
-                capsize=3,
-                label=model,
-                color=str(0.15 + 0.5 * k / max(1, len(models) - 1)),
-            )
-        ax.set_xticks(range(len(columns)), [c.replace(" all", "") for c in columns], rotation=30, ha="right")
-        ax.set_ylabel("accuracy (95 % CI)")
-        ax.legend(fontsize="small", frameon=False)
-    return save(fig, folder, "comparison_clustered", "Accuracy per model with clustered 95 % intervals")
+    estimates = [
+        Estimate(
+            cell_name(str(r["strategy"]), str(r["stratum"])),
+            str(r["model"]),
+            r["accuracy"],
+            r["ci_low"],
+            r["ci_high"],
+        )
+        for r in scores.to_dict("records")
+    ]
+    level = _level(comp)
+    fig = dot_plot(estimates, "Accuracy per model", f"{level} interval clustered on the question")
+    return save(fig, folder, "comparison_clustered", f"Accuracy per model with clustered {level} intervals")
 
 
 def _points(value: float) -> float:
     return 100 * value if math.isfinite(value) else value
+
+
+def _file_part(name: str) -> str:
+    """A cell's name in a file name, without spaces, commas or brackets.
+
+    >>> _file_part("S1 (area=CH, language=en)")
+    'S1_area-CH_language-en'
+    """
+    return re.sub(r"[^\w.-]+", "_", name.replace("=", "-")).strip("_") or "all"
 
 
 def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
@@ -331,10 +330,11 @@ def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
         title = f"{name}: A − B, {comp.interval_name.split(':')[0]}\nfamily {mine[0].family} ({mine[0].family_size} pairs)"
         caption = (
             f"Forest plot of {name}: each pair's statement (bar: interval; arrow from 0: bound), the "
-            "Bonferroni alpha/K interval (light) and the MDD 80 % band around 0; family "
+            "Bonferroni alpha/K interval (light) and the MDD 80 % band around 0 (a note where 80 % is out "
+            "of reach); family "
             f"{mine[0].family}, {comp.family_label}"
         )
-        figures.append(save(forest_figure(rows, title), folder, f"forest_{name}", caption))
+        figures.append(save(forest_figure(rows, title), folder, f"forest_{_file_part(name)}", caption))
     return figures
 
 
@@ -364,14 +364,16 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
 
 
 def write_comparison(
-    comp: Comparison, out: Path, entries: Sequence[RunEntry] = (), folders: Sequence[Path] = ()
+    comp: Comparison,
+    out: Path,
+    browser: BrowserData,
+    entries: Sequence[RunEntry] = (),
+    folders: Sequence[Path] = (),
 ) -> list[Path]:
-    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figure; returns the files.
-
-    With the runs compared (``entries``: results files, not a harness's logs or a long CSV),
-    also ``index.html``: the comparison's tables and figure, then the question browser
-    (:mod:`enade_bench.report.browser`) over every record.
-    """
+    """``enade-bench compare``'s folder: CSVs, LaTeX tables, the figures and ``index.html`` (the
+    comparison's tables and figures, then the question browser over every answer compared:
+    ``browser``, :mod:`enade_bench.report.browser`); returns the files.  ``entries``: the runs
+    compared when they are results files (the page's run manifest)."""
     section = comparison_section(comp, out / "figures")
     written = []
     for name, frame in section.files.items():
@@ -380,16 +382,15 @@ def write_comparison(
     for table in section.tables:
         written += list(table.write(out / "tables").values())
     written += [p for f in section.figures for p in (f.png, f.pdf)]
-    if entries:
-        page = render_html(
-            entries,
-            [],
-            section.figures,
-            folders,
-            section.notes,
-            "enade-bench comparison",
-            Lead(tuple(section.tables), "Comparison", comparison=True, figures=tuple(section.figures)),
-        )
-        atomic_write_text(out / "index.html", page)
-        written.append(out / "index.html")
-    return written
+    page = render_html(
+        entries,
+        [],
+        section.figures,
+        folders,
+        section.notes,
+        "enade-bench comparison",
+        Lead(tuple(section.tables), "Comparison", comparison=True, figures=tuple(section.figures)),
+        browser=browser,
+    )
+    atomic_write_text(out / "index.html", page)
+    return [*written, out / "index.html"]

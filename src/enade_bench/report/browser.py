@@ -4,26 +4,34 @@ The page embeds one JSON document (``<script type="application/json" id="qb-data
 by ``templates/browser.js`` (the package's own script; no library, no network):
 
 * ``runs``: one per results file (model: the experiment, as the comparison names models;
-  its model's name, strategy, method);
-* ``questions``: one per question id (its grouping fields, gold letter, stem, and the
-  exam-file lint's checks that flagged it in any run: ``dataset.lint`` of the results file);
+  its model's name, strategy, method, and the names of the scores its records carry);
+* ``questions``: one per question id (its grouping fields, gold letter, stem, option texts,
+  and the exam-file lint's checks that flagged it in any run: ``dataset.lint``);
 * ``prompts``: every distinct prompt text once (a prompt is the question under one template
   and option order: models that share a template and a strategy share it, so a study of
   many models stores it once, not once per record);
-* ``records``: one short row per record, pointing at those three lists.
+* ``records``: one short row per record (:data:`RECORD_COLUMNS`), pointing at those lists.
 
 Outcomes: ``right``, ``wrong`` (an answer that is not the gold one), ``unanswered`` (no
 letter extracted) and ``error`` (the record ended in an error and is not scored).
+
+Scores are named by what they are (:func:`score_columns`): a ``log_prob`` record's mean
+log-probability per token of each option, its summed log-probability and token count, and
+the probability after normalising over the options (a softmax of the means, the quantity
+its choice maximises); a ``first_token`` record's log-probability of each letter and the
+probability renormalised over the valid letters.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from enade_bench.dataset.schema import LETTERS
 from enade_bench.report.loader import RunEntry
 from enade_bench.results.records import QuestionRecord
 
@@ -38,10 +46,14 @@ RECORD_COLUMNS = (
     "raw",
     "scores",
     "prompt",
-    "displayed",
     "permutation",
     "error",
+    "share",
+    "usage",
 )
+#: The probability a scored record's choice maximises, named as the page names it.
+SOFTMAX = "probability (softmax of the means over the options)"
+LETTER_PROBABILITY = "probability (renormalised over the options)"
 
 
 def outcome(record: QuestionRecord) -> str:
@@ -53,6 +65,51 @@ def outcome(record: QuestionRecord) -> str:
     return "right" if record.correct else "wrong"
 
 
+def score_columns(method: str) -> list[JsonValue]:
+    """The names of the per-option values :func:`option_values` gives for ``method``."""
+    if method == "log_prob":
+        return ["mean log-probability per token", "summed log-probability", "tokens", SOFTMAX]
+    if method == "first_token":
+        return ["log-probability of the letter", LETTER_PROBABILITY]
+    return ["score"]
+
+
+def option_values(record: QuestionRecord) -> list[JsonValue] | None:
+    """Per option, in the original order (A first), the values :func:`score_columns` names.
+
+    ``log_prob``: :math:`\\bar s_j` (mean log-probability per token), :math:`\\sum_k \\log p`,
+    :math:`n_j` and :math:`p_j = e^{\\bar s_j} / \\sum_i e^{\\bar s_i}`; ``first_token``:
+    :math:`\\log p(\\ell_j \\mid c)` and the stored :math:`q_j` (:mod:`enade_bench.scoring.choice`).
+    """
+    scores, details = record.option_scores, record.score_details or {}
+    if not scores:
+        return None
+    letters = [LETTERS[i] for i in range(record.n_options) if LETTERS[i] in scores] or list(scores)
+    if record.method == "log_prob":
+        return [
+            [scores[c], details.get(c, {}).get("sum_logprob"), details.get(c, {}).get("n_tokens"), p]
+            for c, p in zip(letters, softmax([scores[c] for c in letters]), strict=True)
+        ]
+    if record.method == "first_token":
+        return [[details.get(c, {}).get("logprob"), scores[c]] for c in letters]
+    return [[scores[c]] for c in letters]
+
+
+def softmax(values: Sequence[float]) -> list[float]:
+    r""":math:`e^{v_j} / \sum_i e^{v_i}`, computed from the largest (``-inf``: probability 0)."""
+    top = max(values)
+    weights = [math.exp(v - top) if math.isfinite(v) else 0.0 for v in values]
+    total = sum(weights) or 1.0
+    return [w / total for w in weights]
+
+
+def _share(record: QuestionRecord) -> float | None:
+    """The share of a sampled record's samples that are right (``None``: one generation)."""
+    if not record.samples or len(record.samples) < 2:
+        return None
+    return sum(s.prediction == record.answer for s in record.samples) / len(record.samples)
+
+
 @dataclass
 class BrowserData:
     """What the browser shows, as lists that point at each other (see the module's docstring)."""
@@ -62,6 +119,27 @@ class BrowserData:
     questions: list[dict[str, JsonValue]] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
     records: list[list[JsonValue]] = field(default_factory=list)
+    _question_index: dict[str, int] = field(default_factory=dict, repr=False)
+    _prompt_index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def question(self, qid: str, question: Mapping[str, JsonValue]) -> int:
+        """The index of question ``qid``, added as ``question`` (with ``lint: []``) when new."""
+        if qid not in self._question_index:
+            self._question_index[qid] = len(self.questions)
+            self.questions.append({"id": qid, **question, "lint": []})
+            fields = question.get("fields")
+            assert isinstance(fields, dict)
+            self.fields += [f for f in fields if f not in self.fields]
+        return self._question_index[qid]
+
+    def prompt(self, text: str | None) -> int | None:
+        """The index of ``text`` in ``prompts``, each text stored once (``None``: none)."""
+        if text is None:
+            return None
+        index = self._prompt_index.setdefault(text, len(self.prompts))
+        if index == len(self.prompts):
+            self.prompts.append(text)
+        return index
 
     def to_json(self) -> str:
         """The document, safe inside a ``<script>`` element (every ``<`` written ``\\u003c``)."""
@@ -84,58 +162,48 @@ def browser_data(
     what an exam's analyses add to a question (label -> text, e.g. ENEM's INEP item)."""
     details = details or {}
     data = BrowserData()
-    question_index: dict[str, int] = {}
-    prompt_index: dict[str, int] = {}
     for run, entry in enumerate(entries):
+        method = entry.result.strategy.method
         data.runs.append(
             {
                 "model": entry.experiment,
                 "strategy": entry.strategy,
                 "model_name": entry.model,
-                "method": entry.result.strategy.method,
+                "method": method,
                 "label": entry.label,
+                "scores": score_columns(method),
             }
         )
         lint = entry.result.dataset.lint
         for r in entry.result.records:
-            for name in r.fields:
-                if name not in data.fields:
-                    data.fields.append(name)
-            if r.id not in question_index:
-                question_index[r.id] = len(data.questions)
-                data.questions.append(
-                    {
-                        "id": r.id,
-                        "fields": dict(r.fields),
-                        "answer": r.answer,
-                        "stem": r.stem or "",
-                        "n_options": r.n_options,
-                        "cluster": r.cluster,
-                        "details": dict(details.get(r.id, {})),
-                        "lint": [],
-                    }
-                )
-            flags = data.questions[question_index[r.id]]["lint"]
+            question: dict[str, JsonValue] = {
+                "fields": dict(r.fields),
+                "answer": r.answer,
+                "stem": r.stem or "",
+                "options": list[JsonValue](r.options) if r.options else None,
+                "n_options": r.n_options,
+                "cluster": r.cluster,
+                "details": dict(details.get(r.id, {})),
+            }
+            index = data.question(r.id, question)
+            flags = data.questions[index]["lint"]
             assert isinstance(flags, list)
             flags += [c for c in lint.get(r.id, ()) if c not in flags]
-            prompt = prompt_index.setdefault(r.prompt, len(prompt_index))
-            if prompt == len(data.prompts):
-                data.prompts.append(r.prompt)
-            scores: JsonValue = dict(r.option_scores) if r.option_scores else None
             data.records.append(
                 [
                     run,
-                    question_index[r.id],
+                    index,
                     r.shuffle,
                     r.prediction,
                     outcome(r),
                     r.extraction_rule,
                     r.raw_output,
-                    scores,
-                    prompt,
-                    r.displayed_prediction,
+                    option_values(r),
+                    data.prompt(r.prompt),
                     list[JsonValue](r.permutation) if r.permutation else None,
                     r.error,
+                    _share(r),
+                    None,  # tokens and seconds: no backend of ours records them (an importer's do)
                 ]
             )
     return data

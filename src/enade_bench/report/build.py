@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from enade_bench.report.browser import browser_data
 from enade_bench.report.figures import FigureFile, core_figures
 from enade_bench.report.html import Lead, render_html
 from enade_bench.report.loader import RunEntry
@@ -91,7 +92,7 @@ def write_report(
         title,
         opening,
         warnings,
-        extra.questions,
+        browser_data(entries, extra.questions),
     )
     atomic_write_text(index, page)
     return Report(list(entries), tables, figures, extra.notes, index, warnings)

@@ -118,7 +118,9 @@ def position_figure(entry: RunEntry) -> Figure | None:
     if not blocks:
         return None
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, len(blocks), figsize=(3.4 * len(blocks), 2.8), squeeze=False)
+        fig, axes = plt.subplots(
+            1, len(blocks), figsize=(3.4 * len(blocks), 3.0), squeeze=False, layout="constrained"
+        )
         for ax, (k, block) in zip(axes[0], blocks.items(), strict=True):
             x = np.arange(len(block.positions))
             pred = np.asarray(block.prediction_shares or [0.0] * x.size, dtype=float)
@@ -128,7 +130,9 @@ def position_figure(entry: RunEntry) -> Figure | None:
             ax.set_xticks(x, block.positions)
             ax.set_ylim(0, 1)
             ax.set_xlabel("displayed position")
-            ax.set_title(f"{k} options: BPC {fmt(block.bpc_tvd, 2)} (n={block.n_answered})")
+            ax.set_title(
+                f"{k} options: BPC {fmt(block.bpc_tvd, 2)} (n={block.n_answered})", fontsize="medium"
+            )
         axes[0][0].set_ylabel("share")
         axes[0][0].legend(frameon=False, fontsize=7)
         fig.suptitle(f"{entry.experiment} {entry.strategy}: position of predictions")
@@ -141,15 +145,15 @@ def summary_figure(runs: Sequence[RunEntry]) -> Figure:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(2, 2, figsize=(9, 6.5))
         ax = axes[0][0]
-        acc = np.array([e.result.totals.accuracy for e in runs])
-        lo = np.array([e.result.totals.ci95[0] for e in runs])
-        hi = np.array([e.result.totals.ci95[1] for e in runs])
+        acc = 100 * np.array([e.result.totals.accuracy for e in runs])
+        lo = 100 * np.array([e.result.totals.ci95[0] for e in runs])
+        hi = 100 * np.array([e.result.totals.ci95[1] for e in runs])
         for k in range(len(runs)):
             _bar(ax, k, acc[k], 0.7, k)  # type: ignore[arg-type]
         ax.errorbar(range(len(runs)), acc, _errors(acc, lo, hi), fmt="none", ecolor="black", capsize=3)
         ax.set_xticks(range(len(runs)), [_control_escaped(e.strategy) for e in runs])
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("accuracy (95% CI)")
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("accuracy (%, 95% Wilson CI)")
         ax.set_title("accuracy per strategy")
         group = _main_field(runs)
         _breakdown_panel(axes[0][1], runs, group, f"accuracy per {group}")
@@ -184,21 +188,21 @@ def _breakdown_panel(ax: plt.Axes, runs: Sequence[RunEntry], key: str, title: st
     width = 0.8 / max(len(runs), 1)
     for k, e in enumerate(runs):
         blocks = e.result.breakdowns.get(key, {})
-        heights = [blocks[v].accuracy if v in blocks else np.nan for v in values]
-        _bar(
-            ax,
-            np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width,
-            heights,
-            width,
-            k,
-            label=e.strategy,
-        )
+        cells = [blocks.get(v) for v in values]
+        heights = np.array([100 * c.accuracy if c else np.nan for c in cells])
+        low = np.array([100 * c.ci95[0] if c else np.nan for c in cells])
+        high = np.array([100 * c.ci95[1] if c else np.nan for c in cells])
+        xs = np.arange(len(values)) + (k - (len(runs) - 1) / 2) * width
+        _bar(ax, xs, heights, width, k, label=e.strategy)
+        ax.errorbar(xs, heights, _errors(heights, low, high), fmt="none", ecolor="black", capsize=1.5, lw=0.7)
     ax.set_xticks(range(len(values)), [_control_escaped(str(v)) for v in values], rotation=30, ha="right")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%, 95% Wilson CI)")
     ax.set_title(title)
     if key != "year":
-        ax.legend(frameon=False, fontsize=6, ncol=min(len(runs), 4))
+        ax.legend(
+            frameon=False, fontsize=6, ncol=min(len(runs), 4), loc="lower left", bbox_to_anchor=(0, 1.08)
+        )
 
 
 def all_errors(entries: Sequence[RunEntry]) -> list[RunEntry]:
@@ -206,39 +210,84 @@ def all_errors(entries: Sequence[RunEntry]) -> list[RunEntry]:
     return [e for e in entries if e.result.totals.n == 0]
 
 
-def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
-    """Accuracy with 95 % intervals: one group per strategy, one bar per model.
+@dataclass(frozen=True)
+class Estimate:
+    """One accuracy of :func:`dot_plot` (a proportion, drawn in percent) with its interval."""
 
-    Runs without a scored record (:func:`all_errors`) have no bar; a model with no
-    bar at all is left out, legend included (:func:`core_figures` says so in the caption).
+    panel: str
+    label: str
+    value: float
+    low: float
+    high: float
+
+
+def dot_plot(estimates: Sequence[Estimate], title: str, interval: str) -> Figure:
+    """Small multiples: one panel per ``panel`` (a strategy, a stratum), one row per ``label``
+    (a model, in the same order in every panel), each accuracy a dot with its ``interval``.
+
+    Readable at 10 models × 6 strategies: the rows are named on the axis (no legend to cover
+    the intervals), three panels a row, percent as in the tables.
+    """
+    panels = list(dict.fromkeys(e.panel for e in estimates)) or [""]
+    labels = list(dict.fromkeys(e.label for e in estimates))
+    index = {(e.panel, e.label): e for e in estimates}
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    y = np.arange(len(labels))[::-1]
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(1.5 + 2.6 * ncols, 0.9 + nrows * (0.5 + 0.24 * max(1, len(labels)))),
+            sharex=True,
+            sharey=True,
+            squeeze=False,
+            layout="constrained",
+        )
+        for ax, panel in zip(axes.flat, panels, strict=False):
+            for row, label in zip(y, labels, strict=True):
+                e = index.get((panel, label))
+                if e is None or not math.isfinite(e.value):
+                    continue
+                value, low, high = (100 * v for v in (e.value, e.low, e.high))
+                ax.errorbar(
+                    [value],
+                    [row],
+                    xerr=_errors(np.array([value]), np.array([low]), np.array([high])),
+                    fmt="o",
+                    color="black",
+                    ms=3.5,
+                    capsize=2,
+                    lw=1,
+                )
+            if len(panels) > 1:
+                ax.set_title(panel, fontsize="medium")
+            ax.set_xlim(0, 100)
+            ax.grid(axis="x", color="0.9", lw=0.6)
+            ax.set_axisbelow(True)
+        for ax in axes.flat[len(panels) :]:
+            ax.set_visible(False)
+        axes[0][0].set_yticks(y, labels)
+        axes[0][0].set_ylim(-0.6, len(labels) - 0.4)
+        fig.supxlabel(f"accuracy (%), {interval}", fontsize="medium")
+        fig.suptitle(title, fontsize="medium")
+    return fig
+
+
+def comparison_figure(entries: Sequence[RunEntry]) -> Figure:
+    """Accuracy with 95 % Wilson intervals: one panel per strategy, one row per model (:func:`dot_plot`).
+
+    Runs without a scored record (:func:`all_errors`) have no dot; a model with no
+    dot at all is left out (:func:`core_figures` says so in the caption).
     """
     left_out = {id(e) for e in all_errors(entries)}
-    entries = [e for e in entries if id(e) not in left_out]
-    exps, strats = experiments(entries), strategies(entries)
-    index = {(e.experiment, e.strategy): e for e in entries}
-    width = 0.8 / max(len(exps), 1)
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(strats) * max(1, len(exps) / 2)), 3.4))
-        for k, name in enumerate(exps):
-            xs, acc, lo, hi = [], [], [], []
-            for j, s in enumerate(strats):
-                e = index.get((name, s))
-                if e is None:
-                    continue
-                xs.append(j + (k - (len(exps) - 1) / 2) * width)
-                acc.append(e.result.totals.accuracy)
-                lo.append(e.result.totals.ci95[0])
-                hi.append(e.result.totals.ci95[1])
-            _bar(ax, np.array(xs), np.array(acc), width, k, label=name)  # type: ignore[arg-type]
-            a = np.array(acc)
-            ax.errorbar(xs, a, _errors(a, np.array(lo), np.array(hi)), fmt="none", ecolor="black", capsize=2)
-        ax.set_xticks(range(len(strats)), [_control_escaped(s) for s in strats])
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("accuracy (95% Wilson CI)")
-        ax.set_title("models compared across strategies")
-        if exps:
-            ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig
+    kept = [e for e in entries if id(e) not in left_out]
+    order = {s: i for i, s in enumerate(strategies(kept))}
+    estimates = [
+        Estimate(e.strategy, e.experiment, e.result.totals.accuracy, *e.result.totals.ci95)
+        for e in sorted(kept, key=lambda e: order[e.strategy])
+    ]
+    return dot_plot(estimates, "models compared across strategies", "95% Wilson interval")
 
 
 def _comparison_caption(entries: Sequence[RunEntry]) -> str:

@@ -8,8 +8,8 @@ One row per pair, sorted by the difference, labelled ``A − B``:
 * the Bonferroni :math:`\\alpha/K` interval (the magnitude beside a bound), lighter and
   thicker behind it;
 * the pair's minimum detectable difference (80 % power at its level) as a grey band
-  :math:`[-\\text{MDD}, +\\text{MDD}]` around 0 on its row (across the whole row where it
-  is not reachable at this size): a difference inside the band is likely to go unseen; a
+  :math:`[-\\text{MDD}, +\\text{MDD}]` around 0 on its row (a note at the row's end where
+  it is not reachable at this size): a difference inside the band is likely to go unseen; a
   clustered pair's range at the 10 % and 90 % limits of its variance as darker ticks at the
   band's lower edge, on both sides;
 * the estimate as a dot, and a line at 0.
@@ -107,9 +107,18 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         fig, ax = plt.subplots(figsize=(6.5, 2.2 + 0.4 * max(1, len(ordered))))
         left, right = _limits(ordered) if ordered else (-1.0, 1.0)
         for y, r in enumerate(ordered):
-            if not math.isnan(r.mdd):
-                span = (left, right) if math.isinf(r.mdd) else (-r.mdd, r.mdd)
-                ax.fill_betweenx([y - 0.4, y + 0.4], *span, color="0.9", lw=0, zorder=0)
+            if math.isinf(r.mdd):
+                ax.annotate(
+                    "MDD 80 %: not reachable",
+                    (1.0, y),
+                    xycoords=("axes fraction", "data"),
+                    xytext=(4, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize="x-small",
+                )
+            elif not math.isnan(r.mdd):
+                ax.fill_betweenx([y - 0.4, y + 0.4], -r.mdd, r.mdd, color="0.9", lw=0, zorder=0)
             if all(math.isfinite(m) for m in r.mdd_range):
                 low, high = r.mdd_range
                 ax.hlines([y - 0.4] * 2, [-high, low], [-low, high], color="0.55", lw=2.5, zorder=1)
@@ -136,7 +145,7 @@ def forest_figure(rows: Sequence[ForestRow], title: str, xlabel: str = "differen
         ax.set_yticks(range(len(ordered)), [r.label for r in ordered])
         ax.set_xlabel(
             f"{xlabel}\ndark: the statement shown (bar: interval; arrow from 0: bound > 0 or < 0)\n"
-            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (across the row: not reachable),\n"
+            "light: Bonferroni alpha/K interval; grey band: ±MDD 80 % (a note where not reachable),\n"
             "its edge's dark ticks: the MDD at the 10 % and 90 % limits of its variance",
             fontsize="small",
         )

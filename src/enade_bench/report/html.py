@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import importlib.metadata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from enade_bench.report.browser import browser_data
+from enade_bench.report.browser import BrowserData, browser_data
 from enade_bench.report.figures import FigureFile
 from enade_bench.report.loader import RunEntry, experiments
 from enade_bench.report.table import Table
@@ -141,16 +141,17 @@ def render_html(
     title: str = "enade-bench report",
     lead: Lead | Sequence[Table] = (),
     warnings: Sequence[str] = (),
-    questions: Mapping[str, Mapping[str, str]] | None = None,
+    browser: BrowserData | None = None,
 ) -> str:
     """Render the report page (no external resources; the question browser's own script inline).
 
     ``warnings`` (runs with records in error, stale results files) open the page; then the
-    ``lead`` tables (a study's verdict, the comparison) under their heading.  ``questions``:
-    what the question browser shows beside each question's records (an exam's analyses).
+    ``lead`` tables (a study's verdict, the comparison) under their heading.  ``browser``:
+    the question browser's records (default: those of ``entries``, :func:`browser_data`).
     """
     opening = lead if isinstance(lead, Lead) else Lead(tuple(lead))
-    text = resources.files("enade_bench.report").joinpath("templates/index.html.j2").read_text("utf-8")
+    templates = resources.files("enade_bench.report").joinpath("templates")
+    text = (templates / "index.html.j2").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(text)
     return template.render(
@@ -166,7 +167,8 @@ def render_html(
         warnings=[_shared_text(w, entries, folders) for w in warnings],
         lead_figures=[_figure(f) for f in opening.figures],
         figures=[_figure(f) for f in figures if f not in opening.figures],
-        browser_data=browser_data(entries, questions or {}).to_json(),
-        browser_js=resources.files("enade_bench.report").joinpath("templates/browser.js").read_text("utf-8"),
+        browser_data=(browser or browser_data(entries)).to_json(),
+        browser_js=(templates / "browser.js").read_text("utf-8"),
+        question_js=(templates / "question.js").read_text("utf-8"),
         **manifest(entries, folders),
     )

@@ -93,6 +93,8 @@ class QuestionRecord(BaseModel):
     question_hash: str
     #: The question's stem as the data gives it (absent in files written before issue 32).
     stem: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: Its option texts in the original order, A first (absent in files written before issue 62).
+    options: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
     prompt_hash: str
     prompt: str
     #: How the prompt reached the model: ``chat_template_rendered`` (the tokenizer's chat

@@ -127,6 +127,7 @@ def build_record(
         error=error,
         question_hash=q.content_hash(),
         stem=q.stem,
+        options=list(q.options),
         prompt_hash=sha256_text(prompt_text),
         prompt=prompt_text,
         prompt_form=prompt_form,
@@ -138,19 +139,19 @@ def build_record(
 def with_current_fields(
     done: dict[tuple[str, int], QuestionRecord], questions: Sequence[Question]
 ) -> dict[tuple[str, int], QuestionRecord]:
-    """Logged records with the grouping fields (and stimulus cluster) of the loaded questions.
+    """Logged records with the grouping fields (stimulus cluster, option texts) of the loaded questions.
 
     A log written before schema version 2 held ENADE's ``year``/``course``/``component``
     for every exam; the resume fingerprint guarantees the same data, so each resumed
     record takes its question's fields and the finished file is as if run in one go.
     """
-    current = {q.id: (dict(q.fields), q.cluster or None) for q in questions}
+    current = {q.id: (dict(q.fields), q.cluster or None, list(q.options)) for q in questions}
 
     def updated(r: QuestionRecord) -> QuestionRecord:
-        fields, cluster = current.get(r.id, (r.fields, r.cluster))
-        if (fields, cluster) == (r.fields, r.cluster):
+        fields, cluster, options = current.get(r.id, (r.fields, r.cluster, r.options))
+        if (fields, cluster, options) == (r.fields, r.cluster, r.options):
             return r
-        return r.model_copy(update={"fields": fields, "cluster": cluster})
+        return r.model_copy(update={"fields": fields, "cluster": cluster, "options": options})
 
     return {key: updated(r) for key, r in done.items()}
 

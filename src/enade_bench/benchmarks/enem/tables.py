@@ -146,7 +146,7 @@ def question_details(psy: Psychometrics) -> dict[str, dict[str, str]]:
                     continue
                 j = column[item]
                 at = [
-                    f"{name} (θ = {theta:.2f}): {info[m, j]:.3f}"
+                    f"{name} (θ = {theta:.2f}): {info[m, j]:.3g}"
                     for m, (name, theta) in enumerate(zip(models["respondent"], thetas, strict=True))
                 ]
                 details[record.id] = {

@@ -20,7 +20,7 @@ from enade_bench.compare.table import BASE_COLUMNS
 from enade_bench.errors import UserError
 from enade_bench.regular_file import read_text
 
-__all__ = ["ImportOptions", "Row", "as_correct", "long_table", "read_json"]
+__all__ = ["ImportOptions", "Row", "Shown", "as_correct", "long_table", "measured", "read_json", "table_rows"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,35 @@ class ImportOptions:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """What ``compare --out``'s question browser shows of one answer beyond the long table.
+
+    Attributes
+    ----------
+    text
+        The question as the harness put it to the model (its whole prompt).
+    options
+        The option texts, A first (``""`` each where the harness scored the letters alone).
+    gold, choice
+        The positions of the key and of the model's choice among ``options``.
+    scores
+        The summed log-likelihood of each option (lm-eval's ``multiple_choice``).
+    raw
+        The model's output as it wrote it.
+    usage
+        Input tokens, output tokens and seconds, where the harness recorded them.
+    """
+
+    text: str = ""
+    options: tuple[str, ...] = ()
+    gold: int | None = None
+    choice: int | None = None
+    scores: tuple[float, ...] = ()
+    raw: str | None = None
+    usage: tuple[float | None, float | None, float | None] | None = None
+
+
+@dataclass(frozen=True)
 class Row:
     """One answer: a model's score on one item in one replicate, and where it was read.
 
@@ -84,6 +113,7 @@ class Row:
     answer: str = ""
     prediction: str = ""
     fields: dict[str, str] = field(default_factory=dict)
+    shown: Shown = field(default_factory=Shown)
 
 
 def long_table(rows: Iterable[Row]) -> pd.DataFrame:
@@ -126,6 +156,33 @@ def long_table(rows: Iterable[Row]) -> pd.DataFrame:
     frame[fields] = frame[fields].fillna("").astype(str)
     frame["correct"] = frame["correct"].astype(int)
     return frame[[*BASE_COLUMNS, *fields]]
+
+
+def table_rows(table: pd.DataFrame) -> list[Row]:
+    """The rows of a long table (a long CSV's): what :func:`long_table` would make it from."""
+    fields = [c for c in table.columns if c not in (*BASE_COLUMNS, "error")]
+    return [
+        Row(
+            model=str(row["model"]),
+            item=str(row["item"]),
+            replicate=str(row["replicate"]),
+            correct=int(row["correct"]),
+            where="",
+            strategy=str(row["strategy"]),
+            stem=str(row["stem"]),
+            answer=str(row["answer"]),
+            prediction=str(row["prediction"]),
+            fields={f: str(row[f]) for f in fields},
+        )
+        for row in table.to_dict("records")
+    ]
+
+
+def measured(*values: object) -> tuple[float | None, float | None, float | None] | None:
+    """Input tokens, output tokens and seconds as a harness recorded them (``None`` where a value is
+    not a number; ``None`` where none is)."""
+    got = [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None for v in values]
+    return (got[0], got[1], got[2]) if any(v is not None for v in got) else None
 
 
 def as_correct(value: object, where: str, metric: str) -> int:

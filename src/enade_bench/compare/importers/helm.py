@@ -29,11 +29,11 @@ The mapping (docs/comparisons.md, "Results from other harnesses"):
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, measured, read_json
 from enade_bench.compare.table import stem_excerpt
 from enade_bench.errors import UserError
 
@@ -50,6 +50,7 @@ class _Text:
     stem: str = ""
     answer: str = ""
     prediction: str = ""
+    shown: Shown = field(default_factory=Shown)
 
 
 def read(path: Path, options: ImportOptions) -> list[Row]:
@@ -168,6 +169,7 @@ def _row(
         answer=text.answer,
         prediction=text.prediction,
         fields=fields,
+        shown=text.shown,
     )
 
 
@@ -189,14 +191,34 @@ def _texts(run: Path) -> dict[tuple[str, int, str], _Text]:
                 out.setdefault(key, _Text(*_stem_answer(instance, {})))
                 continue
             mapping = request.get("output_mapping") or {}
-            completions = (request.get("result") or {}).get("completions") or [{}]
+            result = request.get("result") or {}
+            completion = (result.get("completions") or [{}])[0]
             key = (str(instance.get("id")), int(request.get("train_trial_index", 0)), _perturbation(instance))
-            out[key] = _Text(*_stem_answer(instance, mapping), str(completions[0].get("text", "")).strip())
+            prediction = str(completion.get("text", "")).strip()
+            out[key] = _Text(
+                *_stem_answer(instance, mapping), prediction, _shown(instance, completion, result)
+            )
     elif instances_file.is_file():
         instances = read_json(instances_file)
         for instance in instances if isinstance(instances, list) else []:
             out[(str(instance.get("id")), -1, _perturbation(instance))] = _Text(*_stem_answer(instance, {}))
     return out
+
+
+def _shown(instance: dict[str, Any], completion: dict[str, Any], result: dict[str, Any]) -> Shown:
+    """The instance's whole input, its references (the correct one marked), the completion and
+    its tokens and request time (HELM records no prompt tokens per request)."""
+    references = [r for r in instance.get("references", []) if isinstance(r, dict)]
+    options = tuple(str((r.get("output") or {}).get("text", "")) for r in references)
+    gold = next((i for i, r in enumerate(references) if "correct" in r.get("tags", [])), None)
+    tokens = completion.get("tokens")
+    return Shown(
+        str((instance.get("input") or {}).get("text", "")),
+        options,
+        gold,
+        raw=str(completion.get("text", "")),
+        usage=measured(None, len(tokens) if isinstance(tokens, list) else None, result.get("request_time")),
+    )
 
 
 def _perturbation(instance: dict[str, Any]) -> str:

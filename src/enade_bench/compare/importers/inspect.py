@@ -32,7 +32,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, measured, read_json
 from enade_bench.compare.table import BASE_COLUMNS, stem_excerpt
 from enade_bench.errors import UserError
 from enade_bench.regular_file import open_regular
@@ -189,16 +189,33 @@ def _row(sample: dict[str, Any], model: str, task: str, options: ImportOptions, 
     for key, item in (metadata if isinstance(metadata, dict) else {}).items():
         if isinstance(item, (str, int, float, bool)) and key not in BASE_COLUMNS:
             fields.setdefault(str(key), str(item))
+    text = _text(sample.get("input"), attachments)
     return Row(
         model=model,
         item=f"{task}/{sample.get('id')}",
         replicate=str(sample.get("epoch", 1)),
         correct=correct,
         where=where,
-        stem=stem_excerpt(_text(sample.get("input"), attachments)),
+        stem=stem_excerpt(text),
         answer=", ".join(target) if isinstance(target, list) else str(target),
         prediction=str(score.get("answer") or ""),
         fields=fields,
+        shown=_shown(sample, text),
+    )
+
+
+def _shown(sample: dict[str, Any], text: str) -> Shown:
+    """The sample's text, its choices, the model's completion, and its tokens and time
+    (``output.usage``, ``output.time``: the model's own, scoring left out)."""
+    found = sample.get("output")
+    output: dict[str, Any] = found if isinstance(found, dict) else {}
+    usage: dict[str, Any] = output["usage"] if isinstance(output.get("usage"), dict) else {}
+    choices = sample.get("choices")
+    return Shown(
+        text,
+        tuple(str(c) for c in choices) if isinstance(choices, list) else (),
+        raw=str(output["completion"]) if output.get("completion") is not None else None,
+        usage=measured(usage.get("input_tokens"), usage.get("output_tokens"), output.get("time")),
     )
 
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from enade_bench.compare.importers._rows import ImportOptions, Row, as_correct, read_json
+from enade_bench.compare.importers._rows import ImportOptions, Row, Shown, as_correct, read_json
 from enade_bench.compare.table import stem_excerpt
+from enade_bench.dataset.schema import LETTERS
 from enade_bench.errors import UserError
 from enade_bench.regular_file import read_text
 
@@ -163,9 +164,7 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
             "choose one with --metric"
         )
     correct = as_correct(sample[metric], f"{where} (doc_id {sample['doc_id']})", metric)
-    arguments = sample.get("arguments") or {}
-    first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
-    answer, prediction = _answer_and_prediction(sample, arguments, run.output_type, metric)
+    shown = _shown(sample, sample.get("arguments") or {}, run.output_type, metric)
     fields = {"task": task, **({"group": run.group} if run.group else {})}
     strategy = str(sample.get("filter", "none"))
     return Row(
@@ -175,33 +174,50 @@ def _row(sample: dict[str, Any], run: _Run, metric: str, where: str) -> Row:
         correct=correct,
         where=where,
         strategy="-" if strategy == "none" else strategy,
-        stem=stem_excerpt(str(first.get("arg_0", ""))),
-        answer=answer,
-        prediction=prediction,
+        stem=stem_excerpt(shown.text),
+        answer=_pick(shown.options, shown.gold, str(sample.get("target", ""))),
+        prediction=_pick(
+            shown.options, shown.choice, shown.raw if run.output_type == "generate_until" else ""
+        ),
         fields=fields,
+        shown=_with_listed_choices(shown, sample.get("doc")),
     )
 
 
-def _answer_and_prediction(
-    sample: dict[str, Any], arguments: Any, output_type: str, metric: str
-) -> tuple[str, str]:
-    """The key and the model's answer, as text: the gold and chosen continuations of a
+def _with_listed_choices(shown: Shown, doc: object) -> Shown:
+    """Where the letters alone were scored (`` A``, `` B``, ...), the option texts the document lists
+    under ``choices`` (as most multiple-choice tasks' documents do), for the question browser."""
+    listed = doc.get("choices") if isinstance(doc, dict) else None
+    letters = shown.options and shown.options == tuple(LETTERS[: len(shown.options)])
+    if not letters or not isinstance(listed, list) or len(listed) != len(shown.options):
+        return shown
+    return replace(shown, options=tuple(str(c) for c in listed))
+
+
+def _pick(options: tuple[str, ...], index: int | None, otherwise: str | None) -> str:
+    return options[index] if index is not None else str(otherwise or "")
+
+
+def _shown(sample: dict[str, Any], arguments: Any, output_type: str, metric: str) -> Shown:
+    """The document's text, its options and scores: the key and the chosen continuation of a
     multiple-choice task (the choice is the highest log-likelihood, what ``acc`` scores), the
-    target and the filtered generation of a ``generate_until`` task."""
+    filtered generation of a ``generate_until`` task."""
     target = str(sample.get("target", ""))
     responses = sample.get("filtered_resps") or []
+    first = (arguments.get("gen_args_0") or {}) if isinstance(arguments, dict) else {}
+    text = str(first.get("arg_0", ""))
     if output_type == "generate_until":
-        return target, str(responses[0]) if responses else ""
+        return Shown(text, raw=str(responses[0]) if responses else "")
     if output_type != "multiple_choice" or not isinstance(arguments, dict):
-        return target, ""
-    choices = [
+        return Shown(text)
+    choices = tuple(
         str((arguments.get(f"gen_args_{i}") or {}).get("arg_1", "")).strip() for i in range(len(arguments))
-    ]
-    answer = choices[int(target)] if target.isdigit() and int(target) < len(choices) else target
+    )
+    gold = int(target) if target.isdigit() and int(target) < len(choices) else None
     if metric != "acc" or len(responses) != len(choices) or not choices:
-        return answer, ""
-    logliks = [_loglik(r) for r in responses]
-    return answer, choices[max(range(len(logliks)), key=logliks.__getitem__)]
+        return Shown(text, choices, gold)
+    logliks = tuple(_loglik(r) for r in responses)
+    return Shown(text, choices, gold, max(range(len(logliks)), key=logliks.__getitem__), logliks)
 
 
 def _loglik(response: object) -> float:
