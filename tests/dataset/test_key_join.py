@@ -175,3 +175,57 @@ def test_the_key_is_recorded_and_hashed_by_its_own_path_whatever_the_current_fol
     monkeypatch.chdir(tmp_path / "exam")  # a worker elsewhere: exam/key.json is not here
     assert key.source == recorded
     assert recorded["path"] == str(tmp_path / "exam" / "key.json")
+
+
+#: The gold of question number i (1..4): all differ from their neighbours, so a key read one
+#: question off, or in another order, gives a wrong gold somewhere.
+GOLD_BY_NUMBER = {1: "A", 2: "B", 3: "C", 4: "A"}
+
+
+@pytest.mark.parametrize(
+    ("ids", "key_ids", "hint", "follow"),
+    [
+        # the key numbered 1..4, the questions' column 'numero' holds those numbers: both fixes
+        # the hint names
+        (
+            None,
+            ["1", "2", "3", "4"],
+            "dataset.columns: {id: numero}",
+            {"columns": {**COLUMNS, "id": "numero"}},
+        ),
+        (None, ["1", "2", "3", "4"], "put {numero} in dataset.id_template", {"id_template": "{numero}"}),
+        (
+            ["a-1", "b-2", "c-3", "d-4"],
+            ["1", "2", "3", "4"],
+            "{id: numero}",
+            {"columns": {**COLUMNS, "id": "numero"}},
+        ),
+        # the same numbers at the end of both ids: the template writes the key's form
+        (
+            ["x1", "x2", "x3", "x4"],
+            ["2023_1", "2023_2", "2023_3", "2023_4"],
+            "dataset.id_template",
+            {"id_template": "2023_{numero}"},
+        ),
+        # ids that differ only in case and zeros: the hint asks to write them alike (the key rewritten)
+        (["Q01", "Q02", "Q03", "Q04"], ["q1", "q2", "q3", "q4"], "write them alike in both files", "rewrite"),
+    ],
+)
+def test_every_scheme_hint_followed_gives_every_gold_answer_right(
+    tmp_path: Path, ids: list[str] | None, key_ids: list[str], hint: str, follow: Any
+) -> None:
+    """Own exams 5, item 8: a hint of the join never leads to an ``ok`` with a wrong gold answer."""
+    key = {k: GOLD_BY_NUMBER[n] for n, k in enumerate(key_ids, start=1)}
+    with pytest.raises(UserError) as info:
+        load_dataset(_dataset(_exam(tmp_path, key, ids=ids)), tmp_path)
+    assert "hint: " in str(info.value) and hint in str(info.value), str(info.value)
+    if follow == "rewrite":  # what the user does by hand: the key's ids as the questions write them
+        questions = ids or []
+        key = {questions[n - 1]: answer for n, answer in enumerate(key.values(), start=1)}
+        follow = {}
+    loaded = load_dataset(_dataset(_exam(tmp_path, key, ids=ids, **follow)), tmp_path)
+    numbers = {q.id: int(q.stem.removeprefix("Pergunta ").rstrip("?")) for q in loaded.questions}
+    assert len(loaded.questions) == 4
+    assert {q.id: q.answer for q in loaded.questions} == {
+        qid: GOLD_BY_NUMBER[n] for qid, n in numbers.items()
+    }
