@@ -276,3 +276,32 @@ def test_a_generic_exam_is_broken_down_only_by_its_own_fields(tmp_path: Path) ->
         cfg = load_config(source)
         exp = DEFAULT.for_config(cfg, source).prepare(cfg, source, RunOptions())
         assert exp.breakdown_fields == expected, data  # before: year, course, component, all "(empty)"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "АННУЛИРОВАНА",
+        "取消",
+        "АNULADA",
+        "ANUL\u200bADA",
+    ],  # Cyrillic, Chinese, a Cyrillic А, a zero-width space
+    ids=["cyrillic", "chinese", "homoglyph", "zero-width"],
+)
+def test_a_non_latin_annul_marker_is_counted_and_named_never_lost(tmp_path: Path, marker: str) -> None:
+    """Safe 4, item 8: a row whose answer is an annul marker in another script is one counted,
+    named row (with the annulled_answers hint), and the valid rows are all kept and counted."""
+    csv = "id,stem,A,B,C,answer\n" + "".join(
+        f"q{i},Pergunta {i}?,um,dois,três,{'ABC'[i % 3]}\n" for i in range(3)
+    )
+    path = write(tmp_path, "a.csv", csv + f"q3,Pergunta 3?,um,dois,três,{marker}\n")
+    with pytest.raises(UserError) as info:
+        load_dataset(DatasetConfig(path=str(path)))
+    assert f"line 5, column 'answer': answer '{marker}' is not among" in str(info.value)
+    assert "add it to dataset.annulled_answers" in str(info.value)
+    skipped = load_dataset(DatasetConfig(path=str(path), skip_invalid=True))
+    assert [q.id for q in skipped.questions] == ["q0", "q1", "q2"]
+    assert skipped.counts["loaded"] == 4 and skipped.counts["removed_invalid"] == 1
+    annulled = load_dataset(DatasetConfig(path=str(path), annulled_answers=[marker]))
+    assert [q.id for q in annulled.questions] == ["q0", "q1", "q2"]
+    assert annulled.counts["removed_annulled"] == 1 and annulled.counts["removed_invalid"] == 0
