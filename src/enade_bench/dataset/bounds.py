@@ -48,9 +48,10 @@ def check_size(path: Path) -> None:
         size = os.stat(path).st_size
     except OSError:
         return  # the reader names a missing or unreadable file
-    if size > max_bytes():
+    limit = max_bytes()
+    if size > limit:
         raise UserError(
-            f"{path}: {_mb(size)}, over the {_mb(max_bytes())} a dataset file may be "
+            f"{path}: {_mb(size)}, over the {_mb(limit)} a dataset file may be "
             f"(a damaged or wrong file? a larger exam: set {MAX_MB_VARIABLE}=<MB>)"
         )
 

@@ -302,10 +302,12 @@ def shift_mdds(
     records: int | Sequence[int] = 1,
     draws: int = DRAWS,
     seed: int = SEED,
+    spread: float | None = None,
 ) -> dict[str, float]:
-    r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`)."""
+    r"""Each shift's MDD (:data:`SHIFTS`; parameters and values as :func:`clustered_mdd`;
+    ``spread`` as :class:`ClusteredAlternative`)."""
     se, _ = cluster_se(d, clusters)
-    return _mdds(_cached(d, clusters, bases, records, draws, seed), se, alpha, power)
+    return _mdds(_cached(d, clusters, bases, records, draws, seed, spread), se, alpha, power)
 
 
 def _mdds(alternative: ClusteredAlternative, se: float, alpha: float, power: float) -> dict[str, float]:
@@ -334,12 +336,11 @@ def _limit_mdd(
     :math:`k = \sqrt{\nu/\chi^2_{\nu,\mathrm{level}}}` (:func:`clustered_mdd_range`)."""
     from scipy import stats  # noqa: PLC0415 (slow import)
 
-    se, _ = cluster_se(d, clusters)
     nu = _cached(d, clusters, bases, records).spread_df
     if not nu > 0:
         return math.nan
     spread = math.sqrt(nu / float(stats.chi2.ppf(level, nu)))
-    return max(_mdds(_cached(d, clusters, bases, records, spread=spread), se, alpha, power).values())
+    return max(shift_mdds(d, clusters, alpha, power, bases, records, spread=spread).values())
 
 
 def clustered_mdd_range(

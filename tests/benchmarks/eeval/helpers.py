@@ -96,5 +96,5 @@ EEVAL_RULES = (
     "choose",
     "leading_letter",
     "correct_option",
-    *(rule for rule in EXTRACTION_RULES),
+    *EXTRACTION_RULES,
 )
