@@ -9,7 +9,6 @@ from enade_bench.psychometrics.information import (
     information_curve,
     information_peak,
     measurement_position,
-    relative_information,
 )
 from enade_bench.psychometrics.irt import ItemParams
 
@@ -42,13 +41,3 @@ def test_measurement_position_flags_far_theta() -> None:
     assert frame["relative_information"].iloc[0] == pytest.approx(1.0, abs=1e-9)
     assert frame["poorly_measured"].tolist() == [False, True, True, True]
     assert frame["side"].tolist()[1:3] == ["above", "below"]
-    np.testing.assert_allclose(relative_information([4.0], items), frame["relative_information"].iloc[[1]])
-
-
-def test_measurement_position_with_booklet_masks() -> None:
-    items = ItemParams.from_arrays([2.0, 2.0], [-2.0, 2.0])
-    mask = np.array([[True, False], [False, True]])
-    frame = measurement_position([-2.0, -2.0], items, administered=mask)
-    assert frame["peak_theta"].tolist() == pytest.approx([-2.0, 2.0], abs=0.03)
-    assert frame["relative_information"].iloc[0] == pytest.approx(1.0, abs=1e-3)
-    assert frame["poorly_measured"].tolist() == [False, True]

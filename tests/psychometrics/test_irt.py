@@ -54,15 +54,6 @@ def test_information_2pl_is_a2_pq() -> None:
     np.testing.assert_allclose(item_information(theta, items)[:, 0], 1.69 * p * (1 - p), rtol=1e-12)
 
 
-def test_test_information_sums_administered_items() -> None:
-    items = ItemParams.from_arrays([1.0, 2.0], [0.0, 0.5], [0.1, 0.2])
-    theta = np.array([0.0, 1.0])
-    mask = np.array([[True, False], [True, True]])
-    info = item_information(theta, items)
-    got = irt.test_information(theta, items, mask)
-    np.testing.assert_allclose(got, [info[0, 0], info[1].sum()])
-
-
 def test_log_likelihood_skips_missing() -> None:
     items = ItemParams.from_arrays([1.0, 1.0, 1.0], [0.0, 1.0, -1.0])
     p = prob(0.0, items)

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import optimize
 
-from enade_bench.psychometrics.irt import FloatArray, ItemParams, item_information, test_information
+from enade_bench.psychometrics.irt import ItemParams, test_information
 
 #: Below this fraction of the peak information the SE is at least twice its minimum.
 LOW_INFORMATION = 0.25
@@ -75,10 +75,7 @@ def information_peak(items: ItemParams, lim: float = 6.0) -> Peak:
 
 
 def measurement_position(
-    theta: ArrayLike,
-    items: ItemParams,
-    administered: NDArray[np.bool_] | None = None,
-    threshold: float = LOW_INFORMATION,
+    theta: ArrayLike, items: ItemParams, threshold: float = LOW_INFORMATION
 ) -> pd.DataFrame:
     r"""Where each θ lies on the test-information curve.
 
@@ -89,10 +86,7 @@ def measurement_position(
     theta : array_like
         Shape ``(n,)``.
     items : ItemParams
-        The items (a single form, or the union when ``administered`` says
-        which items each respondent took; the peak is then per respondent).
-    administered : ndarray of bool, optional
-        Shape ``(n, J)``.
+        The items of one test form.
     threshold : float
         ``poorly_measured`` is True where :math:`\rho <` threshold (default
         0.25: the SE is at least twice the smallest SE the test can give).
@@ -107,38 +101,19 @@ def measurement_position(
     t = np.asarray(theta, dtype=np.float64).reshape(-1)
     finite = np.isfinite(t)
     safe = np.where(finite, t, 0.0)
-    if administered is None:
-        info = test_information(safe, items)
-        peak = information_peak(items)
-        peak_theta = np.full(t.size, peak.theta)
-        peak_info = np.full(t.size, peak.information)
-    else:
-        mask = np.asarray(administered, dtype=bool)
-        info = test_information(safe, items, mask)
-        grid = np.linspace(-6.0, 6.0, 481)
-        curves = mask.astype(np.float64) @ item_information(grid, items).T
-        k = curves.argmax(axis=1)
-        peak_theta = grid[k]
-        peak_info = curves[np.arange(t.size), k]
-    info = np.where(finite, info, 0.0)
+    peak = information_peak(items)
+    info = np.where(finite, test_information(safe, items), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        relative = np.where(peak_info > 0, info / peak_info, np.nan)
+        relative = np.where(peak.information > 0, info / peak.information, np.nan)
         se = 1.0 / np.sqrt(info)
     return pd.DataFrame(
         {
             "theta": t,
             "information": info,
             "se_at_theta": se,
-            "peak_theta": peak_theta,
+            "peak_theta": peak.theta,
             "relative_information": relative,
-            "side": np.where(t < peak_theta, "below", "above"),
+            "side": np.where(t < peak.theta, "below", "above"),
             "poorly_measured": relative < threshold,
         }
     )
-
-
-def relative_information(theta: ArrayLike, items: ItemParams) -> FloatArray:
-    """:math:`I(\\theta) / \\max I`, for one test form."""
-    peak = information_peak(items)
-    out: FloatArray = test_information(np.asarray(theta, dtype=np.float64), items) / peak.information
-    return out

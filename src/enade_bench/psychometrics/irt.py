@@ -181,19 +181,8 @@ def item_information(theta: ArrayLike, items: ItemParams) -> FloatArray:
     return dp**2 / (p * (1.0 - p))
 
 
-def test_information(
-    theta: ArrayLike, items: ItemParams, administered: NDArray[np.bool_] | None = None
-) -> FloatArray:
+def test_information(theta: ArrayLike, items: ItemParams) -> FloatArray:
     r"""Test information :math:`I(\theta) = \sum_j I_j(\theta)`.
-
-    Parameters
-    ----------
-    theta : array_like
-        Abilities; with ``administered`` one per respondent, shape ``(n,)``.
-    items : ItemParams
-        The items.
-    administered : ndarray of bool, optional
-        Shape ``(n, J)``: which items each respondent took (default all).
 
     Returns
     -------
@@ -201,10 +190,7 @@ def test_information(
         Same shape as ``theta``. The standard error of an ML estimate is
         :math:`1/\sqrt{I(\hat\theta)}`.
     """
-    info = item_information(theta, items)
-    if administered is not None:
-        info = np.where(administered, info, 0.0)
-    total: FloatArray = info.sum(axis=-1)
+    total: FloatArray = item_information(theta, items).sum(axis=-1)
     return total
 
 

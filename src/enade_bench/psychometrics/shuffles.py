@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from enade_bench.psychometrics.estimation import MIRT, Method, Quadrature, estimate_theta
 from enade_bench.psychometrics.irt import ItemParams
@@ -61,33 +60,17 @@ def score_shuffles(
     )
 
 
-def _interval(values: np.ndarray, level: float, kind: str) -> tuple[float, float]:
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return np.nan, np.nan
-    if kind == "percentile":
-        lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
-        return float(lo), float(hi)
-    if kind == "t":
-        if values.size < 2:
-            return np.nan, np.nan
-        half = stats.t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
-        return float(values.mean() - half), float(values.mean() + half)
-    raise ValueError(f"interval must be 'percentile' or 't'; got {kind!r}")
+#: The share of the per-shuffle values :func:`summarise_shuffles`' range holds.
+LEVEL = 0.95
 
 
 def summarise_shuffles(
-    per_shuffle: pd.DataFrame,
-    columns: Sequence[str] = ("theta", "lz", "accuracy"),
-    level: float = 0.95,
-    interval: str = "percentile",
+    per_shuffle: pd.DataFrame, columns: Sequence[str] = ("theta", "lz", "accuracy")
 ) -> pd.DataFrame:
-    r"""Mean and interval of per-shuffle statistics for each respondent.
+    r"""Mean and 95 % percentile range of per-shuffle statistics for each respondent.
 
-    ``interval="percentile"`` (default): the central ``level`` range of the
-    per-shuffle values, :math:`[q_{(1-\ell)/2}, q_{(1+\ell)/2}]` (how much one
-    run can vary). ``interval="t"``: Student-t interval for the mean,
-    :math:`\bar x \pm t_{(1+\ell)/2,\,K-1}\, s/\sqrt{K}`. Non-finite values
+    The range is the central 95 % of the per-shuffle values,
+    :math:`[q_{0.025}, q_{0.975}]` (how much one run can vary). Non-finite values
     (not assessable l_z) are skipped; ``n_<column>`` counts the rest.
 
     Returns
@@ -101,10 +84,10 @@ def summarise_shuffles(
         for col in columns:
             values = group[col].to_numpy(dtype=np.float64)
             finite = values[np.isfinite(values)]
-            lo, hi = _interval(values, level, interval)
+            lo, hi = np.quantile(finite, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]) if finite.size else (np.nan,) * 2
             row[f"{col}_mean"] = float(finite.mean()) if finite.size else np.nan
-            row[f"{col}_low"] = lo
-            row[f"{col}_high"] = hi
+            row[f"{col}_low"] = float(lo)
+            row[f"{col}_high"] = float(hi)
             row[f"n_{col}"] = int(finite.size)
         rows.append(row)
     return pd.DataFrame(rows)
