@@ -70,16 +70,12 @@ def test_validate_tidy_rejects_bad_frames() -> None:
         validate_tidy(pd.concat([frame, frame.iloc[[0]]]))
 
 
-def test_aggregate_shuffles_majority_and_mean() -> None:
-    mean = aggregate_shuffles(_tidy(), how="mean")
-    assert mean.loc["A", "q1"] == pytest.approx(2 / 3)
-    assert mean["qx"].isna().loc["B"]
+def test_aggregate_shuffles_majority() -> None:
     majority = aggregate_shuffles(_tidy())
+    assert majority["qx"].isna().loc["B"]
     assert majority.loc["A", "q1"] == 1.0
     assert majority.loc["A", "q3"] == 0.0
     assert majority.loc["B", "q2"] == 1.0  # 1 of 2: ties go to correct
-    with pytest.raises(ValueError, match="how"):
-        aggregate_shuffles(_tidy(), how="median")
 
 
 def test_score_shuffles_equals_direct_estimation() -> None:

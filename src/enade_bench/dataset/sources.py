@@ -270,9 +270,9 @@ def _whole_object_hint(text: str) -> str:
     )
 
 
-def read_json_array(path: Path, text: str | None = None) -> Iterator[RawRow]:
+def read_json_array(path: Path) -> Iterator[RawRow]:
     """Rows of a JSON file holding an array of objects; each row's line is where its object starts."""
-    text = _json_text(path) if text is None else text
+    text = _json_text(path)
     decoder = json.JSONDecoder()
     start = len(text) - len(text.lstrip())
     position = start + 1  # after '['

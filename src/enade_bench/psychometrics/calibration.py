@@ -287,8 +287,8 @@ def calibrate(
     Parameters
     ----------
     responses : DataFrame or array_like
-        Respondents × items, values in [0, 1] (fractions allowed: aggregated
-        shuffles, see :func:`~enade_bench.psychometrics.tidy.aggregate_shuffles`)
+        Respondents × items, values in [0, 1] (fractions allowed; option shuffles
+        aggregated first, :func:`~enade_bench.psychometrics.tidy.aggregate_shuffles`)
         or NaN (not administered). A DataFrame's columns are the item ids.
     model : {"2pl", "1pl", "3pl"}
         Response model (default 2PL).

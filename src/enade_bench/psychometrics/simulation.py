@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from enade_bench.psychometrics.estimation import MIRT, Method, Quadrature, estimate_theta
+from enade_bench.psychometrics.estimation import MIRT, estimate_theta
 from enade_bench.psychometrics.irt import ItemParams
 from enade_bench.psychometrics.personfit import lz, simulate_responses
 
@@ -18,16 +18,12 @@ def simulate_population(
     items: ItemParams,
     n: int,
     rng: np.random.Generator,
-    mean: float = 0.0,
-    sd: float = 1.0,
-    method: Method = "eap",
-    quadrature: Quadrature = MIRT,
 ) -> pd.DataFrame:
-    r"""A simulated human population: :math:`\theta \sim N(\mu, \sigma^2)`, responses from the 3PL.
+    r"""A simulated human population: :math:`\theta \sim N(0, 1)`, responses from the 3PL.
 
     Each simulated examinee answers item :math:`j` correctly with
     probability :math:`P_j(\theta)`; θ is then re-estimated from the
-    responses as for the models, so plots can show the human cloud next to
+    responses as for the models (EAP, the mirt preset), so plots can show the human cloud next to
     them.
 
     Returns
@@ -35,9 +31,9 @@ def simulate_population(
     DataFrame
         ``true_theta, theta, se, lz, accuracy`` (one row per examinee).
     """
-    true = rng.normal(mean, sd, n)
+    true = rng.normal(0.0, 1.0, n)
     x = simulate_responses(true, items, rng)
-    est = estimate_theta(x, items, method, quadrature)
+    est = estimate_theta(x, items, "eap", MIRT)
     return pd.DataFrame(
         {
             "true_theta": true,

@@ -16,7 +16,7 @@ import pandas as pd
 TIDY_COLUMNS = ("respondent", "shuffle", "item_id", "correct")
 
 
-def validate_tidy(frame: pd.DataFrame, columns: Sequence[str] = TIDY_COLUMNS) -> pd.DataFrame:
+def validate_tidy(frame: pd.DataFrame) -> pd.DataFrame:
     """Check a tidy response frame and normalise its dtypes.
 
     Returns a copy with ``item_id`` as ``str`` and ``correct`` as float.
@@ -27,9 +27,9 @@ def validate_tidy(frame: pd.DataFrame, columns: Sequence[str] = TIDY_COLUMNS) ->
         If a column is missing, ``correct`` holds a value other than 0/1, or a
         (respondent, shuffle, item) appears twice.
     """
-    missing = [c for c in columns if c not in frame.columns]
+    missing = [c for c in TIDY_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"response frame lacks column(s) {missing}; expected {list(columns)}")
+        raise ValueError(f"response frame lacks column(s) {missing}; expected {list(TIDY_COLUMNS)}")
     out = frame.copy()
     out["item_id"] = out["item_id"].astype(str)
     correct = pd.to_numeric(out["correct"], errors="coerce")
@@ -38,7 +38,7 @@ def validate_tidy(frame: pd.DataFrame, columns: Sequence[str] = TIDY_COLUMNS) ->
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise ValueError(f"row {row}: correct = {frame['correct'].iloc[row]!r}; expected 0 or 1")
     out["correct"] = correct.astype(float)
-    keys = [c for c in columns if c != "correct"]
+    keys = [c for c in TIDY_COLUMNS if c != "correct"]
     dup = out.duplicated(subset=keys)
     if dup.any():
         row = int(np.flatnonzero(dup.to_numpy())[0])
@@ -46,53 +46,36 @@ def validate_tidy(frame: pd.DataFrame, columns: Sequence[str] = TIDY_COLUMNS) ->
     return out
 
 
-def to_wide(
-    frame: pd.DataFrame, index: Sequence[str] = ("respondent", "shuffle"), items: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """Pivot a tidy frame to rows ``index`` × item columns (NaN = not administered).
+def to_wide(frame: pd.DataFrame, items: Sequence[str] | None = None) -> pd.DataFrame:
+    """Pivot a tidy frame to rows (respondent, shuffle) × item columns (NaN = not administered).
 
     ``items`` fixes the column order (items absent from ``frame`` are all NaN);
     by default the sorted item ids.
     """
     tidy = validate_tidy(frame)
-    wide = tidy.pivot_table(index=list(index), columns="item_id", values="correct", aggfunc="first")
+    wide = tidy.pivot_table(
+        index=["respondent", "shuffle"], columns="item_id", values="correct", aggfunc="first"
+    )
     cols = sorted(wide.columns) if items is None else [str(i) for i in items]
     wide = wide.reindex(columns=cols)
     wide.columns.name = None
     return wide
 
 
-def aggregate_shuffles(
-    frame: pd.DataFrame, how: str = "majority", items: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """One row per respondent: option-shuffle repeats aggregated per item.
+def aggregate_shuffles(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per respondent: 1 where the item was answered correctly in at least half of
+    its option shuffles, else 0 (NaN: never administered).
 
     Shuffles of one model are not independent examinees; calibration and
     classical statistics use one aggregated pattern per model.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        Tidy responses.
-    how : {"majority", "mean"}
-        ``"majority"``: 1 when the item was answered correctly in at least
-        half of the shuffles (0/1 output). ``"mean"``: the proportion correct
-        (a fractional response, usable as a weight in calibration).
-    items : sequence of str, optional
-        Column order.
-
     Returns
     -------
     DataFrame
-        Index ``respondent``, one column per item.
+        Index ``respondent``, one column per item (sorted ids).
     """
     tidy = validate_tidy(frame)
     mean = tidy.groupby(["respondent", "item_id"])["correct"].mean().unstack("item_id")
-    cols = sorted(mean.columns) if items is None else [str(i) for i in items]
-    mean = mean.reindex(columns=cols)
+    mean = mean.reindex(columns=sorted(mean.columns))
     mean.columns.name = None
-    if how == "mean":
-        return mean
-    if how == "majority":
-        return mean.where(mean.isna(), (mean >= 0.5).astype(float))
-    raise ValueError(f"how must be 'majority' or 'mean'; got {how!r}")
+    return mean.where(mean.isna(), (mean >= 0.5).astype(float))

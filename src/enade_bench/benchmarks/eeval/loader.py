@@ -72,14 +72,12 @@ class EEvalData:
     demos: dict[str, tuple[Demo, ...]]
 
 
-def resolve_layout(path: str, base_dir: Path | None = None) -> tuple[Path, str]:
+def resolve_layout(path: str) -> tuple[Path, str]:
     """The E-EVAL root folder and the split that ``dataset.path`` names.
 
     ``path`` is the root (split ``val``) or one of its ``dev``/``val``/``test`` folders.
     """
     folder = Path(path)
-    if not folder.is_absolute() and base_dir is not None:
-        folder = base_dir / folder
     if not folder.is_dir():
         raise UserError(
             f"dataset.path: '{as_given(folder)}' is not a folder (expected the E-EVAL root or a split)"

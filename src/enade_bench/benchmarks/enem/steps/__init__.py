@@ -20,7 +20,6 @@ from enade_bench.benchmarks.enem.steps.mink import TOKEN_LOGPROBS_KEY, mink_step
 from enade_bench.benchmarks.enem.steps.prior import correct_entries, prior_correction_step
 from enade_bench.benchmarks.enem.steps.theta_pairs import theta_pairs_step
 from enade_bench.benchmarks.enem.study.config import CatSettings, DifSettings
-from enade_bench.metrics.prior_correction import Scope
 from enade_bench.report.loader import RunEntry
 from enade_bench.report.section import Step
 
@@ -51,9 +50,7 @@ def enem_analysis(
     enem_dir: Path | None = None,
     seed: int = 20240101,
     predictions: Sequence[str] = ("raw",),
-    scope: Scope = "question",
     dif: DifSettings | None = None,
-    cat: CatSettings | None = None,
 ) -> tuple[EnemAnalysis, Psychometrics]:
     """The ENEM runs among ``entries``, analysed per exam, for each prediction set asked.
 
@@ -66,7 +63,7 @@ def enem_analysis(
     corrections: list[RunCorrection] = []
     notes = list(raw.skipped)
     if "corrected" in predictions:
-        fixed, corrections, why = correct_entries(entries, scope)
+        fixed, corrections, why = correct_entries(entries, "question")
         notes += why
         kept = [e for e in fixed if e is not None]
         corrected = analyse(kept, enem_dir, seed).exams if kept else []
@@ -77,7 +74,7 @@ def enem_analysis(
         corrections,
         tuple(predictions),
         dif or DifSettings(),
-        cat or CatSettings(),
+        CatSettings(),
         notes,
     )
     return analysis, raw
