@@ -94,11 +94,5 @@ def parse_setting(setting_id: str, evaluation: EvaluationConfig) -> EEvalSetting
 def plan_settings(requested: list[str] | None, evaluation: EvaluationConfig) -> list[EEvalSetting]:
     """The settings to run: those requested, else the leaderboard's three."""
     ids = requested or list(LEADERBOARD_SETTINGS)
-    settings = [parse_setting(s, evaluation) for s in ids]
-    seen: set[str | None] = set()
-    unique = []
-    for s in settings:
-        if s.id not in seen:
-            seen.add(s.id)
-            unique.append(s)
-    return unique
+    # one per id, in the order first asked (an id parses to the same setting each time)
+    return list({s.id: s for s in (parse_setting(i, evaluation) for i in ids)}.values())

@@ -27,9 +27,8 @@ from enade_bench.errors import UserError, as_given
 from enade_bench.results.summary import JsonObject
 from enade_bench.study.models import ModelParts, StudyModel, model_parts
 
-#: Folder under ``questions/`` of each study language.
-LANGUAGE_DIRS = {"pt-br": "pt-br", "en": "en"}
-#: The exam language (``dataset.language``: picks the ENEM prompt) of each study language.
+#: The exam language (``dataset.language``: picks the ENEM prompt) of each study language, whose
+#: question files are in its folder under ``questions/``.
 LANGUAGES = {"pt-br": "pt-BR", "en": "en"}
 
 
@@ -130,9 +129,9 @@ def _experiment(cfg: StudyConfig, parts: ModelParts, exam: ExamSource) -> Experi
 def available_languages(enem_dir: Path, year: int, areas: list[str]) -> list[str]:
     """Study languages with a question file of ``year`` for every area."""
     out = []
-    for language, folder in LANGUAGE_DIRS.items():
+    for language in LANGUAGES:
         files = [
-            list((enem_dir / "questions" / folder).glob(f"ENEM_{year}_{a}_CO_PROVA_*.csv")) for a in areas
+            list((enem_dir / "questions" / language).glob(f"ENEM_{year}_{a}_CO_PROVA_*.csv")) for a in areas
         ]
         if all(files):
             out.append(language)
