@@ -16,7 +16,7 @@ from enade_bench.benchmarks.enem.analysis import ExamAnalysis, Psychometrics, an
 from enade_bench.benchmarks.enem.steps.cat import cat_step
 from enade_bench.benchmarks.enem.steps.common import EnemAnalysis, RunCorrection
 from enade_bench.benchmarks.enem.steps.dif import dif_step
-from enade_bench.benchmarks.enem.steps.mink import TOKEN_LOGPROBS_KEY, mink_step
+from enade_bench.benchmarks.enem.steps.mink import mink_step
 from enade_bench.benchmarks.enem.steps.prior import correct_entries, prior_correction_step
 from enade_bench.benchmarks.enem.steps.theta_pairs import theta_pairs_step
 from enade_bench.benchmarks.enem.study.config import CatSettings, DifSettings
@@ -34,16 +34,6 @@ STEPS: dict[str, Step[EnemAnalysis]] = {
         Step("cat", "Adaptive testing (CAT)", cat_step),
     )
 }
-
-__all__ = [
-    "STEPS",
-    "TOKEN_LOGPROBS_KEY",
-    "EnemAnalysis",
-    "RunCorrection",
-    "correct_entries",
-    "enem_analysis",
-]
-
 
 def enem_analysis(
     entries: Sequence[RunEntry],
