@@ -35,6 +35,7 @@ STEPS: dict[str, Step[EnemAnalysis]] = {
     )
 }
 
+
 def enem_analysis(
     entries: Sequence[RunEntry],
     enem_dir: Path | None = None,
