@@ -233,7 +233,7 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
     return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
-#: A comparison of this many pairs or more says what it will do first (a pair takes ~0.1-0.3 s).
+#: A comparison of this many pairs or more says what it will do first (docs/performance.md).
 MANY_PAIRS = 20
 #: Seconds between two progress lines.
 PROGRESS_S = 5.0
@@ -358,11 +358,15 @@ def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOption
             opts.alpha,
             mine[0].family_size if mine else None,
         )
-        for m in cell.models:
+        for k, m in enumerate(cell.models):
             q = cell.questions[m]
+            answered = ~np.isnan(cell.grid.scores[k])
             score = (
                 clustered_mean(
-                    q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index), 1 - opts.alpha
+                    q.scores.to_numpy(),
+                    q.counts.to_numpy(),
+                    cell.grid.cluster_labels(k, answered),
+                    1 - opts.alpha,
                 )
                 if not q.scores.empty
                 else _empty_score()

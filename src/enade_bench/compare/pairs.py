@@ -29,13 +29,6 @@ class Questions:
     clusters: pd.Series  # item -> cluster ('' when none)
     modal: pd.Series  # item -> most frequent prediction
 
-    def cluster_labels(self, items: pd.Index) -> list[str] | None:
-        """Each item's cluster (an unclustered item its own); ``None`` when no item has one."""
-        labels = self.clusters.reindex(items).fillna("").astype(str)
-        if (labels == "").all():
-            return None
-        return [c if c else f"item:{i}" for i, c in zip(items, labels, strict=True)]
-
 
 def _modal(predictions: pd.Series) -> str:
     modes = predictions.mode()
@@ -82,6 +75,13 @@ class Grid:
         info = rows.drop_duplicates("item").set_index("item").reindex(items.rename("item"))
         return cls(items, scores, counts.astype(np.int64), clusters, modal.reshape(len(qs), -1), info)
 
+    def cluster_labels(self, model: int, items: npt.NDArray[np.bool_]) -> list[str] | None:
+        """Each of ``items``' cluster by ``model`` (an unclustered item its own); ``None`` when none has one."""
+        labels = self.clusters[model, items]
+        if (labels == "").all():
+            return None
+        return [c if c else f"item:{i}" for i, c in zip(self.items[items], labels, strict=True)]
+
 
 def compare_pair(grid: Grid, a: int, b: int, confidence: float) -> tuple[PairedDifference, int]:
     """Model ``a`` − model ``b`` (rows of ``grid``) on their common questions; returns the result
@@ -89,15 +89,11 @@ def compare_pair(grid: Grid, a: int, b: int, confidence: float) -> tuple[PairedD
     held_a, held_b = ~np.isnan(grid.scores[a]), ~np.isnan(grid.scores[b])
     common = held_a & held_b
     counts_a, counts_b = grid.counts[a, common], grid.counts[b, common]
-    labels = grid.clusters[a, common]
-    clusters = None
-    if not (labels == "").all():
-        clusters = [c if c else f"item:{i}" for i, c in zip(grid.items[common], labels, strict=True)]
     result = paired_difference(
         grid.scores[a, common],
         grid.scores[b, common],
         bool((counts_a == 1).all() and (counts_b == 1).all()),
-        clusters,
+        grid.cluster_labels(a, common),
         confidence,
         np.minimum(counts_a, counts_b),
     )
