@@ -10,8 +10,16 @@ import pytest
 from scipy import integrate, optimize, special, stats
 
 from enade_bench.metrics.paired import EXACT, PAIRED_T, mcnemar_score_test, paired_difference
-from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue
-from enade_bench.metrics.power import exact_mdd, exact_power, mcnemar_mdd, mcnemar_power, pair_mdd, records_of
+from enade_bench.metrics.paired_exact import SWITCH_N, exact_pvalue, exact_pvalues
+from enade_bench.metrics.power import (
+    _smallest,
+    exact_mdd,
+    exact_power,
+    mcnemar_mdd,
+    mcnemar_power,
+    pair_mdd,
+    records_of,
+)
 from enade_bench.metrics.power_clustered import (
     FLOOR,
     ClusteredAlternative,
@@ -269,3 +277,18 @@ def test_the_mdd_range_takes_the_chi_square_limits_of_the_variance(groups: int) 
     ratio = math.sqrt(stats.chi2.ppf(0.9, groups - 1) / stats.chi2.ppf(0.1, groups - 1))
     assert high / low == pytest.approx(ratio, rel=0.08)
     assert low < clustered_mdd(d, None, 0.05) < high
+
+
+@pytest.mark.parametrize("n", [8, 21])
+def test_the_exact_mdd_kept_per_rejection_region_is_the_mdd_at_each_level(n: int) -> None:
+    """Issue 61: Holm's step levels share an MDD when they reject the same tables; at levels on
+    both sides of each table's p-value the kept MDD is the one computed at that level itself."""
+    p = np.unique(exact_pvalues(n))
+    levels = [0.05, *p[:4], *(p[1:4] * (1 - 1e-9)), *(p[1:4] * (1 + 1e-9))]
+    for alpha in levels:
+        direct = (
+            _smallest(lambda d, a=float(alpha): exact_power(d, n, 2 / n, a), 0.8)
+            if np.any(exact_pvalues(n) < alpha)
+            else math.inf
+        )
+        assert exact_mdd(n, 2 / n, float(alpha)) == direct, alpha

@@ -202,3 +202,56 @@ def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Pa
     assert all(r["raw_output"].endswith("(auth: Bearer ***)") and r["extra"]["withheld"] for r in answered)
     for path in out.iterdir():
         assert FAKE_KEY[10:22] not in path.read_text(encoding="utf-8"), path
+
+
+WEAK_KEY = "sk-local-7f3a9b"  # 15 characters: a weak key (under STRONG_SECRET), still withheld where echoed
+
+
+class _WeakEcho(OpenAIBatchFake):
+    """Echoes a short key: inside an answer, and in OpenAI's 401 wording as a request's error."""
+
+    @staticmethod
+    def _chat(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        status, payload = OpenAIBatchFake._chat(body)
+        if status != 200:
+            message = (
+                f"Incorrect API key provided: {WEAK_KEY}. You can find your API key at "
+                "https://platform.openai.com/account/api-keys."
+            )
+            return 401, {
+                "error": {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}
+            }
+        payload["choices"][0]["message"]["content"] += f" (served for key {WEAK_KEY})"
+        return status, payload
+
+
+def test_a_short_key_echoed_in_a_batch_is_absent_from_every_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 61: a key of any length that the batch API echoes, in an answer or an error, is withheld
+    from the manifest, the results, the summary and the log; the answers keep their predictions."""
+    fake = _WeakEcho("/v1")
+    with FakeServer(fake) as server:
+        cfg = write_config(
+            tmp_path,
+            {
+                "provider": "openai",
+                "api_key": WEAK_KEY,
+                "base_url": server.url + "/v1",
+                "model": "gpt-4o-mini",
+            },
+        )
+        run = ["--strategy", "S1", "--limit", "3", "--quiet"]
+        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
+        fake.complete = True
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # the demo's first is refused (401)
+    out = tmp_path / "out"
+    records = json.loads((out / "api_test_S1_results.json").read_text(encoding="utf-8"))["records"]
+    answered = [r for r in records if not r["error"]]
+    assert len(answered) == 2 and all(
+        r["prediction"] is not None and r["extra"]["withheld"] for r in answered
+    )
+    assert [r["error"] for r in records if r["error"]] and len(records) == 3
+    written = {p: p.read_text(encoding="utf-8", errors="replace") for p in out.rglob("*") if p.is_file()}
+    assert len(written) >= 4  # manifest, results, summary, intermediate log
+    assert [p.name for p, text in written.items() if WEAK_KEY.casefold() in text.casefold()] == []
+    captured = capsys.readouterr()
+    assert WEAK_KEY not in captured.out + captured.err

@@ -227,7 +227,7 @@ def handle(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
     folder = ReportFolder.open(args.out, "--out")
     from enade_bench.compare.analysis import MANY_PAIRS, CompareOptions, compare_table  # noqa: PLC0415
-    from enade_bench.compare.render import table1, write_comparison  # noqa: PLC0415
+    from enade_bench.compare.render import table1, unreadable_forests, write_comparison  # noqa: PLC0415
 
     table, entries, browser = _read(list(args.results), args.source, args.metric)
     options = CompareOptions(tuple(args.by), args.adjust, args.alpha, args.family, args.allow_errors)
@@ -242,7 +242,7 @@ def handle(args: argparse.Namespace) -> int:
         f"note: multiplicity family: {comp.family_label} (--family {args.family}); intervals beside adjusted "
         f"p: {comp.interval_name}"
     )
-    for note in comp.notes:
+    for note in [*comp.notes, *unreadable_forests(comp)]:
         print(f"note: {note}")
     print(table1(comp).display.to_string())
     print(f"wrote {len(written)} files to {args.out}")

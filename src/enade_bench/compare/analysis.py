@@ -41,7 +41,7 @@ from enade_bench.compare.comparison import (
     ModelScore,
     PairComparison,
 )
-from enade_bench.compare.pairs import Questions, compare_pair, flips, questions
+from enade_bench.compare.pairs import Grid, Questions, compare_pair, flips, questions
 from enade_bench.compare.table import ERROR_COLUMN, grouping_fields
 from enade_bench.errors import UserError
 from enade_bench.metrics.clustered import ClusteredMean, clustered_mean
@@ -97,7 +97,7 @@ class _Cell:
     models: list[str]
     questions: dict[str, Questions]
     errors: dict[str, int]
-    rows: pd.DataFrame  # the cell's answered records
+    grid: Grid  # the models' question scores on one item axis
 
 
 def _empty_score() -> ClusteredMean:
@@ -148,10 +148,11 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
                 f"{cell_name(cell.strategy, cell.stratum)}: only {cell.models[0]} has results; "
                 "nothing to compare"
             )
-        for a, b in combinations(cell.models, 2):
+        ends = list(combinations(range(len(cell.models)), 2))
+        for i, j in ends:
             progress.tick("pairs tested")
-            qa, qb = cell.questions[a], cell.questions[b]
-            result, common, excluded = compare_pair(qa, qb, 1 - opts.alpha)
+            a, b = cell.models[i], cell.models[j]
+            result, excluded = compare_pair(cell.grid, i, j, 1 - opts.alpha)
             if math.isnan(result.p_value):
                 notes.append(
                     f"{cell_name(cell.strategy, cell.stratum)}: {a} and {b} are not comparable "
@@ -161,12 +162,13 @@ def compare_table(table: pd.DataFrame, options: CompareOptions | None = None) ->
             if result.test == SIGN_FLIP:
                 notes.append(f"{cell_name(cell.strategy, cell.stratum)}: {a} vs {b}: {result.reason}")
             raw.append((cell, a, b, result, excluded))
-            flip_frames.append(flips(cell.strategy, cell.stratum, (a, qa), (b, qb), common, cell.rows))
+        flip_frames.append(flips(cell.strategy, cell.stratum, cell.models, cell.grid, ends))
     if any(r.test == MCNEMAR for *_, r, _ in raw):
         notes.append(SCORE_TEST_NOTE)
     pairs = _adjust(raw, opts, progress)
     scores = _scores(cells, pairs, opts)
-    frame = pd.concat(flip_frames, ignore_index=True) if flip_frames else pd.DataFrame()
+    found = [f for f in flip_frames if len(f)]
+    frame = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
     return Comparison(
         scores,
         pairs,
@@ -197,7 +199,7 @@ def _build_cells(
                     f"{cell_name(strategy, stratum)}: every record of {m} is an error "
                     f"({errs.get(m, 0)}): no score, not comparable"
                 )
-        cells.append(_Cell(strategy, stratum, models, qs, errs, ok))
+        cells.append(_Cell(strategy, stratum, models, qs, errs, Grid.of([qs[m] for m in models], ok)))
         _note_copies(cell_name(strategy, stratum), qs, notes)
     return cells
 
@@ -231,7 +233,7 @@ def _unpaired(answered_sets: list[tuple[str, str, dict[str, pd.Index]]], notes: 
     return pd.concat(frames, ignore_index=True) if frames else unpaired_items("", "", {})
 
 
-#: A comparison of this many pairs or more says what it will do first (a pair takes ~0.1-0.3 s).
+#: A comparison of this many pairs or more says what it will do first (docs/performance.md).
 MANY_PAIRS = 20
 #: Seconds between two progress lines.
 PROGRESS_S = 5.0
@@ -356,11 +358,15 @@ def _scores(cells: list[_Cell], pairs: list[PairComparison], opts: CompareOption
             opts.alpha,
             mine[0].family_size if mine else None,
         )
-        for m in cell.models:
+        for k, m in enumerate(cell.models):
             q = cell.questions[m]
+            answered = ~np.isnan(cell.grid.scores[k])
             score = (
                 clustered_mean(
-                    q.scores.to_numpy(), q.counts.to_numpy(), q.cluster_labels(q.scores.index), 1 - opts.alpha
+                    q.scores.to_numpy(),
+                    q.counts.to_numpy(),
+                    cell.grid.cluster_labels(k, answered),
+                    1 - opts.alpha,
                 )
                 if not q.scores.empty
                 else _empty_score()

@@ -29,7 +29,16 @@ from enade_bench.report.table import Table
 from enade_bench.results.csv_safe import write_csv
 from enade_bench.results.store import atomic_write_text
 
-__all__ = ["MDD_ROW", "comparison_section", "mdd_row", "pairs_table", "table1", "write_comparison"]
+__all__ = [
+    "FOREST_PAIRS",
+    "MDD_ROW",
+    "comparison_section",
+    "mdd_row",
+    "pairs_table",
+    "table1",
+    "unreadable_forests",
+    "write_comparison",
+]
 
 FOLDER = "comparison"
 
@@ -305,13 +314,38 @@ def _file_part(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name.replace("=", "-")).strip("_") or "all"
 
 
+#: A cell with more pairs than this gets no forest plot (a row per pair: 1,225 rows at 50 models,
+#: too tall to read or to save); a note says so, and ``pairs.csv`` holds every statement.
+FOREST_PAIRS = 100
+
+
+def _by_cell(comp: Comparison) -> dict[tuple[str, str], list[PairComparison]]:
+    """The pairs with a statement, by cell (strategy, stratum)."""
+    cells: dict[tuple[str, str], list[PairComparison]] = {}
+    for p in comp.pairs:
+        if p.statement:
+            cells.setdefault((p.strategy, p.stratum), []).append(p)
+    return cells
+
+
+def unreadable_forests(comp: Comparison) -> list[str]:
+    """A note for each cell whose forest plot is not drawn (more than :data:`FOREST_PAIRS` pairs)."""
+    return [
+        f"forest plot of {cell_name(*cell)} not drawn: {len(mine):,} pairs, more than the {FOREST_PAIRS} one "
+        f"figure can show readably ({FOLDER}/pairs.csv holds every pair's statement)"
+        for cell, mine in _by_cell(comp).items()
+        if len(mine) > FOREST_PAIRS
+    ]
+
+
 def forest_figures(comp: Comparison, folder: Path) -> list[FigureFile]:
     """One forest plot per cell (strategy × stratum) of the pairs with a statement
-    (:func:`enade_bench.report.forest.forest_figure`), saved as ``forest_<cell>.png``/``.pdf``."""
+    (:func:`enade_bench.report.forest.forest_figure`), saved as ``forest_<cell>.png``/``.pdf``;
+    none for a cell of more than :data:`FOREST_PAIRS` pairs (:func:`unreadable_forests`)."""
     figures = []
-    cells = dict.fromkeys((p.strategy, p.stratum) for p in comp.pairs if p.statement)
-    for strategy, stratum in cells:
-        mine = [p for p in comp.pairs if (p.strategy, p.stratum) == (strategy, stratum) and p.statement]
+    for (strategy, stratum), mine in _by_cell(comp).items():
+        if len(mine) > FOREST_PAIRS:
+            continue
         rows = [
             ForestRow(
                 f"{p.model_a} − {p.model_b}",
@@ -351,6 +385,7 @@ def comparison_section(comp: Comparison, figures: Path) -> Section:
             f"multiplicity family: {comp.family_label} (family: {comp.options.family}); intervals beside "
             f"adjusted p: {comp.interval_name}",
             *comp.notes,
+            *unreadable_forests(comp),
             f"item flips: {len(flips)} rows in {FOLDER}/flips.csv (sorted by the exam's "
             "fields and item; any column sorts it in a spreadsheet)",
         ],

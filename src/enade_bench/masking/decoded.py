@@ -174,11 +174,25 @@ def echoes_word(text: str, words: Iterable[str]) -> bool:
     False
     """
     folded = text.casefold()
-    return any(
-        re.search(rf"(?<![^\W_]){re.escape(w.casefold())}(?![^\W_])", folded)
-        for w in words
-        if w and w.casefold() in folded
-    )
+    return any(_word(w.casefold()).search(folded) for w in words if w and w.casefold() in folded)
+
+
+def _word(word: str, flags: int = 0) -> re.Pattern[str]:
+    """``word`` whole: between characters that are neither letters nor digits."""
+    return re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", flags)
+
+
+def mask_words(text: str, words: Iterable[str], mask: str = "***") -> str:
+    """``text`` with each of ``words`` that it holds whole (:func:`echoes_word`; keys are ASCII, so
+    any case is ``re.IGNORECASE``) replaced by ``mask``: a weak secret echoed in an answer that is
+    kept to be scored (a batch's manifest).
+
+    >>> mask_words("401: Incorrect API key provided: SK-local-7f3a.", ["sk-local-7f3a"])
+    '401: Incorrect API key provided: ***.'
+    """
+    for word in sorted({w for w in words if w}, key=len, reverse=True):
+        text = _word(word, re.IGNORECASE).sub(mask, text)
+    return text
 
 
 def holds_secret_bytes(data: bytes, secrets: Iterable[str]) -> bool:

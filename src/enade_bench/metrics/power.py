@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -162,9 +163,22 @@ def exact_mdd(n: int, weaker: float, alpha: float, power: float = 0.8) -> float:
     --------
     >>> round(exact_mdd(8, 0.0, 0.05), 3), round(exact_mdd(8, 0.125, 0.05), 3)
     (0.697, 0.945)
+
+    The power depends on ``alpha`` only through the tables it rejects, :math:`p < \alpha`, the same
+    for every ``alpha`` up to the next table's p-value: the MDD is computed once per rejection
+    region (at that p-value, which rejects the same tables) and kept, so a comparison's pairs at
+    their many Holm levels share it.
     """
     if n < 1:
         return math.nan
+    p = exact_pvalues(n)
+    above = p[p >= alpha]
+    return _region_mdd(n, weaker, float(above.min()) if above.size else math.inf, power)
+
+
+@lru_cache(maxsize=65536)
+def _region_mdd(n: int, weaker: float, alpha: float, power: float) -> float:
+    """:func:`exact_mdd` at ``alpha``, a table's p-value (or ``inf``) that bounds one rejection region."""
     if not np.any(exact_pvalues(n) < alpha):
         return math.inf
     return _smallest(lambda d: exact_power(d, n, weaker, alpha), power)

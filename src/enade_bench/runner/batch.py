@@ -31,7 +31,8 @@ from enade_bench.backends.api.batch_clients import BatchClient, BatchResult, Job
 from enade_bench.backends.api.resilience import PermanentFailure
 from enade_bench.backends.api.wire import Outcome, sampling
 from enade_bench.errors import UserError
-from enade_bench.masking import holds_secret, keep_identifiers, known_secrets, mask
+from enade_bench.masking import echoes_word, holds_secret, keep_identifiers, known_secrets, mask, weak_secrets
+from enade_bench.masking.decoded import mask_words
 from enade_bench.regular_file import read_text
 from enade_bench.results.manifest import MANIFEST_FORMAT, BatchJob, BatchManifest, BatchOutcome, BatchRequest
 from enade_bench.results.records import QuestionRecord
@@ -220,9 +221,10 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
         if job.collected:
             continue
         status = client.status(job.id)
+        detail = backend.redact(status.detail)  # a provider's status text is written and printed
         if status.state == "pending":
             pending += 1
-            print(f"job {job.id}: {status.detail}")
+            print(f"job {job.id}: {detail}")
             continue
         results = client.results(job.id, job.request_ids)
         for rid in job.request_ids:
@@ -232,12 +234,13 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
             else:
                 error = None if result.error is None else backend.redact(result.error)
                 text, masked = result.text, None
-                if text is not None and holds_secret(text, known_secrets()):  # kept scorable, never in clear
-                    text, masked = mask(text), True
+                weak = weak_secrets()  # a short key echoed as a word is masked too (issue 61)
+                if text is not None and (holds_secret(text, known_secrets()) or echoes_word(text, weak)):
+                    text, masked = mask_words(mask(text), weak), True  # kept scorable, never in clear
                 outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked)
-        job.collected, job.status = True, status.detail
+        job.collected, job.status = True, detail
         manifest.save()
-        print(f"job {job.id}: {status.detail}, collected")
+        print(f"job {job.id}: {detail}, collected")
     if requeue:
         by_rid = {
             plan.request_id(i, k): (plan, i, k)
