@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -124,6 +125,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the folders' order, did).
     """
     items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0.0))
+
+
+@pytest.fixture
+def frozen_heap() -> Iterator[None]:
+    """The objects alive before the test are left out of its garbage collections (``gc.freeze``).
+
+    statsmodels' ``multipletests`` (Holm) calls ``gc.collect()`` on every call, and a full
+    collection walks every object of the process: in a suite worker that holds torch,
+    transformers and the loaded models, 0.5 s a call, so the 70 reference calls of the
+    multiplicity tests took 38 s of the suite (docs/performance.md, "The test suite").  The
+    objects the test makes are still collected; ``gc.unfreeze`` hands the rest back after it.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="session")
