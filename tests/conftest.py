@@ -127,21 +127,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0.0))
 
 
-@pytest.fixture
-def frozen_heap() -> Iterator[None]:
-    """The objects alive before the test are left out of its garbage collections (``gc.freeze``).
+#: ``len(sys.modules)`` when the heap was last frozen (:func:`_freeze_the_heap`).
+_FROZEN_AT = [0]
+#: Modules imported since the last freeze that make it worth another (torch alone brings ~1,500).
+_FREEZE_AFTER_MODULES = 200
 
-    statsmodels' ``multipletests`` (Holm) calls ``gc.collect()`` on every call, and a full
-    collection walks every object of the process: in a suite worker that holds torch,
-    transformers and the loaded models, 0.5 s a call, so the 70 reference calls of the
-    multiplicity tests took 38 s of the suite (docs/performance.md, "The test suite").  The
-    objects the test makes are still collected; ``gc.unfreeze`` hands the rest back after it.
+
+def _freeze_the_heap() -> None:
+    """Collect once, then leave every object alive out of later garbage collections (``gc.freeze``).
+
+    A suite worker holds the objects of torch, transformers, vLLM, Ray and the loaded models, and
+    a full collection walks all of them: 0.5 s each in a worker.  Libraries collect on purpose
+    (statsmodels' Holm on every call, a study releasing each model), so the multiplicity tests'
+    70 reference calls alone took 38 s of the suite (docs/performance.md, "The test suite").
+    Frozen objects are still freed when their last reference goes; only a cycle among them would
+    stay, and the collection just before the freeze leaves none.  Objects made later are collected
+    as ever.
     """
+    gc.collect()
     gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+    _FROZEN_AT[0] = len(sys.modules)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The modules the test files imported, frozen before the first test."""
+    _freeze_the_heap()
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own: the module's fixtures are torn down
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Between two files, after the heavy imports of a file's tests (torch, vLLM, Ray): freeze again."""
+    next_file = None if nextitem is None else nextitem.path
+    if next_file != item.path and len(sys.modules) - _FROZEN_AT[0] >= _FREEZE_AFTER_MODULES:
+        _freeze_the_heap()
 
 
 @pytest.fixture(scope="session")

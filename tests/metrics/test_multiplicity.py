@@ -13,9 +13,6 @@ from enade_bench.metrics.multiplicity import (
     holm,
 )
 
-#: statsmodels' Holm collects the whole heap on every call (tests/conftest.py: frozen_heap).
-pytestmark = pytest.mark.usefixtures("frozen_heap")
-
 
 @pytest.mark.parametrize("seed", range(5))
 def test_adjustments_equal_statsmodels(seed: int) -> None:

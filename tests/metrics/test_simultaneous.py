@@ -11,9 +11,6 @@ from statsmodels.stats.multitest import multipletests
 from enade_bench.metrics.multiplicity import adjust_pvalues
 from enade_bench.metrics.simultaneous import ABOVE, BELOW, INTERVAL, decision_levels, shown_statements
 
-#: statsmodels' Holm collects the whole heap on every call (tests/conftest.py: frozen_heap).
-pytestmark = pytest.mark.usefixtures("frozen_heap")
-
 METHODS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 
 
