@@ -154,6 +154,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     _freeze_the_heap()
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The frozen objects handed back, so that the interpreter's exit frees them (nanobind, under
+    triton, lists the objects left at exit as leaks)."""
+    gc.unfreeze()
+
+
 @pytest.hookimpl(trylast=True)  # after pytest's own: the module's fixtures are torn down
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """Between two files, after the heavy imports of a file's tests (torch, vLLM, Ray): freeze again."""
