@@ -127,8 +127,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0.0))
 
 
-#: ``len(sys.modules)`` when the heap was last frozen (:func:`_freeze_the_heap`).
-_FROZEN_AT = [0]
+#: ``len(sys.modules)`` when the heap was last frozen (:func:`_freeze_the_heap`), and the file of
+#: the last test set up.
+_FROZEN_AT: list[Any] = [0, None]
 #: Modules imported since the last freeze that make it worth another (torch alone brings ~1,500).
 _FREEZE_AFTER_MODULES = 200
 
@@ -160,12 +161,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     gc.unfreeze()
 
 
-@pytest.hookimpl(trylast=True)  # after pytest's own: the module's fixtures are torn down
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Between two files, after the heavy imports of a file's tests (torch, vLLM, Ray): freeze again."""
-    next_file = None if nextitem is None else nextitem.path
-    if next_file != item.path and len(sys.modules) - _FROZEN_AT[0] >= _FREEZE_AFTER_MODULES:
+@pytest.hookimpl(tryfirst=True)  # before the file's fixtures are made
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a file's first test, once the tests before it imported torch, vLLM or Ray: freeze again."""
+    if item.path != _FROZEN_AT[1] and len(sys.modules) - _FROZEN_AT[0] >= _FREEZE_AFTER_MODULES:
         _freeze_the_heap()
+    _FROZEN_AT[1] = item.path
 
 
 @pytest.fixture(scope="session")
