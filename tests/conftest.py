@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -124,6 +125,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     the folders' order, did).
     """
     items.sort(key=lambda item: -UNIT_SECONDS.get(unit_of(item.nodeid), 0.0))
+
+
+#: ``len(sys.modules)`` when the heap was last frozen (:func:`_freeze_the_heap`), and the file of
+#: the last test set up.
+_FROZEN_AT: list[Any] = [0, None]
+#: Modules imported since the last freeze that make it worth another (torch alone brings ~1,500).
+_FREEZE_AFTER_MODULES = 200
+
+
+def _freeze_the_heap() -> None:
+    """Collect once, then leave every object alive out of later garbage collections (``gc.freeze``).
+
+    A suite worker holds the objects of torch, transformers, vLLM, Ray and the loaded models, and
+    a full collection walks all of them: 0.5 s each in a worker.  Libraries collect on purpose
+    (statsmodels' Holm on every call, a study releasing each model), so the multiplicity tests'
+    70 reference calls alone took 38 s of the suite (docs/performance.md, "The test suite").
+    Frozen objects are still freed when their last reference goes; only a cycle among them would
+    stay, and the collection just before the freeze leaves none.  Objects made later are collected
+    as ever.
+    """
+    gc.collect()
+    gc.freeze()
+    _FROZEN_AT[0] = len(sys.modules)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The modules the test files imported, frozen before the first test."""
+    _freeze_the_heap()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The frozen objects handed back, so that the interpreter's exit frees them (nanobind, under
+    triton, lists the objects left at exit as leaks)."""
+    gc.unfreeze()
+
+
+@pytest.hookimpl(tryfirst=True)  # before the file's fixtures are made
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a file's first test, once the tests before it imported torch, vLLM or Ray: freeze again."""
+    if item.path != _FROZEN_AT[1] and len(sys.modules) - _FROZEN_AT[0] >= _FREEZE_AFTER_MODULES:
+        _freeze_the_heap()
+    _FROZEN_AT[1] = item.path
 
 
 @pytest.fixture(scope="session")
