@@ -17,7 +17,6 @@ that changed after the results file was written.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -27,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from enade_bench.dataset.sources import file_sha256
 from enade_bench.errors import UserError
 from enade_bench.file_names import shown
 from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
@@ -241,14 +241,6 @@ def rescored(entry: RunEntry) -> RunEntry:
     return replace(entry, result=result.model_copy(update=update))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _log_fingerprint(path: Path) -> str | None:
     """The fingerprint in the header line of an intermediate log (``None``: unreadable)."""
     try:
@@ -292,7 +284,7 @@ def stale_warning(entry: RunEntry) -> str | None:
             )
         return None
     log = entry.path.with_name(info.path)
-    if info.sha256 is None or not log.is_file() or _sha256(log) == info.sha256:
+    if info.sha256 is None or not log.is_file() or file_sha256(log) == info.sha256:
         return None
     if _log_fingerprint(log) != info.fingerprint:
         return (

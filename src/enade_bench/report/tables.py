@@ -126,14 +126,14 @@ def table1(entries: Sequence[RunEntry], mark_best: bool = True) -> Table:
     )
 
 
-def breakdown_table(entries: Sequence[RunEntry], key: str, title: str, name: str | None = None) -> Table:
+def breakdown_table(entries: Sequence[RunEntry], key: str, title: str) -> Table:
     """Accuracy per value of one breakdown (a grouping field such as ``course``, or ``n_options``)."""
     rows = []
     for e in entries:
         for value, block in e.result.breakdowns.get(key, {}).items():  # key: a field of the records
             rows.append({"experiment": e.experiment, "strategy": e.strategy, key: value, **_acc_row(block)})
     data = pd.DataFrame(rows, columns=["experiment", "strategy", key, *_ACC_COLUMNS])
-    return _wide(data, key, name or f"accuracy_by_{key}", title, entries)
+    return _wide(data, key, f"accuracy_by_{key}", title, entries)
 
 
 def _wide(data: pd.DataFrame, key: str, name: str, title: str, entries: Sequence[RunEntry]) -> Table:
