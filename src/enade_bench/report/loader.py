@@ -29,11 +29,11 @@ from pathlib import Path
 from enade_bench.dataset.sources import file_sha256
 from enade_bench.errors import UserError
 from enade_bench.file_names import shown
-from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
+from enade_bench.metrics.accuracy import field_breakdowns, is_blank, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
-from enade_bench.results.summary import AccuracyCell, Totals, as_object
+from enade_bench.results.summary import Totals, as_object
 
 #: Strategy order in tables and figures; anything else comes after, by name.
 STRATEGY_ORDER = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -228,13 +228,7 @@ def rescored(entry: RunEntry) -> RunEntry:
     if not legacy and not _blank_groups(result):
         return entry
     records = result.records
-
-    def by(name: str) -> dict[str, AccuracyCell]:
-        if name == "n_options":
-            return breakdown(records, lambda r: r.n_options)
-        return breakdown(records, lambda r: r.fields.get(name))
-
-    update: dict[str, object] = {"breakdowns": {name: by(name) for name in result.breakdowns}}
+    update: dict[str, object] = {"breakdowns": field_breakdowns(records, result.breakdowns)}
     if legacy:
         bpc = None if result.position_bias is None else position_bias(scored(records))
         update |= {"totals": summarize(records), "position_bias": bpc, "complete": False}
