@@ -54,8 +54,8 @@ def test_frame_keeps_numeric_columns_numbers() -> None:
     assert back["diff"].tolist() == [-0.5, 0.25]
     buffer = io.StringIO()
     writer = SafeWriter(buffer)
-    for row in [["=h"], [EVIL, -1]]:
-        writer.writerow(row)
+    writer.writerow(["=h"])
+    writer.writerow([EVIL, -1])
     assert buffer.getvalue().splitlines() == ["'=h", f'"\'{EVIL.replace(chr(34), 2 * chr(34))}",-1']
     categories = safe_frame(pd.DataFrame({"m": pd.Categorical(["=x", "y"])}))["m"].tolist()
     assert categories == ["'=x", "y"]
