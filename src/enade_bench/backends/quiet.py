@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+
+from enade_bench.environ import environ_set
 
 _DATASETS_ENV = "HF_DATASETS_DISABLE_PROGRESS_BARS"
 #: Whether long retry waits print their line (off under ``--quiet``); a flag, not a context
@@ -38,47 +39,41 @@ def waits_announced() -> bool:
     return _WAITS["announce"]
 
 
-def _quiet_transformers() -> Callable[[], None]:
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
     from transformers.utils import logging as tf_logging  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     verbosity = tf_logging.get_verbosity()
     bars = tf_logging.is_progress_bar_enabled()
     tf_logging.set_verbosity_error()
     tf_logging.disable_progress_bar()
-
-    def restore() -> None:
+    try:
+        yield
+    finally:
         tf_logging.set_verbosity(verbosity)
         if bars:
             tf_logging.enable_progress_bar()
 
-    return restore
 
-
-def _quiet_hub() -> Callable[[], None]:
+@contextmanager
+def _quiet_hub() -> Iterator[None]:
     from huggingface_hub import utils as hub_utils  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
     disabled = hub_utils.are_progress_bars_disabled()
     hub_utils.disable_progress_bars()
-
-    def restore() -> None:
+    try:
+        yield
+    finally:
         if not disabled:
             hub_utils.enable_progress_bars()
 
-    return restore
 
-
-def _quiet_datasets() -> Callable[[], None]:
+@contextmanager
+def _quiet_datasets() -> Iterator[None]:
     if "datasets" not in sys.modules:
-        previous = os.environ.get(_DATASETS_ENV)
-        os.environ[_DATASETS_ENV] = "1"
-
-        def restore_env() -> None:
-            if previous is None:
-                os.environ.pop(_DATASETS_ENV, None)
-            else:
-                os.environ[_DATASETS_ENV] = previous
-
-        return restore_env
+        with environ_set({_DATASETS_ENV: "1"}):
+            yield
+        return
     import datasets  # noqa: PLC0415 (heavy or optional dependency, imported at use)
     from datasets.utils import logging as ds_logging  # noqa: PLC0415 (heavy or optional dependency, imported at use)
 
@@ -87,13 +82,12 @@ def _quiet_datasets() -> Callable[[], None]:
     ds_logging.set_verbosity(logging.ERROR)
     if not disabled:
         datasets.disable_progress_bars()
-
-    def restore() -> None:
+    try:
+        yield
+    finally:
         ds_logging.set_verbosity(verbosity)
         if not disabled:
             datasets.enable_progress_bars()
-
-    return restore
 
 
 @contextmanager
@@ -109,20 +103,16 @@ def quiet_libraries(quiet: bool = True) -> Iterator[None]:
     if not quiet:
         yield
         return
-    restores: list[Callable[[], None]] = []
-    before, _WAITS["announce"] = _WAITS["announce"], False
-    restores.append(functools.partial(_WAITS.__setitem__, "announce", before))
-    try:
+    with ExitStack() as stack:
+        stack.callback(_WAITS.__setitem__, "announce", _WAITS["announce"])
+        _WAITS["announce"] = False
         # transformers first: on import it copies huggingface_hub's switch as its own default.
         for silence in (_quiet_transformers, _quiet_hub, _quiet_datasets):
             try:
-                restores.append(silence())
+                stack.enter_context(silence())
             except ImportError:  # a library that is not installed prints nothing either
                 continue
         yield
-    finally:
-        for restore in reversed(restores):
-            restore()
 
 
 @contextmanager

@@ -6,17 +6,12 @@ Importing this module imports neither vLLM nor torch; :func:`check` imports vLLM
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from enade_bench.backends.factory import BackendSpec
 from enade_bench.backends.hf_load import resolve_source
 from enade_bench.backends.hf_spec import capabilities, local_info  # every method, as causal_lm
 from enade_bench.backends.model_info import ModelInfo
 from enade_bench.backends.vllm_local import create_vllm_backend, engine_kwargs
 from enade_bench.config import ModelConfig, VllmConfig
-
-if TYPE_CHECKING:
-    from enade_bench.backends.vllm_local import VllmBackend
 
 
 def check(cfg: ModelConfig) -> None:
@@ -25,19 +20,13 @@ def check(cfg: ModelConfig) -> None:
     engine_kwargs(cfg, resolve_source(cfg).location)
 
 
-def create(cfg: ModelConfig) -> VllmBackend:
-    """Start the engine (GGUF: on the converted folder, made once)."""
-
-    return create_vllm_backend(cfg)
-
-
 def inspect(cfg: ModelConfig) -> ModelInfo:
     """The tokenizer the engine is given, and ``model.vllm.max_model_len`` or the model's own."""
     return local_info(cfg, (cfg.vllm or VllmConfig()).max_model_len, "model.vllm.max_model_len")
 
 
 SPEC = BackendSpec(
-    create=create,
+    create=create_vllm_backend,
     capabilities=capabilities,
     check=check,
     inspect=inspect,

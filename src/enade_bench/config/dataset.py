@@ -298,8 +298,3 @@ class DatasetConfig(StrictModel):
         if self.fields is not None and unknown:
             raise ValueError(f"field_patterns: {unknown} are not among dataset.fields {list(names)}")
         return self
-
-    @property
-    def preset(self) -> str:
-        """The older name of :attr:`benchmark`."""
-        return self.benchmark

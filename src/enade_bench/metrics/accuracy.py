@@ -139,9 +139,10 @@ def breakdown(
 def field_breakdowns(
     records: Sequence[QuestionRecord], fields: Iterable[str]
 ) -> dict[str, dict[str, AccuracyCell]]:
-    """:func:`breakdown` by each named grouping field of the records (a missing one is ``(empty)``)."""
+    """:func:`breakdown` by each named grouping field of the records (a missing one is ``(empty)``);
+    ``n_options``: by the number of options."""
 
     def by(name: str) -> Callable[[QuestionRecord], object]:
-        return lambda r: r.fields.get(name)
+        return (lambda r: r.n_options) if name == "n_options" else (lambda r: r.fields.get(name))
 
     return {name: breakdown(records, by(name)) for name in fields}

@@ -317,7 +317,7 @@ def _mdds(alternative: ClusteredAlternative, se: float, alpha: float, power: flo
     z = NormalDist().inv_cdf
     start = (z(1 - alpha / 2) + z(power)) * se
     return {
-        kind: _first_crossing(functools.partial(_power_of, alternative, alpha, kind), power, start)
+        kind: _first_crossing(functools.partial(alternative.power, alpha=alpha, kind=kind), power, start)
         for kind in SHIFTS
     }
 
@@ -367,11 +367,6 @@ def clustered_mdd_range(
     [0.062, 0.083]
     """
     return tuple(_limit_mdd(d, clusters, alpha, power, bases, records, q) for q in (0.9, 0.1))  # type: ignore[return-value]
-
-
-def _power_of(alternative: ClusteredAlternative, alpha: float, kind: str, delta: float) -> float:
-    """``alternative``'s power at ``delta`` under the shift ``kind`` (for :func:`_first_crossing`)."""
-    return alternative.power(delta, alpha, kind)
 
 
 def clustered_mdd(

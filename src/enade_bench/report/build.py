@@ -49,13 +49,6 @@ class Report:
     index: Path
     warnings: list[str] = field(default_factory=list)
 
-    def table(self, name: str) -> Table:
-        """The table called ``name`` (``KeyError`` when absent)."""
-        for table in self.tables:
-            if table.name == name:
-                return table
-        raise KeyError(f"no table {name!r}; have {[t.name for t in self.tables]}")
-
 
 def write_report(
     entries: Sequence[RunEntry],

@@ -17,7 +17,6 @@ that changed after the results file was written.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -27,13 +26,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from enade_bench.dataset.sources import file_sha256
 from enade_bench.errors import UserError
 from enade_bench.file_names import shown
-from enade_bench.metrics.accuracy import breakdown, is_blank, scored, summarize
+from enade_bench.metrics.accuracy import field_breakdowns, is_blank, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.records import RunResult
 from enade_bench.results.store import read_result
-from enade_bench.results.summary import AccuracyCell, Totals, as_object
+from enade_bench.results.summary import Totals, as_object
 
 #: Strategy order in tables and figures; anything else comes after, by name.
 STRATEGY_ORDER = ("S1", "S2", "S3", "S4", "S5", "S6", "S7")
@@ -228,25 +228,11 @@ def rescored(entry: RunEntry) -> RunEntry:
     if not legacy and not _blank_groups(result):
         return entry
     records = result.records
-
-    def by(name: str) -> dict[str, AccuracyCell]:
-        if name == "n_options":
-            return breakdown(records, lambda r: r.n_options)
-        return breakdown(records, lambda r: r.fields.get(name))
-
-    update: dict[str, object] = {"breakdowns": {name: by(name) for name in result.breakdowns}}
+    update: dict[str, object] = {"breakdowns": field_breakdowns(records, result.breakdowns)}
     if legacy:
         bpc = None if result.position_bias is None else position_bias(scored(records))
         update |= {"totals": summarize(records), "position_bias": bpc, "complete": False}
     return replace(entry, result=result.model_copy(update=update))
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _log_fingerprint(path: Path) -> str | None:
@@ -292,7 +278,7 @@ def stale_warning(entry: RunEntry) -> str | None:
             )
         return None
     log = entry.path.with_name(info.path)
-    if info.sha256 is None or not log.is_file() or _sha256(log) == info.sha256:
+    if info.sha256 is None or not log.is_file() or file_sha256(log) == info.sha256:
         return None
     if _log_fingerprint(log) != info.fingerprint:
         return (

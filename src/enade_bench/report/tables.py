@@ -40,13 +40,9 @@ def _acc_row(block: AccuracyCell) -> Row:
     }
 
 
-def percent_interval(value: float, low: float, high: float) -> str:
-    """``40.0 [23.1, 61.4]``: a proportion and its interval in percent, one decimal."""
-    return fmt_interval(100 * value, 100 * low, 100 * high, digits=1)
-
-
 def _cell(row: pd.Series) -> str:
-    return percent_interval(row["accuracy"], row["ci95_low"], row["ci95_high"])
+    """``40.0 [23.1, 61.4]``: the row's accuracy and its interval in percent, one decimal."""
+    return fmt_interval(100 * row["accuracy"], 100 * row["ci95_low"], 100 * row["ci95_high"], digits=1)
 
 
 def _errors(row: pd.Series) -> str:
@@ -124,16 +120,6 @@ def table1(entries: Sequence[RunEntry], mark_best: bool = True) -> Table:
             f"{s} = {lbl}" for s, lbl in data.drop_duplicates("strategy")[["strategy", "label"]].values
         ),
     )
-
-
-def breakdown_table(entries: Sequence[RunEntry], key: str, title: str, name: str | None = None) -> Table:
-    """Accuracy per value of one breakdown (a grouping field such as ``course``, or ``n_options``)."""
-    rows = []
-    for e in entries:
-        for value, block in e.result.breakdowns.get(key, {}).items():  # key: a field of the records
-            rows.append({"experiment": e.experiment, "strategy": e.strategy, key: value, **_acc_row(block)})
-    data = pd.DataFrame(rows, columns=["experiment", "strategy", key, *_ACC_COLUMNS])
-    return _wide(data, key, name or f"accuracy_by_{key}", title, entries)
 
 
 def _wide(data: pd.DataFrame, key: str, name: str, title: str, entries: Sequence[RunEntry]) -> Table:
@@ -309,11 +295,18 @@ BREAKDOWN_TITLES = {
 
 
 def breakdown_tables(entries: Sequence[RunEntry]) -> list[Table]:
-    """One accuracy table per declared grouping field of the runs."""
-    return [
-        breakdown_table(entries, name, BREAKDOWN_TITLES.get(name, f"Accuracy per {name}"))
-        for name in breakdown_fields(entries)
-    ]
+    """One accuracy table per declared grouping field of the runs (``course``…): accuracy per value."""
+    tables = []
+    for key in breakdown_fields(entries):
+        rows = [
+            {"experiment": e.experiment, "strategy": e.strategy, key: value, **_acc_row(block)}
+            for e in entries
+            for value, block in e.result.breakdowns.get(key, {}).items()
+        ]
+        data = pd.DataFrame(rows, columns=["experiment", "strategy", key, *_ACC_COLUMNS])
+        title = BREAKDOWN_TITLES.get(key, f"Accuracy per {key}")
+        tables.append(_wide(data, key, f"accuracy_by_{key}", title, entries))
+    return tables
 
 
 TABLE_BUILDERS: tuple[Callable[[Sequence[RunEntry]], Table | None], ...] = (

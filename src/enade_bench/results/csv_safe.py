@@ -97,8 +97,3 @@ class SafeWriter:
     def writerow(self, row: Iterable[object]) -> None:
         """Write one row."""
         self._writer.writerow([safe_cell(v) for v in row])
-
-    def writerows(self, rows: Iterable[Iterable[object]]) -> None:
-        """Write several rows."""
-        for row in rows:
-            self.writerow(row)

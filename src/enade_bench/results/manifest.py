@@ -6,15 +6,15 @@ question, shuffle, permutation, sample and prompt hash.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from enade_bench.results.summary import Closed
 
 MANIFEST_FORMAT = "enade_bench.batch/1"
 
 
-class BatchJob(BaseModel):
+class BatchJob(Closed):
     """One job sent to the provider's batch API."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str
     request_ids: list[str]
@@ -23,10 +23,8 @@ class BatchJob(BaseModel):
     status: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
-class BatchRequest(BaseModel):
+class BatchRequest(Closed):
     """One generation request (one sample of one work item)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     strategy: str | None
     question_id: str
@@ -37,10 +35,8 @@ class BatchRequest(BaseModel):
     attempts: int
 
 
-class BatchOutcome(BaseModel):
+class BatchOutcome(Closed):
     """The answer to one request, or its permanent error (already redacted)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str | None
     error: str | None
@@ -49,10 +45,8 @@ class BatchOutcome(BaseModel):
     masked: bool | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
-class BatchManifest(BaseModel):
+class BatchManifest(Closed):
     """Every job, request and outcome of one experiment's batch run."""
-
-    model_config = ConfigDict(extra="forbid")
 
     format: str = MANIFEST_FORMAT
     experiment: str

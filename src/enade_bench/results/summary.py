@@ -10,17 +10,21 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 
+class Closed(BaseModel):
+    """A block of a results file: a key the model does not know is an error (``extra="forbid"``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 def _absent(value: object) -> bool:
     return value is None
 
 
-class StrategyInfo(BaseModel):
+class StrategyInfo(Closed):
     """How the questions were put to the model (``strategy`` in a results file).
 
     ``kind``, ``k`` and ``benchmark`` are written only by E-EVAL settings.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str | None
     label: str
@@ -38,7 +42,7 @@ def _zero(value: object) -> bool:
     return value == 0
 
 
-class AccuracyCell(BaseModel):
+class AccuracyCell(Closed):
     """Accuracy of a group of records with its 95 % Wilson interval (one breakdown cell).
 
     Errors are never scores: ``n`` counts the records that got an answer or none
@@ -47,8 +51,6 @@ class AccuracyCell(BaseModel):
     counted errors in ``n`` as wrong answers; the report rescores them from their records.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
     n: int
     correct: int
     accuracy: float
@@ -56,19 +58,15 @@ class AccuracyCell(BaseModel):
     n_errors: int = Field(default=0, exclude_if=_zero)
 
 
-class ExtractionShare(BaseModel):
+class ExtractionShare(Closed):
     """How many answers one extraction rule found, and their share of the records."""
-
-    model_config = ConfigDict(extra="forbid")
 
     count: int
     share: float
 
 
-class PerShuffle(BaseModel):
+class PerShuffle(Closed):
     """Accuracy of each option shuffle, their mean and 2.5–97.5 percentile interval."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n_shuffles: int
     accuracy: list[float]
@@ -98,10 +96,8 @@ FieldValue = str | int | None
 Breakdowns = dict[str, dict[str, AccuracyCell]]
 
 
-class PositionBiasStratum(BaseModel):
+class PositionBiasStratum(Closed):
     """Position bias (BPC) of the items with one number of options."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int
     n_answered: int
@@ -119,10 +115,8 @@ class PositionBiasStratum(BaseModel):
 PositionBias = dict[str, PositionBiasStratum]
 
 
-class DatasetInfo(BaseModel):
+class DatasetInfo(Closed):
     """Which data files were read and what the filters kept."""
-
-    model_config = ConfigDict(extra="forbid")
 
     sources: list[dict[str, str]]
     filter_counts: dict[str, int]
@@ -136,25 +130,21 @@ class DatasetInfo(BaseModel):
     lint: dict[str, list[str]] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
 
-class PromptFile(BaseModel):
+class PromptFile(Closed):
     """A prompt file as read for the run: path, sha256 and full text."""
-
-    model_config = ConfigDict(extra="forbid")
 
     path: str
     sha256: str
     text: str
 
 
-class LogInfo(BaseModel):
+class LogInfo(Closed):
     """Where a results file came from: its intermediate log, as it was when the file was written.
 
     ``report`` compares the log next to the results file with this: a log that changed
     afterwards (a resumed or ``--no-resume`` rerun that was killed) means the results file
     may be stale.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     #: The log's file name, in the results file's folder.
     path: str
@@ -165,20 +155,16 @@ class LogInfo(BaseModel):
     sha256: str | None
 
 
-class HalvedChunk(BaseModel):
+class HalvedChunk(Closed):
     """A chunk that ran out of device memory and ran again in pieces (``evaluation.batch_size: auto``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     chunk: int = Field(description="the chunk's index in the plan")
     rows: int = Field(description="its items")
     pieces: list[int] = Field(description="the sizes it ran in, in order")
 
 
-class LiveTiming(BaseModel):
+class LiveTiming(Closed):
     """``{name}_{strategy}_timing.json`` of a live run: how long the computed part took."""
-
-    model_config = ConfigDict(extra="forbid")
 
     seconds: float
     items_computed: int
@@ -192,10 +178,8 @@ class LiveTiming(BaseModel):
     attention: str | None = None
 
 
-class BatchTiming(BaseModel):
+class BatchTiming(Closed):
     """``{name}_{strategy}_timing.json`` of a batch run: what was computed, in which jobs."""
-
-    model_config = ConfigDict(extra="forbid")
 
     mode: str = "batch"
     items_computed: int

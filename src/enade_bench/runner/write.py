@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pydantic import JsonValue
 
 from enade_bench.dataset.lint import LintWarning
-from enade_bench.metrics.accuracy import breakdown, field_breakdowns, scored, summarize
+from enade_bench.metrics.accuracy import field_breakdowns, scored, summarize
 from enade_bench.metrics.position_bias import position_bias
 from enade_bench.results.environment import environment
 from enade_bench.results.log_key import PATH_SETTINGS, LogKey, flatten
@@ -196,10 +196,9 @@ def assemble_result(exp: Experiment, strategy: Strategy, records: list[QuestionR
         ),
         prompts=prompts,
         totals=totals,
-        breakdowns={
-            **field_breakdowns(records, exp.breakdown_fields or record_fields(records)),
-            "n_options": breakdown(records, lambda r: r.n_options),
-        },
+        breakdowns=field_breakdowns(
+            records, [*(exp.breakdown_fields or record_fields(records)), "n_options"]
+        ),
         position_bias=bpc,
         records=records,
     )
