@@ -16,6 +16,7 @@ from typing import Any
 
 from enade_bench.config import ApiConfig
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.records import Usage
 
 #: A provider's request or response body: JSON whose shape the provider defines and documents
 #: (the SDKs take and return it as plain dicts); untyped here by design, read defensively.
@@ -33,7 +34,7 @@ GEMINI_BLOCKED = frozenset({"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
 
 @dataclass(frozen=True)
 class Outcome:
-    """One answer text, or why there is none (``error`` set: a permanent failure).
+    """One answer text, or why there is none (``error`` set: a permanent failure), and its usage.
 
     ``malformed``: the reply lacked what the provider documents (no choices, no
     candidates); such a reply is retried like a transient failure.
@@ -42,6 +43,8 @@ class Outcome:
     text: str | None
     error: str | None = None
     malformed: bool = False
+    #: The tokens the provider counted and the request's seconds (``None``: not reported).
+    usage: Usage | None = None
 
 
 def sampling(temperature: float | None) -> bool:
@@ -256,3 +259,41 @@ def parse_gemini(data: ProviderJson) -> Outcome:
     if reason in GEMINI_BLOCKED and not text:
         return Outcome(None, f"refused: finish_reason={reason}")
     return Outcome(text)
+
+
+# -- usage ------------------------------------------------------------------------------
+def _count(block: object, *keys: str) -> int | None:
+    """The sum of the integer counts ``keys`` of a usage block (``None``: none reported)."""
+    if not isinstance(block, dict):
+        return None
+    values = [block[k] for k in keys if isinstance(block.get(k), int) and not isinstance(block[k], bool)]
+    return sum(values) if values else None
+
+
+def usage_of(provider: str, data: ProviderJson) -> Usage | None:
+    """The input and output tokens a response reports, under each provider's documented names.
+
+    OpenAI and its family: ``usage.prompt_tokens`` and ``usage.completion_tokens`` (reasoning
+    tokens included); Anthropic: ``usage.input_tokens`` plus ``cache_creation_input_tokens`` and
+    ``cache_read_input_tokens`` (its documented total input), and ``usage.output_tokens``;
+    Gemini: ``usage_metadata.prompt_token_count`` and ``candidates_token_count`` plus
+    ``thoughts_token_count`` (the thinking it generates).  ``None``: the response reports none.
+    """
+    if provider == "anthropic":
+        block = data.get("usage")
+        counts = (
+            _count(block, "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+            _count(block, "output_tokens"),
+        )
+    elif provider == "google":
+        block = data.get("usage_metadata")
+        counts = (
+            _count(block, "prompt_token_count"),
+            _count(block, "candidates_token_count", "thoughts_token_count"),
+        )
+    else:
+        block = data.get("usage")
+        counts = (_count(block, "prompt_tokens"), _count(block, "completion_tokens"))
+    if counts == (None, None):
+        return None
+    return Usage(input_tokens=counts[0], output_tokens=counts[1])
