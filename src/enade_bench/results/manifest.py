@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from enade_bench.results.records import Usage
+
 MANIFEST_FORMAT = "enade_bench.batch/1"
 
 
@@ -47,6 +49,8 @@ class BatchOutcome(BaseModel):
     #: The answer echoed a secret: kept with the secret masked (``***``), so that it can still
     #: be scored; the record says so in ``extra.withheld``.
     masked: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The tokens the provider counted (absent: none reported).
+    usage: Usage | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class BatchManifest(BaseModel):

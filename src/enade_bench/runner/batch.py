@@ -234,7 +234,7 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
                 text, masked = result.text, None
                 if text is not None and holds_secret(text, known_secrets()):  # kept scorable, never in clear
                     text, masked = mask(text), True
-                outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked)
+                outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked, usage=result.usage)
         job.collected, job.status = True, status.detail
         manifest.save()
         print(f"job {job.id}: {status.detail}, collected")
@@ -276,7 +276,9 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
                     f"{manifest.path}: the prompt of {item.question.id} changed since --batch-submit "
                     "(config, data or prompts edited); submit again into a new output dir"
                 )
-            gen = assemble_generation([Outcome(outcomes[r].text, outcomes[r].error) for r in rids])
+            gen = assemble_generation(
+                [Outcome(outcomes[r].text, outcomes[r].error, usage=outcomes[r].usage) for r in rids]
+            )
             record = plan.executor.generation_record(item, plan.plan.prompts[index], gen)
             if any(outcomes[r].masked for r in rids):
                 note = MASKED_NOTE
