@@ -262,38 +262,29 @@ def parse_gemini(data: ProviderJson) -> Outcome:
 
 
 # -- usage ------------------------------------------------------------------------------
-def _count(block: object, *keys: str) -> int | None:
-    """The sum of the integer counts ``keys`` of a usage block (``None``: none reported)."""
-    if not isinstance(block, dict):
-        return None
-    values = [block[k] for k in keys if isinstance(block.get(k), int) and not isinstance(block[k], bool)]
-    return sum(values) if values else None
+#: Where a response counts its tokens, as each provider documents it: the usage block, the counts
+#: that add up to the input (Anthropic's cache reads and writes are input) and those of the output
+#: (Gemini's thinking is generated; OpenAI's ``completion_tokens`` include reasoning).
+USAGE_FIELDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "anthropic": (
+        "usage",
+        ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+        ("output_tokens",),
+    ),
+    "google": ("usage_metadata", ("prompt_token_count",), ("candidates_token_count", "thoughts_token_count")),
+}
+OPENAI_USAGE = ("usage", ("prompt_tokens",), ("completion_tokens",))
 
 
 def usage_of(provider: str, data: ProviderJson) -> Usage | None:
-    """The input and output tokens a response reports, under each provider's documented names.
+    """The input and output tokens a response reports (:data:`USAGE_FIELDS`; ``None``: none)."""
+    name, inputs, outputs = USAGE_FIELDS.get(provider, OPENAI_USAGE)
+    block = data.get(name)
+    block = block if isinstance(block, dict) else {}
 
-    OpenAI and its family: ``usage.prompt_tokens`` and ``usage.completion_tokens`` (reasoning
-    tokens included); Anthropic: ``usage.input_tokens`` plus ``cache_creation_input_tokens`` and
-    ``cache_read_input_tokens`` (its documented total input), and ``usage.output_tokens``;
-    Gemini: ``usage_metadata.prompt_token_count`` and ``candidates_token_count`` plus
-    ``thoughts_token_count`` (the thinking it generates).  ``None``: the response reports none.
-    """
-    if provider == "anthropic":
-        block = data.get("usage")
-        counts = (
-            _count(block, "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
-            _count(block, "output_tokens"),
-        )
-    elif provider == "google":
-        block = data.get("usage_metadata")
-        counts = (
-            _count(block, "prompt_token_count"),
-            _count(block, "candidates_token_count", "thoughts_token_count"),
-        )
-    else:
-        block = data.get("usage")
-        counts = (_count(block, "prompt_tokens"), _count(block, "completion_tokens"))
-    if counts == (None, None):
-        return None
-    return Usage(input_tokens=counts[0], output_tokens=counts[1])
+    def count(keys: tuple[str, ...]) -> int | None:
+        values = [v for k in keys if type(v := block.get(k)) is int]
+        return sum(values) if values else None
+
+    usage = Usage(input_tokens=count(inputs), output_tokens=count(outputs))
+    return None if usage == Usage() else usage
