@@ -155,7 +155,9 @@ def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend)
     (lps,) = backend.letter_logprobs([ft], "ABCD", "both")
     assert len(lps) == 4 and all(lp < 0 for lp in lps)
     (gen,) = backend.generate([ft], GenerationParams(max_new_tokens=3))
-    assert len(gen.texts) == 1
+    assert len(gen.texts) == 1 and gen.usage is not None
+    assert gen.usage.input_tokens == len(backend.encode(backend.render(ft)))
+    assert gen.usage.output_tokens == 3  # a random model does not end within 3 tokens: the budget
 
 
 def test_load_in_4bit_without_gpu_is_a_clear_error() -> None:

@@ -165,6 +165,9 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
         assert ours.model.engine_version and ours.model.prompt_form == theirs.model.prompt_form
         assert [r.prompt for r in ours.records] == [r.prompt for r in theirs.records]
         assert [r.prediction for r in ours.records] == [r.prediction for r in theirs.records]
+        for mine, hf in zip(ours.records, theirs.records, strict=True):  # the same answer: the same tokens
+            assert mine.usage == hf.usage or mine.raw_output != hf.raw_output, (sid, mine.usage, hf.usage)
+        assert all(r.usage for r in ours.records) == (ours.strategy.method == "generation")
 
 
 @pytest.mark.slow
