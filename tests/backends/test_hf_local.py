@@ -90,10 +90,10 @@ def test_generation_counts_the_tokens_read_and_generated(smollm2_backend) -> Non
     end-of-sequence token that ended the answer included (as vLLM counts them)."""
     from transformers import GenerationConfig
 
-    backend, params = smollm2_backend, GenerationParams(max_new_tokens=6)
+    backend, params = smollm2_backend, GenerationParams(max_new_tokens=4)
     prompt = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
     seq = backend.encode(backend.render(prompt))
-    config = GenerationConfig(max_new_tokens=6, do_sample=False, pad_token_id=backend.pad_id)
+    config = GenerationConfig(max_new_tokens=4, do_sample=False, pad_token_id=backend.pad_id)
     with torch.inference_mode():
         ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[0, len(seq) :]
     (gen,) = backend.generate([prompt], params)

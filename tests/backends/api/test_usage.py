@@ -32,7 +32,7 @@ from enade_bench.prompts.builder import PromptParts
 from enade_bench.runner.plan import RunOptions
 
 PROMPT = PromptParts(system="Sistema.", user="Pergunta?\nA) x\nB) y", answer_label="Resposta:", prefill=False)
-DELAY = 0.05
+DELAY = 0.02
 
 
 def _backend(provider: str, url: str) -> ApiBackend:
