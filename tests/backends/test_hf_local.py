@@ -20,6 +20,7 @@ from enade_bench.dataset.schema import Question
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import build_prompt, option_view
 from enade_bench.prompts.templates import load_prompt_set
+from enade_bench.results.records import Usage
 from enade_bench.results.store import dump_json, read_result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +85,29 @@ def test_greedy_generation_is_deterministic(smollm2_backend) -> None:  # type: i
     assert len(sampled[0].texts) == 3
 
 
+def test_generation_counts_the_tokens_read_and_generated(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
+    """A record's usage: the prompt's tokens, and the tokens transformers' ``generate`` gives, the
+    end-of-sequence token that ended the answer included (as vLLM counts them)."""
+    from transformers import GenerationConfig
+
+    backend, params = smollm2_backend, GenerationParams(max_new_tokens=4)
+    prompt = build_prompt(Q, Q.options, "first_token", 0, PROMPTS)
+    seq = backend.encode(backend.render(prompt))
+    config = GenerationConfig(max_new_tokens=4, do_sample=False, pad_token_id=backend.pad_id)
+    with torch.inference_mode():
+        ref = backend.model.generate(input_ids=torch.tensor([seq]), generation_config=config)[0, len(seq) :]
+    (gen,) = backend.generate([prompt], params)
+    assert gen.usage == Usage(input_tokens=len(seq), output_tokens=len(ref.tolist()))
+    eos = backend.model.generation_config.eos_token_id
+    backend.model.generation_config.eos_token_id = [ref[1].item()]  # the answer's 2nd token ends it
+    try:
+        (ended,) = backend.generate([prompt], params)
+    finally:
+        backend.model.generation_config.eos_token_id = eos
+    assert ended.usage == Usage(input_tokens=len(seq), output_tokens=2)  # its first token and the end
+    assert ended.texts == [backend.tokenizer.decode([ref[0].item()], skip_special_tokens=True)]
+
+
 def test_packaged_model_identity(smollm2_backend) -> None:  # type: ignore[no-untyped-def]
     identity = smollm2_backend.identity
     assert identity.backend == "causal_lm" and identity.engine == "transformers"
@@ -131,7 +155,9 @@ def test_seq2seq_path_runs_on_a_small_random_t5(tmp_path: Path, smollm2_backend)
     (lps,) = backend.letter_logprobs([ft], "ABCD", "both")
     assert len(lps) == 4 and all(lp < 0 for lp in lps)
     (gen,) = backend.generate([ft], GenerationParams(max_new_tokens=3))
-    assert len(gen.texts) == 1
+    assert len(gen.texts) == 1 and gen.usage is not None
+    assert gen.usage.input_tokens == len(backend.encode(backend.render(ft)))
+    assert gen.usage.output_tokens == 3  # a random model does not end within 3 tokens: the budget
 
 
 def test_load_in_4bit_without_gpu_is_a_clear_error() -> None:

@@ -97,3 +97,14 @@ def test_scores_are_named_and_normalised_as_the_choice_is_made() -> None:
     for row, c, p in zip(values, "ABC", expected, strict=True):
         assert row[:3] == [sums[c] / tokens[c], sums[c], tokens[c]] and row[3] == pytest.approx(p, rel=1e-12)
     assert round(values[0][0], 3) == -3.059 and names[3].startswith("probability")
+
+
+def test_a_records_usage_is_its_tokens_and_seconds_where_measured(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "a", "alpha", "S1", [True, False, True])
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["records"][0]["usage"] = {"input_tokens": 31, "output_tokens": 4, "seconds": 0.25}
+    raw["records"][1]["usage"] = {"input_tokens": 164, "output_tokens": 6}  # a local model: no seconds
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    data = browser_data(load_results([tmp_path / "a"]))
+    usage = [r[RECORD_COLUMNS.index("usage")] for r in data.records]
+    assert usage == [[31, 4, 0.25], [164, 6, None], None]

@@ -96,18 +96,39 @@ def _check_report(browser: Browser, index: Path, entries: list[RunEntry], shot: 
     assert _choose(browser, "qb-lint", "flagged") == flagged
     assert _choose(browser, "qb-lint", "not flagged") == len(records) - flagged
     _choose(browser, "qb-lint", "")
+    _check_usage(browser, records)
     _check_sorting(browser, required=shot is not None)
     record = next(r for _, r in records if r.raw_output)
     browser.open(f"{index.as_uri()}#q={record.id}", "document.getElementById('qb-open')")
     detail = browser.evaluate("document.getElementById('qb-detail').innerText")
     assert f"Question {record.id}" in detail and f"Gold answer: {record.answer}" in detail
     _check_options(browser, [r for _, r in records if r.id == record.id], detail)
+    assert record.usage and "tokens in / out, s" in detail  # the packaged model's counts (issue 62, item 7)
+    assert f"\t{record.usage.input_tokens} / {record.usage.output_tokens}, —" in detail, detail
     _screenshot(browser, shot and f"{shot}_question.png", "qb-open")
     browser.evaluate("document.querySelectorAll('#qb-detail .qb-toggle').forEach(b => b.click())")
     raws = browser.evaluate("[...document.querySelectorAll('#qb-detail .qb-raw')].map(p => p.textContent)")
     assert record.raw_output in raws
     _check_navigation(browser, index, [r for _, r in records])
     assert browser.errors() == [] and browser.requests() == [], (browser.errors(), browser.requests())
+
+
+def _check_usage(browser: Browser, records: list[tuple[RunEntry, QuestionRecord]]) -> None:
+    """The tokens table sums each model's recorded tokens; the local model records no seconds (—)."""
+    sums: dict[str, list[int]] = {}
+    for e, r in records:
+        if r.usage:
+            got = sums.setdefault(e.experiment, [0, 0, 0])
+            got[0], got[1], got[2] = (
+                got[0] + 1,
+                got[1] + (r.usage.input_tokens or 0),
+                got[2] + (r.usage.output_tokens or 0),
+            )
+    assert sums  # the generation strategies' records carry them
+    shown = browser.evaluate(
+        "[...document.querySelectorAll('#qb-usage tbody tr')].map(tr => [...tr.children].map(c => c.textContent))"
+    )
+    assert {row[0]: row[1:] for row in shown} == {m: [*map(str, s), "—"] for m, s in sums.items()}
 
 
 def _check_options(browser: Browser, same: list[QuestionRecord], detail: str) -> None:

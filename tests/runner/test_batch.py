@@ -88,6 +88,12 @@ def test_batch_round_trip_matches_live_run(tmp_path: Path, provider: str, capsys
         if name.endswith(".json"):  # the same results; each names its own log (whose tries differ)
             batch, same = json.loads(batch_files[name]), json.loads(live_files[name])
             assert batch["log"].pop("sha256") and same["log"].pop("sha256")
+            answered = [r for r in batch["records"] if not r["error"]]
+            assert answered and all(r["usage"] == {"input_tokens": 20, "output_tokens": 3} for r in answered)
+            for r in same[
+                "records"
+            ]:  # the provider's token counts, the same; only a live request has seconds
+                assert r.get("usage", {}).pop("seconds", 0) >= 0
             assert batch == same, name
         else:
             assert batch_files[name] == live_files[name], name

@@ -13,11 +13,12 @@ how prompts reach the model (``prompt_form``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ModelIdentity, PromptForm
+from enade_bench.results.records import Usage
 
 #: Every method a backend can declare in ``capabilities``.
 METHODS = frozenset({"generation", "log_prob", "first_token"})
@@ -35,11 +36,12 @@ class GenerationParams:
 
 @dataclass(frozen=True)
 class Generation:
-    """Outputs for one prompt: one text per sample (one when greedy)."""
+    """Outputs for one prompt: one text per sample (one when greedy), and the tokens and
+    seconds its backend measured (:class:`~enade_bench.results.records.Usage`; ``None``: none)."""
 
     texts: list[str]
     error: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)

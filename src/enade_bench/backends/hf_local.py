@@ -33,14 +33,24 @@ from enade_bench.backends.hf_tree import score_tree, supports_tree
 from enade_bench.backends.model_info import LocalModel
 from enade_bench.config import ModelConfig
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.records import Usage
 
 _T = TypeVar("_T")
 
 
-def _per_prompt(texts: Sequence[str], n_prompts: int) -> list[Generation]:
-    """Group decoded texts (``n_samples`` consecutive rows per prompt) by prompt."""
-    per = len(texts) // n_prompts
-    return [Generation(texts=list(texts[i * per : (i + 1) * per])) for i in range(n_prompts)]
+def _per_prompt(
+    texts: Sequence[str], prompts: Sequence[Sequence[int]], generated: Sequence[int]
+) -> list[Generation]:
+    """Group decoded texts (``n_samples`` consecutive rows per prompt) by prompt, with the tokens
+    each prompt's model read and those its rows ``generated`` (added over its samples)."""
+    per = len(texts) // len(prompts)
+    return [
+        Generation(
+            texts=list(texts[i * per : (i + 1) * per]),
+            usage=Usage(input_tokens=len(ids), output_tokens=sum(generated[i * per : (i + 1) * per])),
+        )
+        for i, ids in enumerate(prompts)
+    ]
 
 
 class HFLocalBackend(LocalModel):
@@ -168,7 +178,11 @@ class HFLocalBackend(LocalModel):
                     self.model, encoded, params, self.pad_id, eos_ids, self.prefix_store, policy
                 ),
             )
-            return _per_prompt(self.tokenizer.batch_decode(tokens, skip_special_tokens=True), len(prompts))
+            # generated: the row's tokens and its end-of-sequence token (absent where the budget ran out)
+            generated = [min(len(t) + 1, params.max_new_tokens) for t in tokens]
+            return _per_prompt(
+                self.tokenizer.batch_decode(tokens, skip_special_tokens=True), encoded, generated
+            )
         # seq2seq: the encoder reads right-padded prompts; transformers decodes.
         width = max(len(e) for e in encoded)
         ids = [e + [self.pad_id] * (width - len(e)) for e in encoded]
@@ -192,7 +206,8 @@ class HFLocalBackend(LocalModel):
             attention_mask=torch.tensor(mask, device=self.device),
             generation_config=config,
         )
-        return _per_prompt(self.tokenizer.batch_decode(out, skip_special_tokens=True), len(prompts))
+        generated = [sum(t != self.pad_id for t in row[1:]) for row in out.tolist()]  # after the start token
+        return _per_prompt(self.tokenizer.batch_decode(out, skip_special_tokens=True), encoded, generated)
 
     # -- scoring ------------------------------------------------------------------------
     @torch.inference_mode()

@@ -45,6 +45,7 @@ from enade_bench.backends.preload import devices_are_here
 from enade_bench.config import ModelConfig, VllmConfig
 from enade_bench.errors import UserError
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.records import Usage
 
 #: Keys of ``model.vllm`` that are set by enade-bench itself (not through ``engine_args``).
 RESERVED_ENGINE_ARGS = frozenset(
@@ -219,9 +220,11 @@ class VllmBackend(LocalModel):
             Generation(
                 texts=[
                     self.tokenizer.decode(list(o.token_ids), skip_special_tokens=True) for o in out.outputs
-                ]
+                ],
+                # vLLM's token_ids end with the end-of-sequence token where one was generated
+                usage=Usage(input_tokens=len(ids), output_tokens=sum(len(o.token_ids) for o in out.outputs)),
             )
-            for out in outputs
+            for ids, out in zip(encoded, outputs, strict=True)
         ]
 
     # -- first_token --------------------------------------------------------------------

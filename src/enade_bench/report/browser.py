@@ -110,6 +110,12 @@ def _share(record: QuestionRecord) -> float | None:
     return sum(s.prediction == record.answer for s in record.samples) / len(record.samples)
 
 
+def _usage(record: QuestionRecord) -> list[JsonValue] | None:
+    """Input tokens, output tokens and seconds where the backend measured them (``None``: none)."""
+    u = record.usage
+    return None if u is None else [u.input_tokens, u.output_tokens, u.seconds]
+
+
 @dataclass
 class BrowserData:
     """What the browser shows, as lists that point at each other (see the module's docstring)."""
@@ -203,7 +209,7 @@ def browser_data(
                     list[JsonValue](r.permutation) if r.permutation else None,
                     r.error,
                     _share(r),
-                    None,  # tokens and seconds: no backend of ours records them (an importer's do)
+                    _usage(r),
                 ]
             )
     return data

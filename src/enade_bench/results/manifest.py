@@ -10,6 +10,8 @@ from pydantic import Field
 
 from enade_bench.results.summary import Closed
 
+from enade_bench.results.records import Usage
+
 MANIFEST_FORMAT = "enade_bench.batch/1"
 
 
@@ -43,6 +45,8 @@ class BatchOutcome(Closed):
     #: The answer echoed a secret: kept with the secret masked (``***``), so that it can still
     #: be scored; the record says so in ``extra.withheld``.
     masked: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The tokens the provider counted (absent: none reported).
+    usage: Usage | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class BatchManifest(Closed):

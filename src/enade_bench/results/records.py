@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 from enade_bench.masking import mask_config, mask_json
@@ -23,6 +25,7 @@ from enade_bench.results.summary import (
 #: 4: errors are not scored (``n`` leaves them out, ``n_errors`` counts them), ``complete``
 #: says whether every record got an answer or none, ``log`` names the intermediate log.
 SCHEMA_VERSION = 4
+_N = TypeVar("_N", int, float)
 
 
 class Sample(BaseModel):
@@ -47,6 +50,40 @@ class Truncation(BaseModel):
     kept_tokens: int
     #: The model's context window (``evaluation.context_limit`` when smaller).
     context: int
+
+
+class Usage(BaseModel):
+    """Tokens and seconds of one record, as far as its backend measured them (absent: not measured).
+
+    API backends read the provider's documented counts from each response (OpenAI's
+    ``usage.prompt_tokens`` / ``completion_tokens``, Anthropic's ``usage.input_tokens`` (with
+    its cache reads and writes) / ``output_tokens``, Gemini's ``usage_metadata.prompt_token_count``
+    / ``candidates_token_count`` + ``thoughts_token_count``) and time each request; a record of
+    several samples adds its requests' counts and seconds.  Local backends count the prompt's
+    tokens as the model reads it (once per record) and every token generated, an end-of-sequence
+    token included; they record no seconds (a batched chunk has no per-record time: the run's
+    wall time is in ``{stem}_timing.json``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    output_tokens: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: The wall time of the record's successful requests, sent to answer received, added over
+    #: its samples (retries, waits for the rate budget and concurrency not counted).
+    seconds: float | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    def __add__(self, other: Usage) -> Usage:
+        """The counts of two requests of one record added (``None`` where neither measured it)."""
+        return Usage(
+            input_tokens=_add(self.input_tokens, other.input_tokens),
+            output_tokens=_add(self.output_tokens, other.output_tokens),
+            seconds=_add(self.seconds, other.seconds),
+        )
+
+
+def _add(a: _N | None, b: _N | None) -> _N | None:
+    return b if a is None else a if b is None else a + b
 
 
 class QuestionRecord(BaseModel):
@@ -103,6 +140,8 @@ class QuestionRecord(BaseModel):
     prompt_form: str | None = Field(default=None, exclude_if=lambda v: v is None)
     #: The question's shared stimulus (:mod:`enade_bench.dataset.clusters`); absent: none.
     cluster: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    #: Tokens and seconds where the backend measured them (absent: not measured).
+    usage: Usage | None = Field(default=None, exclude_if=lambda v: v is None)
     extra: dict[str, JsonValue] | None = None
 
     @property

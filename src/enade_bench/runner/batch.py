@@ -237,7 +237,7 @@ def _collect(exp: Experiment, plans: list[_Plan], client: BatchClient, manifest:
                 weak = weak_secrets()  # a short key echoed as a word is masked too (issue 61)
                 if text is not None and (holds_secret(text, known_secrets()) or echoes_word(text, weak)):
                     text, masked = mask_words(mask(text), weak), True  # kept scorable, never in clear
-                outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked)
+                outcomes[rid] = BatchOutcome(text=text, error=error, masked=masked, usage=result.usage)
         job.collected, job.status = True, detail
         manifest.save()
         print(f"job {job.id}: {detail}, collected")
@@ -279,7 +279,9 @@ def _finish(exp: Experiment, plans: list[_Plan], manifest: _Manifest) -> RunOutc
                     f"{manifest.path}: the prompt of {item.question.id} changed since --batch-submit "
                     "(config, data or prompts edited); submit again into a new output dir"
                 )
-            gen = assemble_generation([Outcome(outcomes[r].text, outcomes[r].error) for r in rids])
+            gen = assemble_generation(
+                [Outcome(outcomes[r].text, outcomes[r].error, usage=outcomes[r].usage) for r in rids]
+            )
             record = plan.executor.generation_record(item, plan.plan.prompts[index], gen)
             if any(outcomes[r].masked for r in rids):
                 note = MASKED_NOTE

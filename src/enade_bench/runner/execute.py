@@ -114,7 +114,7 @@ class ChunkExecutor:
             error = f"extraction failed ({type(exc).__name__}: {exc})"
         displayed, _ = majority([e.letter for _, e in outputs])
         outputs, extra = withhold_outputs(outputs)
-        return build_record(
+        record = build_record(
             item,
             self.strategy,
             self.backend.render(prompt),
@@ -124,6 +124,7 @@ class ChunkExecutor:
             extra=extra,
             prompt_form=self.backend.prompt_form,
         )
+        return record if gen.usage is None else record.model_copy(update={"usage": gen.usage})
 
     def run_streaming(
         self,

@@ -150,6 +150,7 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
         hf_cfg,
         RunOptions(all_strategies=True, limit=3, progress=False, backend_factory=lambda c: smollm2_backend),
     ).results
+    same_answers = 0
     for ours, theirs in zip(results, hf, strict=True):
         sid = ours.strategy.id
         for suffix in ("results.json", "summary.csv", "timing.json"):
@@ -165,6 +166,11 @@ def test_all_strategies_write_the_hf_files_and_resume(tmp_path: Path, vllm_backe
         assert ours.model.engine_version and ours.model.prompt_form == theirs.model.prompt_form
         assert [r.prompt for r in ours.records] == [r.prompt for r in theirs.records]
         assert [r.prediction for r in ours.records] == [r.prediction for r in theirs.records]
+        for mine, other in zip(ours.records, theirs.records, strict=True):  # the same answer: the same tokens
+            assert mine.usage == other.usage or mine.raw_output != other.raw_output, (sid, mine, other)
+            same_answers += mine.usage is not None and mine.raw_output == other.raw_output
+        assert all(r.usage for r in ours.records) == (ours.strategy.method == "generation")
+    assert same_answers >= 3  # not vacuous: generated answers the engines agree on, counted alike
 
 
 @pytest.mark.slow

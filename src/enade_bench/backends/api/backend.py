@@ -9,8 +9,11 @@ file the moment it arrives.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import operator
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
@@ -42,6 +45,7 @@ from enade_bench.errors import UserError
 from enade_bench.masking import public_url, remember, url_secrets
 from enade_bench.prompts.builder import PromptParts
 from enade_bench.results.identity import ApiIdentity, ModelIdentity, PromptForm
+from enade_bench.results.records import Usage
 
 T = TypeVar("T")
 
@@ -216,7 +220,10 @@ class ApiBackend:
         return _as_json(resp)
 
     def parse(self, data: ProviderJson) -> wire.Outcome:
-        """The answer in a generation response (live or from a batch file)."""
+        """The answer in a generation response (live or from a batch file), with the tokens it reports."""
+        return dataclasses.replace(self._answer(data), usage=wire.usage_of(self.cfg.provider, data))
+
+    def _answer(self, data: ProviderJson) -> wire.Outcome:
         if self.cfg.provider == "anthropic":
             return wire.parse_anthropic(data)
         if self.cfg.provider == "google":
@@ -234,12 +241,15 @@ class ApiBackend:
         body = self.request_body(prompt, temperature, seed, max_tokens)
 
         def once() -> wire.Outcome:
-            outcome = self.parse(self.send(body))
+            start = time.perf_counter()
+            data = self.send(body)
+            seconds = time.perf_counter() - start
+            outcome = self.parse(data)
             if outcome.malformed:
                 raise MalformedReply(outcome.error or "malformed reply")
             if outcome.error is not None:
                 raise PermanentFailure(outcome.error)
-            return outcome
+            return dataclasses.replace(outcome, usage=(outcome.usage or Usage()) + Usage(seconds=seconds))
 
         try:
             return self.call(once)
@@ -391,8 +401,10 @@ def _as_json(resp: Any, **dump: Any) -> ProviderJson:
 
 
 def assemble_generation(outcomes: Sequence[wire.Outcome]) -> Generation:
-    """One Generation from a prompt's samples: every text kept, errors joined."""
+    """One Generation from a prompt's samples: every text kept, errors joined, usages added."""
     # raw: the runner extracts the answer first, then withholds a text that echoes a secret
     texts = [o.text for o in outcomes if o.text is not None]
     errors = sorted({o.error for o in outcomes if o.error})
-    return Generation(texts=texts, error="; ".join(errors) if errors else None)
+    usages = [o.usage for o in outcomes if o.usage is not None]
+    usage = functools.reduce(operator.add, usages) if usages else None
+    return Generation(texts=texts, error="; ".join(errors) if errors else None, usage=usage)

@@ -26,6 +26,7 @@ from enade_bench.backends.api.backend import ApiBackend
 from enade_bench.backends.api.resilience import TRANSIENT_STATUS, body_kind, error_text
 from enade_bench.backends.api.wire import ProviderJson
 from enade_bench.errors import UserError
+from enade_bench.results.records import Usage
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 #: HTTP status of each Anthropic error type (batch results carry the type only).
@@ -78,6 +79,8 @@ class BatchResult:
     text: str | None = None
     error: str | None = None
     retry: bool = False
+    #: The tokens the result reports (a batch request has no latency of its own).
+    usage: Usage | None = None
 
 
 class BatchClient(Protocol):
@@ -95,7 +98,7 @@ class BatchClient(Protocol):
 def _http_result(backend: ApiBackend, status: int, body: Any) -> BatchResult:
     if status == 200:
         outcome = backend.parse(body)
-        return BatchResult(outcome.text, outcome.error)
+        return BatchResult(outcome.text, outcome.error, usage=outcome.usage)
     message = body.get("error", {}).get("message", "") if isinstance(body, dict) else str(body)
     reason = error_text(status, body_kind(body), message)  # status, type, short scrubbed message
     return BatchResult(error=reason, retry=status in TRANSIENT_STATUS or status >= 500)
@@ -187,7 +190,7 @@ class AnthropicBatchClient(_SdkClient):
             result = entry.result
             if result.type == "succeeded":
                 outcome = self.backend.parse(result.message.model_dump())
-                out[entry.custom_id] = BatchResult(outcome.text, outcome.error)
+                out[entry.custom_id] = BatchResult(outcome.text, outcome.error, usage=outcome.usage)
             elif result.type == "errored":
                 error = result.error.error
                 reason = error_text(ANTHROPIC_STATUS.get(error.type, 500), error.type, error.message)
@@ -235,7 +238,7 @@ class GeminiBatchClient(_SdkClient):
                 )
             elif item.response is not None:
                 outcome = self.backend.parse(item.response.model_dump(mode="json", exclude_none=True))
-                out[rid] = BatchResult(outcome.text, outcome.error)
+                out[rid] = BatchResult(outcome.text, outcome.error, usage=outcome.usage)
         return out
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from enade_bench.config import ApiConfig
 from enade_bench.prompts.builder import PromptParts
+from enade_bench.results.records import Usage
 
 #: A provider's request or response body: JSON whose shape the provider defines and documents
 #: (the SDKs take and return it as plain dicts); untyped here by design, read defensively.
@@ -33,7 +34,7 @@ GEMINI_BLOCKED = frozenset({"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
 
 @dataclass(frozen=True)
 class Outcome:
-    """One answer text, or why there is none (``error`` set: a permanent failure).
+    """One answer text, or why there is none (``error`` set: a permanent failure), and its usage.
 
     ``malformed``: the reply lacked what the provider documents (no choices, no
     candidates); such a reply is retried like a transient failure.
@@ -42,6 +43,8 @@ class Outcome:
     text: str | None
     error: str | None = None
     malformed: bool = False
+    #: The tokens the provider counted and the request's seconds (``None``: not reported).
+    usage: Usage | None = None
 
 
 def sampling(temperature: float | None) -> bool:
@@ -256,3 +259,32 @@ def parse_gemini(data: ProviderJson) -> Outcome:
     if reason in GEMINI_BLOCKED and not text:
         return Outcome(None, f"refused: finish_reason={reason}")
     return Outcome(text)
+
+
+# -- usage ------------------------------------------------------------------------------
+#: Where a response counts its tokens, as each provider documents it: the usage block, the counts
+#: that add up to the input (Anthropic's cache reads and writes are input) and those of the output
+#: (Gemini's thinking is generated; OpenAI's ``completion_tokens`` include reasoning).
+USAGE_FIELDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "anthropic": (
+        "usage",
+        ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+        ("output_tokens",),
+    ),
+    "google": ("usage_metadata", ("prompt_token_count",), ("candidates_token_count", "thoughts_token_count")),
+}
+OPENAI_USAGE = ("usage", ("prompt_tokens",), ("completion_tokens",))
+
+
+def usage_of(provider: str, data: ProviderJson) -> Usage | None:
+    """The input and output tokens a response reports (:data:`USAGE_FIELDS`; ``None``: none)."""
+    name, inputs, outputs = USAGE_FIELDS.get(provider, OPENAI_USAGE)
+    block = data.get(name)
+    block = block if isinstance(block, dict) else {}
+
+    def count(keys: tuple[str, ...]) -> int | None:
+        values = [v for k in keys if type(v := block.get(k)) is int]
+        return sum(values) if values else None
+
+    usage = Usage(input_tokens=count(inputs), output_tokens=count(outputs))
+    return None if usage == Usage() else usage

@@ -284,7 +284,7 @@
       if (!any) return;
       const body = el("tbody");
       per.forEach(([list, n], m) => { if (n) { const s = Q.sum(list); body.append(el("tr", {}, el("th", { scope: "row" }, models[m]), el("td", {}, n), el("td", {}, Q.fmt(s[0])), el("td", {}, Q.fmt(s[1])), el("td", {}, Q.fmt(s[2])))); } });
-      box.append(el("table", { class: "data" }, el("caption", {}, "Tokens and latency of the filtered records, summed per model"),
+      box.append(el("table", { class: "data" }, el("caption", {}, "Tokens and latency of the filtered records, summed per model (—: not recorded; latency: each request's wall time, where measured)"),
         el("thead", {}, el("tr", {}, ...["model", "records measured", "input tokens", "output tokens", "latency (s)"].map((t) => el("th", { scope: "col" }, t)))), body));
     }
 
