@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from enade_bench.results.summary import Closed
-
 from enade_bench.results.records import Usage
+from enade_bench.results.summary import Closed
 
 MANIFEST_FORMAT = "enade_bench.batch/1"
 
