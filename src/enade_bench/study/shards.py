@@ -23,7 +23,9 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
+from enade_bench.config import ExperimentConfig
 from enade_bench.errors import as_given
 from enade_bench.results.paths import RunPaths
 from enade_bench.runner.plan import window_plan
@@ -56,6 +58,11 @@ def _bounds(n: int, count: int, step: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise(edges))
 
 
+def _in(config: ExperimentConfig, folder: Path) -> ExperimentConfig:
+    """``config`` writing to ``folder``."""
+    return config.model_copy(update={"output": config.output.model_copy(update={"dir": str(folder)})})
+
+
 def shard_runs(run: TaskRun, count: int) -> list[TaskRun]:
     """``run`` as ``count`` shards (at most :func:`most_shards`), each in its folder."""
     exp, root = run.experiment, run.experiment.output_dir
@@ -65,12 +72,9 @@ def shard_runs(run: TaskRun, count: int) -> list[TaskRun]:
     for i, (start, stop) in enumerate(_bounds(n, count, _step(run) or 1)):
         folder = root / f"{i + 1}-of-{count}"
         kept = {q.id for q in exp.questions[start:stop]}
-        output = run.config.output.model_copy(update={"dir": str(folder)})
-        config = run.config.model_copy(update={"output": output})
-        plans = tuple(
-            window_plan(p, kept, RunPaths.of(folder, config.name, p.strategy.id)) for p in exp.plans
-        )
-        part = dataclasses.replace(exp, config=config, output_dir=folder, plans=plans, window=(start, stop))
+        config, used = (_in(c, folder) for c in (run.config, exp.config))  # as given, as the exam read it
+        plans = tuple(window_plan(p, kept, RunPaths.of(folder, used.name, p.strategy.id)) for p in exp.plans)
+        part = dataclasses.replace(exp, config=used, output_dir=folder, plans=plans, window=(start, stop))
         what = run.description.split(" -> ")[0]
         plain.append(
             dataclasses.replace(
@@ -102,6 +106,7 @@ def earlier(task: ModelTask) -> int | None:
 def shard_tasks(task: ModelTask, count: int) -> list[ModelTask]:
     """``task`` as ``count`` tasks (``label#2of4``), the i-th running shard i of each of its runs;
     those already finished left out, but the last where all are (its job merges the whole run)."""
+    count = min(count, most_shards(task))
     cut = [shard_runs(r, count) for r in task.runs]
     made = [
         dataclasses.replace(

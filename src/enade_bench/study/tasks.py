@@ -115,7 +115,7 @@ def merged(shard: Shard, loaded: Experiment, runs: RunsExperiments) -> list[Path
     whole = shard.whole
     if not all(finished(s) for s in shard.siblings):
         return []
-    config = whole.config.model_copy(update={"evaluation": loaded.config.evaluation})
+    config = whole.experiment.config.model_copy(update={"evaluation": loaded.config.evaluation})
     exp = dataclasses.replace(whole.experiment, backend=loaded.backend, config=config)
     with ExitStack() as stack:
         try:
