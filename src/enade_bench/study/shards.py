@@ -30,7 +30,7 @@ from enade_bench.errors import as_given
 from enade_bench.results.paths import RunPaths
 from enade_bench.runner.plan import window_plan
 from enade_bench.study.planner import SHARD_MARK, Splittable, lpt_order, shard_counts, task_cost
-from enade_bench.study.tasks import ModelTask, Shard, TaskRun
+from enade_bench.study.tasks import ModelTask, Shard, TaskRun, shards_folder
 
 
 def _step(run: TaskRun) -> int | None:
@@ -65,8 +65,7 @@ def _in(config: ExperimentConfig, folder: Path) -> ExperimentConfig:
 
 def shard_runs(run: TaskRun, count: int) -> list[TaskRun]:
     """``run`` as ``count`` shards (at most :func:`most_shards`), each in its folder."""
-    exp, root = run.experiment, run.experiment.output_dir
-    root = root.with_name(root.name + ".shards")
+    exp, root = run.experiment, shards_folder(run)
     n = len(exp.questions)
     plain = []
     for i, (start, stop) in enumerate(_bounds(n, count, _step(run) or 1)):
@@ -86,7 +85,7 @@ def shard_runs(run: TaskRun, count: int) -> list[TaskRun]:
                 description=f"{what}, questions {start + 1}-{stop} of {n} -> {as_given(folder)}",
             )
         )
-    return [dataclasses.replace(r, shard=Shard(run, i, tuple(plain))) for i, r in enumerate(plain)]
+    return [dataclasses.replace(r, shard=Shard(run, tuple(plain))) for r in plain]
 
 
 def earlier(task: ModelTask) -> int | None:
@@ -96,8 +95,7 @@ def earlier(task: ModelTask) -> int | None:
     for run in task.runs:
         if any(p.paths.intermediate.exists() for p in run.experiment.plans):
             return 1
-        out = run.experiment.output_dir
-        root = out.with_name(out.name + ".shards")
+        root = shards_folder(run)
         if root.is_dir():
             counts |= {int(m[1]) for d in root.iterdir() if (m := re.fullmatch(r"\d+-of-(\d+)", d.name))}
     return max(counts) if counts else None

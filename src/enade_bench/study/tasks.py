@@ -85,21 +85,16 @@ class TaskRun:
 
 @dataclass(frozen=True)
 class Shard:
-    """A run's place as shard ``index`` (0-based) of the ``count`` ``siblings`` (shards) of ``whole``."""
+    """A run's place as one of ``siblings``, the shards of ``whole``."""
 
     whole: TaskRun
-    index: int
     siblings: tuple[TaskRun, ...]
 
-    @property
-    def count(self) -> int:
-        return len(self.siblings)
 
-    @property
-    def folder(self) -> Path:
-        """The folder of every shard of ``whole``: beside its run folder, ``<folder>.shards``."""
-        out = self.whole.experiment.output_dir
-        return out.with_name(out.name + ".shards")
+def shards_folder(run: TaskRun) -> Path:
+    """The folder of every shard of ``run``: beside its run folder, ``<folder>.shards``."""
+    out = run.experiment.output_dir
+    return out.with_name(out.name + ".shards")
 
 
 def merged(shard: Shard, loaded: Experiment, runs: RunsExperiments) -> list[Path]:
@@ -123,7 +118,7 @@ def merged(shard: Shard, loaded: Experiment, runs: RunsExperiments) -> list[Path
         except UserError:
             return []  # the job of another shard merges it now
         written = [] if finished(whole) else _merge(shard, exp, runs)
-    shutil.rmtree(shard.folder, ignore_errors=True)
+    shutil.rmtree(shards_folder(whole), ignore_errors=True)
     return written
 
 
