@@ -3,6 +3,7 @@ the files of the run unsplit, with the packaged models."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from tests.conftest import DEMO_CSV, REPO_ROOT, fresh_packaged_backends
 
 from enade_bench.benchmarks.load_study import plan_study_file
 from enade_bench.cli.main import main
+from enade_bench.results.log_key import LogKey
 from enade_bench.study.execute import load_model
 from enade_bench.study.plan import StudyOptions
 from enade_bench.study.planner import by_model
@@ -102,39 +104,37 @@ def _files(run: Path) -> dict[str, bytes]:
 def test_shards_resume_refuse_another_models_log_and_merge_into_the_unsplit_runs_files(
     tmp_path: Path,
 ) -> None:
-    """2 questions in chunks of 1, each model's task cut in 2 shards: gemma's both in one job (one
-    load, then the merge); smollm2's first alone, then (a rerun: the cut on disk kept, the
-    finished shard not run again) the second, with the first's log from another model: no merge
-    (a shard is not finished), and that shard refused in one line naming its log; once the log is
-    its own again, its job (nothing asked again) merges them.  Every file of each run (results, summary CSV, log,
-    config) equals the unsplit run's, byte for byte."""
-    for task in _tasks(_study(tmp_path, "whole", batch=1)):
-        assert _run(task) is None
+    """smollm2 on 2 questions in chunks of 1, cut in 2 shards: the first runs alone; a rerun keeps
+    the cut on disk and leaves the finished shard out; with the first's log from another model,
+    the next job (both shards, one load: the second runs) is refused in one line naming that log,
+    nothing merged; once the log is its own again, its job (nothing asked again) merges them:
+    every file of the run (results, summary CSV, log, config) equals the unsplit run's, byte for byte."""
+    (whole,) = [t for t in _tasks(_study(tmp_path, "whole", batch=1)) if t.model == "smollm2"]
+    assert _run(whole) is None
     sharded = _study(tmp_path, "study", batch=1)
-    gemma, smollm2 = (shard_tasks(t, 2) for t in sorted(_tasks(sharded), key=lambda t: t.label))
-    assert [len(t.runs[0].experiment.plans[0].items) for t in smollm2] == [1, 1]
-    (unit,) = by_model(gemma)  # one job, one load, both shards
-    assert _run(unit) is None
-    assert _run(smollm2[0]) is None
 
-    def left() -> list[str]:  # a rerun's smollm2 shards
-        return [t.label for t in split(_tasks(sharded), None, None) if t.label.startswith("smollm2")]
+    def left() -> list[ModelTask]:  # what a (re)run of the study runs of smollm2, cut as on disk
+        return [t for t in split(_tasks(sharded), None, None) if t.model == "smollm2"]
 
-    assert left() == ["smollm2.demo#2of2"]
+    first, second = shard_tasks(next(t for t in _tasks(sharded) if t.model == "smollm2"), 2)
+    assert [len(t.runs[0].experiment.plans[0].items) for t in (first, second)] == [1, 1]
+    assert _run(first) is None
+    assert [t.label for t in left()] == ["smollm2.demo#2of2"]
     log = next((tmp_path / "study/runs/smollm2/demo.shards/1-of-2").glob("*_intermediate.jsonl"))
     text = log.read_text(encoding="utf-8")
-    other = next((tmp_path / "whole/runs/gemma3_270m/demo").glob("*_intermediate.jsonl"))
-    header = other.read_text(encoding="utf-8").split("\n", 1)[0]  # a shard of another model
-    log.write_text(header + "\n" + text.split("\n", 1)[1], encoding="utf-8")
-    assert _run(smollm2[1]) is None
-    whole = tmp_path / "study/runs/smollm2/demo"
-    assert not (whole / "smollm2_demo_S5_results.json").exists() and left() == ["smollm2.demo#1of2"]
-    error = _run(smollm2[0])
+    settings = json.loads(text.split("\n", 1)[0])["settings"]
+    other = LogKey({**settings, "model identity.name": "another-model.gguf"}).header()  # another model's
+    log.write_text(json.dumps(other) + "\n" + text.split("\n", 1)[1], encoding="utf-8")
+    (unit,) = by_model(left())
+    assert unit.label == "smollm2" and len(unit.runs) == 2  # both shards, one job, one load
+    error = _run(unit)
     assert error is not None and str(log) in error and "\n" not in error, error
+    merged = tmp_path / "study/runs/smollm2/demo"
+    assert not (merged / "smollm2_demo_S5_results.json").exists()
     log.write_text(text, encoding="utf-8")
-    assert left() == ["smollm2.demo#1of2"]  # its log changed after its results: run again (no question)
-    assert _run(smollm2[0]) is None  # then every shard is finished: this job merges them
-    for model in ("smollm2", "gemma3_270m"):
-        merged, unsplit = tmp_path / "study/runs" / model / "demo", tmp_path / "whole/runs" / model / "demo"
-        assert _files(merged) == _files(unsplit) and len(_files(merged)) == 4, model
-        assert not merged.with_name("demo.shards").exists()
+    (unit,) = left()  # the second ran in that job; the first's log is newer than its results
+    assert unit.label == "smollm2.demo#1of2"
+    assert _run(unit) is None  # nothing asked again; then every shard is finished: merged
+    unsplit = tmp_path / "whole/runs/smollm2/demo"
+    assert _files(merged) == _files(unsplit) and len(_files(merged)) == 4
+    assert not merged.with_name("demo.shards").exists()
