@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import heapq
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +16,12 @@ from enade_bench.cli.main import main
 from enade_bench.study.executors.base import gpus_to_fit
 from enade_bench.study.executors.sizing import seconds
 from enade_bench.study.memory import GPU_SHARE
-from enade_bench.study.planner import chain, covers, lpt_order
+from enade_bench.study.planner import Splittable, chain, covers, lpt_order, makespan, shard_counts
 from enade_bench.study.tasks import ModelTask
 
-#: Ten models, 0.5B to 70B parameters, and three exams' tokens (questions × their length).
+#: Ten models, 0.5B to 70B parameters, and three exams' questions.
 SIZES = [0.5e9, 1e9, 1.5e9, 3e9, 7e9, 8e9, 13e9, 14e9, 32e9, 70e9]
-EXAM_TOKENS = [120_000, 45_000, 9_000]
+EXAM_QUESTIONS = [480, 180, 36]
 #: Two nodes of 8 GPUs of 80 GB; tokens of a question (its text at 4 characters a token, and the answer).
 NODES, GPU_BYTES, QUESTION_TOKENS = (8, 8), 80e9, 250
 
@@ -33,81 +32,65 @@ def _gpus(size: float) -> int:
     return gpus_to_fit(size * 2 * GPU_SHARE, GPU_BYTES)
 
 
-def _makespan(
-    tasks: list[tuple[float, int]], nodes: tuple[int, ...] = NODES, cap: int | None = None
-) -> float:
-    """Fake clock, fake executor: at each moment, the waiting tasks that fit start, in the given
-    order (a task of g GPUs needs g free on one node; ``cap``: at most that many running); a
-    task ``(seconds, g)`` holds its g GPUs for its seconds."""
-    clock, free, waiting = 0.0, list(nodes), list(tasks)
-    running: list[tuple[float, int, int]] = []
-    while waiting or running:
-        for task in list(waiting):
-            node = next((k for k, f in enumerate(free) if f >= task[1]), None)
-            if node is not None and (cap is None or len(running) < cap):
-                waiting.remove(task)
-                free[node] -= task[1]
-                heapq.heappush(running, (clock + task[0], node, task[1]))
-        clock, node, released = heapq.heappop(running)
-        free[node] += released
-    return clock
+def _pieces(tasks: list[Splittable]) -> list[tuple[float, int]]:
+    """The tasks cut as the planner cuts them (:func:`shard_counts` on 2 nodes of 8), longest first."""
+    counts = shard_counts(tasks, NODES)
+    return lpt_order(
+        [(t.piece(k), t.gpus) for t, k in zip(tasks, counts, strict=True) for _ in range(k)], lambda p: p[0]
+    )
 
 
-def _ratio(tasks: list[tuple[float, int]], order: list[tuple[float, int]]) -> float:
-    """The makespan of ``order`` against max(total GPU time / GPUs, longest task), a bound no schedule beats."""
-    bound = max(sum(d * g for d, g in tasks) / sum(NODES), *(d for d, _ in tasks))
-    return _makespan(order) / bound
+def _ratio(pieces: list[tuple[float, int]]) -> float:
+    """The makespan of ``pieces`` in their order on 2 nodes of 8 GPUs against max(total GPU time /
+    GPUs, longest piece), a bound no schedule of them beats."""
+    bound = max(sum(d * g for d, g in pieces) / sum(NODES), *(d for d, _ in pieces))
+    return makespan(pieces, NODES) / bound
 
 
-def _task(size: float, tokens: int, gpus: int) -> tuple[float, int]:
-    """A task's seconds on its GPUs, its load included (the product's :func:`seconds`), and its GPUs."""
-    load, compute = seconds(int(size), tokens, gpus)
-    return load + compute, gpus
+def _task(size: float, questions: int, gpus: int) -> Splittable:
+    """A task of ``questions`` (the product's :func:`seconds`: its load and compute on its GPUs)."""
+    load, compute = seconds(int(size), questions * QUESTION_TOKENS, gpus)
+    return Splittable(load, compute, gpus, 1, questions)
 
 
-def test_longest_first_keeps_16_gpus_within_a_quarter_of_the_lower_bound() -> None:
-    """10 models × 3 exams on 2 nodes of 8 GPUs (the product's GPU rule and loads), in the
-    planner's order (longest first by duration on its GPUs)."""
-    tasks = [_task(size, tokens, _gpus(size)) for size in SIZES for tokens in EXAM_TOKENS]
-    ordered = lpt_order(tasks, lambda t: t[0])
-    assert [t[0] for t in ordered] == sorted((t[0] for t in tasks), reverse=True)
-    planned, listed = _ratio(tasks, ordered), _ratio(tasks, tasks)
-    print(f"makespan {planned:.3f} x the lower bound; in the study's order {listed:.3f} x")
+def test_shards_keep_the_10_by_3_study_within_a_quarter_of_the_lower_bound() -> None:
+    """10 models × 3 exams on 2 nodes of 8 GPUs (the product's GPU rule and loads), cut as the
+    planner cuts them and longest first; unsplit in the study's order, for comparison."""
+    tasks = [_task(size, questions, _gpus(size)) for size in SIZES for questions in EXAM_QUESTIONS]
+    planned, listed = _ratio(_pieces(tasks)), _ratio([(t.load + t.compute, t.gpus) for t in tasks])
+    print(f"makespan {planned:.3f} x the lower bound; unsplit in the study's order {listed:.3f} x")
     assert planned <= 1.25 and planned <= listed
 
 
-def test_random_mixes_by_duration_on_their_gpus_beat_the_order_by_work() -> None:
+def test_random_mixes_cut_in_shards_stay_within_a_quarter_of_the_lower_bound() -> None:
     """500 seeded mixes (1-10 models of 0.5-70B at tensor parallel 1-8, at least what holds them;
-    1-3 exams of 50-3,000 questions each) on 2 nodes of 8 GPUs: the worst makespan against the
-    lower bound, longest first by duration on the GPUs (the planner's order) and by work (2 P T,
-    the order before).  No exam is split (shards are not built): the longest task bounds the worst."""
+    1-3 exams of 50-3,000 questions each) on 2 nodes of 8 GPUs, cut and ordered by the planner:
+    every makespan within 1.25 x max(total GPU time / GPUs, longest shard at its count); the
+    worst printed, beside the worst unsplit (longest first) and against the unsplit tasks'
+    bound (one load each: what the shards' loads cost)."""
     rng = np.random.default_rng(64)
-    worst = {"duration": 0.0, "work": 0.0}
+    worst = {"shards": 0.0, "unsplit": 0.0, "against unsplit": 0.0}
     for _ in range(500):
-        tasks: list[tuple[float, int]] = []
-        work: dict[int, float] = {}
+        tasks: list[Splittable] = []
         for _model in range(rng.integers(1, 11)):
             size = float(np.exp(rng.uniform(np.log(0.5e9), np.log(70e9))))
             gpus = max(_gpus(size), int(rng.choice([1, 2, 4, 8])))
-            for _exam in range(rng.integers(1, 4)):
-                tokens = int(rng.integers(50, 3001)) * QUESTION_TOKENS
-                tasks.append(_task(size, tokens, gpus))
-                work[len(tasks) - 1] = 2 * size * tokens
-        by_duration = lpt_order(tasks, lambda t: t[0])
-        by_work = [tasks[i] for i in sorted(work, key=lambda i: -work[i])]
-        worst["duration"] = max(worst["duration"], _ratio(tasks, by_duration))
-        worst["work"] = max(worst["work"], _ratio(tasks, by_work))
-    print(
-        f"worst makespan: {worst['duration']:.3f} x the lower bound by duration, {worst['work']:.3f} x by work"
-    )
-    assert worst["duration"] < worst["work"] and worst["duration"] <= 1.5
+            tasks += [_task(size, int(rng.integers(50, 3001)), gpus) for _exam in range(rng.integers(1, 4))]
+        whole = lpt_order([(t.load + t.compute, t.gpus) for t in tasks], lambda p: p[0])
+        pieces = _pieces(tasks)
+        worst["shards"] = max(worst["shards"], _ratio(pieces))
+        worst["unsplit"] = max(worst["unsplit"], _ratio(whole))
+        bound = max(sum(d * g for d, g in whole) / sum(NODES), *(d for d, _ in pieces))
+        worst["against unsplit"] = max(worst["against unsplit"], makespan(pieces, NODES) / bound)
+    print("worst makespan / lower bound: " + ", ".join(f"{k} {v:.3f}" for k, v in worst.items()))
+    assert worst["shards"] <= 1.25 < worst["unsplit"]
 
 
 def test_a_models_tasks_chain_in_one_job_under_max_jobs_saving_loads_and_no_time() -> None:
-    """The same 30 tasks with ``max_jobs: 8`` on 16 GPUs, each task's time its load and compute
+    """The 30 tasks unsplit with ``max_jobs: 8`` on 16 GPUs, each task's time its load and compute
     (:func:`~enade_bench.study.executors.sizing.seconds`): chains of a model's tasks load once,
     and the makespan is no longer than the tasks' one by one."""
-    tasks = [(size, tokens) for size in SIZES for tokens in EXAM_TOKENS]
+    tasks = [(size, questions * QUESTION_TOKENS) for size in SIZES for questions in EXAM_QUESTIONS]
 
     def load(t: tuple[float, int]) -> float:
         return seconds(int(t[0]), t[1], _gpus(t[0]))[0]
@@ -122,7 +105,7 @@ def test_a_models_tasks_chain_in_one_job_under_max_jobs_saving_loads_and_no_time
     )  # one model each
     alone = [(load(t) + run(t), _gpus(t[0])) for t in ordered]  # seconds, GPUs
     chained = [(load(c[0]) + sum(run(t) for t in c), _gpus(c[0][0])) for c in chains]
-    before, after = _makespan(alone, cap=8), _makespan(chained, cap=8)
+    before, after = makespan(alone, NODES, cap=8), makespan(chained, NODES, cap=8)
     print(f"{len(chains)} jobs for {len(tasks)} tasks; makespan {after / before:.3f} x the tasks' one by one")
     assert after <= before
     assert sum(d * g for d, g in chained) < sum(d * g for d, g in alone)  # GPU time saved: the loads

@@ -446,6 +446,8 @@ def test_jobs_past_their_time_limit_read_hit_its_time_limit(overtime: Overtime, 
         err
     )
     assert re.search(r"after (\d+ s|1 min \d\d s) of its 1 min", err[1]), err  # the job's own time
+    # slow's, at the signal: sacct's Elapsed where accounting answers (bench/cluster_tests.sh), else the job's clock
+    assert re.search(r"after (\d+ s|1 min \d\d s) of its 1 min; raise executor.time", err[0]), err
     assert "its log's last line: " in err[1], err
 
 

@@ -19,7 +19,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -362,6 +362,11 @@ class IntermediateLog:
         """Replace any existing log by one holding only the header."""
         atomic_write_text(self.path, self._header_line())
 
+    def write_all(self, records: Sequence[QuestionRecord]) -> None:
+        """Replace any existing log by the header and ``records``, at once (a merged study shard's)."""
+        self._refuse_link()
+        atomic_write_text(self.path, self._header_line() + _record_lines(records))
+
     def ensure_header(self) -> None:
         if not self.path.exists():
             self.start_fresh()
@@ -371,8 +376,12 @@ class IntermediateLog:
         if not records:
             return
         self._refuse_link()
-        lines = "".join(
-            json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
-            for r in records
-        )
-        append_text(self.path, lines)  # flushed to disk; never through a link, never a secret
+        append_text(self.path, _record_lines(records))  # flushed; never through a link, never a secret
+
+
+def _record_lines(records: Sequence[QuestionRecord]) -> str:
+    """The log lines of ``records``, one JSON object each."""
+    return "".join(
+        json.dumps({"kind": "record", "record": r.model_dump(mode="json")}, ensure_ascii=False) + "\n"
+        for r in records
+    )

@@ -91,6 +91,9 @@ class Experiment:
     limit: int | None = None
     #: The strategies' plans (:meth:`planned`), made once before the model loads.
     plans: tuple[StrategyPlan, ...] = ()
+    #: A study's shard: only questions ``start`` to ``stop`` (0-based, ``stop`` excluded) of
+    #: :attr:`questions` are asked, each item in the chunk and with the seed of the whole run.
+    window: tuple[int, int] | None = None
 
     @property
     def seed(self) -> int:
@@ -224,7 +227,7 @@ def plan_strategy(exp: Experiment, strategy: Strategy) -> StrategyPlan:
     """
     try:
         size = exp.config.evaluation.batch_size
-        return make_plan(
+        plan = make_plan(
             exp.questions,
             strategy,
             exp.seed,
@@ -234,6 +237,25 @@ def plan_strategy(exp: Experiment, strategy: Strategy) -> StrategyPlan:
         )
     except UserError as exc:
         raise UserError(f"{strategy.id or exp.config.name}: {exc}") from None
+    if exp.window is None:
+        return plan
+    start, stop = exp.window
+    return window_plan(plan, {q.id for q in exp.questions[start:stop]}, plan.paths)
+
+
+def window_plan(plan: StrategyPlan, kept: set[str], paths: RunPaths) -> StrategyPlan:
+    """``plan`` with only the items of the questions ``kept`` (a shard), written to ``paths``: each
+    item in its chunk of the whole run and with its seed there, so that it is computed as it is there."""
+    cut = [c for c in (tuple(i for i in chunk if i.question.id in kept) for chunk in plan.chunks) if c]
+    items = tuple(i for chunk in cut for i in chunk)
+    return StrategyPlan(
+        plan.strategy,
+        items,
+        tuple(cut),
+        {i.key: plan.seeds[i.key] for i in items},
+        tuple(plan.prompt_of(i) for i in items),
+        paths,
+    )
 
 
 def make_plan(

@@ -23,9 +23,10 @@ from enade_bench.backends.factory import create_backend
 from enade_bench.config import ExperimentConfig
 from enade_bench.study.executors import Executor, ExecutorSettings, LocalSettings, Work, make_executor
 from enade_bench.study.executors.base import timed
-from enade_bench.study.planner import by_model, covers, lpt_order, task_cost
+from enade_bench.study.planner import SHARD_MARK, by_model, covers, lpt_order, task_cost
 from enade_bench.study.planner import units as plan_units
 from enade_bench.study.progress import StudyProgress
+from enade_bench.study.shards import split
 from enade_bench.study.tasks import BackendFactory, ModelTask, TaskOutcome, run_task, started_file
 
 
@@ -85,7 +86,7 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
     ordered = lpt_order([t for t in left.values() if t is not None])
     executor = make_executor(options.executor, output)
     try:
-        units, _ = _checked_units(executor, options.executor, ordered, tasks)
+        units, _, _ = _checked_units(executor, options.executor, ordered, tasks)
         if units:
             with StudyProgress(units, log, options.progress, options.alert) as progress:
                 work = Work(
@@ -99,8 +100,9 @@ def execute(tasks: list[ModelTask], output: Path, options: ExecuteOptions) -> li
                     retried=progress.retried,
                 )
                 for unit, outcome in zip(units, executor.run(units, work), strict=True):
-                    for task in ordered:
-                        if covers(unit, task):
+                    for task in ordered:  # a task cut in shards: failed where one of its shards did
+                        prior = outcomes.get(task.label)
+                        if covers(unit, task) and (prior is None or prior.error is None):
                             outcomes[task.label] = dataclasses.replace(outcome, label=task.label)
     finally:
         executor.close()
@@ -124,7 +126,7 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
     ]
     executor = make_executor(settings, output)
     try:
-        units, cap = _checked_units(executor, settings, lpt_order(todo), tasks)
+        units, cap, shards = _checked_units(executor, settings, lpt_order(todo), tasks)
         chains = [u for u in units if "+" in u.exam]
         for task in lpt_order(tasks):
             part = left[task.label]
@@ -138,6 +140,12 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
                 f"-> {executor.describe(part)}"
             )
             lines += [f"  {run.description}" for run in part.runs]
+            lines += [
+                f"  shard {s.label}: {task_cost(s)} -> {executor.describe(s)}"
+                + "".join(f"\n    {run.description}" for run in s.runs)
+                for s in shards
+                if covers(s, task)
+            ]
         lines += [
             f"{c.label}: one job, one load (a chain: {cap} at once) -> {executor.describe(c)}" for c in chains
         ]
@@ -148,15 +156,18 @@ def describe_plan(tasks: list[ModelTask], output: Path, settings: ExecutorSettin
 
 def _checked_units(
     executor: Executor, settings: ExecutorSettings, ordered: list[ModelTask], tasks: list[ModelTask]
-) -> tuple[list[ModelTask], int | None]:
+) -> tuple[list[ModelTask], int | None, list[ModelTask]]:
     """The executor checked (its block even when every run is finished: exit 2), then what it
     runs (:func:`~enade_bench.study.planner.units`) with the tasks in flight at once: ``max_jobs``,
     else what the cluster runs at once (:meth:`~enade_bench.study.executors.Executor.slots`),
-    so that a model's tasks share a load wherever no slot idles for it; its chains checked too."""
+    so that a model's tasks share a load wherever no slot idles for it, and the tasks cut into
+    shards (:func:`~enade_bench.study.shards.split`) where that shortens the study; its shards
+    and chains checked too.  Returns the units, the jobs at once and the shards."""
     executor.check(ordered or tasks)
     cap = getattr(settings, "max_jobs", None) or executor.slots(ordered)
-    units = plan_units(ordered, settings.type == "local", cap)
-    chains = [u for u in units if "+" in u.exam]
-    if chains:
-        executor.check(ordered + chains)
-    return units, cap
+    pieces = split(ordered, None if settings.type == "local" else cap, getattr(settings, "max_shards", None))
+    units = plan_units(pieces, settings.type == "local", cap)
+    more = [u for u in [*pieces, *units] if SHARD_MARK in u.label or "+" in u.exam]
+    if more:
+        executor.check(ordered + list({u.label: u for u in more}.values()))
+    return units, cap, [p for p in pieces if SHARD_MARK in p.label]

@@ -34,6 +34,16 @@ longer than the lower bound :math:`\\max(\\sum_i t_i / m, \\max_i t_i)` of the t
 :math:`m` workers does not grow.  A task's time for this is its
 load and its compute at :func:`~enade_bench.study.executors.sizing.seconds`' rates; a chain
 loads once.
+
+Shards.  Where :math:`m` jobs run at once, a model × exam may be cut into :math:`K` shards of
+contiguous questions (:mod:`enade_bench.study.shards`), each loading its model: a task of load
+:math:`l` and compute :math:`c` becomes :math:`K` pieces of :math:`l + c / K`.  The planner
+(:func:`shard_counts`) starts from one shard each and, step by step, gives the one task of the
+:data:`SHARD_TRIES` longest pieces the count (up to twice its own) that shortens the
+longest-first makespan (:func:`makespan`) most, while a step saves :data:`SHARD_GAIN` of it:
+a shard's load is paid only where it shortens the study.  The bound no schedule of these
+pieces beats is :math:`\\max(\\sum g_j p_j / G, \\max_j p_j)` over the pieces :math:`p_j` of
+:math:`g_j` GPUs on :math:`G`: the longest piece is the longest shard at its :math:`K`.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +64,11 @@ T = TypeVar("T")
 
 #: Parameters assumed for a model whose size cannot be read before it loads.
 UNKNOWN_PARAMETERS = 10**9
+#: Tasks (the longest pieces) whose next shard counts the shard planner tries at each step, and
+#: the share of the makespan a step must save.
+SHARD_TRIES, SHARD_GAIN = 4, 1e-3
+#: What names a shard of a task: ``model.exam#2of4`` (no exam or model name holds it).
+SHARD_MARK = "#"
 
 
 @dataclass(frozen=True)
@@ -148,6 +164,68 @@ def _lpt_makespan(durations: Sequence[float], workers: int) -> float:
     return max(ends, default=0.0)
 
 
+def makespan(pieces: Sequence[tuple[float, int]], nodes: Sequence[int], cap: int | None = None) -> float:
+    """The makespan of ``pieces`` (seconds, GPUs) on ``nodes`` (the GPUs of each; a job slot is a
+    node of 1), at most ``cap`` at once: at each moment every waiting piece that fits on one node
+    starts, in the given order, as a cluster's scheduler starts them (``inf``: one never fits)."""
+    clock, free, waiting = 0.0, list(nodes), list(pieces)
+    running: list[tuple[float, int, int]] = []
+    while waiting or running:
+        left = []
+        for piece in waiting:
+            node = next((k for k, f in enumerate(free) if f >= piece[1]), None)
+            if node is None or (cap is not None and len(running) >= cap):
+                left.append(piece)
+                continue
+            free[node] -= piece[1]
+            heapq.heappush(running, (clock + piece[0], node, piece[1]))
+        if not running:
+            return math.inf
+        waiting, (clock, node, released) = left, heapq.heappop(running)
+        free[node] += released
+    return clock
+
+
+@dataclass(frozen=True)
+class Splittable:
+    """A task as the shard planner sees it: its load and compute (seconds on its GPUs), its GPUs,
+    and the fewest and most shards it may be cut into."""
+
+    load: float
+    compute: float
+    gpus: int
+    fewest: int
+    most: int
+
+    def piece(self, count: int) -> float:
+        """Seconds of one of ``count`` shards: each loads the model and computes its share."""
+        return self.load + self.compute / count
+
+
+def shard_counts(tasks: Sequence[Splittable], nodes: Sequence[int], tries: int = SHARD_TRIES) -> list[int]:
+    """How many shards each task is cut into on ``nodes``; see the module's rule."""
+    counts, room = [t.fewest for t in tasks], sum(nodes)
+
+    def span(trial: list[int]) -> float:
+        pieces = [(t.piece(k), t.gpus) for t, k in zip(tasks, trial, strict=True) for _ in range(k)]
+        return makespan(sorted(pieces, key=lambda p: -p[0]), nodes)  # longest first
+
+    now = span(counts)
+    while True:
+        longest = sorted(range(len(tasks)), key=lambda i: -tasks[i].piece(counts[i]))[:tries]
+        best: tuple[float, int, int] | None = None
+        for i in longest:
+            for k in range(
+                counts[i] + 1, min(tasks[i].most, room // max(1, tasks[i].gpus), 2 * counts[i] + 1) + 1
+            ):
+                trial = [*counts[:i], k, *counts[i + 1 :]]
+                if (after := span(trial)) < now * (1 - SHARD_GAIN) and (best is None or after < best[0]):
+                    best = (after, i, k)
+        if best is None:
+            return counts
+        now, i, counts[i] = best[0], best[1], best[2]
+
+
 def chain(
     items: Sequence[T],
     slots: int,
@@ -204,9 +282,10 @@ def units(ordered: Sequence[ModelTask], local: bool, max_jobs: int | None) -> li
 
 
 def covers(unit: ModelTask, task: ModelTask) -> bool:
-    """Whether ``unit`` (of :func:`units`) runs ``task``: itself, its model's every task, or a chain of it."""
+    """Whether ``unit`` (of :func:`units`) runs ``task`` or part of it: itself, its model's every
+    task, a chain of it, or one of its shards (``exam#2of4``)."""
     if unit.label == task.label:
         return True
     return (unit.model or unit.label) == (task.model or task.label) and (
-        unit.exam == "" or task.exam in unit.exam.split("+")
+        unit.exam == "" or task.exam in {part.split(SHARD_MARK)[0] for part in unit.exam.split("+")}
     )

@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import shutil
 import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +32,7 @@ from enade_bench.backends.factory import check_capabilities
 from enade_bench.config import ExperimentConfig
 from enade_bench.environ import environ_set
 from enade_bench.errors import UserError
+from enade_bench.results.records import QuestionRecord
 from enade_bench.results.safe_write import output_root, real_folder
 from enade_bench.results.shared_paths import shared_values
 from enade_bench.results.store import IntermediateLog, atomic_write_text
@@ -67,6 +69,8 @@ class TaskRun:
     options: RunOptions
     benchmark: RunsExperiments
     description: str
+    #: Where the run is one shard of a whole run (:mod:`enade_bench.study.shards`).
+    shard: Shard | None = None
 
     @property
     def planned(self) -> int:
@@ -77,6 +81,56 @@ class TaskRun:
     def logs(self) -> list[Path]:
         """The runner's append-only logs of this run (one per strategy)."""
         return [p.paths.intermediate for p in self.experiment.plans]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A run's place as one of ``siblings``, the shards of ``whole``."""
+
+    whole: TaskRun
+    siblings: tuple[TaskRun, ...]
+
+
+def shards_folder(run: TaskRun) -> Path:
+    """The folder of every shard of ``run``: beside its run folder, ``<folder>.shards``."""
+    out = run.experiment.output_dir
+    return out.with_name(out.name + ".shards")
+
+
+def merged(shard: Shard, loaded: Experiment, runs: RunsExperiments) -> list[Path]:
+    """The whole run of ``shard`` written from its shards' logs once every shard is finished (else nothing).
+
+    ``loaded``: the shard's experiment with its model loaded (the whole run takes its model and
+    resolved ``batch_size``).  Each shard's log must be keyed as the whole run is (its config,
+    strategy, prompts and model identity: a shard of another config or model is refused in one
+    line); their records, in the whole run's order, become its log, and the whole run resumes from
+    it: nothing is asked again, and its files are those of the run unsplit (timings aside).  The
+    shards' folder is removed then.  Another process merging it (the run's lock held) leaves it to that one.
+    """
+    whole = shard.whole
+    if not all(finished(s) for s in shard.siblings):
+        return []
+    config = whole.experiment.config.model_copy(update={"evaluation": loaded.config.evaluation})
+    exp = dataclasses.replace(whole.experiment, backend=loaded.backend, config=config)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(exp.lock())
+        except UserError:
+            return []  # the job of another shard merges it now
+        written = [] if finished(whole) else _merge(shard, exp, runs)
+    shutil.rmtree(shards_folder(whole), ignore_errors=True)
+    return written
+
+
+def _merge(shard: Shard, exp: Experiment, runs: RunsExperiments) -> list[Path]:
+    """:func:`merged`'s work, under the whole run's lock."""
+    for plan in exp.plans:
+        key, found = log_key(exp, plan.strategy), dict[tuple[str, int], QuestionRecord]()
+        for sibling in shard.siblings:
+            (part,) = (p for p in sibling.experiment.plans if p.strategy.id == plan.strategy.id)
+            found |= IntermediateLog(part.paths.intermediate, key).load(write=False)
+        IntermediateLog(plan.paths.intermediate, key).write_all([found[i.key] for i in plan.items])
+    return runs.run(exp, shard.whole.options).written
 
 
 def tokens(run: TaskRun) -> int:
@@ -313,7 +367,7 @@ def _run_task(
     try:
         with output_root(task.output):  # in every worker: never through a linked folder of the study
             atomic_write_text(started_file(task), f"{worker}\t{node}\t{device}\n")
-            for run in task.runs:
+            for run in [*task.runs, *(r.shard.whole for r in task.runs if r.shard)]:  # a shard's whole too
                 real_folder(run.config_path.parent, task.output, run.config_path)
                 config = shared_values(
                     run.config.public_dict(), run.config_path.parent
@@ -327,8 +381,10 @@ def _run_task(
                 check_capabilities(backend, {s.method for s in run.experiment.strategies}, [run.config.name])
                 if log is not None:
                     log(run.description)
-                result = run.benchmark.run(run.experiment.with_backend(backend, peak_workload), run.options)
-                outcome.written += result.written
+                loaded = run.experiment.with_backend(backend, peak_workload)
+                outcome.written += run.benchmark.run(loaded, run.options).written
+                if run.shard is not None:
+                    outcome.written += merged(run.shard, loaded, run.benchmark)
     except UserError as exc:
         outcome.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - one model's failure is reported, the others run

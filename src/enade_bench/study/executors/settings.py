@@ -41,6 +41,12 @@ class GpuMemory(StrictModel):
         "the next goes out as one ends; null: every task at once",
     )
 
+    max_shards: int | None = Field(
+        default=None,
+        ge=1,
+        description="most question shards a model × exam is cut into where that shortens the study "
+        "(docs/studies.md); 1: never cut; null: as many as the plan finds worth it",
+    )
     gpu_memory_gb: float | None = Field(
         default=None,
         gt=0,

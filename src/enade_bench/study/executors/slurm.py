@@ -103,12 +103,10 @@ def in_job(run: Callable[[T], R], lost: Callable[[T, str], R], task: T, limit: i
     except _TimeLimit:
         job = os.environ.get("SLURM_JOB_ID", "?")
         node = os.environ.get("SLURMD_NODENAME", "?")
-        began = os.environ.get("SLURM_JOB_START_TIME", "")  # the job's own clock, where Slurm gives it
-        ran = time.time() - int(began) if began.isdigit() else time.monotonic() - start
         return lost(
             task,
             f"job {job} hit its time limit ({limit} min) on node {node} after "
-            f"{sc.duration(ran)} of its {limit} min; raise executor.time",
+            f"{sc.duration(sc.ran(job, start))} of its {limit} min; raise executor.time",
         )
 
 

@@ -8,9 +8,11 @@ formats are tested on the text Slurm prints.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -248,6 +250,17 @@ def accounting(job_id: str) -> JobInfo | None:
         if len(fields) == 4 and fields[0] == job_id:
             return JobInfo(job_id, fields[1].split()[0], "", fields[2], fields[3], "")
     return None
+
+
+def ran(job: str, start: float) -> float:
+    """Seconds job ``job`` has run: Slurm's accounting (``sacct``'s Elapsed) where it answers, else
+    the job's own start (``SLURM_JOB_START_TIME``), else since ``start`` (``time.monotonic``) here."""
+    info = accounting(job) if job.isdigit() else None
+    elapsed = seconds(info.elapsed) if info is not None else None
+    if elapsed is not None:
+        return elapsed
+    began = os.environ.get("SLURM_JOB_START_TIME", "")
+    return time.time() - int(began) if began.isdigit() else time.monotonic() - start
 
 
 def cancel(ids: Sequence[str]) -> None:
