@@ -184,25 +184,26 @@ class _EchoingBatch(OpenAIBatchFake):
         return status, payload
 
 
-def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Path) -> None:
-    """Issue 51: the manifest keeps the answer with the key masked, so it is still scored."""
-    fake = _EchoingBatch("/v1")
+def _submit_and_fetch(tmp_path: Path, fake: OpenAIBatchFake, key: str) -> list[dict[str, Any]]:
+    """Three S1 questions through OpenAI's batch API on ``fake`` with ``key``: submitted, then fetched
+    (exit 3: the demo's first question is refused); the results file's records."""
     with FakeServer(fake) as server:
         cfg = write_config(
             tmp_path,
-            {
-                "provider": "openai",
-                "api_key": FAKE_KEY,
-                "base_url": server.url + "/v1",
-                "model": "gpt-4o-mini",
-            },
+            {"provider": "openai", "api_key": key, "base_url": server.url + "/v1", "model": "gpt-4o-mini"},
         )
         run = ["--strategy", "S1", "--limit", "3", "--quiet"]
         assert main(["run", str(cfg), "--batch-submit", *run]) == 0
         fake.complete = True
-        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # the demo's first is refused
+        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3
+    results = tmp_path / "out" / "api_test_S1_results.json"
+    return list(json.loads(results.read_text(encoding="utf-8"))["records"])
+
+
+def test_a_batch_answer_echoing_the_key_keeps_its_prediction_masked(tmp_path: Path) -> None:
+    """Issue 51: the manifest keeps the answer with the key masked, so it is still scored."""
+    records = _submit_and_fetch(tmp_path, _EchoingBatch("/v1"), FAKE_KEY)
     out = tmp_path / "out"
-    records = json.loads((out / "api_test_S1_results.json").read_text(encoding="utf-8"))["records"]
     answered = [r for r in records if not r["error"]]
     assert len(answered) == 2 and all(r["prediction"] is not None for r in answered)
     assert all(r["raw_output"].endswith("(auth: Bearer ***)") and r["extra"]["withheld"] for r in answered)
@@ -234,23 +235,8 @@ class _WeakEcho(OpenAIBatchFake):
 def test_a_short_key_echoed_in_a_batch_is_absent_from_every_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """Issue 61: a key of any length that the batch API echoes, in an answer or an error, is withheld
     from the manifest, the results, the summary and the log; the answers keep their predictions."""
-    fake = _WeakEcho("/v1")
-    with FakeServer(fake) as server:
-        cfg = write_config(
-            tmp_path,
-            {
-                "provider": "openai",
-                "api_key": WEAK_KEY,
-                "base_url": server.url + "/v1",
-                "model": "gpt-4o-mini",
-            },
-        )
-        run = ["--strategy", "S1", "--limit", "3", "--quiet"]
-        assert main(["run", str(cfg), "--batch-submit", *run]) == 0
-        fake.complete = True
-        assert main(["run", str(cfg), "--batch-fetch", *run]) == 3  # the demo's first is refused (401)
+    records = _submit_and_fetch(tmp_path, _WeakEcho("/v1"), WEAK_KEY)
     out = tmp_path / "out"
-    records = json.loads((out / "api_test_S1_results.json").read_text(encoding="utf-8"))["records"]
     answered = [r for r in records if not r["error"]]
     assert len(answered) == 2 and all(
         r["prediction"] is not None and r["extra"]["withheld"] for r in answered
