@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 
 def _cores_per_worker() -> None:
@@ -180,6 +181,25 @@ DEMO_CSV = REPO_ROOT / "data" / "enade_demo.csv"
 ENADE_PROMPTS = REPO_ROOT / "src" / "enade_bench" / "benchmarks" / "enade" / "prompts"
 TEAM_PROMPT = ENADE_PROMPTS / "team.yaml"
 TEAM_EXAMPLES = ENADE_PROMPTS / "few_shot_examples.yaml"
+
+
+def offline_api_config(tmp_path: Path, name: str, data: Path = DEMO_CSV) -> Path:
+    """``tmp_path/<name>.yaml``: an ENADE experiment on ``data`` through an OpenAI-compatible API
+    at a port nothing listens on, for commands that load no model (``validate``, the checks
+    before a run)."""
+    cfg = {
+        "name": name,
+        "dataset": {"benchmark": "enade", "path": str(data)},
+        "model": {
+            "type": "api",
+            "api": {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"},
+        },
+        "evaluation": {"method": "api"},
+        "output": {"dir": str(tmp_path / "out")},
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
+    return path
 
 
 #: Every packaged model the tests load, by its model config: each is loaded once per session.

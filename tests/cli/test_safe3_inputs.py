@@ -8,28 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import offline_api_config
 
 from enade_bench.cli.main import main
 from enade_bench.config import parse_config
-
-DEMO = Path(__file__).resolve().parents[2] / "data" / "enade_demo.csv"
-
-
-def _api_config(tmp_path: Path) -> Path:
-    """An API experiment: ``validate`` prints its Portuguese prompt and loads no model."""
-    cfg = {
-        "name": "enc",
-        "dataset": {"benchmark": "enade", "path": str(DEMO)},
-        "model": {
-            "type": "api",
-            "api": {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"},
-        },
-        "evaluation": {"method": "api"},
-        "output": {"dir": str(tmp_path / "out")},
-    }
-    path = tmp_path / "enc.yaml"
-    path.write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
-    return path
 
 
 class _Full(io.RawIOBase):
@@ -45,7 +27,7 @@ class _Full(io.RawIOBase):
 def test_stdout_that_cannot_encode_gets_replacements_and_one_that_cannot_write_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = _api_config(tmp_path)
+    cfg = offline_api_config(tmp_path, "enc")
     ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     monkeypatch.setattr("sys.stdout", ascii_out)
     assert main(["validate", str(cfg), "--limit", "1"]) == 0
@@ -60,7 +42,7 @@ def test_stdout_that_cannot_encode_gets_replacements_and_one_that_cannot_write_i
 
 def test_user_metadata_sent_with_requests_is_masked_like_a_query_value(tmp_path: Path) -> None:
     """Issue 51 (unclear case decided): ``extra_params.metadata.session`` is sent, never written."""
-    cfg = yaml.safe_load(_api_config(tmp_path).read_text(encoding="utf-8"))
+    cfg = yaml.safe_load(offline_api_config(tmp_path, "enc").read_text(encoding="utf-8"))
     cfg["model"]["api"]["extra_params"] = {
         "metadata": {"session": "sess-7f3a", "n": 3},
         "user": "ana@x.br",
@@ -75,7 +57,7 @@ def test_a_strip_pattern_that_glues_words_is_warned(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 51 (unclear case decided): ``{regex: '\\s'}`` removes every space: one warning line."""
-    cfg = yaml.safe_load(_api_config(tmp_path).read_text(encoding="utf-8"))
+    cfg = yaml.safe_load(offline_api_config(tmp_path, "enc").read_text(encoding="utf-8"))
     cfg["dataset"]["strip"] = [{"regex": "\\s"}]
     path = tmp_path / "glue.yaml"
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import offline_api_config
 
 from enade_bench.cli.main import main
 
@@ -22,20 +23,7 @@ def test_validate_dry_run_and_report_under_the_c_locale_and_an_ascii_stdout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The C locale's streams use ``surrogateescape``, not ``strict``: reconfigured all the same."""
-    cfg = tmp_path / "enc.yaml"
-    api = {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
-    cfg.write_text(
-        yaml.safe_dump(
-            {
-                "name": "enc",
-                "dataset": {"benchmark": "enade", "path": str(REPO / "data" / "enade_demo.csv")},
-                "model": {"type": "api", "api": api},
-                "evaluation": {"method": "api"},
-                "output": {"dir": str(tmp_path / "out")},
-            }
-        ),
-        encoding="utf-8",
-    )
+    cfg = offline_api_config(tmp_path, "enc")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIO", "PYTHONUTF"))}
     locales = {"c": {"LC_ALL": "C", "PYTHONUTF8": "0"}, "ascii": {"PYTHONIOENCODING": "ascii"}}
     commands = {

@@ -6,29 +6,11 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
+from tests.conftest import DEMO_CSV, offline_api_config
 
 from enade_bench.cli.main import main
 from enade_bench.dataset import bounds, sources
 from enade_bench.errors import UserError
-
-DEMO = Path(__file__).resolve().parents[2] / "data" / "enade_demo.csv"
-
-
-def _config(tmp_path: Path, data: Path) -> Path:
-    cfg = {
-        "name": "big",
-        "dataset": {"benchmark": "enade", "path": str(data)},
-        "model": {
-            "type": "api",
-            "api": {"provider": "openai_compatible", "model": "m", "base_url": "http://127.0.0.1:9/v1"},
-        },
-        "evaluation": {"method": "api"},
-        "output": {"dir": str(tmp_path / "out")},
-    }
-    path = tmp_path / "big.yaml"
-    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl"])
@@ -37,10 +19,10 @@ def test_a_sparse_2_gb_file_is_one_error_from_its_size_before_a_byte_is_read(
 ) -> None:
     data = tmp_path / f"huge{suffix}"
     with data.open("wb") as handle:
-        handle.write(DEMO.read_bytes()[:200] if suffix == ".csv" else b"[")
+        handle.write(DEMO_CSV.read_bytes()[:200] if suffix == ".csv" else b"[")
         handle.truncate(2 * 10**9)  # sparse: no disk, no memory
     started = time.monotonic()
-    assert main(["validate", str(_config(tmp_path, data)), "--limit", "1"]) == 2
+    assert main(["validate", str(offline_api_config(tmp_path, "big", data)), "--limit", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert time.monotonic() - started < 30  # not the minutes of reading (or hashing) 2 GB
     assert err == [
@@ -54,12 +36,12 @@ def test_the_size_bound_is_settable_and_checked(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(
         UserError, match=r"enade_demo.csv: 0.0\d+ MB, over the 0.001 MB a dataset file may be"
     ):
-        bounds.check_size(DEMO)
+        bounds.check_size(DEMO_CSV)
     monkeypatch.setenv("ENADE_BENCH_MAX_DATASET_MB", "lots")
     with pytest.raises(UserError, match="ENADE_BENCH_MAX_DATASET_MB: got 'lots'; expected a number of MB"):
-        bounds.check_size(DEMO)
+        bounds.check_size(DEMO_CSV)
     monkeypatch.setenv("ENADE_BENCH_MAX_DATASET_MB", "1")
-    bounds.check_size(DEMO)  # 13 KB: read
+    bounds.check_size(DEMO_CSV)  # 13 KB: read
 
 
 @pytest.mark.parametrize(
