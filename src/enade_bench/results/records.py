@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import Field, JsonValue, field_validator
 
 from enade_bench.masking import mask_config, mask_json
 from enade_bench.results.identity import ModelIdentity
 from enade_bench.results.summary import (
     Breakdowns,
+    Closed,
     DatasetInfo,
     FieldValue,
     JsonObject,
@@ -28,20 +29,16 @@ SCHEMA_VERSION = 4
 _N = TypeVar("_N", int, float)
 
 
-class Sample(BaseModel):
+class Sample(Closed):
     """One sampled generation of a record (several samples: majority vote)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str
     prediction: str | None
     rule: str
 
 
-class Truncation(BaseModel):
+class Truncation(Closed):
     """How a prompt longer than the model's context was cut (``evaluation.truncate``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     #: The policy that cut it (``left``: the start dropped, the end with the question kept).
     policy: str
@@ -52,7 +49,7 @@ class Truncation(BaseModel):
     context: int
 
 
-class Usage(BaseModel):
+class Usage(Closed):
     """Tokens and seconds of one record, as far as its backend measured them (absent: not measured).
 
     API backends read the provider's documented counts from each response (OpenAI's
@@ -64,8 +61,6 @@ class Usage(BaseModel):
     token included; they record no seconds (a batched chunk has no per-record time: the run's
     wall time is in ``{stem}_timing.json``).
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     input_tokens: int | None = Field(default=None, exclude_if=lambda v: v is None)
     output_tokens: int | None = Field(default=None, exclude_if=lambda v: v is None)
@@ -86,15 +81,13 @@ def _add(a: _N | None, b: _N | None) -> _N | None:
     return b if a is None else a if b is None else a + b
 
 
-class QuestionRecord(BaseModel):
+class QuestionRecord(Closed):
     """The outcome of putting one question (in one option order) to the model.
 
     Letters in ``answer``, ``prediction`` and ``option_scores`` are the *original*
     letters of the item; ``displayed_prediction`` and ``predicted_position`` are
     in the order the model saw (they differ only when options were shuffled).
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str
     shuffle: int = 0
@@ -155,10 +148,8 @@ class QuestionRecord(BaseModel):
         return mask_json(value)
 
 
-class RunResult(BaseModel):
+class RunResult(Closed):
     """Everything a results file holds."""
-
-    model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     experiment: str
