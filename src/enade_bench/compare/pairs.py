@@ -109,10 +109,11 @@ def flips(
 ) -> pd.DataFrame:
     """Questions one model of a pair gets right and the other wrong (right: score above 1/2, wrong:
     below), pair by pair in ``pairs``' order, each pair's rows sorted by the exam's fields, then item."""
-    fields = grouping_fields(grid.info.reset_index())
+    table = grid.info.reset_index()
+    fields = grouping_fields(table)
     order = np.arange(grid.items.size)
     if grid.items.size:
-        ranked = grid.info.reset_index()[[*fields, "item"]].sort_values([*fields, "item"], kind="stable")
+        ranked = table[[*fields, "item"]].sort_values([*fields, "item"], kind="stable")
         order = ranked.index.to_numpy()
     scores = grid.scores[:, order]
     ends = np.array(pairs, dtype=np.intp).reshape(-1, 2)
